@@ -1,0 +1,128 @@
+"""What a seat may legally do with its dice (RULES.md §3, §5): the candidate lists.
+
+Each ``list_*_nb`` writes rows into ``cands`` (int64[MAX_CANDS, CAND_WIDTH], columns per
+``layout.Decision``) and returns how many. Nothing here changes the state.
+"""
+
+import numpy as np
+from numba import njit
+
+from smsim import layout as L
+from smsim import rules as R
+from smsim.engine.city import (
+    EMPTY,
+    NEIGH8_MASK,
+    OUTER_MASK,
+    ZERO,
+    group_starts_nb,
+    largest_group_nb,
+    lowest_bit_nb,
+    popcount_nb,
+    spread4_nb,
+)
+
+LOG, CRATE_FACE, WALL_FACE, CROSS, HEAD, SWORDS = range(6)
+U_OUTER = np.uint64(OUTER_MASK)
+
+
+@njit(cache=True)
+def count_faces_nb(dice, counts):
+    """counts: int64[6] <- how many of the five dice show each face."""
+    for f in range(6):
+        counts[f] = 0
+    for d in range(5):
+        counts[dice[d]] += 1
+
+
+@njit(cache=True)
+def is_legal_use_nb(symbol, k, coins_left, occ, s, rules, largest_group):
+    """Can k dice of ``symbol`` be used with ``coins_left`` after rotations (§5)?"""
+    n_empty = popcount_nb(occ[s, EMPTY])
+    if symbol == LOG:
+        return coins_left >= rules[R.R_LOG_DELIVERY_COST]
+    if symbol == CRATE_FACE:
+        return largest_group >= k
+    if symbol == WALL_FACE:
+        return popcount_nb(occ[s, EMPTY] & U_OUTER) >= k
+    # a church or a person takes one empty space
+    return n_empty >= 1
+
+
+@njit(cache=True)
+def add_use_nb(cands, n, symbol, k, rotated, person):
+    cands[n, L.C_SYMBOL] = symbol
+    cands[n, L.C_K] = k
+    cands[n, L.C_ROTATED] = rotated
+    cands[n, L.C_PERSON] = person
+    return n + 1
+
+
+@njit(cache=True)
+def list_uses_nb(dice, counts, coins, occ, s, rules, cands):
+    """Every legal (symbol, k, rotated, person), then the row 'use no die' when allowed.
+
+    k dice = any number of dice showing the symbol plus ``rotated`` dice turned to it, each
+    showing neither the symbol nor swords and costing rules[R_ROTATION_COST] (§3). Using no die
+    is allowed only under allow_pass or when no legal use needs no rotation (§3 [decision]).
+    """
+    count_faces_nb(dice, counts)
+    cost = rules[R.R_ROTATION_COST]
+    largest = largest_group_nb(occ[s, EMPTY])
+    n = 0
+    plain_use = False
+    for symbol in range(5):
+        shown = counts[symbol]
+        rotatable = 5 - shown - counts[SWORDS]
+        for rotated in range(rotatable + 1):
+            if rotated * cost > coins:
+                break
+            for used in range(shown + 1):
+                k = used + rotated
+                if k == 0:
+                    continue
+                if not is_legal_use_nb(symbol, k, coins - rotated * cost, occ, s, rules, largest):
+                    continue
+                if rotated == 0:
+                    plain_use = True
+                if symbol == HEAD:
+                    for person in range(L.N_PERSONS):
+                        if L.PERSON_HEADS[person] == k:
+                            n = add_use_nb(cands, n, symbol, k, rotated, person)
+                else:
+                    n = add_use_nb(cands, n, symbol, k, rotated, -1)
+    if rules[R.R_ALLOW_PASS] != 0 or not plain_use:
+        n = add_use_nb(cands, n, L.NO_SYMBOL, 0, 0, -1)
+    return n
+
+
+@njit(cache=True)
+def list_cells_nb(cells_mask, cands):
+    """One PLACE row per cell of the mask, in cell order."""
+    n = 0
+    m = cells_mask
+    while m != ZERO:
+        cands[n, 0] = lowest_bit_nb(m)
+        m &= m - np.uint64(1)
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def group_cells_nb(empty, group, k_total):
+    """Cells where the next cell of an orthogonally connected group of k_total new cells may go.
+
+    The first cell must start a group that can reach k_total cells; every later cell must touch
+    the group placed so far (which then always can be completed).
+    """
+    if group == ZERO:
+        return group_starts_nb(empty, k_total)
+    return spread4_nb(group) & empty
+
+
+@njit(cache=True)
+def house_cells_nb(empty, group, k_total, architect_cell):
+    """Next house of k_total: the first touches the architect (8-neighbourhood) and can start a
+    group of k_total; later ones touch the houses placed so far (§5 Architect)."""
+    if group == ZERO:
+        return group_starts_nb(empty, k_total) & NEIGH8_MASK[architect_cell]
+    return spread4_nb(group) & empty

@@ -1,0 +1,243 @@
+"""One seat's city: cells, bit masks, connected groups and placement (RULES.md §2, §3, §5).
+
+State of seat s, mutated in place by the ``apply_*`` functions:
+
+- ``city[s]``: int8[49], Cell codes, cell = r * 7 + c.
+- ``occ[s]``: uint64[N_CELL_CODES], bit c of ``occ[s, code]`` set iff ``city[s, c] == code``;
+  ``occ[s, EMPTY]`` is the set of empty spaces.
+- ``player[s]``: int64[N_PLAYER_FIELDS], indexed by the layout constants (COINS, ...).
+- ``rules``: int64[N_RULE_FIELDS] from ``Rules.to_nb()``.
+"""
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+from smsim import layout as L
+from smsim import rules as R
+
+EMPTY = int(L.Cell.EMPTY)
+WALL = int(L.Cell.WALL)
+CRATE = int(L.Cell.CRATE)
+HOUSE = int(L.Cell.HOUSE)
+TOWER = int(L.Cell.TOWER)
+SPACES_MASK = np.uint64(L.SPACES_MASK)
+CHURCH_1 = int(L.Cell.CHURCH_1)
+PERSON_0 = L.PERSON_0
+N_PERSONS = L.N_PERSONS
+CITIZEN, SOLDIER, PRIEST, ARCHITECT, MERCHANT, JUGGLER, NOBLE = range(7)
+
+NEIGH8_MASK = L.NEIGH8_MASK
+SIDE_OF_CELL = L.SIDE_OF_CELL
+SIDE_MASK = L.SIDE_MASK
+OUTER_MASK = L.OUTER_MASK
+ZERO = np.uint64(0)
+ONE = np.uint64(1)
+ALL_49 = np.uint64((1 << 49) - 1)
+# a shift by one column must not wrap into the next row
+NOT_COL_0 = np.uint64(sum(1 << (r * 7) for r in range(7)) ^ ((1 << 49) - 1))
+NOT_COL_6 = np.uint64(sum(1 << (r * 7 + 6) for r in range(7)) ^ ((1 << 49) - 1))
+U1 = np.uint64(1)
+U7 = np.uint64(7)
+
+
+# -- bit tricks: LLVM's ctpop and cttz, which numba does not expose -------------------------------
+@intrinsic
+def popcount_nb(typingctx, x):
+    """Number of set bits of a uint64."""
+    if not isinstance(x, types.Integer):
+        return None
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@intrinsic
+def lowest_bit_nb(typingctx, x):
+    """Index of the lowest set bit of a non-zero uint64 (count trailing zeros)."""
+    if not isinstance(x, types.Integer):
+        return None
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def bit_nb(cell):
+    return ONE << np.uint64(cell)
+
+
+@njit(cache=True, inline="always")
+def spread4_nb(m):
+    """Cells orthogonally adjacent to any cell of m (towers and m itself not removed)."""
+    return ((m << U7) | (m >> U7) | ((m << U1) & NOT_COL_0) | ((m >> U1) & NOT_COL_6)) & ALL_49
+
+
+@njit(cache=True)
+def component4_nb(seed, allowed):
+    """The orthogonally connected part of ``allowed`` reachable from the cells of ``seed``."""
+    comp = seed & allowed
+    while True:
+        grown = (comp | spread4_nb(comp)) & allowed
+        if grown == comp:
+            return comp
+        comp = grown
+
+
+@njit(cache=True)
+def group_starts_nb(empty, k):
+    """Empty cells that can start a group of k orthogonally connected new cells.
+
+    A connected set of size k can be grown from any of its cells, so a cell can start one iff
+    its orthogonal component of empty cells has at least k cells (RULES.md §5 Crate, Architect).
+    """
+    ok = ZERO
+    left = empty
+    while left != ZERO:
+        comp = component4_nb(left & (ZERO - left), empty)  # lowest remaining cell's component
+        if popcount_nb(comp) >= k:
+            ok |= comp
+        left &= ~comp
+    return ok
+
+
+@njit(cache=True)
+def largest_group_nb(empty):
+    """Size of the largest orthogonally connected set of empty cells."""
+    best = 0
+    left = empty
+    while left != ZERO:
+        comp = component4_nb(left & (ZERO - left), empty)
+        n = popcount_nb(comp)
+        if n > best:
+            best = n
+        left &= ~comp
+    return best
+
+
+@njit(cache=True, inline="always")
+def church_mask_nb(occ, s):
+    m = ZERO
+    for size in range(5):
+        m |= occ[s, CHURCH_1 + size]
+    return m
+
+
+@njit(cache=True)
+def count_person_types_nb(occ, s, mask):
+    """Distinct person types standing on the cells of ``mask``."""
+    n = 0
+    for p in range(N_PERSONS):
+        if occ[s, PERSON_0 + p] & mask != ZERO:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def defence_nb(player, s, rules):
+    """RULES.md §6: soldier_defence per soldier + side_defence per complete side."""
+    return (
+        player[s, L.SOLDIERS] * rules[R.R_SOLDIER_DEFENCE]
+        + popcount_nb(np.uint64(player[s, L.SIDES_DONE])) * rules[R.R_SIDE_DEFENCE]
+    )
+
+
+@njit(cache=True)
+def fill_cell_nb(city, occ, player, s, cell, code):
+    """Put ``code`` on an empty space; a non-wall on an outer space destroys its side (§3)."""
+    b = bit_nb(cell)
+    city[s, cell] = code
+    occ[s, EMPTY] &= ~b
+    occ[s, code] |= b
+    player[s, L.N_EMPTY] -= 1
+    side = SIDE_OF_CELL[cell]
+    if side >= 0 and code != WALL:
+        player[s, L.SIDES_BROKEN] |= 1 << side
+
+
+@njit(cache=True)
+def apply_person_nb(occ, player, s, cell, person, rules):
+    """Take the effect of the person just placed on ``cell`` (RULES.md §5 Head), at once and
+    only now; the architect's houses are a further decision, made by the caller.
+    Returns the VP or coins gained."""
+    near = NEIGH8_MASK[cell]
+    gain = 0
+    if person == CITIZEN:
+        gain = rules[R.R_CITIZEN_VP]
+        player[s, L.VP] += gain
+        player[s, L.VP_CITIZEN] += gain
+    elif person == SOLDIER:
+        player[s, L.SOLDIERS] += 1
+    elif person == PRIEST:
+        gain = rules[R.R_PRIEST_VP_PER_CHURCH] * popcount_nb(near & church_mask_nb(occ, s))
+        player[s, L.VP] += gain
+        player[s, L.VP_PRIEST] += gain
+    elif person == MERCHANT:
+        gain = rules[R.R_MERCHANT_COINS_PER_CRATE] * popcount_nb(near & occ[s, CRATE])
+        player[s, L.COINS] += gain
+        player[s, L.COINS_MERCHANT] += gain
+    elif person == JUGGLER:
+        gain = rules[R.R_JUGGLER_VP_PER_TYPE] * count_person_types_nb(occ, s, near)
+        player[s, L.VP] += gain
+        player[s, L.VP_JUGGLER] += gain
+    elif person == NOBLE:
+        gain = rules[R.R_NOBLE_VP]
+        player[s, L.VP] += gain
+        player[s, L.VP_NOBLE] += gain
+    return gain
+
+
+@njit(cache=True)
+def max_houses_nb(occ, player, s, architect_cell, rules):
+    """Most houses the architect just placed on ``architect_cell`` can build (§5 Architect):
+    limited by the rule, the logs, and the largest group of empty cells touching him."""
+    cap = min(rules[R.R_ARCHITECT_MAX_HOUSES], player[s, L.LOGS])
+    empty = occ[s, EMPTY]
+    touching = empty & NEIGH8_MASK[architect_cell]
+    best = 0
+    left = touching
+    while left != ZERO and best < cap:
+        comp = component4_nb(left & (ZERO - left), empty)
+        n = popcount_nb(comp)
+        if n > best:
+            best = n
+        left &= ~comp
+    return min(best, cap)
+
+
+@njit(cache=True)
+def newly_complete_sides_nb(occ, player, s):
+    """Mask of sides whose five spaces are all walls and were not complete before (§5 Wall)."""
+    walls = occ[s, WALL]
+    new = 0
+    for side in range(4):
+        if (player[s, L.SIDES_DONE] >> side) & 1 == 0 and walls & SIDE_MASK[side] == SIDE_MASK[side]:
+            new |= 1 << side
+    return new
+
+
+@njit(cache=True)
+def reset_city_nb(city, occ, player, s, start_crates, rules):
+    """Seat s's start state (RULES.md §1): coins, logs, the printed crates."""
+    for c in range(49):
+        city[s, c] = EMPTY
+    for code in range(occ.shape[1]):
+        occ[s, code] = ZERO
+    for f in range(player.shape[1]):
+        player[s, f] = 0
+    for c in (0, 6, 42, 48):
+        city[s, c] = TOWER
+        occ[s, TOWER] |= bit_nb(c)
+    occ[s, EMPTY] = SPACES_MASK
+    player[s, L.N_EMPTY] = L.N_SPACES
+    player[s, L.COINS] = rules[R.R_START_COINS]
+    player[s, L.LOGS] = rules[R.R_START_LOGS]
+    for i in range(start_crates.shape[0]):
+        fill_cell_nb(city, occ, player, s, start_crates[i], CRATE)

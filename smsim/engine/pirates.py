@@ -1,0 +1,41 @@
+"""The pirate track (RULES.md §6).
+
+``pirates``: int64[N_PIRATE_FIELDS]: boxes crossed so far, attacks made so far. A row has
+``pirate_boxes_per_player * P`` boxes; finishing a row is an attack at that row's strength.
+"""
+
+from numba import njit
+
+from smsim import layout as L
+from smsim import rules as R
+from smsim.engine.city import defence_nb
+from smsim.engine.events import record_attack_nb
+
+
+@njit(cache=True)
+def mark_swords_nb(n_swords, pirates, player, rules, trace, trace_n):
+    """Cross one box per sword; each finished row attacks every seat (several per turn possible).
+
+    A seat whose defence is below the strength loses one cannon. After the last row, swords are
+    ignored. Each attack is recorded in the trace. Returns the number of attacks made.
+    """
+    n_players = player.shape[0]
+    row_len = rules[R.R_PIRATE_BOXES_PER_PLAYER] * n_players
+    n_rows = rules[R.R_N_PIRATE_ROWS]
+    made = 0
+    for _ in range(n_swords):
+        if pirates[L.PIRATE_ATTACKS] >= n_rows:
+            break
+        pirates[L.PIRATE_BOXES] += 1
+        if pirates[L.PIRATE_BOXES] == row_len * (pirates[L.PIRATE_ATTACKS] + 1):
+            row = pirates[L.PIRATE_ATTACKS]
+            strength = rules[R.R_PIRATE_STRENGTHS + row]
+            lost = 0
+            for s in range(n_players):
+                if defence_nb(player, s, rules) < strength:
+                    player[s, L.CANNONS_LOST] += 1
+                    lost |= 1 << s
+            record_attack_nb(trace, trace_n, row, strength, lost, player, rules)
+            pirates[L.PIRATE_ATTACKS] += 1
+            made += 1
+    return made

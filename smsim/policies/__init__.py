@@ -1,0 +1,1 @@
+"""Policies (bots): who decides what, given the candidates the engine lists."""

@@ -1,0 +1,317 @@
+"""The rules configuration: every number and [decision] of RULES.md §7 as one field.
+
+``Rules()`` reproduces RULES.md exactly. A variant is a TOML file that overrides a few fields::
+
+    # no-rotation.toml: dice may not be turned at all (a cost no one can pay)
+    rotation_cost = 1000
+    allow_pass = true
+
+>>> r = Rules()
+>>> r.church_series_vp
+(1, 4, 8, 13, 20)
+>>> r.pirate_row_boxes(4)
+8
+>>> Rules.from_dict({"rotation_cost": 3}).rotation_cost
+3
+>>> Rules.from_dict({"rotation_cost": -1})
+Traceback (most recent call last):
+...
+smsim.rules.RulesError: rules field 'rotation_cost': must be >= 0, got -1
+
+The jitted core never sees this class: :meth:`Rules.to_nb` flattens it into an ``int64``
+vector whose layout is given by the ``R_*`` index constants below.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+SIDE_NAMES: tuple[str, ...] = ("top", "right", "bottom", "left")
+BONUS_KINDS: tuple[str, ...] = ("none", "person", "coins", "vp")
+
+
+class RulesError(ValueError):
+    """A rules configuration or variant file that cannot be played; the message names the field."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every rule number of Saint Malo; the defaults are RULES.md.
+
+    Sides are always listed in the order top, right, bottom, left.
+    """
+
+    # §1 start
+    start_coins: int = 3
+    start_logs: int = 2
+    # [decision] printed crates: RULES.md §2, after a public implementation
+    start_crates: tuple[tuple[int, int], ...] = ((1, 1), (1, 2), (2, 1), (3, 1))
+    # §3 rotation
+    rotation_cost: int = 2
+    # §5 log delivery: per delivery, whatever the number of logs
+    log_delivery_cost: int = 2
+    # [decision] wall bonuses, RULES.md §2: kind per side and its amount
+    # (for "person" the amount is the highest number of heads the free person may stand for)
+    wall_bonus_kind: tuple[str, ...] = ("person", "coins", "vp", "coins")
+    wall_bonus_amount: tuple[int, ...] = (3, 2, 3, 2)
+    side_defence: int = 2
+    soldier_defence: int = 1
+    # §5 cross: VP of a church series of length 1..5
+    church_series_vp: tuple[int, ...] = (1, 4, 8, 13, 20)
+    # §5 head: the persons' effects
+    citizen_vp: int = 1
+    priest_vp_per_church: int = 1
+    architect_max_houses: int = 3
+    house_vp: int = 3
+    merchant_coins_per_crate: int = 1
+    juggler_vp_per_type: int = 2
+    noble_vp: int = 7
+    # §6 pirates: a row has pirate_boxes_per_player * P boxes
+    pirate_boxes_per_player: int = 2
+    pirate_strengths: tuple[int, ...] = (1, 3, 6, 8, 10, 12)
+    # §4 final scoring
+    full_city_vp: int = 5
+    coins_per_vp: int = 2
+    vp_per_log: int = 1
+    cannon_penalty: int = 5
+    # [decision] §3: may a player use zero dice although a legal use exists?
+    allow_pass: bool = False
+    # §4: not a rule of the game but the engine's safety cap; a game reaching it is reported aborted
+    max_rounds: int = 200
+
+    def __post_init__(self) -> None:
+        verify_rules(self)
+
+    # -- construction -----------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, overrides: dict[str, Any], base: "Rules | None" = None) -> "Rules":
+        """A copy of ``base`` (default: RULES.md) with ``overrides`` applied and checked."""
+        base = base or cls()
+        known = {f.name: f for f in fields(cls)}
+        values: dict[str, Any] = {}
+        for name, raw in overrides.items():
+            if name not in known:
+                raise RulesError(f"unknown rules field {name!r}")
+            values[name] = _coerce(name, raw, getattr(base, name))
+        return dataclasses.replace(base, **values)
+
+    @classmethod
+    def from_toml(cls, path: str | Path, base: "Rules | None" = None) -> "Rules":
+        """Read a variant file: a TOML table of fields to override."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise RulesError(f"cannot read rules file {str(path)!r}: {exc.strerror}") from None
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise RulesError(f"rules file {str(path)!r} is not valid TOML: {exc}") from None
+        return cls.from_dict(data, base)
+
+    def with_overrides(self, assignments: list[str]) -> "Rules":
+        """Apply ``field=value`` strings (the CLI's ``--rule``); values are TOML literals."""
+        data: dict[str, Any] = {}
+        for text in assignments:
+            name, sep, value = text.partition("=")
+            if not sep:
+                raise RulesError(f"--rule {text!r}: expected field=value")
+            name = name.strip()
+            try:
+                data[name] = tomllib.loads(f"v = {value.strip()}")["v"]
+            except tomllib.TOMLDecodeError:
+                data[name] = value.strip()  # a bare word such as person or true
+        return Rules.from_dict(data, self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON/TOML-able values, the form written into traces and manifests."""
+        out = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, tuple):
+                v = [list(x) if isinstance(x, tuple) else x for x in v]
+            out[f.name] = v
+        return out
+
+    # -- derived numbers --------------------------------------------------------------------
+    def pirate_row_boxes(self, n_players: int) -> int:
+        """Boxes in one row of the pirate track (RULES.md §6)."""
+        return self.pirate_boxes_per_player * n_players
+
+    def start_crate_cells(self) -> np.ndarray:
+        """The printed crates as cell indices r * 7 + c, ``int64``, for the jitted core."""
+        return np.array([r * 7 + c for r, c in self.start_crates], dtype=np.int64)
+
+    def to_nb(self) -> np.ndarray:
+        """The flat ``int64`` vector the jitted core reads, indexed by the ``R_*`` constants."""
+        v = np.zeros(N_RULE_FIELDS, dtype=np.int64)
+        v[R_START_COINS] = self.start_coins
+        v[R_START_LOGS] = self.start_logs
+        v[R_ROTATION_COST] = self.rotation_cost
+        v[R_LOG_DELIVERY_COST] = self.log_delivery_cost
+        for i in range(4):
+            v[R_WALL_BONUS_KIND + i] = BONUS_KINDS.index(self.wall_bonus_kind[i])
+            v[R_WALL_BONUS_AMOUNT + i] = self.wall_bonus_amount[i]
+        v[R_SIDE_DEFENCE] = self.side_defence
+        v[R_SOLDIER_DEFENCE] = self.soldier_defence
+        v[R_CHURCH_SERIES_VP] = 0  # a series of length 0
+        v[R_CHURCH_SERIES_VP + 1 : R_CHURCH_SERIES_VP + 6] = self.church_series_vp
+        v[R_CITIZEN_VP] = self.citizen_vp
+        v[R_PRIEST_VP_PER_CHURCH] = self.priest_vp_per_church
+        v[R_ARCHITECT_MAX_HOUSES] = self.architect_max_houses
+        v[R_HOUSE_VP] = self.house_vp
+        v[R_MERCHANT_COINS_PER_CRATE] = self.merchant_coins_per_crate
+        v[R_JUGGLER_VP_PER_TYPE] = self.juggler_vp_per_type
+        v[R_NOBLE_VP] = self.noble_vp
+        v[R_PIRATE_BOXES_PER_PLAYER] = self.pirate_boxes_per_player
+        v[R_N_PIRATE_ROWS] = len(self.pirate_strengths)
+        v[R_PIRATE_STRENGTHS : R_PIRATE_STRENGTHS + len(self.pirate_strengths)] = self.pirate_strengths
+        v[R_FULL_CITY_VP] = self.full_city_vp
+        v[R_COINS_PER_VP] = self.coins_per_vp
+        v[R_VP_PER_LOG] = self.vp_per_log
+        v[R_CANNON_PENALTY] = self.cannon_penalty
+        v[R_ALLOW_PASS] = int(self.allow_pass)
+        v[R_MAX_ROUNDS] = self.max_rounds
+        return v
+
+
+# Layout of Rules.to_nb(); the jitted core reads rules[R_*].
+MAX_PIRATE_ROWS = 12
+(
+    R_START_COINS,
+    R_START_LOGS,
+    R_ROTATION_COST,
+    R_LOG_DELIVERY_COST,
+    R_SIDE_DEFENCE,
+    R_SOLDIER_DEFENCE,
+    R_CITIZEN_VP,
+    R_PRIEST_VP_PER_CHURCH,
+    R_ARCHITECT_MAX_HOUSES,
+    R_HOUSE_VP,
+    R_MERCHANT_COINS_PER_CRATE,
+    R_JUGGLER_VP_PER_TYPE,
+    R_NOBLE_VP,
+    R_PIRATE_BOXES_PER_PLAYER,
+    R_N_PIRATE_ROWS,
+    R_FULL_CITY_VP,
+    R_COINS_PER_VP,
+    R_VP_PER_LOG,
+    R_CANNON_PENALTY,
+    R_ALLOW_PASS,
+    R_MAX_ROUNDS,
+) = range(21)
+R_WALL_BONUS_KIND = 21  # 4 entries, side order; values index BONUS_KINDS
+R_WALL_BONUS_AMOUNT = 25  # 4 entries
+R_CHURCH_SERIES_VP = 29  # 6 entries: VP of a series of length 0..5
+R_PIRATE_STRENGTHS = 35  # MAX_PIRATE_ROWS entries
+N_RULE_FIELDS = R_PIRATE_STRENGTHS + MAX_PIRATE_ROWS
+
+
+# -- validation -------------------------------------------------------------------------------
+_NON_NEGATIVE = (
+    "start_coins", "start_logs", "rotation_cost", "log_delivery_cost", "side_defence",
+    "soldier_defence", "citizen_vp", "priest_vp_per_church", "architect_max_houses", "house_vp",
+    "merchant_coins_per_crate", "juggler_vp_per_type", "noble_vp", "full_city_vp",
+    "vp_per_log", "cannon_penalty",
+)  # fmt: skip
+
+
+def _fail(name: str, what: str) -> None:
+    raise RulesError(f"rules field {name!r}: {what}")
+
+
+def _coerce(name: str, raw: Any, default: Any) -> Any:
+    """Turn a TOML value into the field's type, refusing anything of another shape."""
+    if isinstance(default, bool):
+        if not isinstance(raw, bool):
+            if isinstance(raw, str) and raw.lower() in ("true", "false"):
+                return raw.lower() == "true"
+            _fail(name, f"must be true or false, got {raw!r}")
+        return raw
+    if isinstance(default, int):
+        if isinstance(raw, bool) or not isinstance(raw, int):
+            _fail(name, f"must be a whole number, got {raw!r}")
+        return raw
+    if isinstance(default, tuple):
+        if not isinstance(raw, (list, tuple)):
+            _fail(name, f"must be a list, got {raw!r}")
+        if name == "start_crates":
+            cells = []
+            for item in raw:
+                if (
+                    not isinstance(item, (list, tuple))
+                    or len(item) != 2
+                    or not all(isinstance(x, int) and not isinstance(x, bool) for x in item)
+                ):
+                    _fail(name, f"each crate must be [row, column], got {item!r}")
+                cells.append((int(item[0]), int(item[1])))
+            return tuple(cells)
+        kind = str if name == "wall_bonus_kind" else int
+        for item in raw:
+            if kind is int and (isinstance(item, bool) or not isinstance(item, int)):
+                _fail(name, f"must be a list of whole numbers, got {raw!r}")
+            if kind is str and not isinstance(item, str):
+                _fail(name, f"must be a list of words, got {raw!r}")
+        return tuple(raw)
+    raise AssertionError(f"no coercion for field {name}")  # pragma: no cover
+
+
+def verify_rules(rules: Rules) -> None:
+    """Raise :class:`RulesError` naming the first field that cannot be played."""
+    for name in _NON_NEGATIVE:
+        value = getattr(rules, name)
+        if value < 0:
+            _fail(name, f"must be >= 0, got {value}")
+    if rules.pirate_boxes_per_player < 1:
+        _fail("pirate_boxes_per_player", f"a pirate row needs at least 1 box, got {rules.pirate_boxes_per_player}")
+    if not 1 <= len(rules.pirate_strengths) <= MAX_PIRATE_ROWS:
+        _fail("pirate_strengths", f"must list 1 to {MAX_PIRATE_ROWS} row strengths, got {len(rules.pirate_strengths)}")
+    if any(s < 0 for s in rules.pirate_strengths):
+        _fail("pirate_strengths", "strengths must be >= 0")
+    if len(rules.church_series_vp) != 5:
+        _fail("church_series_vp", f"must list 5 values (series of length 1 to 5), got {len(rules.church_series_vp)}")
+    if any(v < 0 for v in rules.church_series_vp):
+        _fail("church_series_vp", "values must be >= 0")
+    if len(rules.wall_bonus_kind) != 4:
+        _fail("wall_bonus_kind", "must list 4 kinds (top, right, bottom, left)")
+    for kind in rules.wall_bonus_kind:
+        if kind not in BONUS_KINDS:
+            _fail("wall_bonus_kind", f"unknown bonus {kind!r}; expected one of {', '.join(BONUS_KINDS)}")
+    if len(rules.wall_bonus_amount) != 4:
+        _fail("wall_bonus_amount", "must list 4 amounts (top, right, bottom, left)")
+    for kind, amount in zip(rules.wall_bonus_kind, rules.wall_bonus_amount):
+        if amount < 0:
+            _fail("wall_bonus_amount", f"must be >= 0, got {amount}")
+        if kind == "person" and not 1 <= amount <= 5:
+            _fail("wall_bonus_amount", f"a person bonus stands for 1 to 5 heads, got {amount}")
+    if rules.coins_per_vp < 1:
+        _fail("coins_per_vp", f"must be >= 1, got {rules.coins_per_vp}")
+    if rules.max_rounds < 1:
+        _fail("max_rounds", f"must be >= 1, got {rules.max_rounds}")
+    if rules.architect_max_houses > 5:
+        _fail("architect_max_houses", f"must be <= 5, got {rules.architect_max_houses}")
+    seen = set()
+    for r, c in rules.start_crates:
+        if not (0 <= r <= 6 and 0 <= c <= 6):
+            _fail("start_crates", f"crate ({r}, {c}) is off the 7 x 7 grid")
+        if r in (0, 6) and c in (0, 6):
+            _fail("start_crates", f"crate ({r}, {c}) is on a tower")
+        if (r, c) in seen:
+            _fail("start_crates", f"crate ({r}, {c}) is listed twice")
+        seen.add((r, c))
+    if len(seen) >= 45:
+        _fail("start_crates", "the printed crates may not fill the whole city")
+
+
+def load_rules(path: str | Path | None = None, overrides: list[str] | None = None) -> Rules:
+    """RULES.md, or the variant at ``path``, with ``field=value`` overrides applied."""
+    rules = Rules.from_toml(path) if path else Rules()
+    if overrides:
+        rules = rules.with_overrides(list(overrides))
+    return rules

@@ -1,0 +1,156 @@
+"""The Python API: check inputs, derive keys, allocate, call the engine, return tables.
+
+>>> from smsim.sim import simulate
+>>> seats, games = simulate(100, players=3, policies=["greedy", "random", "random"], seed=1)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from smsim import layout as L
+from smsim.engine import events as E
+from smsim.engine.dice import seed_key
+from smsim.engine.game import GAME_FIELD_NAMES, G_ERROR, G_ERROR_SEAT, N_GAME_FIELDS, play_games_nb, play_one_nb
+from smsim.engine.scoring import N_SCORE_FIELDS, SCORE_FIELD_NAMES
+from smsim.policies.registry import PolicySpec, policy_arrays, resolve_policies
+from smsim.rules import Rules
+from smsim.trace import events_to_records
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 5
+EVENTS_PER_TURN = 64  # generous bound on trace rows one turn writes
+PLAYER_FIELD_NAMES = (
+    "coins", "logs", "vp_earned", "cannons_lost", "soldiers", "sides_done", "sides_broken", "empty_left",
+    "vp_citizen", "vp_priest", "vp_houses", "vp_juggler", "vp_noble", "vp_wall_bonus", "coins_merchant",
+    "coins_wall_bonus", "coins_rotation", "coins_delivery", "logs_delivered", "logs_used", "dice_rotated",
+    "passes",
+)  # fmt: skip
+assert len(PLAYER_FIELD_NAMES) == L.N_PLAYER_FIELDS
+
+
+class SimulationError(ValueError):
+    """Bad input to a simulation, or a policy that broke the interface; the message says which."""
+
+
+def verify_players(players: int) -> int:
+    if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
+        raise SimulationError(f"players must be a whole number from {MIN_PLAYERS} to {MAX_PLAYERS}, got {players!r}")
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise SimulationError(f"players must be from {MIN_PLAYERS} to {MAX_PLAYERS}, got {players}")
+    return int(players)
+
+
+def verify_games(games: int) -> int:
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise SimulationError(f"games must be a whole number >= 1, got {games!r}")
+    return int(games)
+
+
+def _check_errors(game_out: np.ndarray, specs: list[PolicySpec], first: int) -> None:
+    bad = np.nonzero(game_out[:, G_ERROR])[0]
+    if len(bad):
+        g = int(bad[0])
+        decision = L.Decision(int(game_out[g, G_ERROR]) - 1).name
+        seat = int(game_out[g, G_ERROR_SEAT])
+        raise SimulationError(
+            f"policy {specs[seat].name!r} (seat {seat}) returned a choice outside the legal candidates "
+            f"at a {decision} decision in game {first + g}"
+        )
+
+
+@dataclass
+class TracedGame:
+    """One game played alone: its records (docs/trace.md) and final arrays."""
+
+    records: list[dict[str, Any]]
+    score: np.ndarray  # int64[P, N_SCORE_FIELDS]
+    player: np.ndarray  # int64[P, N_PLAYER_FIELDS]
+    city: np.ndarray  # int8[P, 49]
+    game_out: np.ndarray  # int64[N_GAME_FIELDS]
+
+
+def play_game(
+    players: int = 4,
+    seed: int = 0,
+    game: int = 0,
+    policies: list[str] | None = None,
+    rules: Rules | None = None,
+) -> TracedGame:
+    """Play game ``game`` of the run keyed by ``seed`` alone, with its full trace."""
+    players = verify_players(players)
+    rules = rules or Rules()
+    specs = resolve_policies(policies, players)
+    kind, params = policy_arrays(specs)
+    capacity = rules.max_rounds * players * EVENTS_PER_TURN + 16
+    trace = np.zeros((capacity, E.EVENT_WIDTH), dtype=np.int64)
+    trace_n = np.zeros(1, dtype=np.int64)
+    score, player, city, game_out = play_one_nb(
+        seed_key(seed), game, players, rules.to_nb(), rules.start_crate_cells(), kind, params, trace, trace_n
+    )
+    if trace_n[0] < 0:
+        raise SimulationError("the trace buffer overflowed")  # pragma: no cover - bounded by EVENTS_PER_TURN
+    _check_errors(game_out[None, :], specs, game)
+    records = events_to_records(
+        trace[: trace_n[0]], seed=seed, game=game, policies=[s.name for s in specs], rules=rules,
+        score=score, city=city, game_out=game_out,
+    )  # fmt: skip
+    return TracedGame(records, score, player, city, game_out)
+
+
+def run_games(
+    games: int,
+    players: int,
+    policies: list[str] | None,
+    seed: int,
+    rules: Rules,
+    first: int = 0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Raw engine arrays (score, player, game_out) for games first .. first + games - 1."""
+    specs = resolve_policies(policies, players)
+    kind, params = policy_arrays(specs)
+    score = np.zeros((games, players, N_SCORE_FIELDS), dtype=np.int64)
+    player = np.zeros((games, players, L.N_PLAYER_FIELDS), dtype=np.int64)
+    game_out = np.zeros((games, N_GAME_FIELDS), dtype=np.int64)
+    play_games_nb(seed_key(seed), first, players, rules.to_nb(), rules.start_crate_cells(), kind, params,
+                  score, player, game_out)  # fmt: skip
+    _check_errors(game_out, specs, first)
+    return score, player, game_out
+
+
+def simulate(
+    games: int,
+    players: int = 4,
+    policies: list[str] | None = None,
+    seed: int = 0,
+    rules: Rules | None = None,
+    first: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Play ``games`` games and return (seats, games) DataFrames.
+
+    ``seats`` has one row per player per game: game, seat, policy, the final breakdown
+    (``total``, ``earned``, ``church_vp``, ...) and the play statistics (coins, logs, cannons
+    lost, VP by source, ...). ``games`` has one row per game: rounds, aborted, attacks, ...
+    """
+    games = verify_games(games)
+    players = verify_players(players)
+    rules = rules or Rules()
+    specs = resolve_policies(policies, players)
+    score, player, game_out = run_games(games, players, [s.name for s in specs], seed, rules, first)
+    index = np.arange(first, first + games, dtype=np.int64)
+    seats = pd.DataFrame({"game": np.repeat(index, players), "seat": np.tile(np.arange(players), games)})
+    seats["policy"] = pd.Categorical(np.tile([s.name for s in specs], games))
+    for i, name in enumerate(SCORE_FIELD_NAMES):
+        seats[name] = score[:, :, i].reshape(-1)
+    for i, name in enumerate(PLAYER_FIELD_NAMES):
+        seats[name] = player[:, :, i].reshape(-1)
+    for name in ("won", "shared"):
+        seats[name] = seats[name].astype(bool)
+    game_df = pd.DataFrame({"game": index, "players": players})
+    for i, name in enumerate(GAME_FIELD_NAMES[:6]):
+        game_df[name] = game_out[:, i]
+    game_df["aborted"] = game_df["aborted"].astype(bool)
+    return seats, game_df
