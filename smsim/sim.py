@@ -154,3 +154,35 @@ def simulate(
         game_df[name] = game_out[:, i]
     game_df["aborted"] = game_df["aborted"].astype(bool)
     return seats, game_df
+
+
+def score_city(
+    city: np.ndarray,
+    coins: int = 0,
+    logs: int = 0,
+    cannons: int = 0,
+    vp: int = 0,
+    rules: Rules | None = None,
+) -> dict[str, Any]:
+    """End-of-game score of one written city (RULES.md §4) with the jitted scoring.
+
+    Returns the keys ``churches`` (count of size 1..5), ``series`` (lengths, longest first),
+    ``church_vp``, ``coins``, ``logs``, ``cannons`` (the VP of each), ``full_city``,
+    ``earned`` and ``total``.
+    """
+    from smsim.engine.city import set_city_nb
+    from smsim.engine.scoring import score_game_nb
+    from smsim.trace import score_dict
+
+    rules = rules or Rules()
+    cells = np.asarray(city, dtype=np.int8)
+    city_arr = np.zeros((1, 49), dtype=np.int8)
+    occ = np.zeros((1, L.N_CELL_CODES), dtype=np.uint64)
+    player = np.zeros((1, L.N_PLAYER_FIELDS), dtype=np.int64)
+    set_city_nb(city_arr, occ, player, 0, cells)
+    player[0, L.COINS], player[0, L.LOGS], player[0, L.CANNONS_LOST], player[0, L.VP] = coins, logs, cannons, vp
+    score = np.zeros((1, N_SCORE_FIELDS), dtype=np.int64)
+    score_game_nb(occ, player, rules.to_nb(), score)
+    full = score_dict(score[0], 0)
+    keys = ("churches", "series", "church_vp", "coins", "logs", "cannons", "full_city", "earned", "total")
+    return {k: full[k] for k in keys}

@@ -241,3 +241,29 @@ def reset_city_nb(city, occ, player, s, start_crates, rules):
     player[s, L.LOGS] = rules[R.R_START_LOGS]
     for i in range(start_crates.shape[0]):
         fill_cell_nb(city, occ, player, s, start_crates[i], CRATE)
+
+
+@njit(cache=True)
+def set_city_nb(city, occ, player, s, cells):
+    """Seat s's city becomes ``cells`` (int8[49] Cell codes): masks, empty count, sides.
+    For scoring a written city; coins, logs and the rest of ``player`` are left as they are."""
+    for code in range(occ.shape[1]):
+        occ[s, code] = ZERO
+    n_empty = 0
+    broken = 0
+    for c in range(49):
+        code = cells[c]
+        city[s, c] = code
+        occ[s, code] |= bit_nb(c)
+        if code == EMPTY and SPACES_MASK & bit_nb(c) != ZERO:
+            n_empty += 1
+        side = SIDE_OF_CELL[c]
+        if side >= 0 and code != EMPTY and code != WALL:
+            broken |= 1 << side
+    done = 0
+    for side in range(4):
+        if occ[s, WALL] & SIDE_MASK[side] == SIDE_MASK[side]:
+            done |= 1 << side
+    player[s, L.N_EMPTY] = n_empty
+    player[s, L.SIDES_BROKEN] = broken
+    player[s, L.SIDES_DONE] = done

@@ -1,0 +1,252 @@
+"""The ``smsim`` command: a thin click layer over the Python API.
+
+Bad input ends with one line ``Error: ...`` on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from smsim import __version__
+from smsim.board import BoardError
+from smsim.policies.registry import PolicyError
+from smsim.rules import Rules, RulesError, load_rules
+
+EXIT_BAD_INPUT = 2
+EXIT_DISCREPANCY = 1
+
+
+class InputError(click.ClickException):
+    """Bad input: one line, exit status 2."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+def _fail(message: str) -> None:
+    raise InputError(message)
+
+
+def _rules(rules_file: str | None, rule: tuple[str, ...]) -> Rules:
+    try:
+        return load_rules(rules_file, list(rule))
+    except RulesError as exc:
+        _fail(str(exc))
+        raise  # unreachable
+
+
+def _policies(values: tuple[str, ...]) -> list[str] | None:
+    """``--policy a --policy b`` or ``--policy a,b``."""
+    names = [name.strip() for value in values for name in value.split(",") if name.strip()]
+    return names or None
+
+
+rules_options = [
+    click.option("--rules", "rules_file", type=str, default=None, help="A variant: TOML file of rules fields."),
+    click.option("--rule", multiple=True, metavar="FIELD=VALUE", help="Override one rules field (repeatable)."),
+]
+
+
+def with_rules(f):
+    for option in reversed(rules_options):
+        f = option(f)
+    return f
+
+
+class SmsimGroup(click.Group):
+    """click's own usage errors become one line ``Error: ...`` with exit status 2."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(130)
+        except click.ClickException as exc:
+            click.echo(f"Error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code if isinstance(exc, InputError) else EXIT_BAD_INPUT)
+
+
+@click.group(cls=SmsimGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="smsim")
+def cli() -> None:
+    """smsim: Monte Carlo strategy analysis of the dice game Saint Malo.
+
+    \b
+    Examples:
+      smsim play --players 3 --seed 7
+      smsim simulate --games 100000 --players 4 --policy greedy --policy random
+      smsim score city.txt --json
+      smsim validate game.jsonl
+    """
+
+
+# -- play -------------------------------------------------------------------------------------
+@cli.command()
+@click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The run's seed.")
+@click.option("--game", "-g", type=int, default=0, show_default=True, help="Game index within the run.")
+@click.option("--policy", multiple=True, help="One for all seats, or one per seat (repeat or comma-separate).")
+@click.option("--trace", "trace_file", type=click.Path(dir_okay=False), help="Write the JSON-lines trace here.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the final scores.")
+@with_rules
+def play(players, seed, game, policy, trace_file, quiet, rules_file, rule) -> None:
+    """Play one game and tell it turn by turn, cities drawn in the board text format.
+
+    \b
+    Examples:
+      smsim play --players 3 --seed 7 --game 2
+      smsim play -p 4 --policy greedy,random,greedy,random --trace game.jsonl
+    """
+    from smsim.sim import SimulationError, play_game
+    from smsim.trace import write_jsonl
+
+    rules = _rules(rules_file, rule)
+    if game < 0:
+        _fail(f"--game must be >= 0, got {game}")
+    try:
+        traced = play_game(players, seed, game, _policies(policy), rules)
+    except (SimulationError, PolicyError) as exc:
+        _fail(str(exc))
+    if trace_file:
+        try:
+            with open(trace_file, "w", encoding="utf-8") as fh:
+                write_jsonl(traced.records, fh)
+        except OSError as exc:
+            _fail(f"cannot write trace {trace_file!r}: {exc.strerror}")
+    from smsim.narrate import narrate
+
+    click.echo(narrate(traced.records, quiet=quiet))
+
+
+# -- validate ---------------------------------------------------------------------------------
+@cli.command()
+@click.argument("trace_file", type=str)
+def validate(trace_file: str) -> None:
+    """Replay a trace with the independent referee; exit 1 at the first discrepancy.
+
+    \b
+    Example:
+      smsim play --seed 3 --trace game.jsonl && smsim validate game.jsonl
+    """
+    from smsim.referee import check_trace
+
+    path = Path(trace_file)
+    if not path.is_file():
+        _fail(f"no trace file {trace_file!r}")
+    n_games, problems = check_trace(path)
+    if problems:
+        for problem in problems:
+            click.echo(str(problem))
+        click.echo(f"{len(problems)} of {n_games} games broke a rule")
+        sys.exit(EXIT_DISCREPANCY)
+    click.echo(f"{n_games} games checked: every move legal, every gain and score right")
+
+
+# -- score ------------------------------------------------------------------------------------
+@cli.command()
+@click.argument("city_file", type=str)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@with_rules
+def score(city_file: str, as_json: bool, rules_file, rule) -> None:
+    """End-of-game score of a written city.
+
+    CITY_FILE is the board text (RULES.md §8), then optional lines ``coins: N``, ``logs: N``,
+    ``cannons: N`` (lost) and ``vp: N`` (earned during play).
+
+    \b
+    Example:
+      smsim score city.txt --json
+    """
+    from smsim.board import parse_position
+    from smsim.sim import score_city
+
+    rules = _rules(rules_file, rule)
+    try:
+        text = Path(city_file).read_text(encoding="utf-8")
+    except OSError as exc:
+        _fail(f"cannot read city file {city_file!r}: {exc.strerror}")
+    except UnicodeDecodeError:
+        _fail(f"city file {city_file!r} is not text")
+    try:
+        city, extra = parse_position(text)
+    except BoardError as exc:
+        _fail(f"{city_file}: {exc}")
+    result = score_city(city, extra["coins"], extra["logs"], extra["cannons"], extra["vp"], rules)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    series = ", ".join(f"{n} ({rules.church_series_vp[n - 1]} VP)" for n in result["series"]) or "none"
+    lines = [
+        f"churches by size 1-5  {' '.join(str(n) for n in result['churches'])}",
+        f"church series         {series}",
+        f"church VP             {result['church_vp']:>4}",
+        f"earned during play    {result['earned']:>4}",
+        f"coins                 {result['coins']:>4}",
+        f"logs                  {result['logs']:>4}",
+        f"cannons lost          {result['cannons']:>4}",
+        f"full city             {result['full_city']:>4}",
+        f"total                 {result['total']:>4}",
+    ]
+    click.echo("\n".join(lines))
+
+
+# -- simulate ---------------------------------------------------------------------------------
+@cli.command()
+@click.option("--games", "-n", type=str, default="10000", show_default=True, help="Games to play.")
+@click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
+@click.option("--policy", multiple=True, help="One for all seats, or one per seat (repeat or comma-separate).")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The run's seed.")
+@with_rules
+def simulate(games, players, policy, seed, rules_file, rule) -> None:
+    """Play many games and print win rates and scores by policy and by seat.
+
+    \b
+    Examples:
+      smsim simulate --games 100000 --players 4 --policy greedy --policy random
+      smsim simulate -n 50000 -p 2 --policy greedy --rule allow_pass=true
+    """
+    import time
+
+    from smsim.sim import SimulationError
+    from smsim.sim import simulate as run
+    from smsim.summary import print_summary
+
+    rules = _rules(rules_file, rule)
+    try:
+        n_games = int(games.replace("_", ""))
+    except ValueError:
+        _fail(f"--games must be a whole number, got {games!r}")
+    try:
+        start = time.perf_counter()
+        seats, game_df = run(n_games, players, _policies(policy), seed, rules)
+        elapsed = time.perf_counter() - start
+    except (SimulationError, PolicyError) as exc:
+        _fail(str(exc))
+    print_summary(seats, game_df, elapsed=elapsed)
+
+
+# -- policies ---------------------------------------------------------------------------------
+@cli.command("policies")
+def list_policies() -> None:
+    """List the built-in policies with a one-line description."""
+    from smsim.policies.registry import POLICIES
+
+    width = max(len(name) for name in POLICIES)
+    for name, spec in POLICIES.items():
+        click.echo(f"{name:<{width}}  {spec.description}")
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """The console script ``smsim``."""
+    return cli.main(args=argv, prog_name="smsim")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

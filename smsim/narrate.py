@@ -1,0 +1,134 @@
+"""A readable turn-by-turn account of a traced game (``smsim play``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from smsim.layout import SIZE
+
+PERSON_LETTER = {"citizen": "c", "soldier": "s", "priest": "p", "architect": "a", "merchant": "m",
+                 "juggler": "j", "noble": "n"}  # fmt: skip
+SYMBOL_LETTER = {"crate": "C", "wall": "#", "house": "H"}
+
+
+def _cell(rc: list[int]) -> str:
+    return f"({rc[0]},{rc[1]})"
+
+
+def _dice(faces: list[str]) -> str:
+    return " ".join(f"{f:<6}" for f in faces).rstrip()
+
+
+class _Cities:
+    """Cities rebuilt from the records, to draw them as the game goes."""
+
+    def __init__(self, n_players: int, start_crates: list[list[int]]):
+        self.grid = []
+        for _ in range(n_players):
+            g = [["." for _ in range(SIZE)] for _ in range(SIZE)]
+            for r, c in ((0, 0), (0, SIZE - 1), (SIZE - 1, 0), (SIZE - 1, SIZE - 1)):
+                g[r][c] = "+"
+            for r, c in start_crates:
+                g[r][c] = "C"
+            self.grid.append(g)
+
+    def put(self, seat: int, rc: list[int], letter: str) -> None:
+        self.grid[seat][rc[0]][rc[1]] = letter
+
+    def draw(self) -> str:
+        rows = []
+        for r in range(SIZE):
+            rows.append("    ".join(" ".join(g[r]) for g in self.grid))
+        header = "    ".join(f"seat {s:<8}" for s in range(len(self.grid)))
+        return header + "\n" + "\n".join(rows)
+
+
+def narrate(records: list[dict[str, Any]], quiet: bool = False) -> str:
+    header = records[0]
+    n_players = header["players"]
+    policies = header["policies"]
+    rules = header["rules"]
+    cities = _Cities(n_players, rules["start_crates"])
+    row_len = rules["pirate_boxes_per_player"] * n_players
+    n_rows = len(rules["pirate_strengths"])
+    out = [f"Saint Malo, {n_players} players, seed {header['seed']}, game {header['game']}: "
+           + ", ".join(f"seat {s} {p}" for s, p in enumerate(policies))]  # fmt: skip
+    boxes = 0
+    last_round = -1
+    for rec in records[1:]:
+        if rec["type"] == "turn":
+            if rec["round"] != last_round:
+                if last_round >= 0 and not quiet:
+                    out.append(cities.draw())
+                last_round = rec["round"]
+                if not quiet:
+                    out.append(f"\n=== Round {last_round + 1}")
+            seat = rec["seat"]
+            lines = [f"seat {seat} ({policies[seat]}): rolled {_dice(rec['rolls'][0])}"]
+            for mask, faces in zip(rec["rerolled"], rec["rolls"][1:]):
+                kept = [i for i in range(5) if not (mask >> i) & 1]
+                lines.append(f"    kept dice {kept or 'none'}, rolled {_dice(faces)}")
+            use = rec["use"]
+            if use is None:
+                lines.append("    used no die")
+            else:
+                what = use["person"] if use["symbol"] == "head" else use["symbol"]
+                text = f"    used {use['dice']} x {use['symbol']}"
+                if use["rotated"]:
+                    text += f" ({use['rotated']} rotated for {rec['rotation_cost']} coins)"
+                if use["symbol"] == "log":
+                    text += f": +{use['dice']} logs for a delivery of {rec['delivery_cost']} coins"
+                elif use["symbol"] == "cross":
+                    text += f": church of size {use['dice']} at {_cell(rec['cells'][0])}"
+                    cities.put(seat, rec["cells"][0], str(use["dice"]))
+                elif use["symbol"] == "head":
+                    text += f": {what} at {_cell(rec['cells'][0])}"
+                    cities.put(seat, rec["cells"][0], PERSON_LETTER[what])
+                else:
+                    text += f": {what}s at " + " ".join(_cell(c) for c in rec["cells"])
+                    for c in rec["cells"]:
+                        cities.put(seat, c, SYMBOL_LETTER[what])
+                if rec["houses"]:
+                    text += ", houses at " + " ".join(_cell(c) for c in rec["houses"])
+                    for c in rec["houses"]:
+                        cities.put(seat, c, "H")
+                lines.append(text)
+            for bonus in rec["bonuses"]:
+                text = f"    {bonus['side']} wall complete: {bonus['kind']} bonus"
+                if bonus["kind"] == "person":
+                    if bonus["person"] is None:
+                        text += " lost (no empty space)"
+                    else:
+                        text += f": {bonus['person']} at {_cell(bonus['cell'])}"
+                        cities.put(seat, bonus["cell"], PERSON_LETTER[bonus["person"]])
+                        for c in bonus["houses"]:
+                            cities.put(seat, c, "H")
+                elif bonus["kind"] != "none":
+                    text += f" of {bonus['amount']}"
+                lines.append(text)
+            if rec["swords"]:
+                boxes = min(boxes + rec["swords"], row_len * n_rows)
+                lines.append(f"    {rec['swords']} swords: pirate boxes {boxes}/{row_len * n_rows}")
+            for attack in rec["attacks"]:
+                lost = ", ".join(f"seat {s}" for s in attack["lost"]) or "nobody"
+                lines.append(f"    PIRATES attack with strength {attack['strength']} "
+                             f"(defence {attack['defence']}): {lost} lost a cannon")  # fmt: skip
+            me = rec["after"][seat]
+            lines.append(f"    now {me['coins']} coins, {me['logs']} logs, {me['vp']} VP, defence {me['defence']}")
+            if not quiet:
+                out.extend(lines)
+        elif rec["type"] == "end":
+            if not quiet:
+                out.append(cities.draw())
+            how = "aborted at the round cap" if rec["aborted"] else (
+                "city full: " + ", ".join(f"seat {s}" for s in rec["filled"]))
+            out.append(f"\nGame over after {rec['rounds']} rounds ({how}).")
+            out.append("seat policy      earned church coins logs cannons full  total empty rank")
+            for sc in rec["scores"]:
+                mark = " winner (shared)" if sc["shared"] else (" winner" if sc["won"] else "")
+                out.append(f"{sc['seat']:>4} {policies[sc['seat']]:<10} {sc['earned']:>6} {sc['church_vp']:>6} "
+                           f"{sc['coins']:>5} {sc['logs']:>4} {sc['cannons']:>7} {sc['full_city']:>4} "
+                           f"{sc['total']:>6} {sc['empty']:>5} {sc['rank']:>4}{mark}")  # fmt: skip
+            if quiet:
+                out.append("\n" + "\n\n".join(rec["cities"]))
+    return "\n".join(out)

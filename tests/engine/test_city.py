@@ -1,0 +1,178 @@
+"""Placement and the persons' effects (RULES.md §5), against the rulebook's worked examples."""
+
+import numpy as np
+
+from smsim import layout as L
+from smsim.engine.actions import group_cells_nb, house_cells_nb
+from smsim.engine.city import (
+    apply_person_nb,
+    defence_nb,
+    fill_cell_nb,
+    group_starts_nb,
+    largest_group_nb,
+    max_houses_nb,
+    newly_complete_sides_nb,
+)
+from smsim.layout import Cell, Person
+from tests.helpers import RULES_NB, cell, state_from_cities
+
+EMPTY_CITY = """
++ . . . . . +
+. C C . . . .
+. C . . . . .
+. C . . . . .
+. . . . . . .
+. . . . . . .
++ . . . . . +
+"""
+
+
+def place_person(city, occ, player, s, rc, person):
+    fill_cell_nb(city, occ, player, s, cell(*rc), L.PERSON_0 + int(person))
+    return apply_person_nb(occ, player, s, cell(*rc), int(person), RULES_NB)
+
+
+def test_s9_merchant_7_then_4():
+    """Merchant: placed with 7 adjacent crates earns 7 coins; a second merchant with 4 adjacent crates earns 4."""
+    city, occ, player = state_from_cities("""
+        + . . . . . +
+        . C C C . . .
+        . C . C C . .
+        . C C . C . .
+        . . . . . . .
+        . . . . . . .
+        + . . . . . +
+    """, coins=0)
+    assert place_person(city, occ, player, 0, (2, 2), Person.MERCHANT) == 7
+    assert player[0, L.COINS] == 7
+    # crates are not used up: the second merchant counts 4 of the same crates
+    assert place_person(city, occ, player, 0, (3, 3), Person.MERCHANT) == 4
+    assert player[0, L.COINS] == 11
+
+
+def test_s9_juggler_three_types_6vp():
+    """Juggler: adjacent to a merchant, two architects and a soldier scores 6 VP (3 types)."""
+    city, occ, player = state_from_cities("""
+        + . . . . . +
+        . C C . . . .
+        . C m a . . .
+        . C a . s . .
+        . . . . . . .
+        . . . . . . .
+        + . . . . . +
+    """)
+    assert place_person(city, occ, player, 0, (3, 3), Person.JUGGLER) == 6
+    assert player[0, L.VP] == 6 and player[0, L.VP_JUGGLER] == 6
+
+
+def test_s9_architect_two_logs_two_houses_6vp():
+    """Architect with 2 logs used: 2 houses, 6 VP; logs are not paid for when used."""
+    from smsim.engine.game import place_cells_nb, new_work_nb
+    from smsim.engine import events as E
+
+    city, occ, player = state_from_cities(EMPTY_CITY, coins=3, logs=2)
+    arch = cell(4, 4)
+    fill_cell_nb(city, occ, player, 0, arch, L.PERSON_0 + int(Person.ARCHITECT))
+    assert max_houses_nb(occ, player, 0, arch, RULES_NB) == 2  # limited by the 2 logs
+    # the houses: one orthogonally connected group, the first touching the architect
+    first = house_cells_nb(occ[0, 0], np.uint64(0), 2, arch)
+    assert int(first) == int(L.NEIGH8_MASK[arch])  # all 8 neighbours are empty and can start 2
+    _, _, _, _, dice, _, cands, ctx, rng, values, status = new_work_nb(1)
+    kind = np.zeros(1, dtype=np.int64)  # random chooses
+    params = np.zeros((1, 16))
+    group = place_cells_nb(int(Cell.HOUSE), 2, E.PLACED_HOUSE, arch, 0, kind, params, city, occ, player, ctx, dice,
+                           cands, RULES_NB, rng, values, status, np.zeros((0, 8), dtype=np.int64),
+                           np.zeros(1, dtype=np.int64))
+    houses = [c for c in range(49) if int(group) >> c & 1]
+    assert len(houses) == 2
+    assert any(int(L.NEIGH8_MASK[arch]) >> h & 1 for h in houses)
+    assert abs(houses[0] - houses[1]) in (1, 7)  # orthogonal neighbours
+    assert player[0, L.COINS] == 3  # using logs costs no coin
+
+
+def test_architect_houses_limited_by_the_space_touching_him():
+    city, occ, player = state_from_cities("""
+        + . # # # # +
+        c c c . . . .
+        c a c . . . .
+        c c c . . . .
+        . . . . . . .
+        . . . . . . .
+        + . . . . . +
+    """, logs=3)
+    # the only empty cell touching the architect at (2,1) is none: all 8 neighbours are filled
+    assert max_houses_nb(occ, player, 0, cell(2, 1), RULES_NB) == 0
+
+
+def test_s9_defence_soldier_and_side_3():
+    """Defence: one soldier and one complete side = 3."""
+    city, occ, player = state_from_cities("""
+        + # # # # # +
+        . C C . . . .
+        . C s . . . .
+        . C . . . . .
+        . . . . . . .
+        . . . . . . .
+        + . . . . . +
+    """, soldiers=1)
+    assert player[0, L.SIDES_DONE] == 1 << L.Side.TOP
+    assert defence_nb(player, 0, RULES_NB) == 3
+
+
+def test_priest_counts_adjacent_churches_diagonals_included_once():
+    city, occ, player = state_from_cities("""
+        + . . . . . +
+        . C C 1 . . .
+        . C . . 5 . .
+        . C 2 . . . .
+        . . . . . . .
+        . . . . . . .
+        + . . . . . +
+    """)
+    assert place_person(city, occ, player, 0, (2, 3), Person.PRIEST) == 3
+    fill_cell_nb(city, occ, player, 0, cell(3, 3), int(Cell.CHURCH_4))
+    assert player[0, L.VP] == 3  # later churches do not pay an earlier priest
+
+
+def test_non_wall_on_an_outer_space_destroys_its_side():
+    city, occ, player = state_from_cities(EMPTY_CITY)
+    for c in range(1, 5):
+        fill_cell_nb(city, occ, player, 0, cell(0, c), int(Cell.WALL))
+    assert newly_complete_sides_nb(occ, player, 0) == 0
+    fill_cell_nb(city, occ, player, 0, cell(0, 5), int(Cell.CRATE))
+    assert player[0, L.SIDES_BROKEN] == 1 << L.Side.TOP
+    assert newly_complete_sides_nb(occ, player, 0) == 0
+    fill_cell_nb(city, occ, player, 0, cell(6, 1), int(Cell.WALL))
+    assert player[0, L.SIDES_BROKEN] == 1 << L.Side.TOP  # walls destroy nothing
+
+
+def test_completing_a_side_is_noticed_once():
+    city, occ, player = state_from_cities(EMPTY_CITY)
+    for r in range(1, 6):
+        fill_cell_nb(city, occ, player, 0, cell(r, 6), int(Cell.WALL))
+    assert newly_complete_sides_nb(occ, player, 0) == 1 << L.Side.RIGHT
+
+
+def test_crate_groups_must_be_orthogonally_connected_and_fit():
+    city, occ, player = state_from_cities("""
+        + . c c c c +
+        c C C c . c c
+        . C c c c c .
+        c C c c c c c
+        c c c c c c c
+        . . c . . c c
+        + . c c c c +
+    """)
+    empty = occ[0, 0]
+    # components of empty cells: {(5,0),(5,1),(6,1)}, {(5,3),(5,4)} and four single cells
+    assert largest_group_nb(empty) == 3
+
+    def cells(mask):
+        return sorted(c for c in range(49) if int(mask) >> c & 1)
+
+    assert cells(group_starts_nb(empty, 3)) == [cell(5, 0), cell(5, 1), cell(6, 1)]
+    assert cells(group_starts_nb(empty, 2)) == [cell(5, 0), cell(5, 1), cell(5, 3), cell(5, 4), cell(6, 1)]
+    assert cells(group_starts_nb(empty, 4)) == []
+    # after a first crate, the next must touch the group orthogonally: (6,1) touches (5,0) only diagonally
+    first = np.uint64(1 << cell(5, 0))
+    assert cells(group_cells_nb(empty & ~first, first, 3)) == [cell(5, 1)]

@@ -1,0 +1,71 @@
+"""The rules configuration (RULES.md §7)."""
+
+import pytest
+
+from smsim.rules import Rules, RulesError, load_rules
+
+
+def test_defaults_are_rules_md():
+    r = Rules()
+    assert (r.start_coins, r.start_logs) == (3, 2)
+    assert r.start_crates == ((1, 1), (1, 2), (2, 1), (3, 1))
+    assert (r.rotation_cost, r.log_delivery_cost) == (2, 2)
+    assert r.wall_bonus_kind == ("person", "coins", "vp", "coins")
+    assert r.wall_bonus_amount == (3, 2, 3, 2)
+    assert (r.side_defence, r.soldier_defence) == (2, 1)
+    assert r.church_series_vp == (1, 4, 8, 13, 20)
+    assert (r.citizen_vp, r.priest_vp_per_church, r.house_vp, r.noble_vp) == (1, 1, 3, 7)
+    assert (r.architect_max_houses, r.merchant_coins_per_crate, r.juggler_vp_per_type) == (3, 1, 2)
+    assert r.pirate_strengths == (1, 3, 6, 8, 10, 12)
+    assert [r.pirate_row_boxes(p) for p in (2, 3, 4, 5)] == [4, 6, 8, 10]
+    assert (r.full_city_vp, r.coins_per_vp, r.vp_per_log, r.cannon_penalty) == (5, 2, 1, 5)
+    assert r.allow_pass is False
+
+
+def test_variant_file_overrides_some_fields(tmp_path):
+    path = tmp_path / "v.toml"
+    path.write_text('rotation_cost = 3\nallow_pass = true\nwall_bonus_kind = ["vp", "vp", "vp", "vp"]\n')
+    r = load_rules(path)
+    assert (r.rotation_cost, r.allow_pass, r.wall_bonus_kind) == (3, True, ("vp",) * 4)
+    assert r.start_coins == 3
+
+
+def test_rule_overrides_from_the_command_line():
+    r = load_rules(None, ["allow_pass=true", "pirate_strengths=[2, 4]", "cannon_penalty=4"])
+    assert r.allow_pass and r.pirate_strengths == (2, 4) and r.cannon_penalty == 4
+
+
+def test_to_dict_round_trips():
+    r = Rules(start_crates=((1, 3),), rotation_cost=1)
+    assert Rules.from_dict(r.to_dict()) == r
+
+
+@pytest.mark.parametrize(
+    "overrides, field",
+    [
+        ({"colour": 3}, "unknown rules field 'colour'"),
+        ({"rotation_cost": "two"}, "'rotation_cost': must be a whole number"),
+        ({"rotation_cost": -2}, "'rotation_cost': must be >= 0"),
+        ({"log_delivery_cost": -1}, "'log_delivery_cost': must be >= 0"),
+        ({"pirate_boxes_per_player": 0}, "'pirate_boxes_per_player': a pirate row needs at least 1 box"),
+        ({"church_series_vp": [1, 4, 8, 13]}, "'church_series_vp': must list 5 values"),
+        ({"start_crates": [[7, 1]]}, "'start_crates': crate \\(7, 1\\) is off the 7 x 7 grid"),
+        ({"start_crates": [[0, 0]]}, "'start_crates': crate \\(0, 0\\) is on a tower"),
+        ({"start_crates": [[1]]}, "'start_crates': each crate must be"),
+        ({"wall_bonus_kind": ["vp", "gold", "vp", "vp"]}, "'wall_bonus_kind': unknown bonus 'gold'"),
+        ({"allow_pass": 3}, "'allow_pass': must be true or false"),
+        ({"pirate_strengths": []}, "'pirate_strengths': must list 1 to"),
+    ],
+)
+def test_impossible_values_are_refused_naming_the_field(overrides, field):
+    with pytest.raises(RulesError, match=field):
+        Rules.from_dict(overrides)
+
+
+def test_bad_toml_and_missing_file(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("rotation_cost = = 2")
+    with pytest.raises(RulesError, match="is not valid TOML"):
+        load_rules(bad)
+    with pytest.raises(RulesError, match="cannot read rules file"):
+        load_rules(tmp_path / "missing.toml")
