@@ -159,7 +159,8 @@ CHURCH_CHS = frozenset("12345")
 CELL_CHARS = frozenset(".#CH+12345") | PERSON_LETTERS
 SEAT_FIELDS: tuple[str, ...] = ("coins", "logs", "vp", "cannons", "defence")
 # The rule to blame when a quantity changed although the referee saw no reason for it.
-_UNEXPLAINED = {"coins": TURN, "logs": TURN, "vp": TURN, "cannons": PIRATES, "defence": PIRATES}
+_UNEXPLAINED = {"coins": TURN, "logs": TURN, "vp": TURN, "cannons": PIRATES,
+                "defence": f"{PIRATES} (defence)"}
 
 
 # -- public helpers -----------------------------------------------------------------------------
@@ -592,7 +593,8 @@ class Referee:
                 raise _Violation(WALL, f"{k} dice make {k} walls, found {len(placed)} cells")
             for cell in placed:
                 if cell not in OUTER:
-                    raise _Violation(WALL, f"wall on inner space {_cell_text(cell)}; walls go on outer spaces only")
+                    raise _Violation(WALL, f"wall on inner space {_cell_text(cell)}; walls go on "
+                                           f"outer spaces only")
             for cell in placed:
                 self._place(seat, cell, WALL_CH)
             self._wall_bonuses(seat, placed, rec["bonuses"])
@@ -777,7 +779,7 @@ class Referee:
         if not isinstance(found, list):
             raise _Violation(FORMAT, f"attacks must be a list, found {found!r}")
         track = (f"{self.row_boxes} boxes a row, {self.crossed} of {self.total_boxes} crossed "
-                 f"after {n} swords")
+                 f"after this turn's {n} swords")
         for i in range(max(len(expected), len(found))):
             if i >= len(found):
                 e = expected[i]
@@ -866,9 +868,11 @@ class Referee:
                 raise _Violation(BOARD, f"seat {s} city must be a string, found {text!r}", seat=s)
             for i in range(SIZE * SIZE):
                 if theirs[i] != mine[i]:
+                    r = i // SIZE
+                    row = slice(r * SIZE, (r + 1) * SIZE)
                     raise _Violation(BOARD, f"seat {s} city cell {_cell_text(i)}: expected {mine[i]!r}, "
-                                            f"found {theirs[i]!r}; expected city:\n{format_city(mine)}",
-                                     seat=s)
+                                            f"found {theirs[i]!r} (row {r} expected {' '.join(mine[row])!r}, "
+                                            f"found {' '.join(theirs[row])!r})", seat=s)
 
     def _score(self, seat: int) -> dict[str, Any]:
         """One seat's final score breakdown (RULES.md §4, §5 Cross)."""
@@ -889,7 +893,8 @@ class Referee:
             "full_city": rules.full_city_vp if me.empty == 0 else 0,
             "empty": me.empty,
         }
-        score["total"] = sum(score[k] for k in ("earned", "church_vp", "coins", "logs", "cannons", "full_city"))
+        parts = ("earned", "church_vp", "coins", "logs", "cannons", "full_city")
+        score["total"] = sum(score[k] for k in parts)
         return score
 
     @staticmethod
@@ -942,9 +947,9 @@ def check_game(records: list[dict]) -> Discrepancy | None:
         if kind == "end" and n == len(records) - 1:
             return ref.end(rec)
         if kind != "turn":
+            wanted = "a turn line or the end line" if n == len(records) - 1 else "a turn line"
             return Discrepancy(ref.game, ref.n_turns, None, None, FORMAT,
-                               f"record {n}: expected a turn line{' or the end line' if n == len(records) - 1 else ''}, "
-                               f"found {kind!r}")
+                               f"record {n}: expected {wanted}, found {kind!r}")
         found = ref.turn(rec)
         if found is not None:
             return found
