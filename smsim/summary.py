@@ -37,8 +37,14 @@ def seat_table(seats: pd.DataFrame) -> pd.DataFrame:
     return _rate_rows(seats, "seat")
 
 
-def print_summary(seats: pd.DataFrame, games: pd.DataFrame, elapsed: float | None = None) -> None:
-    console = Console()
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def print_summary(seats: pd.DataFrame, games: pd.DataFrame, elapsed: float | None = None,
+                  console: Console | None = None) -> None:
+    """Print the headline tables: results by policy, VP by source, results by seat."""
+    console = console or Console(width=max(100, Console().width))
     n_games = len(games)
     players = int(games["players"].iloc[0])
     speed = f", {n_games / elapsed:,.0f} games/s" if elapsed else ""
@@ -46,17 +52,24 @@ def print_summary(seats: pd.DataFrame, games: pd.DataFrame, elapsed: float | Non
         f"[bold]{n_games:,} games[/], {players} players{speed}; mean {games['rounds'].mean():.1f} rounds, "
         f"{int(games['aborted'].sum())} aborted, {int((games['winners'] > 1).sum())} with a shared win"
     )
-    for title, table in (("by policy", policy_table(seats)), ("by seat", seat_table(seats))):
-        t = Table(title=f"Results {title} (95% intervals)")
-        for col in ("", "seats", "win rate", "mean VP", "earned", "churches", "coins", "logs", "full city",
-                    "cannons", "cannons lost"):  # fmt: skip
-            t.add_column(col, justify="right")
-        for key, row in table.iterrows():
-            t.add_row(
-                str(key), f"{int(row.seats):,}",
-                f"{100 * row.win_rate:5.1f}% [{100 * row.win_lo:.1f}, {100 * row.win_hi:.1f}]",
-                f"{row.vp_mean:5.1f} [{row.vp_lo:.1f}, {row.vp_hi:.1f}]",
-                f"{row.earned:.1f}", f"{row.church_vp:.1f}", f"{row.coins_vp:.1f}", f"{row.logs_vp:.1f}",
-                f"{row.full_city_vp:.1f}", f"{row.cannon_vp:.1f}", f"{row.cannons_lost:.2f}",
-            )  # fmt: skip
-        console.print(t)
+    by_policy = policy_table(seats)
+    t = Table(title="Results by policy (shared wins count as wins; 95% intervals)")
+    for col in ("policy", "seats", "win rate", "95% CI", "mean VP", "95% CI", "cannons lost"):
+        t.add_column(col, justify="right")
+    for key, row in by_policy.iterrows():
+        t.add_row(str(key), f"{int(row.seats):,}", _pct(row.win_rate), f"{_pct(row.win_lo)} - {_pct(row.win_hi)}",
+                  f"{row.vp_mean:.1f}", f"{row.vp_lo:.1f} - {row.vp_hi:.1f}", f"{row.cannons_lost:.2f}")
+    console.print(t)
+    t = Table(title="Mean VP by source")
+    for col in ("policy", "earned in play", "churches", "coins", "logs", "full city", "cannons", "total"):
+        t.add_column(col, justify="right")
+    for key, row in by_policy.iterrows():
+        t.add_row(str(key), *(f"{row[c]:.1f}" for c in VP_SOURCES), f"{row.vp_mean:.1f}")
+    console.print(t)
+    t = Table(title="Results by seat (seat 0 starts)")
+    for col in ("seat", "seats", "win rate", "95% CI", "mean VP", "95% CI"):
+        t.add_column(col, justify="right")
+    for key, row in seat_table(seats).iterrows():
+        t.add_row(str(key), f"{int(row.seats):,}", _pct(row.win_rate), f"{_pct(row.win_lo)} - {_pct(row.win_hi)}",
+                  f"{row.vp_mean:.1f}", f"{row.vp_lo:.1f} - {row.vp_hi:.1f}")
+    console.print(t)

@@ -1,0 +1,140 @@
+"""The click CLI under CliRunner: outputs, and one-line errors with exit status 2."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from smsim import __version__
+from smsim.board import EMPTY_CITY
+from smsim.cli import cli
+
+
+@pytest.fixture
+def run():
+    runner = CliRunner()
+
+    def invoke(*args):
+        return runner.invoke(cli, list(args), catch_exceptions=False)
+
+    return invoke
+
+
+def assert_bad_input(result, *words):
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("Error: ")
+    assert "Traceback" not in result.output
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+
+
+def test_version_and_help(run):
+    assert run("--version").output.strip() == f"smsim, version {__version__}"
+    out = run("--help").output
+    for command in ("play", "simulate", "score", "validate", "policies"):
+        assert command in out
+
+
+def test_score_json(run, tmp_path):
+    path = tmp_path / "city.txt"
+    text = EMPTY_CITY.replace("+ . . . . . +", "+ 1 2 3 1 . +", 1) + "\ncoins: 5\nlogs: 1\ncannons: 1\nvp: 20\n"
+    path.write_text(text)
+    result = run("score", str(path), "--json")
+    assert result.exit_code == 0
+    data = json.loads(result.output)
+    assert set(data) == {"churches", "series", "coins", "logs", "cannons", "full_city", "earned", "total",
+                         "church_vp"}  # fmt: skip
+    assert data["churches"] == [2, 1, 1, 0, 0] and data["series"] == [3, 1]
+    assert data["total"] == 20 + 8 + 1 + 2 + 1 - 5
+    human = run("score", str(path)).output
+    assert "church series" in human and "total" in human
+
+
+def test_play_writes_a_trace_the_referee_accepts(run, tmp_path):
+    trace = tmp_path / "game.jsonl"
+    result = run("play", "--players", "3", "--seed", "4", "--game", "2", "--policy", "greedy,random,greedy",
+                 "--trace", str(trace))  # fmt: skip
+    assert result.exit_code == 0
+    assert "Round 1" in result.output and "Game over" in result.output
+    assert "+ C C . . . +" not in result.output.splitlines()[0]
+    lines = trace.read_text().splitlines()
+    assert json.loads(lines[0])["type"] == "game" and json.loads(lines[-1])["type"] == "end"
+    ok = run("validate", str(trace))
+    assert ok.exit_code == 0, ok.output
+    assert "1 games checked" in ok.output
+
+
+def test_validate_reports_a_planted_error_and_exits_1(run, tmp_path):
+    trace = tmp_path / "game.jsonl"
+    run("play", "--players", "2", "--seed", "1", "--trace", str(trace), "--quiet")
+    records = [json.loads(line) for line in trace.read_text().splitlines()]
+    records[3]["after"][records[3]["seat"]]["coins"] += 1
+    trace.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    result = run("validate", str(trace))
+    assert result.exit_code == 1
+    assert "turn 2" in result.output
+
+
+def test_policies_lists_the_builtins(run):
+    out = run("policies").output
+    assert "random" in out and "greedy" in out
+
+
+def test_simulate_prints_tables(run):
+    result = run("simulate", "--games", "300", "--players", "3", "--policy", "greedy", "--seed", "2")
+    assert result.exit_code == 0
+    assert "300 games" in result.output and "win rate" in result.output
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["simulate", "--games", "0"], ["games", ">= 1"]),
+        (["simulate", "--games", "-5"], ["games"]),
+        (["simulate", "--games", "ten"], ["--games", "whole number"]),
+        (["simulate", "--players", "6"], ["players", "2 to 5"]),
+        (["simulate", "--players", "1"], ["players"]),
+        (["simulate", "--players", "3", "--policy", "greedy,random"], ["2 policies for 3 players"]),
+        (["simulate", "--policy", "genius"], ["unknown policy 'genius'"]),
+        (["play", "--players", "9"], ["players"]),
+        (["play", "--rule", "rotation_cost=-1"], ["rotation_cost", ">= 0"]),
+        (["play", "--rule", "pirate_boxes_per_player=0"], ["pirate_boxes_per_player"]),
+        (["play", "--rule", "church_series_vp=[1,2]"], ["church_series_vp", "5 values"]),
+        (["play", "--rule", "start_crates=[[0,6]]"], ["start_crates", "tower"]),
+        (["play", "--rule", "start_crates=[[3,9]]"], ["start_crates", "off the 7 x 7 grid"]),
+        (["play", "--rule", "speed=3"], ["unknown rules field 'speed'"]),
+        (["play", "--rule", "allow_pass"], ["field=value"]),
+        (["play", "--rules", "/nonexistent/variant.toml"], ["cannot read rules file"]),
+        (["play", "--players", "x"], ["players"]),
+        (["play", "--bogus"], ["bogus"]),
+        (["score", "/nonexistent/city.txt"], ["cannot read city file"]),
+        (["validate", "/nonexistent/trace.jsonl"], ["no trace file"]),
+        (["frobnicate"], ["frobnicate"]),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(run, args, words):
+    assert_bad_input(run(*args), *words)
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("+ . . +\n", ["city has 7 rows"]),
+        (EMPTY_CITY.replace(". C C", ". # C", 1), ["wall", "inner space"]),
+        (EMPTY_CITY.replace(". C C", ". Z C", 1), ["unknown character 'Z'"]),
+        (EMPTY_CITY.replace("+", ".", 1), ["tower", "missing"]),
+        (EMPTY_CITY + "\ncoins: -3", ["coins must be >= 0"]),
+    ],
+)
+def test_bad_city_files(run, tmp_path, text, words):
+    path = tmp_path / "city.txt"
+    path.write_text(text)
+    assert_bad_input(run("score", str(path)), *words)
+
+
+def test_variant_file_bad_type(run, tmp_path):
+    path = tmp_path / "v.toml"
+    path.write_text('rotation_cost = "cheap"\n')
+    assert_bad_input(run("simulate", "--rules", str(path)), "rotation_cost", "whole number")
