@@ -1,0 +1,33 @@
+"""Package boundaries (STYLE §1): the jitted layers never import pandas, matplotlib or click."""
+
+import ast
+from pathlib import Path
+
+import smsim
+
+PACKAGE = Path(smsim.__file__).parent
+FORBIDDEN = {"pandas", "matplotlib", "click", "rich", "pyarrow"}
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_engine_and_policies_import_no_pandas_matplotlib_or_click():
+    for sub in ("engine", "policies"):
+        for path in (PACKAGE / sub).glob("*.py"):
+            assert not imported_modules(path) & FORBIDDEN, path
+
+
+def test_referee_does_not_use_the_jitted_core():
+    names = imported_modules(PACKAGE / "referee.py")
+    assert "numba" not in names
+    text = (PACKAGE / "referee.py").read_text()
+    assert "smsim.engine" not in text and "smsim.policies" not in text

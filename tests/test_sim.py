@@ -1,0 +1,58 @@
+"""The Python API: tables, input checks, and written-city scoring."""
+
+import numpy as np
+import pytest
+
+from smsim.board import EMPTY_CITY, parse_city
+from smsim.rules import Rules
+from smsim.sim import SimulationError, play_game, score_city, simulate
+
+
+def test_simulate_returns_one_row_per_seat_and_per_game():
+    seats, games = simulate(200, 3, ["greedy", "random", "random"], seed=3)
+    assert len(seats) == 600 and len(games) == 200
+    assert list(seats["seat"][:3]) == [0, 1, 2]
+    assert list(seats["policy"][:3]) == ["greedy", "random", "random"]
+    assert (seats.groupby("game")["won"].sum() >= 1).all()  # every game has a winner
+    parts = seats[["earned", "church_vp", "coins_vp", "logs_vp", "cannon_vp", "full_city_vp"]].sum(axis=1)
+    assert (parts == seats["total"]).all()
+    assert not games["aborted"].any()
+    # the shared-win flag agrees with the number of winners per game
+    assert (seats.groupby("game")["won"].sum().to_numpy() == games["winners"].to_numpy()).all()
+
+
+def test_simulate_matches_single_game_replays():
+    seats, _ = simulate(20, 2, ["greedy", "random"], seed=8, first=100)
+    traced = play_game(2, seed=8, game=107, policies=["greedy", "random"])
+    row = seats[seats["game"] == 107]
+    assert list(row["total"]) == [sc["total"] for sc in traced.records[-1]["scores"]]
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"games": 0}, "games must be a whole number >= 1"),
+        ({"games": 2.5}, "games must be a whole number"),
+        ({"games": 10, "players": 6}, "players must be from 2 to 5"),
+        ({"games": 10, "players": 4, "policies": ["greedy"] * 3}, "3 policies for 4 players"),
+    ],
+)
+def test_bad_input(kwargs, message):
+    with pytest.raises((SimulationError, ValueError), match=message):
+        simulate(**kwargs)
+
+
+def test_score_city_full_city_bonus():
+    full = "\n".join(["+ # # # # # +"] + ["# 1 2 3 4 5 #"] * 5 + ["+ # # # # # +"])
+    result = score_city(parse_city(full), coins=3, logs=0, cannons=0, vp=0)
+    assert result["full_city"] == 5
+    assert result["series"] == [5, 5, 5, 5, 5] and result["church_vp"] == 100
+    assert result["coins"] == 1 and result["total"] == 106
+
+
+def test_score_city_follows_the_rules_variant():
+    rules = Rules(church_series_vp=(2, 5, 9, 14, 21), coins_per_vp=3, full_city_vp=0)
+    city = parse_city(EMPTY_CITY.replace("+ . . . . . +", "+ 1 2 . . . +", 1))
+    result = score_city(city, coins=7, rules=rules)
+    assert (result["church_vp"], result["coins"], result["total"]) == (5, 2, 7)
+    assert np.array_equal(city, parse_city(EMPTY_CITY.replace("+ . . . . . +", "+ 1 2 . . . +", 1)))
