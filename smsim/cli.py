@@ -234,13 +234,28 @@ def simulate(games, players, policy, seed, rules_file, rule) -> None:
 
 # -- policies ---------------------------------------------------------------------------------
 @cli.command("policies")
-def list_policies() -> None:
-    """List the built-in policies with a one-line description."""
+@click.option("--weights/--no-weights", default=True, show_default=True, help="Show each preset's weights.")
+def list_policies(weights: bool) -> None:
+    """List the built-in policies: name, one-line description, weights.
+
+    Any of them, a TOML weights file (``base = "balanced"`` plus weights by name) or a jitted
+    function ``file.py:name`` can be given to ``--policy`` (docs/policies.md).
+
+    \b
+    Example:
+      smsim policies --no-weights
+    """
+    from smsim.policies.heuristics import PARAM_NAMES
     from smsim.policies.registry import POLICIES
 
     width = max(len(name) for name in POLICIES)
     for name, spec in POLICIES.items():
         click.echo(f"{name:<{width}}  {spec.description}")
+        if weights and spec.weights():
+            shown = ", ".join(f"{k}={v:g}" for k, v in spec.weights().items() if v != 0.0)
+            click.echo(f"{'':<{width}}  weights: {shown}")
+    if weights:
+        click.echo(f"\nweights (in VP): {', '.join(PARAM_NAMES)}")
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -252,5 +252,7 @@ NO_SYMBOL = -1
     CTX_LEFT,  # PLACE: cells still to place, this one included
     CTX_ANCHOR,  # PLACE/HOUSES: the architect's cell, else -1
     CTX_GROUP,  # PLACE: uint64 bits (as int64) of the group placed so far this action
+    CTX_N,  # the number of candidates
+    CTX_TURN,  # turns played so far in this game (changes every turn: a policy's memo key)
     N_CTX,
-) = range(11)
+) = range(13)

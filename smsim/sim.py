@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,46 +79,66 @@ def play_game(
     players: int = 4,
     seed: int = 0,
     game: int = 0,
-    policies: list[str] | None = None,
+    policies: list | None = None,
     rules: Rules | None = None,
 ) -> TracedGame:
     """Play game ``game`` of the run keyed by ``seed`` alone, with its full trace."""
     players = verify_players(players)
     rules = rules or Rules()
     specs = resolve_policies(policies, players)
-    kind, params = policy_arrays(specs)
+    kind, params, fns = policy_arrays(specs)
     capacity = rules.max_rounds * players * EVENTS_PER_TURN + 16
     trace = np.zeros((capacity, E.EVENT_WIDTH), dtype=np.int64)
-    trace_n = np.zeros(1, dtype=np.int64)
-    score, player, city, game_out = play_one_nb(
-        seed_key(seed), game, players, rules.to_nb(), rules.start_crate_cells(), kind, params, trace, trace_n
+    score, player, city, game_out, n_rows = play_one_nb(
+        seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, trace
     )
-    if trace_n[0] < 0:
+    if n_rows < 0:
         raise SimulationError("the trace buffer overflowed")  # pragma: no cover - bounded by EVENTS_PER_TURN
     _check_errors(game_out[None, :], specs, game)
     records = events_to_records(
-        trace[: trace_n[0]], seed=seed, game=game, policies=[s.name for s in specs], rules=rules,
+        trace[:n_rows], seed=seed, game=game, policies=[s.name for s in specs], rules=rules,
         score=score, city=city, game_out=game_out,
     )  # fmt: skip
     return TracedGame(records, score, player, city, game_out)
 
 
+def default_threads() -> int:
+    """Threads a batch uses: ``SMSIM_THREADS``, else every core."""
+    return max(1, int(os.environ.get("SMSIM_THREADS", 0)) or os.cpu_count() or 1)
+
+
 def run_games(
     games: int,
     players: int,
-    policies: list[str] | None,
+    policies: list | None,
     seed: int,
     rules: Rules,
     first: int = 0,
+    threads: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Raw engine arrays (score, player, game_out) for games first .. first + games - 1."""
+    """Raw engine arrays (score, player, game_out) for games first .. first + games - 1.
+
+    The batch is cut into one contiguous chunk per thread; each game's dice depend only on
+    (seed, game), so the result does not depend on ``threads``.
+    """
     specs = resolve_policies(policies, players)
-    kind, params = policy_arrays(specs)
+    kind, params, fns = policy_arrays(specs)
     score = np.zeros((games, players, N_SCORE_FIELDS), dtype=np.int64)
     player = np.zeros((games, players, L.N_PLAYER_FIELDS), dtype=np.int64)
     game_out = np.zeros((games, N_GAME_FIELDS), dtype=np.int64)
-    play_games_nb(seed_key(seed), first, players, rules.to_nb(), rules.start_crate_cells(), kind, params,
-                  score, player, game_out)  # fmt: skip
+    rules_nb, crates, key = rules.to_nb(), rules.start_crate_cells(), seed_key(seed)
+    threads = max(1, min(threads or default_threads(), games))
+
+    def run(lo: int, hi: int) -> None:
+        play_games_nb(key, first + lo, rules_nb, crates, kind, params, fns, score[lo:hi], player[lo:hi],
+                      game_out[lo:hi])  # fmt: skip
+
+    bounds = [games * i // threads for i in range(threads + 1)]
+    if threads == 1:
+        run(0, games)
+    else:
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(run, bounds[:-1], bounds[1:]))
     _check_errors(game_out, specs, first)
     return score, player, game_out
 
@@ -124,10 +146,11 @@ def run_games(
 def simulate(
     games: int,
     players: int = 4,
-    policies: list[str] | None = None,
+    policies: list | None = None,
     seed: int = 0,
     rules: Rules | None = None,
     first: int = 0,
+    threads: int | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Play ``games`` games and return (seats, games) DataFrames.
 
@@ -139,7 +162,7 @@ def simulate(
     players = verify_players(players)
     rules = rules or Rules()
     specs = resolve_policies(policies, players)
-    score, player, game_out = run_games(games, players, [s.name for s in specs], seed, rules, first)
+    score, player, game_out = run_games(games, players, specs, seed, rules, first, threads)
     index = np.arange(first, first + games, dtype=np.int64)
     seats = pd.DataFrame({"game": np.repeat(index, players), "seat": np.tile(np.arange(players), games)})
     seats["policy"] = pd.Categorical(np.tile([s.name for s in specs], games))

@@ -1,9 +1,25 @@
-"""Built-in jitted bots. Each reads the state (never writes it) and returns a row of ``cands``.
+"""Built-in jitted bots: ``random``, and one parameterised heuristic whose weight vectors are the
+other built-ins (registry.py). Policies read the game (``w``, a ``game.Work``), never write it,
+except their own scratch ``w.values`` and ``w.memo``; they return a row of ``w.cands``.
 
-Common arguments: ``params`` float64[N_PARAMS] (the seat's weights), ``ctx`` int64[N_CTX],
-``dice`` int64[5], ``cands`` int64[MAX_CANDS, 4] with ``n`` rows, ``occ`` uint64[P, 17],
-``player`` int64[P, N_PLAYER_FIELDS], ``pirates`` int64[2], ``rules`` int64[N_RULE_FIELDS],
-``rng`` uint64[P] (the policy streams), ``seat``.
+The heuristic values a move as the VP it earns now plus weighted values of what it builds
+toward, all in VP:
+
+- coins and logs held (``coin``, ``log``); crates, more so next to crates (future merchants);
+- walls on intact sides, more so the closer the side is to complete, and the bonus and defence
+  a completed side gives;
+- defence, pirate-aware: the cannon penalty it saves at the next attack and at later ones,
+  given the strengths still to come;
+- churches: the series VP they add now and the series potential (gaps that later churches
+  could fill, discounted by the number of gaps);
+- persons at once (citizen, priest, merchant, juggler, noble, architect and his houses), and
+  where they stand (churches by churches, persons by other person types, crates by crates);
+- destroying an intact side costs; filling space has a tempo value; ending the game is worth
+  the estimated lead (positive when ahead, negative when behind).
+
+Keep decisions compare the best use of the dice now with the expected value after rolling
+again the dice that do not show the most promising symbol (binomial over the dice rolled).
+Ties between equally valued candidates are broken uniformly at random from the seat's stream.
 """
 
 import numpy as np
@@ -23,7 +39,9 @@ from smsim.engine.city import (
     WALL,
     ZERO,
     church_mask_nb,
+    component4_nb,
     count_person_types_nb,
+    defence_nb,
     largest_group_nb,
     lowest_bit_nb,
     popcount_nb,
@@ -33,18 +51,43 @@ from smsim.engine.dice import rand_below_nb
 LOG, CRATE_FACE, WALL_FACE, CROSS, HEAD, SWORDS = range(6)
 CITIZEN, SOLDIER, PRIEST, ARCHITECT, MERCHANT, JUGGLER, NOBLE = range(7)
 KEEP, USE, PLACE, HOUSES, BONUS_SIDE, BONUS_PERSON = (int(d) for d in L.Decision)
+U_OUTER = np.uint64(OUTER_MASK)
 
-# greedy's weights: params[P_*]
-P_COIN = 0  # value of a coin, in VP
-P_LOG = 1  # value of a log kept
-P_CRATE = 2  # value of a crate placed (future merchants)
-P_WALL = 3  # value of a wall placed (future sides)
-P_DEFENCE = 4  # value of one point of defence
-P_PERSON_BONUS = 5  # value of a free person from a wall bonus
-P_OUTER = 6  # cost of destroying an intact side with a non-wall
-N_PARAMS = 16
-GREEDY_DEFAULTS = np.array([0.4, 0.8, 0.2, 0.3, 0.5, 2.0, 1.5] + [0.0] * 9, dtype=np.float64)
-NEG_INF = -1e18
+# -- the weights: params[P_*] --------------------------------------------------------------------
+PARAM_NAMES = (
+    "coin",  # value of a coin held
+    "log",  # value of a log held
+    "crate",  # value of a crate placed
+    "crate_cluster",  # extra per crate already adjacent to a new crate (future merchants)
+    "wall",  # value of a wall on an intact side
+    "wall_progress",  # extra per wall, times the fraction of its side then walled
+    "defence",  # flat value of a defence point
+    "pirate_next",  # weight on the cannon penalty a defence gain saves at the next attack
+    "pirate_later",  # weight on the cannon penalty it saves at later attacks
+    "church_potential",  # weight on church series potential gained
+    "church_cluster",  # placing a church next to churches (one priest can bless several)
+    "person_cluster",  # placing a person next to other person types (future jugglers)
+    "merchant_spot",  # keeping crate-rich cells free of non-merchants
+    "outer_break",  # cost of destroying an intact side with a non-wall (grows with its walls)
+    "fill",  # tempo value of a space filled
+    "finish",  # weight on the estimated lead when a move would end the game
+    "keep_margin",  # roll again only when the expected gain exceeds this
+    "lookahead",  # 0: keep the best symbol now and always roll the rest; 1: expected-value keeps
+    "bonus_person",  # value of a wall bonus person (its own effect is added when placed)
+)
+(
+    P_COIN, P_LOG, P_CRATE, P_CRATE_CLUSTER, P_WALL, P_WALL_PROGRESS, P_DEFENCE, P_PIRATE_NEXT,
+    P_PIRATE_LATER, P_CHURCH_POTENTIAL, P_CHURCH_CLUSTER, P_PERSON_CLUSTER, P_MERCHANT_SPOT,
+    P_OUTER_BREAK, P_FILL, P_FINISH, P_KEEP_MARGIN, P_LOOKAHEAD, P_BONUS_PERSON,
+) = range(19)  # fmt: skip
+N_PARAMS = 24  # room for more weights without changing the kernels' signatures
+NEG = -1e9
+
+# -- memo: w.memo, valid for one turn of one seat (key: ctx[CTX_TURN]) --------------------------
+M_KEY = 0
+M_LARGEST, M_BEST_N, M_BEST_CRATE_NEAR = 1, 2, 3
+M_EXACT = 8  # 5 x 6: value of using exactly k dice of symbol S (k = 0..5), heads: best person
+M_PERSON = 40  # 7: value of each person (best cell)
 
 
 @njit(cache=True)
@@ -53,166 +96,391 @@ def random_choice_nb(n, rng, seat):
     return rand_below_nb(rng, seat, n)
 
 
+# -- position features -----------------------------------------------------------------------------
 @njit(cache=True)
-def church_vp_with_nb(occ, s, rules, extra_size):
-    """Church series VP of seat s if one more church of ``extra_size`` (1..5; 0 none) stood."""
-    vp = 0
-    i = 1
+def church_value_nb(occ, s, rules, extra_size, potential_weight):
+    """Series VP of seat s's churches (with one more of ``extra_size``, 0: none) plus
+    ``potential_weight`` times their potential: for each series layer, the VP its gaps would add
+    if filled, divided by 1 + the number of gaps."""
+    realized = 0.0
+    potential = 0.0
+    layer = 1
     while True:
-        length = 0
-        while length < 5:
-            have = popcount_nb(occ[s, CHURCH_1 + length]) + (1 if extra_size == length + 1 else 0)
-            if have < i:
-                break
-            length += 1
-        if length == 0:
-            return vp
-        vp += rules[R.R_CHURCH_SERIES_VP + length]
-        i += 1
+        prefix = 0
+        top = 0
+        gaps = 0
+        for size in range(1, 6):
+            have = popcount_nb(occ[s, CHURCH_1 + size - 1]) + (1 if extra_size == size else 0)
+            if have >= layer:
+                top = size
+                if prefix == size - 1:
+                    prefix = size
+        if top == 0:
+            return realized + potential_weight * potential
+        for size in range(prefix + 1, top):
+            have = popcount_nb(occ[s, CHURCH_1 + size - 1]) + (1 if extra_size == size else 0)
+            if have < layer:
+                gaps += 1
+        realized += rules[R.R_CHURCH_SERIES_VP + prefix]
+        potential += (rules[R.R_CHURCH_SERIES_VP + top] - rules[R.R_CHURCH_SERIES_VP + prefix]) / (1.0 + gaps)
+        layer += 1
 
 
 @njit(cache=True)
-def best_adjacent_nb(occ, s, target_mask, person_types):
-    """Most cells of ``target_mask`` (or distinct person types) next to one empty cell."""
-    best = 0
-    m = occ[s, EMPTY]
-    while m != ZERO:
-        c = lowest_bit_nb(m)
-        m &= m - np.uint64(1)
-        if person_types:
-            v = count_person_types_nb(occ, s, NEIGH8_MASK[c])
-        else:
-            v = popcount_nb(NEIGH8_MASK[c] & target_mask)
-        if v > best:
-            best = v
-    return best
+def estimate_total_nb(occ, player, s, rules):
+    """Seat s's score if the game ended now (RULES.md §4)."""
+    est = player[s, L.VP] + church_value_nb(occ, s, rules, 0, 0.0)
+    est += player[s, L.COINS] // rules[R.R_COINS_PER_VP] + player[s, L.LOGS] * rules[R.R_VP_PER_LOG]
+    est -= player[s, L.CANNONS_LOST] * rules[R.R_CANNON_PENALTY]
+    if player[s, L.N_EMPTY] == 0:
+        est += rules[R.R_FULL_CITY_VP]
+    return est
 
 
 @njit(cache=True)
-def person_value_nb(params, occ, player, s, rules, person):
-    """What a person is worth at once to greedy (RULES.md §5 Head), best cell assumed."""
-    if person == CITIZEN:
-        return float(rules[R.R_CITIZEN_VP])
-    if person == SOLDIER:
-        return params[P_DEFENCE] * rules[R.R_SOLDIER_DEFENCE]
-    if person == PRIEST:
-        return float(rules[R.R_PRIEST_VP_PER_CHURCH] * best_adjacent_nb(occ, s, church_mask_nb(occ, s), False))
-    if person == ARCHITECT:
-        houses = min(rules[R.R_ARCHITECT_MAX_HOUSES], player[s, L.LOGS], popcount_nb(occ[s, EMPTY]) - 1)
-        return max(houses, 0) * (rules[R.R_HOUSE_VP] - params[P_LOG])
-    if person == MERCHANT:
-        crates = best_adjacent_nb(occ, s, occ[s, CRATE], False)
-        return params[P_COIN] * rules[R.R_MERCHANT_COINS_PER_CRATE] * crates
-    if person == JUGGLER:
-        return float(rules[R.R_JUGGLER_VP_PER_TYPE] * best_adjacent_nb(occ, s, ZERO, True))
-    return float(rules[R.R_NOBLE_VP])
+def lead_nb(occ, player, s, rules):
+    """Seat s's estimated total minus the best other seat's."""
+    best_other = NEG
+    for o in range(player.shape[0]):
+        if o != s:
+            best_other = max(best_other, estimate_total_nb(occ, player, o, rules))
+    return estimate_total_nb(occ, player, s, rules) - best_other
+
+
+@njit(cache=True)
+def defence_gain_nb(params, player, pirates, s, rules, delta):
+    """Value of ``delta`` more defence: the cannon penalty it saves at each attack still to come
+    whose strength it newly reaches, weighted for the next attack and later ones."""
+    if delta <= 0:
+        return 0.0
+    d = defence_nb(player, s, rules)
+    v = params[P_DEFENCE] * delta
+    for row in range(pirates[L.PIRATE_ATTACKS], rules[R.R_N_PIRATE_ROWS]):
+        strength = rules[R.R_PIRATE_STRENGTHS + row]
+        if d < strength <= d + delta:
+            weight = params[P_PIRATE_NEXT] if row == pirates[L.PIRATE_ATTACKS] else params[P_PIRATE_LATER]
+            v += weight * rules[R.R_CANNON_PENALTY]
+    return v
+
+
+@njit(cache=True)
+def side_walls_nb(occ, side, s):
+    return popcount_nb(occ[s, WALL] & SIDE_MASK[side])
+
+
+@njit(cache=True)
+def side_intact_nb(player, s, side):
+    return ((player[s, L.SIDES_BROKEN] | player[s, L.SIDES_DONE]) >> side) & 1 == 0
 
 
 @njit(cache=True)
 def bonus_value_nb(params, rules, side):
     kind = rules[R.R_WALL_BONUS_KIND + side]
     amount = rules[R.R_WALL_BONUS_AMOUNT + side]
-    if kind == 1:  # person
-        return params[P_PERSON_BONUS]
-    if kind == 2:  # coins
+    if kind == 1:
+        return params[P_BONUS_PERSON]
+    if kind == 2:
         return params[P_COIN] * amount
-    if kind == 3:  # vp
+    if kind == 3:
         return float(amount)
     return 0.0
 
 
 @njit(cache=True)
-def wall_value_nb(params, occ, player, s, rules, k):
-    """Walls placed plus the sides k walls can complete, cheapest sides first."""
-    v = params[P_WALL] * k
+def walls_value_nb(params, occ, player, pirates, s, rules, k):
+    """k walls: on intact sides nearest to complete first; completed sides add bonus and defence."""
+    v = 0.0
     left = k
-    done = player[s, L.SIDES_DONE] | player[s, L.SIDES_BROKEN]
+    done = 0
+    completed = 0
     for _ in range(4):
         best_side = -1
         best_need = 99
         for side in range(4):
-            if (done >> side) & 1:
+            if (done >> side) & 1 or not side_intact_nb(player, s, side):
                 continue
             need = popcount_nb(occ[s, EMPTY] & SIDE_MASK[side])
             if need < best_need:
                 best_need = need
                 best_side = side
-        if best_side < 0 or best_need > left:
+        if best_side < 0 or left == 0:
             break
-        left -= best_need
         done |= 1 << best_side
-        v += bonus_value_nb(params, rules, best_side) + params[P_DEFENCE] * rules[R.R_SIDE_DEFENCE]
+        used = min(left, best_need)
+        have = 5 - best_need
+        for i in range(used):
+            v += params[P_WALL] + params[P_WALL_PROGRESS] * (have + i + 1) / 5.0
+        left -= used
+        if used == best_need:
+            completed += 1
+            v += bonus_value_nb(params, rules, best_side)
+    if completed > 0:
+        v += defence_gain_nb(params, player, pirates, s, rules, completed * rules[R.R_SIDE_DEFENCE])
     return v
 
 
 @njit(cache=True)
-def use_value_nb(params, occ, player, s, rules, symbol, k, rotated, person):
-    """greedy's value of one use: VP gained this turn plus small values on what it buys."""
-    v = -params[P_COIN] * rotated * rules[R.R_ROTATION_COST]
-    if symbol == L.NO_SYMBOL:
-        return v
-    if symbol == LOG:
-        return v + params[P_LOG] * k - params[P_COIN] * rules[R.R_LOG_DELIVERY_COST]
-    if symbol == CRATE_FACE:
-        return v + params[P_CRATE] * k
-    if symbol == WALL_FACE:
-        return v + wall_value_nb(params, occ, player, s, rules, k)
-    if symbol == CROSS:
-        return v + church_vp_with_nb(occ, s, rules, k) - church_vp_with_nb(occ, s, rules, 0)
-    return v + person_value_nb(params, occ, player, s, rules, person)
-
-
-@njit(cache=True)
-def cell_value_nb(params, ctx, occ, player, s, cell):
-    """greedy's value of putting ctx[CTX_WHAT] on ``cell``."""
-    what = ctx[L.CTX_WHAT]
-    near = NEIGH8_MASK[cell]
-    v = 0.0
+def outer_cost_nb(params, occ, player, s, cell):
+    """Cost of putting a non-wall on ``cell``: destroying an intact side and its walls."""
     side = SIDE_OF_CELL[cell]
-    intact = side >= 0 and ((player[s, L.SIDES_BROKEN] | player[s, L.SIDES_DONE]) >> side) & 1 == 0
-    if what == WALL:
-        if intact:
-            v += 10.0 - popcount_nb(occ[s, EMPTY] & SIDE_MASK[side])
-        return v
-    if intact:
-        v -= params[P_OUTER]
-    if what == CRATE:
-        v += 0.1 * popcount_nb(near & occ[s, CRATE])
-    elif what == PERSON_0 + PRIEST:
-        v += popcount_nb(near & church_mask_nb(occ, s))
-    elif what == PERSON_0 + MERCHANT:
-        v += popcount_nb(near & occ[s, CRATE])
-    elif what == PERSON_0 + JUGGLER:
-        v += count_person_types_nb(occ, s, near)
-    elif what == PERSON_0 + ARCHITECT:
-        v += 0.1 * popcount_nb(near & occ[s, EMPTY])
+    if side < 0 or not side_intact_nb(player, s, side):
+        return 0.0
+    return params[P_OUTER_BREAK] * (1.0 + side_walls_nb(occ, side, s))
+
+
+@njit(cache=True)
+def house_starts_nb(occ, s):
+    """(m1, .., m5): m_h = empty cells that can start a group of h houses (one component pass)."""
+    m1 = m2 = m3 = m4 = m5 = ZERO
+    empty = occ[s, EMPTY]
+    left = empty
+    while left != ZERO:
+        comp = component4_nb(left & (ZERO - left), empty)
+        n = popcount_nb(comp)
+        m1 |= comp
+        if n >= 2:
+            m2 |= comp
+        if n >= 3:
+            m3 |= comp
+        if n >= 4:
+            m4 |= comp
+        if n >= 5:
+            m5 |= comp
+        left &= ~comp
+    return m1, m2, m3, m4, m5
+
+
+@njit(cache=True)
+def houses_at_nb(starts, cap, cell):
+    """Most houses (<= cap) an architect on ``cell`` could build. The architect's own cell is
+    counted as free: a slight overestimate where it would cut its component, fine for valuing."""
+    near = NEIGH8_MASK[cell]
+    for h in range(min(cap, 5), 0, -1):
+        if starts[h - 1] & near != ZERO:
+            return h
+    return 0
+
+
+@njit(cache=True)
+def house_cap_nb(player, s, rules):
+    return min(rules[R.R_ARCHITECT_MAX_HOUSES], player[s, L.LOGS])
+
+
+@njit(cache=True)
+def house_gain_nb(params, rules):
+    """Value of one house: its VP, less the log it uses (valued at its end-of-game VP)."""
+    return rules[R.R_HOUSE_VP] - rules[R.R_VP_PER_LOG] + params[P_FILL]
+
+
+@njit(cache=True)
+def person_cell_value_nb(params, occ, player, pirates, s, rules, person, cell, houses):
+    """Value of ``person`` on empty ``cell``: its effect now plus where it stands (``houses``:
+    what an architect there could build)."""
+    near = NEIGH8_MASK[cell]
+    v = -outer_cost_nb(params, occ, player, s, cell)
+    if person == CITIZEN:
+        v += rules[R.R_CITIZEN_VP]
+    elif person == SOLDIER:
+        v += defence_gain_nb(params, player, pirates, s, rules, rules[R.R_SOLDIER_DEFENCE])
+    elif person == PRIEST:
+        v += rules[R.R_PRIEST_VP_PER_CHURCH] * popcount_nb(near & church_mask_nb(occ, s))
+    elif person == ARCHITECT:
+        v += houses * house_gain_nb(params, rules)
+    elif person == MERCHANT:
+        v += params[P_COIN] * rules[R.R_MERCHANT_COINS_PER_CRATE] * popcount_nb(near & occ[s, CRATE])
+    elif person == JUGGLER:
+        v += rules[R.R_JUGGLER_VP_PER_TYPE] * count_person_types_nb(occ, s, near)
+    else:
+        v += rules[R.R_NOBLE_VP]
+    if person != MERCHANT:
+        v -= params[P_MERCHANT_SPOT] * 0.25 * popcount_nb(near & occ[s, CRATE])
+    v += params[P_PERSON_CLUSTER] * 0.5 * count_person_types_nb(occ, s, near)
     return v
 
 
 @njit(cache=True)
-def greedy_keep_nb(params, dice, occ, player, s, rules):
-    """Keep the dice of the symbol whose use now looks best; roll the rest (mask 0: stop)."""
-    largest = largest_group_nb(occ[s, EMPTY])
-    best_symbol = 0
-    best = NEG_INF
-    for symbol in range(5):
-        k = 0
-        for d in range(5):
-            k += dice[d] == symbol
-        if k == 0:
-            continue
-        if symbol == CRATE_FACE and k > largest:
-            k = largest
-        if symbol == HEAD:
-            v = NEG_INF
-            for person in range(L.N_PERSONS):
-                if L.PERSON_HEADS[person] == k:
-                    v = max(v, use_value_nb(params, occ, player, s, rules, symbol, k, 0, person))
-        else:
-            v = use_value_nb(params, occ, player, s, rules, symbol, k, 0, -1)
+def best_person_value_nb(params, occ, player, pirates, s, rules, person):
+    """``person`` on its best empty cell; NEG without one."""
+    best = NEG
+    cap = house_cap_nb(player, s, rules) if person == ARCHITECT else 0
+    starts = house_starts_nb(occ, s)
+    m = occ[s, EMPTY]
+    while m != ZERO:
+        c = lowest_bit_nb(m)
+        m &= m - np.uint64(1)
+        houses = houses_at_nb(starts, cap, c) if cap > 0 else 0
+        v = person_cell_value_nb(params, occ, player, pirates, s, rules, person, c, houses)
         if v > best:
             best = v
+    return best
+
+
+@njit(cache=True)
+def best_persons_nb(params, occ, player, pirates, s, rules, starts, memo):
+    """memo[M_PERSON + p] <- each person's value on its best empty cell, in one scan of the city:
+    the same terms as person_cell_value_nb, with each cell's features computed once."""
+    for p in range(L.N_PERSONS):
+        memo[M_PERSON + p] = NEG
+    churches = church_mask_nb(occ, s)
+    crates = occ[s, CRATE]
+    cap = house_cap_nb(player, s, rules)
+    soldier = defence_gain_nb(params, player, pirates, s, rules, rules[R.R_SOLDIER_DEFENCE])
+    house = house_gain_nb(params, rules)
+    coin_per_crate = params[P_COIN] * rules[R.R_MERCHANT_COINS_PER_CRATE]
+    m = occ[s, EMPTY]
+    while m != ZERO:
+        c = lowest_bit_nb(m)
+        m &= m - np.uint64(1)
+        near = NEIGH8_MASK[c]
+        n_crates = popcount_nb(near & crates)
+        n_types = count_person_types_nb(occ, s, near)
+        base = -outer_cost_nb(params, occ, player, s, c) + params[P_PERSON_CLUSTER] * 0.5 * n_types
+        common = base - params[P_MERCHANT_SPOT] * 0.25 * n_crates
+        v = (
+            common + rules[R.R_CITIZEN_VP],
+            common + soldier,
+            common + rules[R.R_PRIEST_VP_PER_CHURCH] * popcount_nb(near & churches),
+            common + (houses_at_nb(starts, cap, c) * house if cap > 0 else 0.0),
+            base + coin_per_crate * n_crates,
+            common + rules[R.R_JUGGLER_VP_PER_TYPE] * n_types,
+            common + rules[R.R_NOBLE_VP],
+        )
+        for p in range(L.N_PERSONS):
+            if v[p] > memo[M_PERSON + p]:
+                memo[M_PERSON + p] = v[p]
+
+
+@njit(cache=True)
+def finish_value_nb(params, occ, player, s, rules, filled):
+    """Filling ``filled`` spaces: tempo, and the full-city bonus plus the lead if it ends the game."""
+    v = params[P_FILL] * filled
+    if filled > 0 and filled >= player[s, L.N_EMPTY]:
+        v += rules[R.R_FULL_CITY_VP] + params[P_FINISH] * lead_nb(occ, player, s, rules)
+    return v
+
+
+@njit(cache=True)
+def exact_use_value_nb(params, occ, player, pirates, memo, s, rules, symbol, k, person):
+    """Value of using exactly k dice of ``symbol`` (no rotation); NEG when illegal."""
+    n_empty = player[s, L.N_EMPTY]
+    coins = player[s, L.COINS]
+    if symbol == LOG:
+        if coins < rules[R.R_LOG_DELIVERY_COST]:
+            return NEG
+        return params[P_LOG] * k - params[P_COIN] * rules[R.R_LOG_DELIVERY_COST]
+    if symbol == CRATE_FACE:
+        if k > memo[M_LARGEST]:
+            return NEG
+        # the first crate can go beside the most crates; later ones beside the new group
+        near = min(memo[M_BEST_CRATE_NEAR], 3.0) + (k - 1)
+        return k * params[P_CRATE] + params[P_CRATE_CLUSTER] * near + finish_value_nb(
+            params, occ, player, s, rules, k)
+    if symbol == WALL_FACE:
+        if k > popcount_nb(occ[s, EMPTY] & U_OUTER):
+            return NEG
+        return walls_value_nb(params, occ, player, pirates, s, rules, k) + finish_value_nb(
+            params, occ, player, s, rules, k)
+    if n_empty == 0:
+        return NEG
+    if symbol == CROSS:
+        gain = church_value_nb(occ, s, rules, k, params[P_CHURCH_POTENTIAL]) - church_value_nb(
+            occ, s, rules, 0, params[P_CHURCH_POTENTIAL])
+        return gain + finish_value_nb(params, occ, player, s, rules, 1)
+    v = memo[M_PERSON + person]
+    if person == ARCHITECT:
+        return v + finish_value_nb(params, occ, player, s, rules, 1 + int(memo[M_BEST_N]))
+    return v + finish_value_nb(params, occ, player, s, rules, 1)
+
+
+@njit(cache=True)
+def turn_table_nb(params, w, s, rules):
+    """Fill w.memo for this turn: the value of each person on its best cell and of using exactly
+    k dice of each symbol (heads: the best person for k). The city does not change while the
+    dice roll, so KEEP and USE decisions of one turn share it."""
+    memo = w.memo
+    key = float(w.ctx[L.CTX_TURN])
+    if memo[M_KEY] == key:
+        return
+    memo[M_KEY] = key
+    memo[M_LARGEST] = largest_group_nb(w.occ[s, EMPTY])
+    starts = house_starts_nb(w.occ, s)
+    cap = house_cap_nb(w.player, s, rules)
+    best_houses = 0
+    best_crates = 0
+    m = w.occ[s, EMPTY]
+    while m != ZERO:
+        c = lowest_bit_nb(m)
+        m &= m - np.uint64(1)
+        best_houses = max(best_houses, houses_at_nb(starts, cap, c))
+        best_crates = max(best_crates, popcount_nb(NEIGH8_MASK[c] & w.occ[s, CRATE]))
+    memo[M_BEST_N] = best_houses
+    memo[M_BEST_CRATE_NEAR] = best_crates
+    best_persons_nb(params, w.occ, w.player, w.pirates, s, rules, starts, memo)
+    for symbol in range(5):
+        memo[M_EXACT + symbol * 6] = 0.0
+        for k in range(1, 6):
+            if symbol == HEAD:
+                v = NEG
+                for p in range(L.N_PERSONS):
+                    if L.PERSON_HEADS[p] == k:
+                        v = max(v, exact_use_value_nb(params, w.occ, w.player, w.pirates, memo, s, rules, symbol, k, p))
+            else:
+                v = exact_use_value_nb(params, w.occ, w.player, w.pirates, memo, s, rules, symbol, k, -1)
+            memo[M_EXACT + symbol * 6 + k] = v
+
+
+@njit(cache=True)
+def best_with_nb(memo, symbol, n, rotations_affordable, rotation_coin_value):
+    """Best value with n dice showing ``symbol`` (fewer may be used), rotating up to
+    ``rotations_affordable`` more at ``rotation_coin_value`` each."""
+    best = 0.0  # using the dice elsewhere, or passing, is worth about nothing
+    for r in range(rotations_affordable + 1):
+        if n + r > 5:
+            break
+        for k in range(1, n + r + 1):
+            v = memo[M_EXACT + symbol * 6 + k] - r * rotation_coin_value
+            if v > best:
+                best = v
+    return best
+
+
+@njit(cache=True)
+def keep_nb(params, w, s, rules):
+    """Reroll mask: roll again every die not showing the most promising symbol, or 0 to stop."""
+    turn_table_nb(params, w, s, rules)
+    dice = w.dice
+    rolls_left = 3 - w.ctx[L.CTX_ROLL]
+    cost = rules[R.R_ROTATION_COST]
+    affordable = w.player[s, L.COINS] // cost if cost > 0 else 5
+    rot_value = params[P_COIN] * cost
+    q = 1.0 - (5.0 / 6.0) ** rolls_left
+    best_now = 0.0
+    best_symbol = -1
+    best_expect = NEG
+    for symbol in range(5):
+        shown = 0
+        for d in range(5):
+            shown += dice[d] == symbol
+        now = best_with_nb(w.memo, symbol, shown, affordable, rot_value)
+        if now > best_now:
+            best_now = now
+        rolled = 5 - shown
+        if params[P_LOOKAHEAD] > 0.0:
+            expect = 0.0
+            comb = 1.0
+            for j in range(rolled + 1):  # j of the rolled dice come up as symbol: Binomial(rolled, q)
+                prob = comb * q**j * (1.0 - q) ** (rolled - j)
+                expect += prob * best_with_nb(w.memo, symbol, shown + j, affordable, rot_value)
+                comb = comb * (rolled - j) / (j + 1)
+        else:
+            expect = now
+        if expect > best_expect + 1e-9:
+            best_expect = expect
             best_symbol = symbol
+    if best_symbol < 0:
+        return 31
+    if params[P_LOOKAHEAD] > 0.0 and best_expect - best_now <= params[P_KEEP_MARGIN]:
+        return 0
     mask = 0
     for d in range(5):
         if dice[d] != best_symbol:
@@ -221,9 +489,48 @@ def greedy_keep_nb(params, dice, occ, player, s, rules):
 
 
 @njit(cache=True)
+def use_row_value_nb(params, cands, occ, player, pirates, memo, s, rules, row):
+    symbol = cands[row, L.C_SYMBOL]
+    if symbol == L.NO_SYMBOL:
+        return 0.0
+    k = cands[row, L.C_K]
+    v = -params[P_COIN] * cands[row, L.C_ROTATED] * rules[R.R_ROTATION_COST]
+    if symbol == HEAD:
+        return v + exact_use_value_nb(params, occ, player, pirates, memo, s, rules, symbol, k, cands[row, L.C_PERSON])
+    return v + memo[M_EXACT + symbol * 6 + k]
+
+
+@njit(cache=True)
+def cell_value_nb(params, occ, player, pirates, s, rules, what, cell, starts):
+    """Value of putting ``what`` (a Cell code) on ``cell`` (``starts``: house_starts_nb of the city)."""
+    near = NEIGH8_MASK[cell]
+    side = SIDE_OF_CELL[cell]
+    if what == WALL:
+        if side >= 0 and side_intact_nb(player, s, side):
+            return 1.0 + side_walls_nb(occ, side, s) + 0.1 * params[P_WALL_PROGRESS]
+        return 0.0
+    if what >= PERSON_0:
+        person = what - PERSON_0
+        houses = 0
+        if person == ARCHITECT:
+            houses = houses_at_nb(starts, house_cap_nb(player, s, rules), cell)
+        return person_cell_value_nb(params, occ, player, pirates, s, rules, person, cell, houses)
+    v = -outer_cost_nb(params, occ, player, s, cell)
+    if what == CRATE:
+        v += params[P_CRATE_CLUSTER] * popcount_nb(near & occ[s, CRATE])
+    elif what >= CHURCH_1:
+        v += params[P_CHURCH_CLUSTER] * popcount_nb(near & church_mask_nb(occ, s))
+        v += 0.1 * params[P_CHURCH_CLUSTER] * popcount_nb(near & occ[s, EMPTY])  # room for a priest
+        v -= params[P_MERCHANT_SPOT] * 0.25 * popcount_nb(near & occ[s, CRATE])
+    else:  # a house
+        v -= params[P_MERCHANT_SPOT] * 0.25 * popcount_nb(near & occ[s, CRATE])
+    return v
+
+
+@njit(cache=True)
 def pick_best_nb(values, n, rng, seat):
     """Index of the best of values[:n], ties broken uniformly at random (policy stream)."""
-    best = NEG_INF
+    best = NEG * 10
     n_best = 0
     for i in range(n):
         if values[i] > best + 1e-9:
@@ -241,24 +548,29 @@ def pick_best_nb(values, n, rng, seat):
 
 
 @njit(cache=True)
-def greedy_choice_nb(params, ctx, dice, cands, n, occ, player, rules, rng, seat, values):
-    """``greedy``: the most immediate VP this turn, with small values on coins, logs, walls."""
-    decision = ctx[L.CTX_DECISION]
-    s = seat
+def heuristic_choice_nb(params, s, w, rules):
+    """The parameterised heuristic's pick at any decision."""
+    decision = w.ctx[L.CTX_DECISION]
+    n = w.ctx[L.CTX_N]
     if decision == KEEP:
-        return greedy_keep_nb(params, dice, occ, player, s, rules)  # row i is mask i
-    for i in range(n):
-        if decision == USE:
-            values[i] = use_value_nb(
-                params, occ, player, s, rules, cands[i, L.C_SYMBOL], cands[i, L.C_K],
-                cands[i, L.C_ROTATED], cands[i, L.C_PERSON],
-            )
-        elif decision == PLACE:
-            values[i] = cell_value_nb(params, ctx, occ, player, s, cands[i, 0])
-        elif decision == HOUSES:
-            values[i] = float(cands[i, 0])
-        elif decision == BONUS_PERSON:
-            values[i] = person_value_nb(params, occ, player, s, rules, cands[i, 0])
-        else:
+        return keep_nb(params, w, s, rules)  # row i is mask i
+    values = w.values
+    if decision == USE:
+        turn_table_nb(params, w, s, rules)
+        for i in range(n):
+            values[i] = use_row_value_nb(params, w.cands, w.occ, w.player, w.pirates, w.memo, s, rules, i)
+    elif decision == PLACE:
+        starts = house_starts_nb(w.occ, s)
+        what = w.ctx[L.CTX_WHAT]
+        for i in range(n):
+            values[i] = cell_value_nb(params, w.occ, w.player, w.pirates, s, rules, what, w.cands[i, 0], starts)
+    elif decision == HOUSES:
+        for i in range(n):
+            values[i] = w.cands[i, 0] * house_gain_nb(params, rules)
+    elif decision == BONUS_PERSON:
+        for i in range(n):
+            values[i] = best_person_value_nb(params, w.occ, w.player, w.pirates, s, rules, w.cands[i, 0])
+    else:
+        for i in range(n):
             values[i] = 0.0
-    return pick_best_nb(values, n, rng, seat)
+    return pick_best_nb(values, n, w.rng, s)

@@ -1,13 +1,29 @@
-"""The built-in bots by name: code, parameters and a one-line description (STYLE §4)."""
+"""Policies by name: the built-in bots, weights files, and users' jitted functions (STYLE §4).
+
+A policy given on the command line or to the API is one of:
+
+- a built-in name: ``random`` or a preset of the heuristic (``greedy``, ``balanced``, ...);
+- a weights file ``path.toml``: ``base = "balanced"`` (optional) and weights by name, e.g.
+  ``pirate_next = 1.2``; any weight vector is a policy;
+- a user's function ``path.py:name``, jitted with ``smsim.policies.interface.POLICY_SIG``.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import importlib.util
+import sys
+import tomllib
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from smsim.policies.dispatch import PolicyKind
-from smsim.policies.heuristics import GREEDY_DEFAULTS, N_PARAMS
+from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES
+from smsim.policies.interface import MAX_SEATS, POLICY_SIG, no_user_policy
 
 
 class PolicyError(ValueError):
@@ -18,38 +34,185 @@ class PolicyError(ValueError):
 class PolicySpec:
     name: str
     kind: PolicyKind
-    params: np.ndarray  # float64[N_PARAMS]
-    description: str
+    params: np.ndarray = field(repr=False)  # float64[N_PARAMS]
+    description: str = ""
+    fn: Any = None  # a POLICY_SIG function for PolicyKind.USER
+    source: str = "built-in"
 
+    def weights(self) -> dict[str, float]:
+        """The named weights (empty for random and user policies)."""
+        if self.kind != PolicyKind.HEURISTIC:
+            return {}
+        return {name: float(self.params[i]) for i, name in enumerate(PARAM_NAMES)}
+
+    def describe(self) -> dict[str, Any]:
+        """What a manifest records of the policy."""
+        return {"name": self.name, "kind": self.kind.name.lower(), "source": self.source,
+                "weights": self.weights()}  # fmt: skip
+
+
+def weight_vector(weights: dict[str, float], base: np.ndarray | None = None, where: str = "weights") -> np.ndarray:
+    """A params vector from named weights over ``base`` (default all zero)."""
+    params = np.zeros(N_PARAMS) if base is None else base.astype(np.float64).copy()
+    for name, value in weights.items():
+        if name not in PARAM_NAMES:
+            raise PolicyError(f"{where}: unknown weight {name!r}; known: {', '.join(PARAM_NAMES)}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise PolicyError(f"{where}: weight {name!r} must be a number, got {value!r}")
+        params[PARAM_NAMES.index(name)] = float(value)
+    return params
+
+
+_GREEDY = dict(coin=0.4, log=0.8, crate=0.2, wall=0.3, defence=0.5, outer_break=1.5, bonus_person=2.0)
+_BALANCED = dict(
+    coin=0.5, log=1.0, crate=0.3, crate_cluster=0.3, wall=0.4, wall_progress=1.0, defence=0.3,
+    pirate_next=0.9, pirate_later=0.5, church_potential=0.4, church_cluster=0.3, person_cluster=0.3,
+    merchant_spot=0.5, outer_break=1.0, fill=0.1, finish=0.2, keep_margin=0.05, lookahead=1.0,
+    bonus_person=3.0,
+)  # fmt: skip
+PRESETS: dict[str, tuple[dict[str, float], str]] = {
+    "greedy": (_GREEDY, "the most immediate VP this turn, with small values on coins, logs, crates and walls"),
+    "churches": (
+        {**_BALANCED, "church_potential": 0.9, "church_cluster": 1.0, "wall": 0.1, "wall_progress": 0.3,
+         "pirate_later": 0.2},
+        "ascending church series, churches clustered so priests bless several",
+    ),
+    "walls": (
+        {**_BALANCED, "wall": 1.0, "wall_progress": 2.0, "defence": 0.8, "pirate_next": 1.0, "pirate_later": 0.9,
+         "church_potential": 0.1},
+        "complete sides early for bonuses and defence, soldiers as attacks near",
+    ),
+    "merchant": (
+        {**_BALANCED, "crate": 0.8, "crate_cluster": 0.8, "coin": 0.9, "merchant_spot": 1.5},
+        "crate clusters and merchants beside them; coins spent on rotations",
+    ),
+    "builder": (
+        {**_BALANCED, "log": 2.0, "coin": 0.4},
+        "logs delivered early, then architects with houses",
+    ),
+    "jugglers": (
+        {**_BALANCED, "person_cluster": 2.0, "merchant_spot": 0.2},
+        "varied persons clustered together, then jugglers among them",
+    ),
+    "balanced": (
+        _BALANCED,
+        "weighs everything: pirate timing against defence, series gaps, intact sides, space and the end, the dice odds",
+    ),
+}
 
 POLICIES: dict[str, PolicySpec] = {
-    "random": PolicySpec(
-        "random", PolicyKind.RANDOM, np.zeros(N_PARAMS), "uniform among the legal choices at every decision"
-    ),
-    "greedy": PolicySpec(
-        "greedy", PolicyKind.GREEDY, GREEDY_DEFAULTS.copy(),
-        "the most immediate VP this turn, with small values on coins, logs, crates and walls",
-    ),
-}  # fmt: skip
+    "random": PolicySpec("random", PolicyKind.RANDOM, np.zeros(N_PARAMS),
+                         "uniform among the legal choices at every decision"),  # fmt: skip
+}
+for _name, (_weights, _text) in PRESETS.items():
+    POLICIES[_name] = PolicySpec(_name, PolicyKind.HEURISTIC, weight_vector(_weights), _text)
 
 
-def resolve_policies(names: list[str] | tuple[str, ...] | None, n_players: int) -> list[PolicySpec]:
-    """One policy per seat from one name (for every seat) or exactly one per seat."""
-    names = list(names or ["greedy"])
-    if len(names) == 1:
-        names = names * n_players
-    if len(names) != n_players:
-        raise PolicyError(f"got {len(names)} policies for {n_players} players; give 1 or {n_players}")
-    specs = []
-    for name in names:
-        if name not in POLICIES:
-            raise PolicyError(f"unknown policy {name!r}; known: {', '.join(POLICIES)}")
-        specs.append(POLICIES[name])
-    return specs
+def load_weights_file(path: str) -> PolicySpec:
+    """A heuristic policy from a TOML weights file (optional ``base`` preset, then weights)."""
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise PolicyError(f"policy {path!r}: cannot read weights file ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise PolicyError(f"policy {path!r}: not valid TOML ({exc})") from None
+    base_name = data.pop("base", None)
+    description = str(data.pop("description", f"weights from {p.name}"))
+    base = None
+    if base_name is not None:
+        if base_name not in PRESETS:
+            raise PolicyError(f"policy {path!r}: unknown base {base_name!r}; presets: {', '.join(PRESETS)}")
+        base = POLICIES[base_name].params
+    params = weight_vector(data, base, where=f"policy {path!r}")
+    return PolicySpec(p.stem, PolicyKind.HEURISTIC, params, description, source=str(p))
 
 
-def policy_arrays(specs: list[PolicySpec]) -> tuple[np.ndarray, np.ndarray]:
-    """``policy_kind`` int64[P] and ``policy_params`` float64[P, N_PARAMS] for the engine."""
+def _import_file(path: Path):
+    """Import a policy file under its natural module name (its stem), as ``import stem`` would:
+    numba's on-disk cache of its functions refers to that name, whoever compiled them first. A
+    different file already imported under that name gets a name derived from its path."""
+    resolved = path.resolve()
+    name = path.stem
+    existing = sys.modules.get(name)
+    if existing is not None:
+        if getattr(existing, "__file__", None) and Path(existing.__file__).resolve() == resolved:
+            return existing
+        name = "smsim_policy_" + hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
+    if not name.isidentifier():
+        name = "smsim_policy_" + hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def load_user_policy(ref: str) -> PolicySpec:
+    """``path.py:name``: a function of the file jitted with POLICY_SIG."""
+    from numba.core.registry import CPUDispatcher
+
+    path, _, name = ref.rpartition(":")
+    p = Path(path)
+    if not p.is_file():
+        raise PolicyError(f"policy {ref!r}: no file {path!r}")
+    try:
+        module = _import_file(p)
+    except Exception as exc:  # the user's file failed to import: say so in one line
+        raise PolicyError(f"policy {ref!r}: importing {path!r} failed: {type(exc).__name__}: {exc}") from None
+    if not hasattr(module, name):
+        raise PolicyError(f"policy {ref!r}: {path!r} has no {name!r}")
+    fn = getattr(module, name)
+    if not isinstance(fn, CPUDispatcher):
+        raise PolicyError(f"policy {ref!r}: {name!r} is not jitted; decorate it with @njit(POLICY_SIG)")
+    if list(fn.signatures) != [POLICY_SIG.args]:
+        raise PolicyError(
+            f"policy {ref!r}: {name!r} must be jitted with exactly smsim.policies.interface.POLICY_SIG "
+            f"(found {len(fn.signatures)} signature(s)); see docs/policies.md"
+        )
+    params = getattr(module, f"{name}_params", None)
+    params = np.zeros(N_PARAMS) if params is None else np.resize(np.asarray(params, dtype=np.float64), N_PARAMS)
+    doc = (fn.__doc__ or "").strip().splitlines()
+    return PolicySpec(name, PolicyKind.USER, params, doc[0] if doc else f"user policy {ref}", fn=fn, source=ref)
+
+
+def resolve_policy(ref: str | PolicySpec) -> PolicySpec:
+    if isinstance(ref, PolicySpec):
+        return ref
+    if not isinstance(ref, str) or not ref:
+        raise PolicyError(f"a policy must be a name, a weights file or file.py:function, got {ref!r}")
+    if ref in POLICIES:
+        return POLICIES[ref]
+    if ref.endswith(".toml"):
+        return load_weights_file(ref)
+    if ".py:" in ref:
+        return load_user_policy(ref)
+    raise PolicyError(f"unknown policy {ref!r}; built-in: {', '.join(POLICIES)} (or a .toml weights file, "
+                      f"or file.py:function)")  # fmt: skip
+
+
+def resolve_policies(refs: list | tuple | None, n_players: int) -> list[PolicySpec]:
+    """One policy per seat from one (for every seat) or exactly one per seat."""
+    refs = list(refs or ["balanced"])
+    if len(refs) == 1:
+        refs = refs * n_players
+    if len(refs) != n_players:
+        raise PolicyError(f"got {len(refs)} policies for {n_players} players; give 1 or {n_players}")
+    return [resolve_policy(r) for r in refs]
+
+
+def policy_arrays(specs: list[PolicySpec]) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """``kind`` int64[P], ``params`` float64[P, N_PARAMS] and the 5-tuple of functions."""
     kind = np.array([int(s.kind) for s in specs], dtype=np.int64)
-    params = np.stack([s.params.astype(np.float64) for s in specs])
-    return kind, params
+    params = np.ascontiguousarray(np.stack([s.params.astype(np.float64) for s in specs]))
+    fns = [s.fn if s.kind == PolicyKind.USER else no_user_policy for s in specs]
+    fns += [no_user_policy] * (MAX_SEATS - len(fns))
+    return kind, params, tuple(fns)
+
+
+# numba marks first-class functions experimental; smsim pins numba and tests the contract
+warnings.filterwarnings("ignore", message="First-class function type feature is experimental")

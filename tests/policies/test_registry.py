@@ -1,0 +1,92 @@
+"""Policies by name, weights file and user function; one clear error each."""
+
+import numpy as np
+import pytest
+
+from smsim.policies.dispatch import PolicyKind
+from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES
+from smsim.policies.registry import (
+    POLICIES,
+    PRESETS,
+    PolicyError,
+    policy_arrays,
+    resolve_policies,
+    resolve_policy,
+)
+from smsim.policies.interface import MAX_SEATS, no_user_policy
+
+FIXTURES = "tests/policies/fixtures"
+
+
+def test_builtins_are_random_and_presets_of_one_heuristic():
+    assert set(POLICIES) == {"random", "greedy", "churches", "walls", "merchant", "builder", "jugglers", "balanced"}
+    assert POLICIES["random"].kind == PolicyKind.RANDOM
+    for name in PRESETS:
+        spec = POLICIES[name]
+        assert spec.kind == PolicyKind.HEURISTIC and spec.params.shape == (N_PARAMS,) and spec.description
+        assert set(spec.weights()) == set(PARAM_NAMES)
+
+
+def test_weights_file_over_a_base(tmp_path):
+    path = tmp_path / "cautious.toml"
+    path.write_text('base = "balanced"\ndescription = "afraid of pirates"\npirate_next = 2.5\n')
+    spec = resolve_policy(str(path))
+    assert spec.name == "cautious" and spec.description == "afraid of pirates"
+    expected = POLICIES["balanced"].params.copy()
+    expected[PARAM_NAMES.index("pirate_next")] = 2.5
+    assert np.array_equal(spec.params, expected)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("speed = 3\n", "unknown weight 'speed'"),
+        ('coin = "lots"\n', "weight 'coin' must be a number"),
+        ('base = "genius"\n', "unknown base 'genius'"),
+        ("coin = = 1\n", "not valid TOML"),
+    ],
+)
+def test_bad_weights_files(tmp_path, text, message):
+    path = tmp_path / "w.toml"
+    path.write_text(text)
+    with pytest.raises(PolicyError, match=message):
+        resolve_policy(str(path))
+
+
+@pytest.mark.parametrize(
+    "ref, message",
+    [
+        ("nowhere/policy.py:f", "no file 'nowhere/policy.py'"),
+        (f"{FIXTURES}/bad_policies.py:missing", "has no 'missing'"),
+        (f"{FIXTURES}/bad_policies.py:not_jitted", "'not_jitted' is not jitted"),
+        (f"{FIXTURES}/bad_policies.py:not_a_function", "is not jitted"),
+        (f"{FIXTURES}/bad_policies.py:lazy", "must be jitted with exactly smsim.policies.interface.POLICY_SIG"),
+        (f"{FIXTURES}/bad_policies.py:wrong_signature", "must be jitted with exactly"),
+        (f"{FIXTURES}/broken_import.py:f", "importing .* failed: ModuleNotFoundError"),
+        ("genius", "unknown policy 'genius'"),
+        ("weights.json", "unknown policy"),
+    ],
+)
+def test_user_policy_errors_name_the_policy(ref, message):
+    with pytest.raises(PolicyError, match=message) as info:
+        resolve_policy(ref)
+    assert str(info.value).startswith(f"policy {ref!r}") or "unknown policy" in str(info.value)
+
+
+def test_user_policy_loads_with_its_params():
+    spec = resolve_policy(f"{FIXTURES}/bad_policies.py:uses_params")
+    assert spec.kind == PolicyKind.USER and spec.params[0] == 1.0 and spec.params.shape == (N_PARAMS,)
+    assert spec.description.startswith("Picks row")
+
+
+def test_one_policy_for_all_or_one_per_seat():
+    assert [s.name for s in resolve_policies(["greedy"], 3)] == ["greedy"] * 3
+    assert [s.name for s in resolve_policies(None, 2)] == ["balanced"] * 2
+    with pytest.raises(PolicyError, match="got 2 policies for 4 players"):
+        resolve_policies(["greedy", "random"], 4)
+
+
+def test_engine_arrays_always_carry_five_functions():
+    kind, params, fns = policy_arrays(resolve_policies(["greedy", "random"], 2))
+    assert list(kind) == [PolicyKind.HEURISTIC, PolicyKind.RANDOM] and params.shape == (2, N_PARAMS)
+    assert len(fns) == MAX_SEATS and all(f is no_user_policy for f in fns)
