@@ -9,13 +9,19 @@ from smsim import layout as L
 from smsim.referee import check_game
 from smsim.sim import play_game
 
-# each player count plays the four tables in turn: both policies pure and mixed both ways
-TABLES = (["random"], ["greedy"], ["random", "greedy"], ["greedy", "random"])
+from smsim.policies.registry import POLICIES
+
+# every built-in and the documented example policy, rotating through the seats game by game,
+# plus pure random and pure greedy tables: each policy plays thousands of games at 2-5 players
+EVERYONE = [*POLICIES, "docs/example_policy.py:next_church"]
 
 
 def table(g: int, players: int) -> list[str]:
-    mix = TABLES[g % len(TABLES)]
-    return [mix[s % len(mix)] for s in range(players)]
+    if g % 10 == 0:
+        return ["random"] * players
+    if g % 10 == 5:
+        return ["greedy"] * players
+    return [EVERYONE[(g + 2 * s) % len(EVERYONE)] for s in range(players)]
 
 
 def referee_disagreements(players: int, games: int, seed: int) -> list[str]:
@@ -29,7 +35,7 @@ def referee_disagreements(players: int, games: int, seed: int) -> list[str]:
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_referee_agrees_with_the_core_on_2000_games(players):
+def test_referee_agrees_with_the_core_on_2000_games_with_every_policy(players):
     assert referee_disagreements(players, 2000, seed=20261121 + players) == []
 
 

@@ -74,12 +74,13 @@ PARAM_NAMES = (
     "keep_margin",  # roll again only when the expected gain exceeds this
     "lookahead",  # 0: keep the best symbol now and always roll the rest; 1: expected-value keeps
     "bonus_person",  # value of a wall bonus person (its own effect is added when placed)
+    "church",  # multiplier on the church series VP a church adds (1: face value; 0 reads as 1)
 )
 (
     P_COIN, P_LOG, P_CRATE, P_CRATE_CLUSTER, P_WALL, P_WALL_PROGRESS, P_DEFENCE, P_PIRATE_NEXT,
     P_PIRATE_LATER, P_CHURCH_POTENTIAL, P_CHURCH_CLUSTER, P_PERSON_CLUSTER, P_MERCHANT_SPOT,
-    P_OUTER_BREAK, P_FILL, P_FINISH, P_KEEP_MARGIN, P_LOOKAHEAD, P_BONUS_PERSON,
-) = range(19)  # fmt: skip
+    P_OUTER_BREAK, P_FILL, P_FINISH, P_KEEP_MARGIN, P_LOOKAHEAD, P_BONUS_PERSON, P_CHURCH,
+) = range(20)  # fmt: skip
 N_PARAMS = 24  # room for more weights without changing the kernels' signatures
 NEG = -1e9
 
@@ -150,15 +151,23 @@ def lead_nb(occ, player, s, rules):
 @njit(cache=True)
 def defence_gain_nb(params, player, pirates, s, rules, delta):
     """Value of ``delta`` more defence: the cannon penalty it saves at each attack still to come
-    whose strength it newly reaches, weighted for the next attack and later ones."""
+    whose strength it newly reaches. The next attack weighs from ``pirate_later`` up to
+    ``pirate_next`` as its row fills (few boxes left: it will strike before defence can be
+    built later); later attacks weigh ``pirate_later``."""
     if delta <= 0:
         return 0.0
     d = defence_nb(player, s, rules)
     v = params[P_DEFENCE] * delta
-    for row in range(pirates[L.PIRATE_ATTACKS], rules[R.R_N_PIRATE_ROWS]):
+    row_len = rules[R.R_PIRATE_BOXES_PER_PLAYER] * player.shape[0]
+    next_row = pirates[L.PIRATE_ATTACKS]
+    boxes_left = row_len * (next_row + 1) - pirates[L.PIRATE_BOXES]
+    urgency = 1.0 - (boxes_left - 1) / row_len
+    for row in range(next_row, rules[R.R_N_PIRATE_ROWS]):
         strength = rules[R.R_PIRATE_STRENGTHS + row]
         if d < strength <= d + delta:
-            weight = params[P_PIRATE_NEXT] if row == pirates[L.PIRATE_ATTACKS] else params[P_PIRATE_LATER]
+            weight = params[P_PIRATE_LATER]
+            if row == next_row:
+                weight += (params[P_PIRATE_NEXT] - params[P_PIRATE_LATER]) * urgency
             v += weight * rules[R.R_CANNON_PENALTY]
     return v
 
@@ -385,7 +394,8 @@ def exact_use_value_nb(params, occ, player, pirates, memo, s, rules, symbol, k, 
     if symbol == CROSS:
         gain = church_value_nb(occ, s, rules, k, params[P_CHURCH_POTENTIAL]) - church_value_nb(
             occ, s, rules, 0, params[P_CHURCH_POTENTIAL])
-        return gain + finish_value_nb(params, occ, player, s, rules, 1)
+        weight = params[P_CHURCH] if params[P_CHURCH] > 0.0 else 1.0
+        return weight * gain + finish_value_nb(params, occ, player, s, rules, 1)
     v = memo[M_PERSON + person]
     if person == ARCHITECT:
         return v + finish_value_nb(params, occ, player, s, rules, 1 + int(memo[M_BEST_N]))
