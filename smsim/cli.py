@@ -198,38 +198,164 @@ def score(city_file: str, as_json: bool, rules_file, rule) -> None:
 
 
 # -- simulate ---------------------------------------------------------------------------------
+def _count(text: str, what: str) -> int:
+    """A whole number such as 10000, 10_000 or 1e6."""
+    cleaned = text.replace("_", "").replace(",", "").strip()
+    try:
+        value = int(cleaned)
+    except ValueError:
+        try:
+            as_float = float(cleaned)
+        except ValueError:
+            _fail(f"{what} must be a whole number, got {text!r}")
+        if not as_float.is_integer():
+            _fail(f"{what} must be a whole number, got {text!r}")
+        value = int(as_float)
+    if value < 1:
+        _fail(f"{what} must be >= 1, got {text!r}")
+    return value
+
+
 @cli.command()
-@click.option("--games", "-n", type=str, default="10000", show_default=True, help="Games to play.")
+@click.option("--games", "-n", type=str, default="10000", show_default=True, help="Games to play (1 to 1e9).")
 @click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
 @click.option("--policy", multiple=True, help="One for all seats, or one per seat (repeat or comma-separate).")
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The run's seed.")
+@click.option("--out", "-o", type=str, default=None, help="Dataset directory to write (resumable).")
+@click.option("--batch", type=str, default=None, help="Games per part file (default: by run size).")
+@click.option("--threads", type=int, default=None, help="Threads (default: every core, or SMSIM_THREADS).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @with_rules
-def simulate(games, players, policy, seed, rules_file, rule) -> None:
-    """Play many games and print win rates and scores by policy and by seat.
+def simulate(games, players, policy, seed, out, batch, threads, quiet, rules_file, rule) -> None:
+    """Play many games; print win rates and scores by policy and by seat.
+
+    With --out DIR the games are written as a dataset (Parquet, one row per player per game and
+    one per game, plus a manifest) part by part. Interrupt it at any moment (Ctrl-C, or kill) and
+    run the same command again: only the missing games are played, and the dataset ends up
+    identical to an uninterrupted run's. A directory written by a different command is refused.
 
     \b
     Examples:
-      smsim simulate --games 100000 --players 4 --policy greedy --policy random
+      smsim simulate --games 100000 --players 4 --policy balanced --policy random
+      smsim simulate -n 1e7 -p 3 --policy balanced,greedy,walls --seed 7 --out runs/three
       smsim simulate -n 50000 -p 2 --policy greedy --rule allow_pass=true
     """
     import time
 
+    from smsim.dataset import DatasetError
     from smsim.sim import SimulationError
     from smsim.sim import simulate as run
+    from smsim.sim import simulate_to
     from smsim.summary import print_summary
 
     rules = _rules(rules_file, rule)
+    n_games = _count(games, "--games")
+    batch_size = _count(batch, "--batch") if batch is not None else None
+    if threads is not None and threads < 1:
+        _fail(f"--threads must be >= 1, got {threads}")
     try:
-        n_games = int(games.replace("_", ""))
-    except ValueError:
-        _fail(f"--games must be a whole number, got {games!r}")
-    try:
+        if out is None:
+            start = time.perf_counter()
+            seats, game_df = run(n_games, players, _policies(policy), seed, rules, threads=threads)
+            print_summary(seats, game_df, elapsed=time.perf_counter() - start)
+            return
         start = time.perf_counter()
-        seats, game_df = run(n_games, players, _policies(policy), seed, rules)
-        elapsed = time.perf_counter() - start
-    except (SimulationError, PolicyError) as exc:
+        with _progress(n_games, quiet) as report:
+            data = simulate_to(out, n_games, players, _policies(policy), seed, rules, batch=batch_size,
+                               threads=threads, command=["smsim", *sys.argv[1:]], on_progress=report)  # fmt: skip
+        print_summary(data.seats, data.games, elapsed=time.perf_counter() - start)
+        click.echo(f"dataset: {out} ({len(data.games):,} games)")
+    except (SimulationError, PolicyError, DatasetError) as exc:
         _fail(str(exc))
-    print_summary(seats, game_df, elapsed=elapsed)
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted: the parts already written in {out} are complete; run the same command "
+                   f"to play only the missing games", err=True)  # fmt: skip
+        sys.exit(130)
+
+
+class _progress:
+    """A rich progress display fed by simulate_to's reports (nothing when quiet)."""
+
+    def __init__(self, total: int, quiet: bool):
+        self.total, self.quiet = total, quiet
+
+    def __enter__(self):
+        if self.quiet:
+            return lambda p: None
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.bar = Progress(
+            TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[speed]}"),
+            TimeRemainingColumn(), TextColumn("{task.fields[headline]}"), transient=False,
+        )  # fmt: skip
+        self.bar.__enter__()
+        self.task = self.bar.add_task("games", total=self.total, speed="", headline="")
+
+        def report(p) -> None:
+            self.bar.update(self.task, completed=p.done, speed=f"{p.games_per_second:,.0f} games/s",
+                            headline=f"leader {p.leader}: {100 * p.leader_rate:.1f}% "
+                                     f"[{100 * p.leader_lo:.1f}, {100 * p.leader_hi:.1f}]")  # fmt: skip
+
+        return report
+
+    def __exit__(self, *exc):
+        if not self.quiet:
+            self.bar.__exit__(*exc)
+        return False
+
+
+# -- summary ----------------------------------------------------------------------------------
+@cli.command()
+@click.argument("dataset", type=str)
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json", "markdown"]), default="table",
+              show_default=True, help="table: rich tables for the terminal; the others for machines.")  # fmt: skip
+def summary(dataset: str, fmt: str) -> None:
+    """Headline tables of a dataset: win rate by policy and by seat with 95% intervals, VP mean
+    and percentiles, VP by source, cannons lost, church series, sides completed.
+
+    \b
+    Examples:
+      smsim summary runs/three
+      smsim summary runs/three --format markdown > results.md
+    """
+    from smsim.dataset import DatasetError, load
+    from smsim.summary import print_summary, summary_tables
+
+    try:
+        data = load(dataset)
+    except DatasetError as exc:
+        _fail(str(exc))
+    if data.seats.empty:
+        _fail(f"{dataset!r} holds no finished games yet")
+    if fmt == "table":
+        print_summary(data.seats, data.games)
+        if not data.complete:
+            click.echo(f"(incomplete: {len(data.games):,} of {data.manifest['run']['games']:,} games)")
+        return
+    tables = summary_tables(data.seats, data.games)
+    if fmt == "json":
+        click.echo(json.dumps({name: json.loads(t.to_json(orient="index")) for name, t in tables.items()}, indent=1))
+    else:
+        for name, t in tables.items():
+            if fmt == "csv":
+                click.echo(f"# {name}")
+                click.echo(t.to_csv())
+            else:
+                click.echo(f"\n## {name}\n")
+                click.echo(_markdown(t))
+
+
+def _markdown(t) -> str:
+    """A Markdown table (whole numbers as such, others to 4 significant digits)."""
+    cols = [str(c) for c in t.columns]
+    cells = {}
+    for c in t.columns:
+        integral = t[c].dtype.kind in "iub"
+        cells[c] = [str(v) if integral else f"{v:.4g}" for v in t[c]]
+    lines = ["| " + " | ".join([t.index.name or "", *cols]) + " |", "|" + "---|" * (len(cols) + 1)]
+    for i, key in enumerate(t.index):
+        lines.append("| " + " | ".join([str(key), *(cells[c][i] for c in t.columns)]) + " |")
+    return "\n".join(lines)
 
 
 # -- policies ---------------------------------------------------------------------------------

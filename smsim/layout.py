@@ -132,11 +132,18 @@ class BonusKind(IntEnum):
     LOGS_USED,
     N_ROTATED,
     N_PASSES,
-    N_PLAYER_FIELDS,
-) = range(23)
+) = range(22)
+SIDE_ROUND = 22  # 4 fields: the round each side was completed, -1 if never
+SIDE_WALLS = 26  # 4 fields: walls on each side at the end of the game
+BONUS_PERSONS = 30  # persons received as wall bonuses
+ATTACK_DEFENCE = 31  # MAX_PIRATE_ROWS fields: the seat's defence at each attack, -1 if none
+MAX_PIRATE_ROWS = 12  # most rows a rules variant's pirate track may have
+N_PLAYER_FIELDS = ATTACK_DEFENCE + MAX_PIRATE_ROWS
 
 # -- pirate track: pirates[field], int64 ------------------------------------------------------
-PIRATE_BOXES, PIRATE_ATTACKS, N_PIRATE_FIELDS = range(3)
+PIRATE_BOXES, PIRATE_ATTACKS = range(2)
+PIRATE_ATTACK_ROUND = 2  # MAX_PIRATE_ROWS fields: the round of each attack, -1 if none
+N_PIRATE_FIELDS = PIRATE_ATTACK_ROUND + MAX_PIRATE_ROWS
 
 
 def cell_index(r: int, c: int) -> int:

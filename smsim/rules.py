@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from smsim.layout import MAX_PIRATE_ROWS
+
 SIDE_NAMES: tuple[str, ...] = ("top", "right", "bottom", "left")
 BONUS_KINDS: tuple[str, ...] = ("none", "person", "coins", "vp")
 
@@ -182,7 +184,6 @@ class Rules:
 
 
 # Layout of Rules.to_nb(); the jitted core reads rules[R_*].
-MAX_PIRATE_ROWS = 12
 (
     R_START_COINS,
     R_START_LOGS,

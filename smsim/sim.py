@@ -17,21 +17,14 @@ import pandas as pd
 from smsim import layout as L
 from smsim.engine import events as E
 from smsim.engine.dice import seed_key
-from smsim.engine.game import GAME_FIELD_NAMES, G_ERROR, G_ERROR_SEAT, N_GAME_FIELDS, play_games_nb, play_one_nb
-from smsim.engine.scoring import N_SCORE_FIELDS, SCORE_FIELD_NAMES
+from smsim.engine.game import G_ERROR, G_ERROR_SEAT, N_GAME_FIELDS, play_games_nb, play_one_nb
+from smsim.engine.scoring import N_SCORE_FIELDS
 from smsim.policies.registry import PolicySpec, policy_arrays, resolve_policies
 from smsim.rules import Rules
 from smsim.trace import events_to_records
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
 EVENTS_PER_TURN = 64  # generous bound on trace rows one turn writes
-PLAYER_FIELD_NAMES = (
-    "coins", "logs", "vp_earned", "cannons_lost", "soldiers", "sides_done", "sides_broken", "empty_left",
-    "vp_citizen", "vp_priest", "vp_houses", "vp_juggler", "vp_noble", "vp_wall_bonus", "coins_merchant",
-    "coins_wall_bonus", "coins_rotation", "coins_delivery", "logs_delivered", "logs_used", "dice_rotated",
-    "passes",
-)  # fmt: skip
-assert len(PLAYER_FIELD_NAMES) == L.N_PLAYER_FIELDS
 
 
 class SimulationError(ValueError):
@@ -152,31 +145,21 @@ def simulate(
     first: int = 0,
     threads: int | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Play ``games`` games and return (seats, games) DataFrames.
-
-    ``seats`` has one row per player per game: game, seat, policy, the final breakdown
-    (``total``, ``earned``, ``church_vp``, ...) and the play statistics (coins, logs, cannons
-    lost, VP by source, ...). ``games`` has one row per game: rounds, aborted, attacks, ...
+    """Play ``games`` games and return the dataset's two tables as DataFrames: ``seats``, one
+    row per player per game (final score and its breakdown, rank, win, churches and series,
+    walls and sides, bonuses, defence at each attack, coins and logs gained, spent and left, ...)
+    and ``games``, one row per game (rounds, attacks and their rounds, who ended it).
+    ``smsim simulate --out DIR`` writes the same tables; ``smsim.load(DIR)`` reads them back.
     """
+    from smsim.dataset import game_table, seat_table
+
     games = verify_games(games)
     players = verify_players(players)
     rules = rules or Rules()
     specs = resolve_policies(policies, players)
     score, player, game_out = run_games(games, players, specs, seed, rules, first, threads)
-    index = np.arange(first, first + games, dtype=np.int64)
-    seats = pd.DataFrame({"game": np.repeat(index, players), "seat": np.tile(np.arange(players), games)})
-    seats["policy"] = pd.Categorical(np.tile([s.name for s in specs], games))
-    for i, name in enumerate(SCORE_FIELD_NAMES):
-        seats[name] = score[:, :, i].reshape(-1)
-    for i, name in enumerate(PLAYER_FIELD_NAMES):
-        seats[name] = player[:, :, i].reshape(-1)
-    for name in ("won", "shared"):
-        seats[name] = seats[name].astype(bool)
-    game_df = pd.DataFrame({"game": index, "players": players})
-    for i, name in enumerate(GAME_FIELD_NAMES[:6]):
-        game_df[name] = game_out[:, i]
-    game_df["aborted"] = game_df["aborted"].astype(bool)
-    return seats, game_df
+    names = [s.name for s in specs]
+    return seat_table(score, player, game_out, names, rules, first), game_table(game_out, players, rules, first)
 
 
 def score_city(
@@ -209,3 +192,147 @@ def score_city(
     full = score_dict(score[0], 0)
     keys = ("churches", "series", "church_vp", "coins", "logs", "cannons", "full_city", "earned", "total")
     return {k: full[k] for k in keys}
+
+
+# -- runs written to disk, resumable ---------------------------------------------------------------
+def default_batch(games: int) -> int:
+    """Games per part: at least 10,000, and at most about 1,000 parts for any run."""
+    return max(1, min(games, max(10_000, -(-games // 1000))))
+
+
+def _policy_identity(spec: PolicySpec) -> dict[str, Any]:
+    """What a manifest records of a policy, with a hash of a user policy's file."""
+    import hashlib
+    from pathlib import Path
+
+    info = spec.describe()
+    if spec.fn is not None:
+        path = Path(spec.source.rpartition(":")[0])
+        info["file_sha256"] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+    return info
+
+
+def run_identity(games: int, players: int, specs: list[PolicySpec], seed: int, rules: Rules, batch: int) -> dict:
+    """The fields that make two runs the same run: a directory is resumed only by its own."""
+    return {
+        "games": games, "players": players, "seed": seed, "batch": batch,
+        "policies": [_policy_identity(s) for s in specs], "rules": rules.to_dict(),
+    }  # fmt: skip
+
+
+@dataclass
+class Progress:
+    """Reported after every part: games done (of total), speed, and the leading policy's win
+    rate with its 95% Wilson interval over the games done so far."""
+
+    done: int
+    total: int
+    elapsed: float
+    games_per_second: float
+    leader: str
+    leader_rate: float
+    leader_lo: float
+    leader_hi: float
+
+
+def simulate_to(
+    out: str,
+    games: int,
+    players: int = 4,
+    policies: list | None = None,
+    seed: int = 0,
+    rules: Rules | None = None,
+    batch: int | None = None,
+    threads: int | None = None,
+    command: list[str] | None = None,
+    on_progress=None,
+) -> "Dataset":
+    """Play ``games`` games into the dataset directory ``out``, part by part, and return it.
+
+    Resumable: rerun with the same arguments and only the missing parts are played; the result
+    is identical to an uninterrupted run. A directory made by a different run is refused.
+    """
+    import time
+    from pathlib import Path
+
+    from smsim.dataset import (
+        FORMAT_VERSION,
+        DatasetError,
+        done_parts,
+        environment,
+        game_table,
+        load,
+        read_manifest,
+        seat_table,
+        write_manifest,
+        write_part,
+    )
+    from smsim.stats import wilson_interval
+
+    games = verify_games(games)
+    players = verify_players(players)
+    rules = rules or Rules()
+    specs = resolve_policies(policies, players)
+    batch = batch or default_batch(games)
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise SimulationError(f"batch must be a whole number >= 1, got {batch!r}")
+    path = Path(out)
+    identity = run_identity(games, players, specs, seed, rules, batch)
+    if path.exists() and not path.is_dir():
+        raise DatasetError(f"output {out!r} exists and is not a directory")
+    if path.is_dir() and any(path.iterdir()):
+        manifest = read_manifest(path)  # refuses a directory that is not a dataset
+        if manifest.get("run") != identity:
+            old = manifest.get("run", {})
+            differs = [k for k in identity if old.get(k) != identity[k]] or ["format"]
+            raise DatasetError(
+                f"output {out!r} holds a different run ({', '.join(differs)} differ); "
+                f"choose another --out or delete it"
+            )
+    else:
+        try:
+            write_manifest(path, {
+                "format": "smsim-dataset", "format_version": FORMAT_VERSION, "run": identity,
+                "command": command or [], "environment": environment(),
+                "tables": {"seats": "one row per player per game", "games": "one row per game"},
+            })  # fmt: skip
+        except OSError as exc:
+            raise DatasetError(f"cannot write to {out!r}: {exc.strerror}") from None
+    n_parts = -(-games // batch)
+    have = done_parts(path)
+    names = [s.name for s in specs]
+    wins = dict.fromkeys(names, 0.0)
+    seats_of = dict.fromkeys(names, 0)
+    if have:  # the headline continues from what earlier runs wrote
+        import pyarrow.parquet as pq
+
+        for k in sorted(have):
+            t = pq.read_table(path / "seats" / f"part-{k:06d}.parquet", columns=["policy", "won"]).to_pandas()
+            for name, g in t.groupby("policy", observed=True):
+                wins[name] += float(g["won"].sum())
+                seats_of[name] += len(g)
+    start = time.perf_counter()
+    played = 0
+    done = sum(min(batch, games - k * batch) for k in have)
+    for k in range(n_parts):
+        if k in have:
+            continue
+        lo, n = k * batch, min(batch, games - k * batch)
+        score, player, game_out = run_games(n, players, specs, seed, rules, first=lo, threads=threads)
+        seats = seat_table(score, player, game_out, names, rules, lo)
+        try:
+            write_part(path, k, seats, game_table(game_out, players, rules, lo))
+        except OSError as exc:
+            raise DatasetError(f"cannot write to {out!r}: {exc.strerror}") from None
+        for name, g in seats.groupby("policy", observed=True):
+            wins[name] += float(g["won"].sum())
+            seats_of[name] += len(g)
+        played += n
+        done += n
+        if on_progress is not None:
+            elapsed = time.perf_counter() - start
+            leader = max(names, key=lambda nm: wins[nm] / max(seats_of[nm], 1))
+            lo_ci, hi_ci = wilson_interval(wins[leader], seats_of[leader])
+            on_progress(Progress(done, games, elapsed, played / elapsed if elapsed > 0 else 0.0, leader,
+                                 wins[leader] / max(seats_of[leader], 1), lo_ci, hi_ci))  # fmt: skip
+    return load(path)

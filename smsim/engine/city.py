@@ -232,6 +232,10 @@ def reset_city_nb(city, occ, player, s, start_crates, rules):
         occ[s, code] = ZERO
     for f in range(player.shape[1]):
         player[s, f] = 0
+    for f in range(4):
+        player[s, L.SIDE_ROUND + f] = -1
+    for f in range(L.MAX_PIRATE_ROWS):
+        player[s, L.ATTACK_DEFENCE + f] = -1
     for c in (0, 6, 42, 48):
         city[s, c] = TOWER
         occ[s, TOWER] |= bit_nb(c)

@@ -34,6 +34,7 @@ from smsim.engine.city import (
     CRATE,
     EMPTY,
     HOUSE,
+    SIDE_MASK,
     PERSON_0,
     WALL,
     ZERO,
@@ -43,6 +44,7 @@ from smsim.engine.city import (
     lowest_bit_nb,
     max_houses_nb,
     newly_complete_sides_nb,
+    popcount_nb,
     reset_city_nb,
 )
 from smsim.engine.dice import game_key_nb, roll_die_nb, seed_policy_streams_nb
@@ -51,7 +53,8 @@ from smsim.engine.scoring import N_SCORE_FIELDS, score_game_nb
 from smsim.policies.dispatch import choose_nb
 
 G_ROUNDS, G_ABORTED, G_FILLED, G_ATTACKS, G_BOXES, G_WINNERS, G_ERROR, G_ERROR_SEAT = range(8)
-N_GAME_FIELDS = 8
+G_ATTACK_ROUND = 8  # MAX_PIRATE_ROWS fields: the round of each attack, -1 if none
+N_GAME_FIELDS = G_ATTACK_ROUND + L.MAX_PIRATE_ROWS
 GAME_FIELD_NAMES = ("rounds", "aborted", "filled", "attacks", "boxes", "winners", "error", "error_seat")
 # G_ERROR: 0, or 1 + the Decision at which a policy returned a row outside its candidates
 MEMO_SIZE = 64  # float64 scratch a built-in policy may keep within one turn
@@ -166,6 +169,9 @@ def person_nb(person, role, s, w, seats, rules):
 def take_wall_bonuses_nb(new_sides, s, w, seats, rules):
     """Give the bonus of every side completed this turn, in the order the seat picks (§5 Wall)."""
     w.player[s, L.SIDES_DONE] |= new_sides
+    for side in range(4):
+        if (new_sides >> side) & 1:
+            w.player[s, L.SIDE_ROUND + side] = w.ctx[L.CTX_ROUND]
     left = new_sides
     while left != 0:
         n = 0
@@ -193,6 +199,7 @@ def take_wall_bonuses_nb(new_sides, s, w, seats, rules):
             person = w.cands[ask_nb(BONUS_PERSON, n, s, w, seats, rules), 0]
         E.record_nb(w.trace, w.trace_n, E.EV_BONUS, side, kind, amount, person, 0, 0, 0)
         if person >= 0:
+            w.player[s, L.BONUS_PERSONS] += 1
             person_nb(person, E.PLACED_BONUS, s, w, seats, rules)
 
 
@@ -254,7 +261,7 @@ def play_turn_nb(game_key, rnd, s, w, seats, rules):
 
     n_swords = w.counts[SWORDS]
     E.record_nb(w.trace, w.trace_n, E.EV_SWORDS, n_swords, 0, 0, 0, 0, 0, 0)
-    mark_swords_nb(n_swords, w.pirates, p, rules, w.trace, w.trace_n)
+    mark_swords_nb(n_swords, rnd, w.pirates, p, rules, w.trace, w.trace_n)
     E.record_after_nb(w.trace, w.trace_n, p, rules)
 
 
@@ -268,8 +275,8 @@ def play_game_nb(game_key, w, seats, rules, start_crates, score, game_out):
     n_players = w.player.shape[0]
     for s in range(n_players):
         reset_city_nb(w.city, w.occ, w.player, s, start_crates, rules)
-    w.pirates[L.PIRATE_BOXES] = 0
-    w.pirates[L.PIRATE_ATTACKS] = 0
+    for f in range(w.pirates.shape[0]):
+        w.pirates[f] = -1 if f >= L.PIRATE_ATTACK_ROUND else 0
     w.status[0] = 0
     w.status[1] = -1
     w.ctx[L.CTX_TURN] = 0
@@ -286,6 +293,9 @@ def play_game_nb(game_key, w, seats, rules, start_crates, score, game_out):
                 full = True
         if full:
             break
+    for s in range(n_players):
+        for side in range(4):
+            w.player[s, L.SIDE_WALLS + side] = popcount_nb(w.occ[s, WALL] & SIDE_MASK[side])
     winners = score_game_nb(w.occ, w.player, rules, score)
     filled = 0
     for s in range(n_players):
@@ -299,6 +309,8 @@ def play_game_nb(game_key, w, seats, rules, start_crates, score, game_out):
     game_out[G_WINNERS] = winners
     game_out[G_ERROR] = w.status[0]
     game_out[G_ERROR_SEAT] = w.status[1]
+    for row in range(L.MAX_PIRATE_ROWS):
+        game_out[G_ATTACK_ROUND + row] = w.pirates[L.PIRATE_ATTACK_ROUND + row]
     E.record_nb(w.trace, w.trace_n, E.EV_END, rounds, game_out[G_ABORTED], 0, 0, 0, 0, 0)
 
 

@@ -13,8 +13,9 @@ from smsim.engine.events import record_attack_nb
 
 
 @njit(cache=True)
-def mark_swords_nb(n_swords, pirates, player, rules, trace, trace_n):
-    """Cross one box per sword; each finished row attacks every seat (several per turn possible).
+def mark_swords_nb(n_swords, rnd, pirates, player, rules, trace, trace_n):
+    """Cross one box per sword in round ``rnd``; each finished row attacks every seat (several
+    per turn possible), recording its round and every seat's defence.
 
     A seat whose defence is below the strength loses one cannon. After the last row, swords are
     ignored. Each attack is recorded in the trace. Returns the number of attacks made.
@@ -31,8 +32,11 @@ def mark_swords_nb(n_swords, pirates, player, rules, trace, trace_n):
             row = pirates[L.PIRATE_ATTACKS]
             strength = rules[R.R_PIRATE_STRENGTHS + row]
             lost = 0
+            pirates[L.PIRATE_ATTACK_ROUND + row] = rnd
             for s in range(n_players):
-                if defence_nb(player, s, rules) < strength:
+                defence = defence_nb(player, s, rules)
+                player[s, L.ATTACK_DEFENCE + row] = defence
+                if defence < strength:
                     player[s, L.CANNONS_LOST] += 1
                     lost |= 1 << s
             record_attack_nb(trace, trace_n, row, strength, lost, player, rules)

@@ -14,11 +14,12 @@ def setup(n_players, soldiers, rules=Rules()):
     player = np.zeros((n_players, L.N_PLAYER_FIELDS), dtype=np.int64)
     player[:, L.SOLDIERS] = soldiers
     pirates = np.zeros(L.N_PIRATE_FIELDS, dtype=np.int64)
+    pirates[L.PIRATE_ATTACK_ROUND :] = -1
     return player, pirates, rules.to_nb()
 
 
 def mark(n, pirates, player, rules_nb, trace=NO_TRACE):
-    return mark_swords_nb(n, pirates, player, rules_nb, trace, np.zeros(1, dtype=np.int64))
+    return mark_swords_nb(n, 7, pirates, player, rules_nb, trace, np.zeros(1, dtype=np.int64))
 
 
 def test_s9_pirates_4p_rows_of_8_row_3_attacks_with_strength_6():
@@ -31,6 +32,9 @@ def test_s9_pirates_4p_rows_of_8_row_3_attacks_with_strength_6():
     assert mark(7, pirates, player, rules_nb) == 0  # 23 of 24 boxes: no attack yet
     assert mark(1, pirates, player, rules_nb) == 1  # the last box of row 3
     assert list(player[:, L.CANNONS_LOST]) == [3, 1, 0, 0]  # defence 0 and 5 < 6 lose, 6 and 9 hold
+    # every seat's defence at each attack, and the round of the attacks, are recorded
+    assert list(player[:, L.ATTACK_DEFENCE + 2]) == [0, 5, 6, 9]
+    assert list(pirates[L.PIRATE_ATTACK_ROUND : L.PIRATE_ATTACK_ROUND + 3]) == [7, 7, 7]
 
 
 def test_s9_3_player_pirate_row_has_6_boxes():
@@ -47,11 +51,12 @@ def test_one_turn_can_finish_two_rows_each_its_own_attack():
     trace = np.zeros((16, 8), dtype=np.int64)
     n = np.zeros(1, dtype=np.int64)
     # 2 players: rows of 4; 3 + 5 swords finish rows 1 (strength 1) and 2 (strength 3)
-    assert mark_swords_nb(5, pirates, player, rules_nb, trace, n) == 2
+    assert mark_swords_nb(5, 9, pirates, player, rules_nb, trace, n) == 2
     attacks = trace[: n[0]][trace[: n[0], 0] == E.EV_ATTACK]
     rows = attacks[attacks[:, 1] >= 0]
     assert [tuple(r[1:5]) for r in rows] == [(0, 1, 0, 2), (1, 3, 1, 2)]  # row, strength, lost mask, defence 0
     assert list(player[:, L.CANNONS_LOST]) == [1, 0]
+    assert list(pirates[L.PIRATE_ATTACK_ROUND : L.PIRATE_ATTACK_ROUND + 3]) == [9, 9, -1]
 
 
 def test_swords_after_the_sixth_attack_are_ignored():

@@ -1,0 +1,210 @@
+"""The dataset a run writes: seat rows, game rows and a manifest (issue: batch simulation).
+
+A dataset directory holds::
+
+    manifest.json             what made it: smsim/numba versions, command, seed, players, games,
+                              batch size, policies with their weights, the rules in full
+    seats/part-000000.parquet one row per player per game, games [k*B, (k+1)*B) in part k
+    games/part-000000.parquet one row per game
+
+Parts are written whole under a temporary name and renamed, so a part either exists complete or
+not at all: an interrupted run never leaves a corrupt file, and resuming writes only the parts
+missing. Every game depends only on (seed, game), so a resumed dataset equals an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from smsim import layout as L
+from smsim.engine.game import G_ATTACK_ROUND, G_FILLED, GAME_FIELD_NAMES
+from smsim.engine.scoring import SCORE_FIELD_NAMES
+from smsim.rules import SIDE_NAMES, Rules
+
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+
+# engine player fields -> dataset columns (the rest are derived below)
+PLAYER_COLUMNS = {
+    "coins_left": L.COINS, "logs_left": L.LOGS, "vp_earned": L.VP, "cannons_lost": L.CANNONS_LOST,
+    "soldiers": L.SOLDIERS, "vp_citizen": L.VP_CITIZEN, "vp_priest": L.VP_PRIEST, "vp_houses": L.VP_HOUSES,
+    "vp_juggler": L.VP_JUGGLER, "vp_noble": L.VP_NOBLE, "vp_wall_bonus": L.VP_WALL_BONUS,
+    "coins_merchant": L.COINS_MERCHANT, "coins_wall_bonus": L.COINS_WALL_BONUS,
+    "coins_rotation": L.COINS_ROTATION, "coins_delivery": L.COINS_DELIVERY,
+    "logs_delivered": L.LOGS_DELIVERED, "logs_used": L.LOGS_USED, "dice_rotated": L.N_ROTATED,
+    "passes": L.N_PASSES, "bonus_persons": L.BONUS_PERSONS,
+}  # fmt: skip
+
+
+class DatasetError(ValueError):
+    """A directory that is not an smsim dataset, or not the one this command would write."""
+
+
+def seat_table(
+    score: np.ndarray, player: np.ndarray, game_out: np.ndarray, policy_names: list[str], rules: Rules, first: int
+) -> pd.DataFrame:
+    """One row per player per game from the engine's arrays (score, player: [G, P, F])."""
+    n_games, n_players = score.shape[:2]
+    games = np.arange(first, first + n_games, dtype=np.int64)
+    cols: dict[str, Any] = {
+        "game": np.repeat(games, n_players),
+        "players": np.full(n_games * n_players, n_players, dtype=np.int8),
+        "seat": np.tile(np.arange(n_players, dtype=np.int8), n_games),
+        "policy": pd.Categorical(np.tile(policy_names, n_games), categories=sorted(set(policy_names))),
+    }
+    flat_score = score.reshape(n_games * n_players, -1)
+    flat_player = player.reshape(n_games * n_players, -1)
+    for i, name in enumerate(SCORE_FIELD_NAMES):
+        cols[name if name != "empty" else "empty_left"] = flat_score[:, i].astype(np.int16)
+    cols["won"] = cols["won"].astype(bool)
+    cols["shared"] = cols["shared"].astype(bool)
+    series = flat_score[:, [SCORE_FIELD_NAMES.index(f"series_{k}") for k in range(1, 6)]]
+    cols["longest_series"] = np.where(series > 0, np.arange(1, 6), 0).max(axis=1).astype(np.int8)
+    cols["church_count"] = flat_score[:, [SCORE_FIELD_NAMES.index(f"churches_{k}") for k in range(1, 6)]].sum(1)
+    for name, field in PLAYER_COLUMNS.items():
+        cols[name] = flat_player[:, field].astype(np.int32)
+    done = flat_player[:, L.SIDES_DONE]
+    broken = flat_player[:, L.SIDES_BROKEN]
+    cols["sides_completed"] = np.array([bin(int(m)).count("1") for m in done], dtype=np.int8) if len(done) else \
+        np.zeros(0, dtype=np.int8)  # fmt: skip
+    for i, side in enumerate(SIDE_NAMES):
+        cols[f"walls_{side}"] = flat_player[:, L.SIDE_WALLS + i].astype(np.int8)
+        cols[f"{side}_completed"] = ((done >> i) & 1).astype(bool)
+        cols[f"{side}_destroyed"] = ((broken >> i) & 1).astype(bool)
+        cols[f"{side}_round"] = flat_player[:, L.SIDE_ROUND + i].astype(np.int16)  # -1: never completed
+    for kind in ("coins", "vp", "person"):
+        sides = [i for i in range(4) if rules.wall_bonus_kind[i] == kind]
+        cols[f"bonuses_{kind}"] = sum(((done >> i) & 1) for i in sides).astype(np.int8) if sides else \
+            np.zeros(len(done), dtype=np.int8)  # fmt: skip
+    cols["coins_gained"] = cols["coins_merchant"] + cols["coins_wall_bonus"]
+    cols["coins_spent"] = cols["coins_rotation"] + cols["coins_delivery"]
+    cols["logs_gained"] = cols["logs_delivered"]
+    cols["spaces_filled"] = (L.N_SPACES - cols["empty_left"]).astype(np.int8)
+    cols["rounds"] = np.repeat(game_out[:, 0], n_players).astype(np.int16)
+    cols["attacks_faced"] = np.repeat(game_out[:, GAME_FIELD_NAMES.index("attacks")], n_players).astype(np.int8)
+    for row in range(len(rules.pirate_strengths)):
+        cols[f"defence_attack_{row + 1}"] = flat_player[:, L.ATTACK_DEFENCE + row].astype(np.int16)
+    cols["rank"] = cols["rank"].astype(np.int8)
+    return pd.DataFrame(cols)
+
+
+def game_table(game_out: np.ndarray, n_players: int, rules: Rules, first: int) -> pd.DataFrame:
+    """One row per game: rounds, attacks and their rounds, who filled their city and ended it."""
+    n_games = game_out.shape[0]
+    filled = game_out[:, G_FILLED]
+    cols: dict[str, Any] = {
+        "game": np.arange(first, first + n_games, dtype=np.int64),
+        "players": np.full(n_games, n_players, dtype=np.int8),
+        "rounds": game_out[:, 0].astype(np.int16),
+        "aborted": game_out[:, 1].astype(bool),
+        "attacks": game_out[:, 3].astype(np.int8),
+        "boxes": game_out[:, 4].astype(np.int16),
+        "winners": game_out[:, 5].astype(np.int8),
+        "filled_seats": filled.astype(np.int8),  # bit s: seat s's city was full
+        # the game ends after the round in which the first city fills; within that round the
+        # lowest seat that filled its city did it first
+        "ended_by": np.where(filled > 0, np.log2(np.maximum(filled & -filled, 1)).astype(np.int8), -1).astype(np.int8),
+    }
+    for row in range(len(rules.pirate_strengths)):
+        cols[f"attack_{row + 1}_round"] = game_out[:, G_ATTACK_ROUND + row].astype(np.int16)
+    return pd.DataFrame(cols)
+
+
+# -- on disk --------------------------------------------------------------------------------------
+def part_name(k: int) -> str:
+    return f"part-{k:06d}.parquet"
+
+
+def write_part(out: Path, k: int, seats: pd.DataFrame, games: pd.DataFrame) -> None:
+    """Write part k of both tables atomically (temporary file, fsync, rename): games last, so a
+    part counts as done only when both files are in place."""
+    for sub, df in (("seats", seats), ("games", games)):
+        folder = out / sub
+        folder.mkdir(parents=True, exist_ok=True)
+        final = folder / part_name(k)
+        tmp = folder / f".{part_name(k)}.tmp-{os.getpid()}"
+        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp, compression="zstd")
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, final)
+
+
+def done_parts(out: Path) -> set[int]:
+    """Parts present in both tables."""
+
+    def parts(sub: str) -> set[int]:
+        folder = out / sub
+        if not folder.is_dir():
+            return set()
+        return {int(p.name[5:11]) for p in folder.glob("part-*.parquet") if p.name[5:11].isdigit()}
+
+    return parts("seats") & parts("games")
+
+
+def write_manifest(out: Path, manifest: dict[str, Any]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / f".{MANIFEST}.tmp-{os.getpid()}"
+    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, out / MANIFEST)
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    file = path / MANIFEST
+    if not file.is_file():
+        raise DatasetError(f"{str(path)!r} is not an smsim dataset (no {MANIFEST})")
+    try:
+        manifest = json.loads(file.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DatasetError(f"{str(path)!r}: unreadable {MANIFEST} ({exc})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != "smsim-dataset":
+        raise DatasetError(f"{str(path)!r}: {MANIFEST} is not an smsim dataset manifest")
+    return manifest
+
+
+def environment() -> dict[str, str]:
+    import numba
+
+    from smsim import __version__
+
+    return {"smsim": __version__, "numba": numba.__version__, "numpy": np.__version__,
+            "python": platform.python_version()}  # fmt: skip
+
+
+@dataclass
+class Dataset:
+    """A dataset read back: the seat and game tables and the manifest."""
+
+    seats: pd.DataFrame
+    games: pd.DataFrame
+    manifest: dict[str, Any]
+
+    @property
+    def complete(self) -> bool:
+        return len(self.games) == self.manifest["run"]["games"]
+
+
+def load(path: str | Path) -> Dataset:
+    """Read a dataset directory written by ``smsim simulate --out`` (complete or not)."""
+    path = Path(path)
+    manifest = read_manifest(path)
+    parts = sorted(done_parts(path))
+    try:
+        seats = [pq.read_table(path / "seats" / part_name(k)).to_pandas() for k in parts]
+        games = [pq.read_table(path / "games" / part_name(k)).to_pandas() for k in parts]
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise DatasetError(f"{str(path)!r}: a part cannot be read ({exc})") from None
+    if not parts:
+        return Dataset(pd.DataFrame(), pd.DataFrame(), manifest)
+    seat_df = pd.concat(seats, ignore_index=True)
+    seat_df["policy"] = seat_df["policy"].astype("category")
+    return Dataset(seat_df, pd.concat(games, ignore_index=True), manifest)

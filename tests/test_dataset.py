@@ -1,0 +1,119 @@
+"""Datasets on disk: resumable runs identical to uninterrupted ones, refusals, reading back."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from smsim.dataset import DatasetError, done_parts, load
+from smsim.rules import Rules
+from smsim.sim import simulate, simulate_to
+
+POLICIES = ["balanced", "random", "greedy"]
+
+
+def test_dataset_equals_the_in_memory_tables(tmp_path):
+    data = simulate_to(str(tmp_path / "d"), 700, 3, POLICIES, seed=5, batch=300)
+    seats, games = simulate(700, 3, POLICIES, seed=5)
+    pd.testing.assert_frame_equal(data.seats, seats, check_categorical=False)
+    pd.testing.assert_frame_equal(data.games, games)
+    assert data.complete and sorted(done_parts(tmp_path / "d")) == [0, 1, 2]
+    manifest = json.loads((tmp_path / "d" / "manifest.json").read_text())
+    assert manifest["run"]["rules"] == Rules().to_dict()
+    assert [p["name"] for p in manifest["run"]["policies"]] == POLICIES
+    assert manifest["run"]["policies"][0]["weights"]["pirate_next"] > 0
+    assert {"smsim", "numba"} <= set(manifest["environment"])
+
+
+def test_resuming_adds_only_missing_parts(tmp_path):
+    out = tmp_path / "d"
+    simulate_to(str(out), 900, 2, ["greedy", "random"], seed=1, batch=300)
+    # lose a part, as a killed run would never have written it
+    for sub in ("seats", "games"):
+        (out / sub / "part-000001.parquet").unlink()
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("part-*.parquet")}
+    data = simulate_to(str(out), 900, 2, ["greedy", "random"], seed=1, batch=300)
+    after = {p: p.stat().st_mtime_ns for p in out.rglob("part-*.parquet")}
+    assert all(after[p] == t for p, t in before.items())  # untouched
+    assert len(after) == len(before) + 2
+    seats, _ = simulate(900, 2, ["greedy", "random"], seed=1)
+    pd.testing.assert_frame_equal(data.seats, seats, check_categorical=False)
+
+
+@pytest.mark.parametrize(
+    "change, word",
+    [
+        (dict(seed=2), "seed"),
+        (dict(games=1000), "games"),
+        (dict(policies=["random", "greedy"]), "policies"),
+        (dict(rules=Rules(rotation_cost=3)), "rules"),
+        (dict(batch=100), "batch"),
+    ],
+)
+def test_a_different_command_is_refused_and_nothing_is_lost(tmp_path, change, word):
+    out = tmp_path / "d"
+    args = dict(games=600, players=2, policies=["greedy", "random"], seed=1, batch=300)
+    simulate_to(str(out), **args)
+    files = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    with pytest.raises(DatasetError, match=f"holds a different run \\(.*{word}"):
+        simulate_to(str(out), **{**args, **change})
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == files
+
+
+def test_foreign_and_corrupt_directories(tmp_path):
+    foreign = tmp_path / "photos"
+    foreign.mkdir()
+    (foreign / "cat.jpg").write_bytes(b"\xff\xd8")
+    with pytest.raises(DatasetError, match="is not an smsim dataset"):
+        simulate_to(str(foreign), 10, 2, ["random"], seed=1)
+    assert (foreign / "cat.jpg").read_bytes() == b"\xff\xd8"
+    with pytest.raises(DatasetError, match="is not an smsim dataset"):
+        load(foreign)
+    out = tmp_path / "d"
+    simulate_to(str(out), 20, 2, ["random"], seed=1)
+    (out / "seats" / "part-000000.parquet").write_bytes(b"not parquet")
+    with pytest.raises(DatasetError, match="a part cannot be read"):
+        load(out)
+    (out / "manifest.json").write_text("{broken")
+    with pytest.raises(DatasetError, match="unreadable manifest.json"):
+        load(out)
+
+
+def test_unwritable_output(tmp_path):
+    file = tmp_path / "file"
+    file.write_text("x")
+    # a directory cannot be made inside a regular file, whoever runs the test
+    with pytest.raises(DatasetError, match="cannot write to"):
+        simulate_to(str(file / "d"), 10, 2, ["random"], seed=1)
+    with pytest.raises(DatasetError, match="exists and is not a directory"):
+        simulate_to(str(file), 10, 2, ["random"], seed=1)
+    assert file.read_text() == "x"
+
+
+@pytest.mark.parametrize("kills", [1, 3])
+def test_kill_9_and_resume_gives_the_uninterrupted_dataset(tmp_path, kills):
+    """A run killed with SIGKILL at arbitrary moments, resumed with the same command, ends up
+    with exactly the dataset an uninterrupted run writes."""
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "smsim.cli", "simulate", "-n", "3000", "-p", "3", "--policy", "greedy",
+           "--seed", "8", "--batch", "250", "--out", str(out), "--quiet", "--threads", "1"]  # fmt: skip
+    for k in range(kills):
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 120
+        target = k + 1
+        while time.time() < deadline and len(done_parts(out)) < target and proc.poll() is None:
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert len(done_parts(out)) < 12  # it really was interrupted
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    resumed = load(out)
+    clean = simulate_to(str(tmp_path / "clean"), 3000, 3, ["greedy"], seed=8, batch=250, threads=2)
+    pd.testing.assert_frame_equal(resumed.seats, clean.seats)
+    pd.testing.assert_frame_equal(resumed.games, clean.games)
