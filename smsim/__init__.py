@@ -1,11 +1,36 @@
-"""smsim: a Monte Carlo strategy analyzer for the dice game Saint Malo."""
+"""smsim: a Monte Carlo strategy analyzer for the dice game Saint Malo.
+
+>>> import smsim
+>>> sorted(smsim.POLICIES)[:3]
+['balanced', 'builder', 'churches']
+
+The heavy entry points load on first use: ``smsim.simulate``, ``smsim.simulate_to``,
+``smsim.load``, ``smsim.compare``, ``smsim.play_game``.
+"""
 
 from smsim._cache import configure_cache
 
-configure_cache()
+configure_cache()  # before numba is imported anywhere
 
 __version__ = "0.1.0"
 
 from smsim.rules import Rules, RulesError, load_rules  # noqa: E402
 
-__all__ = ["Rules", "RulesError", "load_rules", "__version__"]
+_LAZY = {
+    "simulate": ("smsim.sim", "simulate"),
+    "simulate_to": ("smsim.sim", "simulate_to"),
+    "play_game": ("smsim.sim", "play_game"),
+    "load": ("smsim.dataset", "load"),
+    "compare": ("smsim.compare", "compare"),
+    "POLICIES": ("smsim.policies.registry", "POLICIES"),
+}
+__all__ = ["Rules", "RulesError", "load_rules", "__version__", *_LAZY]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
+    raise AttributeError(f"module 'smsim' has no attribute {name!r}")

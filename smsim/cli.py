@@ -274,34 +274,110 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, rules_fil
 
 
 class _progress:
-    """A rich progress display fed by simulate_to's reports (nothing when quiet)."""
+    """A rich progress display fed by simulate_to's reports; it appears with the first report,
+    so input refused up front prints nothing but its one line (nothing at all when quiet)."""
 
     def __init__(self, total: int, quiet: bool):
-        self.total, self.quiet = total, quiet
+        self.total, self.quiet, self.bar = total, quiet, None
 
     def __enter__(self):
+        return self.report
+
+    def report(self, p) -> None:
         if self.quiet:
-            return lambda p: None
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+            return
+        if self.bar is None:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        self.bar = Progress(
-            TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[speed]}"),
-            TimeRemainingColumn(), TextColumn("{task.fields[headline]}"), transient=False,
-        )  # fmt: skip
-        self.bar.__enter__()
-        self.task = self.bar.add_task("games", total=self.total, speed="", headline="")
-
-        def report(p) -> None:
-            self.bar.update(self.task, completed=p.done, speed=f"{p.games_per_second:,.0f} games/s",
-                            headline=f"leader {p.leader}: {100 * p.leader_rate:.1f}% "
-                                     f"[{100 * p.leader_lo:.1f}, {100 * p.leader_hi:.1f}]")  # fmt: skip
-
-        return report
+            self.bar = Progress(
+                TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[speed]}"),
+                TimeRemainingColumn(), TextColumn("{task.fields[headline]}"),
+            )  # fmt: skip
+            self.bar.__enter__()
+            self.task = self.bar.add_task("games", total=self.total, speed="", headline="")
+        self.bar.update(self.task, completed=p.done, speed=f"{p.games_per_second:,.0f} games/s",
+                        headline=f"leader {p.leader}: {100 * p.leader_rate:.1f}% "
+                                 f"[{100 * p.leader_lo:.1f}, {100 * p.leader_hi:.1f}]")  # fmt: skip
 
     def __exit__(self, *exc):
-        if not self.quiet:
+        if self.bar is not None:
             self.bar.__exit__(*exc)
         return False
+
+
+# -- compare ----------------------------------------------------------------------------------
+@cli.command()
+@click.argument("policies", nargs=-1, required=True)
+@click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
+@click.option("--games", "-n", type=str, default="20000", show_default=True, help="Most games to play.")
+@click.option("--precision", type=float, default=None,
+              help="Stop once every win-share interval is narrower than this (e.g. 0.02).")  # fmt: skip
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The run's seed.")
+@click.option("--threads", type=int, default=None, help="Threads (default: every core).")
+@click.option("--out", "-o", type=str, default=None, help="Directory for the games and the result tables.")
+@with_rules
+def compare(policies, players, games, precision, seed, threads, out, rules_file, rule) -> None:
+    """Compare policies free of seat bias: every policy in every seat equally, each seat
+    arrangement played on the same dice (common random numbers). Prints win shares and mean VP
+    with 95% intervals computed over independent blocks, mean VP differences for every pair, and
+    Plackett-Luce ratings fitted to the final rankings.
+
+    \b
+    Examples:
+      smsim compare balanced greedy walls random --players 4 --games 48000
+      smsim compare balanced my_weights.toml --players 2 --precision 0.02 --games 1e6
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from smsim.compare import compare as run_compare
+    from smsim.sim import SimulationError
+
+    rules = _rules(rules_file, rule)
+    n_games = _count(games, "--games")
+    if threads is not None and threads < 1:
+        _fail(f"--threads must be >= 1, got {threads}")
+    names = [name for value in policies for name in value.split(",") if name]
+    try:
+        result = run_compare(names, players, n_games, seed, rules, precision=precision, threads=threads)
+    except (SimulationError, PolicyError, ValueError) as exc:
+        _fail(str(exc))
+    console = Console(width=max(100, Console().width))
+    played = result.blocks * result.games_per_block
+    console.print(f"[bold]{played:,} games[/], {players} players: {result.blocks:,} blocks of "
+                  f"{result.games_per_block} seat arrangements on the same dice")  # fmt: skip
+    t = Table(title="Policies (95% intervals over blocks; shared wins split)")
+    for col in ("policy", "win share", "95% CI", "mean VP", "95% CI", "cannons lost", "rating (Elo scale)"):
+        t.add_column(col, justify="right")
+    for name, row in result.table.sort_values("win_share", ascending=False).iterrows():
+        t.add_row(name, f"{100 * row.win_share:.1f}%", f"{100 * row.win_lo:.1f} - {100 * row.win_hi:.1f}%",
+                  f"{row.vp_mean:.1f}", f"{row.vp_lo:.1f} - {row.vp_hi:.1f}", f"{row.cannons_lost:.2f}",
+                  f"{row.elo:.0f} +- {400 / 2.302585 * 1.96 * row.log_strength_se:.0f}")  # fmt: skip
+    console.print(t)
+    t = Table(title="Mean VP difference, row minus column, in the same blocks (95% CI)")
+    order = list(result.table.sort_values("win_share", ascending=False).index)
+    t.add_column("")
+    for b in order:
+        t.add_column(b, justify="right")
+    pairs = result.pairs.set_index(["a", "b"])
+    for a in order:
+        cells = []
+        for b in order:
+            if a == b:
+                cells.append("")
+            else:
+                r = pairs.loc[(a, b)]
+                cells.append(f"{r.vp_diff:+.1f} [{r.lo:+.1f}, {r.hi:+.1f}]")
+        t.add_row(a, *cells)
+    console.print(t)
+    if out:
+        from smsim.compare import save_comparison
+
+        try:
+            save_comparison(result, out, command=["smsim", *sys.argv[1:]], seed=seed, rules=rules)
+        except OSError as exc:
+            _fail(f"cannot write to {out!r}: {exc.strerror}")
+        click.echo(f"written: {out}")
 
 
 # -- summary ----------------------------------------------------------------------------------

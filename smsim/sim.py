@@ -286,8 +286,8 @@ def simulate_to(
             old = manifest.get("run", {})
             differs = [k for k in identity if old.get(k) != identity[k]] or ["format"]
             raise DatasetError(
-                f"output {out!r} holds a different run ({', '.join(differs)} differ); "
-                f"choose another --out or delete it"
+                f"output {out!r} holds a different run (its {', '.join(differs)} "
+                f"{'differs' if len(differs) == 1 else 'differ'}); choose another --out or delete it"
             )
     else:
         try:

@@ -138,3 +138,45 @@ def test_variant_file_bad_type(run, tmp_path):
     path = tmp_path / "v.toml"
     path.write_text('rotation_cost = "cheap"\n')
     assert_bad_input(run("simulate", "--rules", str(path)), "rotation_cost", "whole number")
+
+
+def test_simulate_out_summary_formats_and_refusal(run, tmp_path):
+    out = tmp_path / "run"
+    result = run("simulate", "-n", "600", "-p", "2", "--policy", "greedy,random", "--seed", "3", "--out", str(out),
+                 "--batch", "250", "--quiet")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "dataset:" in result.output
+    csv = run("summary", str(out), "--format", "csv").output
+    assert "# by_policy" in csv and "greedy" in csv
+    data = json.loads(run("summary", str(out), "--format", "json").output)
+    assert set(data) == {"by_policy", "by_seat", "vp_by_source", "church_series", "sides_completed", "games"}
+    assert data["by_policy"]["greedy"]["seats"] == 600
+    md = run("summary", str(out), "--format", "markdown").output
+    assert "## by_seat" in md and "| greedy | 600 |" in md
+    assert "Results by policy" in run("summary", str(out)).output
+    assert_bad_input(run("simulate", "-n", "600", "-p", "2", "--policy", "greedy,random", "--seed", "4",
+                         "--out", str(out), "--batch", "250"), "holds a different run", "seed")  # fmt: skip
+    assert len(list((out / "seats").glob("*.parquet"))) == 3
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["summary", "/nonexistent/run"], ["not an smsim dataset"]),
+        (["compare", "greedy"], ["at least 2 policies"]),
+        (["compare", "greedy", "nobody"], ["unknown policy 'nobody'"]),
+        (["compare", "greedy", "random", "--precision", "3"], ["precision"]),
+        (["simulate", "--games", "2.5"], ["--games", "whole number"]),
+        (["simulate", "--batch", "0"], ["--batch", ">= 1"]),
+    ],
+)
+def test_more_bad_input(run, args, words):
+    assert_bad_input(run(*args), *words)
+
+
+def test_compare_prints_tables_and_writes(run, tmp_path):
+    result = run("compare", "balanced", "random", "--players", "2", "--games", "200", "--out", str(tmp_path / "c"))
+    assert result.exit_code == 0, result.output
+    assert "win share" in result.output and "Mean VP difference" in result.output
+    assert {p.name for p in (tmp_path / "c").iterdir()} >= {"seats.parquet", "games.parquet", "manifest.json",
+                                                            "policies.csv", "pairs.csv", "ratings.csv"}  # fmt: skip

@@ -1,0 +1,63 @@
+"""Seat-bias-free comparisons with common random numbers."""
+
+import numpy as np
+import pytest
+
+from smsim.compare import arrangements, compare
+from smsim.sim import SimulationError
+
+
+def test_arrangements_put_every_policy_in_every_seat_equally():
+    for k, players in [(2, 2), (3, 3), (2, 4), (3, 4), (5, 3), (4, 4), (2, 5)]:
+        arrs = np.array(arrangements([f"p{i}" for i in range(k)], players))
+        for seat in range(players):
+            counts = np.bincount(arrs[:, seat], minlength=k)
+            per_policy = np.bincount(arrs.reshape(-1), minlength=k)
+            # each policy's seats are spread evenly over the seats
+            assert np.allclose(counts / per_policy, 1 / players), (k, players, seat)
+    assert len(arrangements(["a", "b", "c"], 3)) == 6  # every permutation when K == P
+
+
+def test_identical_policies_split_every_block_exactly(tmp_path):
+    """Common random numbers: a policy against an identical copy of itself, in both seats on the
+    same dice, splits each block's win and VP exactly."""
+    copy = tmp_path / "greedy_copy.toml"
+    copy.write_text('base = "greedy"\n')
+    result = compare(["greedy", str(copy)], 2, 400, seed=3)
+    assert result.table.loc["greedy", "win_share"] == pytest.approx(0.5, abs=1e-12)
+    assert result.table.loc["greedy", "win_lo"] == pytest.approx(0.5, abs=1e-12)  # zero spread over blocks
+    pair = result.pairs.set_index(["a", "b"]).loc[("greedy", "greedy_copy")]
+    assert pair.vp_diff == 0 and pair.lo == 0 and pair.hi == 0
+
+
+def test_stronger_policy_wins_with_intervals_and_ratings():
+    result = compare(["balanced", "random", "greedy"], 3, 1200, seed=1)
+    t = result.table
+    assert t.loc["balanced", "win_lo"] > t.loc["greedy", "win_hi"] > 0
+    assert t.loc["random", "win_share"] < 0.01
+    assert t["win_share"].sum() == pytest.approx(1.0)
+    assert t.loc["balanced", "strength"] > t.loc["greedy", "strength"] > t.loc["random", "strength"]
+    assert result.blocks * result.games_per_block <= 1200
+    seats = result.seats
+    assert (seats.groupby(["policy", "seat"], observed=True).size().unstack() == result.blocks * 2).all().all()
+
+
+def test_precision_stops_early():
+    result = compare(["balanced", "random"], 2, 100_000, seed=2, precision=0.1)
+    assert result.max_width() < 0.1
+    assert result.blocks * result.games_per_block < 100_000
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(policies=["greedy"]), "at least 2 policies"),
+        (dict(policies=["greedy", "greedy"]), "distinct policies"),
+        (dict(policies=["greedy", "random"], precision=2.0), "precision must be between 0 and 1"),
+        (dict(policies=["greedy", "random"], players=7), "players must be from 2 to 5"),
+    ],
+)
+def test_bad_input(kwargs, message):
+    args = dict(players=2, games=100, seed=1) | kwargs
+    with pytest.raises(SimulationError, match=message):
+        compare(**args)
