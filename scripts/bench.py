@@ -1,52 +1,126 @@
-"""Games per second of the jitted core, printed (never asserted): medians of several runs.
+"""smsim's speed and memory, printed (never asserted by tests): medians of several runs.
 
-    python scripts/bench.py [--games N] [--runs K] [--players P ...] [--policy NAME ...]
+    python scripts/bench.py                 # everything (several minutes)
+    python scripts/bench.py --quick         # fewer games, no 10M memory run
 
-Each figure plays N games of P players with one policy in every seat, on 1 thread and on all
-cores, after a warm-up run that compiles (or loads from cache) the kernel.
+Prints, for 2-5 players with `balanced` and `random` in every seat: games per second on 1
+thread and on all cores, beside the dice-only floor measured in the same run (the same dice
+stream and three-roll keeps, no board) and the ratio game / floor; the first-compile time (a
+fresh process with an empty cache); the end-to-end time of a warm `smsim simulate --games 10000`;
+and the peak memory of `smsim simulate --out` for two run sizes.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import shutil
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 
-import numba
+import numpy as np
 
+from smsim.engine.dice import dice_floor_nb, seed_key
 from smsim.rules import Rules
-from smsim.sim import run_games
+from smsim.sim import default_threads, run_games
 
 
-def games_per_second(games: int, players: int, policy: str, threads: int, runs: int) -> tuple[float, list[float]]:
-    numba.set_num_threads(threads)
+def median_rate(fn, games: int, runs: int) -> float:
     rates = []
     for r in range(runs):
         start = time.perf_counter()
-        run_games(games, players, [policy], seed=r, rules=Rules())
+        fn(r)
         rates.append(games / (time.perf_counter() - start))
-    return statistics.median(rates), rates
+    return statistics.median(rates)
+
+
+def floor(games: int, players: int, rounds: int, threads: int, seed: int) -> None:
+    out = np.zeros(games, dtype=np.int64)
+    bounds = [games * i // threads for i in range(threads + 1)]
+
+    def run(lo: int, hi: int) -> None:
+        dice_floor_nb(seed_key(seed), lo, hi - lo, players, rounds, out[lo:hi])
+
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(run, bounds[:-1], bounds[1:]))
+
+
+def smsim_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "smsim.cli", *args]
+
+
+def timed(cmd: list[str], env: dict | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
+    return time.perf_counter() - start
+
+
+def peak_rss_mb(cmd: list[str]) -> float:
+    """Peak resident memory of a child process (Linux ru_maxrss is in KiB)."""
+    code = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code, *cmd], check=True, capture_output=True, text=True)
+    return int(out.stdout.strip()) / 1024
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=20000)
+    parser.add_argument("--games", type=int, default=20000, help="games per speed run")
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--players", type=int, nargs="+", default=[4])
-    parser.add_argument("--policy", nargs="+", default=["random", "greedy"])
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5])
+    parser.add_argument("--policy", nargs="+", default=["balanced", "random"])
+    parser.add_argument("--memory-games", type=int, nargs="+", default=[1_000_000, 10_000_000])
+    parser.add_argument("--memory-policy", default="random")
+    parser.add_argument("--quick", action="store_true", help="--games 4000 --runs 3 --memory-games 20000 200000")
     args = parser.parse_args()
-    cores = numba.config.NUMBA_NUM_THREADS
-    start = time.perf_counter()
-    run_games(64, 2, ["random"], seed=0, rules=Rules())
-    print(f"warm-up (compile or cache load): {time.perf_counter() - start:.2f} s; {cores} cores; "
-          f"numba {numba.__version__}")  # fmt: skip
-    print(f"{'players':>7} {'policy':>8} {'1 thread':>12} {f'{cores} threads':>12} {'scaling':>8}   (games/s, "
-          f"median of {args.runs} runs of {args.games:,} games)")  # fmt: skip
+    if args.quick:
+        args.games, args.runs, args.memory_games = 4000, 3, [20_000, 200_000]
+    cores = default_threads()
+    import numba
+
+    print(f"smsim bench: {cores} cores, numba {numba.__version__}, median of {args.runs} runs of {args.games:,} games")
+
+    # first compile: a fresh process with an empty cache
+    empty = tempfile.mkdtemp(prefix="smsim-cold-")
+    env = {**os.environ, "NUMBA_CACHE_DIR": empty}
+    cold = timed(smsim_cmd("simulate", "-n", "10", "-p", "4", "--policy", "balanced", "-q"), env)
+    shutil.rmtree(empty, ignore_errors=True)
+    print(f"first compile (fresh process, empty cache, 10 games): {cold:.1f} s")
+    run_games(64, 2, ["random"], 0, Rules())  # warm this process
+    warm = statistics.median(timed(smsim_cmd("simulate", "-n", "10000", "-p", "4", "--policy", "balanced", "-q"))
+                             for _ in range(3))  # fmt: skip
+    print(f"warm `smsim simulate --games 10000 --players 4 --policy balanced`, end to end: {warm:.2f} s\n")
+
+    print(f"{'players':>7} {'policy':>9} {'rounds':>6} {'1 thread':>10} {f'{cores} threads':>10} {'scaling':>7} "
+          f"{'floor 1t':>10} {'floor/game':>10}   games/s")  # fmt: skip
     for players in args.players:
         for policy in args.policy:
-            one, _ = games_per_second(args.games, players, policy, 1, args.runs)
-            many, _ = games_per_second(args.games, players, policy, cores, args.runs)
-            print(f"{players:>7} {policy:>8} {one:>12,.0f} {many:>12,.0f} {many / one:>7.2f}x")
+            _, _, game_out = run_games(2000, players, [policy], 99, Rules())
+            rounds = int(round(game_out[:, 0].mean()))
+            one = median_rate(lambda r: run_games(args.games, players, [policy], r, Rules(), threads=1),
+                              args.games, args.runs)  # fmt: skip
+            many = median_rate(lambda r: run_games(args.games, players, [policy], r, Rules(), threads=cores),
+                               args.games, args.runs)  # fmt: skip
+            floor(100, players, rounds, 1, 0)
+            fl = median_rate(lambda r: floor(args.games, players, rounds, 1, r), args.games, args.runs)
+            print(f"{players:>7} {policy:>9} {rounds:>6} {one:>10,.0f} {many:>10,.0f} {many / one:>6.2f}x "
+                  f"{fl:>10,.0f} {fl / one:>9.1f}x")  # fmt: skip
+
+    print(f"\npeak memory of `smsim simulate --out` ({args.memory_policy}, 4 players):")
+    for n in args.memory_games:
+        out = tempfile.mkdtemp(prefix="smsim-mem-")
+        try:
+            start = time.perf_counter()
+            mb = peak_rss_mb(smsim_cmd("simulate", "-n", str(n), "-p", "4", "--policy", args.memory_policy,
+                                       "--out", os.path.join(out, "d"), "-q"))  # fmt: skip
+            print(f"  {n:>12,} games: {mb:,.0f} MB peak, {time.perf_counter() - start:,.0f} s")
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
 
 
 if __name__ == "__main__":

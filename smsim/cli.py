@@ -246,7 +246,7 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, rules_fil
     from smsim.sim import SimulationError
     from smsim.sim import simulate as run
     from smsim.sim import simulate_to
-    from smsim.summary import print_summary
+    from smsim.summary import print_summary, print_tables
 
     rules = _rules(rules_file, rule)
     n_games = _count(games, "--games")
@@ -261,10 +261,11 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, rules_fil
             return
         start = time.perf_counter()
         with _progress(n_games, quiet) as report:
-            data = simulate_to(out, n_games, players, _policies(policy), seed, rules, batch=batch_size,
-                               threads=threads, command=["smsim", *sys.argv[1:]], on_progress=report)  # fmt: skip
-        print_summary(data.seats, data.games, elapsed=time.perf_counter() - start)
-        click.echo(f"dataset: {out} ({len(data.games):,} games)")
+            result = simulate_to(out, n_games, players, _policies(policy), seed, rules, batch=batch_size,
+                                 threads=threads, command=["smsim", *sys.argv[1:]], on_progress=report)  # fmt: skip
+        elapsed = time.perf_counter() - start
+        print_tables(result.tables)
+        click.echo(f"dataset: {out} ({result.games:,} games; {result.played:,} played now in {elapsed:.1f} s)")
     except (SimulationError, PolicyError, DatasetError) as exc:
         _fail(str(exc))
     except KeyboardInterrupt:
@@ -394,21 +395,22 @@ def summary(dataset: str, fmt: str) -> None:
       smsim summary runs/three
       smsim summary runs/three --format markdown > results.md
     """
-    from smsim.dataset import DatasetError, load
-    from smsim.summary import print_summary, summary_tables
+    from smsim.dataset import DatasetError
+    from smsim.summary import print_tables, summarise_dataset
 
     try:
-        data = load(dataset)
+        tables, done, planned = summarise_dataset(dataset)
     except DatasetError as exc:
         _fail(str(exc))
-    if data.seats.empty:
+    except (OSError, ValueError) as exc:  # a part that pyarrow cannot read
+        _fail(f"{dataset!r}: a part cannot be read ({exc})")
+    if done == 0:
         _fail(f"{dataset!r} holds no finished games yet")
     if fmt == "table":
-        print_summary(data.seats, data.games)
-        if not data.complete:
-            click.echo(f"(incomplete: {len(data.games):,} of {data.manifest['run']['games']:,} games)")
+        print_tables(tables)
+        if done < planned:
+            click.echo(f"(incomplete: {done:,} of {planned:,} games; resume with the command in its manifest)")
         return
-    tables = summary_tables(data.seats, data.games)
     if fmt == "json":
         click.echo(json.dumps({name: json.loads(t.to_json(orient="index")) for name, t in tables.items()}, indent=1))
     else:

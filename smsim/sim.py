@@ -221,6 +221,17 @@ def run_identity(games: int, players: int, specs: list[PolicySpec], seed: int, r
 
 
 @dataclass
+class RunResult:
+    """A run written to disk: where, its headline tables (``summary.SummaryAccumulator``), the
+    games in the dataset and the games this call played."""
+
+    path: str
+    tables: dict
+    games: int
+    played: int
+
+
+@dataclass
 class Progress:
     """Reported after every part: games done (of total), speed, and the leading policy's win
     rate with its 95% Wilson interval over the games done so far."""
@@ -246,8 +257,9 @@ def simulate_to(
     threads: int | None = None,
     command: list[str] | None = None,
     on_progress=None,
-) -> "Dataset":
-    """Play ``games`` games into the dataset directory ``out``, part by part, and return it.
+) -> "RunResult":
+    """Play ``games`` games into the dataset directory ``out``, part by part, and return its
+    headline tables (``smsim.load(out)`` reads the full tables). Memory stays that of one part.
 
     Resumable: rerun with the same arguments and only the missing parts are played; the result
     is identical to an uninterrupted run. A directory made by a different run is refused.
@@ -261,13 +273,15 @@ def simulate_to(
         done_parts,
         environment,
         game_table,
-        load,
+        part_name,
         read_manifest,
         seat_table,
         write_manifest,
         write_part,
     )
-    from smsim.stats import wilson_interval
+    import pyarrow.parquet as pq
+
+    from smsim.summary import GAME_COLUMNS, SEAT_COLUMNS, SummaryAccumulator
 
     games = verify_games(games)
     players = verify_players(players)
@@ -301,16 +315,10 @@ def simulate_to(
     n_parts = -(-games // batch)
     have = done_parts(path)
     names = [s.name for s in specs]
-    wins = dict.fromkeys(names, 0.0)
-    seats_of = dict.fromkeys(names, 0)
-    if have:  # the headline continues from what earlier runs wrote
-        import pyarrow.parquet as pq
-
-        for k in sorted(have):
-            t = pq.read_table(path / "seats" / f"part-{k:06d}.parquet", columns=["policy", "won"]).to_pandas()
-            for name, g in t.groupby("policy", observed=True):
-                wins[name] += float(g["won"].sum())
-                seats_of[name] += len(g)
+    acc = SummaryAccumulator()
+    for k in sorted(have):  # the summary continues from what earlier runs wrote, part by part
+        acc.add(pq.read_table(path / "seats" / part_name(k), columns=list(SEAT_COLUMNS)).to_pandas(),
+                pq.read_table(path / "games" / part_name(k), columns=list(GAME_COLUMNS)).to_pandas())  # fmt: skip
     start = time.perf_counter()
     played = 0
     done = sum(min(batch, games - k * batch) for k in have)
@@ -320,19 +328,20 @@ def simulate_to(
         lo, n = k * batch, min(batch, games - k * batch)
         score, player, game_out = run_games(n, players, specs, seed, rules, first=lo, threads=threads)
         seats = seat_table(score, player, game_out, names, rules, lo)
+        game_df = game_table(game_out, players, rules, lo)
         try:
-            write_part(path, k, seats, game_table(game_out, players, rules, lo))
+            write_part(path, k, seats, game_df)
         except OSError as exc:
             raise DatasetError(f"cannot write to {out!r}: {exc.strerror}") from None
-        for name, g in seats.groupby("policy", observed=True):
-            wins[name] += float(g["won"].sum())
-            seats_of[name] += len(g)
+        acc.add(seats, game_df)
+        del seats, game_df, score, player, game_out
         played += n
         done += n
         if on_progress is not None:
             elapsed = time.perf_counter() - start
-            leader = max(names, key=lambda nm: wins[nm] / max(seats_of[nm], 1))
-            lo_ci, hi_ci = wilson_interval(wins[leader], seats_of[leader])
+            rates = acc.rates("policy")
+            leader = rates["win_rate"].idxmax()
             on_progress(Progress(done, games, elapsed, played / elapsed if elapsed > 0 else 0.0, leader,
-                                 wins[leader] / max(seats_of[leader], 1), lo_ci, hi_ci))  # fmt: skip
-    return load(path)
+                                 rates.loc[leader, "win_rate"], rates.loc[leader, "win_lo"],
+                                 rates.loc[leader, "win_hi"]))  # fmt: skip
+    return RunResult(str(path), acc.tables(), done, played)

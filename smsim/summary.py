@@ -6,6 +6,9 @@ its tables and ``print_summary`` renders the same numbers for the terminal.
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pandas as pd
 from rich.console import Console
 from rich.table import Table
@@ -15,58 +18,120 @@ from smsim.stats import mean_interval, wilson_interval
 VP_SOURCES = ("earned", "church_vp", "coins_vp", "logs_vp", "full_city_vp", "cannon_vp")
 
 
-def _rate_rows(seats: pd.DataFrame, by: str) -> pd.DataFrame:
-    g = seats.groupby(by, observed=True)
-    out = pd.DataFrame({"seats": g.size(), "wins": g["won"].sum(), "shared_wins": g["shared"].sum()})
-    out["win_rate"] = out["wins"] / out["seats"]
-    bounds = [wilson_interval(w, n) for w, n in zip(out["wins"], out["seats"])]
-    out["win_lo"] = [b[0] for b in bounds]
-    out["win_hi"] = [b[1] for b in bounds]
-    out["vp_mean"] = g["total"].mean()
-    std = g["total"].std(ddof=1).fillna(0.0)
-    out["vp_lo"] = [mean_interval(m, s, n)[0] for m, s, n in zip(out["vp_mean"], std, out["seats"])]
-    out["vp_hi"] = [mean_interval(m, s, n)[1] for m, s, n in zip(out["vp_mean"], std, out["seats"])]
-    for q in (10, 50, 90):
-        out[f"vp_p{q}"] = g["total"].quantile(q / 100)
-    out["cannons_lost"] = g["cannons_lost"].mean()
-    return out
+SEAT_COLUMNS = ("policy", "seat", "won", "shared", "total", "cannons_lost", "longest_series", "sides_completed",
+                *VP_SOURCES)  # fmt: skip
+GAME_COLUMNS = ("players", "rounds", "aborted", "winners", "attacks")
+VP_OFFSET = 200  # VP histograms cover -200 .. 799
 
 
-def policy_table(seats: pd.DataFrame) -> pd.DataFrame:
-    """Win rate (shared wins count as wins) with its 95% Wilson interval, VP mean with its
-    interval and percentiles, cannons lost; one row per policy."""
-    return _rate_rows(seats, "policy")
+class SummaryAccumulator:
+    """Running sums from which every headline table follows exactly, fed a part at a time, so
+    summarising a dataset of any size takes the memory of one part. Percentiles come from the
+    integer VP histogram (the smallest VP with at least q of the seats at or below it)."""
 
+    def __init__(self) -> None:
+        self.groups: dict[tuple[str, object], dict] = {}
+        self.game_sums = {"games": 0, "rounds": 0.0, "aborted": 0, "shared_wins": 0, "attacks": 0.0}
+        self.players = 0
 
-def seat_table(seats: pd.DataFrame) -> pd.DataFrame:
-    """The same by seat (seat 0 starts): the start-player advantage."""
-    return _rate_rows(seats, "seat")
+    def _group(self, by: str, key) -> dict:
+        k = (by, key)
+        if k not in self.groups:
+            self.groups[k] = {"n": 0, "wins": 0, "shared": 0, "sum": 0.0, "sq": 0.0, "cannons": 0.0,
+                              "hist": np.zeros(1000, dtype=np.int64), "series": np.zeros(6, dtype=np.int64),
+                              "sides": np.zeros(5, dtype=np.int64), "church_vp": 0.0,
+                              **{src: 0.0 for src in VP_SOURCES}}  # fmt: skip
+        return self.groups[k]
+
+    def add(self, seats: pd.DataFrame, games: pd.DataFrame) -> None:
+        for by in ("policy", "seat"):
+            for key, g in seats.groupby(by, observed=True):
+                acc = self._group(by, str(key) if by == "policy" else int(key))
+                total = g["total"].to_numpy(np.int64)
+                acc["n"] += len(g)
+                acc["wins"] += int(g["won"].sum())
+                acc["shared"] += int(g["shared"].sum())
+                acc["sum"] += float(total.sum())
+                acc["sq"] += float((total.astype(np.float64) ** 2).sum())
+                acc["cannons"] += float(g["cannons_lost"].sum())
+                acc["hist"] += np.bincount(np.clip(total + VP_OFFSET, 0, 999), minlength=1000)
+                acc["series"] += np.bincount(g["longest_series"].to_numpy(np.int64), minlength=6)[:6]
+                acc["sides"] += np.bincount(g["sides_completed"].to_numpy(np.int64), minlength=5)[:5]
+                for src in VP_SOURCES:
+                    acc[src] += float(g[src].sum())
+        n = len(games)
+        if n:
+            self.players = int(games["players"].iloc[0])
+            self.game_sums["games"] += n
+            self.game_sums["rounds"] += float(games["rounds"].sum())
+            self.game_sums["aborted"] += int(games["aborted"].sum())
+            self.game_sums["shared_wins"] += int((games["winners"] > 1).sum())
+            self.game_sums["attacks"] += float(games["attacks"].sum())
+
+    def rates(self, by: str) -> pd.DataFrame:
+        rows = {}
+        for (b, key), acc in self.groups.items():
+            if b != by:
+                continue
+            n = acc["n"]
+            mean = acc["sum"] / n
+            var = max(acc["sq"] / n - mean * mean, 0.0) * n / max(n - 1, 1)
+            lo, hi = wilson_interval(acc["wins"], n)
+            vlo, vhi = mean_interval(mean, math.sqrt(var), n)
+            cum = np.cumsum(acc["hist"])
+            pct = {f"vp_p{q}": float(np.searchsorted(cum, q / 100 * n) - VP_OFFSET) for q in (10, 50, 90)}
+            rows[key] = {"seats": n, "wins": acc["wins"], "shared_wins": acc["shared"], "win_rate": acc["wins"] / n,
+                         "win_lo": lo, "win_hi": hi, "vp_mean": mean, "vp_lo": vlo, "vp_hi": vhi, **pct,
+                         "cannons_lost": acc["cannons"] / n}  # fmt: skip
+        out = pd.DataFrame.from_dict(rows, orient="index").sort_index()
+        out.index.name = by
+        return out
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        policies = {key: acc for (b, key), acc in self.groups.items() if b == "policy"}
+        names = sorted(policies)
+        sources = pd.DataFrame({src: [policies[k][src] / policies[k]["n"] for k in names] for src in VP_SOURCES},
+                               index=pd.Index(names, name="policy"))  # fmt: skip
+        sources["total"] = [policies[k]["sum"] / policies[k]["n"] for k in names]
+        series = pd.DataFrame([policies[k]["series"] / policies[k]["n"] for k in names],
+                              index=pd.Index(names, name="policy"), columns=[f"longest_{i}" for i in range(6)])  # fmt: skip
+        series["church_vp"] = sources["church_vp"]
+        sides = pd.DataFrame([policies[k]["sides"] / policies[k]["n"] for k in names],
+                             index=pd.Index(names, name="policy"), columns=[f"sides_{i}" for i in range(5)])  # fmt: skip
+        sides["mean"] = [(policies[k]["sides"] * np.arange(5)).sum() / policies[k]["n"] for k in names]
+        gs = self.game_sums
+        n = max(gs["games"], 1)
+        game_stats = pd.DataFrame({
+            "games": [gs["games"]], "players": [self.players], "rounds_mean": [gs["rounds"] / n],
+            "aborted": [gs["aborted"]], "shared_wins": [gs["shared_wins"]], "attacks_mean": [gs["attacks"] / n],
+        }, index=pd.Index(["all"], name="games"))  # fmt: skip
+        return {"by_policy": self.rates("policy"), "by_seat": self.rates("seat"), "vp_by_source": sources,
+                "church_series": series, "sides_completed": sides, "games": game_stats}  # fmt: skip
 
 
 def summary_tables(seats: pd.DataFrame, games: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Every headline table: by policy, by seat, VP by source, church series, sides completed,
     and the games."""
-    g = seats.groupby("policy", observed=True)
-    sources = g[list(VP_SOURCES)].mean()
-    sources["total"] = g["total"].mean()
-    series = pd.crosstab(seats["policy"], seats["longest_series"], normalize="index").reindex(
-        columns=range(6), fill_value=0.0)  # fmt: skip
-    series.columns = [f"longest_{k}" for k in range(6)]
-    series["church_vp"] = g["church_vp"].mean()
-    sides = pd.crosstab(seats["policy"], seats["sides_completed"], normalize="index").reindex(
-        columns=range(5), fill_value=0.0)  # fmt: skip
-    sides.columns = [f"sides_{k}" for k in range(5)]
-    sides["mean"] = g["sides_completed"].mean()
-    n = len(games)
-    game_stats = pd.DataFrame({
-        "games": [n], "players": [int(games["players"].iloc[0])] if n else [0],
-        "rounds_mean": [games["rounds"].mean()], "aborted": [int(games["aborted"].sum())],
-        "shared_wins": [int((games["winners"] > 1).sum())], "attacks_mean": [games["attacks"].mean()],
-    }, index=pd.Index(["all"], name="games"))  # fmt: skip
-    for t, name in ((sources, "policy"), (series, "policy"), (sides, "policy")):
-        t.index.name = name
-    return {"by_policy": policy_table(seats), "by_seat": seat_table(seats), "vp_by_source": sources,
-            "church_series": series, "sides_completed": sides, "games": game_stats}  # fmt: skip
+    acc = SummaryAccumulator()
+    acc.add(seats, games)
+    return acc.tables()
+
+
+def summarise_dataset(path) -> tuple[dict[str, pd.DataFrame], int, int]:
+    """The headline tables of a dataset on disk, part by part; (tables, games done, games planned)."""
+    import pyarrow.parquet as pq
+    from pathlib import Path
+
+    from smsim.dataset import done_parts, part_name, read_manifest
+
+    path = Path(path)
+    manifest = read_manifest(path)
+    acc = SummaryAccumulator()
+    for k in sorted(done_parts(path)):
+        seats = pq.read_table(path / "seats" / part_name(k), columns=list(SEAT_COLUMNS)).to_pandas()
+        games = pq.read_table(path / "games" / part_name(k), columns=list(GAME_COLUMNS)).to_pandas()
+        acc.add(seats, games)
+    return acc.tables(), acc.game_sums["games"], manifest["run"]["games"]
 
 
 def _pct(x: float) -> str:
@@ -75,15 +140,19 @@ def _pct(x: float) -> str:
 
 def print_summary(seats: pd.DataFrame, games: pd.DataFrame, elapsed: float | None = None,
                   console: Console | None = None) -> None:
+    """Print the headline tables of in-memory tables for the terminal."""
+    print_tables(summary_tables(seats, games), elapsed, console)
+
+
+def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, console: Console | None = None) -> None:
     """Print the headline tables for the terminal."""
     console = console or Console(width=max(100, Console().width))
-    tables = summary_tables(seats, games)
-    n_games = len(games)
-    players = int(games["players"].iloc[0])
+    g = tables["games"].iloc[0]
+    n_games = int(g["games"])
     speed = f", {n_games / elapsed:,.0f} games/s" if elapsed else ""
     console.print(
-        f"[bold]{n_games:,} games[/], {players} players{speed}; mean {games['rounds'].mean():.1f} rounds, "
-        f"{int(games['aborted'].sum())} aborted, {int((games['winners'] > 1).sum())} with a shared win"
+        f"[bold]{n_games:,} games[/], {int(g['players'])} players{speed}; mean {g['rounds_mean']:.1f} rounds, "
+        f"{int(g['aborted'])} aborted, {int(g['shared_wins'])} with a shared win"
     )
     t = Table(title="Results by policy (shared wins count as wins; 95% intervals)")
     for col in ("policy", "seats", "win rate", "95% CI", "mean VP", "95% CI", "VP p10/p50/p90", "cannons lost"):

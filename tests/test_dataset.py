@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -19,8 +20,10 @@ POLICIES = ["balanced", "random", "greedy"]
 
 
 def test_dataset_equals_the_in_memory_tables(tmp_path):
-    data = simulate_to(str(tmp_path / "d"), 700, 3, POLICIES, seed=5, batch=300)
+    result = simulate_to(str(tmp_path / "d"), 700, 3, POLICIES, seed=5, batch=300)
+    data = load(tmp_path / "d")
     seats, games = simulate(700, 3, POLICIES, seed=5)
+    assert result.games == result.played == 700
     pd.testing.assert_frame_equal(data.seats, seats, check_categorical=False)
     pd.testing.assert_frame_equal(data.games, games)
     assert data.complete and sorted(done_parts(tmp_path / "d")) == [0, 1, 2]
@@ -38,7 +41,9 @@ def test_resuming_adds_only_missing_parts(tmp_path):
     for sub in ("seats", "games"):
         (out / sub / "part-000001.parquet").unlink()
     before = {p: p.stat().st_mtime_ns for p in out.rglob("part-*.parquet")}
-    data = simulate_to(str(out), 900, 2, ["greedy", "random"], seed=1, batch=300)
+    result = simulate_to(str(out), 900, 2, ["greedy", "random"], seed=1, batch=300)
+    assert (result.games, result.played) == (900, 300)
+    data = load(out)
     after = {p: p.stat().st_mtime_ns for p in out.rglob("part-*.parquet")}
     assert all(after[p] == t for p, t in before.items())  # untouched
     assert len(after) == len(before) + 2
@@ -114,6 +119,30 @@ def test_kill_9_and_resume_gives_the_uninterrupted_dataset(tmp_path, kills):
     assert len(done_parts(out)) < 12  # it really was interrupted
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     resumed = load(out)
-    clean = simulate_to(str(tmp_path / "clean"), 3000, 3, ["greedy"], seed=8, batch=250, threads=2)
+    simulate_to(str(tmp_path / "clean"), 3000, 3, ["greedy"], seed=8, batch=250, threads=2)
+    clean = load(tmp_path / "clean")
     pd.testing.assert_frame_equal(resumed.seats, clean.seats)
     pd.testing.assert_frame_equal(resumed.games, clean.games)
+
+
+def test_summary_of_parts_equals_summary_of_the_whole(tmp_path):
+    """The part-by-part summary (flat memory) gives the tables pandas gives on the whole."""
+    from smsim.summary import summarise_dataset, summary_tables
+
+    result = simulate_to(str(tmp_path / "d"), 900, 4, ["balanced", "random", "greedy", "walls"], seed=2, batch=200)
+    data = load(tmp_path / "d")
+    whole = summary_tables(data.seats, data.games)
+    parts, done, planned = summarise_dataset(tmp_path / "d")
+    assert done == planned == 900
+    for name in whole:
+        pd.testing.assert_frame_equal(parts[name], whole[name])
+        pd.testing.assert_frame_equal(result.tables[name], whole[name])
+    # and the accumulated numbers are the plain pandas ones
+    by_policy = whole["by_policy"]
+    g = data.seats.groupby("policy", observed=True)
+    assert np.allclose(by_policy["win_rate"], g["won"].mean().sort_index())
+    assert np.allclose(by_policy["vp_mean"], g["total"].mean().sort_index())
+    assert np.allclose(by_policy["cannons_lost"], g["cannons_lost"].mean().sort_index())
+    for q in (10, 50, 90):  # the smallest VP with at least q% of the seats at or below it
+        expected = g["total"].apply(lambda v: np.quantile(v, q / 100, method="inverted_cdf")).sort_index()
+        assert (by_policy[f"vp_p{q}"] == expected).all()

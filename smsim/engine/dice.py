@@ -68,3 +68,34 @@ def rand_below_nb(rng, seat, n):
 def seed_key(seed: int) -> np.uint64:
     """The run's key from a user's seed (any integer, reduced mod 2**64)."""
     return np.uint64(int(seed) % (1 << 64))
+
+
+@njit(cache=True, nogil=True)
+def dice_floor_nb(seed_key, first, n_games, n_players, rounds, out):
+    """The physical floor of a game: the same dice stream and three-roll keeps as the engine,
+    no board. Each turn keeps the most common non-sword face and rolls the rest again.
+    Writes each game's swords count to out[g] (so the work cannot be optimised away)."""
+    counts = np.zeros(6, dtype=np.int64)
+    dice = np.zeros(5, dtype=np.int64)
+    for g in range(n_games):
+        key = game_key_nb(seed_key, first + g)
+        swords = 0
+        for rnd in range(rounds):
+            for s in range(n_players):
+                for d in range(5):
+                    dice[d] = roll_die_nb(key, rnd, s, 0, d)
+                for roll in range(1, 3):
+                    for f in range(6):
+                        counts[f] = 0
+                    for d in range(5):
+                        counts[dice[d]] += 1
+                    best = 0
+                    for f in range(1, 5):
+                        if counts[f] > counts[best]:
+                            best = f
+                    for d in range(5):
+                        if dice[d] != best:
+                            dice[d] = roll_die_nb(key, rnd, s, roll, d)
+                for d in range(5):
+                    swords += dice[d] == 5
+        out[g] = swords
