@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/smsim simulate --games 20000 --players 4 --policy greedy --policy greedy --policy random --policy random --seed 2026
+	$(BIN)/smsim simulate --games 20000 --players 4 --policy balanced --policy greedy --policy walls --policy random --seed 2026
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
