@@ -34,7 +34,7 @@ def count_faces_nb(dice, counts):
         counts[dice[d]] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_legal_use_nb(symbol, k, coins_left, occ, s, rules, largest_group):
     """Can k dice of ``symbol`` be used with ``coins_left`` after rotations (§5)?"""
     n_empty = popcount_nb(occ[s, EMPTY])
@@ -48,7 +48,7 @@ def is_legal_use_nb(symbol, k, coins_left, occ, s, rules, largest_group):
     return n_empty >= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_use_nb(cands, n, symbol, k, rotated, person):
     cands[n, L.C_SYMBOL] = symbol
     cands[n, L.C_K] = k
@@ -95,7 +95,7 @@ def list_uses_nb(dice, counts, coins, occ, s, rules, cands):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def list_cells_nb(cells_mask, cands):
     """One PLACE row per cell of the mask, in cell order."""
     n = 0

@@ -130,7 +130,7 @@ def church_mask_nb(occ, s):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def count_person_types_nb(occ, s, mask):
     """Distinct person types standing on the cells of ``mask``."""
     n = 0
@@ -140,7 +140,7 @@ def count_person_types_nb(occ, s, mask):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def defence_nb(player, s, rules):
     """RULES.md §6: soldier_defence per soldier + side_defence per complete side."""
     return (
@@ -149,7 +149,7 @@ def defence_nb(player, s, rules):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fill_cell_nb(city, occ, player, s, cell, code):
     """Put ``code`` on an empty space; a non-wall on an outer space destroys its side (§3)."""
     b = bit_nb(cell)

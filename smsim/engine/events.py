@@ -27,7 +27,7 @@ PLACED_BONUS = 2  # a wall bonus person
 EVENT_WIDTH = 8
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def record_nb(trace, trace_n, ev, a1, a2, a3, a4, a5, a6, a7):
     n = trace_n[0]
     if n < 0 or trace.shape[0] == 0:

@@ -51,13 +51,17 @@ from smsim.engine.dice import game_key_nb, roll_die_nb, seed_policy_streams_nb
 from smsim.engine.pirates import mark_swords_nb
 from smsim.engine.scoring import N_SCORE_FIELDS, score_game_nb
 from smsim.policies.dispatch import choose_nb
+from smsim.policies.heuristics import M_END
 
 G_ROUNDS, G_ABORTED, G_FILLED, G_ATTACKS, G_BOXES, G_WINNERS, G_ERROR, G_ERROR_SEAT = range(8)
 G_ATTACK_ROUND = 8  # MAX_PIRATE_ROWS fields: the round of each attack, -1 if none
 N_GAME_FIELDS = G_ATTACK_ROUND + L.MAX_PIRATE_ROWS
 GAME_FIELD_NAMES = ("rounds", "aborted", "filled", "attacks", "boxes", "winners", "error", "error_seat")
 # G_ERROR: 0, or 1 + the Decision at which a policy returned a row outside its candidates
-MEMO_SIZE = 64  # float64 scratch a built-in policy may keep within one turn
+MEMO_SIZE = 128  # float64 scratch a built-in policy may keep within one turn
+
+# numba does not bounds-check: the heuristic's memo layout must fit the buffer
+assert MEMO_SIZE >= M_END, f"MEMO_SIZE {MEMO_SIZE} < heuristic memo {M_END}"
 
 KEEP = int(L.Decision.KEEP)
 USE = int(L.Decision.USE)

@@ -89,9 +89,11 @@ M_KEY = 0
 M_LARGEST, M_BEST_N, M_BEST_CRATE_NEAR = 1, 2, 3
 M_EXACT = 8  # 5 x 6: value of using exactly k dice of symbol S (k = 0..5), heads: best person
 M_PERSON = 40  # 7: value of each person (best cell)
+M_BEST = 48  # 5 x 6: best value with n dice showing symbol S (fewer used, rotations allowed)
+M_END = M_BEST + 30  # slots used; the engine's memo must be at least this long
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def random_choice_nb(n, rng, seat):
     """``random``: uniform among the n legal rows."""
     return rand_below_nb(rng, seat, n)
@@ -172,17 +174,17 @@ def defence_gain_nb(params, player, pirates, s, rules, delta):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def side_walls_nb(occ, side, s):
     return popcount_nb(occ[s, WALL] & SIDE_MASK[side])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def side_intact_nb(player, s, side):
     return ((player[s, L.SIDES_BROKEN] | player[s, L.SIDES_DONE]) >> side) & 1 == 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def bonus_value_nb(params, rules, side):
     kind = rules[R.R_WALL_BONUS_KIND + side]
     amount = rules[R.R_WALL_BONUS_AMOUNT + side]
@@ -228,7 +230,7 @@ def walls_value_nb(params, occ, player, pirates, s, rules, k):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def outer_cost_nb(params, occ, player, s, cell):
     """Cost of putting a non-wall on ``cell``: destroying an intact side and its walls."""
     side = SIDE_OF_CELL[cell]
@@ -259,7 +261,7 @@ def house_starts_nb(occ, s):
     return m1, m2, m3, m4, m5
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def houses_at_nb(starts, cap, cell):
     """Most houses (<= cap) an architect on ``cell`` could build. The architect's own cell is
     counted as free: a slight overestimate where it would cut its component, fine for valuing."""
@@ -270,18 +272,18 @@ def houses_at_nb(starts, cap, cell):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def house_cap_nb(player, s, rules):
     return min(rules[R.R_ARCHITECT_MAX_HOUSES], player[s, L.LOGS])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def house_gain_nb(params, rules):
     """Value of one house: its VP, less the log it uses (valued at its end-of-game VP)."""
     return rules[R.R_HOUSE_VP] - rules[R.R_VP_PER_LOG] + params[P_FILL]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def person_cell_value_nb(params, occ, player, pirates, s, rules, person, cell, houses):
     """Value of ``person`` on empty ``cell``: its effect now plus where it stands (``houses``:
     what an architect there could build)."""
@@ -359,7 +361,7 @@ def best_persons_nb(params, occ, player, pirates, s, rules, starts, memo):
                 memo[M_PERSON + p] = v[p]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def finish_value_nb(params, occ, player, s, rules, filled):
     """Filling ``filled`` spaces: tempo, and the full-city bonus plus the lead if it ends the game."""
     v = params[P_FILL] * filled
@@ -368,7 +370,7 @@ def finish_value_nb(params, occ, player, s, rules, filled):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def exact_use_value_nb(params, occ, player, pirates, memo, s, rules, symbol, k, person):
     """Value of using exactly k dice of ``symbol`` (no rotation); NEG when illegal."""
     n_empty = player[s, L.N_EMPTY]
@@ -437,21 +439,23 @@ def turn_table_nb(params, w, s, rules):
             else:
                 v = exact_use_value_nb(params, w.occ, w.player, w.pirates, memo, s, rules, symbol, k, -1)
             memo[M_EXACT + symbol * 6 + k] = v
-
-
-@njit(cache=True)
-def best_with_nb(memo, symbol, n, rotations_affordable, rotation_coin_value):
-    """Best value with n dice showing ``symbol`` (fewer may be used), rotating up to
-    ``rotations_affordable`` more at ``rotation_coin_value`` each."""
-    best = 0.0  # using the dice elsewhere, or passing, is worth about nothing
-    for r in range(rotations_affordable + 1):
-        if n + r > 5:
-            break
-        for k in range(1, n + r + 1):
-            v = memo[M_EXACT + symbol * 6 + k] - r * rotation_coin_value
-            if v > best:
-                best = v
-    return best
+    cost = rules[R.R_ROTATION_COST]
+    affordable = w.player[s, L.COINS] // cost if cost > 0 else 5
+    rotation_value = params[P_COIN] * cost
+    for symbol in range(5):
+        # best using at most n dice of the symbol (0: use them elsewhere, worth about nothing) ...
+        prefix = 0.0
+        for n in range(6):
+            if n > 0:
+                prefix = max(prefix, memo[M_EXACT + symbol * 6 + n])
+            memo[M_BEST + symbol * 6 + n] = prefix
+        # ... then with up to `affordable` more dice rotated to it; n rising, so the entries n + r
+        # read are still the unrotated prefix maxima (rotations are never counted twice)
+        for n in range(6):
+            best = memo[M_BEST + symbol * 6 + n]
+            for r in range(1, min(affordable, 5 - n) + 1):
+                best = max(best, memo[M_BEST + symbol * 6 + n + r] - r * rotation_value)
+            memo[M_BEST + symbol * 6 + n] = best
 
 
 @njit(cache=True)
@@ -459,10 +463,8 @@ def keep_nb(params, w, s, rules):
     """Reroll mask: roll again every die not showing the most promising symbol, or 0 to stop."""
     turn_table_nb(params, w, s, rules)
     dice = w.dice
+    memo = w.memo
     rolls_left = 3 - w.ctx[L.CTX_ROLL]
-    cost = rules[R.R_ROTATION_COST]
-    affordable = w.player[s, L.COINS] // cost if cost > 0 else 5
-    rot_value = params[P_COIN] * cost
     q = 1.0 - (5.0 / 6.0) ** rolls_left
     best_now = 0.0
     best_symbol = -1
@@ -471,7 +473,7 @@ def keep_nb(params, w, s, rules):
         shown = 0
         for d in range(5):
             shown += dice[d] == symbol
-        now = best_with_nb(w.memo, symbol, shown, affordable, rot_value)
+        now = memo[M_BEST + symbol * 6 + shown]
         if now > best_now:
             best_now = now
         rolled = 5 - shown
@@ -480,7 +482,7 @@ def keep_nb(params, w, s, rules):
             comb = 1.0
             for j in range(rolled + 1):  # j of the rolled dice come up as symbol: Binomial(rolled, q)
                 prob = comb * q**j * (1.0 - q) ** (rolled - j)
-                expect += prob * best_with_nb(w.memo, symbol, shown + j, affordable, rot_value)
+                expect += prob * memo[M_BEST + symbol * 6 + shown + j]
                 comb = comb * (rolled - j) / (j + 1)
         else:
             expect = now
@@ -498,7 +500,7 @@ def keep_nb(params, w, s, rules):
     return mask
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def use_row_value_nb(params, cands, occ, player, pirates, memo, s, rules, row):
     symbol = cands[row, L.C_SYMBOL]
     if symbol == L.NO_SYMBOL:
@@ -510,7 +512,7 @@ def use_row_value_nb(params, cands, occ, player, pirates, memo, s, rules, row):
     return v + memo[M_EXACT + symbol * 6 + k]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cell_value_nb(params, occ, player, pirates, s, rules, what, cell, starts):
     """Value of putting ``what`` (a Cell code) on ``cell`` (``starts``: house_starts_nb of the city)."""
     near = NEIGH8_MASK[cell]
@@ -570,8 +572,11 @@ def heuristic_choice_nb(params, s, w, rules):
         for i in range(n):
             values[i] = use_row_value_nb(params, w.cands, w.occ, w.player, w.pirates, w.memo, s, rules, i)
     elif decision == PLACE:
-        starts = house_starts_nb(w.occ, s)
         what = w.ctx[L.CTX_WHAT]
+        if what == PERSON_0 + ARCHITECT:
+            starts = house_starts_nb(w.occ, s)
+        else:
+            starts = (ZERO, ZERO, ZERO, ZERO, ZERO)
         for i in range(n):
             values[i] = cell_value_nb(params, w.occ, w.player, w.pirates, s, rules, what, w.cands[i, 0], starts)
     elif decision == HOUSES:

@@ -75,3 +75,28 @@ def test_estimate_and_lead():
     # seat 0: 10 + 2 (coins) + 2 (logs); seat 1: 4 + 2 + 2 - 5
     assert H.estimate_total_nb(occ, player, 0, RULES_NB) == 14
     assert H.lead_nb(occ, player, 0, RULES_NB) == 14 - 3
+
+
+def test_turn_table_best_values_match_brute_force():
+    """memo[M_BEST]: the best value with n dice showing a symbol, using any k <= n + r of them
+    after r affordable rotations, each costing coin * rotation_cost; 0 when nothing is better."""
+    from smsim.engine.game import new_work_nb
+    from smsim.policies.registry import POLICIES
+
+    city, occ, player = state_from_cities(CITY.replace(". C C . . . .", ". C C 1 2 . .", 1), CITY, coins=5, logs=1)
+    w = new_work_nb(2, np.zeros((0, 8), dtype=np.int64))
+    w.city[:], w.occ[:], w.player[:] = city, occ, player
+    for name in ("balanced", "greedy", "merchant"):
+        params = POLICIES[name].params
+        w.memo[0] = -1.0
+        H.turn_table_nb(params, w, 0, RULES_NB)
+        rotation = params[H.P_COIN] * 2
+        affordable = 5 // 2
+        for symbol in range(5):
+            exact = [w.memo[H.M_EXACT + symbol * 6 + k] for k in range(6)]
+            for n in range(6):
+                brute = 0.0
+                for r in range(0, min(affordable, 5 - n) + 1):
+                    for k in range(1, n + r + 1):
+                        brute = max(brute, exact[k] - r * rotation)
+                assert np.isclose(w.memo[H.M_BEST + symbol * 6 + n], brute), (name, symbol, n)
