@@ -313,6 +313,8 @@ def simulate_to(
         except OSError as exc:
             raise DatasetError(f"cannot write to {out!r}: {exc.strerror}") from None
     n_parts = -(-games // batch)
+    for stale in path.glob("*/.part-*.tmp-*"):  # a write cut short by a kill: never a finished part
+        stale.unlink(missing_ok=True)
     have = done_parts(path)
     names = [s.name for s in specs]
     acc = SummaryAccumulator()

@@ -37,9 +37,10 @@ def test_dataset_equals_the_in_memory_tables(tmp_path):
 def test_resuming_adds_only_missing_parts(tmp_path):
     out = tmp_path / "d"
     simulate_to(str(out), 900, 2, ["greedy", "random"], seed=1, batch=300)
-    # lose a part, as a killed run would never have written it
+    # lose a part, as a killed run would never have written it, leaving a half-written file
     for sub in ("seats", "games"):
         (out / sub / "part-000001.parquet").unlink()
+    (out / "seats" / ".part-000001.parquet.tmp-12345").write_bytes(b"half a parquet file")
     before = {p: p.stat().st_mtime_ns for p in out.rglob("part-*.parquet")}
     result = simulate_to(str(out), 900, 2, ["greedy", "random"], seed=1, batch=300)
     assert (result.games, result.played) == (900, 300)
@@ -47,6 +48,7 @@ def test_resuming_adds_only_missing_parts(tmp_path):
     after = {p: p.stat().st_mtime_ns for p in out.rglob("part-*.parquet")}
     assert all(after[p] == t for p, t in before.items())  # untouched
     assert len(after) == len(before) + 2
+    assert not list(out.rglob(".part-*"))  # the half-written file was removed
     seats, _ = simulate(900, 2, ["greedy", "random"], seed=1)
     pd.testing.assert_frame_equal(data.seats, seats, check_categorical=False)
 
