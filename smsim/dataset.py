@@ -36,7 +36,7 @@ MANIFEST = "manifest.json"
 
 # engine player fields -> dataset columns (the rest are derived below)
 PLAYER_COLUMNS = {
-    "coins_left": L.COINS, "logs_left": L.LOGS, "vp_earned": L.VP, "cannons_lost": L.CANNONS_LOST,
+    "coins_left": L.COINS, "logs_left": L.LOGS, "cannons_lost": L.CANNONS_LOST,
     "soldiers": L.SOLDIERS, "vp_citizen": L.VP_CITIZEN, "vp_priest": L.VP_PRIEST, "vp_houses": L.VP_HOUSES,
     "vp_juggler": L.VP_JUGGLER, "vp_noble": L.VP_NOBLE, "vp_wall_bonus": L.VP_WALL_BONUS,
     "coins_merchant": L.COINS_MERCHANT, "coins_wall_bonus": L.COINS_WALL_BONUS,
