@@ -90,7 +90,9 @@ M_LARGEST, M_BEST_N, M_BEST_CRATE_NEAR = 1, 2, 3
 M_EXACT = 8  # 5 x 6: value of using exactly k dice of symbol S (k = 0..5), heads: best person
 M_PERSON = 40  # 7: value of each person (best cell)
 M_BEST = 48  # 5 x 6: best value with n dice showing symbol S (fewer used, rotations allowed)
-M_END = M_BEST + 30  # slots used; the engine's memo must be at least this long
+M_WALLS = 78  # 6: value of k = 1..5 walls (walls_values_nb)
+M_LEAD = 84  # the seat's estimated lead over the best other seat
+M_END = 85  # slots used; the engine's memo must be at least this long
 
 
 @njit(cache=True, inline="always")
@@ -198,13 +200,14 @@ def bonus_value_nb(params, rules, side):
 
 
 @njit(cache=True)
-def walls_value_nb(params, occ, player, pirates, s, rules, k):
-    """k walls: on intact sides nearest to complete first; completed sides add bonus and defence."""
-    v = 0.0
-    left = k
+def walls_values_nb(params, occ, player, pirates, s, rules, out, at):
+    """out[at + k] <- value of k = 1..5 walls: placed on the intact sides nearest to complete first
+    (ties: lower side), completed sides adding their bonus and defence. One pass for every k."""
+    order = 0  # side of the i-th nearest intact side in bits 4i..4i+3 (no allocation per turn)
+    needs = 0  # walls it still needs, likewise
+    n_sides = 0
     done = 0
-    completed = 0
-    for _ in range(4):
+    for _ in range(4):  # intact sides by how many walls they still need
         best_side = -1
         best_need = 99
         for side in range(4):
@@ -214,20 +217,30 @@ def walls_value_nb(params, occ, player, pirates, s, rules, k):
             if need < best_need:
                 best_need = need
                 best_side = side
-        if best_side < 0 or left == 0:
+        if best_side < 0:
             break
         done |= 1 << best_side
-        used = min(left, best_need)
-        have = 5 - best_need
-        for i in range(used):
-            v += params[P_WALL] + params[P_WALL_PROGRESS] * (have + i + 1) / 5.0
-        left -= used
-        if used == best_need:
-            completed += 1
-            v += bonus_value_nb(params, rules, best_side)
-    if completed > 0:
-        v += defence_gain_nb(params, player, pirates, s, rules, completed * rules[R.R_SIDE_DEFENCE])
-    return v
+        order |= best_side << (4 * n_sides)
+        needs |= best_need << (4 * n_sides)
+        n_sides += 1
+    for k in range(1, 6):
+        v = 0.0
+        left = k
+        completed = 0
+        for i in range(n_sides):
+            if left == 0:
+                break
+            need = (needs >> (4 * i)) & 15
+            used = min(left, need)
+            for j in range(used):
+                v += params[P_WALL] + params[P_WALL_PROGRESS] * (5 - need + j + 1) / 5.0
+            left -= used
+            if used == need:
+                completed += 1
+                v += bonus_value_nb(params, rules, (order >> (4 * i)) & 15)
+        if completed > 0:
+            v += defence_gain_nb(params, player, pirates, s, rules, completed * rules[R.R_SIDE_DEFENCE])
+        out[at + k] = v
 
 
 @njit(cache=True, inline="always")
@@ -362,11 +375,12 @@ def best_persons_nb(params, occ, player, pirates, s, rules, starts, memo):
 
 
 @njit(cache=True, inline="always")
-def finish_value_nb(params, occ, player, s, rules, filled):
-    """Filling ``filled`` spaces: tempo, and the full-city bonus plus the lead if it ends the game."""
+def finish_value_nb(params, player, s, rules, filled, lead):
+    """Filling ``filled`` spaces: tempo, and the full-city bonus plus the estimated ``lead`` if
+    it ends the game."""
     v = params[P_FILL] * filled
     if filled > 0 and filled >= player[s, L.N_EMPTY]:
-        v += rules[R.R_FULL_CITY_VP] + params[P_FINISH] * lead_nb(occ, player, s, rules)
+        v += rules[R.R_FULL_CITY_VP] + params[P_FINISH] * lead
     return v
 
 
@@ -385,23 +399,22 @@ def exact_use_value_nb(params, occ, player, pirates, memo, s, rules, symbol, k, 
         # the first crate can go beside the most crates; later ones beside the new group
         near = min(memo[M_BEST_CRATE_NEAR], 3.0) + (k - 1)
         return k * params[P_CRATE] + params[P_CRATE_CLUSTER] * near + finish_value_nb(
-            params, occ, player, s, rules, k)
+            params, player, s, rules, k, memo[M_LEAD])
     if symbol == WALL_FACE:
         if k > popcount_nb(occ[s, EMPTY] & U_OUTER):
             return NEG
-        return walls_value_nb(params, occ, player, pirates, s, rules, k) + finish_value_nb(
-            params, occ, player, s, rules, k)
+        return memo[M_WALLS + k] + finish_value_nb(params, player, s, rules, k, memo[M_LEAD])
     if n_empty == 0:
         return NEG
     if symbol == CROSS:
         gain = church_value_nb(occ, s, rules, k, params[P_CHURCH_POTENTIAL]) - church_value_nb(
             occ, s, rules, 0, params[P_CHURCH_POTENTIAL])
         weight = params[P_CHURCH] if params[P_CHURCH] > 0.0 else 1.0
-        return weight * gain + finish_value_nb(params, occ, player, s, rules, 1)
+        return weight * gain + finish_value_nb(params, player, s, rules, 1, memo[M_LEAD])
     v = memo[M_PERSON + person]
     if person == ARCHITECT:
-        return v + finish_value_nb(params, occ, player, s, rules, 1 + int(memo[M_BEST_N]))
-    return v + finish_value_nb(params, occ, player, s, rules, 1)
+        return v + finish_value_nb(params, player, s, rules, 1 + int(memo[M_BEST_N]), memo[M_LEAD])
+    return v + finish_value_nb(params, player, s, rules, 1, memo[M_LEAD])
 
 
 @njit(cache=True)
@@ -415,6 +428,8 @@ def turn_table_nb(params, w, s, rules):
         return
     memo[M_KEY] = key
     memo[M_LARGEST] = largest_group_nb(w.occ[s, EMPTY])
+    memo[M_LEAD] = lead_nb(w.occ, w.player, s, rules)
+    walls_values_nb(params, w.occ, w.player, w.pirates, s, rules, memo, M_WALLS)
     starts = house_starts_nb(w.occ, s)
     cap = house_cap_nb(w.player, s, rules)
     best_houses = 0
