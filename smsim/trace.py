@@ -19,7 +19,7 @@ PERSON_NAMES = tuple(p.name.lower() for p in L.Person)
 
 
 def _rc(cell: int) -> list[int]:
-    return [int(cell) // L.SIZE, int(cell) % L.SIZE]
+    return list(L.cell_rc(cell))
 
 
 def series_lengths(series_counts: Iterable[int]) -> list[int]:
