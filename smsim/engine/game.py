@@ -48,6 +48,7 @@ from smsim.engine.city import (
     reset_city_nb,
 )
 from smsim.engine.dice import game_key_nb, roll_die_nb, seed_policy_streams_nb
+from smsim.engine.memory import borrow_nb
 from smsim.engine.pirates import mark_swords_nb
 from smsim.engine.scoring import N_SCORE_FIELDS, score_game_nb
 from smsim.policies.dispatch import choose_nb
@@ -329,16 +330,40 @@ def play_one_nb(seed_key, game, rules, start_crates, kind, params, fns, trace):
     return score, w.player, w.city, game_out, w.trace_n[0]
 
 
+@njit(cache=True)
+def borrow_work_nb(w):
+    """``w`` with every buffer borrowed (``memory.borrow_nb``): the caller keeps ``w`` alive."""
+    return Work(
+        borrow_nb(w.city), borrow_nb(w.occ), borrow_nb(w.player), borrow_nb(w.pirates), borrow_nb(w.dice),
+        borrow_nb(w.counts), borrow_nb(w.cands), borrow_nb(w.ctx), borrow_nb(w.rng), borrow_nb(w.values),
+        borrow_nb(w.memo), borrow_nb(w.status), borrow_nb(w.trace), borrow_nb(w.trace_n),
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def play_borrowed_nb(seed_key, first, w, rules, start_crates, kind, params, fns, score_out, player_out, game_out):
+    """The loop of ``play_games_nb`` on borrowed views. Its arguments are owned by the caller
+    for the whole call, so the views cannot outlive them."""
+    w = borrow_work_nb(w)
+    seats = Seats(borrow_nb(kind), borrow_nb(params), fns)
+    rules = borrow_nb(rules)
+    start_crates = borrow_nb(start_crates)
+    score_out = borrow_nb(score_out)
+    player_out = borrow_nb(player_out)
+    game_out = borrow_nb(game_out)
+    for g in range(game_out.shape[0]):
+        play_game_nb(game_key_nb(seed_key, first + g), w, seats, rules, start_crates, score_out[g], game_out[g])
+        player_out[g] = w.player
+
+
 @njit(cache=True, nogil=True)
 def play_games_nb(seed_key, first, rules, start_crates, kind, params, fns, score_out, player_out, game_out):
     """Play games first .. first + G - 1 (G = game_out.shape[0]), releasing the GIL so that
     several threads can run chunks of a batch at once (``sim.run_games``).
 
     Outputs: score_out int64[G, P, N_SCORE_FIELDS], player_out int64[G, P, N_PLAYER_FIELDS],
-    game_out int64[G, N_GAME_FIELDS]. Work buffers are allocated once per call.
+    game_out int64[G, N_GAME_FIELDS]. Work buffers are allocated once per call; the games run
+    on borrowed views of them and of the arguments (``smsim/engine/memory.py``).
     """
     w = new_work_nb(kind.shape[0], np.zeros((0, E.EVENT_WIDTH), dtype=np.int64))
-    seats = Seats(kind, params, fns)
-    for g in range(game_out.shape[0]):
-        play_game_nb(game_key_nb(seed_key, first + g), w, seats, rules, start_crates, score_out[g], game_out[g])
-        player_out[g] = w.player
+    play_borrowed_nb(seed_key, first, w, rules, start_crates, kind, params, fns, score_out, player_out, game_out)
