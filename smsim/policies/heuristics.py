@@ -92,7 +92,26 @@ M_PERSON = 40  # 7: value of each person (best cell)
 M_BEST = 48  # 5 x 6: best value with n dice showing symbol S (fewer used, rotations allowed)
 M_WALLS = 78  # 6: value of k = 1..5 walls (walls_values_nb)
 M_LEAD = 84  # the seat's estimated lead over the best other seat
-M_END = 85  # slots used; the engine's memo must be at least this long
+M_SERIES = 85  # series_value_nb of the seat's churches as they stand (potential included)
+M_END = 86  # slots used; the engine's memo must be at least this long
+
+
+def _reroll_odds() -> np.ndarray:
+    """REROLL_ODDS[r - 1, m, j]: chance that j of m dice rolled again show a wanted symbol at
+    least once in r more rolls (each die keeps its symbol once shown): Binomial(m, 1 - (5/6)^r).
+    A table, because powers in the keep loop were a tenth of a heuristic turn."""
+    odds = np.zeros((2, 6, 6))
+    for r in (1, 2):
+        q = 1.0 - (5.0 / 6.0) ** r
+        for m in range(6):
+            comb = 1.0
+            for j in range(m + 1):
+                odds[r - 1, m, j] = comb * q**j * (1.0 - q) ** (m - j)
+                comb = comb * (m - j) / (j + 1)
+    return odds
+
+
+REROLL_ODDS = _reroll_odds()
 
 
 @njit(cache=True, inline="always")
@@ -102,9 +121,16 @@ def random_choice_nb(n, rng, seat):
 
 
 # -- position features -----------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def church_counts_nb(occ, s):
+    """Seat s's churches of each size 1..5, as a tuple."""
+    return (popcount_nb(occ[s, CHURCH_1]), popcount_nb(occ[s, CHURCH_1 + 1]), popcount_nb(occ[s, CHURCH_1 + 2]),
+            popcount_nb(occ[s, CHURCH_1 + 3]), popcount_nb(occ[s, CHURCH_1 + 4]))  # fmt: skip
+
+
 @njit(cache=True)
-def church_value_nb(occ, s, rules, extra_size, potential_weight):
-    """Series VP of seat s's churches (with one more of ``extra_size``, 0: none) plus
+def series_value_nb(counts, rules, extra_size, potential_weight):
+    """Series VP of churches ``counts`` (with one more of ``extra_size``, 0: none) plus
     ``potential_weight`` times their potential: for each series layer, the VP its gaps would add
     if filled, divided by 1 + the number of gaps."""
     realized = 0.0
@@ -115,7 +141,7 @@ def church_value_nb(occ, s, rules, extra_size, potential_weight):
         top = 0
         gaps = 0
         for size in range(1, 6):
-            have = popcount_nb(occ[s, CHURCH_1 + size - 1]) + (1 if extra_size == size else 0)
+            have = counts[size - 1] + (1 if extra_size == size else 0)
             if have >= layer:
                 top = size
                 if prefix == size - 1:
@@ -123,12 +149,18 @@ def church_value_nb(occ, s, rules, extra_size, potential_weight):
         if top == 0:
             return realized + potential_weight * potential
         for size in range(prefix + 1, top):
-            have = popcount_nb(occ[s, CHURCH_1 + size - 1]) + (1 if extra_size == size else 0)
+            have = counts[size - 1] + (1 if extra_size == size else 0)
             if have < layer:
                 gaps += 1
         realized += rules[R.R_CHURCH_SERIES_VP + prefix]
         potential += (rules[R.R_CHURCH_SERIES_VP + top] - rules[R.R_CHURCH_SERIES_VP + prefix]) / (1.0 + gaps)
         layer += 1
+
+
+@njit(cache=True, inline="always")
+def church_value_nb(occ, s, rules, extra_size, potential_weight):
+    """``series_value_nb`` of seat s's churches."""
+    return series_value_nb(church_counts_nb(occ, s), rules, extra_size, potential_weight)
 
 
 @njit(cache=True)
@@ -407,8 +439,8 @@ def exact_use_value_nb(params, occ, player, pirates, memo, s, rules, symbol, k, 
     if n_empty == 0:
         return NEG
     if symbol == CROSS:
-        gain = church_value_nb(occ, s, rules, k, params[P_CHURCH_POTENTIAL]) - church_value_nb(
-            occ, s, rules, 0, params[P_CHURCH_POTENTIAL])
+        counts = church_counts_nb(occ, s)
+        gain = series_value_nb(counts, rules, k, params[P_CHURCH_POTENTIAL]) - memo[M_SERIES]
         weight = params[P_CHURCH] if params[P_CHURCH] > 0.0 else 1.0
         return weight * gain + finish_value_nb(params, player, s, rules, 1, memo[M_LEAD])
     v = memo[M_PERSON + person]
@@ -417,7 +449,7 @@ def exact_use_value_nb(params, occ, player, pirates, memo, s, rules, symbol, k, 
     return v + finish_value_nb(params, player, s, rules, 1, memo[M_LEAD])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def turn_table_nb(params, w, s, rules):
     """Fill w.memo for this turn: the value of each person on its best cell and of using exactly
     k dice of each symbol (heads: the best person for k). The city does not change while the
@@ -429,6 +461,7 @@ def turn_table_nb(params, w, s, rules):
     memo[M_KEY] = key
     memo[M_LARGEST] = largest_group_nb(w.occ[s, EMPTY])
     memo[M_LEAD] = lead_nb(w.occ, w.player, s, rules)
+    memo[M_SERIES] = church_value_nb(w.occ, s, rules, 0, params[P_CHURCH_POTENTIAL])
     walls_values_nb(params, w.occ, w.player, w.pirates, s, rules, memo, M_WALLS)
     starts = house_starts_nb(w.occ, s)
     cap = house_cap_nb(w.player, s, rules)
@@ -473,14 +506,13 @@ def turn_table_nb(params, w, s, rules):
             memo[M_BEST + symbol * 6 + n] = best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def keep_nb(params, w, s, rules):
     """Reroll mask: roll again every die not showing the most promising symbol, or 0 to stop."""
     turn_table_nb(params, w, s, rules)
     dice = w.dice
     memo = w.memo
-    rolls_left = 3 - w.ctx[L.CTX_ROLL]
-    q = 1.0 - (5.0 / 6.0) ** rolls_left
+    odds = REROLL_ODDS[2 - w.ctx[L.CTX_ROLL]]  # rolls left: 3 - roll
     best_now = 0.0
     best_symbol = -1
     best_expect = NEG
@@ -494,11 +526,8 @@ def keep_nb(params, w, s, rules):
         rolled = 5 - shown
         if params[P_LOOKAHEAD] > 0.0:
             expect = 0.0
-            comb = 1.0
-            for j in range(rolled + 1):  # j of the rolled dice come up as symbol: Binomial(rolled, q)
-                prob = comb * q**j * (1.0 - q) ** (rolled - j)
-                expect += prob * memo[M_BEST + symbol * 6 + shown + j]
-                comb = comb * (rolled - j) / (j + 1)
+            for j in range(rolled + 1):  # j of the rolled dice come up as symbol
+                expect += odds[rolled, j] * memo[M_BEST + symbol * 6 + shown + j]
         else:
             expect = now
         if expect > best_expect + 1e-9:
