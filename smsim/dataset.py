@@ -31,7 +31,7 @@ from smsim.engine.game import G_ATTACK_ROUND, G_FILLED, GAME_FIELD_NAMES
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.rules import SIDE_NAMES, Rules
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: sides_attack_N columns
 MANIFEST = "manifest.json"
 
 # engine player fields -> dataset columns (the rest are derived below)
@@ -94,6 +94,8 @@ def seat_table(
     cols["attacks_faced"] = np.repeat(game_out[:, GAME_FIELD_NAMES.index("attacks")], n_players).astype(np.int8)
     for row in range(len(rules.pirate_strengths)):
         cols[f"defence_attack_{row + 1}"] = flat_player[:, L.ATTACK_DEFENCE + row].astype(np.int16)
+    for row in range(len(rules.pirate_strengths)):
+        cols[f"sides_attack_{row + 1}"] = flat_player[:, L.ATTACK_SIDES + row].astype(np.int8)
     cols["rank"] = cols["rank"].astype(np.int8)
     return pd.DataFrame(cols)
 

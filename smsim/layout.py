@@ -138,7 +138,8 @@ SIDE_WALLS = 26  # 4 fields: walls on each side at the end of the game
 BONUS_PERSONS = 30  # persons received as wall bonuses
 ATTACK_DEFENCE = 31  # MAX_PIRATE_ROWS fields: the seat's defence at each attack, -1 if none
 MAX_PIRATE_ROWS = 12  # most rows a rules variant's pirate track may have
-N_PLAYER_FIELDS = ATTACK_DEFENCE + MAX_PIRATE_ROWS
+ATTACK_SIDES = ATTACK_DEFENCE + MAX_PIRATE_ROWS  # MAX_PIRATE_ROWS fields: sides complete at each attack, -1 if none
+N_PLAYER_FIELDS = ATTACK_SIDES + MAX_PIRATE_ROWS
 
 # -- pirate track: pirates[field], int64 ------------------------------------------------------
 PIRATE_BOXES, PIRATE_ATTACKS = range(2)

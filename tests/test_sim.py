@@ -56,3 +56,24 @@ def test_score_city_follows_the_rules_variant():
     result = score_city(city, coins=7, rules=rules)
     assert (result["church_vp"], result["coins"], result["total"]) == (5, 2, 7)
     assert np.array_equal(city, parse_city(EMPTY_CITY.replace("+ . . . . . +", "+ 1 2 . . . +", 1)))
+
+
+def test_defence_at_each_attack_splits_into_complete_sides_and_soldiers():
+    """Invariants of the per-attack columns: an attack that came has a side count and a defence
+    that is side_defence per side plus soldier_defence per soldier (soldiers only grow, so never
+    more than the seat's final soldiers); one that never came is -1 in both; cannons lost equal
+    the attacks whose strength exceeded the defence."""
+    rules = Rules()
+    seats, games = simulate(400, 4, ["walls", "balanced", "random", "churches"], seed=11)
+    lost = np.zeros(len(seats), dtype=int)
+    for row, strength in enumerate(rules.pirate_strengths, start=1):
+        defence, sides = seats[f"defence_attack_{row}"], seats[f"sides_attack_{row}"]
+        came = seats["attacks_faced"] >= row
+        assert ((defence == -1) == ~came).all() and ((sides == -1) == ~came).all()
+        soldiers_part = defence[came] - sides[came] * rules.side_defence
+        assert (soldiers_part >= 0).all() and (soldiers_part % rules.soldier_defence == 0).all()
+        assert (soldiers_part // rules.soldier_defence <= seats.loc[came, "soldiers"]).all()
+        assert (sides[came] <= seats.loc[came, "sides_completed"]).all()
+        lost += (came & (defence < strength)).to_numpy()
+    assert (lost == seats["cannons_lost"]).all()
+    assert seats["sides_attack_1"].max() > 0  # the walls bot has sides complete at some attacks

@@ -236,6 +236,7 @@ def reset_city_nb(city, occ, player, s, start_crates, rules):
         player[s, L.SIDE_ROUND + f] = -1
     for f in range(L.MAX_PIRATE_ROWS):
         player[s, L.ATTACK_DEFENCE + f] = -1
+        player[s, L.ATTACK_SIDES + f] = -1
     for c in (0, 6, 42, 48):
         city[s, c] = TOWER
         occ[s, TOWER] |= bit_nb(c)

@@ -4,18 +4,19 @@
 ``pirate_boxes_per_player * P`` boxes; finishing a row is an attack at that row's strength.
 """
 
+import numpy as np
 from numba import njit
 
 from smsim import layout as L
 from smsim import rules as R
-from smsim.engine.city import defence_nb
+from smsim.engine.city import defence_nb, popcount_nb
 from smsim.engine.events import record_attack_nb
 
 
 @njit(cache=True)
 def mark_swords_nb(n_swords, rnd, pirates, player, rules, trace, trace_n):
     """Cross one box per sword in round ``rnd``; each finished row attacks every seat (several
-    per turn possible), recording its round and every seat's defence.
+    per turn possible), recording its round and every seat's defence and sides complete.
 
     A seat whose defence is below the strength loses one cannon. After the last row, swords are
     ignored. Each attack is recorded in the trace. Returns the number of attacks made.
@@ -36,6 +37,7 @@ def mark_swords_nb(n_swords, rnd, pirates, player, rules, trace, trace_n):
             for s in range(n_players):
                 defence = defence_nb(player, s, rules)
                 player[s, L.ATTACK_DEFENCE + row] = defence
+                player[s, L.ATTACK_SIDES + row] = popcount_nb(np.uint64(player[s, L.SIDES_DONE]))
                 if defence < strength:
                     player[s, L.CANNONS_LOST] += 1
                     lost |= 1 << s

@@ -72,3 +72,14 @@ def test_variant_rows_and_strengths():
                                                                           pirate_strengths=(2,)))
     assert mark(10, pirates, player, rules_nb) == 1  # one row of 3 boxes, then nothing
     assert list(player[:, L.CANNONS_LOST]) == [1, 1, 0]
+
+
+def test_sides_complete_at_each_attack_are_recorded_beside_the_defence():
+    """The report splits defence into walls and soldiers: each attack records the seat's complete
+    sides (side_defence each) next to its total defence."""
+    player, pirates, rules_nb = setup(2, soldiers=[1, 0])
+    player[0, L.SIDES_DONE] = 0b0101  # two sides and one soldier
+    player[1, L.SIDES_DONE] = 0b0001
+    assert mark(4, pirates, player, rules_nb) == 1
+    assert list(player[:, L.ATTACK_SIDES]) == [2, 1]
+    assert list(player[:, L.ATTACK_DEFENCE]) == [2 * Rules().side_defence + 1, Rules().side_defence]
