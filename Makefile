@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-slow bench clean
+.PHONY: install demo test test-slow bench report clean
 
 install: $(STAMP)
 
@@ -25,6 +25,10 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
+
+# the committed sample report: about 1,050,000 games from fixed seeds (datasets in runs/baseline/)
+report: $(STAMP)
+	$(BIN)/python scripts/baseline_report.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -436,6 +436,72 @@ def _markdown(t) -> str:
     return "\n".join(lines)
 
 
+# -- report and plot --------------------------------------------------------------------------
+@cli.command("report")
+@click.argument("datasets", nargs=-1, required=True, type=str)
+@click.option("--out", "-o", required=True, type=str, help="Directory for report.md, report.html, figures/, tables/.")
+@click.option("--title", default="Saint Malo balance report", show_default=True)
+def report_cmd(datasets: tuple[str, ...], out: str, title: str) -> None:
+    """Write a balance report of one or more datasets (``simulate --out``, ``compare --out``):
+    church series, wall bonuses, pirate losses, outcomes and, for comparisons, the heuristics
+    compared; Markdown and self-contained HTML, figures as PNG and SVG, tables as CSV.
+
+    \b
+    Examples:
+      smsim report runs/four --out reports/four
+      smsim report runs/p2 runs/p3 runs/p4 runs/p5 runs/compare4 --out reports/all
+    """
+    from smsim.dataset import DatasetError
+    from smsim.report import report
+
+    try:
+        path = report(list(datasets), out, title)
+    except DatasetError as exc:
+        _fail(str(exc))
+    click.echo(f"written: {path} and {path.with_suffix('.html')}")
+
+
+def _plot_kinds() -> list[str]:
+    from smsim.plots import PLOTS
+
+    return list(PLOTS)
+
+
+@cli.command("plot")
+@click.argument("kind", type=click.Choice(_plot_kinds()))
+@click.argument("datasets", nargs=-1, required=True, type=str)
+@click.option("--out", "-o", type=str, default=None, help="File to write (.png, .svg or .pdf) [default: KIND.png].")
+def plot_cmd(kind: str, datasets: tuple[str, ...], out: str | None) -> None:
+    """Draw one of the report's figures on its own, e.g. for slides; prints its caption.
+
+    \b
+    Examples:
+      smsim plot seat-advantage runs/p2 runs/p3 runs/p4 --out seats.svg
+      smsim plot cannons runs/four
+    """
+    from smsim.analysis import read_report_data
+    from smsim.dataset import DatasetError
+    from smsim.plots import PLOTS
+
+    out = out or f"{kind}.png"
+    suffix = out.rsplit(".", 1)[-1].lower() if "." in out else ""
+    if suffix not in ("png", "svg", "pdf"):
+        _fail(f"--out {out!r}: the file name must end in .png, .svg or .pdf")
+    try:
+        made = PLOTS[kind](read_report_data(list(datasets)))
+    except DatasetError as exc:
+        _fail(str(exc))
+    if made is None:
+        _fail(f"nothing to draw for {kind!r} in these data")
+    fig, caption = made
+    try:
+        fig.savefig(out, dpi=150)
+    except OSError as exc:
+        _fail(f"cannot write {out!r}: {exc.strerror}")
+    click.echo(f"written: {out}")
+    click.echo(caption)
+
+
 # -- policies ---------------------------------------------------------------------------------
 @cli.command("policies")
 @click.option("--weights/--no-weights", default=True, show_default=True, help="Show each preset's weights.")

@@ -1,6 +1,7 @@
 """The click CLI under CliRunner: outputs, and one-line errors with exit status 2."""
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -180,3 +181,35 @@ def test_compare_prints_tables_and_writes(run, tmp_path):
     assert "win share" in result.output and "Mean VP difference" in result.output
     assert {p.name for p in (tmp_path / "c").iterdir()} >= {"seats.parquet", "games.parquet", "manifest.json",
                                                             "policies.csv", "pairs.csv", "ratings.csv"}  # fmt: skip
+
+
+def test_report_and_plot(run, report_datasets, tmp_path):
+    out = tmp_path / "rep"
+    result = run("report", report_datasets["two"], report_datasets["cmp"], "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert (out / "report.md").is_file() and (out / "report.html").is_file()
+    for suffix in ("png", "svg"):
+        target = tmp_path / f"seats.{suffix}"
+        result = run("plot", "seat-advantage", report_datasets["two"], "--out", str(target))
+        assert result.exit_code == 0, result.output
+        assert target.stat().st_size > 1000
+        assert "400 games" in result.output  # the caption, with the number of games
+
+
+@pytest.mark.parametrize("args, words", [
+    (["report", "/nonexistent/dir", "--out", "x"], ["/nonexistent/dir", "not a directory"]),
+    (["plot", "no-such-kind", "."], ["no-such-kind"]),
+    (["plot", "scores", "/nonexistent/dir"], ["not a directory"]),
+])
+def test_report_and_plot_bad_input(run, args, words):
+    assert_bad_input(run(*args), *words)
+
+
+def test_report_refuses_a_dataset_as_output_and_keeps_it(run, report_datasets, tmp_path):
+    before = sorted(p.name for p in (Path(report_datasets["two"]) / "seats").iterdir())
+    assert_bad_input(run("report", report_datasets["tiny"], "--out", report_datasets["two"]), "holds a dataset")
+    assert sorted(p.name for p in (Path(report_datasets["two"]) / "seats").iterdir()) == before
+    assert not (Path(report_datasets["two"]) / "report.md").exists()
+    assert_bad_input(run("plot", "scores", report_datasets["tiny"], "--out", str(tmp_path / "x.jpg")), ".png")
+    assert_bad_input(run("plot", "ratings", report_datasets["tiny"], "--out", str(tmp_path / "r.png")),
+                     "nothing to draw")

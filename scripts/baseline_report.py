@@ -1,0 +1,71 @@
+"""Regenerate the committed sample report, reports/baseline/ (``make report``).
+
+Plays, from fixed seeds, with the standard rules:
+
+- for 2, 3, 4 and 5 players, 150,000 games with ``balanced`` in every seat: the seat effect
+  alone (is the start player advantaged?);
+- for 2, 3, 4 and 5 players, ``smsim compare`` of every built-in policy over about 112,000
+  games: every policy in every seat equally, on shared dice;
+
+about 1,050,000 games in all, then writes the report. The datasets go to runs/baseline/ (not
+committed; a run that is interrupted resumes where it stopped). Each step is an ``smsim``
+command, printed before it runs and recorded in its dataset's manifest, so the report states how
+it was made.
+
+    python scripts/baseline_report.py                 # the committed report (several minutes)
+    python scripts/baseline_report.py --scale 0.01    # a quick rehearsal into runs/baseline-small
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+PLAYERS = (2, 3, 4, 5)
+MIRROR_GAMES = 150_000
+COMPARE_GAMES = 112_000
+SEED = 2026
+
+
+def run(args: list[str]) -> None:
+    print("$ smsim " + shlex.join(args), flush=True)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "smsim.cli", *args], check=True, stdout=subprocess.DEVNULL)
+    print(f"  {time.perf_counter() - start:.0f} s", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", type=float, default=1.0, help="fraction of the games (rehearsals)")
+    parser.add_argument("--runs", default=None, help="where the datasets go [runs/baseline]")
+    parser.add_argument("--out", default=None, help="where the report goes [reports/baseline]")
+    args = parser.parse_args()
+    small = args.scale != 1.0
+    runs = Path(args.runs or ("runs/baseline-small" if small else "runs/baseline"))
+    out = args.out or ("runs/baseline-small/report" if small else "reports/baseline")
+
+    from smsim.policies.registry import POLICIES
+
+    builtins = list(POLICIES)
+    datasets = []
+    for p in PLAYERS:
+        path = runs / f"mirror-{p}p"
+        run(["simulate", "--games", str(max(1, int(MIRROR_GAMES * args.scale))), "--players", str(p),
+             "--policy", "balanced", "--seed", str(SEED + p), "--out", str(path), "--quiet"])  # fmt: skip
+        datasets.append(str(path))
+    for p in PLAYERS:
+        path = runs / f"compare-{p}p"
+        if not (path / "manifest.json").exists():  # compare does not resume: play it once
+            run(["compare", *builtins, "--players", str(p), "--games", str(max(1, int(COMPARE_GAMES * args.scale))),
+                 "--seed", str(SEED + 10 + p), "--out", str(path)])  # fmt: skip
+        datasets.append(str(path))
+    run(["report", *datasets, "--out", out, "--title", "Saint Malo balance report: baseline"])
+    print(f"written: {out}/report.md and {out}/report.html")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,594 @@
+"""The balance tables behind ``smsim report`` and ``smsim plot``, from the seat and game tables.
+
+Every function takes a :class:`ReportData` (the seats and games of one or more datasets, their
+rules and where they came from) and returns a pandas DataFrame with plain numeric columns, one row
+per group; rates come with Wilson 95% intervals (``*_lo``, ``*_hi``) and means with normal ones.
+Notebook users get the same tables as the report:
+
+>>> from smsim.analysis import read_report_data, TABLES
+>>> data = read_report_data(["runs/four"])          # doctest: +SKIP
+>>> TABLES["seat_advantage"](data)                  # doctest: +SKIP
+
+Intervals are 95%. Rows are grouped in clusters that may be correlated: the seats of one game, and
+in a ``compare`` dataset all the games of one block (they share their dice). Where a group holds
+several rows of a cluster, a rate's Wilson interval uses n deflated by the design effect (the
+cluster-robust variance over the binomial one, at least 1) and a mean's standard error is the
+larger of the independent and the cluster-robust one; where every row is its own cluster these
+are the plain Wilson and normal intervals.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+
+from smsim.dataset import DatasetError, done_parts, part_name, read_manifest
+from smsim.rules import SIDE_NAMES, Rules
+from smsim.stats import Z_95, wilson_interval
+
+BY = ["players", "policy"]
+SIZES = range(1, 6)
+VP_SOURCES = ("earned", "church_vp", "coins_vp", "logs_vp", "full_city_vp", "cannon_vp")
+EARNED_SOURCES = ("vp_citizen", "vp_priest", "vp_houses", "vp_juggler", "vp_noble", "vp_wall_bonus")
+
+
+@dataclass
+class Source:
+    """One dataset read into a report."""
+
+    path: str
+    kind: str  # "simulate" or "compare"
+    players: int
+    games: int
+    field: str  # who sat at the table: the seat policies, or the policies a comparison rotated
+    command: str
+    seed: int | None
+    comparison: dict[str, pd.DataFrame] = field(default_factory=dict)  # compare: policies, pairs, ratings
+    fair_seating: bool = False  # seat effects alone: one policy in every seat, or every arrangement
+
+
+@dataclass
+class ReportData:
+    """Seats and games of every dataset given (``source`` and ``field`` columns say which),
+    their common rules and their provenance."""
+
+    seats: pd.DataFrame
+    games: pd.DataFrame
+    rules: Rules
+    sources: list[Source]
+
+    @property
+    def n_games(self) -> int:
+        return len(self.games)
+
+
+# -- reading -------------------------------------------------------------------------------------
+def _narrow(df: pd.DataFrame) -> pd.DataFrame:
+    """Smallest integer dtypes: a report of millions of games must fit in memory."""
+    for col in df.columns:
+        if pd.api.types.is_integer_dtype(df[col]) and df[col].dtype.itemsize > 1:
+            df[col] = pd.to_numeric(df[col], downcast="integer")
+    return df
+
+
+def _read_parquets(files: list[Path]) -> pd.DataFrame:
+    frames = []
+    for f in files:
+        try:
+            frames.append(_narrow(pq.read_table(f).to_pandas()))
+        except Exception as exc:  # pyarrow raises several kinds for a damaged file
+            raise DatasetError(f"{str(f)!r} cannot be read ({exc})") from None
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _read_one(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, dict, Source]:
+    file = path / "manifest.json"
+    try:
+        manifest = json.loads(file.read_text()) if file.is_file() else None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DatasetError(f"{str(path)!r}: unreadable manifest.json ({exc})") from None
+    if isinstance(manifest, dict) and manifest.get("format") == "smsim-comparison":
+        seats = _read_parquets([path / "seats.parquet"])
+        games = _read_parquets([path / "games.parquet"])
+        for df in (seats, games):  # the games of a block share its index; game_id is unique
+            if "game_id" in df:
+                df["game"] = df["game_id"]
+        comparison = {}
+        for name, index in (("policies", 0), ("pairs", None), ("ratings", 0)):
+            f = path / f"{name}.csv"
+            if f.is_file():
+                comparison[name] = pd.read_csv(f, index_col=index)
+        policies = manifest.get("policies", [])
+        rules = manifest["rules"]
+        src = Source(str(path), "compare", int(games["players"].iloc[0]) if len(games) else 0, len(games),
+                     f"compare: {', '.join(policies)} (every seat arrangement)", " ".join(manifest.get("command", [])),
+                     manifest.get("seed"), comparison, fair_seating=True)  # fmt: skip
+        return seats, games, rules, src
+    manifest = read_manifest(path)  # refuses anything but a dataset, with a clear message
+    parts = sorted(done_parts(path))
+    seats = _read_parquets([path / "seats" / part_name(k) for k in parts])
+    games = _read_parquets([path / "games" / part_name(k) for k in parts])
+    run = manifest["run"]
+    names = [p["name"] for p in run["policies"]]
+    src = Source(str(path), "simulate", int(run["players"]), len(games), "seats: " + ", ".join(names),
+                 " ".join(manifest.get("command", [])) if isinstance(manifest.get("command"), list)
+                 else str(manifest.get("command", "")), run.get("seed"), fair_seating=len(set(names)) == 1)  # fmt: skip
+    return seats, games, run["rules"], src
+
+
+def read_report_data(paths: list[str | Path]) -> ReportData:
+    """Read datasets (``smsim simulate --out``) and comparisons (``smsim compare --out``) for one
+    report. They must share their rules: a report describes one rules configuration."""
+    if not paths:
+        raise DatasetError("no dataset given")
+    seat_frames, game_frames, sources = [], [], []
+    rules_dict = None
+    for i, p in enumerate(paths):
+        path = Path(p)
+        if not path.is_dir():
+            raise DatasetError(f"{str(path)!r} is not a directory")
+        seats, games, rules, src = _read_one(path)
+        if rules_dict is None:
+            rules_dict, first = rules, path
+        elif rules != rules_dict:
+            diff = sorted(k for k in set(rules) | set(rules_dict) if rules.get(k) != rules_dict.get(k))
+            raise DatasetError(f"{str(path)!r} uses other rules than {str(first)!r} ({', '.join(diff)}); "
+                               "report one rules configuration at a time")  # fmt: skip
+        if len(seats):
+            # rows that share dice or a table: a comparison's block, else one game
+            for df in (seats, games):
+                unit = df["block"] if "block" in df else df["game"]
+                df["cluster"] = np.int64(i) << 40 | unit.to_numpy(np.int64)
+            seats["source"] = i
+            seats["field"] = src.field
+            games["source"] = i
+            games["field"] = src.field
+        seat_frames.append(seats)
+        game_frames.append(games)
+        sources.append(src)
+    seats = pd.concat([f for f in seat_frames if len(f)], ignore_index=True) if any(len(f) for f in seat_frames) \
+        else pd.DataFrame()  # fmt: skip
+    games = pd.concat([f for f in game_frames if len(f)], ignore_index=True) if any(len(f) for f in game_frames) \
+        else pd.DataFrame()  # fmt: skip
+    for df in (seats, games):
+        for col in ("policy", "field"):
+            if col in df:
+                df[col] = df[col].astype("category")
+    return ReportData(seats, games, Rules.from_dict(rules_dict), sources)
+
+
+# -- building blocks -----------------------------------------------------------------------------
+def _cluster_var(df: pd.DataFrame, by: list[str], values: pd.Series) -> pd.Series | None:
+    """Per group, the variance of the mean of ``values`` with rows of one ``cluster`` (the games
+    of a comparison block, the seats of a game) treated as correlated: the cluster-robust
+    (sandwich) estimate. None when no group has two rows in a cluster (rows independent)."""
+    if "cluster" not in df:
+        return None
+    key = [df[b] for b in by] + [df["cluster"]]
+    cl = pd.DataFrame({"y": values.astype(np.float64), "n": 1}).groupby(key, observed=True).sum()
+    if (cl["n"] <= 1).all():
+        return None
+    levels = list(range(len(by)))
+    n = cl["n"].groupby(level=levels).sum()
+    c = cl["n"].groupby(level=levels).size()
+    mean = cl["y"].groupby(level=levels).sum() / n
+    group_of = cl.index.droplevel(-1) if len(by) > 1 else cl.index.get_level_values(0)
+    resid = cl["y"].to_numpy() - mean.reindex(group_of).to_numpy() * cl["n"].to_numpy()
+    ss = pd.Series(resid**2, index=cl.index).groupby(level=levels).sum()
+    var = ss * c / (c - 1).clip(lower=1) / n**2
+    clustered = cl["n"].groupby(level=levels).max() > 1
+    return var.where(clustered)  # NaN: that group's rows are independent
+
+
+def _rate(df: pd.DataFrame, by: list[str], flag: pd.Series, name: str) -> pd.DataFrame:
+    """n, count, rate and 95% Wilson interval of a boolean ``flag`` per group. Where rows share a
+    cluster, n is deflated by the design effect (cluster-robust over binomial variance, at least
+    1) before the Wilson interval is taken, so shared dice never make an interval too narrow."""
+    g = flag.astype(np.int64).groupby([df[b] for b in by], observed=True)
+    out = pd.DataFrame({"n": g.size(), f"{name}_count": g.sum()})
+    out[name] = out[f"{name}_count"] / out["n"]
+    n_eff = out["n"].astype(np.float64)
+    var = _cluster_var(df, by, flag)
+    if var is not None:
+        p = out[name]
+        binomial = p * (1 - p) / out["n"]
+        deff = (var.reindex(out.index) / binomial).where(binomial > 0).fillna(1.0).clip(lower=1.0)
+        n_eff = n_eff / deff
+    bounds = [wilson_interval(p * m, m) for p, m in zip(out[name], n_eff)]
+    out[f"{name}_lo"] = [b[0] for b in bounds]
+    out[f"{name}_hi"] = [b[1] for b in bounds]
+    return out
+
+
+def _mean(df: pd.DataFrame, by: list[str], values: pd.Series, name: str) -> pd.DataFrame:
+    """Mean and normal 95% interval of ``values`` per group; where rows share a cluster, the
+    standard error is the larger of the independent and the cluster-robust one."""
+    g = values.astype(np.float64).groupby([df[b] for b in by], observed=True)
+    n, mean, std = g.size(), g.mean(), g.std(ddof=1)
+    var = std**2 / n
+    cvar = _cluster_var(df, by, values)
+    if cvar is not None:
+        var = np.maximum(var, cvar.reindex(var.index).fillna(0.0))
+    half = Z_95 * np.sqrt(var)
+    return pd.DataFrame({name: mean, f"{name}_lo": mean - half, f"{name}_hi": mean + half})
+
+
+def _add_rate(out: pd.DataFrame, rate: pd.DataFrame, name: str) -> None:
+    """Join the rate ``name`` and its interval from a ``_rate`` table into ``out``."""
+    for col in (name, f"{name}_lo", f"{name}_hi"):
+        out[col] = rate[col]
+
+
+def _empty(columns: list[str]) -> pd.DataFrame:
+    return pd.DataFrame(columns=columns)
+
+
+# -- church series -------------------------------------------------------------------------------
+def church_series(data: ReportData) -> pd.DataFrame:
+    """Per player count and policy: church VP, churches built, series per seat and the longest
+    series, as a distribution (share of seats whose longest series has length 0..5)."""
+    s = data.seats
+    if s.empty:
+        return _empty(BY)
+    out = _mean(s, BY, s["church_vp"], "church_vp")
+    out.insert(0, "seats", s.groupby(BY, observed=True).size())
+    out["churches"] = s.groupby(BY, observed=True)["church_count"].mean()
+    out["series"] = s[[f"series_{k}" for k in SIZES]].sum(axis=1).groupby([s[b] for b in BY], observed=True).mean()
+    out["longest_mean"] = s.groupby(BY, observed=True)["longest_series"].mean()
+    for k in range(6):
+        _add_rate(out, _rate(s, BY, s["longest_series"] == k, f"longest_{k}"), f"longest_{k}")
+    return out.reset_index()
+
+
+def church_sizes(data: ReportData) -> pd.DataFrame:
+    """Per player count and policy: churches of each size built per seat, and the share of seats
+    that built at least one of that size (with its interval)."""
+    s = data.seats
+    if s.empty:
+        return _empty(BY)
+    grouped = s.groupby(BY, observed=True)
+    out = pd.DataFrame({"seats": grouped.size()})
+    for k in SIZES:
+        out[f"size_{k}_per_seat"] = grouped[f"churches_{k}"].mean()
+        r = _rate(s, BY, s[f"churches_{k}"] > 0, f"size_{k}_built")
+        out[[f"size_{k}_built", f"size_{k}_built_lo", f"size_{k}_built_hi"]] = \
+            r[[f"size_{k}_built", f"size_{k}_built_lo", f"size_{k}_built_hi"]]  # fmt: skip
+    return out.reset_index()
+
+
+def series_lengths(data: ReportData) -> pd.DataFrame:
+    """Per player count and policy: church series of each length 1..5 per seat."""
+    s = data.seats
+    if s.empty:
+        return _empty(BY)
+    out = s.groupby(BY, observed=True)[[f"series_{k}" for k in SIZES]].mean()
+    out.insert(0, "seats", s.groupby(BY, observed=True).size())
+    return out.reset_index()
+
+
+def priests(data: ReportData) -> pd.DataFrame:
+    """Per player count and policy: VP priests earned per seat, and how often a seat's priests
+    earned anything."""
+    s = data.seats
+    if s.empty:
+        return _empty(BY)
+    out = _mean(s, BY, s["vp_priest"], "priest_vp")
+    r = _rate(s, BY, s["vp_priest"] > 0, "priest_scored")
+    out.insert(0, "seats", r["n"])
+    out[["priest_scored", "priest_scored_lo", "priest_scored_hi"]] = r[["priest_scored", "priest_scored_lo",
+                                                                         "priest_scored_hi"]]  # fmt: skip
+    return out.reset_index()
+
+
+# -- wall bonuses --------------------------------------------------------------------------------
+def _bonus_text(rules: Rules, i: int) -> str:
+    kind, amount = rules.wall_bonus_kind[i], rules.wall_bonus_amount[i]
+    return {"person": f"a person of up to {amount} heads", "coins": f"{amount} coins",
+            "vp": f"{amount} VP"}.get(kind, kind)  # fmt: skip
+
+
+def sides(data: ReportData) -> pd.DataFrame:
+    """Per player count, policy and side: how often the side was completed (interval), the mean
+    and median round of completion (0-based) among seats that completed it, and its bonus."""
+    s = data.seats
+    if s.empty:
+        return _empty(BY + ["side"])
+    rows = []
+    for i, side in enumerate(SIDE_NAMES):
+        r = _rate(s, BY, s[f"{side}_completed"], "completed")
+        done = s[s[f"{side}_completed"]]
+        rounds = done.groupby(BY, observed=True)[f"{side}_round"]
+        r["round_mean"] = rounds.mean()
+        r["round_median"] = rounds.median()
+        r["side"] = pd.Categorical([side] * len(r), categories=list(SIDE_NAMES))
+        r["bonus"] = _bonus_text(data.rules, i)
+        rows.append(r.reset_index())
+    out = pd.concat(rows, ignore_index=True)
+    cols = BY + ["side", "bonus", "n", "completed_count", "completed", "completed_lo", "completed_hi",
+                 "round_mean", "round_median"]  # fmt: skip
+    return out[cols].sort_values(BY + ["side"], kind="stable").reset_index(drop=True)
+
+
+def bonus_value(data: ReportData) -> pd.DataFrame:
+    """What each side's bonus is worth, two ways.
+
+    ``face_vp``: its value by the rules (VP as they are; coins at the end-of-game rate of
+    ``coins_per_vp``; a person has no fixed value, so NaN). ``vp_difference``: the mean final VP of
+    seats that completed the side minus seats of the same policy and player count that did not,
+    averaged over those strata weighted by the completers (an association, not a cause: a seat
+    that completes a side also built walls and defence). Strata with fewer than 2 seats on either
+    side are left out."""
+    s = data.seats
+    rows = []
+    for i, side in enumerate(SIDE_NAMES):
+        kind, amount = data.rules.wall_bonus_kind[i], data.rules.wall_bonus_amount[i]
+        face = float(amount) if kind == "vp" else amount / data.rules.coins_per_vp if kind == "coins" else np.nan
+        diff = var = weight = 0.0
+        completers = 0
+        if not s.empty:
+            for _, g in s.groupby(BY, observed=True):
+                yes = g.loc[g[f"{side}_completed"], "total"].astype(float)
+                no = g.loc[~g[f"{side}_completed"], "total"].astype(float)
+                if len(yes) < 2 or len(no) < 2:
+                    continue
+                w = len(yes)
+                diff += w * (yes.mean() - no.mean())
+                var += w * w * (yes.var(ddof=1) / len(yes) + no.var(ddof=1) / len(no))
+                weight += w
+                completers += len(yes)
+        if weight > 0:
+            d, half = diff / weight, Z_95 * np.sqrt(var) / weight
+        else:
+            d = half = np.nan
+        rows.append({"side": side, "bonus": _bonus_text(data.rules, i), "face_vp": face, "completers": completers,
+                     "vp_difference": d, "vp_difference_lo": d - half, "vp_difference_hi": d + half})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _attack_rows(data: ReportData) -> pd.DataFrame:
+    """One row per seat per attack that came: players, policy, row (1-based), strength, defence,
+    complete sides."""
+    s = data.seats
+    frames = []
+    for row, strength in enumerate(data.rules.pirate_strengths, start=1):
+        col = f"defence_attack_{row}"
+        if s.empty or col not in s:
+            continue
+        came = s[col] >= 0
+        if not came.any():
+            continue
+        part = s.loc[came, BY + (["cluster"] if "cluster" in s else [])].copy()
+        part["attack"] = row
+        part["strength"] = strength
+        part["defence"] = s.loc[came, col].astype(np.int64)
+        part["sides"] = s.loc[came, f"sides_attack_{row}"].astype(np.int64) if f"sides_attack_{row}" in s else -1
+        frames.append(part)
+    if not frames:
+        return _empty(BY + ["attack", "strength", "defence", "sides"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def wall_defence(data: ReportData) -> pd.DataFrame:
+    """Per player count, policy and attack: how often the seat held (defence >= strength), how
+    often its complete sides alone would have held (``walls_held``), and of the attacks it held,
+    the share its walls carried (``walls_carried`` = walls alone held / held); plus the mean share
+    of defence that came from walls."""
+    a = _attack_rows(data)
+    if a.empty:
+        return _empty(BY + ["attack"])
+    by = BY + ["attack"]
+    walls = a["sides"] * data.rules.side_defence
+    held = a["defence"] >= a["strength"]
+    out = _rate(a, by, held, "held")
+    r = _rate(a, by, walls >= a["strength"], "walls_held")
+    out[["walls_held", "walls_held_lo", "walls_held_hi"]] = r[["walls_held", "walls_held_lo", "walls_held_hi"]]
+    c = _rate(a[held], by, (walls >= a["strength"])[held], "walls_carried")
+    out = out.join(c[["walls_carried", "walls_carried_lo", "walls_carried_hi"]])
+    defended = a["defence"] > 0
+    share = _mean(a[defended], by, (walls / a["defence"])[defended], "wall_share_of_defence")
+    out = out.join(share)
+    out.insert(0, "strength", a.groupby(by, observed=True)["strength"].first())
+    return out.reset_index()
+
+
+# -- pirate losses -------------------------------------------------------------------------------
+def attacks(data: ReportData) -> pd.DataFrame:
+    """Per player count and attack (row of the pirate track): how often it came (interval) and
+    its round (0-based) when it did: mean, 10th, 50th and 90th percentile."""
+    g = data.games
+    if g.empty:
+        return _empty(["players", "attack"])
+    rows = []
+    for row, strength in enumerate(data.rules.pirate_strengths, start=1):
+        col = f"attack_{row}_round"
+        if col not in g:
+            continue
+        r = _rate(g, ["players"], g[col] >= 0, "came").rename(columns={"n": "games"})
+        came = g[g[col] >= 0].groupby("players")[col]
+        r["round_mean"] = came.mean()
+        for q in (10, 50, 90):
+            r[f"round_p{q}"] = came.quantile(q / 100)
+        r.insert(0, "strength", strength)
+        r.insert(0, "attack", row)
+        rows.append(r.drop(columns="came_count").reset_index())
+    return pd.concat(rows, ignore_index=True) if rows else _empty(["players", "attack"])
+
+
+def attacks_per_game(data: ReportData) -> pd.DataFrame:
+    """Per player count: mean attacks per game (interval) and the share of games with 0..N attacks."""
+    g = data.games
+    if g.empty:
+        return _empty(["players"])
+    out = _mean(g, ["players"], g["attacks"], "attacks")
+    out.insert(0, "games", g.groupby("players").size())
+    for k in range(len(data.rules.pirate_strengths) + 1):
+        _add_rate(out, _rate(g, ["players"], g["attacks"] == k, f"share_{k}"), f"share_{k}")
+    return out.reset_index()
+
+
+def cannons(data: ReportData) -> pd.DataFrame:
+    """Per player count and policy: cannons lost per seat (interval), their VP, and how often a
+    seat lost at least one."""
+    s = data.seats
+    if s.empty:
+        return _empty(BY)
+    out = _mean(s, BY, s["cannons_lost"], "cannons_lost")
+    out["cannon_vp"] = s.groupby(BY, observed=True)["cannon_vp"].mean()
+    r = _rate(s, BY, s["cannons_lost"] > 0, "lost_any")
+    out.insert(0, "seats", r["n"])
+    out[["lost_any", "lost_any_lo", "lost_any_hi"]] = r[["lost_any", "lost_any_lo", "lost_any_hi"]]
+    return out.reset_index()
+
+
+def defence_vs_strength(data: ReportData) -> pd.DataFrame:
+    """Per player count and attack: its strength, the seats' mean, 10th, 50th and 90th percentile
+    defence, and how often a seat held (interval)."""
+    a = _attack_rows(data)
+    if a.empty:
+        return _empty(["players", "attack"])
+    by = ["players", "attack"]
+    out = _rate(a, by, a["defence"] >= a["strength"], "held")
+    grouped = a.groupby(by)["defence"]
+    out.insert(0, "strength", a.groupby(by)["strength"].first())
+    out.insert(1, "defence_mean", grouped.mean())
+    for q in (10, 50, 90):
+        out[f"defence_p{q}"] = grouped.quantile(q / 100)
+    return out.reset_index()
+
+
+def _winner_sets(s: pd.DataFrame, score: pd.Series) -> pd.Series:
+    """Per game (source, game): the seats ranked first by ``score``, ties broken by more empty
+    spaces (RULES.md §4), as a bit mask."""
+    key = [s["source"], s["game"]]
+    best = score.groupby(key).transform("max")
+    top = score == best
+    best_empty = s["empty_left"].where(top, -1).groupby(key).transform("max")
+    first = top & (s["empty_left"] == best_empty)
+    bits = pd.Series(np.left_shift(first.to_numpy(np.int64), s["seat"].to_numpy(np.int64)), index=s.index)
+    return bits.groupby(key).sum()
+
+
+def cannons_changed_winner(data: ReportData) -> pd.DataFrame:
+    """Per player count: how often the winners would differ if no cannon had been lost (scores
+    without the cannon penalty, same tie-break), with its interval."""
+    s = data.seats
+    if s.empty:
+        return _empty(["players"])
+    actual = _winner_sets(s, s["total"].astype(np.int64))
+    without = _winner_sets(s, s["total"].astype(np.int64) - s["cannon_vp"].astype(np.int64))
+    per_game = s.groupby(["source", "game"])
+    changed = actual != without
+    df = pd.DataFrame({"players": per_game["players"].first(), "changed": changed,
+                       "cluster": per_game["cluster"].first() if "cluster" in s else 0})  # fmt: skip
+    return _rate(df, ["players"], df["changed"], "changed").rename(columns={"n": "games"}).reset_index()
+
+
+# -- outcomes ------------------------------------------------------------------------------------
+def scores(data: ReportData) -> pd.DataFrame:
+    """Per player count and policy: final VP mean (interval), standard deviation and percentiles,
+    and the win rate (shared wins count as wins) with its interval."""
+    s = data.seats
+    if s.empty:
+        return _empty(BY)
+    out = _mean(s, BY, s["total"], "vp")
+    grouped = s.groupby(BY, observed=True)["total"]
+    out["vp_sd"] = grouped.std(ddof=1)
+    for q in (10, 50, 90):
+        out[f"vp_p{q}"] = grouped.quantile(q / 100)
+    r = _rate(s, BY, s["won"], "win")
+    out.insert(0, "seats", r["n"])
+    out[["win", "win_lo", "win_hi"]] = r[["win", "win_lo", "win_hi"]]
+    return out.reset_index()
+
+
+def seat_advantage(data: ReportData) -> pd.DataFrame:
+    """Per player count, field (who sat at the table) and seat (0 starts): the win rate with its
+    interval beside parity (1 / players), and the mean VP. ``fair_seating`` says whether the
+    seat's effect is measured alone: the same policy in every seat, or a comparison's every
+    arrangement; with different fixed policies per seat, seat and policy are confounded."""
+    s = data.seats
+    if s.empty:
+        return _empty(["players", "field", "seat"])
+    by = ["players", "field", "seat"]
+    out = _rate(s, by, s["won"], "win")
+    out["parity"] = 1.0 / out.index.get_level_values("players")
+    out = out.join(_mean(s, by, s["total"], "vp"))
+    fair = {src.field: src.fair_seating for src in data.sources}
+    out["fair_seating"] = [fair.get(f, False) for f in out.index.get_level_values("field")]
+    return out.reset_index()
+
+
+def game_length(data: ReportData) -> pd.DataFrame:
+    """Per player count: rounds per game, mean (interval) and percentiles, and the games the
+    engine's safety cap stopped."""
+    g = data.games
+    if g.empty:
+        return _empty(["players"])
+    out = _mean(g, ["players"], g["rounds"], "rounds")
+    grouped = g.groupby("players")["rounds"]
+    out.insert(0, "games", grouped.size())
+    for q in (10, 50, 90):
+        out[f"rounds_p{q}"] = grouped.quantile(q / 100)
+    out["aborted"] = g.groupby("players")["aborted"].sum()
+    return out.reset_index()
+
+
+def vp_by_source(data: ReportData) -> pd.DataFrame:
+    """Per player count and policy: mean VP from each source (they sum to the total), and the VP
+    earned during play split by its source."""
+    s = data.seats
+    if s.empty:
+        return _empty(BY)
+    out = s.groupby(BY, observed=True)[list(VP_SOURCES) + ["total"] + list(EARNED_SOURCES)].mean()
+    out.insert(0, "seats", s.groupby(BY, observed=True).size())
+    return out.reset_index()
+
+
+def game_end(data: ReportData) -> pd.DataFrame:
+    """Per player count and field: how the game ended: the share of games ended by each seat
+    filling its city first, the share in which two or more cities were full at the end, and the
+    share the engine's safety cap stopped (``aborted_share``), each with its interval."""
+    g = data.games
+    if g.empty:
+        return _empty(["players", "field"])
+    by = ["players", "field"]
+    out = pd.DataFrame({"games": g.groupby(by, observed=True).size()})
+    for seat in range(int(g["players"].max())):
+        rate = _rate(g, by, g["ended_by"] == seat, f"seat_{seat}")
+        _add_rate(out, rate, f"seat_{seat}")
+        out.loc[out.index.get_level_values("players") <= seat, [f"seat_{seat}", f"seat_{seat}_lo", f"seat_{seat}_hi"]] \
+            = np.nan  # fmt: skip
+    full = g["filled_seats"].map(lambda m: bin(int(m)).count("1"))
+    _add_rate(out, _rate(g, by, full > 1, "several_full"), "several_full")
+    _add_rate(out, _rate(g, by, g["aborted"].astype(bool), "aborted_share"), "aborted_share")
+    out = out.reset_index()
+    seat_cols = [c for k in range(int(g["players"].max())) for c in (f"seat_{k}", f"seat_{k}_lo", f"seat_{k}_hi")]
+    rest = [c for c in out.columns if c not in seat_cols and c not in ("players", "field", "games")]
+    return out[["players", "field", "games", *seat_cols, *rest]]
+
+
+TABLES: dict[str, Callable[[ReportData], pd.DataFrame]] = {
+    "church_series": church_series,
+    "church_sizes": church_sizes,
+    "series_lengths": series_lengths,
+    "priests": priests,
+    "sides": sides,
+    "bonus_value": bonus_value,
+    "wall_defence": wall_defence,
+    "attacks_per_game": attacks_per_game,
+    "attacks": attacks,
+    "cannons": cannons,
+    "defence_vs_strength": defence_vs_strength,
+    "cannons_changed_winner": cannons_changed_winner,
+    "scores": scores,
+    "seat_advantage": seat_advantage,
+    "game_length": game_length,
+    "vp_by_source": vp_by_source,
+    "game_end": game_end,
+}

@@ -1,0 +1,320 @@
+"""The report's figures, one function per kind (``smsim plot KIND DATASET``).
+
+Each figure function takes a :class:`~smsim.analysis.ReportData` and returns a ``(Figure,
+caption)`` pair, or ``None`` when the data hold nothing to draw (the caption then says why in the
+report). Figures are built on ``matplotlib.figure.Figure`` directly, without pyplot's global
+state, so they can be made from threads and never open a window.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+from matplotlib import colormaps
+from matplotlib.figure import Figure
+
+from smsim import analysis as A
+from smsim.rules import SIDE_NAMES
+
+Plot = tuple[Figure, str]
+WIDTH = 3.6  # inches per panel
+
+
+def _panels(n: int, title: str, sharey: bool = True) -> tuple[Figure, list]:
+    fig = Figure(figsize=(max(WIDTH * n, 6.0), 3.8), layout="constrained")
+    axes = fig.subplots(1, n, sharey=sharey, squeeze=False)[0]
+    fig.suptitle(title)
+    return fig, list(axes)
+
+
+def _games(data: A.ReportData) -> str:
+    return f"{data.n_games:,} games"
+
+
+def _by_players(table: pd.DataFrame) -> list[tuple[int, pd.DataFrame]]:
+    return [(int(p), t) for p, t in table.groupby("players")]
+
+
+def _bars(ax, table: pd.DataFrame, label_col: str, value: str, lo: str | None, hi: str | None,
+          scale: float = 1.0) -> None:  # fmt: skip
+    x = np.arange(len(table))
+    y = table[value].to_numpy(float) * scale
+    err = None
+    if lo and hi:
+        err = np.vstack([y - table[lo].to_numpy(float) * scale, table[hi].to_numpy(float) * scale - y])
+        err = np.nan_to_num(np.clip(err, 0, None))
+    ax.bar(x, y, yerr=err, capsize=3, color="#4c72b0")
+    ax.set_xticks(x, table[label_col].astype(str), rotation=45, ha="right")
+
+
+def church_series(data: A.ReportData) -> Plot | None:
+    t = A.church_series(data)
+    if t.empty:
+        return None
+    fig, axes = _panels(t["players"].nunique(), "Longest church series by policy")
+    for ax, (players, tp) in zip(axes, _by_players(t)):
+        for _, row in tp.iterrows():
+            ax.plot(range(6), [row[f"longest_{k}"] * 100 for k in range(6)], marker="o", label=str(row["policy"]))
+        ax.set_title(f"{players} players")
+        ax.set_xlabel("longest church series (churches)")
+    axes[0].set_ylabel("share of seats (%)")
+    axes[-1].legend(fontsize="small")
+    return fig, (f"Share of seats whose longest church series has each length, by policy and player count "
+                 f"({_games(data)}, {len(data.seats):,} seats).")  # fmt: skip
+
+
+def church_vp(data: A.ReportData) -> Plot | None:
+    t = A.church_series(data)
+    if t.empty:
+        return None
+    fig, axes = _panels(t["players"].nunique(), "VP from church series by policy")
+    for ax, (players, tp) in zip(axes, _by_players(t)):
+        _bars(ax, tp, "policy", "church_vp", "church_vp_lo", "church_vp_hi")
+        ax.set_title(f"{players} players")
+        ax.set_xlabel("policy")
+    axes[0].set_ylabel("church VP per seat")
+    return fig, f"Mean VP from church series per seat with 95% intervals ({_games(data)}, {len(data.seats):,} seats)."
+
+
+def sides(data: A.ReportData) -> Plot | None:
+    t = A.sides(data)
+    if t.empty:
+        return None
+    agg = t.groupby(["policy", "side"], observed=True)[["n", "completed_count"]].sum().reset_index()
+    fig, axes = _panels(1, "How often each side of the wall is completed")
+    ax = axes[0]
+    policies = list(dict.fromkeys(agg["policy"].astype(str)))
+    width = 0.8 / len(SIDE_NAMES)
+    x = np.arange(len(policies))
+    for i, side in enumerate(SIDE_NAMES):
+        rows = agg[agg["side"].astype(str) == side]
+        rows = rows.set_index(rows["policy"].astype(str)).reindex(policies)
+        rate = (rows["completed_count"] / rows["n"]).to_numpy(float) * 100
+        ax.bar(x + (i - 1.5) * width, rate, width, label=f"{side} ({A._bonus_text(data.rules, i)})")
+    ax.set_xticks(x, policies, rotation=45, ha="right")
+    ax.set_xlabel("policy")
+    ax.set_ylabel("seats completing the side (%)")
+    ax.legend(fontsize="small")
+    return fig, (f"Share of seats completing each side of their wall, by policy, all player counts together "
+                 f"({_games(data)}, {len(data.seats):,} seats); the legend gives each side's bonus.")  # fmt: skip
+
+
+def side_rounds(data: A.ReportData) -> Plot | None:
+    s = data.seats
+    if s.empty or not any(s[f"{side}_completed"].any() for side in SIDE_NAMES):
+        return None
+    fig, axes = _panels(1, "Round in which each side is completed")
+    ax = axes[0]
+    top = int(max(s[f"{side}_round"].max() for side in SIDE_NAMES)) + 1
+    n = 0
+    for side in SIDE_NAMES:
+        r = s.loc[s[f"{side}_completed"], f"{side}_round"].to_numpy(np.int64)
+        n += len(r)
+        counts = np.bincount(r, minlength=top)
+        ax.plot(np.arange(1, top + 1), counts / max(len(r), 1) * 100, marker=".", label=f"{side} ({len(r):,})")
+    ax.set_xlabel("round (1 = first)")
+    ax.set_ylabel("share of completions (%)")
+    ax.legend(fontsize="small")
+    return fig, f"When sides are completed: the round of {n:,} side completions, by side ({_games(data)})."
+
+
+def bonus_value(data: A.ReportData) -> Plot | None:
+    t = A.bonus_value(data)
+    if t["vp_difference"].isna().all():
+        return None
+    fig, axes = _panels(1, "What a completed side is worth")
+    ax = axes[0]
+    labels = [f"{r.side}\n{r.bonus}" for r in t.itertuples()]
+    t = t.assign(label=labels)
+    _bars(ax, t, "label", "vp_difference", "vp_difference_lo", "vp_difference_hi")
+    ax.scatter(np.arange(len(t)), t["face_vp"], color="#c44e52", zorder=3, label="face value of the bonus")
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xlabel("side and bonus")
+    ax.set_ylabel("VP")
+    ax.legend(fontsize="small")
+    return fig, ("Bars: mean final VP of seats that completed the side minus seats of the same policy and player "
+                 "count that did not, with 95% intervals (an association, not a cause). Dots: the bonus's face "
+                 f"value in VP (coins at the end-of-game rate). {_games(data)}.")  # fmt: skip
+
+
+def wall_defence(data: A.ReportData) -> Plot | None:
+    t = A.wall_defence(data)
+    if t.empty:
+        return None
+    fig, axes = _panels(t["players"].nunique(), "How often walls, not soldiers, carried the defence")
+    for ax, (players, tp) in zip(axes, _by_players(t)):
+        for policy, tpp in tp.groupby("policy", observed=True):
+            ax.plot(tpp["attack"], tpp["walls_carried"] * 100, marker="o", label=str(policy))
+        ax.set_title(f"{players} players")
+        ax.set_xlabel("attack (strength rises)")
+    axes[0].set_ylabel("held attacks held by walls alone (%)")
+    axes[-1].legend(fontsize="small")
+    return fig, ("Of the attacks a seat held, the share its completed sides alone would have held, by attack and "
+                 f"policy ({_games(data)}).")  # fmt: skip
+
+
+def attack_rounds(data: A.ReportData) -> Plot | None:
+    g = data.games
+    cols = [f"attack_{k}_round" for k in range(1, len(data.rules.pirate_strengths) + 1)]
+    if g.empty or not (g[cols] >= 0).any().any():
+        return None
+    fig, axes = _panels(g["players"].nunique(), "Round of each pirate attack")
+    for ax, (players, gp) in zip(axes, g.groupby("players")):
+        series = [gp.loc[gp[c] >= 0, c].to_numpy() + 1 for c in cols]
+        keep = [i for i, v in enumerate(series) if len(v)]
+        ax.boxplot([series[i] for i in keep], positions=[i + 1 for i in keep], whis=(5, 95), showfliers=False)
+        ax.set_title(f"{players} players")
+        ax.set_xlabel("attack")
+    axes[0].set_ylabel("round (1 = first)")
+    return fig, (f"Rounds of the pirate attacks (boxes: quartiles; whiskers: 5th-95th percentile), by player "
+                 f"count ({_games(data)}).")  # fmt: skip
+
+
+def cannons(data: A.ReportData) -> Plot | None:
+    t = A.cannons(data)
+    if t.empty:
+        return None
+    fig, axes = _panels(t["players"].nunique(), "Cannons lost to the pirates")
+    for ax, (players, tp) in zip(axes, _by_players(t)):
+        _bars(ax, tp, "policy", "cannons_lost", "cannons_lost_lo", "cannons_lost_hi")
+        ax.set_title(f"{players} players")
+        ax.set_xlabel("policy")
+    axes[0].set_ylabel(f"cannons lost per seat ({data.rules.cannon_penalty} VP each)")
+    return fig, f"Mean cannons lost per seat with 95% intervals ({_games(data)}, {len(data.seats):,} seats)."
+
+
+def defence(data: A.ReportData) -> Plot | None:
+    t = A.defence_vs_strength(data)
+    if t.empty:
+        return None
+    fig, axes = _panels(t["players"].nunique(), "Defence against the strength of each attack")
+    for ax, (players, tp) in zip(axes, _by_players(t)):
+        ax.errorbar(tp["attack"], tp["defence_p50"], yerr=[tp["defence_p50"] - tp["defence_p10"],
+                    tp["defence_p90"] - tp["defence_p50"]], fmt="o", capsize=3, label="defence (median, 10-90%)")  # fmt: skip
+        ax.step(tp["attack"], tp["strength"], where="mid", color="#c44e52", label="pirate strength")
+        ax.set_title(f"{players} players")
+        ax.set_xlabel("attack")
+    axes[0].set_ylabel("defence")
+    axes[-1].legend(fontsize="small")
+    return fig, ("Seats' defence at each attack (median, 10th-90th percentile) against the pirates' strength, "
+                 f"by player count ({_games(data)}).")  # fmt: skip
+
+
+def scores(data: A.ReportData) -> Plot | None:
+    s = data.seats
+    if s.empty:
+        return None
+    fig, axes = _panels(1, "Final score by policy")
+    ax = axes[0]
+    lo, hi = int(s["total"].min()), int(s["total"].max())
+    bins = np.arange(lo, hi + 2) - 0.5 if hi - lo < 120 else 60
+    for policy, sp in s.groupby("policy", observed=True):
+        ax.hist(sp["total"], bins=bins, histtype="step", density=True, label=f"{policy} ({len(sp):,})")
+    ax.set_xlabel("final VP")
+    ax.set_ylabel("density")
+    ax.legend(fontsize="small")
+    return fig, f"Distribution of final scores by policy, all player counts together ({_games(data)})."
+
+
+def seat_advantage(data: A.ReportData) -> Plot | None:
+    t = A.seat_advantage(data)
+    if t.empty:
+        return None
+    fig, axes = _panels(t["players"].nunique(), "Win rate by seat (seat 1 starts)")
+    for ax, (players, tp) in zip(axes, _by_players(t)):
+        for i, (fld, tf) in enumerate(tp.groupby("field", observed=True)):
+            y = tf["win"].to_numpy(float) * 100
+            err = np.clip(np.vstack([y - tf["win_lo"] * 100, tf["win_hi"] * 100 - y]), 0, None)
+            ax.errorbar(tf["seat"] + 1 + 0.08 * i, y, yerr=err, fmt="o", capsize=3, label=str(fld)[:40])
+        ax.axhline(100 / players, color="grey", ls="--", lw=0.8)
+        ax.set_title(f"{players} players")
+        ax.set_xlabel("seat")
+        ax.set_xticks(range(1, players + 1))
+        ax.legend(fontsize="x-small", loc="lower left")
+    axes[0].set_ylabel("win rate (%)")
+    return fig, ("Win rate of each seat with 95% intervals; the dashed line is parity (1 / players); one marker "
+                 f"per table line-up ({_games(data)}).")  # fmt: skip
+
+
+def game_length(data: A.ReportData) -> Plot | None:
+    g = data.games
+    if g.empty:
+        return None
+    fig, axes = _panels(1, "Game length")
+    ax = axes[0]
+    for players, gp in g.groupby("players"):
+        counts = np.bincount(gp["rounds"].to_numpy(np.int64))
+        ax.plot(np.arange(len(counts)), counts / len(gp) * 100, marker=".", label=f"{players} players ({len(gp):,})")
+    ax.set_xlabel("rounds")
+    ax.set_ylabel("share of games (%)")
+    ax.legend(fontsize="small")
+    return fig, f"Rounds per game by player count ({_games(data)})."
+
+
+def vp_sources(data: A.ReportData) -> Plot | None:
+    s = data.seats
+    if s.empty:
+        return None
+    parts = ["vp_citizen", "vp_priest", "vp_houses", "vp_juggler", "vp_noble", "vp_wall_bonus", "church_vp",
+             "coins_vp", "logs_vp", "full_city_vp", "cannon_vp"]  # fmt: skip
+    mean = s.groupby("policy", observed=True)[parts].mean()
+    fig, axes = _panels(1, "Where the VP come from")
+    ax = axes[0]
+    x = np.arange(len(mean))
+    pos = np.zeros(len(mean))
+    neg = np.zeros(len(mean))
+    colours = colormaps["tab20"].colors
+    for i, col in enumerate(parts):
+        v = mean[col].to_numpy(float)
+        base = np.where(v >= 0, pos, neg)
+        ax.bar(x, v, bottom=base, color=colours[i], label=col.replace("vp_", "").replace("_vp", ""))
+        pos += np.where(v >= 0, v, 0)
+        neg += np.where(v < 0, v, 0)
+    ax.scatter(x, s.groupby("policy", observed=True)["total"].mean(), color="black", zorder=3, label="total")
+    ax.set_xticks(x, mean.index.astype(str), rotation=45, ha="right")
+    ax.set_xlabel("policy")
+    ax.set_ylabel("mean VP per seat")
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    return fig, f"Mean VP per seat by source and policy, all player counts together ({_games(data)})."
+
+
+def ratings(data: A.ReportData) -> Plot | None:
+    rated = [src for src in data.sources if "ratings" in src.comparison]
+    if not rated:
+        return None
+    fig, axes = _panels(len(rated), "Plackett-Luce ratings (Elo scale)", sharey=False)
+    for ax, src in zip(axes, rated):
+        t = src.comparison["ratings"].sort_values("elo", ascending=False).reset_index()
+        t["policy"] = t[t.columns[0]]
+        per_log = 400 / np.log(10)  # Elo points per unit of log strength
+        have_ci = {"lo", "hi", "log_strength"} <= set(t.columns)
+        if have_ci:
+            t["elo_lo"] = t["elo"] + (t["lo"] - t["log_strength"]) * per_log
+            t["elo_hi"] = t["elo"] + (t["hi"] - t["log_strength"]) * per_log
+        _bars(ax, t, "policy", "elo", "elo_lo" if have_ci else None, "elo_hi" if have_ci else None)
+        ax.set_title(f"{src.players} players")
+        ax.set_xlabel("policy")
+    axes[0].set_ylabel("rating (Elo scale)")
+    games = sum(src.games for src in rated)
+    return fig, f"Ratings fitted to the final rankings of {games:,} comparison games, with 95% intervals."
+
+
+PLOTS: dict[str, Callable[[A.ReportData], Plot | None]] = {
+    "church-series": church_series,
+    "church-vp": church_vp,
+    "sides": sides,
+    "side-rounds": side_rounds,
+    "bonus-value": bonus_value,
+    "wall-defence": wall_defence,
+    "attack-rounds": attack_rounds,
+    "cannons": cannons,
+    "defence": defence,
+    "scores": scores,
+    "seat-advantage": seat_advantage,
+    "game-length": game_length,
+    "vp-sources": vp_sources,
+    "ratings": ratings,
+}

@@ -1,0 +1,320 @@
+"""Balance reports: a Markdown page and the same as one self-contained HTML page (``smsim report``).
+
+A report is a list of sections; each holds text, tables from :mod:`smsim.analysis` and figures
+from :mod:`smsim.plots`. What is written:
+
+- ``report.md`` and ``report.html`` (figures embedded, so the HTML file travels alone);
+- ``figures/KIND.png`` and ``figures/KIND.svg`` (for print);
+- ``tables/NAME.csv``: every table of the report, unrounded, for checking and re-use.
+
+Numbers shown are rounded; rates are percentages with their 95% interval in brackets, means are
+followed by theirs. A section or table with nothing to show says so instead of failing.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import io
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from smsim import __version__
+from smsim import analysis as A
+from smsim import plots as P
+from smsim.dataset import DatasetError
+
+# columns shown as percentages (with their intervals, when the table has them)
+PERCENT = {
+    "win", "held", "walls_held", "walls_carried", "completed", "came", "lost_any", "priest_scored", "changed",
+    "several_full", "aborted_share", "wall_share_of_defence", "parity",
+    *(f"size_{k}_built" for k in range(1, 6)), *(f"longest_{k}" for k in range(6)),
+    *(f"share_{k}" for k in range(13)), *(f"seat_{k}" for k in range(5)),
+}  # fmt: skip
+
+
+@dataclass
+class Block:
+    kind: str  # "text", "table", "figure", "missing"
+    text: str = ""
+    name: str = ""
+    table: pd.DataFrame | None = None
+    figure: object = None
+
+
+@dataclass
+class Section:
+    title: str
+    intro: str
+    blocks: list[Block] = field(default_factory=list)
+
+
+# -- formatting ----------------------------------------------------------------------------------
+def _number(v, percent: bool) -> str:
+    if v is None or (isinstance(v, float) and not np.isfinite(v)):
+        return "–"
+    if percent:
+        return f"{100 * float(v):.1f}%"
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if isinstance(v, (int, np.integer)):
+        return f"{int(v):,}"
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        if v.is_integer() and abs(v) >= 100:
+            return f"{int(v):,}"
+        return f"{v:.2f}" if abs(v) < 10 else f"{v:.1f}"
+    return str(v)
+
+
+def display_table(t: pd.DataFrame) -> pd.DataFrame:
+    """Strings for the page: ``x [lo, hi]`` where the table has ``x_lo`` and ``x_hi``, percentages
+    for rates, counts of successes left out (the rate and n say it)."""
+    cols: dict[str, list[str]] = {}
+    for c in t.columns:
+        name = str(c)
+        if name.endswith(("_lo", "_hi")) and name[:-3] in t.columns:
+            continue
+        if name.endswith("_count") and name[: -len("_count")] in t.columns:
+            continue
+        pct = name in PERCENT
+        values = [_number(v, pct) for v in t[c]]
+        if f"{name}_lo" in t.columns and f"{name}_hi" in t.columns:
+            lo = [_number(v, pct) for v in t[f"{name}_lo"]]
+            hi = [_number(v, pct) for v in t[f"{name}_hi"]]
+            values = [f"{v} [{a}, {b}]" if a != "–" else v for v, a, b in zip(values, lo, hi)]
+            name = f"{name} [95% CI]"
+        cols[name.replace("_", " ")] = values
+    return pd.DataFrame(cols)
+
+
+def markdown_table(t: pd.DataFrame) -> str:
+    d = display_table(t)
+    esc = lambda s: str(s).replace("|", "\\|")  # noqa: E731
+    lines = ["| " + " | ".join(esc(c) for c in d.columns) + " |", "|" + "---|" * len(d.columns)]
+    lines += ["| " + " | ".join(esc(v) for v in row) + " |" for row in d.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def html_table(t: pd.DataFrame) -> str:
+    d = display_table(t)
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in d.columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
+                   for row in d.itertuples(index=False))  # fmt: skip
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+# -- content -------------------------------------------------------------------------------------
+def _doc(fn) -> str:
+    """The first paragraph of a docstring, on one line."""
+    return " ".join((fn.__doc__ or "").strip().split("\n\n")[0].split()).replace("``", "`")
+
+
+def _table(data: A.ReportData, name: str, title: str) -> Block:
+    fn = A.TABLES[name]
+    t = fn(data)
+    if t.empty:
+        return Block("missing", text=f"{title}: not in these data (no rows).", name=name)
+    return Block("table", text=f"{title}. {_doc(fn)}", name=name, table=t)
+
+
+def _figure(data: A.ReportData, kind: str, missing: str) -> Block:
+    made = P.PLOTS[kind](data)
+    if made is None:
+        return Block("missing", text=f"Figure {kind}: {missing}", name=kind)
+    fig, caption = made
+    return Block("figure", text=caption, name=kind, figure=fig)
+
+
+def sections(data: A.ReportData) -> list[Section]:
+    """The report's sections, in the order of the page."""
+    out = []
+    s = Section("Church series", "Churches score by series: a series is 1, 1-2, 1-2-3 ... of church sizes "
+                "(RULES.md §4). How long the series get, how many churches of each size are built, what "
+                "church series are worth and what priests earned.")  # fmt: skip
+    s.blocks += [_table(data, "church_series", "Church VP, churches built and the longest series"),
+                 _figure(data, "church-series", "no seats in these data."),
+                 _figure(data, "church-vp", "no seats in these data."),
+                 _table(data, "series_lengths", "Series of each length"),
+                 _table(data, "church_sizes", "Churches of each size"),
+                 _table(data, "priests", "What priests earned")]  # fmt: skip
+    out.append(s)
+    s = Section("Wall bonuses", "Completing the five walls of a side gives its bonus and defence. How often each "
+                "side is completed and when, what its bonus is worth, and how often walls rather than soldiers "
+                "held off the pirates.")  # fmt: skip
+    s.blocks += [_table(data, "sides", "Sides completed"),
+                 _figure(data, "sides", "no seats in these data."),
+                 _figure(data, "side-rounds", "no side was completed in these data."),
+                 _table(data, "bonus_value", "What each bonus is worth"),
+                 _figure(data, "bonus-value", "too few seats with and without each side to compare."),
+                 _table(data, "wall_defence", "Walls or soldiers"),
+                 _figure(data, "wall-defence", "no attack came in these data.")]  # fmt: skip
+    out.append(s)
+    s = Section("Pirate losses", "Each full row of the pirate track attacks every city; a city whose defence is "
+                "below the strength loses a cannon. When the attacks come, what they cost, how defence meets them, "
+                "and how often the cannons decided the winner.")  # fmt: skip
+    s.blocks += [_table(data, "attacks_per_game", "Attacks per game"),
+                 _table(data, "attacks", "When each attack comes"),
+                 _figure(data, "attack-rounds", "no attack came in these data."),
+                 _table(data, "cannons", "Cannons lost"),
+                 _figure(data, "cannons", "no seats in these data."),
+                 _table(data, "defence_vs_strength", "Defence against strength"),
+                 _figure(data, "defence", "no attack came in these data."),
+                 _table(data, "cannons_changed_winner", "Did the cannons change the winner?")]  # fmt: skip
+    out.append(s)
+    s = Section("Outcomes", "Scores, the start player's advantage, game length, where the VP come from and how "
+                "games end.")  # fmt: skip
+    s.blocks += [_table(data, "scores", "Final scores and win rates"),
+                 _figure(data, "scores", "no seats in these data."),
+                 _table(data, "seat_advantage", "Win rate by seat (seat 0 starts)"),
+                 _figure(data, "seat-advantage", "no seats in these data."),
+                 _table(data, "game_length", "Game length"),
+                 _figure(data, "game-length", "no games in these data."),
+                 _table(data, "vp_by_source", "VP by source"),
+                 _figure(data, "vp-sources", "no seats in these data."),
+                 _table(data, "game_end", "How the game ended")]  # fmt: skip
+    out.append(s)
+    s = Section("Heuristics compared", "From `smsim compare`: every policy in every seat equally, each seat "
+                "arrangement on the same dice, intervals over independent blocks, and Plackett-Luce ratings fitted "
+                "to the final rankings.")  # fmt: skip
+    compared = [src for src in data.sources if src.kind == "compare"]
+    if not compared:
+        s.blocks.append(Block("missing", text="No comparison among these data: run `smsim compare ... --out DIR` "
+                              "and give DIR to `smsim report`."))  # fmt: skip
+    for i, src in enumerate(compared):
+        for name, title in (("policies", "Win share, mean VP and rating by policy"),
+                            ("pairs", "Mean VP difference of each pair of policies in the same blocks")):  # fmt: skip
+            t = src.comparison.get(name)
+            if t is None:
+                s.blocks.append(Block("missing", text=f"{src.path}: no {name}.csv"))
+                continue
+            if name == "policies":  # the compare tables' own names, in the report's convention
+                t = t.reset_index().rename(columns={"win_share": "win", "vp_mean": "vp"})
+            else:
+                t = t.rename(columns={"lo": "vp_diff_lo", "hi": "vp_diff_hi"})
+            s.blocks.append(Block("table", text=f"{title} ({src.players} players, {src.games:,} games).",
+                                  name=f"compare_{i}_{name}", table=t))  # fmt: skip
+    if compared:
+        s.blocks.append(_figure(data, "ratings", "no ratings saved with the comparison."))
+    out.append(s)
+    return out
+
+
+def at_a_glance(data: A.ReportData) -> list[str]:
+    """Headline sentences from the tables, so the first screen answers the common questions."""
+    lines = []
+    seats = A.seat_advantage(data)
+    for (players, fld), t in seats.groupby(["players", "field"], observed=True):
+        if not t["fair_seating"].iloc[0]:
+            continue  # different policies in fixed seats: the seat's effect is not measured alone
+        first = t[t["seat"] == 0].iloc[0]
+        lines.append(f"{players} players ({fld}): the start player wins {100 * first['win']:.1f}% "
+                     f"[{100 * first['win_lo']:.1f}, {100 * first['win_hi']:.1f}] of games, against parity "
+                     f"{100 / players:.1f}% ({int(first['n']):,} games).")  # fmt: skip
+    changed = A.cannons_changed_winner(data)
+    for r in changed.itertuples():
+        lines.append(f"{r.players} players: without cannon losses the winner would differ in {100 * r.changed:.1f}% "
+                     f"[{100 * r.changed_lo:.1f}, {100 * r.changed_hi:.1f}] of games.")  # fmt: skip
+    length = A.game_length(data)
+    for r in length.itertuples():
+        lines.append(f"{r.players} players: a game lasts {r.rounds:.1f} [{r.rounds_lo:.1f}, {r.rounds_hi:.1f}] "
+                     f"rounds on average.")  # fmt: skip
+    return lines
+
+
+# -- writing -------------------------------------------------------------------------------------
+def _write(path: Path, data: bytes | str) -> None:
+    """Whole or not at all: a temporary file renamed into place."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    if isinstance(data, str):
+        tmp.write_text(data, encoding="utf-8")
+    else:
+        tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _fig_bytes(fig, fmt: str) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt, dpi=110 if fmt == "png" else None)
+    return buf.getvalue()
+
+
+CSS = """body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;font-size:0.82em;margin:0.5em 0 1.5em}th,td{border:1px solid #ccc;padding:2px 6px;
+text-align:right}th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}figure{margin:1em 0 2em}
+figcaption{font-size:0.9em;color:#444}img{max-width:100%}.missing{color:#8a6d3b;font-style:italic}
+code,pre{background:#f6f6f6}pre{padding:0.5em;overflow-x:auto}"""
+
+
+def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo balance report") -> Path:
+    """Write the report into ``out`` (created if needed); returns the path of report.md."""
+    out = Path(out)
+    if (out / "manifest.json").exists():
+        raise DatasetError(f"{str(out)!r} holds a dataset; write the report into another directory")
+    try:
+        (out / "figures").mkdir(parents=True, exist_ok=True)
+        (out / "tables").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatasetError(f"cannot write to {str(out)!r}: {exc.strerror}") from None
+    secs = sections(data)
+    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    md = [f"# {title}", "", f"Made by smsim {__version__} on {now} from {data.n_games:,} games.", ""]
+    body = [f"<h1>{html.escape(title)}</h1>",
+            f"<p>Made by smsim {__version__} on {now} from {data.n_games:,} games.</p>"]  # fmt: skip
+
+    glance = at_a_glance(data)
+    md += ["## At a glance", ""] + [f"- {line}" for line in glance] + [""]
+    body += ["<h2>At a glance</h2><ul>"] + [f"<li>{html.escape(line)}</li>" for line in glance] + ["</ul>"]
+    if not glance:
+        md += ["No games in these data.", ""]
+        body += ['<p class="missing">No games in these data.</p>']
+
+    md += ["## Contents", ""] + [f"- {s.title}" for s in secs] + ["- Data and rules", ""]
+    for s in secs:
+        md += [f"## {s.title}", "", s.intro, ""]
+        body += [f"<h2>{html.escape(s.title)}</h2>", f"<p>{html.escape(s.intro)}</p>"]
+        for b in s.blocks:
+            if b.kind == "missing":
+                md += [f"*{b.text}*", ""]
+                body.append(f'<p class="missing">{html.escape(b.text)}</p>')
+            elif b.kind == "table":
+                _write(out / "tables" / f"{b.name}.csv", b.table.to_csv(index=False))
+                md += [f"**{b.text}**", "", markdown_table(b.table), ""]
+                body += [f"<p><b>{html.escape(b.text)}</b></p>", html_table(b.table)]
+            elif b.kind == "figure":
+                png = _fig_bytes(b.figure, "png")
+                _write(out / "figures" / f"{b.name}.png", png)
+                _write(out / "figures" / f"{b.name}.svg", _fig_bytes(b.figure, "svg"))
+                md += [f"![{b.name}](figures/{b.name}.png)", "", f"*{b.text}* ([SVG](figures/{b.name}.svg))", ""]
+                body.append(f'<figure><img alt="{b.name}" src="data:image/png;base64,'
+                            f'{base64.b64encode(png).decode()}"><figcaption>{html.escape(b.text)}</figcaption></figure>')  # fmt: skip
+
+    md += ["## Data and rules", ""]
+    body.append("<h2>Data and rules</h2>")
+    src_table = pd.DataFrame([{"dataset": s.path, "kind": s.kind, "players": s.players, "games": s.games,
+                               "seed": s.seed, "at the table": s.field, "command": s.command}
+                              for s in data.sources])  # fmt: skip
+    md += ["**Datasets.**", "", markdown_table(src_table), ""]
+    body += ["<p><b>Datasets.</b></p>", html_table(src_table)]
+    rules = pd.DataFrame([{"rule": k, "value": str(v)} for k, v in data.rules.to_dict().items()])
+    md += ["**Rules configuration** (every field; RULES.md §7).", "", markdown_table(rules), ""]
+    body += ["<p><b>Rules configuration</b> (every field; RULES.md §7).</p>", html_table(rules)]
+    md += ["Intervals are 95%: Wilson intervals for rates, normal intervals for means, treating seats and games "
+           "as independent (the games of one comparison block share their dice; the comparison's own tables use "
+           "block intervals).", ""]  # fmt: skip
+
+    page = (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{CSS}</style></head><body>{''.join(body)}<p>{html.escape(md[-2])}</p></body></html>\n")  # fmt: skip
+    _write(out / "report.html", page)
+    _write(out / "report.md", "\n".join(md))
+    return out / "report.md"
+
+
+def report(paths: list[str], out: str, title: str = "Saint Malo balance report") -> Path:
+    """Read datasets and write their report (the Python side of ``smsim report``)."""
+    return write_report(A.read_report_data(paths), out, title)

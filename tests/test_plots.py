@@ -1,0 +1,72 @@
+"""Figures: each kind draws with the title, axes and caption it promises, and saves non-empty
+PNG and SVG files; with too little data a figure is either drawn or declined, never an error."""
+
+import io
+
+import pytest
+
+from smsim.analysis import read_report_data
+from smsim.plots import PLOTS
+
+# kind -> (title, x label of the first panel, y label of the first panel)
+EXPECTED = {
+    "church-series": ("Longest church series by policy", "longest church series (churches)", "share of seats (%)"),
+    "church-vp": ("VP from church series by policy", "policy", "church VP per seat"),
+    "sides": ("How often each side of the wall is completed", "policy", "seats completing the side (%)"),
+    "side-rounds": ("Round in which each side is completed", "round (1 = first)", "share of completions (%)"),
+    "bonus-value": ("What a completed side is worth", "side and bonus", "VP"),
+    "wall-defence": ("How often walls, not soldiers, carried the defence", "attack (strength rises)",
+                     "held attacks held by walls alone (%)"),
+    "attack-rounds": ("Round of each pirate attack", "attack", "round (1 = first)"),
+    "cannons": ("Cannons lost to the pirates", "policy", "cannons lost per seat (5 VP each)"),
+    "defence": ("Defence against the strength of each attack", "attack", "defence"),
+    "scores": ("Final score by policy", "final VP", "density"),
+    "seat-advantage": ("Win rate by seat (seat 1 starts)", "seat", "win rate (%)"),
+    "game-length": ("Game length", "rounds", "share of games (%)"),
+    "vp-sources": ("Where the VP come from", "policy", "mean VP per seat"),
+    "ratings": ("Plackett-Luce ratings (Elo scale)", "policy", "rating (Elo scale)"),
+}
+
+
+@pytest.fixture(scope="module")
+def data(report_datasets):
+    return read_report_data([report_datasets[k] for k in ("four", "two", "cmp")])
+
+
+def test_every_kind_is_specified():
+    assert set(PLOTS) == set(EXPECTED)
+
+
+@pytest.mark.parametrize("kind", sorted(EXPECTED))
+def test_figure_has_its_title_axes_and_caption(data, kind):
+    made = PLOTS[kind](data)
+    assert made is not None, kind
+    fig, caption = made
+    title, xlabel, ylabel = EXPECTED[kind]
+    assert fig.get_suptitle() == title
+    first = fig.axes[0]
+    assert first.get_xlabel() == xlabel and first.get_ylabel() == ylabel
+    assert any(ax.has_data() for ax in fig.axes)
+    games = "360" if kind == "ratings" else f"{data.n_games:,}"  # ratings: the comparison's games only
+    assert games in caption, caption
+    for fmt in ("png", "svg"):
+        buf = io.BytesIO()
+        fig.savefig(buf, format=fmt)
+        assert len(buf.getvalue()) > 1000
+
+
+def test_panels_follow_the_player_counts(data):
+    fig, _ = PLOTS["seat-advantage"](data)
+    assert [ax.get_title() for ax in fig.axes] == ["2 players", "3 players", "4 players"]
+    assert len(fig.axes[0].get_xticks()) == 2 and len(fig.axes[2].get_xticks()) == 4
+
+
+@pytest.mark.parametrize("name", ["tiny", "empty"])
+def test_little_or_no_data_draws_or_declines(report_datasets, name):
+    data = read_report_data([report_datasets[name]])
+    for kind, plot in PLOTS.items():
+        made = plot(data)
+        if name == "empty" or kind == "ratings":
+            assert made is None, kind
+        elif made is not None:
+            assert made[0].get_suptitle() == EXPECTED[kind][0]

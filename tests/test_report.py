@@ -1,0 +1,184 @@
+"""Reports: the files written, each table against a recomputation from the dataset with pandas,
+well-formed pages for tiny and empty datasets, and refusals."""
+
+import html.parser
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from smsim.analysis import TABLES, read_report_data
+from smsim.dataset import DatasetError
+from smsim.report import display_table, markdown_table, write_report
+from smsim.rules import Rules
+from smsim.sim import simulate_to
+
+SECTIONS = ["Church series", "Wall bonuses", "Pirate losses", "Outcomes", "Heuristics compared", "Data and rules"]
+
+
+def raw_seats(path: str) -> pd.DataFrame:
+    files = sorted(Path(path, "seats").glob("part-*.parquet"))
+    return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def written(report_datasets, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    paths = [report_datasets[k] for k in ("four", "two", "cmp")]
+    write_report(read_report_data(paths), out)
+    return out, paths
+
+
+class Collector(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags, self.images, self.h2 = [], [], []
+        self._in_h2 = False
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        if tag == "img":
+            self.images.append(dict(attrs)["src"])
+        self._in_h2 = tag == "h2"
+
+    def handle_data(self, data):
+        if self._in_h2:
+            self.h2.append(data)
+            self._in_h2 = False
+
+
+def test_files_sections_and_figures(written):
+    out, _ = written
+    md = (out / "report.md").read_text()
+    assert [line[3:] for line in md.splitlines() if line.startswith("## ")] == ["At a glance", "Contents", *SECTIONS]
+    figures = re.findall(r"!\[([\w-]+)\]\(figures/([\w-]+)\.png\)", md)
+    assert len(figures) >= 13
+    for name, file in figures:
+        for ext in ("png", "svg"):
+            assert (out / "figures" / f"{file}.{ext}").stat().st_size > 1000
+    page = Collector()
+    page.feed((out / "report.html").read_text())
+    assert page.h2 == ["At a glance", *SECTIONS]
+    assert len(page.images) == len(figures)  # the same figures, embedded: the page travels alone
+    assert all(src.startswith("data:image/png;base64,") for src in page.images)
+    assert "figures/" not in "".join(page.images)
+    # every figure's caption says how many games stand behind it
+    captions = re.findall(r"^\*(.+)\* \(\[SVG\]", md, flags=re.M)
+    assert len(captions) == len(figures) and all(re.search(r"[\d,]+ (comparison )?games", c) for c in captions)
+
+
+def test_every_table_written_matches_its_recomputation(written):
+    out, paths = written
+    data = read_report_data(paths)
+    csvs = sorted((out / "tables").glob("*.csv"))
+    names = {f.stem for f in csvs}
+    assert set(TABLES) <= names  # every analysis table is in the report
+    for name in TABLES:
+        written_table = pd.read_csv(out / "tables" / f"{name}.csv")
+        fresh = TABLES[name](data).reset_index(drop=True)
+        assert list(written_table.columns) == [str(c) for c in fresh.columns], name
+        for col in fresh.columns:
+            if pd.api.types.is_numeric_dtype(fresh[col]) and not pd.api.types.is_bool_dtype(fresh[col]):
+                np.testing.assert_allclose(written_table[col].to_numpy(float), fresh[col].to_numpy(float),
+                                           rtol=1e-9, equal_nan=True, err_msg=f"{name}.{col}")
+
+
+def _md_rows(md: str, heading_start: str) -> list[list[str]]:
+    """The rows of the first Markdown table after the bold line starting with ``heading_start``."""
+    lines = md.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith(f"**{heading_start}"))
+    table = []
+    for line in lines[i + 1:]:
+        if line.startswith("|"):
+            table.append([c.strip() for c in line.strip("|").split("|")])
+        elif table:
+            break
+    return table[2:]  # after the header and the rule
+
+
+def test_shown_numbers_equal_plain_pandas(written):
+    """Numbers on the page, recomputed from the parquet parts with plain pandas."""
+    out, paths = written
+    md = (out / "report.md").read_text()
+    seats = pd.concat([raw_seats(paths[0]), raw_seats(paths[1])], ignore_index=True)
+
+    # final scores: mean VP and win rate by player count and policy
+    rows = _md_rows(md, "Final scores and win rates")
+    shown = {(int(r[0]), r[1]): r for r in rows}
+    assert len(shown) == 5 + 3  # 4 + 1 policies from the runs, 3 from the comparison
+    for (players, policy), g in seats.groupby(["players", "policy"]):
+        r = shown[(players, policy)]
+        assert r[3].startswith(f"{g['total'].mean():.1f} [") or r[3].startswith(f"{g['total'].mean():.2f} [")
+        assert f"{100 * g['won'].mean():.1f}%" in " ".join(r)
+
+    # cannons lost per seat
+    rows = {(int(r[0]), r[1]): r for r in _md_rows(md, "Cannons lost")}
+    for (players, policy), g in seats.groupby(["players", "policy"]):
+        assert rows[(players, policy)][3].split(" [")[0] == f"{g['cannons_lost'].mean():.2f}"
+
+    # sides completed: the top side's rate
+    rows = [r for r in _md_rows(md, "Sides completed") if r[2] == "top" and r[0] != "3"]  # 3: the comparison
+    assert len(rows) == 5
+    for r in rows:
+        g = seats[(seats["players"] == int(r[0])) & (seats["policy"] == r[1])]
+        assert f"{100 * g['top_completed'].mean():.1f}%" == r[5].split(" [")[0]
+
+    # seat advantage in the 2-player mirror
+    rows = [r for r in _md_rows(md, "Win rate by seat") if r[1] == "seats: balanced, balanced"]
+    two = seats[seats["players"] == 2]
+    assert [r[4].split(" [")[0] for r in rows] == [f"{100 * two[two.seat == s]['won'].mean():.1f}%" for s in (0, 1)]
+
+
+def test_rates_come_with_intervals(written):
+    """Every percentage on the page carries its interval, except parity (1 / players, exact)."""
+    out, _ = written
+    header = None
+    for line in (out / "report.md").read_text().splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if header is None:
+            header = cells
+            continue
+        for name, cell in zip(header, cells):
+            if name != "parity" and re.fullmatch(r"-?[\d.]+%", cell):
+                raise AssertionError(f"a rate without its interval in column {name!r}: {line}")
+
+
+@pytest.mark.parametrize("name, says", [
+    ("tiny", ["No comparison among these data"]),
+    ("empty", ["No games in these data.", "not in these data (no rows)", "no seats in these data"]),
+])
+def test_tiny_and_empty_reports_are_well_formed(report_datasets, tmp_path, name, says):
+    write_report(read_report_data([report_datasets[name]]), tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    assert [line[3:] for line in md.splitlines() if line.startswith("## ")] == ["At a glance", "Contents", *SECTIONS]
+    for text in says:
+        assert text in md
+    page = Collector()
+    page.feed((tmp_path / "report.html").read_text())
+    assert page.h2 == ["At a glance", *SECTIONS]
+    assert "| max_rounds | 200 |" in md  # the rules, in full
+
+
+def test_refusals(report_datasets, tmp_path):
+    with pytest.raises(DatasetError, match="holds a dataset"):
+        write_report(read_report_data([report_datasets["tiny"]]), report_datasets["two"])
+    with pytest.raises(DatasetError, match="not an smsim dataset"):
+        read_report_data([str(tmp_path)])
+    variant = Rules().with_overrides(["cannon_penalty=4"])
+    simulate_to(str(tmp_path / "variant"), 3, 2, ["random"], seed=1, rules=variant)
+    with pytest.raises(DatasetError, match="cannon_penalty"):
+        read_report_data([report_datasets["two"], str(tmp_path / "variant")])
+
+
+def test_display_puts_intervals_in_brackets():
+    t = pd.DataFrame({"policy": ["a"], "win": [0.5], "win_lo": [0.4], "win_hi": [0.6], "win_count": [5],
+                      "vp": [41.25], "vp_lo": [40.0], "vp_hi": [42.5]})
+    d = display_table(t)
+    assert list(d.columns) == ["policy", "win [95% CI]", "vp [95% CI]"]
+    assert d.iloc[0].tolist() == ["a", "50.0% [40.0%, 60.0%]", "41.2 [40.0, 42.5]"]
+    assert markdown_table(t).splitlines()[0] == "| policy | win [95% CI] | vp [95% CI] |"
