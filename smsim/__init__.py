@@ -5,7 +5,8 @@
 ['balanced', 'builder', 'churches']
 
 The heavy entry points load on first use: ``smsim.simulate``, ``smsim.simulate_to``,
-``smsim.load``, ``smsim.compare``, ``smsim.play_game``.
+``smsim.load``, ``smsim.compare``, ``smsim.play_game``, and for balance reports
+``smsim.report_tables`` (the report's tables as DataFrames) and ``smsim.make_report``.
 """
 
 from smsim._cache import configure_cache
@@ -23,6 +24,8 @@ _LAZY = {
     "load": ("smsim.dataset", "load"),
     "compare": ("smsim.compare", "compare"),
     "POLICIES": ("smsim.policies.registry", "POLICIES"),
+    "report_tables": ("smsim.analysis", "report_tables"),
+    "make_report": ("smsim.report", "report"),
 }
 __all__ = ["Rules", "RulesError", "load_rules", "__version__", *_LAZY]
 

@@ -5,9 +5,9 @@ rules and where they came from) and returns a pandas DataFrame with plain numeri
 per group; rates come with Wilson 95% intervals (``*_lo``, ``*_hi``) and means with normal ones.
 Notebook users get the same tables as the report:
 
->>> from smsim.analysis import read_report_data, TABLES
->>> data = read_report_data(["runs/four"])          # doctest: +SKIP
->>> TABLES["seat_advantage"](data)                  # doctest: +SKIP
+>>> import smsim
+>>> tables = smsim.report_tables(["runs/p4", "runs/cmp4"])   # doctest: +SKIP
+>>> tables["seat_advantage"]                                # doctest: +SKIP
 
 Intervals are 95%. Rows are grouped in clusters that may be correlated: the seats of one game, and
 in a ``compare`` dataset all the games of one block (they share their dice). Where a group holds
@@ -315,39 +315,66 @@ def sides(data: ReportData) -> pd.DataFrame:
     return out[cols].sort_values(BY + ["side"], kind="stable").reset_index(drop=True)
 
 
+def _face_value(rules: Rules, side: int) -> float:
+    kind, amount = rules.wall_bonus_kind[side], rules.wall_bonus_amount[side]
+    if kind == "vp":
+        return float(amount)
+    if kind == "coins":
+        return amount / rules.coins_per_vp
+    if kind == "person":
+        return np.nan  # worth what the chosen person earns: no fixed value
+    return 0.0  # no bonus
+
+
+def _difference(yes: pd.DataFrame, no: pd.DataFrame) -> tuple[float, float]:
+    """Mean total of ``yes`` minus ``no`` and its variance: the larger of the independent one and
+    the cluster-robust one (rows of a cluster summed before squaring)."""
+    d = yes["total"].mean() - no["total"].mean()
+    plain = yes["total"].var(ddof=1) / len(yes) + no["total"].var(ddof=1) / len(no)
+    if "cluster" not in yes:
+        return d, plain
+    infl = pd.concat([(yes["total"] - yes["total"].mean()) / len(yes), -(no["total"] - no["total"].mean()) / len(no)])
+    clusters = pd.concat([yes["cluster"], no["cluster"]])
+    sums = infl.groupby(clusters.to_numpy()).sum()
+    c = len(sums)
+    robust = c / max(c - 1, 1) * float((sums**2).sum())
+    return d, max(plain, robust)
+
+
 def bonus_value(data: ReportData) -> pd.DataFrame:
     """What each side's bonus is worth, two ways.
 
     ``face_vp``: its value by the rules (VP as they are; coins at the end-of-game rate of
-    ``coins_per_vp``; a person has no fixed value, so NaN). ``vp_difference``: the mean final VP of
-    seats that completed the side minus seats of the same policy and player count that did not,
-    averaged over those strata weighted by the completers (an association, not a cause: a seat
-    that completes a side also built walls and defence). Strata with fewer than 2 seats on either
-    side are left out."""
+    ``coins_per_vp``; no bonus 0; a person has no fixed value, so NaN). ``vp_difference``: the
+    mean final VP of seats that completed the side minus seats of the same policy and player
+    count that did not, averaged over those strata weighted by the completers (an association,
+    not a cause: a seat that completes a side also built walls and defence). Strata with fewer
+    than 2 seats on either side are left out. Its interval takes strata as independent and, within
+    a stratum, the larger of the independent and the cluster-robust variance."""
     s = data.seats
     rows = []
     for i, side in enumerate(SIDE_NAMES):
-        kind, amount = data.rules.wall_bonus_kind[i], data.rules.wall_bonus_amount[i]
-        face = float(amount) if kind == "vp" else amount / data.rules.coins_per_vp if kind == "coins" else np.nan
         diff = var = weight = 0.0
         completers = 0
         if not s.empty:
             for _, g in s.groupby(BY, observed=True):
-                yes = g.loc[g[f"{side}_completed"], "total"].astype(float)
-                no = g.loc[~g[f"{side}_completed"], "total"].astype(float)
+                done = g[f"{side}_completed"].astype(bool)
+                yes, no = g[done], g[~done]
                 if len(yes) < 2 or len(no) < 2:
                     continue
                 w = len(yes)
-                diff += w * (yes.mean() - no.mean())
-                var += w * w * (yes.var(ddof=1) / len(yes) + no.var(ddof=1) / len(no))
+                d, v = _difference(yes, no)
+                diff += w * d
+                var += w * w * v
                 weight += w
                 completers += len(yes)
         if weight > 0:
             d, half = diff / weight, Z_95 * np.sqrt(var) / weight
         else:
             d = half = np.nan
-        rows.append({"side": side, "bonus": _bonus_text(data.rules, i), "face_vp": face, "completers": completers,
-                     "vp_difference": d, "vp_difference_lo": d - half, "vp_difference_hi": d + half})  # fmt: skip
+        rows.append({"side": side, "bonus": _bonus_text(data.rules, i), "face_vp": _face_value(data.rules, i),
+                     "completers": completers, "vp_difference": d, "vp_difference_lo": d - half,
+                     "vp_difference_hi": d + half})  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -592,3 +619,9 @@ TABLES: dict[str, Callable[[ReportData], pd.DataFrame]] = {
     "vp_by_source": vp_by_source,
     "game_end": game_end,
 }
+
+
+def report_tables(paths: list[str | Path]) -> dict[str, pd.DataFrame]:
+    """Every table of ``smsim report`` for these datasets, by name (the keys of ``TABLES``)."""
+    data = read_report_data(paths)
+    return {name: fn(data) for name, fn in TABLES.items()}

@@ -182,3 +182,14 @@ def test_display_puts_intervals_in_brackets():
     assert list(d.columns) == ["policy", "win [95% CI]", "vp [95% CI]"]
     assert d.iloc[0].tolist() == ["a", "50.0% [40.0%, 60.0%]", "41.2 [40.0, 42.5]"]
     assert markdown_table(t).splitlines()[0] == "| policy | win [95% CI] | vp [95% CI] |"
+
+
+def test_notebook_api_returns_the_report_tables(report_datasets, written):
+    import smsim
+
+    out, paths = written
+    tables = smsim.report_tables(paths)
+    assert set(tables) == set(TABLES)
+    pd.testing.assert_frame_equal(tables["scores"].reset_index(drop=True),
+                                  TABLES["scores"](read_report_data(paths)).reset_index(drop=True))
+    assert smsim.make_report([report_datasets["tiny"]], str(out.parent / "api-report")).is_file()
