@@ -111,8 +111,8 @@ def html_table(t: pd.DataFrame) -> str:
 
 # -- content -------------------------------------------------------------------------------------
 def _doc(fn) -> str:
-    """The first paragraph of a docstring, on one line."""
-    return " ".join((fn.__doc__ or "").strip().split("\n\n")[0].split()).replace("``", "`")
+    """A table's docstring on one line: what it shows and, where it has one, its method."""
+    return " ".join((fn.__doc__ or "").split()).replace("``", "`")
 
 
 def _table(data: A.ReportData, name: str, title: str) -> Block:
