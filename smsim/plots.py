@@ -218,16 +218,25 @@ def scores(data: A.ReportData) -> Plot | None:
     return fig, f"Distribution of final scores by policy, all player counts together ({_games(data)})."
 
 
+def _short(field: str) -> str:
+    """A legend label for a table line-up (``ReportData`` field)."""
+    kind, _, names = field.partition(": ")
+    names = names.replace(" (every seat arrangement)", "").split(", ")
+    if kind == "compare":
+        return f"compare, {len(names)} policies"
+    return f"all {names[0]}" if len(set(names)) == 1 else ", ".join(names)[:40]
+
+
 def seat_advantage(data: A.ReportData) -> Plot | None:
     t = A.seat_advantage(data)
     if t.empty:
         return None
-    fig, axes = _panels(t["players"].nunique(), "Win rate by seat (seat 1 starts)")
+    fig, axes = _panels(t["players"].nunique(), "Win rate by seat (seat 1 starts)", sharey=False)
     for ax, (players, tp) in zip(axes, _by_players(t)):
         for i, (fld, tf) in enumerate(tp.groupby("field", observed=True)):
             y = tf["win"].to_numpy(float) * 100
             err = np.clip(np.vstack([y - tf["win_lo"] * 100, tf["win_hi"] * 100 - y]), 0, None)
-            ax.errorbar(tf["seat"] + 1 + 0.08 * i, y, yerr=err, fmt="o", capsize=3, label=str(fld)[:40])
+            ax.errorbar(tf["seat"] + 1 + 0.08 * i, y, yerr=err, fmt="o", capsize=3, label=_short(str(fld)))
         ax.axhline(100 / players, color="grey", ls="--", lw=0.8)
         ax.set_title(f"{players} players")
         ax.set_xlabel("seat")
