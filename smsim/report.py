@@ -21,6 +21,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 import pandas as pd
 
@@ -239,8 +240,11 @@ def _write(path: Path, data: bytes | str) -> None:
 
 
 def _fig_bytes(fig, fmt: str) -> bytes:
+    """The figure as PNG or SVG, without a date and with fixed SVG ids, so that regenerating a
+    report from the same data changes no file."""
     buf = io.BytesIO()
-    fig.savefig(buf, format=fmt, dpi=110 if fmt == "png" else None)
+    with matplotlib.rc_context({"svg.hashsalt": "smsim"}):
+        fig.savefig(buf, format=fmt, dpi=110 if fmt == "png" else None, metadata={"Date": None})
     return buf.getvalue()
 
 

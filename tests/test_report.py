@@ -193,3 +193,11 @@ def test_notebook_api_returns_the_report_tables(report_datasets, written):
     pd.testing.assert_frame_equal(tables["scores"].reset_index(drop=True),
                                   TABLES["scores"](read_report_data(paths)).reset_index(drop=True))
     assert smsim.make_report([report_datasets["tiny"]], str(out.parent / "api-report")).is_file()
+
+
+def test_regenerating_changes_no_figure(report_datasets, tmp_path):
+    data = read_report_data([report_datasets["two"]])
+    write_report(data, tmp_path / "a")
+    write_report(data, tmp_path / "b")
+    for f in sorted((tmp_path / "a" / "figures").iterdir()):
+        assert f.read_bytes() == (tmp_path / "b" / "figures" / f.name).read_bytes(), f.name
