@@ -49,6 +49,17 @@ def _bars(ax, table: pd.DataFrame, label_col: str, value: str, lo: str | None, h
     ax.set_xticks(x, table[label_col].astype(str), rotation=45, ha="right")
 
 
+def _policy_bars(t: pd.DataFrame, title: str, value: str, ylabel: str) -> Figure:
+    """One panel per player count: ``value`` by policy with its 95% interval."""
+    fig, axes = _panels(t["players"].nunique(), title)
+    for ax, (players, tp) in zip(axes, _by_players(t)):
+        _bars(ax, tp, "policy", value, f"{value}_lo", f"{value}_hi")
+        ax.set_title(f"{players} players")
+        ax.set_xlabel("policy")
+    axes[0].set_ylabel(ylabel)
+    return fig
+
+
 def church_series(data: A.ReportData) -> Plot | None:
     t = A.church_series(data)
     if t.empty:
@@ -69,12 +80,7 @@ def church_vp(data: A.ReportData) -> Plot | None:
     t = A.church_series(data)
     if t.empty:
         return None
-    fig, axes = _panels(t["players"].nunique(), "VP from church series by policy")
-    for ax, (players, tp) in zip(axes, _by_players(t)):
-        _bars(ax, tp, "policy", "church_vp", "church_vp_lo", "church_vp_hi")
-        ax.set_title(f"{players} players")
-        ax.set_xlabel("policy")
-    axes[0].set_ylabel("church VP per seat")
+    fig = _policy_bars(t, "VP from church series by policy", "church_vp", "church VP per seat")
     return fig, f"Mean VP from church series per seat with 95% intervals ({_games(data)}, {len(data.seats):,} seats)."
 
 
@@ -176,12 +182,8 @@ def cannons(data: A.ReportData) -> Plot | None:
     t = A.cannons(data)
     if t.empty:
         return None
-    fig, axes = _panels(t["players"].nunique(), "Cannons lost to the pirates")
-    for ax, (players, tp) in zip(axes, _by_players(t)):
-        _bars(ax, tp, "policy", "cannons_lost", "cannons_lost_lo", "cannons_lost_hi")
-        ax.set_title(f"{players} players")
-        ax.set_xlabel("policy")
-    axes[0].set_ylabel(f"cannons lost per seat ({data.rules.cannon_penalty} VP each)")
+    fig = _policy_bars(t, "Cannons lost to the pirates", "cannons_lost",
+                       f"cannons lost per seat ({data.rules.cannon_penalty} VP each)")  # fmt: skip
     return fig, f"Mean cannons lost per seat with 95% intervals ({_games(data)}, {len(data.seats):,} seats)."
 
 
