@@ -31,10 +31,10 @@ import pyarrow.parquet as pq
 from smsim.dataset import DatasetError, done_parts, part_name, read_manifest
 from smsim.rules import SIDE_NAMES, Rules
 from smsim.stats import Z_95, wilson_interval
+from smsim.summary import VP_SOURCES  # the breakdown of the final score, one list for every table
 
 BY = ["players", "policy"]
 SIZES = range(1, 6)
-VP_SOURCES = ("earned", "church_vp", "coins_vp", "logs_vp", "full_city_vp", "cannon_vp")
 EARNED_SOURCES = ("vp_citizen", "vp_priest", "vp_houses", "vp_juggler", "vp_noble", "vp_wall_bonus")
 
 
