@@ -5,7 +5,6 @@ Each ``list_*_nb`` writes rows into ``cands`` (int64[MAX_CANDS, CAND_WIDTH], col
 """
 
 import numpy as np
-from numba import njit
 
 from smsim import layout as L
 from smsim import rules as R
@@ -20,12 +19,13 @@ from smsim.engine.city import (
     popcount_nb,
     spread4_nb,
 )
+from smsim.engine.memory import hot_njit
 
 LOG, CRATE_FACE, WALL_FACE, CROSS, HEAD, SWORDS = range(6)
 U_OUTER = np.uint64(OUTER_MASK)
 
 
-@njit(cache=True)
+@hot_njit
 def count_faces_nb(dice, counts):
     """counts: int64[6] <- how many of the five dice show each face."""
     for f in range(6):
@@ -34,7 +34,7 @@ def count_faces_nb(dice, counts):
         counts[dice[d]] += 1
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def is_legal_use_nb(symbol, k, coins_left, occ, s, rules, largest_group):
     """Can k dice of ``symbol`` be used with ``coins_left`` after rotations (§5)?"""
     n_empty = popcount_nb(occ[s, EMPTY])
@@ -48,7 +48,7 @@ def is_legal_use_nb(symbol, k, coins_left, occ, s, rules, largest_group):
     return n_empty >= 1
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def add_use_nb(cands, n, symbol, k, rotated, person):
     cands[n, L.C_SYMBOL] = symbol
     cands[n, L.C_K] = k
@@ -57,7 +57,7 @@ def add_use_nb(cands, n, symbol, k, rotated, person):
     return n + 1
 
 
-@njit(cache=True)
+@hot_njit
 def list_uses_nb(dice, counts, coins, occ, s, rules, cands):
     """Every legal (symbol, k, rotated, person), then the row 'use no die' when allowed.
 
@@ -95,7 +95,7 @@ def list_uses_nb(dice, counts, coins, occ, s, rules, cands):
     return n
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def list_cells_nb(cells_mask, cands):
     """One PLACE row per cell of the mask, in cell order."""
     n = 0
@@ -107,7 +107,7 @@ def list_cells_nb(cells_mask, cands):
     return n
 
 
-@njit(cache=True)
+@hot_njit
 def group_cells_nb(empty, group, k_total):
     """Cells where the next cell of an orthogonally connected group of k_total new cells may go.
 
@@ -119,7 +119,7 @@ def group_cells_nb(empty, group, k_total):
     return spread4_nb(group) & empty
 
 
-@njit(cache=True)
+@hot_njit
 def house_cells_nb(empty, group, k_total, architect_cell):
     """Next house of k_total: the first touches the architect (8-neighbourhood) and can start a
     group of k_total; later ones touch the houses placed so far (§5 Architect)."""

@@ -11,11 +11,12 @@ State of seat s, mutated in place by the ``apply_*`` functions:
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic
 
 from smsim import layout as L
 from smsim import rules as R
+from smsim.engine.memory import hot_njit
 
 EMPTY = int(L.Cell.EMPTY)
 WALL = int(L.Cell.WALL)
@@ -69,18 +70,18 @@ def lowest_bit_nb(typingctx, x):
     return sig, codegen
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def bit_nb(cell):
     return ONE << np.uint64(cell)
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def spread4_nb(m):
     """Cells orthogonally adjacent to any cell of m (towers and m itself not removed)."""
     return ((m << U7) | (m >> U7) | ((m << U1) & NOT_COL_0) | ((m >> U1) & NOT_COL_6)) & ALL_49
 
 
-@njit(cache=True)
+@hot_njit
 def component4_nb(seed, allowed):
     """The orthogonally connected part of ``allowed`` reachable from the cells of ``seed``."""
     comp = seed & allowed
@@ -91,7 +92,7 @@ def component4_nb(seed, allowed):
         comp = grown
 
 
-@njit(cache=True)
+@hot_njit
 def group_starts_nb(empty, k):
     """Empty cells that can start a group of k orthogonally connected new cells.
 
@@ -108,7 +109,7 @@ def group_starts_nb(empty, k):
     return ok
 
 
-@njit(cache=True)
+@hot_njit
 def largest_group_nb(empty):
     """Size of the largest orthogonally connected set of empty cells."""
     best = 0
@@ -122,7 +123,7 @@ def largest_group_nb(empty):
     return best
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def church_mask_nb(occ, s):
     m = ZERO
     for size in range(5):
@@ -130,7 +131,7 @@ def church_mask_nb(occ, s):
     return m
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def count_person_types_nb(occ, s, mask):
     """Distinct person types standing on the cells of ``mask``."""
     n = 0
@@ -140,7 +141,7 @@ def count_person_types_nb(occ, s, mask):
     return n
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def defence_nb(player, s, rules):
     """RULES.md §6: soldier_defence per soldier + side_defence per complete side."""
     return (
@@ -149,7 +150,7 @@ def defence_nb(player, s, rules):
     )
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def fill_cell_nb(city, occ, player, s, cell, code):
     """Put ``code`` on an empty space; a non-wall on an outer space destroys its side (§3)."""
     b = bit_nb(cell)
@@ -162,7 +163,7 @@ def fill_cell_nb(city, occ, player, s, cell, code):
         player[s, L.SIDES_BROKEN] |= 1 << side
 
 
-@njit(cache=True)
+@hot_njit
 def apply_person_nb(occ, player, s, cell, person, rules):
     """Take the effect of the person just placed on ``cell`` (RULES.md §5 Head), at once and
     only now; the architect's houses are a further decision, made by the caller.
@@ -194,7 +195,7 @@ def apply_person_nb(occ, player, s, cell, person, rules):
     return gain
 
 
-@njit(cache=True)
+@hot_njit
 def max_houses_nb(occ, player, s, architect_cell, rules):
     """Most houses the architect just placed on ``architect_cell`` can build (§5 Architect):
     limited by the rule, the logs, and the largest group of empty cells touching him."""
@@ -212,7 +213,7 @@ def max_houses_nb(occ, player, s, architect_cell, rules):
     return min(best, cap)
 
 
-@njit(cache=True)
+@hot_njit
 def newly_complete_sides_nb(occ, player, s):
     """Mask of sides whose five spaces are all walls and were not complete before (§5 Wall)."""
     walls = occ[s, WALL]
@@ -223,7 +224,7 @@ def newly_complete_sides_nb(occ, player, s):
     return new
 
 
-@njit(cache=True)
+@hot_njit
 def reset_city_nb(city, occ, player, s, start_crates, rules):
     """Seat s's start state (RULES.md §1): coins, logs, the printed crates."""
     for c in range(49):
@@ -248,7 +249,7 @@ def reset_city_nb(city, occ, player, s, start_crates, rules):
         fill_cell_nb(city, occ, player, s, start_crates[i], CRATE)
 
 
-@njit(cache=True)
+@hot_njit
 def set_city_nb(city, occ, player, s, cells):
     """Seat s's city becomes ``cells`` (int8[49] Cell codes): masks, empty count, sides.
     For scoring a written city; coins, logs and the rest of ``player`` are left as they are."""

@@ -12,6 +12,8 @@ All constants are ``np.uint64``: numba types uint64 mixed with a Python int as f
 import numpy as np
 from numba import njit
 
+from smsim.engine.memory import hot_njit
+
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
 MIX_2 = np.uint64(0x94D049BB133111EB)
@@ -23,7 +25,7 @@ SHIFT_32 = np.uint64(32)
 SIX = np.uint64(6)
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def mix64_nb(z):
     """splitmix64's finaliser: a bijective, well-mixed hash of one uint64."""
     z = (z ^ (z >> SHIFT_30)) * MIX_1
@@ -31,13 +33,13 @@ def mix64_nb(z):
     return z ^ (z >> SHIFT_31)
 
 
-@njit(cache=True)
+@hot_njit
 def game_key_nb(seed_key, game):
     """The key of one game's streams, from the run's seed key and the game index."""
     return mix64_nb(seed_key ^ mix64_nb(np.uint64(game) * GOLDEN + GOLDEN))
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def roll_die_nb(game_key, rnd, seat, roll, die):
     """Face 0..5 of one die: a hash of its counter (round, seat, roll 0..2, die 0..4)."""
     counter = np.uint64((((rnd * 8 + seat) * 4 + roll) * 8) + die)
@@ -45,21 +47,21 @@ def roll_die_nb(game_key, rnd, seat, roll, die):
     return np.int64(((h >> SHIFT_32) * SIX) >> SHIFT_32)
 
 
-@njit(cache=True)
+@hot_njit
 def seed_policy_streams_nb(game_key, rng):
     """rng: uint64[P], one policy stream state per seat."""
     for s in range(rng.shape[0]):
         rng[s] = mix64_nb(game_key ^ (POLICY_STREAM + np.uint64(s) * GOLDEN))
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def next_u64_nb(rng, seat):
     """Next draw of a seat's policy stream (splitmix64)."""
     rng[seat] += GOLDEN
     return mix64_nb(rng[seat])
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def rand_below_nb(rng, seat, n):
     """Uniform integer in [0, n) from a seat's policy stream (multiply-high, bias < 2**-32)."""
     return np.int64(((next_u64_nb(rng, seat) >> SHIFT_32) * np.uint64(n)) >> SHIFT_32)

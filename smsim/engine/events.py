@@ -5,10 +5,10 @@ arguments (below). ``trace_n``: int64[1], rows written. A batch run passes a tra
 nothing is written. A full log stops writing and sets ``trace_n[0] = -1`` (overflow).
 """
 
-from numba import njit
 
 from smsim import layout as L
 from smsim.engine.city import defence_nb
+from smsim.engine.memory import hot_njit
 
 EV_TURN = 1  # round, seat
 EV_ROLL = 2  # face of die 0..4
@@ -27,7 +27,7 @@ PLACED_BONUS = 2  # a wall bonus person
 EVENT_WIDTH = 8
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def record_nb(trace, trace_n, ev, a1, a2, a3, a4, a5, a6, a7):
     n = trace_n[0]
     if n < 0 or trace.shape[0] == 0:
@@ -46,19 +46,21 @@ def record_nb(trace, trace_n, ev, a1, a2, a3, a4, a5, a6, a7):
     trace_n[0] = n + 1
 
 
-@njit(cache=True)
+@hot_njit
 def record_attack_nb(trace, trace_n, row, strength, lost, player, rules):
     if trace.shape[0] == 0:
         return
-    d = [-1, -1, -1, -1, -1]
-    for s in range(player.shape[0]):
-        d[s] = defence_nb(player, s, rules)
-    record_nb(trace, trace_n, EV_ATTACK, row, strength, lost, d[0], d[1], d[2], d[3])
+    n = player.shape[0]  # 2..5 seats; -1 for the seats the game does not have
+    d2 = defence_nb(player, 2, rules) if n > 2 else -1
+    d3 = defence_nb(player, 3, rules) if n > 3 else -1
+    d4 = defence_nb(player, 4, rules) if n > 4 else -1
+    record_nb(trace, trace_n, EV_ATTACK, row, strength, lost, defence_nb(player, 0, rules),
+              defence_nb(player, 1, rules), d2, d3)  # fmt: skip
     # a fifth seat's defence does not fit the row: it follows in a second row
-    record_nb(trace, trace_n, EV_ATTACK, -1, d[4], 0, 0, 0, 0, 0)
+    record_nb(trace, trace_n, EV_ATTACK, -1, d4, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True)
+@hot_njit
 def record_after_nb(trace, trace_n, player, rules):
     if trace.shape[0] == 0:
         return

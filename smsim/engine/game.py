@@ -34,8 +34,8 @@ from smsim.engine.city import (
     CRATE,
     EMPTY,
     HOUSE,
-    SIDE_MASK,
     PERSON_0,
+    SIDE_MASK,
     WALL,
     ZERO,
     apply_person_nb,
@@ -48,7 +48,7 @@ from smsim.engine.city import (
     reset_city_nb,
 )
 from smsim.engine.dice import game_key_nb, roll_die_nb, seed_policy_streams_nb
-from smsim.engine.memory import borrow_nb
+from smsim.engine.memory import borrow_nb, hot_njit
 from smsim.engine.pirates import mark_swords_nb
 from smsim.engine.scoring import N_SCORE_FIELDS, score_game_nb
 from smsim.policies.dispatch import choose_nb
@@ -103,7 +103,7 @@ def new_work_nb(n_players, trace):
     )
 
 
-@njit(cache=True)
+@hot_njit
 def ask_nb(decision, n, s, w, seats, rules):
     """Seat s's policy picks one of n >= 1 candidates in w.cands. A row out of range is recorded
     in w.status (the game goes on with row 0 and the run reports the policy)."""
@@ -119,7 +119,7 @@ def ask_nb(decision, n, s, w, seats, rules):
     return row
 
 
-@njit(cache=True)
+@hot_njit
 def place_cells_nb(what, k, role, anchor, s, w, seats, rules):
     """Place k cells of Cell code ``what``, one decision each (RULES.md §5): walls on empty outer
     spaces; crates and houses as one orthogonally connected group (houses: the first touching the
@@ -147,7 +147,7 @@ def place_cells_nb(what, k, role, anchor, s, w, seats, rules):
     return group
 
 
-@njit(cache=True)
+@hot_njit
 def person_nb(person, role, s, w, seats, rules):
     """Place a person on an empty space with its effect; an architect then builds houses."""
     cell = lowest_bit_nb(place_cells_nb(PERSON_0 + person, 1, role, -1, s, w, seats, rules))
@@ -170,7 +170,7 @@ def person_nb(person, role, s, w, seats, rules):
     w.player[s, L.VP_HOUSES] += h * rules[R.R_HOUSE_VP]
 
 
-@njit(cache=True)
+@hot_njit
 def take_wall_bonuses_nb(new_sides, s, w, seats, rules):
     """Give the bonus of every side completed this turn, in the order the seat picks (§5 Wall)."""
     w.player[s, L.SIDES_DONE] |= new_sides
@@ -208,7 +208,7 @@ def take_wall_bonuses_nb(new_sides, s, w, seats, rules):
             person_nb(person, E.PLACED_BONUS, s, w, seats, rules)
 
 
-@njit(cache=True)
+@hot_njit
 def play_turn_nb(game_key, rnd, s, w, seats, rules):
     """One turn of seat s (RULES.md §3): roll with keeps, use one symbol, mark the swords."""
     E.record_nb(w.trace, w.trace_n, E.EV_TURN, rnd, s, 0, 0, 0, 0, 0)
@@ -270,7 +270,7 @@ def play_turn_nb(game_key, rnd, s, w, seats, rules):
     E.record_after_nb(w.trace, w.trace_n, p, rules)
 
 
-@njit(cache=True)
+@hot_njit
 def play_game_nb(game_key, w, seats, rules, start_crates, score, game_out):
     """Play one game from its key to the final score (RULES.md §4).
 
@@ -330,7 +330,7 @@ def play_one_nb(seed_key, game, rules, start_crates, kind, params, fns, trace):
     return score, w.player, w.city, game_out, w.trace_n[0]
 
 
-@njit(cache=True)
+@hot_njit
 def borrow_work_nb(w):
     """``w`` with every buffer borrowed (``memory.borrow_nb``): the caller keeps ``w`` alive."""
     return Work(
@@ -340,7 +340,7 @@ def borrow_work_nb(w):
     )  # fmt: skip
 
 
-@njit(cache=True)
+@hot_njit
 def play_borrowed_nb(seed_key, first, w, rules, start_crates, kind, params, fns, score_out, player_out, game_out):
     """The loop of ``play_games_nb`` on borrowed views. Its arguments are owned by the caller
     for the whole call, so the views cannot outlive them."""
@@ -353,7 +353,9 @@ def play_borrowed_nb(seed_key, first, w, rules, start_crates, kind, params, fns,
     game_out = borrow_nb(game_out)
     for g in range(game_out.shape[0]):
         play_game_nb(game_key_nb(seed_key, first + g), w, seats, rules, start_crates, score_out[g], game_out[g])
-        player_out[g] = w.player
+        for s in range(w.player.shape[0]):  # element by element: a slice copy would allocate
+            for f in range(w.player.shape[1]):
+                player_out[g, s, f] = w.player[s, f]
 
 
 @njit(cache=True, nogil=True)

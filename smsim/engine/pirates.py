@@ -5,15 +5,15 @@
 """
 
 import numpy as np
-from numba import njit
 
 from smsim import layout as L
 from smsim import rules as R
 from smsim.engine.city import defence_nb, popcount_nb
 from smsim.engine.events import record_attack_nb
+from smsim.engine.memory import hot_njit
 
 
-@njit(cache=True)
+@hot_njit
 def mark_swords_nb(n_swords, rnd, pirates, player, rules, trace, trace_n):
     """Cross one box per sword in round ``rnd``; each finished row attacks every seat (several
     per turn possible), recording its round and every seat's defence and sides complete.

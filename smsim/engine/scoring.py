@@ -10,6 +10,7 @@ from numba import njit
 from smsim import layout as L
 from smsim import rules as R
 from smsim.engine.city import CHURCH_1, popcount_nb
+from smsim.engine.memory import hot_njit
 
 (
     S_TOTAL,
@@ -35,7 +36,7 @@ SCORE_FIELD_NAMES = (
 )  # fmt: skip
 
 
-@njit(cache=True)
+@hot_njit
 def score_church_series_nb(church_counts, series_vp, series_out):
     """End-of-game VP of one seat's churches (RULES.md §5 Cross).
 
@@ -66,7 +67,7 @@ def score_church_series_nb(church_counts, series_vp, series_out):
         i += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # allocates its scratch, once a game: outside hot_njit
 def score_game_nb(occ, player, rules, score):
     """Fill ``score`` for every seat: the breakdown, then ranks and wins (RULES.md §4)."""
     n_players = player.shape[0]

@@ -7,10 +7,8 @@ slot of a 5-tuple of functions. Any mix of bots runs in one cached kernel.
 
 from enum import IntEnum
 
-from numba import njit
-
 from smsim import layout as L
-
+from smsim.engine.memory import hot_njit
 from smsim.policies.heuristics import heuristic_choice_nb, random_choice_nb
 
 
@@ -20,7 +18,7 @@ class PolicyKind(IntEnum):
     USER = 2  # the seat's function in the tuple
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def choose_nb(seats, s, w, rules):
     """Row of w.cands[:n] that seat s's policy picks (n = w.ctx[CTX_N]). Only the branch taken
     touches the seat's weights or function."""

@@ -23,7 +23,6 @@ Ties between equally valued candidates are broken uniformly at random from the s
 """
 
 import numpy as np
-from numba import njit
 
 from smsim import layout as L
 from smsim import rules as R
@@ -47,6 +46,7 @@ from smsim.engine.city import (
     popcount_nb,
 )
 from smsim.engine.dice import rand_below_nb
+from smsim.engine.memory import hot_njit
 
 LOG, CRATE_FACE, WALL_FACE, CROSS, HEAD, SWORDS = range(6)
 CITIZEN, SOLDIER, PRIEST, ARCHITECT, MERCHANT, JUGGLER, NOBLE = range(7)
@@ -114,21 +114,21 @@ def _reroll_odds() -> np.ndarray:
 REROLL_ODDS = _reroll_odds()
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def random_choice_nb(n, rng, seat):
     """``random``: uniform among the n legal rows."""
     return rand_below_nb(rng, seat, n)
 
 
 # -- position features -----------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def church_counts_nb(occ, s):
     """Seat s's churches of each size 1..5, as a tuple."""
     return (popcount_nb(occ[s, CHURCH_1]), popcount_nb(occ[s, CHURCH_1 + 1]), popcount_nb(occ[s, CHURCH_1 + 2]),
             popcount_nb(occ[s, CHURCH_1 + 3]), popcount_nb(occ[s, CHURCH_1 + 4]))  # fmt: skip
 
 
-@njit(cache=True)
+@hot_njit
 def series_value_nb(counts, rules, extra_size, potential_weight):
     """Series VP of churches ``counts`` (with one more of ``extra_size``, 0: none) plus
     ``potential_weight`` times their potential: for each series layer, the VP its gaps would add
@@ -157,13 +157,13 @@ def series_value_nb(counts, rules, extra_size, potential_weight):
         layer += 1
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def church_value_nb(occ, s, rules, extra_size, potential_weight):
     """``series_value_nb`` of seat s's churches."""
     return series_value_nb(church_counts_nb(occ, s), rules, extra_size, potential_weight)
 
 
-@njit(cache=True)
+@hot_njit
 def estimate_total_nb(occ, player, s, rules):
     """Seat s's score if the game ended now (RULES.md §4)."""
     est = player[s, L.VP] + church_value_nb(occ, s, rules, 0, 0.0)
@@ -174,7 +174,7 @@ def estimate_total_nb(occ, player, s, rules):
     return est
 
 
-@njit(cache=True)
+@hot_njit
 def lead_nb(occ, player, s, rules):
     """Seat s's estimated total minus the best other seat's."""
     best_other = NEG
@@ -184,7 +184,7 @@ def lead_nb(occ, player, s, rules):
     return estimate_total_nb(occ, player, s, rules) - best_other
 
 
-@njit(cache=True)
+@hot_njit
 def defence_gain_nb(params, player, pirates, s, rules, delta):
     """Value of ``delta`` more defence: the cannon penalty it saves at each attack still to come
     whose strength it newly reaches. The next attack weighs from ``pirate_later`` up to
@@ -208,17 +208,17 @@ def defence_gain_nb(params, player, pirates, s, rules, delta):
     return v
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def side_walls_nb(occ, side, s):
     return popcount_nb(occ[s, WALL] & SIDE_MASK[side])
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def side_intact_nb(player, s, side):
     return ((player[s, L.SIDES_BROKEN] | player[s, L.SIDES_DONE]) >> side) & 1 == 0
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def bonus_value_nb(params, rules, side):
     kind = rules[R.R_WALL_BONUS_KIND + side]
     amount = rules[R.R_WALL_BONUS_AMOUNT + side]
@@ -231,7 +231,7 @@ def bonus_value_nb(params, rules, side):
     return 0.0
 
 
-@njit(cache=True)
+@hot_njit
 def walls_values_nb(params, occ, player, pirates, s, rules, out, at):
     """out[at + k] <- value of k = 1..5 walls: placed on the intact sides nearest to complete first
     (ties: lower side), completed sides adding their bonus and defence. One pass for every k."""
@@ -275,7 +275,7 @@ def walls_values_nb(params, occ, player, pirates, s, rules, out, at):
         out[at + k] = v
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def outer_cost_nb(params, occ, player, s, cell):
     """Cost of putting a non-wall on ``cell``: destroying an intact side and its walls."""
     side = SIDE_OF_CELL[cell]
@@ -284,7 +284,7 @@ def outer_cost_nb(params, occ, player, s, cell):
     return params[P_OUTER_BREAK] * (1.0 + side_walls_nb(occ, side, s))
 
 
-@njit(cache=True)
+@hot_njit
 def house_starts_nb(occ, s):
     """(m1, .., m5): m_h = empty cells that can start a group of h houses (one component pass)."""
     m1 = m2 = m3 = m4 = m5 = ZERO
@@ -306,7 +306,7 @@ def house_starts_nb(occ, s):
     return m1, m2, m3, m4, m5
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def houses_at_nb(starts, cap, cell):
     """Most houses (<= cap) an architect on ``cell`` could build. The architect's own cell is
     counted as free: a slight overestimate where it would cut its component, fine for valuing."""
@@ -317,18 +317,18 @@ def houses_at_nb(starts, cap, cell):
     return 0
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def house_cap_nb(player, s, rules):
     return min(rules[R.R_ARCHITECT_MAX_HOUSES], player[s, L.LOGS])
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def house_gain_nb(params, rules):
     """Value of one house: its VP, less the log it uses (valued at its end-of-game VP)."""
     return rules[R.R_HOUSE_VP] - rules[R.R_VP_PER_LOG] + params[P_FILL]
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def person_cell_value_nb(params, occ, player, pirates, s, rules, person, cell, houses):
     """Value of ``person`` on empty ``cell``: its effect now plus where it stands (``houses``:
     what an architect there could build)."""
@@ -354,7 +354,7 @@ def person_cell_value_nb(params, occ, player, pirates, s, rules, person, cell, h
     return v
 
 
-@njit(cache=True)
+@hot_njit
 def best_person_value_nb(params, occ, player, pirates, s, rules, person):
     """``person`` on its best empty cell; NEG without one."""
     best = NEG
@@ -371,7 +371,7 @@ def best_person_value_nb(params, occ, player, pirates, s, rules, person):
     return best
 
 
-@njit(cache=True)
+@hot_njit
 def best_persons_nb(params, occ, player, pirates, s, rules, starts, memo):
     """memo[M_PERSON + p] <- each person's value on its best empty cell, in one scan of the city:
     the same terms as person_cell_value_nb, with each cell's features computed once."""
@@ -406,7 +406,7 @@ def best_persons_nb(params, occ, player, pirates, s, rules, starts, memo):
                 memo[M_PERSON + p] = v[p]
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def finish_value_nb(params, player, s, rules, filled, lead):
     """Filling ``filled`` spaces: tempo, and the full-city bonus plus the estimated ``lead`` if
     it ends the game."""
@@ -416,7 +416,7 @@ def finish_value_nb(params, player, s, rules, filled, lead):
     return v
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def exact_use_value_nb(params, occ, player, pirates, memo, s, rules, symbol, k, person):
     """Value of using exactly k dice of ``symbol`` (no rotation); NEG when illegal."""
     n_empty = player[s, L.N_EMPTY]
@@ -449,7 +449,7 @@ def exact_use_value_nb(params, occ, player, pirates, memo, s, rules, symbol, k, 
     return v + finish_value_nb(params, player, s, rules, 1, memo[M_LEAD])
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def turn_table_nb(params, w, s, rules):
     """Fill w.memo for this turn: the value of each person on its best cell and of using exactly
     k dice of each symbol (heads: the best person for k). The city does not change while the
@@ -506,7 +506,7 @@ def turn_table_nb(params, w, s, rules):
             memo[M_BEST + symbol * 6 + n] = best
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def keep_nb(params, w, s, rules):
     """Reroll mask: roll again every die not showing the most promising symbol, or 0 to stop."""
     turn_table_nb(params, w, s, rules)
@@ -544,7 +544,7 @@ def keep_nb(params, w, s, rules):
     return mask
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def use_row_value_nb(params, cands, occ, player, pirates, memo, s, rules, row):
     symbol = cands[row, L.C_SYMBOL]
     if symbol == L.NO_SYMBOL:
@@ -556,7 +556,7 @@ def use_row_value_nb(params, cands, occ, player, pirates, memo, s, rules, row):
     return v + memo[M_EXACT + symbol * 6 + k]
 
 
-@njit(cache=True, inline="always")
+@hot_njit(inline="always")
 def cell_value_nb(params, occ, player, pirates, s, rules, what, cell, starts):
     """Value of putting ``what`` (a Cell code) on ``cell`` (``starts``: house_starts_nb of the city)."""
     near = NEIGH8_MASK[cell]
@@ -583,7 +583,7 @@ def cell_value_nb(params, occ, player, pirates, s, rules, what, cell, starts):
     return v
 
 
-@njit(cache=True)
+@hot_njit
 def pick_best_nb(values, n, rng, seat):
     """Index of the best of values[:n], ties broken uniformly at random (policy stream)."""
     best = NEG * 10
@@ -603,7 +603,7 @@ def pick_best_nb(values, n, rng, seat):
     return 0
 
 
-@njit(cache=True)
+@hot_njit
 def heuristic_choice_nb(params, s, w, rules):
     """The parameterised heuristic's pick at any decision."""
     decision = w.ctx[L.CTX_DECISION]
