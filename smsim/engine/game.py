@@ -103,7 +103,7 @@ def new_work_nb(n_players, trace):
     )
 
 
-@hot_njit
+@hot_njit(inline="always")
 def ask_nb(decision, n, s, w, seats, rules):
     """Seat s's policy picks one of n >= 1 candidates in w.cands. A row out of range is recorded
     in w.status (the game goes on with row 0 and the run reports the policy)."""
@@ -119,7 +119,7 @@ def ask_nb(decision, n, s, w, seats, rules):
     return row
 
 
-@hot_njit
+@hot_njit(inline="always")
 def place_cells_nb(what, k, role, anchor, s, w, seats, rules):
     """Place k cells of Cell code ``what``, one decision each (RULES.md §5): walls on empty outer
     spaces; crates and houses as one orthogonally connected group (houses: the first touching the
@@ -147,7 +147,7 @@ def place_cells_nb(what, k, role, anchor, s, w, seats, rules):
     return group
 
 
-@hot_njit
+@hot_njit(inline="always")
 def person_nb(person, role, s, w, seats, rules):
     """Place a person on an empty space with its effect; an architect then builds houses."""
     cell = lowest_bit_nb(place_cells_nb(PERSON_0 + person, 1, role, -1, s, w, seats, rules))
@@ -208,7 +208,7 @@ def take_wall_bonuses_nb(new_sides, s, w, seats, rules):
             person_nb(person, E.PLACED_BONUS, s, w, seats, rules)
 
 
-@hot_njit
+@hot_njit(inline="always")
 def play_turn_nb(game_key, rnd, s, w, seats, rules):
     """One turn of seat s (RULES.md §3): roll with keeps, use one symbol, mark the swords."""
     E.record_nb(w.trace, w.trace_n, E.EV_TURN, rnd, s, 0, 0, 0, 0, 0)

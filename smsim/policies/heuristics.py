@@ -93,7 +93,8 @@ M_BEST = 48  # 5 x 6: best value with n dice showing symbol S (fewer used, rotat
 M_WALLS = 78  # 6: value of k = 1..5 walls (walls_values_nb)
 M_LEAD = 84  # the seat's estimated lead over the best other seat
 M_SERIES = 85  # series_value_nb of the seat's churches as they stand (potential included)
-M_END = 86  # slots used; the engine's memo must be at least this long
+M_BONUS_PERSON = 86  # 7: each person's best cell when a wall bonus person is chosen (city as then)
+M_END = 93  # slots used; the engine's memo must be at least this long
 
 
 def _reroll_odds() -> np.ndarray:
@@ -279,7 +280,13 @@ def walls_values_nb(params, occ, player, pirates, s, rules, out, at):
 def outer_cost_nb(params, occ, player, s, cell):
     """Cost of putting a non-wall on ``cell``: destroying an intact side and its walls."""
     side = SIDE_OF_CELL[cell]
-    if side < 0 or not side_intact_nb(player, s, side):
+    return side_break_cost_nb(params, occ, player, s, side) if side >= 0 else 0.0
+
+
+@hot_njit(inline="always")
+def side_break_cost_nb(params, occ, player, s, side):
+    """Cost of destroying ``side`` (nothing once it is complete or broken)."""
+    if not side_intact_nb(player, s, side):
         return 0.0
     return params[P_OUTER_BREAK] * (1.0 + side_walls_nb(occ, side, s))
 
@@ -372,38 +379,62 @@ def best_person_value_nb(params, occ, player, pirates, s, rules, person):
 
 
 @hot_njit
-def best_persons_nb(params, occ, player, pirates, s, rules, starts, memo):
-    """memo[M_PERSON + p] <- each person's value on its best empty cell, in one scan of the city:
-    the same terms as person_cell_value_nb, with each cell's features computed once."""
-    for p in range(L.N_PERSONS):
-        memo[M_PERSON + p] = NEG
+def best_persons_nb(params, occ, player, pirates, s, rules, starts, out, at):
+    """out[at + p] <- each person's value on its best empty cell (NEG without one), in one scan of
+    the city: the same terms as person_cell_value_nb, with each cell's features computed once and
+    everything the scan reads held in locals. Returns (most houses an architect could build on
+    any empty cell, most crates next to one)."""
     churches = church_mask_nb(occ, s)
     crates = occ[s, CRATE]
+    persons = (occ[s, PERSON_0], occ[s, PERSON_0 + 1], occ[s, PERSON_0 + 2], occ[s, PERSON_0 + 3],
+               occ[s, PERSON_0 + 4], occ[s, PERSON_0 + 5], occ[s, PERSON_0 + 6])  # fmt: skip
+    side_cost = (side_break_cost_nb(params, occ, player, s, 0), side_break_cost_nb(params, occ, player, s, 1),
+                 side_break_cost_nb(params, occ, player, s, 2), side_break_cost_nb(params, occ, player, s, 3))  # fmt: skip
     cap = house_cap_nb(player, s, rules)
     soldier = defence_gain_nb(params, player, pirates, s, rules, rules[R.R_SOLDIER_DEFENCE])
     house = house_gain_nb(params, rules)
     coin_per_crate = params[P_COIN] * rules[R.R_MERCHANT_COINS_PER_CRATE]
+    cluster = params[P_PERSON_CLUSTER] * 0.5
+    spot = params[P_MERCHANT_SPOT] * 0.25
+    citizen = rules[R.R_CITIZEN_VP]
+    priest = rules[R.R_PRIEST_VP_PER_CHURCH]
+    juggler = rules[R.R_JUGGLER_VP_PER_TYPE]
+    noble = rules[R.R_NOBLE_VP]
+    b0 = b1 = b2 = b3 = b4 = b5 = b6 = NEG
+    best_houses = 0
+    best_crates = 0
     m = occ[s, EMPTY]
     while m != ZERO:
         c = lowest_bit_nb(m)
         m &= m - np.uint64(1)
         near = NEIGH8_MASK[c]
         n_crates = popcount_nb(near & crates)
-        n_types = count_person_types_nb(occ, s, near)
-        base = -outer_cost_nb(params, occ, player, s, c) + params[P_PERSON_CLUSTER] * 0.5 * n_types
-        common = base - params[P_MERCHANT_SPOT] * 0.25 * n_crates
-        v = (
-            common + rules[R.R_CITIZEN_VP],
-            common + soldier,
-            common + rules[R.R_PRIEST_VP_PER_CHURCH] * popcount_nb(near & churches),
-            common + (houses_at_nb(starts, cap, c) * house if cap > 0 else 0.0),
-            base + coin_per_crate * n_crates,
-            common + rules[R.R_JUGGLER_VP_PER_TYPE] * n_types,
-            common + rules[R.R_NOBLE_VP],
-        )
-        for p in range(L.N_PERSONS):
-            if v[p] > memo[M_PERSON + p]:
-                memo[M_PERSON + p] = v[p]
+        n_types = 0
+        for mask in persons:
+            if mask & near != ZERO:
+                n_types += 1
+        side = SIDE_OF_CELL[c]
+        outer = side_cost[side] if side >= 0 else 0.0
+        houses = houses_at_nb(starts, cap, c)
+        best_houses = max(best_houses, houses)
+        best_crates = max(best_crates, n_crates)
+        base = -outer + cluster * n_types
+        common = base - spot * n_crates
+        b0 = max(b0, common + citizen)
+        b1 = max(b1, common + soldier)
+        b2 = max(b2, common + priest * popcount_nb(near & churches))
+        b3 = max(b3, common + (houses * house if cap > 0 else 0.0))
+        b4 = max(b4, base + coin_per_crate * n_crates)
+        b5 = max(b5, common + juggler * n_types)
+        b6 = max(b6, common + noble)
+    out[at] = b0
+    out[at + 1] = b1
+    out[at + 2] = b2
+    out[at + 3] = b3
+    out[at + 4] = b4
+    out[at + 5] = b5
+    out[at + 6] = b6
+    return best_houses, best_crates
 
 
 @hot_njit(inline="always")
@@ -450,32 +481,32 @@ def exact_use_value_nb(params, occ, player, pirates, memo, s, rules, symbol, k, 
 
 
 @hot_njit(inline="always")
-def turn_table_nb(params, w, s, rules):
+def turn_table_nb(params, ctx, occ, player, pirates, memo, s, rules):
+    """Make w.memo this turn's table (``fill_turn_table_nb``) unless it already is."""
+    key = float(ctx[L.CTX_TURN])
+    if memo[M_KEY] != key:
+        fill_turn_table_nb(params, occ, player, pirates, memo, s, rules)
+        memo[M_KEY] = key
+
+
+@hot_njit
+def fill_turn_table_nb(params, occ, player, pirates, memo, s, rules):
     """Fill w.memo for this turn: the value of each person on its best cell and of using exactly
     k dice of each symbol (heads: the best person for k). The city does not change while the
     dice roll, so KEEP and USE decisions of one turn share it."""
-    memo = w.memo
-    key = float(w.ctx[L.CTX_TURN])
-    if memo[M_KEY] == key:
-        return
-    memo[M_KEY] = key
-    memo[M_LARGEST] = largest_group_nb(w.occ[s, EMPTY])
-    memo[M_LEAD] = lead_nb(w.occ, w.player, s, rules)
-    memo[M_SERIES] = church_value_nb(w.occ, s, rules, 0, params[P_CHURCH_POTENTIAL])
-    walls_values_nb(params, w.occ, w.player, w.pirates, s, rules, memo, M_WALLS)
-    starts = house_starts_nb(w.occ, s)
-    cap = house_cap_nb(w.player, s, rules)
-    best_houses = 0
-    best_crates = 0
-    m = w.occ[s, EMPTY]
-    while m != ZERO:
-        c = lowest_bit_nb(m)
-        m &= m - np.uint64(1)
-        best_houses = max(best_houses, houses_at_nb(starts, cap, c))
-        best_crates = max(best_crates, popcount_nb(NEIGH8_MASK[c] & w.occ[s, CRATE]))
+    memo[M_LARGEST] = largest_group_nb(occ[s, EMPTY])
+    memo[M_SERIES] = church_value_nb(occ, s, rules, 0, params[P_CHURCH_POTENTIAL])
+    walls_values_nb(params, occ, player, pirates, s, rules, memo, M_WALLS)
+    best_houses, best_crates = best_persons_nb(
+        params, occ, player, pirates, s, rules, house_starts_nb(occ, s), memo, M_PERSON)
     memo[M_BEST_N] = best_houses
     memo[M_BEST_CRATE_NEAR] = best_crates
-    best_persons_nb(params, w.occ, w.player, w.pirates, s, rules, starts, memo)
+    # the lead is read only by a use that fills the city: at most 5 dice of crates or walls, or
+    # an architect and his houses. Earlier it is not needed (and it costs a tenth of the table).
+    if player[s, L.N_EMPTY] <= max(5, 1 + best_houses):
+        memo[M_LEAD] = lead_nb(occ, player, s, rules)
+    else:
+        memo[M_LEAD] = 0.0
     for symbol in range(5):
         memo[M_EXACT + symbol * 6] = 0.0
         for k in range(1, 6):
@@ -483,12 +514,12 @@ def turn_table_nb(params, w, s, rules):
                 v = NEG
                 for p in range(L.N_PERSONS):
                     if L.PERSON_HEADS[p] == k:
-                        v = max(v, exact_use_value_nb(params, w.occ, w.player, w.pirates, memo, s, rules, symbol, k, p))
+                        v = max(v, exact_use_value_nb(params, occ, player, pirates, memo, s, rules, symbol, k, p))
             else:
-                v = exact_use_value_nb(params, w.occ, w.player, w.pirates, memo, s, rules, symbol, k, -1)
+                v = exact_use_value_nb(params, occ, player, pirates, memo, s, rules, symbol, k, -1)
             memo[M_EXACT + symbol * 6 + k] = v
     cost = rules[R.R_ROTATION_COST]
-    affordable = w.player[s, L.COINS] // cost if cost > 0 else 5
+    affordable = player[s, L.COINS] // cost if cost > 0 else 5
     rotation_value = params[P_COIN] * cost
     for symbol in range(5):
         # best using at most n dice of the symbol (0: use them elsewhere, worth about nothing) ...
@@ -507,12 +538,10 @@ def turn_table_nb(params, w, s, rules):
 
 
 @hot_njit(inline="always")
-def keep_nb(params, w, s, rules):
-    """Reroll mask: roll again every die not showing the most promising symbol, or 0 to stop."""
-    turn_table_nb(params, w, s, rules)
-    dice = w.dice
-    memo = w.memo
-    odds = REROLL_ODDS[2 - w.ctx[L.CTX_ROLL]]  # rolls left: 3 - roll
+def keep_nb(params, ctx, dice, memo):
+    """Reroll mask: roll again every die not showing the most promising symbol, or 0 to stop
+    (``memo``: this turn's table)."""
+    odds = REROLL_ODDS[2 - ctx[L.CTX_ROLL]]  # rolls left: 3 - roll
     best_now = 0.0
     best_symbol = -1
     best_expect = NEG
@@ -603,33 +632,49 @@ def pick_best_nb(values, n, rng, seat):
     return 0
 
 
-@hot_njit
+@hot_njit(inline="always")
 def heuristic_choice_nb(params, s, w, rules):
-    """The parameterised heuristic's pick at any decision."""
-    decision = w.ctx[L.CTX_DECISION]
-    n = w.ctx[L.CTX_N]
-    if decision == KEEP:
-        return keep_nb(params, w, s, rules)  # row i is mask i
-    values = w.values
+    """The parameterised heuristic's pick at any decision. Inlined into the engine's one call
+    site per decision; the work is in two functions that take only the arrays they read (a call
+    costs in proportion to its arguments)."""
+    if w.ctx[L.CTX_DECISION] == KEEP:
+        return heuristic_keep_nb(params, s, w.ctx, w.dice, w.occ, w.player, w.pirates, w.memo, rules)
+    return heuristic_pick_nb(params, s, w.ctx, w.cands, w.occ, w.player, w.pirates, w.memo, w.values, w.rng, rules)
+
+
+@hot_njit
+def heuristic_keep_nb(params, s, ctx, dice, occ, player, pirates, memo, rules):
+    """KEEP: the reroll mask (row i of the candidates is mask i)."""
+    turn_table_nb(params, ctx, occ, player, pirates, memo, s, rules)
+    return keep_nb(params, ctx, dice, memo)
+
+
+@hot_njit
+def heuristic_pick_nb(params, s, ctx, cands, occ, player, pirates, memo, values, rng, rules):
+    """Every decision but KEEP: value each candidate row, pick the best."""
+    decision = ctx[L.CTX_DECISION]
+    n = ctx[L.CTX_N]
     if decision == USE:
-        turn_table_nb(params, w, s, rules)
+        turn_table_nb(params, ctx, occ, player, pirates, memo, s, rules)
         for i in range(n):
-            values[i] = use_row_value_nb(params, w.cands, w.occ, w.player, w.pirates, w.memo, s, rules, i)
+            values[i] = use_row_value_nb(params, cands, occ, player, pirates, memo, s, rules, i)
     elif decision == PLACE:
-        what = w.ctx[L.CTX_WHAT]
+        what = ctx[L.CTX_WHAT]
         if what == PERSON_0 + ARCHITECT:
-            starts = house_starts_nb(w.occ, s)
+            starts = house_starts_nb(occ, s)
         else:
             starts = (ZERO, ZERO, ZERO, ZERO, ZERO)
         for i in range(n):
-            values[i] = cell_value_nb(params, w.occ, w.player, w.pirates, s, rules, what, w.cands[i, 0], starts)
+            values[i] = cell_value_nb(params, occ, player, pirates, s, rules, what, cands[i, 0], starts)
     elif decision == HOUSES:
         for i in range(n):
-            values[i] = w.cands[i, 0] * house_gain_nb(params, rules)
+            values[i] = cands[i, 0] * house_gain_nb(params, rules)
     elif decision == BONUS_PERSON:
+        # the city has changed since the turn's table: every person's best cell, in one scan
+        best_persons_nb(params, occ, player, pirates, s, rules, house_starts_nb(occ, s), memo, M_BONUS_PERSON)
         for i in range(n):
-            values[i] = best_person_value_nb(params, w.occ, w.player, w.pirates, s, rules, w.cands[i, 0])
+            values[i] = memo[M_BONUS_PERSON + cands[i, 0]]
     else:
         for i in range(n):
             values[i] = 0.0
-    return pick_best_nb(values, n, w.rng, s)
+    return pick_best_nb(values, n, rng, s)

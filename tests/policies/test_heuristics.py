@@ -4,7 +4,6 @@ import numpy as np
 
 from smsim import layout as L
 from smsim.policies import heuristics as H
-from smsim.rules import Rules
 from tests.helpers import RULES_NB, state_from_cities
 
 CITY = """
@@ -89,7 +88,7 @@ def test_turn_table_best_values_match_brute_force():
     for name in ("balanced", "greedy", "merchant"):
         params = POLICIES[name].params
         w.memo[0] = -1.0
-        H.turn_table_nb(params, w, 0, RULES_NB)
+        H.turn_table_nb(params, w.ctx, w.occ, w.player, w.pirates, w.memo, 0, RULES_NB)
         rotation = params[H.P_COIN] * 2
         affordable = 5 // 2
         for symbol in range(5):

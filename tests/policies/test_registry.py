@@ -5,6 +5,7 @@ import pytest
 
 from smsim.policies.dispatch import PolicyKind
 from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES
+from smsim.policies.interface import MAX_SEATS, no_user_policy
 from smsim.policies.registry import (
     POLICIES,
     PRESETS,
@@ -13,7 +14,6 @@ from smsim.policies.registry import (
     resolve_policies,
     resolve_policy,
 )
-from smsim.policies.interface import MAX_SEATS, no_user_policy
 
 FIXTURES = "tests/policies/fixtures"
 

@@ -4,10 +4,9 @@ games, every policy in every seat equally (issue: heuristic policies)."""
 import numpy as np
 import pytest
 
-from smsim.rules import Rules
-from smsim.sim import run_games
 from smsim.engine.scoring import S_WON
-from smsim.sim import simulate
+from smsim.rules import Rules
+from smsim.sim import run_games, simulate
 
 Z = 3.0  # a 3-sigma margin: such a test fails by chance about once in 700 runs, and never here
 
