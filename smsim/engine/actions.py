@@ -14,7 +14,7 @@ from smsim.engine.city import (
     OUTER_MASK,
     ZERO,
     group_starts_nb,
-    largest_group_nb,
+    largest_group_upto_nb,
     lowest_bit_nb,
     popcount_nb,
     spread4_nb,
@@ -67,7 +67,7 @@ def list_uses_nb(dice, counts, coins, occ, s, rules, cands):
     """
     count_faces_nb(dice, counts)
     cost = rules[R.R_ROTATION_COST]
-    largest = largest_group_nb(occ[s, EMPTY])
+    largest = largest_group_upto_nb(occ[s, EMPTY], 5)  # no use places more than 5 cells
     n = 0
     plain_use = False
     for symbol in range(5):

@@ -110,6 +110,28 @@ def group_starts_nb(empty, k):
 
 
 @hot_njit
+def largest_group_upto_nb(empty, cap):
+    """min(cap, size of the largest orthogonally connected set of empty cells), growing each
+    group only until it reaches ``cap``: early in the game the first group does, in a few steps."""
+    best = 0
+    left = empty
+    while left != ZERO:
+        comp = left & (ZERO - left)
+        while True:
+            grown = (comp | spread4_nb(comp)) & empty
+            if grown == comp:
+                break
+            comp = grown
+            if popcount_nb(comp) >= cap:
+                return cap
+        best = max(best, popcount_nb(comp))
+        if best >= cap:
+            return cap
+        left &= ~comp
+    return best
+
+
+@hot_njit
 def largest_group_nb(empty):
     """Size of the largest orthogonally connected set of empty cells."""
     best = 0

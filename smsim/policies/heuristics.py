@@ -41,7 +41,6 @@ from smsim.engine.city import (
     component4_nb,
     count_person_types_nb,
     defence_nb,
-    largest_group_nb,
     lowest_bit_nb,
     popcount_nb,
 )
@@ -86,7 +85,7 @@ NEG = -1e9
 
 # -- memo: w.memo, valid for one turn of one seat (key: ctx[CTX_TURN]) --------------------------
 M_KEY = 0
-M_LARGEST, M_BEST_N, M_BEST_CRATE_NEAR = 1, 2, 3
+M_LARGEST, M_BEST_N, M_BEST_CRATE_NEAR = 1, 2, 3  # M_LARGEST: largest empty group, up to 5
 M_EXACT = 8  # 5 x 6: value of using exactly k dice of symbol S (k = 0..5), heads: best person
 M_PERSON = 40  # 7: value of each person (best cell)
 M_BEST = 48  # 5 x 6: best value with n dice showing symbol S (fewer used, rotations allowed)
@@ -338,7 +337,9 @@ def house_gain_nb(params, rules):
 @hot_njit(inline="always")
 def person_cell_value_nb(params, occ, player, pirates, s, rules, person, cell, houses):
     """Value of ``person`` on empty ``cell``: its effect now plus where it stands (``houses``:
-    what an architect there could build)."""
+    what an architect there could build). The definition, cell by cell: the scans
+    (``best_persons_nb``, ``place_values_nb``) compute the same terms with what cells share
+    hoisted, and the tests hold them to it."""
     near = NEIGH8_MASK[cell]
     v = -outer_cost_nb(params, occ, player, s, cell)
     if person == CITIZEN:
@@ -359,23 +360,6 @@ def person_cell_value_nb(params, occ, player, pirates, s, rules, person, cell, h
         v -= params[P_MERCHANT_SPOT] * 0.25 * popcount_nb(near & occ[s, CRATE])
     v += params[P_PERSON_CLUSTER] * 0.5 * count_person_types_nb(occ, s, near)
     return v
-
-
-@hot_njit
-def best_person_value_nb(params, occ, player, pirates, s, rules, person):
-    """``person`` on its best empty cell; NEG without one."""
-    best = NEG
-    cap = house_cap_nb(player, s, rules) if person == ARCHITECT else 0
-    starts = house_starts_nb(occ, s)
-    m = occ[s, EMPTY]
-    while m != ZERO:
-        c = lowest_bit_nb(m)
-        m &= m - np.uint64(1)
-        houses = houses_at_nb(starts, cap, c) if cap > 0 else 0
-        v = person_cell_value_nb(params, occ, player, pirates, s, rules, person, c, houses)
-        if v > best:
-            best = v
-    return best
 
 
 @hot_njit
@@ -494,11 +478,17 @@ def fill_turn_table_nb(params, occ, player, pirates, memo, s, rules):
     """Fill w.memo for this turn: the value of each person on its best cell and of using exactly
     k dice of each symbol (heads: the best person for k). The city does not change while the
     dice roll, so KEEP and USE decisions of one turn share it."""
-    memo[M_LARGEST] = largest_group_nb(occ[s, EMPTY])
     memo[M_SERIES] = church_value_nb(occ, s, rules, 0, params[P_CHURCH_POTENTIAL])
     walls_values_nb(params, occ, player, pirates, s, rules, memo, M_WALLS)
-    best_houses, best_crates = best_persons_nb(
-        params, occ, player, pirates, s, rules, house_starts_nb(occ, s), memo, M_PERSON)
+    starts = house_starts_nb(occ, s)
+    # the largest group of empty cells, up to 5 (no use places more): starts[h - 1] is non-empty
+    # iff some group has h cells or more
+    largest = 0
+    for m in starts:
+        if m != ZERO:
+            largest += 1
+    memo[M_LARGEST] = largest
+    best_houses, best_crates = best_persons_nb(params, occ, player, pirates, s, rules, starts, memo, M_PERSON)
     memo[M_BEST_N] = best_houses
     memo[M_BEST_CRATE_NEAR] = best_crates
     # the lead is read only by a use that fills the city: at most 5 dice of crates or walls, or
@@ -585,31 +575,82 @@ def use_row_value_nb(params, cands, occ, player, pirates, memo, s, rules, row):
     return v + memo[M_EXACT + symbol * 6 + k]
 
 
-@hot_njit(inline="always")
-def cell_value_nb(params, occ, player, pirates, s, rules, what, cell, starts):
-    """Value of putting ``what`` (a Cell code) on ``cell`` (``starts``: house_starts_nb of the city)."""
-    near = NEIGH8_MASK[cell]
-    side = SIDE_OF_CELL[cell]
+@hot_njit
+def place_values_nb(params, occ, player, pirates, s, rules, what, cands, n, values):
+    """values[i] <- value of putting ``what`` (a Cell code) on the empty cell cands[i, 0]. What
+    every cell shares is computed once; persons as in person_cell_value_nb."""
+    crates = occ[s, CRATE]
     if what == WALL:
-        if side >= 0 and side_intact_nb(player, s, side):
-            return 1.0 + side_walls_nb(occ, side, s) + 0.1 * params[P_WALL_PROGRESS]
-        return 0.0
+        progress = 0.1 * params[P_WALL_PROGRESS]
+        for i in range(n):
+            side = SIDE_OF_CELL[cands[i, 0]]
+            if side >= 0 and side_intact_nb(player, s, side):
+                values[i] = 1.0 + side_walls_nb(occ, side, s) + progress
+            else:
+                values[i] = 0.0
+        return
+    side_cost = (side_break_cost_nb(params, occ, player, s, 0), side_break_cost_nb(params, occ, player, s, 1),
+                 side_break_cost_nb(params, occ, player, s, 2), side_break_cost_nb(params, occ, player, s, 3))  # fmt: skip
+    churches = church_mask_nb(occ, s)
+    spot = params[P_MERCHANT_SPOT] * 0.25
     if what >= PERSON_0:
         person = what - PERSON_0
-        houses = 0
-        if person == ARCHITECT:
-            houses = houses_at_nb(starts, house_cap_nb(player, s, rules), cell)
-        return person_cell_value_nb(params, occ, player, pirates, s, rules, person, cell, houses)
-    v = -outer_cost_nb(params, occ, player, s, cell)
-    if what == CRATE:
-        v += params[P_CRATE_CLUSTER] * popcount_nb(near & occ[s, CRATE])
-    elif what >= CHURCH_1:
-        v += params[P_CHURCH_CLUSTER] * popcount_nb(near & church_mask_nb(occ, s))
-        v += 0.1 * params[P_CHURCH_CLUSTER] * popcount_nb(near & occ[s, EMPTY])  # room for a priest
-        v -= params[P_MERCHANT_SPOT] * 0.25 * popcount_nb(near & occ[s, CRATE])
-    else:  # a house
-        v -= params[P_MERCHANT_SPOT] * 0.25 * popcount_nb(near & occ[s, CRATE])
-    return v
+        persons = (occ[s, PERSON_0], occ[s, PERSON_0 + 1], occ[s, PERSON_0 + 2], occ[s, PERSON_0 + 3],
+                   occ[s, PERSON_0 + 4], occ[s, PERSON_0 + 5], occ[s, PERSON_0 + 6])  # fmt: skip
+        cap = house_cap_nb(player, s, rules)
+        starts = house_starts_nb(occ, s) if person == ARCHITECT else (ZERO, ZERO, ZERO, ZERO, ZERO)
+        house = house_gain_nb(params, rules)
+        coin_per_crate = params[P_COIN] * rules[R.R_MERCHANT_COINS_PER_CRATE]
+        cluster = params[P_PERSON_CLUSTER] * 0.5
+        if person == SOLDIER:
+            flat = defence_gain_nb(params, player, pirates, s, rules, rules[R.R_SOLDIER_DEFENCE])
+        elif person == CITIZEN:
+            flat = float(rules[R.R_CITIZEN_VP])
+        else:
+            flat = float(rules[R.R_NOBLE_VP])
+        for i in range(n):
+            c = cands[i, 0]
+            near = NEIGH8_MASK[c]
+            n_crates = popcount_nb(near & crates)
+            n_types = 0
+            for mask in persons:
+                if mask & near != ZERO:
+                    n_types += 1
+            side = SIDE_OF_CELL[c]
+            v = -(side_cost[side] if side >= 0 else 0.0)
+            if person == PRIEST:
+                v += rules[R.R_PRIEST_VP_PER_CHURCH] * popcount_nb(near & churches)
+            elif person == ARCHITECT:
+                v += houses_at_nb(starts, cap, c) * house
+            elif person == MERCHANT:
+                v += coin_per_crate * n_crates
+            elif person == JUGGLER:
+                v += rules[R.R_JUGGLER_VP_PER_TYPE] * n_types
+            else:
+                v += flat
+            if person != MERCHANT:
+                v -= spot * n_crates
+            v += cluster * n_types
+            values[i] = v
+        return
+    crate_cluster = params[P_CRATE_CLUSTER]
+    church_cluster = params[P_CHURCH_CLUSTER]
+    room = 0.1 * params[P_CHURCH_CLUSTER]  # room for a priest
+    empty = occ[s, EMPTY]
+    for i in range(n):
+        c = cands[i, 0]
+        near = NEIGH8_MASK[c]
+        side = SIDE_OF_CELL[c]
+        v = -(side_cost[side] if side >= 0 else 0.0)
+        if what == CRATE:
+            v += crate_cluster * popcount_nb(near & crates)
+        elif what >= CHURCH_1:
+            v += church_cluster * popcount_nb(near & churches)
+            v += room * popcount_nb(near & empty)
+            v -= spot * popcount_nb(near & crates)
+        else:  # a house
+            v -= spot * popcount_nb(near & crates)
+        values[i] = v
 
 
 @hot_njit
@@ -659,13 +700,7 @@ def heuristic_pick_nb(params, s, ctx, cands, occ, player, pirates, memo, values,
         for i in range(n):
             values[i] = use_row_value_nb(params, cands, occ, player, pirates, memo, s, rules, i)
     elif decision == PLACE:
-        what = ctx[L.CTX_WHAT]
-        if what == PERSON_0 + ARCHITECT:
-            starts = house_starts_nb(occ, s)
-        else:
-            starts = (ZERO, ZERO, ZERO, ZERO, ZERO)
-        for i in range(n):
-            values[i] = cell_value_nb(params, occ, player, pirates, s, rules, what, cands[i, 0], starts)
+        place_values_nb(params, occ, player, pirates, s, rules, ctx[L.CTX_WHAT], cands, n, values)
     elif decision == HOUSES:
         for i in range(n):
             values[i] = cands[i, 0] * house_gain_nb(params, rules)

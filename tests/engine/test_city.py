@@ -10,6 +10,7 @@ from smsim.engine.city import (
     fill_cell_nb,
     group_starts_nb,
     largest_group_nb,
+    largest_group_upto_nb,
     max_houses_nb,
     newly_complete_sides_nb,
 )
@@ -173,6 +174,7 @@ def test_crate_groups_must_be_orthogonally_connected_and_fit():
     empty = occ[0, 0]
     # components of empty cells: {(5,0),(5,1),(6,1)}, {(5,3),(5,4)} and four single cells
     assert largest_group_nb(empty) == 3
+    assert [largest_group_upto_nb(empty, cap) for cap in (1, 2, 3, 4, 5)] == [1, 2, 3, 3, 3]
 
     def cells(mask):
         return sorted(c for c in range(49) if int(mask) >> c & 1)
@@ -183,3 +185,16 @@ def test_crate_groups_must_be_orthogonally_connected_and_fit():
     # after a first crate, the next must touch the group orthogonally: (6,1) touches (5,0) only diagonally
     first = np.uint64(1 << cell(5, 0))
     assert cells(group_cells_nb(empty & ~first, first, 3)) == [cell(5, 1)]
+
+
+def test_largest_group_up_to_a_cap_agrees_with_the_full_search():
+    """The early-stopping search (the engine's crate legality) equals min(cap, largest group)
+    on random sets of empty spaces, sparse to full."""
+    rng = np.random.default_rng(7)
+    spaces = [c for c in range(49) if int(L.SPACES_MASK) >> c & 1]
+    for trial in range(400):
+        keep = rng.random(len(spaces)) < trial / 400
+        empty = np.uint64(sum(1 << c for c, k in zip(spaces, keep) if k))
+        full = largest_group_nb(empty)
+        for cap in (1, 3, 5, 45):
+            assert largest_group_upto_nb(empty, cap) == min(cap, full)

@@ -99,3 +99,103 @@ def test_turn_table_best_values_match_brute_force():
                     for k in range(1, n + r + 1):
                         brute = max(brute, exact[k] - r * rotation)
                 assert np.isclose(w.memo[H.M_BEST + symbol * 6 + n], brute), (name, symbol, n)
+
+
+def random_cities(n_cities, seed):
+    """Random reachable-looking cities: each space empty, a wall, a crate, a house, a church or
+    a person, with coins, logs and soldiers, for comparing scans with cell-by-cell values."""
+    from smsim.engine.city import set_city_nb
+
+    rng = np.random.default_rng(seed)
+    codes = np.arange(L.N_CELL_CODES)
+    codes = codes[codes != int(L.Cell.TOWER)]
+    for _ in range(n_cities):
+        city = np.zeros((1, 49), dtype=np.int8)
+        occ = np.zeros((1, L.N_CELL_CODES), dtype=np.uint64)
+        player = np.zeros((1, L.N_PLAYER_FIELDS), dtype=np.int64)
+        cells = np.zeros(49, dtype=np.int8)
+        p_empty = rng.uniform(0.2, 0.95)
+        for c in range(49):
+            if c in (0, 6, 42, 48):
+                cells[c] = int(L.Cell.TOWER)
+            elif rng.random() >= p_empty:
+                cells[c] = rng.choice(codes[1:])
+        set_city_nb(city, occ, player, 0, cells)
+        player[0, L.COINS] = rng.integers(0, 12)
+        player[0, L.LOGS] = rng.integers(0, 6)
+        player[0, L.SOLDIERS] = rng.integers(0, 3)
+        pirates = np.array([rng.integers(0, 20), rng.integers(0, 3)] + [-1] * (L.N_PIRATE_FIELDS - 2))
+        yield occ, player, pirates.astype(np.int64)
+
+
+def cell_value_reference(params, occ, player, pirates, what, c):
+    """The value of ``what`` on cell c, term by term as the module docstring and the weights
+    describe them; persons by ``person_cell_value_nb``."""
+    near = int(L.NEIGH8_MASK[c])
+    side = int(L.SIDE_OF_CELL[c])
+
+    def count(mask):
+        return bin(int(mask) & near).count("1")
+
+    intact = side >= 0 and not ((int(player[0, L.SIDES_BROKEN]) | int(player[0, L.SIDES_DONE])) >> side) & 1
+    side_walls = bin(int(occ[0, L.Cell.WALL]) & int(L.SIDE_MASK[side])).count("1") if side >= 0 else 0
+    if what == L.Cell.WALL:
+        return 1.0 + side_walls + 0.1 * params[H.P_WALL_PROGRESS] if intact else 0.0
+    if what >= L.PERSON_0:
+        person = what - L.PERSON_0
+        starts = H.house_starts_nb(occ, 0)
+        houses = H.houses_at_nb(starts, H.house_cap_nb(player, 0, RULES_NB), c) if person == H.ARCHITECT else 0
+        return H.person_cell_value_nb(params, occ, player, pirates, 0, RULES_NB, person, c, houses)
+    v = -(params[H.P_OUTER_BREAK] * (1.0 + side_walls) if intact else 0.0)
+    crates = count(occ[0, L.Cell.CRATE])
+    churches = sum(count(occ[0, L.Cell.CHURCH_1 + i]) for i in range(5))
+    if what == L.Cell.CRATE:
+        return v + params[H.P_CRATE_CLUSTER] * crates
+    if what >= L.Cell.CHURCH_1:
+        v += params[H.P_CHURCH_CLUSTER] * churches + 0.1 * params[H.P_CHURCH_CLUSTER] * count(occ[0, L.Cell.EMPTY])
+    return v - params[H.P_MERCHANT_SPOT] * 0.25 * crates
+
+
+def test_place_values_equal_the_cell_by_cell_values():
+    """place_values_nb hoists what cells share out of its loop; each value must still be the
+    cell's own, for every kind of cell and person, for several presets."""
+    from smsim.policies.registry import POLICIES
+
+    whats = [L.Cell.WALL, L.Cell.CRATE, L.Cell.HOUSE, *range(L.Cell.CHURCH_1, L.Cell.CHURCH_1 + 5),
+             *range(L.PERSON_0, L.PERSON_0 + L.N_PERSONS)]  # fmt: skip
+    cands = np.zeros((L.MAX_CANDS, L.CAND_WIDTH), dtype=np.int64)
+    values = np.zeros(L.MAX_CANDS)
+    checked = 0
+    presets = [spec.params for spec in POLICIES.values() if spec.params is not None]  # every weight set
+    for occ, player, pirates in random_cities(30, seed=3):
+        empty = [c for c in range(49) if int(occ[0, L.Cell.EMPTY]) >> c & 1]
+        cands[: len(empty), 0] = empty
+        for params in presets:
+            for what in whats:
+                H.place_values_nb(params, occ, player, pirates, 0, RULES_NB, int(what), cands, len(empty), values)
+                expected = [cell_value_reference(params, occ, player, pirates, int(what), c) for c in empty]
+                np.testing.assert_allclose(values[: len(empty)], expected, rtol=0, atol=1e-9)
+                checked += len(empty)
+    assert checked > 10_000
+
+
+def test_best_persons_scan_equals_the_best_cell_of_each_person():
+    from smsim.policies.registry import POLICIES
+
+    out = np.zeros(16)
+    for occ, player, pirates in random_cities(30, seed=5):
+        empty = [c for c in range(49) if int(occ[0, L.Cell.EMPTY]) >> c & 1]
+        starts = H.house_starts_nb(occ, 0)
+        cap = H.house_cap_nb(player, 0, RULES_NB)
+        for params in [spec.params for spec in POLICIES.values() if spec.params is not None]:
+            best_houses, best_crates = H.best_persons_nb(params, occ, player, pirates, 0, RULES_NB, starts, out, 3)
+            for p in range(L.N_PERSONS):
+                cell_values = [
+                    H.person_cell_value_nb(params, occ, player, pirates, 0, RULES_NB, p, c,
+                                           H.houses_at_nb(starts, cap, c) if p == H.ARCHITECT else 0)
+                    for c in empty
+                ]  # fmt: skip
+                assert abs(out[3 + p] - (max(cell_values) if empty else H.NEG)) < 1e-9
+            crates = int(occ[0, L.Cell.CRATE])
+            assert best_crates == max((bin(int(L.NEIGH8_MASK[c]) & crates).count("1") for c in empty), default=0)
+            assert best_houses == max((H.houses_at_nb(starts, cap, c) for c in empty), default=0)
