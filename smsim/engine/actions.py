@@ -35,20 +35,6 @@ def count_faces_nb(dice, counts):
 
 
 @hot_njit(inline="always")
-def is_legal_use_nb(symbol, k, coins_left, occ, s, rules, largest_group):
-    """Can k dice of ``symbol`` be used with ``coins_left`` after rotations (§5)?"""
-    n_empty = popcount_nb(occ[s, EMPTY])
-    if symbol == LOG:
-        return coins_left >= rules[R.R_LOG_DELIVERY_COST]
-    if symbol == CRATE_FACE:
-        return largest_group >= k
-    if symbol == WALL_FACE:
-        return popcount_nb(occ[s, EMPTY] & U_OUTER) >= k
-    # a church or a person takes one empty space
-    return n_empty >= 1
-
-
-@hot_njit(inline="always")
 def add_use_nb(cands, n, symbol, k, rotated, person):
     cands[n, L.C_SYMBOL] = symbol
     cands[n, L.C_K] = k
@@ -67,7 +53,12 @@ def list_uses_nb(dice, counts, coins, occ, s, rules, cands):
     """
     count_faces_nb(dice, counts)
     cost = rules[R.R_ROTATION_COST]
-    largest = largest_group_upto_nb(occ[s, EMPTY], 5)  # no use places more than 5 cells
+    delivery = rules[R.R_LOG_DELIVERY_COST]
+    empty = occ[s, EMPTY]
+    # the most dice each symbol can use, whatever they cost (logs: any number, if paid for)
+    k_max_space = 5 if empty != ZERO else 0  # a church or a person takes one empty space
+    k_max = (5, largest_group_upto_nb(empty, 5), popcount_nb(empty & U_OUTER),
+             k_max_space, k_max_space)  # fmt: skip
     n = 0
     plain_use = False
     for symbol in range(5):
@@ -76,11 +67,11 @@ def list_uses_nb(dice, counts, coins, occ, s, rules, cands):
         for rotated in range(rotatable + 1):
             if rotated * cost > coins:
                 break
+            if symbol == LOG and coins - rotated * cost < delivery:
+                continue
             for used in range(shown + 1):
                 k = used + rotated
-                if k == 0:
-                    continue
-                if not is_legal_use_nb(symbol, k, coins - rotated * cost, occ, s, rules, largest):
+                if k == 0 or k > k_max[symbol]:
                     continue
                 if rotated == 0:
                     plain_use = True

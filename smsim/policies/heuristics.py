@@ -432,8 +432,9 @@ def finish_value_nb(params, player, s, rules, filled, lead):
 
 
 @hot_njit(inline="always")
-def exact_use_value_nb(params, occ, player, pirates, memo, s, rules, symbol, k, person):
-    """Value of using exactly k dice of ``symbol`` (no rotation); NEG when illegal."""
+def exact_use_value_nb(params, occ, player, memo, s, rules, symbol, k, churches):
+    """Value of using exactly k dice of ``symbol``, not heads (no rotation); NEG when illegal.
+    ``churches``: church_counts_nb of the seat."""
     n_empty = player[s, L.N_EMPTY]
     coins = player[s, L.COINS]
     if symbol == LOG:
@@ -453,11 +454,17 @@ def exact_use_value_nb(params, occ, player, pirates, memo, s, rules, symbol, k, 
         return memo[M_WALLS + k] + finish_value_nb(params, player, s, rules, k, memo[M_LEAD])
     if n_empty == 0:
         return NEG
-    if symbol == CROSS:
-        counts = church_counts_nb(occ, s)
-        gain = series_value_nb(counts, rules, k, params[P_CHURCH_POTENTIAL]) - memo[M_SERIES]
-        weight = params[P_CHURCH] if params[P_CHURCH] > 0.0 else 1.0
-        return weight * gain + finish_value_nb(params, player, s, rules, 1, memo[M_LEAD])
+    # a cross
+    gain = series_value_nb(churches, rules, k, params[P_CHURCH_POTENTIAL]) - memo[M_SERIES]
+    weight = params[P_CHURCH] if params[P_CHURCH] > 0.0 else 1.0
+    return weight * gain + finish_value_nb(params, player, s, rules, 1, memo[M_LEAD])
+
+
+@hot_njit(inline="always")
+def head_value_nb(params, player, memo, s, rules, person):
+    """Value of buying ``person`` with heads (no rotation): on its best cell; NEG without one."""
+    if player[s, L.N_EMPTY] == 0:
+        return NEG
     v = memo[M_PERSON + person]
     if person == ARCHITECT:
         return v + finish_value_nb(params, player, s, rules, 1 + int(memo[M_BEST_N]), memo[M_LEAD])
@@ -497,17 +504,18 @@ def fill_turn_table_nb(params, occ, player, pirates, memo, s, rules):
         memo[M_LEAD] = lead_nb(occ, player, s, rules)
     else:
         memo[M_LEAD] = 0.0
+    churches = church_counts_nb(occ, s)
     for symbol in range(5):
         memo[M_EXACT + symbol * 6] = 0.0
         for k in range(1, 6):
             if symbol == HEAD:
-                v = NEG
-                for p in range(L.N_PERSONS):
-                    if L.PERSON_HEADS[p] == k:
-                        v = max(v, exact_use_value_nb(params, occ, player, pirates, memo, s, rules, symbol, k, p))
+                memo[M_EXACT + symbol * 6 + k] = NEG  # the persons below fill it
             else:
-                v = exact_use_value_nb(params, occ, player, pirates, memo, s, rules, symbol, k, -1)
-            memo[M_EXACT + symbol * 6 + k] = v
+                memo[M_EXACT + symbol * 6 + k] = exact_use_value_nb(params, occ, player, memo, s, rules, symbol, k,
+                                                                    churches)  # fmt: skip
+    for p in range(L.N_PERSONS):  # heads: the best person that number of heads buys
+        at = M_EXACT + HEAD * 6 + L.PERSON_HEADS[p]
+        memo[at] = max(memo[at], head_value_nb(params, player, memo, s, rules, p))
     cost = rules[R.R_ROTATION_COST]
     affordable = player[s, L.COINS] // cost if cost > 0 else 5
     rotation_value = params[P_COIN] * cost
@@ -571,7 +579,7 @@ def use_row_value_nb(params, cands, occ, player, pirates, memo, s, rules, row):
     k = cands[row, L.C_K]
     v = -params[P_COIN] * cands[row, L.C_ROTATED] * rules[R.R_ROTATION_COST]
     if symbol == HEAD:
-        return v + exact_use_value_nb(params, occ, player, pirates, memo, s, rules, symbol, k, cands[row, L.C_PERSON])
+        return v + head_value_nb(params, player, memo, s, rules, cands[row, L.C_PERSON])
     return v + memo[M_EXACT + symbol * 6 + k]
 
 
