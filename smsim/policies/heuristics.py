@@ -128,32 +128,42 @@ def church_counts_nb(occ, s):
             popcount_nb(occ[s, CHURCH_1 + 3]), popcount_nb(occ[s, CHURCH_1 + 4]))  # fmt: skip
 
 
+def _series_layer_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For a series layer as a 5-bit mask m (bit i: some church of size i + 1 in the layer):
+    PREFIX[m], the run of sizes 1, 2, .. it holds; TOP[m], its largest size; GAPS[m], the sizes
+    missing between them (top - sizes held)."""
+    prefix = np.array([next(i for i in range(6) if not (m >> i) & 1) for m in range(32)], dtype=np.int64)
+    top = np.array([m.bit_length() for m in range(32)], dtype=np.int64)
+    gaps = np.array([m.bit_length() - bin(m).count("1") for m in range(32)], dtype=np.int64)
+    return prefix, top, gaps
+
+
+SERIES_PREFIX, SERIES_TOP, SERIES_GAPS = _series_layer_tables()
+
+
 @hot_njit
 def series_value_nb(counts, rules, extra_size, potential_weight):
     """Series VP of churches ``counts`` (with one more of ``extra_size``, 0: none) plus
     ``potential_weight`` times their potential: for each series layer, the VP its gaps would add
     if filled, divided by 1 + the number of gaps."""
+    h1 = counts[0] + (1 if extra_size == 1 else 0)
+    h2 = counts[1] + (1 if extra_size == 2 else 0)
+    h3 = counts[2] + (1 if extra_size == 3 else 0)
+    h4 = counts[3] + (1 if extra_size == 4 else 0)
+    h5 = counts[4] + (1 if extra_size == 5 else 0)
     realized = 0.0
     potential = 0.0
     layer = 1
     while True:
-        prefix = 0
-        top = 0
-        gaps = 0
-        for size in range(1, 6):
-            have = counts[size - 1] + (1 if extra_size == size else 0)
-            if have >= layer:
-                top = size
-                if prefix == size - 1:
-                    prefix = size
-        if top == 0:
+        m = ((1 if h1 >= layer else 0) | (2 if h2 >= layer else 0) | (4 if h3 >= layer else 0)
+             | (8 if h4 >= layer else 0) | (16 if h5 >= layer else 0))  # fmt: skip
+        if m == 0:
             return realized + potential_weight * potential
-        for size in range(prefix + 1, top):
-            have = counts[size - 1] + (1 if extra_size == size else 0)
-            if have < layer:
-                gaps += 1
+        prefix = SERIES_PREFIX[m]
+        top = SERIES_TOP[m]
         realized += rules[R.R_CHURCH_SERIES_VP + prefix]
-        potential += (rules[R.R_CHURCH_SERIES_VP + top] - rules[R.R_CHURCH_SERIES_VP + prefix]) / (1.0 + gaps)
+        potential += (rules[R.R_CHURCH_SERIES_VP + top] - rules[R.R_CHURCH_SERIES_VP + prefix]) / (
+            1.0 + SERIES_GAPS[m])
         layer += 1
 
 

@@ -4,6 +4,7 @@ import numpy as np
 
 from smsim import layout as L
 from smsim.policies import heuristics as H
+from smsim.rules import R_CHURCH_SERIES_VP as R_SERIES
 from tests.helpers import RULES_NB, state_from_cities
 
 CITY = """
@@ -199,3 +200,33 @@ def test_best_persons_scan_equals_the_best_cell_of_each_person():
             crates = int(occ[0, L.Cell.CRATE])
             assert best_crates == max((bin(int(L.NEIGH8_MASK[c]) & crates).count("1") for c in empty), default=0)
             assert best_houses == max((H.houses_at_nb(starts, cap, c) for c in empty), default=0)
+
+
+def test_series_value_equals_the_layer_by_layer_definition():
+    """series_value_nb reads each layer's prefix, top and gaps from tables; the values must be
+    those of walking every layer size by size (the docstring's definition), to the last bit."""
+    import itertools
+
+    vp = [int(RULES_NB[R_SERIES + i]) for i in range(6)]
+
+    def reference(counts, extra, weight):
+        have = [c + (1 if extra == size else 0) for size, c in zip(range(1, 6), counts)]
+        realized = potential = 0.0
+        layer = 1
+        while True:
+            sizes = [size for size in range(1, 6) if have[size - 1] >= layer]
+            if not sizes:
+                return realized + weight * potential
+            prefix = 0
+            while prefix < 5 and have[prefix] >= layer:
+                prefix += 1
+            top = max(sizes)
+            gaps = sum(1 for size in range(prefix + 1, top) if have[size - 1] < layer)
+            realized += vp[prefix]
+            potential += (vp[top] - vp[prefix]) / (1.0 + gaps)
+            layer += 1
+
+    for counts in itertools.product(range(4), repeat=5):
+        for extra in range(6):
+            for weight in (0.0, 0.9):
+                assert H.series_value_nb(counts, RULES_NB, extra, weight) == reference(counts, extra, weight)
