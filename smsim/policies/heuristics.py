@@ -300,6 +300,34 @@ def side_break_cost_nb(params, occ, player, s, side):
     return params[P_OUTER_BREAK] * (1.0 + side_walls_nb(occ, side, s))
 
 
+@hot_njit(inline="always")
+def scan_inputs_nb(params, occ, player, s):
+    """What the cell scans read for every cell, loaded once: (the cells of each person type,
+    the cost of breaking each side)."""
+    persons = (occ[s, PERSON_0], occ[s, PERSON_0 + 1], occ[s, PERSON_0 + 2], occ[s, PERSON_0 + 3],
+               occ[s, PERSON_0 + 4], occ[s, PERSON_0 + 5], occ[s, PERSON_0 + 6])  # fmt: skip
+    side_cost = (side_break_cost_nb(params, occ, player, s, 0), side_break_cost_nb(params, occ, player, s, 1),
+                 side_break_cost_nb(params, occ, player, s, 2), side_break_cost_nb(params, occ, player, s, 3))  # fmt: skip
+    return persons, side_cost
+
+
+@hot_njit(inline="always")
+def outer_cost_at_nb(side_cost, cell):
+    """outer_cost_nb from the scan's side costs."""
+    side = SIDE_OF_CELL[cell]
+    return side_cost[side] if side >= 0 else 0.0
+
+
+@hot_njit(inline="always")
+def person_types_near_nb(persons, near):
+    """count_person_types_nb from the scan's person masks."""
+    n = 0
+    for mask in persons:
+        if mask & near != ZERO:
+            n += 1
+    return n
+
+
 @hot_njit
 def house_starts_nb(occ, s):
     """(m1, .., m5): m_h = empty cells that can start a group of h houses (one component pass)."""
@@ -380,10 +408,7 @@ def best_persons_nb(params, occ, player, pirates, s, rules, starts, out, at):
     any empty cell, most crates next to one)."""
     churches = church_mask_nb(occ, s)
     crates = occ[s, CRATE]
-    persons = (occ[s, PERSON_0], occ[s, PERSON_0 + 1], occ[s, PERSON_0 + 2], occ[s, PERSON_0 + 3],
-               occ[s, PERSON_0 + 4], occ[s, PERSON_0 + 5], occ[s, PERSON_0 + 6])  # fmt: skip
-    side_cost = (side_break_cost_nb(params, occ, player, s, 0), side_break_cost_nb(params, occ, player, s, 1),
-                 side_break_cost_nb(params, occ, player, s, 2), side_break_cost_nb(params, occ, player, s, 3))  # fmt: skip
+    persons, side_cost = scan_inputs_nb(params, occ, player, s)
     cap = house_cap_nb(player, s, rules)
     soldier = defence_gain_nb(params, player, pirates, s, rules, rules[R.R_SOLDIER_DEFENCE])
     house = house_gain_nb(params, rules)
@@ -403,12 +428,8 @@ def best_persons_nb(params, occ, player, pirates, s, rules, starts, out, at):
         m &= m - np.uint64(1)
         near = NEIGH8_MASK[c]
         n_crates = popcount_nb(near & crates)
-        n_types = 0
-        for mask in persons:
-            if mask & near != ZERO:
-                n_types += 1
-        side = SIDE_OF_CELL[c]
-        outer = side_cost[side] if side >= 0 else 0.0
+        n_types = person_types_near_nb(persons, near)
+        outer = outer_cost_at_nb(side_cost, c)
         houses = houses_at_nb(starts, cap, c)
         best_houses = max(best_houses, houses)
         best_crates = max(best_crates, n_crates)
@@ -607,14 +628,11 @@ def place_values_nb(params, occ, player, pirates, s, rules, what, cands, n, valu
             else:
                 values[i] = 0.0
         return
-    side_cost = (side_break_cost_nb(params, occ, player, s, 0), side_break_cost_nb(params, occ, player, s, 1),
-                 side_break_cost_nb(params, occ, player, s, 2), side_break_cost_nb(params, occ, player, s, 3))  # fmt: skip
+    persons, side_cost = scan_inputs_nb(params, occ, player, s)
     churches = church_mask_nb(occ, s)
     spot = params[P_MERCHANT_SPOT] * 0.25
     if what >= PERSON_0:
         person = what - PERSON_0
-        persons = (occ[s, PERSON_0], occ[s, PERSON_0 + 1], occ[s, PERSON_0 + 2], occ[s, PERSON_0 + 3],
-                   occ[s, PERSON_0 + 4], occ[s, PERSON_0 + 5], occ[s, PERSON_0 + 6])  # fmt: skip
         cap = house_cap_nb(player, s, rules)
         starts = house_starts_nb(occ, s) if person == ARCHITECT else (ZERO, ZERO, ZERO, ZERO, ZERO)
         house = house_gain_nb(params, rules)
@@ -630,12 +648,8 @@ def place_values_nb(params, occ, player, pirates, s, rules, what, cands, n, valu
             c = cands[i, 0]
             near = NEIGH8_MASK[c]
             n_crates = popcount_nb(near & crates)
-            n_types = 0
-            for mask in persons:
-                if mask & near != ZERO:
-                    n_types += 1
-            side = SIDE_OF_CELL[c]
-            v = -(side_cost[side] if side >= 0 else 0.0)
+            n_types = person_types_near_nb(persons, near)
+            v = -outer_cost_at_nb(side_cost, c)
             if person == PRIEST:
                 v += rules[R.R_PRIEST_VP_PER_CHURCH] * popcount_nb(near & churches)
             elif person == ARCHITECT:
@@ -658,8 +672,7 @@ def place_values_nb(params, occ, player, pirates, s, rules, what, cands, n, valu
     for i in range(n):
         c = cands[i, 0]
         near = NEIGH8_MASK[c]
-        side = SIDE_OF_CELL[c]
-        v = -(side_cost[side] if side >= 0 else 0.0)
+        v = -outer_cost_at_nb(side_cost, c)
         if what == CRATE:
             v += crate_cluster * popcount_nb(near & crates)
         elif what >= CHURCH_1:
