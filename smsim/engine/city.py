@@ -131,20 +131,6 @@ def largest_group_upto_nb(empty, cap):
     return best
 
 
-@hot_njit
-def largest_group_nb(empty):
-    """Size of the largest orthogonally connected set of empty cells."""
-    best = 0
-    left = empty
-    while left != ZERO:
-        comp = component4_nb(left & (ZERO - left), empty)
-        n = popcount_nb(comp)
-        if n > best:
-            best = n
-        left &= ~comp
-    return best
-
-
 @hot_njit(inline="always")
 def church_mask_nb(occ, s):
     m = ZERO
