@@ -37,6 +37,18 @@ def _by_players(table: pd.DataFrame) -> list[tuple[int, pd.DataFrame]]:
     return [(int(p), t) for p, t in table.groupby("players")]
 
 
+def _player_panels(table: pd.DataFrame, title: str, xlabel: str, ylabel: str,
+                   sharey: bool = True) -> tuple[Figure, list, list[tuple[int, pd.DataFrame]]]:
+    """One panel per player count, titled and labelled: (figure, axes, [(players, rows), ...])."""
+    parts = _by_players(table)
+    fig, axes = _panels(len(parts), title, sharey)
+    for ax, (players, _) in zip(axes, parts):
+        ax.set_title(f"{players} players")
+        ax.set_xlabel(xlabel)
+    axes[0].set_ylabel(ylabel)
+    return fig, axes, parts
+
+
 def _bars(ax, table: pd.DataFrame, label_col: str, value: str, lo: str | None, hi: str | None,
           scale: float = 1.0) -> None:  # fmt: skip
     x = np.arange(len(table))
@@ -51,12 +63,9 @@ def _bars(ax, table: pd.DataFrame, label_col: str, value: str, lo: str | None, h
 
 def _policy_bars(t: pd.DataFrame, title: str, value: str, ylabel: str) -> Figure:
     """One panel per player count: ``value`` by policy with its 95% interval."""
-    fig, axes = _panels(t["players"].nunique(), title)
-    for ax, (players, tp) in zip(axes, _by_players(t)):
+    fig, axes, parts = _player_panels(t, title, "policy", ylabel)
+    for ax, (_, tp) in zip(axes, parts):
         _bars(ax, tp, "policy", value, f"{value}_lo", f"{value}_hi")
-        ax.set_title(f"{players} players")
-        ax.set_xlabel("policy")
-    axes[0].set_ylabel(ylabel)
     return fig
 
 
@@ -64,13 +73,11 @@ def church_series(data: A.ReportData) -> Plot | None:
     t = A.church_series(data)
     if t.empty:
         return None
-    fig, axes = _panels(t["players"].nunique(), "Longest church series by policy")
-    for ax, (players, tp) in zip(axes, _by_players(t)):
+    fig, axes, parts = _player_panels(t, "Longest church series by policy", "longest church series (churches)",
+                                      "share of seats (%)")  # fmt: skip
+    for ax, (_, tp) in zip(axes, parts):
         for _, row in tp.iterrows():
             ax.plot(range(6), [row[f"longest_{k}"] * 100 for k in range(6)], marker="o", label=str(row["policy"]))
-        ax.set_title(f"{players} players")
-        ax.set_xlabel("longest church series (churches)")
-    axes[0].set_ylabel("share of seats (%)")
     axes[-1].legend(fontsize="small")
     return fig, (f"Share of seats whose longest church series has each length, by policy and player count "
                  f"({_games(data)}, {len(data.seats):,} seats).")  # fmt: skip
@@ -149,13 +156,11 @@ def wall_defence(data: A.ReportData) -> Plot | None:
     t = A.wall_defence(data)
     if t.empty:
         return None
-    fig, axes = _panels(t["players"].nunique(), "How often walls, not soldiers, carried the defence")
-    for ax, (players, tp) in zip(axes, _by_players(t)):
+    fig, axes, parts = _player_panels(t, "How often walls, not soldiers, carried the defence",
+                                      "attack (strength rises)", "held attacks held by walls alone (%)")  # fmt: skip
+    for ax, (_, tp) in zip(axes, parts):
         for policy, tpp in tp.groupby("policy", observed=True):
             ax.plot(tpp["attack"], tpp["walls_carried"] * 100, marker="o", label=str(policy))
-        ax.set_title(f"{players} players")
-        ax.set_xlabel("attack (strength rises)")
-    axes[0].set_ylabel("held attacks held by walls alone (%)")
     axes[-1].legend(fontsize="small")
     return fig, ("Of the attacks a seat held, the share its completed sides alone would have held, by attack and "
                  f"policy ({_games(data)}).")  # fmt: skip
@@ -166,14 +171,11 @@ def attack_rounds(data: A.ReportData) -> Plot | None:
     cols = [f"attack_{k}_round" for k in range(1, len(data.rules.pirate_strengths) + 1)]
     if g.empty or not (g[cols] >= 0).any().any():
         return None
-    fig, axes = _panels(g["players"].nunique(), "Round of each pirate attack")
-    for ax, (players, gp) in zip(axes, g.groupby("players")):
+    fig, axes, parts = _player_panels(g, "Round of each pirate attack", "attack", "round (1 = first)")
+    for ax, (_, gp) in zip(axes, parts):
         series = [gp.loc[gp[c] >= 0, c].to_numpy() + 1 for c in cols]
         keep = [i for i, v in enumerate(series) if len(v)]
         ax.boxplot([series[i] for i in keep], positions=[i + 1 for i in keep], whis=(5, 95), showfliers=False)
-        ax.set_title(f"{players} players")
-        ax.set_xlabel("attack")
-    axes[0].set_ylabel("round (1 = first)")
     return fig, (f"Rounds of the pirate attacks (boxes: quartiles; whiskers: 5th-95th percentile), by player "
                  f"count ({_games(data)}).")  # fmt: skip
 
@@ -191,14 +193,11 @@ def defence(data: A.ReportData) -> Plot | None:
     t = A.defence_vs_strength(data)
     if t.empty:
         return None
-    fig, axes = _panels(t["players"].nunique(), "Defence against the strength of each attack")
-    for ax, (players, tp) in zip(axes, _by_players(t)):
+    fig, axes, parts = _player_panels(t, "Defence against the strength of each attack", "attack", "defence")
+    for ax, (_, tp) in zip(axes, parts):
         ax.errorbar(tp["attack"], tp["defence_p50"], yerr=[tp["defence_p50"] - tp["defence_p10"],
                     tp["defence_p90"] - tp["defence_p50"]], fmt="o", capsize=3, label="defence (median, 10-90%)")  # fmt: skip
         ax.step(tp["attack"], tp["strength"], where="mid", color="#c44e52", label="pirate strength")
-        ax.set_title(f"{players} players")
-        ax.set_xlabel("attack")
-    axes[0].set_ylabel("defence")
     axes[-1].legend(fontsize="small")
     return fig, ("Seats' defence at each attack (median, 10th-90th percentile) against the pirates' strength, "
                  f"by player count ({_games(data)}).")  # fmt: skip
@@ -233,18 +232,15 @@ def seat_advantage(data: A.ReportData) -> Plot | None:
     t = A.seat_advantage(data)
     if t.empty:
         return None
-    fig, axes = _panels(t["players"].nunique(), "Win rate by seat (seat 1 starts)", sharey=False)
-    for ax, (players, tp) in zip(axes, _by_players(t)):
+    fig, axes, parts = _player_panels(t, "Win rate by seat (seat 1 starts)", "seat", "win rate (%)", sharey=False)
+    for ax, (players, tp) in zip(axes, parts):
         for i, (fld, tf) in enumerate(tp.groupby("field", observed=True)):
             y = tf["win"].to_numpy(float) * 100
             err = np.clip(np.vstack([y - tf["win_lo"] * 100, tf["win_hi"] * 100 - y]), 0, None)
             ax.errorbar(tf["seat"] + 1 + 0.08 * i, y, yerr=err, fmt="o", capsize=3, label=_short(str(fld)))
         ax.axhline(100 / players, color="grey", ls="--", lw=0.8)
-        ax.set_title(f"{players} players")
-        ax.set_xlabel("seat")
         ax.set_xticks(range(1, players + 1))
         ax.legend(fontsize="x-small", loc="lower left")
-    axes[0].set_ylabel("win rate (%)")
     return fig, ("Win rate of each seat with 95% intervals; the dashed line is parity (1 / players); one marker "
                  f"per table line-up ({_games(data)}).")  # fmt: skip
 
