@@ -17,7 +17,7 @@ import numpy as np
 
 from smsim.policies.dispatch import PolicyKind
 from smsim.policies.heuristics import PARAM_NAMES
-from smsim.policies.registry import POLICIES, PolicySpec, resolve_policy
+from smsim.policies.registry import PolicySpec, resolve_policy
 from smsim.rules import Rules
 from smsim.sim import run_games
 

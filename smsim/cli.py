@@ -243,9 +243,8 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, rules_fil
     import time
 
     from smsim.dataset import DatasetError
-    from smsim.sim import SimulationError
+    from smsim.sim import SimulationError, simulate_to
     from smsim.sim import simulate as run
-    from smsim.sim import simulate_to
     from smsim.summary import print_summary, print_tables
 
     rules = _rules(rules_file, rule)

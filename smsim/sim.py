@@ -267,6 +267,8 @@ def simulate_to(
     import time
     from pathlib import Path
 
+    import pyarrow.parquet as pq
+
     from smsim.dataset import (
         FORMAT_VERSION,
         DatasetError,
@@ -279,8 +281,6 @@ def simulate_to(
         write_manifest,
         write_part,
     )
-    import pyarrow.parquet as pq
-
     from smsim.summary import GAME_COLUMNS, SEAT_COLUMNS, SummaryAccumulator
 
     games = verify_games(games)

@@ -119,8 +119,9 @@ def summary_tables(seats: pd.DataFrame, games: pd.DataFrame) -> dict[str, pd.Dat
 
 def summarise_dataset(path) -> tuple[dict[str, pd.DataFrame], int, int]:
     """The headline tables of a dataset on disk, part by part; (tables, games done, games planned)."""
-    import pyarrow.parquet as pq
     from pathlib import Path
+
+    import pyarrow.parquet as pq
 
     from smsim.dataset import done_parts, part_name, read_manifest
 

@@ -6,10 +6,9 @@ import copy
 import pytest
 
 from smsim import layout as L
+from smsim.policies.registry import POLICIES
 from smsim.referee import check_game
 from smsim.sim import play_game
-
-from smsim.policies.registry import POLICIES
 
 # every built-in and the documented example policy, rotating through the seats game by game,
 # plus pure random and pure greedy tables: each policy plays thousands of games at 2-5 players

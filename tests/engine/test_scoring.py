@@ -3,9 +3,9 @@
 import numpy as np
 
 from smsim import layout as L
+from smsim.board import parse_city
 from smsim.engine.scoring import S_CHURCH_VP, S_RANK, S_SHARED, S_TOTAL, S_WON, score_church_series_nb, score_game_nb
 from smsim.sim import score_city
-from smsim.board import parse_city
 from tests.helpers import RULES_NB, state_from_cities
 
 SERIES_VP = RULES_NB[29:35]  # R_CHURCH_SERIES_VP: series of length 0..5
