@@ -50,6 +50,13 @@ class DatasetError(ValueError):
     """A directory that is not an smsim dataset, or not the one this command would write."""
 
 
+def policy_column(policy_names: list[str], n_games: int) -> pd.Categorical:
+    """The seats' policy names, game after game, as a categorical (categories sorted)."""
+    categories = sorted(set(policy_names))
+    codes = np.array([categories.index(name) for name in policy_names], dtype=np.int8)
+    return pd.Categorical.from_codes(np.tile(codes, n_games), categories=categories)
+
+
 def seat_table(
     score: np.ndarray, player: np.ndarray, game_out: np.ndarray, policy_names: list[str], rules: Rules, first: int
 ) -> pd.DataFrame:
@@ -60,7 +67,7 @@ def seat_table(
         "game": np.repeat(games, n_players),
         "players": np.full(n_games * n_players, n_players, dtype=np.int8),
         "seat": np.tile(np.arange(n_players, dtype=np.int8), n_games),
-        "policy": pd.Categorical(np.tile(policy_names, n_games), categories=sorted(set(policy_names))),
+        "policy": policy_column(policy_names, n_games),
     }
     flat_score = score.reshape(n_games * n_players, -1)
     flat_player = player.reshape(n_games * n_players, -1)
@@ -75,8 +82,7 @@ def seat_table(
         cols[name] = flat_player[:, field].astype(np.int32)
     done = flat_player[:, L.SIDES_DONE]
     broken = flat_player[:, L.SIDES_BROKEN]
-    cols["sides_completed"] = np.array([bin(int(m)).count("1") for m in done], dtype=np.int8) if len(done) else \
-        np.zeros(0, dtype=np.int8)  # fmt: skip
+    cols["sides_completed"] = sum((done >> i) & 1 for i in range(4)).astype(np.int8)
     for i, side in enumerate(SIDE_NAMES):
         cols[f"walls_{side}"] = flat_player[:, L.SIDE_WALLS + i].astype(np.int8)
         cols[f"{side}_completed"] = ((done >> i) & 1).astype(bool)

@@ -33,6 +33,23 @@ def test_dataset_equals_the_in_memory_tables(tmp_path):
     assert {"smsim", "numba"} <= set(manifest["environment"])
 
 
+def test_seat_table_columns_from_the_engine_arrays():
+    """The policy column names each seat's policy game after game (categories sorted), and
+    sides_completed counts the bits of the engine's completed-sides mask."""
+    from smsim import layout as L
+    from smsim.dataset import seat_table
+    from smsim.sim import run_games
+
+    names = ["walls", "random", "walls"]
+    score, player, game_out = run_games(400, 3, names, 11, Rules())
+    seats = seat_table(score, player, game_out, names, Rules(), first=0)
+    assert list(seats["policy"].cat.categories) == ["random", "walls"]
+    assert list(seats["policy"].astype(str)) == names * 400
+    done = player[:, :, L.SIDES_DONE].reshape(-1)
+    assert list(seats["sides_completed"]) == [bin(int(m)).count("1") for m in done]
+    assert seats["sides_completed"].max() >= 2  # walls completes sides: the check has something to count
+
+
 def test_resuming_adds_only_missing_parts(tmp_path):
     out = tmp_path / "d"
     simulate_to(str(out), 900, 2, ["greedy", "random"], seed=1, batch=300)

@@ -77,3 +77,32 @@ def test_defence_at_each_attack_splits_into_complete_sides_and_soldiers():
         lost += (came & (defence < strength)).to_numpy()
     assert (lost == seats["cannons_lost"]).all()
     assert seats["sides_attack_1"].max() > 0  # the walls bot has sides complete at some attacks
+
+
+def test_parts_are_played_one_ahead_of_the_writer_in_order():
+    """simulate_to plays part k + 1 on a background thread while part k is written: results come
+    in order, the next part has started before the current one is handed over, and an error in a
+    part reaches the caller after the parts before it."""
+    import time
+
+    from smsim.sim import _ahead
+
+    started = []
+
+    def play(k):
+        started.append(k)
+        if k == 3:
+            raise SimulationError("part 3 failed")
+        return k * 10
+
+    got, started_when_handed = [], []
+    with pytest.raises(SimulationError, match="part 3 failed"):
+        for result in _ahead(play, [0, 1, 2, 3]):
+            deadline = time.monotonic() + 5
+            while len(started) < len(got) + 2 and time.monotonic() < deadline:
+                time.sleep(0.005)  # part k + 1 starts without this one being used
+            got.append(result)
+            started_when_handed.append(len(started))
+    assert got == [0, 10, 20]
+    assert started_when_handed == [2, 3, 4]
+    assert list(_ahead(play, [])) == []
