@@ -229,7 +229,8 @@ def _count(text: str, what: str) -> int:
 def simulate(games, players, policy, seed, out, batch, threads, quiet, rules_file, rule) -> None:
     """Play many games; print win rates and scores by policy and by seat.
 
-    With --out DIR the games are written as a dataset (Parquet, one row per player per game and
+    Games are played a chunk at a time and only running sums are kept, so memory stays flat
+    however many games are played. With --out DIR the games are written as a dataset (Parquet, one row per player per game and
     one per game, plus a manifest) part by part. Interrupt it at any moment (Ctrl-C, or kill) and
     run the same command again: only the missing games are played, and the dataset ends up
     identical to an uninterrupted run's. A directory written by a different command is refused.
@@ -243,9 +244,8 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, rules_fil
     import time
 
     from smsim.dataset import DatasetError
-    from smsim.sim import SimulationError, simulate_to
-    from smsim.sim import simulate as run
-    from smsim.summary import print_summary, print_tables
+    from smsim.sim import SimulationError, simulate_summary, simulate_to
+    from smsim.summary import print_tables
 
     rules = _rules(rules_file, rule)
     n_games = _count(games, "--games")
@@ -255,8 +255,10 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, rules_fil
     try:
         if out is None:
             start = time.perf_counter()
-            seats, game_df = run(n_games, players, _policies(policy), seed, rules, threads=threads)
-            print_summary(seats, game_df, elapsed=time.perf_counter() - start)
+            with _progress(n_games, quiet) as report:
+                result = simulate_summary(n_games, players, _policies(policy), seed, rules, threads=threads,
+                                          on_progress=report)  # fmt: skip
+            print_tables(result.tables, elapsed=time.perf_counter() - start)
             return
         start = time.perf_counter()
         with _progress(n_games, quiet) as report:
@@ -268,8 +270,11 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, rules_fil
     except (SimulationError, PolicyError, DatasetError) as exc:
         _fail(str(exc))
     except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: the parts already written in {out} are complete; run the same command "
-                   f"to play only the missing games", err=True)  # fmt: skip
+        if out is None:
+            click.echo("\ninterrupted", err=True)
+        else:
+            click.echo(f"\ninterrupted: the parts already written in {out} are complete; run the same command "
+                       f"to play only the missing games", err=True)  # fmt: skip
         sys.exit(130)
 
 

@@ -133,18 +133,56 @@ def part_name(k: int) -> str:
     return f"part-{k:06d}.parquet"
 
 
+class PartWriter:
+    """Part k of both tables, written a chunk of games at a time (one Parquet row group each)
+    into temporary files that ``close`` syncs and renames into place, games last: a part exists
+    complete or not at all, and writing it takes the memory of one chunk, whatever its size."""
+
+    def __init__(self, out: Path, k: int) -> None:
+        self.k = k
+        self.paths: dict[str, tuple[Path, Path]] = {}
+        self.writers: dict[str, pq.ParquetWriter] = {}
+        for sub in ("seats", "games"):
+            folder = out / sub
+            folder.mkdir(parents=True, exist_ok=True)
+            self.paths[sub] = (folder / f".{part_name(k)}.tmp-{os.getpid()}", folder / part_name(k))
+
+    def write(self, seats: pd.DataFrame, games: pd.DataFrame) -> None:
+        for sub, df in (("seats", seats), ("games", games)):
+            table = pa.Table.from_pandas(df, preserve_index=False)
+            if sub not in self.writers:
+                self.writers[sub] = pq.ParquetWriter(self.paths[sub][0], table.schema, compression="zstd")
+            self.writers[sub].write_table(table)
+
+    def close(self) -> None:
+        for sub in ("seats", "games"):
+            self.writers.pop(sub).close()
+            tmp, final = self.paths[sub]
+            with open(tmp, "rb") as fh:
+                os.fsync(fh.fileno())
+            os.replace(tmp, final)
+
+    def abort(self) -> None:
+        """Drop what was written of the part (a later run writes it again)."""
+        for sub, writer in self.writers.items():
+            try:
+                writer.close()
+            except OSError:
+                pass
+        self.writers.clear()
+        for tmp, _ in self.paths.values():
+            tmp.unlink(missing_ok=True)
+
+
 def write_part(out: Path, k: int, seats: pd.DataFrame, games: pd.DataFrame) -> None:
-    """Write part k of both tables atomically (temporary file, fsync, rename): games last, so a
-    part counts as done only when both files are in place."""
-    for sub, df in (("seats", seats), ("games", games)):
-        folder = out / sub
-        folder.mkdir(parents=True, exist_ok=True)
-        final = folder / part_name(k)
-        tmp = folder / f".{part_name(k)}.tmp-{os.getpid()}"
-        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp, compression="zstd")
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, final)
+    """Write part k of both tables at once (``PartWriter`` with one chunk)."""
+    writer = PartWriter(out, k)
+    try:
+        writer.write(seats, games)
+        writer.close()
+    except BaseException:
+        writer.abort()
+        raise
 
 
 def done_parts(out: Path) -> set[int]:

@@ -241,10 +241,10 @@ def _ahead(play, parts: list[int]):
 
 @dataclass
 class RunResult:
-    """A run written to disk: where, its headline tables (``summary.SummaryAccumulator``), the
-    games in the dataset and the games this call played."""
+    """A run: the dataset it wrote (None when nothing was written), its headline tables
+    (``summary.SummaryAccumulator``), the games in it and the games this call played."""
 
-    path: str
+    path: str | None
     tables: dict
     games: int
     played: int
@@ -252,7 +252,7 @@ class RunResult:
 
 @dataclass
 class Progress:
-    """Reported after every part: games done (of total), speed, and the leading policy's win
+    """Reported after every chunk of games: games done (of total), speed, and the leading policy's win
     rate with its 95% Wilson interval over the games done so far."""
 
     done: int
@@ -278,12 +278,12 @@ def simulate_to(
     on_progress=None,
 ) -> "RunResult":
     """Play ``games`` games into the dataset directory ``out``, part by part, and return its
-    headline tables (``smsim.load(out)`` reads the full tables). Memory stays that of one part.
+    headline tables (``smsim.load(out)`` reads the full tables). Games are played and written a
+    chunk at a time, so memory stays flat whatever ``games`` and ``batch`` are.
 
     Resumable: rerun with the same arguments and only the missing parts are played; the result
     is identical to an uninterrupted run. A directory made by a different run is refused.
     """
-    import time
     from pathlib import Path
 
     import pyarrow.parquet as pq
@@ -291,14 +291,12 @@ def simulate_to(
     from smsim.dataset import (
         FORMAT_VERSION,
         DatasetError,
+        PartWriter,
         done_parts,
         environment,
-        game_table,
         part_name,
         read_manifest,
-        seat_table,
         write_manifest,
-        write_part,
     )
     from smsim.summary import GAME_COLUMNS, SEAT_COLUMNS, SummaryAccumulator
 
@@ -335,36 +333,106 @@ def simulate_to(
     for stale in path.glob("*/.part-*.tmp-*"):  # a write cut short by a kill: never a finished part
         stale.unlink(missing_ok=True)
     have = done_parts(path)
-    names = [s.name for s in specs]
     acc = SummaryAccumulator()
-    for k in sorted(have):  # the summary continues from what earlier runs wrote, part by part
-        acc.add(pq.read_table(path / "seats" / part_name(k), columns=list(SEAT_COLUMNS)).to_pandas(),
-                pq.read_table(path / "games" / part_name(k), columns=list(GAME_COLUMNS)).to_pandas())  # fmt: skip
-    start = time.perf_counter()
-    played = 0
+    for k in sorted(have):  # the summary continues from what earlier runs wrote, chunk by chunk
+        seat_file = pq.ParquetFile(path / "seats" / part_name(k))
+        game_file = pq.ParquetFile(path / "games" / part_name(k))
+        for g in range(seat_file.num_row_groups):
+            acc.add(seat_file.read_row_group(g, columns=list(SEAT_COLUMNS)).to_pandas(),
+                    game_file.read_row_group(g, columns=list(GAME_COLUMNS)).to_pandas())  # fmt: skip
     done = sum(min(batch, games - k * batch) for k in have)
-    todo = [k for k in range(n_parts) if k not in have]
+    # every part left to play, cut into chunks: (part, first game, games)
+    chunks = [(k, first, n) for k in range(n_parts) if k not in have
+              for first, n in _chunks(k * batch, min(batch, games - k * batch))]  # fmt: skip
+    progress = _Reporter(on_progress, acc, games, done)
+    writer = None
+    try:
+        for (k, first, n), (seats, game_df) in zip(chunks, _tables(chunks, players, specs, seed, rules, threads)):
+            try:
+                writer = writer or PartWriter(path, k)
+                writer.write(seats, game_df)
+                if first + n == min((k + 1) * batch, games):  # the part's last chunk
+                    writer.close()
+                    writer = None
+            except OSError as exc:
+                raise DatasetError(f"cannot write to {out!r}: {exc.strerror}") from None
+            acc.add(seats, game_df)
+            progress.add(n)
+    finally:
+        if writer is not None:
+            writer.abort()
+    return RunResult(str(path), acc.tables(), progress.done, progress.played)
 
-    def play(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return run_games(min(batch, games - k * batch), players, specs, seed, rules, first=k * batch, threads=threads)
 
-    for k, (score, player, game_out) in zip(todo, _ahead(play, todo)):
-        lo, n = k * batch, min(batch, games - k * batch)
-        seats = seat_table(score, player, game_out, names, rules, lo)
-        game_df = game_table(game_out, players, rules, lo)
-        try:
-            write_part(path, k, seats, game_df)
-        except OSError as exc:
-            raise DatasetError(f"cannot write to {out!r}: {exc.strerror}") from None
+def simulate_summary(
+    games: int,
+    players: int = 4,
+    policies: list | None = None,
+    seed: int = 0,
+    rules: Rules | None = None,
+    threads: int | None = None,
+    on_progress=None,
+) -> "RunResult":
+    """Play ``games`` games and keep only their headline tables (``RunResult.tables``, as
+    ``summary.summary_tables`` gives), a chunk of games at a time: memory stays flat whatever
+    ``games`` is. What ``smsim simulate`` without ``--out`` prints; ``simulate`` returns every
+    row instead."""
+    from smsim.summary import SummaryAccumulator
+
+    games = verify_games(games)
+    players = verify_players(players)
+    rules = rules or Rules()
+    specs = resolve_policies(policies, players)
+    chunks = [(0, first, n) for first, n in _chunks(0, games)]
+    acc = SummaryAccumulator()
+    progress = _Reporter(on_progress, acc, games, 0)
+    for (_, _, n), (seats, game_df) in zip(chunks, _tables(chunks, players, specs, seed, rules, threads)):
         acc.add(seats, game_df)
-        del seats, game_df, score, player, game_out
-        played += n
-        done += n
-        if on_progress is not None:
-            elapsed = time.perf_counter() - start
-            rates = acc.rates("policy")
-            leader = rates["win_rate"].idxmax()
-            on_progress(Progress(done, games, elapsed, played / elapsed if elapsed > 0 else 0.0, leader,
-                                 rates.loc[leader, "win_rate"], rates.loc[leader, "win_lo"],
-                                 rates.loc[leader, "win_hi"]))  # fmt: skip
-    return RunResult(str(path), acc.tables(), done, played)
+        progress.add(n)
+    return RunResult(None, acc.tables(), progress.done, progress.played)
+
+
+CHUNK_GAMES = 10_000  # games played and turned into tables at a time: a run holds two chunks
+
+
+def _chunks(first: int, n: int) -> list[tuple[int, int]]:
+    """Games first .. first + n - 1 as (first, games) chunks of at most CHUNK_GAMES."""
+    return [(lo, min(CHUNK_GAMES, first + n - lo)) for lo in range(first, first + n, CHUNK_GAMES)]
+
+
+def _tables(chunks, players: int, specs: list[PolicySpec], seed: int, rules: Rules, threads: int | None):
+    """The seat and game tables of each (part, first, games) chunk in turn; the next chunk's
+    games are played while the caller uses these (``_ahead``)."""
+    from smsim.dataset import game_table, seat_table
+
+    names = [s.name for s in specs]
+
+    def play(chunk: tuple[int, int, int]):
+        _, first, n = chunk
+        return run_games(n, players, specs, seed, rules, first=first, threads=threads)
+
+    for (_, first, _), (score, player, game_out) in zip(chunks, _ahead(play, chunks)):
+        yield seat_table(score, player, game_out, names, rules, first), game_table(game_out, players, rules, first)
+
+
+class _Reporter:
+    """Calls ``on_progress`` with a ``Progress`` after each chunk."""
+
+    def __init__(self, on_progress, acc, total: int, done: int) -> None:
+        import time
+
+        self.on_progress, self.acc, self.total, self.done, self.played = on_progress, acc, total, done, 0
+        self.clock = time.perf_counter
+        self.start = self.clock()
+
+    def add(self, n: int) -> None:
+        self.played += n
+        self.done += n
+        if self.on_progress is None:
+            return
+        elapsed = self.clock() - self.start
+        rates = self.acc.rates("policy")
+        leader = rates["win_rate"].idxmax()
+        self.on_progress(Progress(self.done, self.total, elapsed, self.played / elapsed if elapsed > 0 else 0.0,
+                                  leader, rates.loc[leader, "win_rate"], rates.loc[leader, "win_lo"],
+                                  rates.loc[leader, "win_hi"]))  # fmt: skip

@@ -128,10 +128,12 @@ def summarise_dataset(path) -> tuple[dict[str, pd.DataFrame], int, int]:
     path = Path(path)
     manifest = read_manifest(path)
     acc = SummaryAccumulator()
-    for k in sorted(done_parts(path)):
-        seats = pq.read_table(path / "seats" / part_name(k), columns=list(SEAT_COLUMNS)).to_pandas()
-        games = pq.read_table(path / "games" / part_name(k), columns=list(GAME_COLUMNS)).to_pandas()
-        acc.add(seats, games)
+    for k in sorted(done_parts(path)):  # a row group (one chunk of games) at a time: flat memory
+        seat_file = pq.ParquetFile(path / "seats" / part_name(k))
+        game_file = pq.ParquetFile(path / "games" / part_name(k))
+        for g in range(seat_file.num_row_groups):
+            acc.add(seat_file.read_row_group(g, columns=list(SEAT_COLUMNS)).to_pandas(),
+                    game_file.read_row_group(g, columns=list(GAME_COLUMNS)).to_pandas())  # fmt: skip
     return acc.tables(), acc.game_sums["games"], manifest["run"]["games"]
 
 

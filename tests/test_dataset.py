@@ -69,6 +69,51 @@ def test_resuming_adds_only_missing_parts(tmp_path):
     pd.testing.assert_frame_equal(data.seats, seats, check_categorical=False)
 
 
+def test_parts_larger_than_a_chunk_are_written_chunk_by_chunk(tmp_path, monkeypatch):
+    """A part of several chunks is written one row group per chunk; interrupted in the middle of
+    a part, the run leaves no trace of that part, and resuming gives byte for byte the files of
+    an uninterrupted run."""
+    import pyarrow.parquet as pq
+
+    from smsim import dataset, sim
+
+    monkeypatch.setattr(sim, "CHUNK_GAMES", 100)
+    args = dict(games=620, players=3, policies=["greedy", "random", "random"], seed=4, batch=250)
+    clean = simulate_to(str(tmp_path / "clean"), **args)
+    assert [pq.ParquetFile(tmp_path / "clean" / "seats" / dataset.part_name(k)).num_row_groups
+            for k in range(3)] == [3, 3, 2]  # fmt: skip
+    seats, games = simulate(620, 3, ["greedy", "random", "random"], seed=4)
+    data = load(tmp_path / "clean")
+    pd.testing.assert_frame_equal(data.seats, seats, check_categorical=False)
+    pd.testing.assert_frame_equal(data.games, games)
+
+    writes = 0
+    real_write = dataset.PartWriter.write
+
+    def interrupted_write(self, seats, games):
+        nonlocal writes
+        writes += 1
+        if writes == 5:  # the second chunk of part 1
+            raise KeyboardInterrupt
+        real_write(self, seats, games)
+
+    monkeypatch.setattr(dataset.PartWriter, "write", interrupted_write)
+    with pytest.raises(KeyboardInterrupt):
+        simulate_to(str(tmp_path / "cut"), **args)
+    assert done_parts(tmp_path / "cut") == {0}
+    assert sorted(p.name for p in (tmp_path / "cut").rglob("*.parquet")) == ["part-000000.parquet"] * 2
+    assert not list((tmp_path / "cut").rglob(".part-*"))  # the part cut short left nothing behind
+    monkeypatch.setattr(dataset.PartWriter, "write", real_write)
+    result = simulate_to(str(tmp_path / "cut"), **args)
+    assert (result.games, result.played) == (620, 370)
+    for name, table in clean.tables.items():  # the headline tables continue from part 0 as written
+        pd.testing.assert_frame_equal(result.tables[name], table)
+    for sub in ("seats", "games"):
+        for k in range(3):
+            name = dataset.part_name(k)
+            assert (tmp_path / "cut" / sub / name).read_bytes() == (tmp_path / "clean" / sub / name).read_bytes()
+
+
 @pytest.mark.parametrize(
     "change, word",
     [

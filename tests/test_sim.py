@@ -1,6 +1,7 @@
 """The Python API: tables, input checks, and written-city scoring."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from smsim.board import EMPTY_CITY, parse_city
@@ -106,3 +107,22 @@ def test_parts_are_played_one_ahead_of_the_writer_in_order():
     assert got == [0, 10, 20]
     assert started_when_handed == [2, 3, 4]
     assert list(_ahead(play, [])) == []
+
+
+def test_simulate_summary_gives_the_tables_of_all_rows_a_chunk_at_a_time(monkeypatch):
+    """smsim simulate without --out keeps only running sums; its tables equal those of the full
+    in-memory tables, exactly, however the games are cut into chunks."""
+    from smsim import sim
+    from smsim.summary import summary_tables
+
+    monkeypatch.setattr(sim, "CHUNK_GAMES", 70)
+    reports = []
+    result = sim.simulate_summary(300, 3, ["walls", "random", "greedy"], seed=6, on_progress=reports.append)
+    seats, games = simulate(300, 3, ["walls", "random", "greedy"], seed=6)
+    expected = summary_tables(seats, games)
+    assert set(result.tables) == set(expected)
+    for name, table in expected.items():
+        pd.testing.assert_frame_equal(result.tables[name], table)
+    assert result.path is None and (result.games, result.played) == (300, 300)
+    assert [r.done for r in reports] == [70, 140, 210, 280, 300]
+    assert reports[-1].leader == expected["by_policy"]["win_rate"].idxmax()
