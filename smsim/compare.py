@@ -118,10 +118,11 @@ def compare(
     max_blocks = max(1, games // per_block)
     step = max_blocks if precision is None else max(8, min(max_blocks, 200))
     seat_frames, game_frames = [], []
+    credit_rounds, vp_rounds = [], []  # per round: each new block's win share and mean VP per policy
     done = 0
-    result = None
     while done < max_blocks:
         n = min(step, max_blocks - done)
+        round_seats = []
         for a, arrangement in enumerate(arrs):
             table = [specs[i] for i in arrangement]
             score, player, game_out = run_games(n, players, table, seed, rules, first=done, threads=threads)
@@ -132,22 +133,35 @@ def compare(
                 df["arrangement"] = a
                 df["game_id"] = df["game"] * per_block + a
             seats["policy_index"] = np.tile(arrangement, n)
-            seat_frames.append(seats)
+            round_seats.append(seats)
             game_frames.append(g)
+        seat_frames.extend(round_seats)
+        # a block's statistics depend on its own games only, so each round adds only its own
+        # blocks' rows: many rounds cost what one round of all their games would
+        _, credit, vp = _block_stats(pd.concat(round_seats, ignore_index=True), len(names))
+        credit_rounds.append(credit)
+        vp_rounds.append(vp)
         done += n
-        result = _summarise(names, pd.concat(seat_frames, ignore_index=True),
-                            pd.concat(game_frames, ignore_index=True), done, per_block)  # fmt: skip
+        width = _max_width(np.concatenate(credit_rounds))
         if on_progress is not None:
-            on_progress(done * per_block, max_blocks * per_block, result.max_width())
-        if precision is not None and result.max_width() < precision:
+            on_progress(done * per_block, max_blocks * per_block, width)
+        if precision is not None and width < precision:
             break
         step = n
-    return result
+    return _summarise(names, pd.concat(seat_frames, ignore_index=True), pd.concat(game_frames, ignore_index=True),
+                      done, per_block, np.concatenate(credit_rounds), np.concatenate(vp_rounds))  # fmt: skip
 
 
-def _summarise(names: list[str], seats: pd.DataFrame, games: pd.DataFrame, blocks: int, per_block: int) -> Comparison:
+def _max_width(credit: np.ndarray) -> float:
+    """The widest win-share interval among the policies (``Comparison.max_width``), from the
+    win share of each policy in each block."""
+    return float(max(hi - lo for _, lo, hi, _ in (_interval(credit[:, i]) for i in range(credit.shape[1]))))
+
+
+def _summarise(names: list[str], seats: pd.DataFrame, games: pd.DataFrame, blocks: int, per_block: int,
+               credit: np.ndarray, vp: np.ndarray) -> Comparison:  # fmt: skip
+    """The comparison's tables from all its games and each block's win shares and mean VP."""
     seats["policy"] = pd.Categorical(seats["policy"].astype(str), categories=names)
-    _, credit, vp = _block_stats(seats, len(names))
     rows = []
     for i, name in enumerate(names):
         w, wlo, whi, nb = _interval(credit[:, i])

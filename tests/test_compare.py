@@ -1,6 +1,7 @@
 """Seat-bias-free comparisons with common random numbers."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from smsim.compare import arrangements, compare
@@ -46,6 +47,23 @@ def test_precision_stops_early():
     result = compare(["balanced", "random"], 2, 100_000, seed=2, precision=0.1)
     assert result.max_width() < 0.1
     assert result.blocks * result.games_per_block < 100_000
+
+
+def test_rounds_of_blocks_give_the_tables_of_all_games_at_once():
+    """With --precision blocks come in rounds, and only each round's own blocks are summarised
+    as it arrives; the final tables must be those computed from every game at once."""
+    from smsim.compare import _block_stats, _max_width, _summarise
+
+    reports = []
+    result = compare(["greedy", "walls", "random"], 3, 6 * 700, seed=4, precision=1e-6,
+                     on_progress=lambda done, total, width: reports.append((done, width)))  # fmt: skip
+    assert result.blocks == 700 and len(reports) == 4  # rounds of 200, 200, 200 and 100 blocks
+    _, credit, vp = _block_stats(result.seats, 3)
+    whole = _summarise(["greedy", "walls", "random"], result.seats.copy(), result.games, result.blocks,
+                       result.games_per_block, credit, vp)  # fmt: skip
+    pd.testing.assert_frame_equal(result.table, whole.table, check_exact=True)
+    pd.testing.assert_frame_equal(result.pairs, whole.pairs, check_exact=True)
+    assert reports[-1][1] == _max_width(credit) == result.max_width()
 
 
 @pytest.mark.parametrize(
