@@ -7,7 +7,8 @@ Prints, for 2-5 players with `balanced` and `random` in every seat: games per se
 thread and on all cores, beside the dice-only floor measured in the same run (the same dice
 stream and three-roll keeps, no board) and the ratio game / floor; the first-compile time (a
 fresh process with an empty cache); the end-to-end time of a warm `smsim simulate --games 10000`;
-and the peak memory of `smsim simulate --out` for two run sizes.
+and the peak memory of `smsim simulate --out` for two run sizes, of the largest run written as
+one part, and of it without `--out`.
 """
 
 from __future__ import annotations
@@ -110,14 +111,20 @@ def main() -> None:
             print(f"{players:>7} {policy:>9} {rounds:>6} {one:>10,.0f} {many:>10,.0f} {many / one:>6.2f}x "
                   f"{fl:>10,.0f} {fl / one:>9.1f}x")  # fmt: skip
 
-    print(f"\npeak memory of `smsim simulate --out` ({args.memory_policy}, 4 players):")
-    for n in args.memory_games:
+    print(f"\npeak memory of `smsim simulate` ({args.memory_policy}, 4 players):")
+    largest = max(args.memory_games)
+    runs = [(f"--out, {n:,} games", n, ["--out"]) for n in args.memory_games]
+    runs += [(f"--out --batch {largest:,} (one part), {largest:,} games", largest, ["--batch", str(largest), "--out"]),
+             (f"without --out, {largest:,} games", largest, [])]  # fmt: skip
+    for label, n, extra in runs:
         out = tempfile.mkdtemp(prefix="smsim-mem-")
         try:
             start = time.perf_counter()
-            mb = peak_rss_mb(smsim_cmd("simulate", "-n", str(n), "-p", "4", "--policy", args.memory_policy,
-                                       "--out", os.path.join(out, "d"), "-q"))  # fmt: skip
-            print(f"  {n:>12,} games: {mb:,.0f} MB peak, {time.perf_counter() - start:,.0f} s")
+            cmd = smsim_cmd("simulate", "-n", str(n), "-p", "4", "--policy", args.memory_policy, "-q", *extra)
+            if extra and extra[-1] == "--out":
+                cmd.append(os.path.join(out, "d"))
+            mb = peak_rss_mb(cmd)
+            print(f"  {label}: {mb:,.0f} MB peak, {time.perf_counter() - start:,.0f} s")
         finally:
             shutil.rmtree(out, ignore_errors=True)
 
