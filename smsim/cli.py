@@ -310,6 +310,30 @@ class _progress:
         return False
 
 
+class _compare_progress:
+    """A progress display for ``smsim compare`` on standard error, gone when it ends: games
+    played and the widest win-share interval so far."""
+
+    def __enter__(self):
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.bar = Progress(TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                            TextColumn("{task.fields[width]}"), console=Console(stderr=True), transient=True)  # fmt: skip
+        self.bar.__enter__()
+        self.task = None
+        return self.report
+
+    def report(self, done: int, total: int, width: float) -> None:
+        if self.task is None:
+            self.task = self.bar.add_task("games", total=total, width="")
+        self.bar.update(self.task, completed=done, width=f"widest win-share interval {100 * width:.2f} points")
+
+    def __exit__(self, *exc):
+        self.bar.__exit__(*exc)
+        return False
+
+
 # -- compare ----------------------------------------------------------------------------------
 @cli.command()
 @click.argument("policies", nargs=-1, required=True)
@@ -343,10 +367,27 @@ def compare(policies, players, games, precision, seed, threads, out, rules_file,
     if threads is not None and threads < 1:
         _fail(f"--threads must be >= 1, got {threads}")
     names = [name for value in policies for name in value.split(",") if name]
+    writer = None
+    if out:  # made before any game is played: an unwritable output fails at once
+        from smsim.compare import ComparisonWriter
+
+        try:
+            writer = ComparisonWriter(out)
+        except OSError as exc:
+            _fail(f"cannot write to {out!r}: {exc.strerror}")
     try:
-        result = run_compare(names, players, n_games, seed, rules, precision=precision, threads=threads)
-    except (SimulationError, PolicyError, ValueError) as exc:
-        _fail(str(exc))
+        with _compare_progress() as report:
+            result = run_compare(names, players, n_games, seed, rules, precision=precision, threads=threads,
+                                 on_progress=report, keep_games=False, on_games=writer.add if writer else None)
+    except (SimulationError, PolicyError, ValueError, OSError) as exc:
+        if writer is not None:
+            writer.abort()
+        _fail(f"cannot write to {out!r}: {exc.strerror}" if isinstance(exc, OSError) else str(exc))
+    except KeyboardInterrupt:
+        if writer is not None:
+            writer.abort()
+        click.echo("\ninterrupted", err=True)
+        sys.exit(130)
     console = Console(width=max(100, Console().width))
     played = result.blocks * result.games_per_block
     console.print(f"[bold]{played:,} games[/], {players} players: {result.blocks:,} blocks of "
@@ -375,12 +416,11 @@ def compare(policies, players, games, precision, seed, threads, out, rules_file,
                 cells.append(f"{r.vp_diff:+.1f} [{r.lo:+.1f}, {r.hi:+.1f}]")
         t.add_row(a, *cells)
     console.print(t)
-    if out:
-        from smsim.compare import save_comparison
-
+    if writer is not None:
         try:
-            save_comparison(result, out, command=["smsim", *sys.argv[1:]], seed=seed, rules=rules)
+            writer.finish(result, command=["smsim", *sys.argv[1:]], seed=seed, rules=rules)
         except OSError as exc:
+            writer.abort()
             _fail(f"cannot write to {out!r}: {exc.strerror}")
         click.echo(f"written: {out}")
 

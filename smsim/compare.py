@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from smsim.dataset import game_table, seat_table
 from smsim.policies.registry import PolicySpec, resolve_policy
@@ -46,18 +50,53 @@ def arrangements(names: list[str], players: int) -> list[list[int]]:
 
 @dataclass
 class Comparison:
-    """What ``compare`` found: per policy, per pair of policies, ratings, and the raw games."""
+    """What ``compare`` found: per policy, per pair of policies, ratings, and the raw games
+    (``seats`` and ``games``; None when ``compare`` was asked not to keep them)."""
 
     table: pd.DataFrame  # per policy: blocks, win share and its interval, mean VP and its interval
     pairs: pd.DataFrame  # per ordered pair (a, b): mean VP of a minus b in the same blocks, interval
     ratings: Ratings
-    seats: pd.DataFrame
-    games: pd.DataFrame
+    seats: pd.DataFrame | None
+    games: pd.DataFrame | None
     blocks: int
     games_per_block: int
 
     def max_width(self) -> float:
         return float((self.table["win_hi"] - self.table["win_lo"]).max())
+
+
+class _Tally:
+    """What the tables need of every game, in memory that does not grow with the games: seats
+    and cannons lost per policy, and each distinct final ranking with how often it occurred."""
+
+    def __init__(self, n_policies: int) -> None:
+        self.seats = [0] * n_policies
+        self.cannons = [0] * n_policies
+        self.rankings: dict[tuple[int, ...], int] = {}
+
+    def add(self, seats: pd.DataFrame, arrangement: list[int]) -> None:
+        players = len(arrangement)
+        n = len(seats) // players
+        policy = np.tile(arrangement, n)
+        cannons = seats["cannons_lost"].to_numpy(np.int64)
+        for i in set(arrangement):
+            mine = policy == i
+            self.seats[i] += int(mine.sum())
+            self.cannons[i] += int(cannons[mine].sum())
+        ranks = seats["rank"].to_numpy(np.int64).reshape(n, players)
+        keys = np.hstack([np.tile(np.asarray(arrangement, dtype=np.int64), (n, 1)), ranks])
+        uniq, counts = np.unique(keys, axis=0, return_counts=True)
+        for key, count in zip(map(tuple, uniq.tolist()), counts.tolist()):
+            self.rankings[key] = self.rankings.get(key, 0) + count
+
+    def ranks(self, names: list[str]) -> pd.DataFrame:
+        """The rankings as ``fit_plackett_luce`` reads them: one game per distinct ranking, with
+        its ``count``."""
+        rows = []
+        for game, (key, count) in enumerate(sorted(self.rankings.items())):
+            players = len(key) // 2
+            rows.extend((game, names[key[s]], key[players + s], count) for s in range(players))
+        return pd.DataFrame(rows, columns=["game", "policy", "rank", "count"])
 
 
 def _block_stats(seats: pd.DataFrame, n_policies: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -96,12 +135,19 @@ def compare(
     precision: float | None = None,
     threads: int | None = None,
     on_progress=None,
+    keep_games: bool = True,
+    on_games=None,
 ) -> Comparison:
     """Compare policies over at most ``games`` games (rounded to whole blocks).
 
     With ``precision``, blocks are added in rounds until every policy's win-share interval is
-    narrower than ``precision`` (full width), or ``games`` is reached.
+    narrower than ``precision`` (full width), or ``games`` is reached. ``on_progress(games done,
+    games at most, widest interval)`` is called after each round. ``on_games(seats, games)``
+    receives the games' tables as they are played (``ComparisonWriter.add`` writes them); with
+    ``keep_games=False`` they are not kept, and memory stays flat however many games are played.
     """
+    from smsim.sim import CHUNK_GAMES
+
     players = verify_players(players)
     games = verify_games(games)
     rules = rules or Rules()
@@ -116,9 +162,12 @@ def compare(
     arrs = arrangements(names, players)
     per_block = len(arrs)
     max_blocks = max(1, games // per_block)
-    step = max_blocks if precision is None else max(8, min(max_blocks, 200))
+    # rounds of blocks: small enough to stop soon after the precision is reached, and to hold
+    # about CHUNK_GAMES games at a time
+    step = max(8, min(max_blocks, 200)) if precision is not None else max(1, min(max_blocks, CHUNK_GAMES // per_block))
     seat_frames, game_frames = [], []
     credit_rounds, vp_rounds = [], []  # per round: each new block's win share and mean VP per policy
+    tally = _Tally(len(names))
     done = 0
     while done < max_blocks:
         n = min(step, max_blocks - done)
@@ -133,9 +182,14 @@ def compare(
                 df["arrangement"] = a
                 df["game_id"] = df["game"] * per_block + a
             seats["policy_index"] = np.tile(arrangement, n)
+            seats["policy"] = pd.Categorical(seats["policy"].astype(str), categories=names)
+            tally.add(seats, arrangement)
             round_seats.append(seats)
-            game_frames.append(g)
-        seat_frames.extend(round_seats)
+            if on_games is not None:
+                on_games(seats, g)
+            if keep_games:
+                seat_frames.append(seats)
+                game_frames.append(g)
         # a block's statistics depend on its own games only, so each round adds only its own
         # blocks' rows: many rounds cost what one round of all their games would
         _, credit, vp = _block_stats(pd.concat(round_seats, ignore_index=True), len(names))
@@ -147,9 +201,10 @@ def compare(
             on_progress(done * per_block, max_blocks * per_block, width)
         if precision is not None and width < precision:
             break
-        step = n
-    return _summarise(names, pd.concat(seat_frames, ignore_index=True), pd.concat(game_frames, ignore_index=True),
-                      done, per_block, np.concatenate(credit_rounds), np.concatenate(vp_rounds))  # fmt: skip
+    seats_all = pd.concat(seat_frames, ignore_index=True) if keep_games else None
+    games_all = pd.concat(game_frames, ignore_index=True) if keep_games else None
+    return _summarise(names, np.concatenate(credit_rounds), np.concatenate(vp_rounds), tally, done, per_block,
+                      seats_all, games_all)  # fmt: skip
 
 
 def _max_width(credit: np.ndarray) -> float:
@@ -158,17 +213,17 @@ def _max_width(credit: np.ndarray) -> float:
     return float(max(hi - lo for _, lo, hi, _ in (_interval(credit[:, i]) for i in range(credit.shape[1]))))
 
 
-def _summarise(names: list[str], seats: pd.DataFrame, games: pd.DataFrame, blocks: int, per_block: int,
-               credit: np.ndarray, vp: np.ndarray) -> Comparison:  # fmt: skip
-    """The comparison's tables from all its games and each block's win shares and mean VP."""
-    seats["policy"] = pd.Categorical(seats["policy"].astype(str), categories=names)
+def _summarise(names: list[str], credit: np.ndarray, vp: np.ndarray, tally: _Tally, blocks: int, per_block: int,
+               seats: pd.DataFrame | None, games: pd.DataFrame | None) -> Comparison:  # fmt: skip
+    """The comparison's tables from each block's win shares and mean VP (``_block_stats``) and
+    the tally of all its games."""
     rows = []
     for i, name in enumerate(names):
         w, wlo, whi, nb = _interval(credit[:, i])
         v, vlo, vhi, _ = _interval(vp[:, i])
-        rows.append({"policy": name, "blocks": nb, "seats": int((seats["policy_index"] == i).sum()),
+        rows.append({"policy": name, "blocks": nb, "seats": tally.seats[i],
                      "win_share": w, "win_lo": wlo, "win_hi": whi, "vp_mean": v, "vp_lo": vlo, "vp_hi": vhi,
-                     "cannons_lost": float(seats.loc[seats["policy_index"] == i, "cannons_lost"].mean())})  # fmt: skip
+                     "cannons_lost": tally.cannons[i] / tally.seats[i] if tally.seats[i] else math.nan})  # fmt: skip
     table = pd.DataFrame(rows).set_index("policy")
     pairs = []
     for i, a in enumerate(names):
@@ -178,29 +233,74 @@ def _summarise(names: list[str], seats: pd.DataFrame, games: pd.DataFrame, block
             diff = vp[:, i] - vp[:, j]  # nan where a block lacks one of them
             m, lo, hi, nb = _interval(diff)
             pairs.append({"a": a, "b": b, "blocks": nb, "vp_diff": m, "lo": lo, "hi": hi})
-    ranks = pd.DataFrame({"game": seats["game_id"], "policy": seats["policy"].astype(str), "rank": seats["rank"]})
-    ratings = fit_plackett_luce(ranks)
+    ratings = fit_plackett_luce(tally.ranks(names))
     table = table.join(ratings.table[["strength", "elo", "se"]].rename(columns={"se": "log_strength_se"}))
     return Comparison(table, pd.DataFrame(pairs), ratings, seats, games, blocks, per_block)
 
 
+class ComparisonWriter:
+    """A comparison's directory: its games written as they are played (``seats.parquet`` and
+    ``games.parquet``, one row group per chunk, under temporary names until ``finish``), then its
+    tables (``policies.csv``, ``pairs.csv``, ``ratings.csv``) and ``manifest.json``, last. The
+    directory is made at once, so an unwritable output fails before any game is played."""
+
+    FILES = ("seats", "games")
+
+    def __init__(self, out: str | Path) -> None:
+        self.path = Path(out)
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.writers: dict[str, pq.ParquetWriter] = {}
+
+    def _tmp(self, name: str) -> Path:
+        return self.path / f".{name}.parquet.tmp-{os.getpid()}"
+
+    def add(self, seats: pd.DataFrame, games: pd.DataFrame) -> None:
+        for name, df in zip(self.FILES, (seats, games)):
+            table = pa.Table.from_pandas(df, preserve_index=False)
+            if name not in self.writers:
+                self.writers[name] = pq.ParquetWriter(self._tmp(name), table.schema, compression="zstd")
+            self.writers[name].write_table(table)
+
+    def finish(self, result: Comparison, command: list[str], seed: int, rules: Rules) -> None:
+        import json
+
+        from smsim.dataset import environment
+
+        for name in self.FILES:
+            if name in self.writers:
+                self.writers.pop(name).close()
+                os.replace(self._tmp(name), self.path / f"{name}.parquet")
+        result.table.to_csv(self.path / "policies.csv")
+        result.pairs.to_csv(self.path / "pairs.csv", index=False)
+        result.ratings.table.to_csv(self.path / "ratings.csv")
+        manifest = {
+            "format": "smsim-comparison", "command": command, "seed": seed, "rules": rules.to_dict(),
+            "policies": list(result.table.index), "blocks": result.blocks,
+            "games_per_block": result.games_per_block, "environment": environment(),
+        }  # fmt: skip
+        (self.path / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+
+    def abort(self) -> None:
+        """Drop the games written so far (the directory keeps what it held before)."""
+        for name, writer in self.writers.items():
+            try:
+                writer.close()
+            except OSError:
+                pass
+            self._tmp(name).unlink(missing_ok=True)
+        self.writers.clear()
+
+
 def save_comparison(result: Comparison, out: str, command: list[str], seed: int, rules: Rules) -> None:
-    """Write the games (``seats.parquet``, ``games.parquet``), the result tables and a manifest."""
-    import json
-    from pathlib import Path
-
-    from smsim.dataset import environment
-
-    path = Path(out)
-    path.mkdir(parents=True, exist_ok=True)
-    result.seats.to_parquet(path / "seats.parquet", index=False)
-    result.games.to_parquet(path / "games.parquet", index=False)
-    result.table.to_csv(path / "policies.csv")
-    result.pairs.to_csv(path / "pairs.csv", index=False)
-    result.ratings.table.to_csv(path / "ratings.csv")
-    manifest = {
-        "format": "smsim-comparison", "command": command, "seed": seed, "rules": rules.to_dict(),
-        "policies": list(result.table.index), "blocks": result.blocks,
-        "games_per_block": result.games_per_block, "environment": environment(),
-    }  # fmt: skip
-    (path / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    """Write a comparison that kept its games (``compare(keep_games=True)``): the games, the
+    result tables and a manifest (``ComparisonWriter``)."""
+    if result.seats is None or result.games is None:
+        raise ValueError("this comparison kept no games (keep_games=False): pass on_games=ComparisonWriter(out).add "
+                         "to compare to write them as they are played")  # fmt: skip
+    writer = ComparisonWriter(out)
+    try:
+        writer.add(result.seats, result.games)
+        writer.finish(result, command, seed, rules)
+    except BaseException:
+        writer.abort()
+        raise

@@ -154,6 +154,21 @@ def _validate(ranks: object, max_iter: int, tol: float, prior: float) -> None:
         raise ValueError(f"prior must be a finite number >= 0, got {prior!r}")
 
 
+def _game_counts(ranks: pd.DataFrame, game: np.ndarray) -> np.ndarray | None:
+    """How many games each game of ``ranks`` stands for (its optional ``count`` column, the same
+    on every row of a game); None without the column."""
+    if "count" not in ranks.columns:
+        return None
+    count = pd.to_numeric(ranks["count"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    if not (np.isfinite(count).all() and (count > 0).all()):
+        raise ValueError("column 'count' must hold positive numbers (games a ranking stands for)")
+    per_game = np.zeros(int(game.max()) + 1)
+    per_game[game] = count
+    if not np.array_equal(per_game[game], count):
+        raise ValueError("column 'count' must be the same on every row of a game")
+    return per_game
+
+
 def _encode(ranks: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, pd.Index]:
     if ranks["game"].isna().any():
         raise ValueError("column 'game' has missing values")
@@ -170,20 +185,27 @@ def _encode(ranks: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, pd
     return game.astype(np.int64), policy.astype(np.int64), rank, pd.Index(names, name="policy")
 
 
-def _unique_rows(keys: np.ndarray, radix: int) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of a small non-negative int matrix and their counts."""
+def _unique_rows(keys: np.ndarray, radix: int, weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of a small non-negative int matrix and their counts (the sum of their
+    ``weight``, when given)."""
     width = keys.shape[1]
     if width * math.log2(radix) < 62:  # pack each row into one int64
-        weights = radix ** np.arange(width - 1, -1, -1, dtype=np.int64)
-        packed = keys @ weights
-        _, first, counts = np.unique(packed, return_index=True, return_counts=True)
-        return keys[first], counts
-    uniq, counts = np.unique(keys, axis=0, return_counts=True)
+        digits = radix ** np.arange(width - 1, -1, -1, dtype=np.int64)
+        packed = keys @ digits
+        _, first, inverse, counts = np.unique(packed, return_index=True, return_inverse=True, return_counts=True)
+        uniq = keys[first]
+    else:
+        uniq, inverse, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
+    if weight is not None:
+        counts = np.bincount(inverse.ravel(), weights=weight, minlength=len(uniq))
     return uniq, counts
 
 
-def _choice_blocks(game: np.ndarray, policy: np.ndarray, rank: np.ndarray, n_pol: int) -> list[_Block]:
-    """Reduce the games to their distinct choice situations, grouped by tied-group size."""
+def _choice_blocks(
+    game: np.ndarray, policy: np.ndarray, rank: np.ndarray, n_pol: int, game_count: np.ndarray | None = None
+) -> list[_Block]:
+    """Reduce the games to their distinct choice situations, grouped by tied-group size
+    (``game_count``: how many games each game stands for; one each when None)."""
     order = np.lexsort((rank, game))
     g, r, c = game[order], rank[order], policy[order]
     n = len(g)
@@ -217,7 +239,8 @@ def _choice_blocks(game: np.ndarray, policy: np.ndarray, rank: np.ndarray, n_pol
     cols = np.arange(width)[None, :]
     members = np.sort(np.where((cols >= s[:, None]) & (cols < e[:, None]), rows, n_pol), axis=1)
     below = np.sort(np.where(cols >= e[:, None], rows, n_pol), axis=1)
-    uniq, counts = _unique_rows(np.hstack([members, below]), n_pol + 1)
+    weight = None if game_count is None else game_count[g[first_row]][grp_game]
+    uniq, counts = _unique_rows(np.hstack([members, below]), n_pol + 1, weight)
 
     members, below = uniq[:, :width], uniq[:, width:]
     k_of = (members < n_pol).sum(axis=1)
@@ -360,7 +383,9 @@ def fit_plackett_luce(
     ranks : pandas.DataFrame
         One row per seat per game with columns ``game`` (any hashable id), ``policy`` and
         ``rank`` (number, 1 = best; equal ranks within a game are ties). Several seats of
-        one game may share a policy; they then share its strength.
+        one game may share a policy; they then share its strength. An optional column
+        ``count`` (the same on every row of a game) makes a game stand for that many games
+        with its ranking: the fit is the one the repeated games give, from a few rows.
     max_iter : int, default 1000
         Maximum number of MM iterations.
     tol : float, default 1e-9
@@ -387,9 +412,14 @@ def fit_plackett_luce(
     n_pol = len(names)
     if n_pol < 2:
         raise ValueError(f"need at least 2 policies to rate, got {n_pol}")
-    games_played = np.bincount(np.unique(game * n_pol + policy) % n_pol, minlength=n_pol)
+    game_count = _game_counts(ranks, game)
+    played = np.unique(game * n_pol + policy)  # (game, policy) pairs
+    if game_count is None:
+        games_played = np.bincount(played % n_pol, minlength=n_pol)
+    else:
+        games_played = np.bincount(played % n_pol, weights=game_count[played // n_pol], minlength=n_pol)
 
-    blocks = _choice_blocks(game, policy, rank, n_pol)
+    blocks = _choice_blocks(game, policy, rank, n_pol, game_count)
     if prior == 0:
         _check_connected(blocks, names)
     wins = np.full(n_pol, float(prior))

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from smsim.compare import arrangements, compare
+from smsim.rules import Rules
 from smsim.sim import SimulationError
 
 
@@ -50,20 +51,51 @@ def test_precision_stops_early():
 
 
 def test_rounds_of_blocks_give_the_tables_of_all_games_at_once():
-    """With --precision blocks come in rounds, and only each round's own blocks are summarised
-    as it arrives; the final tables must be those computed from every game at once."""
-    from smsim.compare import _block_stats, _max_width, _summarise
+    """Blocks come in rounds, and compare keeps only each block's statistics and a tally of the
+    rankings; its tables must be those computed from every game at once: intervals over blocks,
+    seats and cannons lost per policy, and the Plackett-Luce fit to every game's ranking."""
+    from smsim.compare import _block_stats, _interval
+    from smsim.ratings import fit_plackett_luce
 
+    names = ["greedy", "walls", "random"]
     reports = []
-    result = compare(["greedy", "walls", "random"], 3, 6 * 700, seed=4, precision=1e-6,
+    result = compare(names, 3, 6 * 700, seed=4, precision=1e-6,
                      on_progress=lambda done, total, width: reports.append((done, width)))  # fmt: skip
     assert result.blocks == 700 and len(reports) == 4  # rounds of 200, 200, 200 and 100 blocks
-    _, credit, vp = _block_stats(result.seats, 3)
-    whole = _summarise(["greedy", "walls", "random"], result.seats.copy(), result.games, result.blocks,
-                       result.games_per_block, credit, vp)  # fmt: skip
-    pd.testing.assert_frame_equal(result.table, whole.table, check_exact=True)
-    pd.testing.assert_frame_equal(result.pairs, whole.pairs, check_exact=True)
-    assert reports[-1][1] == _max_width(credit) == result.max_width()
+    seats = result.seats
+    _, credit, vp = _block_stats(seats, 3)
+    for i, name in enumerate(names):
+        row = result.table.loc[name]
+        assert (row.win_share, row.win_lo, row.win_hi, row.blocks) == _interval(credit[:, i])
+        assert (row.vp_mean, row.vp_lo, row.vp_hi) == _interval(vp[:, i])[:3]
+        mine = seats["policy_index"] == i
+        assert row.seats == mine.sum() and row.cannons_lost == seats.loc[mine, "cannons_lost"].mean()
+    ranks = pd.DataFrame({"game": seats["game_id"], "policy": seats["policy"].astype(str), "rank": seats["rank"]})
+    pd.testing.assert_frame_equal(result.ratings.table, fit_plackett_luce(ranks).table, check_exact=True)
+    assert reports[-1][1] == result.max_width()
+
+
+def test_games_streamed_to_a_writer_instead_of_kept(tmp_path):
+    """keep_games=False keeps no rows; on_games sees every game, and ComparisonWriter writes
+    them as the kept games would be, with the tables and the manifest."""
+    from smsim.compare import ComparisonWriter, save_comparison
+
+    kept = compare(["greedy", "random"], 2, 2 * 30, seed=9)
+    writer = ComparisonWriter(tmp_path / "c")
+    flat = compare(["greedy", "random"], 2, 2 * 30, seed=9, keep_games=False, on_games=writer.add)
+    assert flat.seats is None and flat.games is None
+    pd.testing.assert_frame_equal(flat.table, kept.table)
+    assert list(tmp_path.glob("c/.*.tmp-*"))  # written under temporary names until finished
+    writer.finish(flat, ["smsim", "compare"], 9, Rules())
+    assert not list(tmp_path.glob("c/.*"))
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "c" / "seats.parquet"), kept.seats)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "c" / "games.parquet"), kept.games)
+    with pytest.raises(ValueError, match="kept no games"):
+        save_comparison(flat, str(tmp_path / "d"), [], 9, Rules())
+    broken = ComparisonWriter(tmp_path / "e")
+    broken.add(kept.seats, kept.games)
+    broken.abort()
+    assert list((tmp_path / "e").iterdir()) == []
 
 
 @pytest.mark.parametrize(
