@@ -14,7 +14,7 @@ import click
 
 from smsim import __version__
 from smsim.board import BoardError
-from smsim.policies.registry import PolicyError
+from smsim.policies import PolicyError
 from smsim.rules import Rules, RulesError, load_rules
 
 EXIT_BAD_INPUT = 2
@@ -505,14 +505,34 @@ def report_cmd(datasets: tuple[str, ...], out: str, title: str) -> None:
     click.echo(f"written: {path} and {path.with_suffix('.html')}")
 
 
-def _plot_kinds() -> list[str]:
-    from smsim.plots import PLOTS
+class _PlotKind(click.ParamType):
+    """A figure kind of ``smsim.plots.PLOTS``, looked up only when the plot command runs, so
+    that no other command pays for loading matplotlib."""
 
-    return list(PLOTS)
+    name = "kind"
+
+    def convert(self, value, param, ctx):
+        from smsim.plots import PLOTS
+
+        if value not in PLOTS:
+            self.fail(f"{value!r} is not a figure kind; choose from {', '.join(PLOTS)}", param, ctx)
+        return value
 
 
-@cli.command("plot")
-@click.argument("kind", type=click.Choice(_plot_kinds()))
+class _PlotCommand(click.Command):
+    """The plot command, whose help lists the figure kinds (loaded for the help alone)."""
+
+    def format_epilog(self, ctx, formatter) -> None:
+        from smsim.plots import PLOTS
+
+        kinds = list(PLOTS)
+        with formatter.section("Kinds"):
+            for i in range(0, len(kinds), 5):  # whole names: the text wrapper would break them at hyphens
+                formatter.write(" " * formatter.current_indent + ", ".join(kinds[i:i + 5]) + "\n")
+
+
+@cli.command("plot", cls=_PlotCommand)
+@click.argument("kind", type=_PlotKind())
 @click.argument("datasets", nargs=-1, required=True, type=str)
 @click.option("--out", "-o", type=str, default=None, help="File to write (.png, .svg or .pdf) [default: KIND.png].")
 def plot_cmd(kind: str, datasets: tuple[str, ...], out: str | None) -> None:

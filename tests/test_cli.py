@@ -213,3 +213,22 @@ def test_report_refuses_a_dataset_as_output_and_keeps_it(run, report_datasets, t
     assert_bad_input(run("plot", "scores", report_datasets["tiny"], "--out", str(tmp_path / "x.jpg")), ".png")
     assert_bad_input(run("plot", "ratings", report_datasets["tiny"], "--out", str(tmp_path / "r.png")),
                      "nothing to draw")
+
+
+def test_the_command_line_loads_neither_numba_nor_matplotlib_until_a_command_needs_them():
+    """`smsim --help`, `smsim summary` and the like start in a tenth of a second: the command
+    line module itself must not import the jitted engine or matplotlib."""
+    import subprocess
+    import sys
+
+    code = "import sys, smsim.cli; print(sorted({'numba', 'matplotlib'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_plot_help_lists_every_figure_kind(run):
+    from smsim.plots import PLOTS
+
+    result = run("plot", "--help")
+    assert result.exit_code == 0
+    assert all(kind in result.output for kind in PLOTS)

@@ -21,13 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from smsim.policies import PolicyError
 from smsim.policies.dispatch import PolicyKind
 from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES
 from smsim.policies.interface import MAX_SEATS, POLICY_SIG, no_user_policy
-
-
-class PolicyError(ValueError):
-    """An unknown or malformed policy; the message names it."""
 
 
 @dataclass(frozen=True)
