@@ -17,16 +17,13 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
-from smsim.dataset import game_table, seat_table
+from smsim.dataset import ParquetStream, game_table, seat_table
 from smsim.policies.registry import PolicySpec, resolve_policy
 from smsim.ratings import Ratings, fit_plackett_luce
 from smsim.rules import Rules
@@ -244,32 +241,23 @@ class ComparisonWriter:
     tables (``policies.csv``, ``pairs.csv``, ``ratings.csv``) and ``manifest.json``, last. The
     directory is made at once, so an unwritable output fails before any game is played."""
 
-    FILES = ("seats", "games")
-
     def __init__(self, out: str | Path) -> None:
         self.path = Path(out)
         self.path.mkdir(parents=True, exist_ok=True)
-        self.writers: dict[str, pq.ParquetWriter] = {}
-
-    def _tmp(self, name: str) -> Path:
-        return self.path / f".{name}.parquet.tmp-{os.getpid()}"
+        self.seats = ParquetStream(self.path / "seats.parquet")
+        self.games = ParquetStream(self.path / "games.parquet")
 
     def add(self, seats: pd.DataFrame, games: pd.DataFrame) -> None:
-        for name, df in zip(self.FILES, (seats, games)):
-            table = pa.Table.from_pandas(df, preserve_index=False)
-            if name not in self.writers:
-                self.writers[name] = pq.ParquetWriter(self._tmp(name), table.schema, compression="zstd")
-            self.writers[name].write_table(table)
+        self.seats.write(seats)
+        self.games.write(games)
 
     def finish(self, result: Comparison, command: list[str], seed: int, rules: Rules) -> None:
         import json
 
         from smsim.dataset import environment
 
-        for name in self.FILES:
-            if name in self.writers:
-                self.writers.pop(name).close()
-                os.replace(self._tmp(name), self.path / f"{name}.parquet")
+        self.seats.close()
+        self.games.close()
         result.table.to_csv(self.path / "policies.csv")
         result.pairs.to_csv(self.path / "pairs.csv", index=False)
         result.ratings.table.to_csv(self.path / "ratings.csv")
@@ -282,13 +270,8 @@ class ComparisonWriter:
 
     def abort(self) -> None:
         """Drop the games written so far (the directory keeps what it held before)."""
-        for name, writer in self.writers.items():
-            try:
-                writer.close()
-            except OSError:
-                pass
-            self._tmp(name).unlink(missing_ok=True)
-        self.writers.clear()
+        self.seats.abort()
+        self.games.abort()
 
 
 def save_comparison(result: Comparison, out: str, command: list[str], seed: int, rules: Rules) -> None:

@@ -133,45 +133,64 @@ def part_name(k: int) -> str:
     return f"part-{k:06d}.parquet"
 
 
-class PartWriter:
-    """Part k of both tables, written a chunk of games at a time (one Parquet row group each)
-    into temporary files that ``close`` syncs and renames into place, games last: a part exists
-    complete or not at all, and writing it takes the memory of one chunk, whatever its size."""
+class ParquetStream:
+    """One Parquet file written a table at a time (one row group each) under a temporary name
+    (``.NAME.tmp-PID``) that ``close`` syncs and renames into place: the file exists complete or
+    not at all. ``abort`` removes what was written."""
 
-    def __init__(self, out: Path, k: int) -> None:
-        self.k = k
-        self.paths: dict[str, tuple[Path, Path]] = {}
-        self.writers: dict[str, pq.ParquetWriter] = {}
-        for sub in ("seats", "games"):
-            folder = out / sub
-            folder.mkdir(parents=True, exist_ok=True)
-            self.paths[sub] = (folder / f".{part_name(k)}.tmp-{os.getpid()}", folder / part_name(k))
+    def __init__(self, final: Path) -> None:
+        self.final = final
+        self.tmp = final.with_name(f".{final.name}.tmp-{os.getpid()}")
+        self.writer: pq.ParquetWriter | None = None
 
-    def write(self, seats: pd.DataFrame, games: pd.DataFrame) -> None:
-        for sub, df in (("seats", seats), ("games", games)):
-            table = pa.Table.from_pandas(df, preserve_index=False)
-            if sub not in self.writers:
-                self.writers[sub] = pq.ParquetWriter(self.paths[sub][0], table.schema, compression="zstd")
-            self.writers[sub].write_table(table)
+    def write(self, df: pd.DataFrame) -> None:
+        table = pa.Table.from_pandas(df, preserve_index=False)
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.tmp, table.schema, compression="zstd")
+        self.writer.write_table(table)
 
     def close(self) -> None:
+        if self.writer is None:  # nothing written: no file
+            return
+        self.writer.close()
+        self.writer = None
+        with open(self.tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(self.tmp, self.final)
+
+    def abort(self) -> None:
+        if self.writer is not None:
+            try:
+                self.writer.close()
+            except OSError:
+                pass
+            self.writer = None
+        self.tmp.unlink(missing_ok=True)
+
+
+class PartWriter:
+    """Part k of both tables, written a chunk of games at a time (``ParquetStream``); ``close``
+    puts the seats in place, then the games: a part counts as done only when both are there,
+    and writing it takes the memory of one chunk, whatever its size."""
+
+    def __init__(self, out: Path, k: int) -> None:
+        self.files = {}
         for sub in ("seats", "games"):
-            self.writers.pop(sub).close()
-            tmp, final = self.paths[sub]
-            with open(tmp, "rb") as fh:
-                os.fsync(fh.fileno())
-            os.replace(tmp, final)
+            (out / sub).mkdir(parents=True, exist_ok=True)
+            self.files[sub] = ParquetStream(out / sub / part_name(k))
+
+    def write(self, seats: pd.DataFrame, games: pd.DataFrame) -> None:
+        self.files["seats"].write(seats)
+        self.files["games"].write(games)
+
+    def close(self) -> None:
+        self.files["seats"].close()
+        self.files["games"].close()
 
     def abort(self) -> None:
         """Drop what was written of the part (a later run writes it again)."""
-        for sub, writer in self.writers.items():
-            try:
-                writer.close()
-            except OSError:
-                pass
-        self.writers.clear()
-        for tmp, _ in self.paths.values():
-            tmp.unlink(missing_ok=True)
+        for file in self.files.values():
+            file.abort()
 
 
 def write_part(out: Path, k: int, seats: pd.DataFrame, games: pd.DataFrame) -> None:
