@@ -5,8 +5,9 @@
 ['balanced', 'builder', 'churches']
 
 The heavy entry points load on first use: ``smsim.simulate``, ``smsim.simulate_to``,
-``smsim.load``, ``smsim.compare``, ``smsim.play_game``, and for balance reports
-``smsim.report_tables`` (the report's tables as DataFrames) and ``smsim.make_report``.
+``smsim.simulate_summary``, ``smsim.load``, ``smsim.compare``, ``smsim.play_game``, and for
+balance reports ``smsim.report_tables`` (the report's tables as DataFrames) and
+``smsim.make_report``.
 """
 
 from smsim._cache import configure_cache
@@ -20,6 +21,7 @@ from smsim.rules import Rules, RulesError, load_rules  # noqa: E402
 _LAZY = {
     "simulate": ("smsim.sim", "simulate"),
     "simulate_to": ("smsim.sim", "simulate_to"),
+    "simulate_summary": ("smsim.sim", "simulate_summary"),
     "play_game": ("smsim.sim", "play_game"),
     "load": ("smsim.dataset", "load"),
     "compare": ("smsim.compare", "compare"),

@@ -31,3 +31,9 @@ def test_referee_does_not_use_the_jitted_core():
     assert "numba" not in names
     text = (PACKAGE / "referee.py").read_text()
     assert "smsim.engine" not in text and "smsim.policies" not in text
+
+
+def test_every_lazy_entry_point_resolves():
+    for name, (module, attr) in smsim._LAZY.items():
+        assert callable(getattr(smsim, name)) or name == "POLICIES", name
+        assert name in smsim.__all__ and attr in dir(__import__(module, fromlist=[attr]))
