@@ -24,7 +24,7 @@ _LAZY = {
     "simulate_summary": ("smsim.sim", "simulate_summary"),
     "play_game": ("smsim.sim", "play_game"),
     "load": ("smsim.dataset", "load"),
-    "compare": ("smsim.compare", "compare"),
+    "compare": ("smsim.comparison", "compare"),
     "POLICIES": ("smsim.policies.registry", "POLICIES"),
     "report_tables": ("smsim.analysis", "report_tables"),
     "make_report": ("smsim.report", "report"),

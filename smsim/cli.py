@@ -359,7 +359,7 @@ def compare(policies, players, games, precision, seed, threads, out, rules_file,
     from rich.console import Console
     from rich.table import Table
 
-    from smsim.compare import compare as run_compare
+    from smsim.comparison import compare as run_compare
     from smsim.sim import SimulationError
 
     rules = _rules(rules_file, rule)
@@ -369,7 +369,7 @@ def compare(policies, players, games, precision, seed, threads, out, rules_file,
     names = [name for value in policies for name in value.split(",") if name]
     writer = None
     if out:  # made before any game is played: an unwritable output fails at once
-        from smsim.compare import ComparisonWriter
+        from smsim.comparison import ComparisonWriter
 
         try:
             writer = ComparisonWriter(out)

@@ -10,7 +10,7 @@ import pytest  # noqa: E402
 def report_datasets(tmp_path_factory):
     """Small datasets for the report, plot and CLI tests: a 4-player run with four policies, a
     2-player mirror, a 3-player comparison, a 3-game run and a dataset with no finished part."""
-    from smsim.compare import compare, save_comparison
+    from smsim.comparison import compare, save_comparison
     from smsim.rules import Rules
     from smsim.sim import simulate_to
 

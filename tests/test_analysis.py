@@ -19,7 +19,7 @@ import pandas.testing as pdt
 import pytest
 
 from smsim.analysis import TABLES, read_report_data
-from smsim.compare import compare, save_comparison
+from smsim.comparison import compare, save_comparison
 from smsim.dataset import DatasetError
 from smsim.rules import Rules
 from smsim.sim import simulate_to

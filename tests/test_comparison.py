@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim.compare import arrangements, compare
+from smsim.comparison import arrangements, compare
 from smsim.rules import Rules
 from smsim.sim import SimulationError
 
@@ -54,7 +54,7 @@ def test_rounds_of_blocks_give_the_tables_of_all_games_at_once():
     """Blocks come in rounds, and compare keeps only each block's statistics and a tally of the
     rankings; its tables must be those computed from every game at once: intervals over blocks,
     seats and cannons lost per policy, and the Plackett-Luce fit to every game's ranking."""
-    from smsim.compare import _block_stats, _interval
+    from smsim.comparison import _block_stats, _interval
     from smsim.ratings import fit_plackett_luce
 
     names = ["greedy", "walls", "random"]
@@ -78,7 +78,7 @@ def test_rounds_of_blocks_give_the_tables_of_all_games_at_once():
 def test_games_streamed_to_a_writer_instead_of_kept(tmp_path):
     """keep_games=False keeps no rows; on_games sees every game, and ComparisonWriter writes
     them as the kept games would be, with the tables and the manifest."""
-    from smsim.compare import ComparisonWriter, save_comparison
+    from smsim.comparison import ComparisonWriter, save_comparison
 
     kept = compare(["greedy", "random"], 2, 2 * 30, seed=9)
     writer = ComparisonWriter(tmp_path / "c")
