@@ -289,19 +289,16 @@ def simulate_to(
     """
     from pathlib import Path
 
-    import pyarrow.parquet as pq
-
     from smsim.dataset import (
         FORMAT_VERSION,
         DatasetError,
         PartWriter,
         done_parts,
         environment,
-        part_name,
         read_manifest,
         write_manifest,
     )
-    from smsim.summary import GAME_COLUMNS, SEAT_COLUMNS, SummaryAccumulator
+    from smsim.summary import SummaryAccumulator
 
     games = verify_games(games)
     players = verify_players(players)
@@ -337,12 +334,8 @@ def simulate_to(
         stale.unlink(missing_ok=True)
     have = done_parts(path)
     acc = SummaryAccumulator()
-    for k in sorted(have):  # the summary continues from what earlier runs wrote, chunk by chunk
-        seat_file = pq.ParquetFile(path / "seats" / part_name(k))
-        game_file = pq.ParquetFile(path / "games" / part_name(k))
-        for g in range(seat_file.num_row_groups):
-            acc.add(seat_file.read_row_group(g, columns=list(SEAT_COLUMNS)).to_pandas(),
-                    game_file.read_row_group(g, columns=list(GAME_COLUMNS)).to_pandas())  # fmt: skip
+    for k in sorted(have):  # the summary continues from what earlier runs wrote
+        acc.add_part(path, k)
     done = sum(min(batch, games - k * batch) for k in have)
     # every part left to play, cut into chunks: (part, first game, games)
     chunks = [(k, first, n) for k in range(n_parts) if k not in have

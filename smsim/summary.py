@@ -68,6 +68,18 @@ class SummaryAccumulator:
             self.game_sums["shared_wins"] += int((games["winners"] > 1).sum())
             self.game_sums["attacks"] += float(games["attacks"].sum())
 
+    def add_part(self, path, k: int) -> None:
+        """Add part k of the dataset at ``path``, a row group (one chunk of games) at a time."""
+        import pyarrow.parquet as pq
+
+        from smsim.dataset import part_name
+
+        seat_file = pq.ParquetFile(path / "seats" / part_name(k))
+        game_file = pq.ParquetFile(path / "games" / part_name(k))
+        for g in range(seat_file.num_row_groups):
+            self.add(seat_file.read_row_group(g, columns=list(SEAT_COLUMNS)).to_pandas(),
+                     game_file.read_row_group(g, columns=list(GAME_COLUMNS)).to_pandas())  # fmt: skip
+
     def rates(self, by: str) -> pd.DataFrame:
         rows = {}
         for (b, key), acc in self.groups.items():
@@ -121,19 +133,13 @@ def summarise_dataset(path) -> tuple[dict[str, pd.DataFrame], int, int]:
     """The headline tables of a dataset on disk, part by part; (tables, games done, games planned)."""
     from pathlib import Path
 
-    import pyarrow.parquet as pq
-
-    from smsim.dataset import done_parts, part_name, read_manifest
+    from smsim.dataset import done_parts, read_manifest
 
     path = Path(path)
     manifest = read_manifest(path)
     acc = SummaryAccumulator()
     for k in sorted(done_parts(path)):  # a row group (one chunk of games) at a time: flat memory
-        seat_file = pq.ParquetFile(path / "seats" / part_name(k))
-        game_file = pq.ParquetFile(path / "games" / part_name(k))
-        for g in range(seat_file.num_row_groups):
-            acc.add(seat_file.read_row_group(g, columns=list(SEAT_COLUMNS)).to_pandas(),
-                    game_file.read_row_group(g, columns=list(GAME_COLUMNS)).to_pandas())  # fmt: skip
+        acc.add_part(path, k)
     return acc.tables(), acc.game_sums["games"], manifest["run"]["games"]
 
 
