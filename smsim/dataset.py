@@ -193,17 +193,6 @@ class PartWriter:
             file.abort()
 
 
-def write_part(out: Path, k: int, seats: pd.DataFrame, games: pd.DataFrame) -> None:
-    """Write part k of both tables at once (``PartWriter`` with one chunk)."""
-    writer = PartWriter(out, k)
-    try:
-        writer.write(seats, games)
-        writer.close()
-    except BaseException:
-        writer.abort()
-        raise
-
-
 def done_parts(out: Path) -> set[int]:
     """Parts present in both tables."""
 

@@ -1,7 +1,7 @@
 """Headline tables of a batch of games, for pandas users and the terminal (rich).
 
 ``summary_tables`` is the single source: ``smsim summary --format csv|json|markdown`` prints
-its tables and ``print_summary`` renders the same numbers for the terminal.
+its tables and ``print_tables`` renders the same numbers for the terminal.
 """
 
 from __future__ import annotations
@@ -145,12 +145,6 @@ def summarise_dataset(path) -> tuple[dict[str, pd.DataFrame], int, int]:
 
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
-
-
-def print_summary(seats: pd.DataFrame, games: pd.DataFrame, elapsed: float | None = None,
-                  console: Console | None = None) -> None:
-    """Print the headline tables of in-memory tables for the terminal."""
-    print_tables(summary_tables(seats, games), elapsed, console)
 
 
 def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, console: Console | None = None) -> None:
