@@ -15,7 +15,7 @@ import argparse
 
 import numpy as np
 
-from smsim.policies.dispatch import PolicyKind
+from smsim.layout import PolicyKind
 from smsim.policies.heuristics import PARAM_NAMES
 from smsim.policies.registry import PolicySpec, resolve_policy
 from smsim.rules import Rules

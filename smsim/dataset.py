@@ -27,7 +27,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from smsim import layout as L
-from smsim.engine.game import G_ATTACK_ROUND, G_FILLED, GAME_FIELD_NAMES
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.rules import SIDE_NAMES, Rules
 
@@ -82,22 +81,22 @@ def seat_table(
         cols[name] = flat_player[:, field].astype(np.int32)
     done = flat_player[:, L.SIDES_DONE]
     broken = flat_player[:, L.SIDES_BROKEN]
-    cols["sides_completed"] = sum((done >> i) & 1 for i in range(4)).astype(np.int8)
+    cols["sides_completed"] = sum((done >> i) & 1 for i in range(L.N_SIDES)).astype(np.int8)
     for i, side in enumerate(SIDE_NAMES):
         cols[f"walls_{side}"] = flat_player[:, L.SIDE_WALLS + i].astype(np.int8)
         cols[f"{side}_completed"] = ((done >> i) & 1).astype(bool)
         cols[f"{side}_destroyed"] = ((broken >> i) & 1).astype(bool)
         cols[f"{side}_round"] = flat_player[:, L.SIDE_ROUND + i].astype(np.int16)  # -1: never completed
     for kind in ("coins", "vp", "person"):
-        sides = [i for i in range(4) if rules.wall_bonus_kind[i] == kind]
+        sides = [i for i in range(L.N_SIDES) if rules.wall_bonus_kind[i] == kind]
         cols[f"bonuses_{kind}"] = sum(((done >> i) & 1) for i in sides).astype(np.int8) if sides else \
             np.zeros(len(done), dtype=np.int8)  # fmt: skip
     cols["coins_gained"] = cols["coins_merchant"] + cols["coins_wall_bonus"]
     cols["coins_spent"] = cols["coins_rotation"] + cols["coins_delivery"]
     cols["logs_gained"] = cols["logs_delivered"]
     cols["spaces_filled"] = (L.N_SPACES - cols["empty_left"]).astype(np.int8)
-    cols["rounds"] = np.repeat(game_out[:, 0], n_players).astype(np.int16)
-    cols["attacks_faced"] = np.repeat(game_out[:, GAME_FIELD_NAMES.index("attacks")], n_players).astype(np.int8)
+    cols["rounds"] = np.repeat(game_out[:, L.G_ROUNDS], n_players).astype(np.int16)
+    cols["attacks_faced"] = np.repeat(game_out[:, L.G_ATTACKS], n_players).astype(np.int8)
     for row in range(len(rules.pirate_strengths)):
         cols[f"defence_attack_{row + 1}"] = flat_player[:, L.ATTACK_DEFENCE + row].astype(np.int16)
     for row in range(len(rules.pirate_strengths)):
@@ -109,22 +108,22 @@ def seat_table(
 def game_table(game_out: np.ndarray, n_players: int, rules: Rules, first: int) -> pd.DataFrame:
     """One row per game: rounds, attacks and their rounds, who filled their city and ended it."""
     n_games = game_out.shape[0]
-    filled = game_out[:, G_FILLED]
+    filled = game_out[:, L.G_FILLED]
     cols: dict[str, Any] = {
         "game": np.arange(first, first + n_games, dtype=np.int64),
         "players": np.full(n_games, n_players, dtype=np.int8),
-        "rounds": game_out[:, 0].astype(np.int16),
-        "aborted": game_out[:, 1].astype(bool),
-        "attacks": game_out[:, 3].astype(np.int8),
-        "boxes": game_out[:, 4].astype(np.int16),
-        "winners": game_out[:, 5].astype(np.int8),
+        "rounds": game_out[:, L.G_ROUNDS].astype(np.int16),
+        "aborted": game_out[:, L.G_ABORTED].astype(bool),
+        "attacks": game_out[:, L.G_ATTACKS].astype(np.int8),
+        "boxes": game_out[:, L.G_BOXES].astype(np.int16),
+        "winners": game_out[:, L.G_WINNERS].astype(np.int8),
         "filled_seats": filled.astype(np.int8),  # bit s: seat s's city was full
         # the game ends after the round in which the first city fills; within that round the
         # lowest seat that filled its city did it first
         "ended_by": np.where(filled > 0, np.log2(np.maximum(filled & -filled, 1)).astype(np.int8), -1).astype(np.int8),
     }
     for row in range(len(rules.pirate_strengths)):
-        cols[f"attack_{row + 1}_round"] = game_out[:, G_ATTACK_ROUND + row].astype(np.int16)
+        cols[f"attack_{row + 1}_round"] = game_out[:, L.G_ATTACK_ROUND + row].astype(np.int16)
     return pd.DataFrame(cols)
 
 

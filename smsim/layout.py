@@ -1,4 +1,12 @@
-"""Codes, index constants and the board geometry, computed once from coordinates (RULES.md §2).
+"""Every encoding and record layout of smsim, declared once, and the board geometry computed
+once from coordinates (RULES.md §2).
+
+The enums (:class:`Face`, :class:`Person`, :class:`Cell`, :class:`Side`, :class:`BonusKind`,
+:class:`Decision`, :class:`PolicyKind`) are the only declarations of those codes; code elsewhere
+uses them by name. Each int64 array the engine fills is a :class:`Record` (``PLAYER``,
+``PIRATES``, ``SCORE``, ``GAME``, ``CAND``, ``CTX``; the rules vector in ``smsim.rules``), from
+which the index constants (``COINS``, ``S_TOTAL``, ``CTX_DECISION``, ...), the array lengths
+and the column names are generated.
 
 A city is ``int8[49]``: cell ``r * 7 + c`` holds a :class:`Cell` code; towers sit at 0, 6, 42, 48.
 Alongside it the engine keeps one ``uint64`` bit mask per cell code (bit ``r * 7 + c``), so that
@@ -12,6 +20,7 @@ Alongside it the engine keeps one ``uint64`` bit mask per cell code (bit ``r * 7
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import IntEnum
 
 import numpy as np
@@ -32,8 +41,11 @@ class Face(IntEnum):
     SWORDS = 5
 
 
-N_FACES = 6
-N_SYMBOLS = 5
+N_FACES = len(Face)
+N_SYMBOLS = 5  # the faces before SWORDS
+N_DICE = 5  # dice a player rolls
+N_ROLLS = 3  # rolls a turn may have: the first and up to two more
+N_KEEP_MASKS = 1 << N_DICE  # a KEEP candidate is a mask of the dice rolled again
 
 
 class Person(IntEnum):
@@ -48,7 +60,7 @@ class Person(IntEnum):
     NOBLE = 6
 
 
-N_PERSONS = 7
+N_PERSONS = len(Person)
 # heads a person costs; a head action of k dice buys a person of PERSON_HEADS == k
 PERSON_HEADS = np.array([1, 2, 2, 3, 3, 4, 5], dtype=np.int64)
 
@@ -75,8 +87,9 @@ class Cell(IntEnum):
     NOBLE = 16
 
 
-N_CELL_CODES = 17
+N_CELL_CODES = len(Cell)
 PERSON_0 = int(Cell.CITIZEN)
+CHURCH_CELLS = (Cell.CHURCH_1, Cell.CHURCH_2, Cell.CHURCH_3, Cell.CHURCH_4, Cell.CHURCH_5)  # by size 1..5
 CELL_CHAR = {
     Cell.EMPTY: ".", Cell.TOWER: "+", Cell.WALL: "#", Cell.CRATE: "C", Cell.HOUSE: "H",
     Cell.CHURCH_1: "1", Cell.CHURCH_2: "2", Cell.CHURCH_3: "3", Cell.CHURCH_4: "4",
@@ -95,7 +108,7 @@ class Side(IntEnum):
     LEFT = 3
 
 
-N_SIDES = 4
+N_SIDES = len(Side)
 
 
 class BonusKind(IntEnum):
@@ -107,44 +120,140 @@ class BonusKind(IntEnum):
     VP = 3
 
 
-# -- player state: player[seat, field], int32 -------------------------------------------------
-(
-    COINS,
-    LOGS,
-    VP,  # earned during play (persons, houses, wall VP bonuses); not the final scoring
-    CANNONS_LOST,
-    SOLDIERS,
-    SIDES_DONE,  # 4-bit mask, bit i = Side i complete
-    SIDES_BROKEN,  # 4-bit mask, bit i = Side i destroyed by a non-wall
-    N_EMPTY,
-    # statistics: where VP, coins and logs came from and went
-    VP_CITIZEN,
-    VP_PRIEST,
-    VP_HOUSES,
-    VP_JUGGLER,
-    VP_NOBLE,
-    VP_WALL_BONUS,
-    COINS_MERCHANT,
-    COINS_WALL_BONUS,
-    COINS_ROTATION,
-    COINS_DELIVERY,
-    LOGS_DELIVERED,
-    LOGS_USED,
-    N_ROTATED,
-    N_PASSES,
-) = range(22)
-SIDE_ROUND = 22  # 4 fields: the round each side was completed, -1 if never
-SIDE_WALLS = 26  # 4 fields: walls on each side at the end of the game
-BONUS_PERSONS = 30  # persons received as wall bonuses
-ATTACK_DEFENCE = 31  # MAX_PIRATE_ROWS fields: the seat's defence at each attack, -1 if none
+# -- record layouts: every int64 array's fields, declared once, in order ---------------------------
 MAX_PIRATE_ROWS = 12  # most rows a rules variant's pirate track may have
-ATTACK_SIDES = ATTACK_DEFENCE + MAX_PIRATE_ROWS  # MAX_PIRATE_ROWS fields: sides complete at each attack, -1 if none
-N_PLAYER_FIELDS = ATTACK_SIDES + MAX_PIRATE_ROWS
 
-# -- pirate track: pirates[field], int64 ------------------------------------------------------
-PIRATE_BOXES, PIRATE_ATTACKS = range(2)
-PIRATE_ATTACK_ROUND = 2  # MAX_PIRATE_ROWS fields: the round of each attack, -1 if none
-N_PIRATE_FIELDS = PIRATE_ATTACK_ROUND + MAX_PIRATE_ROWS
+
+@dataclass(frozen=True)
+class Record:
+    """The fields of one int64 array, declared once, in order: ``(name, width, what it holds)``.
+
+    Offsets are counted here, never by hand. :meth:`export` turns the declaration into module
+    constants (``prefix + NAME`` = the field's first index, ``size_name`` = the array's length),
+    which is how jitted code reads a field: a module-level int is a compile-time constant in
+    cached numba code.
+
+    >>> r = Record("demo", "D_", "N_DEMO", (("coins", 1, ""), ("side_round", 4, ""), ("vp", 1, "")))
+    >>> r.offset("vp"), r.size, r.columns()[1:3]
+    (5, 6, ('side_round_1', 'side_round_2'))
+    """
+
+    title: str
+    prefix: str
+    size_name: str
+    fields: tuple[tuple[str, int, str], ...]
+
+    def __post_init__(self) -> None:
+        names = [name for name, _, _ in self.fields]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.title}: a field is declared twice")
+
+    def offset(self, name: str) -> int:
+        at = 0
+        for field, width, _ in self.fields:
+            if field == name:
+                return at
+            at += width
+        raise KeyError(f"{self.title} has no field {name!r}")
+
+    def width(self, name: str) -> int:
+        return next(width for field, width, _ in self.fields if field == name)
+
+    @property
+    def size(self) -> int:
+        return sum(width for _, width, _ in self.fields)
+
+    def columns(self) -> tuple[str, ...]:
+        """One name per array entry: the field's name, or ``name_1 .. name_w`` for a wide field."""
+        out: list[str] = []
+        for name, width, _ in self.fields:
+            out.extend([name] if width == 1 else [f"{name}_{i + 1}" for i in range(width)])
+        return tuple(out)
+
+    def constants(self) -> dict[str, int]:
+        out = {self.prefix + name.upper(): self.offset(name) for name, _, _ in self.fields}
+        out[self.size_name] = self.size
+        return out
+
+    def export(self, namespace: dict) -> None:
+        """Define the constants in ``namespace`` (a module's ``globals()``), refusing a clash."""
+        for key, value in self.constants().items():
+            if key in namespace and namespace[key] != value:
+                raise ValueError(f"{self.title}: constant {key} already means something else")
+            namespace[key] = value
+
+
+# player[seat, field], int64: one seat's state and the statistics the datasets report
+PLAYER = Record("player", "", "N_PLAYER_FIELDS", (
+    ("coins", 1, "coins held"),
+    ("logs", 1, "logs held"),
+    ("vp", 1, "VP earned during play (persons, houses, wall VP bonuses); not the final scoring"),
+    ("cannons_lost", 1, "cannons lost to the pirates"),
+    ("soldiers", 1, "soldiers in the city"),
+    ("sides_done", 1, "4-bit mask, bit i = Side i complete"),
+    ("sides_broken", 1, "4-bit mask, bit i = Side i destroyed by a non-wall"),
+    ("n_empty", 1, "empty spaces left"),
+    ("vp_citizen", 1, "VP from citizens"),
+    ("vp_priest", 1, "VP from priests"),
+    ("vp_houses", 1, "VP from houses"),
+    ("vp_juggler", 1, "VP from jugglers"),
+    ("vp_noble", 1, "VP from nobles"),
+    ("vp_wall_bonus", 1, "VP from wall bonuses"),
+    ("coins_merchant", 1, "coins from merchants"),
+    ("coins_wall_bonus", 1, "coins from wall bonuses"),
+    ("coins_rotation", 1, "coins paid to turn dice"),
+    ("coins_delivery", 1, "coins paid for log deliveries"),
+    ("logs_delivered", 1, "logs delivered"),
+    ("logs_used", 1, "logs used for houses"),
+    ("n_rotated", 1, "dice turned"),
+    ("n_passes", 1, "turns in which no die was used"),
+    ("side_round", N_SIDES, "the round each side was completed, -1 if never"),
+    ("side_walls", N_SIDES, "walls on each side at the end of the game"),
+    ("bonus_persons", 1, "persons received as wall bonuses"),
+    ("attack_defence", MAX_PIRATE_ROWS, "the seat's defence at each attack, -1 if none"),
+    ("attack_sides", MAX_PIRATE_ROWS, "sides complete at each attack, -1 if none"),
+))  # fmt: skip
+PLAYER.export(globals())
+
+# pirates[field], int64: the pirate track
+PIRATES = Record("pirates", "PIRATE_", "N_PIRATE_FIELDS", (
+    ("boxes", 1, "boxes crossed"),
+    ("attacks", 1, "attacks made"),
+    ("attack_round", MAX_PIRATE_ROWS, "the round of each attack, -1 if none"),
+))  # fmt: skip
+PIRATES.export(globals())
+
+# score[seat, field], int64: the final scoring of one seat (engine/scoring.py)
+SCORE = Record("score", "S_", "N_SCORE_FIELDS", (
+    ("total", 1, "final VP"),
+    ("earned", 1, "VP earned during play"),
+    ("church_vp", 1, "VP of the church series"),
+    ("coins_vp", 1, "VP for coins left"),
+    ("logs_vp", 1, "VP for logs left"),
+    ("cannon_vp", 1, "VP lost to cannons (<= 0)"),
+    ("full_city_vp", 1, "VP for filling the city"),
+    ("empty", 1, "empty spaces left (the tie-break)"),
+    ("rank", 1, "1 = best; tied seats share a rank"),
+    ("won", 1, "1 for every winner"),
+    ("shared", 1, "1 for a winner who shares the win"),
+    ("churches", 5, "churches of size 1..5"),
+    ("series", 5, "church series of length 1..5"),
+))  # fmt: skip
+SCORE.export(globals())
+
+# game_out[field], int64: one game's outcome
+GAME = Record("game", "G_", "N_GAME_FIELDS", (
+    ("rounds", 1, "rounds played"),
+    ("aborted", 1, "1 if the safety cap of rounds stopped the game"),
+    ("filled", 1, "mask of the seats whose city is full"),
+    ("attacks", 1, "pirate attacks made"),
+    ("boxes", 1, "pirate boxes crossed"),
+    ("winners", 1, "number of winners"),
+    ("error", 1, "0, or 1 + the Decision at which a policy returned a row outside its candidates"),
+    ("error_seat", 1, "the seat of that policy, -1 if none"),
+    ("attack_round", MAX_PIRATE_ROWS, "the round of each attack, -1 if none"),
+))  # fmt: skip
+GAME.export(globals())
 
 
 def cell_index(r: int, c: int) -> int:
@@ -243,24 +352,39 @@ class Decision(IntEnum):
     BONUS_PERSON = 5  # [person the wall bonus buys]
 
 
+class PolicyKind(IntEnum):
+    """How a seat decides (``smsim.play``): a built-in bot is data, a user's policy a function."""
+
+    RANDOM = 0
+    HEURISTIC = 1  # the parameterised heuristic; every built-in but random is a preset of it
+    USER = 2  # the seat's function in the tuple of policy functions
+
+
 MAX_CANDS = 128
-CAND_WIDTH = 4
-C_SYMBOL, C_K, C_ROTATED, C_PERSON = range(4)
 NO_SYMBOL = -1
 
-# ctx: int64[N_CTX], what the current decision is about
-(
-    CTX_DECISION,
-    CTX_SEAT,
-    CTX_ROUND,
-    CTX_ROLL,  # KEEP: rolls made so far (1 or 2)
-    CTX_SYMBOL,  # the symbol being used (PLACE, HOUSES)
-    CTX_K,  # dice used
-    CTX_WHAT,  # PLACE: the Cell code being placed
-    CTX_LEFT,  # PLACE: cells still to place, this one included
-    CTX_ANCHOR,  # PLACE/HOUSES: the architect's cell, else -1
-    CTX_GROUP,  # PLACE: uint64 bits (as int64) of the group placed so far this action
-    CTX_N,  # the number of candidates
-    CTX_TURN,  # turns played so far in this game (changes every turn: a policy's memo key)
-    N_CTX,
-) = range(13)
+# cands[row, column], int64: one legal candidate of a USE decision (other decisions use column 0)
+CAND = Record("candidate", "C_", "CAND_WIDTH", (
+    ("symbol", 1, "the Face used, NO_SYMBOL: no die used"),
+    ("k", 1, "dice used"),
+    ("rotated", 1, "dice turned to the symbol"),
+    ("person", 1, "HEAD: the Person bought, else -1"),
+))  # fmt: skip
+CAND.export(globals())
+
+# ctx[field], int64: what the current decision is about
+CTX = Record("decision context", "CTX_", "N_CTX", (
+    ("decision", 1, "the Decision"),
+    ("seat", 1, "the seat deciding"),
+    ("round", 1, "the round, from 0"),
+    ("roll", 1, "KEEP: rolls made so far (1 or 2)"),
+    ("symbol", 1, "the symbol being used (PLACE, HOUSES)"),
+    ("k", 1, "dice used"),
+    ("what", 1, "PLACE: the Cell code being placed"),
+    ("left", 1, "PLACE: cells still to place, this one included"),
+    ("anchor", 1, "PLACE/HOUSES: the architect's cell, else -1"),
+    ("group", 1, "PLACE: uint64 bits (as int64) of the group placed so far this action"),
+    ("n", 1, "the number of candidates"),
+    ("turn", 1, "turns played so far in this game (changes every turn: a policy's memo key)"),
+))  # fmt: skip
+CTX.export(globals())

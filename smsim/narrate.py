@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from smsim.layout import SIZE
+from smsim.layout import CELL_CHAR, CHURCH_CELLS, CORNERS, N_DICE, PERSON_0, SIZE, Cell, Person, cell_rc
 
-PERSON_LETTER = {"citizen": "c", "soldier": "s", "priest": "p", "architect": "a", "merchant": "m",
-                 "juggler": "j", "noble": "n"}  # fmt: skip
-SYMBOL_LETTER = {"crate": "C", "wall": "#", "house": "H"}
+# the letters of the board text format (RULES.md §8), by the names the trace uses
+PERSON_LETTER = {p.name.lower(): CELL_CHAR[Cell(PERSON_0 + p)] for p in Person}
+SYMBOL_LETTER = {name: CELL_CHAR[Cell[name.upper()]] for name in ("crate", "wall", "house")}
 
 
 def _cell(rc: list[int]) -> str:
@@ -25,11 +25,12 @@ class _Cities:
     def __init__(self, n_players: int, start_crates: list[list[int]]):
         self.grid = []
         for _ in range(n_players):
-            g = [["." for _ in range(SIZE)] for _ in range(SIZE)]
-            for r, c in ((0, 0), (0, SIZE - 1), (SIZE - 1, 0), (SIZE - 1, SIZE - 1)):
-                g[r][c] = "+"
+            g = [[CELL_CHAR[Cell.EMPTY] for _ in range(SIZE)] for _ in range(SIZE)]
+            for corner in CORNERS:
+                r, c = cell_rc(corner)
+                g[r][c] = CELL_CHAR[Cell.TOWER]
             for r, c in start_crates:
-                g[r][c] = "C"
+                g[r][c] = SYMBOL_LETTER["crate"]
             self.grid.append(g)
 
     def put(self, seat: int, rc: list[int], letter: str) -> None:
@@ -66,7 +67,7 @@ def narrate(records: list[dict[str, Any]], quiet: bool = False) -> str:
             seat = rec["seat"]
             lines = [f"seat {seat} ({policies[seat]}): rolled {_dice(rec['rolls'][0])}"]
             for mask, faces in zip(rec["rerolled"], rec["rolls"][1:]):
-                kept = [i for i in range(5) if not (mask >> i) & 1]
+                kept = [i for i in range(N_DICE) if not (mask >> i) & 1]
                 lines.append(f"    kept dice {kept or 'none'}, rolled {_dice(faces)}")
             use = rec["use"]
             if use is None:
@@ -80,7 +81,7 @@ def narrate(records: list[dict[str, Any]], quiet: bool = False) -> str:
                     text += f": +{use['dice']} logs for a delivery of {rec['delivery_cost']} coins"
                 elif use["symbol"] == "cross":
                     text += f": church of size {use['dice']} at {_cell(rec['cells'][0])}"
-                    cities.put(seat, rec["cells"][0], str(use["dice"]))
+                    cities.put(seat, rec["cells"][0], CELL_CHAR[CHURCH_CELLS[use["dice"] - 1]])
                 elif use["symbol"] == "head":
                     text += f": {what} at {_cell(rec['cells'][0])}"
                     cities.put(seat, rec["cells"][0], PERSON_LETTER[what])
@@ -91,7 +92,7 @@ def narrate(records: list[dict[str, Any]], quiet: bool = False) -> str:
                 if rec["houses"]:
                     text += ", houses at " + " ".join(_cell(c) for c in rec["houses"])
                     for c in rec["houses"]:
-                        cities.put(seat, c, "H")
+                        cities.put(seat, c, SYMBOL_LETTER["house"])
                 lines.append(text)
             for bonus in rec["bonuses"]:
                 text = f"    {bonus['side']} wall complete: {bonus['kind']} bonus"
@@ -102,7 +103,7 @@ def narrate(records: list[dict[str, Any]], quiet: bool = False) -> str:
                         text += f": {bonus['person']} at {_cell(bonus['cell'])}"
                         cities.put(seat, bonus["cell"], PERSON_LETTER[bonus["person"]])
                         for c in bonus["houses"]:
-                            cities.put(seat, c, "H")
+                            cities.put(seat, c, SYMBOL_LETTER["house"])
                 elif bonus["kind"] != "none":
                     text += f" of {bonus['amount']}"
                 lines.append(text)

@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from smsim.layout import MAX_PIRATE_ROWS
+from smsim.layout import CORNERS, MAX_PIRATE_ROWS, N_SIDES, N_SPACES, SIZE, BonusKind, Record, Side, cell_index
 
-SIDE_NAMES: tuple[str, ...] = ("top", "right", "bottom", "left")
-BONUS_KINDS: tuple[str, ...] = ("none", "person", "coins", "vp")
+SIDE_NAMES: tuple[str, ...] = tuple(side.name.lower() for side in Side)
+BONUS_KINDS: tuple[str, ...] = tuple(kind.name.lower() for kind in BonusKind)
 
 
 class RulesError(ValueError):
@@ -148,70 +148,54 @@ class Rules:
 
     def start_crate_cells(self) -> np.ndarray:
         """The printed crates as cell indices r * 7 + c, ``int64``, for the jitted core."""
-        return np.array([r * 7 + c for r, c in self.start_crates], dtype=np.int64)
+        return np.array([cell_index(r, c) for r, c in self.start_crates], dtype=np.int64)
 
     def to_nb(self) -> np.ndarray:
         """The flat ``int64`` vector the jitted core reads, indexed by the ``R_*`` constants."""
-        v = np.zeros(N_RULE_FIELDS, dtype=np.int64)
-        v[R_START_COINS] = self.start_coins
-        v[R_START_LOGS] = self.start_logs
-        v[R_ROTATION_COST] = self.rotation_cost
-        v[R_LOG_DELIVERY_COST] = self.log_delivery_cost
-        for i in range(4):
-            v[R_WALL_BONUS_KIND + i] = BONUS_KINDS.index(self.wall_bonus_kind[i])
-            v[R_WALL_BONUS_AMOUNT + i] = self.wall_bonus_amount[i]
-        v[R_SIDE_DEFENCE] = self.side_defence
-        v[R_SOLDIER_DEFENCE] = self.soldier_defence
-        v[R_CHURCH_SERIES_VP] = 0  # a series of length 0
-        v[R_CHURCH_SERIES_VP + 1 : R_CHURCH_SERIES_VP + 6] = self.church_series_vp
-        v[R_CITIZEN_VP] = self.citizen_vp
-        v[R_PRIEST_VP_PER_CHURCH] = self.priest_vp_per_church
-        v[R_ARCHITECT_MAX_HOUSES] = self.architect_max_houses
-        v[R_HOUSE_VP] = self.house_vp
-        v[R_MERCHANT_COINS_PER_CRATE] = self.merchant_coins_per_crate
-        v[R_JUGGLER_VP_PER_TYPE] = self.juggler_vp_per_type
-        v[R_NOBLE_VP] = self.noble_vp
-        v[R_PIRATE_BOXES_PER_PLAYER] = self.pirate_boxes_per_player
-        v[R_N_PIRATE_ROWS] = len(self.pirate_strengths)
-        v[R_PIRATE_STRENGTHS : R_PIRATE_STRENGTHS + len(self.pirate_strengths)] = self.pirate_strengths
-        v[R_FULL_CITY_VP] = self.full_city_vp
-        v[R_COINS_PER_VP] = self.coins_per_vp
-        v[R_VP_PER_LOG] = self.vp_per_log
-        v[R_CANNON_PENALTY] = self.cannon_penalty
-        v[R_ALLOW_PASS] = int(self.allow_pass)
-        v[R_MAX_ROUNDS] = self.max_rounds
+        at = RULES_RECORD.offset
+        v = np.zeros(RULES_RECORD.size, dtype=np.int64)
+        for name, width, _ in RULES_RECORD.fields:
+            if width == 1 and name != "n_pirate_rows":
+                v[at(name)] = int(getattr(self, name))
+        for side in Side:
+            v[at("wall_bonus_kind") + side] = BONUS_KINDS.index(self.wall_bonus_kind[side])
+            v[at("wall_bonus_amount") + side] = self.wall_bonus_amount[side]
+        v[at("church_series_vp")] = 0  # a series of length 0
+        v[at("church_series_vp") + 1 : at("church_series_vp") + 6] = self.church_series_vp
+        v[at("n_pirate_rows")] = len(self.pirate_strengths)
+        v[at("pirate_strengths") : at("pirate_strengths") + len(self.pirate_strengths)] = self.pirate_strengths
         return v
 
 
 # Layout of Rules.to_nb(); the jitted core reads rules[R_*].
-(
-    R_START_COINS,
-    R_START_LOGS,
-    R_ROTATION_COST,
-    R_LOG_DELIVERY_COST,
-    R_SIDE_DEFENCE,
-    R_SOLDIER_DEFENCE,
-    R_CITIZEN_VP,
-    R_PRIEST_VP_PER_CHURCH,
-    R_ARCHITECT_MAX_HOUSES,
-    R_HOUSE_VP,
-    R_MERCHANT_COINS_PER_CRATE,
-    R_JUGGLER_VP_PER_TYPE,
-    R_NOBLE_VP,
-    R_PIRATE_BOXES_PER_PLAYER,
-    R_N_PIRATE_ROWS,
-    R_FULL_CITY_VP,
-    R_COINS_PER_VP,
-    R_VP_PER_LOG,
-    R_CANNON_PENALTY,
-    R_ALLOW_PASS,
-    R_MAX_ROUNDS,
-) = range(21)
-R_WALL_BONUS_KIND = 21  # 4 entries, side order; values index BONUS_KINDS
-R_WALL_BONUS_AMOUNT = 25  # 4 entries
-R_CHURCH_SERIES_VP = 29  # 6 entries: VP of a series of length 0..5
-R_PIRATE_STRENGTHS = 35  # MAX_PIRATE_ROWS entries
-N_RULE_FIELDS = R_PIRATE_STRENGTHS + MAX_PIRATE_ROWS
+RULES_RECORD = Record("rules", "R_", "N_RULE_FIELDS", (
+    ("start_coins", 1, ""),
+    ("start_logs", 1, ""),
+    ("rotation_cost", 1, ""),
+    ("log_delivery_cost", 1, ""),
+    ("side_defence", 1, ""),
+    ("soldier_defence", 1, ""),
+    ("citizen_vp", 1, ""),
+    ("priest_vp_per_church", 1, ""),
+    ("architect_max_houses", 1, ""),
+    ("house_vp", 1, ""),
+    ("merchant_coins_per_crate", 1, ""),
+    ("juggler_vp_per_type", 1, ""),
+    ("noble_vp", 1, ""),
+    ("pirate_boxes_per_player", 1, ""),
+    ("n_pirate_rows", 1, "len(pirate_strengths)"),
+    ("full_city_vp", 1, ""),
+    ("coins_per_vp", 1, ""),
+    ("vp_per_log", 1, ""),
+    ("cannon_penalty", 1, ""),
+    ("allow_pass", 1, "0 or 1"),
+    ("max_rounds", 1, ""),
+    ("wall_bonus_kind", N_SIDES, "a BonusKind per side, in Side order"),
+    ("wall_bonus_amount", N_SIDES, "in Side order"),
+    ("church_series_vp", 6, "VP of a series of length 0..5"),
+    ("pirate_strengths", MAX_PIRATE_ROWS, "the strength of each row, zeros past the last"),
+))  # fmt: skip
+RULES_RECORD.export(globals())
 
 
 # -- validation -------------------------------------------------------------------------------
@@ -279,13 +263,13 @@ def verify_rules(rules: Rules) -> None:
         _fail("church_series_vp", f"must list 5 values (series of length 1 to 5), got {len(rules.church_series_vp)}")
     if any(v < 0 for v in rules.church_series_vp):
         _fail("church_series_vp", "values must be >= 0")
-    if len(rules.wall_bonus_kind) != 4:
-        _fail("wall_bonus_kind", "must list 4 kinds (top, right, bottom, left)")
+    if len(rules.wall_bonus_kind) != N_SIDES:
+        _fail("wall_bonus_kind", f"must list {N_SIDES} kinds ({', '.join(SIDE_NAMES)})")
     for kind in rules.wall_bonus_kind:
         if kind not in BONUS_KINDS:
             _fail("wall_bonus_kind", f"unknown bonus {kind!r}; expected one of {', '.join(BONUS_KINDS)}")
-    if len(rules.wall_bonus_amount) != 4:
-        _fail("wall_bonus_amount", "must list 4 amounts (top, right, bottom, left)")
+    if len(rules.wall_bonus_amount) != N_SIDES:
+        _fail("wall_bonus_amount", f"must list {N_SIDES} amounts ({', '.join(SIDE_NAMES)})")
     for kind, amount in zip(rules.wall_bonus_kind, rules.wall_bonus_amount):
         if amount < 0:
             _fail("wall_bonus_amount", f"must be >= 0, got {amount}")
@@ -299,14 +283,14 @@ def verify_rules(rules: Rules) -> None:
         _fail("architect_max_houses", f"must be <= 5, got {rules.architect_max_houses}")
     seen = set()
     for r, c in rules.start_crates:
-        if not (0 <= r <= 6 and 0 <= c <= 6):
-            _fail("start_crates", f"crate ({r}, {c}) is off the 7 x 7 grid")
-        if r in (0, 6) and c in (0, 6):
+        if not (0 <= r < SIZE and 0 <= c < SIZE):
+            _fail("start_crates", f"crate ({r}, {c}) is off the {SIZE} x {SIZE} grid")
+        if cell_index(r, c) in CORNERS:
             _fail("start_crates", f"crate ({r}, {c}) is on a tower")
         if (r, c) in seen:
             _fail("start_crates", f"crate ({r}, {c}) is listed twice")
         seen.add((r, c))
-    if len(seen) >= 45:
+    if len(seen) >= N_SPACES:
         _fail("start_crates", "the printed crates may not fill the whole city")
 
 

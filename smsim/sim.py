@@ -17,8 +17,8 @@ import pandas as pd
 from smsim import layout as L
 from smsim.engine import events as E
 from smsim.engine.dice import seed_key
-from smsim.engine.game import G_ERROR, G_ERROR_SEAT, N_GAME_FIELDS, play_games_nb, play_one_nb
 from smsim.engine.scoring import N_SCORE_FIELDS
+from smsim.play import play_games_nb, play_one_nb
 from smsim.policies.registry import PolicySpec, policy_arrays, resolve_policies
 from smsim.rules import Rules
 from smsim.trace import events_to_records
@@ -46,11 +46,11 @@ def verify_games(games: int) -> int:
 
 
 def _check_errors(game_out: np.ndarray, specs: list[PolicySpec], first: int) -> None:
-    bad = np.nonzero(game_out[:, G_ERROR])[0]
+    bad = np.nonzero(game_out[:, L.G_ERROR])[0]
     if len(bad):
         g = int(bad[0])
-        decision = L.Decision(int(game_out[g, G_ERROR]) - 1).name
-        seat = int(game_out[g, G_ERROR_SEAT])
+        decision = L.Decision(int(game_out[g, L.G_ERROR]) - 1).name
+        seat = int(game_out[g, L.G_ERROR_SEAT])
         raise SimulationError(
             f"policy {specs[seat].name!r} (seat {seat}) returned a choice outside the legal candidates "
             f"at a {decision} decision in game {first + g}"
@@ -65,7 +65,7 @@ class TracedGame:
     score: np.ndarray  # int64[P, N_SCORE_FIELDS]
     player: np.ndarray  # int64[P, N_PLAYER_FIELDS]
     city: np.ndarray  # int8[P, 49]
-    game_out: np.ndarray  # int64[N_GAME_FIELDS]
+    game_out: np.ndarray  # int64[L.N_GAME_FIELDS]
 
 
 def play_game(
@@ -118,7 +118,7 @@ def run_games(
     kind, params, fns = policy_arrays(specs)
     score = np.zeros((games, players, N_SCORE_FIELDS), dtype=np.int64)
     player = np.zeros((games, players, L.N_PLAYER_FIELDS), dtype=np.int64)
-    game_out = np.zeros((games, N_GAME_FIELDS), dtype=np.int64)
+    game_out = np.zeros((games, L.N_GAME_FIELDS), dtype=np.int64)
     rules_nb, crates, key = rules.to_nb(), rules.start_crate_cells(), seed_key(seed)
     threads = max(1, min(threads or default_threads(), games))
 

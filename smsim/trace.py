@@ -11,7 +11,6 @@ import numpy as np
 from smsim import layout as L
 from smsim.board import format_city
 from smsim.engine import events as E
-from smsim.engine import scoring as S
 from smsim.rules import BONUS_KINDS, SIDE_NAMES, Rules
 
 FACE_NAMES = tuple(f.name.lower() for f in L.Face)
@@ -109,23 +108,22 @@ def score_dict(score_row: np.ndarray, seat: int) -> dict[str, Any]:
     """One seat's final breakdown in the trace's ``end`` form."""
     sc = [int(x) for x in score_row]
     return {
-        "seat": seat, "earned": sc[S.S_EARNED], "churches": sc[S.S_CHURCHES : S.S_CHURCHES + 5],
-        "series": series_lengths(sc[S.S_SERIES : S.S_SERIES + 5]), "church_vp": sc[S.S_CHURCH_VP],
-        "coins": sc[S.S_COINS_VP], "logs": sc[S.S_LOGS_VP], "cannons": sc[S.S_CANNON_VP],
-        "full_city": sc[S.S_FULL_CITY_VP], "total": sc[S.S_TOTAL], "empty": sc[S.S_EMPTY],
-        "rank": sc[S.S_RANK], "won": bool(sc[S.S_WON]), "shared": bool(sc[S.S_SHARED]),
+        "seat": seat, "earned": sc[L.S_EARNED], "churches": sc[L.S_CHURCHES : L.S_CHURCHES + 5],
+        "series": series_lengths(sc[L.S_SERIES : L.S_SERIES + 5]), "church_vp": sc[L.S_CHURCH_VP],
+        "coins": sc[L.S_COINS_VP], "logs": sc[L.S_LOGS_VP], "cannons": sc[L.S_CANNON_VP],
+        "full_city": sc[L.S_FULL_CITY_VP], "total": sc[L.S_TOTAL], "empty": sc[L.S_EMPTY],
+        "rank": sc[L.S_RANK], "won": bool(sc[L.S_WON]), "shared": bool(sc[L.S_SHARED]),
     }  # fmt: skip
 
 
 def end_record(score: np.ndarray, city: np.ndarray, game_out: np.ndarray) -> dict[str, Any]:
-    from smsim.engine.game import G_ABORTED, G_FILLED, G_ROUNDS
 
     n_players = score.shape[0]
     return {
         "type": "end",
-        "rounds": int(game_out[G_ROUNDS]),
-        "aborted": bool(game_out[G_ABORTED]),
-        "filled": [s for s in range(n_players) if (int(game_out[G_FILLED]) >> s) & 1],
+        "rounds": int(game_out[L.G_ROUNDS]),
+        "aborted": bool(game_out[L.G_ABORTED]),
+        "filled": [s for s in range(n_players) if (int(game_out[L.G_FILLED]) >> s) & 1],
         "scores": [score_dict(score[s], s) for s in range(n_players)],
         "cities": [format_city(city[s]) for s in range(n_players)],
     }

@@ -1,5 +1,7 @@
 """Board geometry computed from coordinates (RULES.md §2)."""
 
+from pathlib import Path
+
 import numpy as np
 
 from smsim import layout as L
@@ -62,3 +64,95 @@ def test_four_sides_of_five_outer_spaces_each():
     assert all(L.side_of(6, c) == L.Side.BOTTOM for c in range(1, 6))
     assert all(L.side_of(r, 0) == L.Side.LEFT for r in range(1, 6))
     assert np.all(L.SIDE_OF_CELL[[L.cell_index(3, 3), 0, 6, 42, 48]] == -1)
+
+
+# -- encodings and record layouts are declared once ------------------------------------------------
+ENUMS = (L.Face, L.Person, L.Cell, L.Side, L.BonusKind, L.Decision, L.PolicyKind)
+ENUM_SIZES = {"N_FACES": L.Face, "N_PERSONS": L.Person, "N_CELL_CODES": L.Cell, "N_SIDES": L.Side}
+RECORDS = (L.PLAYER, L.PIRATES, L.SCORE, L.GAME, L.CAND, L.CTX)
+
+
+def test_enum_sizes_follow_the_enums():
+    for name, enum in ENUM_SIZES.items():
+        assert getattr(L, name) == len(enum), name
+        assert [int(m) for m in enum] == list(range(len(enum))), enum
+
+
+def test_records_are_contiguous_and_exported():
+    from smsim.policies.heuristic_layout import MEMO, PARAMS
+    from smsim.rules import RULES_RECORD
+
+    for record in (*RECORDS, RULES_RECORD, MEMO, PARAMS):
+        at = 0
+        for name, width, _ in record.fields:
+            assert width >= 1
+            assert record.offset(name) == at
+            at += width
+        assert record.size == at == len(record.columns())
+        assert len(set(record.columns())) == len(record.columns())
+    for record in RECORDS:
+        for key, value in record.constants().items():
+            assert getattr(L, key) == value, key
+
+
+def test_record_refuses_a_field_declared_twice():
+    import pytest
+
+    with pytest.raises(ValueError, match="twice"):
+        L.Record("bad", "B_", "N_BAD", (("coins", 1, ""), ("coins", 1, "")))
+
+
+def test_score_columns_are_the_dataset_names():
+    from smsim.engine.scoring import SCORE_FIELD_NAMES
+
+    assert SCORE_FIELD_NAMES[: L.S_CHURCHES] == (
+        "total", "earned", "church_vp", "coins_vp", "logs_vp", "cannon_vp", "full_city_vp", "empty", "rank", "won",
+        "shared",
+    )  # fmt: skip
+    assert SCORE_FIELD_NAMES[L.S_SERIES : L.S_SERIES + 5] == tuple(f"series_{k}" for k in range(1, 6))
+
+
+def _module_sources():
+    import smsim
+
+    package = Path(smsim.__file__).parent
+    return sorted(package.rglob("*.py"))
+
+
+def redeclarations(name: str, text: str) -> list[str]:
+    """Places in a module's source that number an encoding again: ``A, B = range(n)``,
+    ``NAME = <int>`` for an enum member's name, or a bonus or policy kind compared with a bare int."""
+    import ast
+    import re
+
+    member_names = {m.name for enum in ENUMS for m in enum}
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, ast.Assign):
+            continue
+        value = node.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "range":
+            if isinstance(node.targets[0], ast.Tuple):
+                found.append(f"{name}:{node.lineno}: names numbered by range()")
+        if isinstance(value, ast.Constant) and type(value.value) is int:
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id in member_names:
+                    found.append(f"{name}:{node.lineno}: {target.id} = {value.value}")
+    for m in re.finditer(r"\bkind\s*==\s*\d", text):
+        found.append(f"{name}: a kind compared with a bare number at offset {m.start()}")
+    return found
+
+
+def test_no_module_redeclares_an_encoding():
+    """The enums above are the only declarations of those codes."""
+    offenders = []
+    for path in _module_sources():
+        if path.name in ("layout.py", "referee.py"):  # the referee re-derives the rules on purpose
+            continue
+        offenders += redeclarations(path.name, path.read_text())
+    assert not offenders, "\n".join(offenders)
+
+
+def test_the_redeclaration_check_catches_each_shape():
+    source = "CITIZEN, SOLDIER = range(2)\nWALL = 2\nif kind == 1:\n    pass\nx = int(Cell.WALL)\n"
+    assert len(redeclarations("bad.py", source)) == 3

@@ -43,3 +43,34 @@ def test_every_lazy_entry_point_resolves():
         assert getattr(smsim, name) is target, name
         assert getattr(smsim, name) is target, name  # and still after the first access
         assert name in smsim.__all__
+
+
+def full_imports(path: Path) -> set[str]:
+    """Every smsim module a file imports, by its dotted name (``from smsim import x`` counted as
+    ``smsim.x``)."""
+    tree = ast.parse(path.read_text())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names |= {f"{node.module}.{a.name}" for a in node.names}
+    return {n for n in names if n.startswith("smsim")}
+
+
+def test_layers_read_top_to_bottom():
+    """engine/ (the rules) knows neither the bots nor the loop; policies/ (who decides) does not
+    know the loop; the loop (smsim.play) stands above both."""
+    for path in (PACKAGE / "engine").glob("*.py"):
+        above = {n for n in full_imports(path) if n.startswith(("smsim.policies", "smsim.play"))}
+        assert not above, f"{path.name} imports {above}"
+    for path in (PACKAGE / "policies").glob("*.py"):
+        above = {n for n in full_imports(path) if n.startswith("smsim.play")}
+        assert not above, f"{path.name} imports {above}"
+
+
+def test_the_layer_test_sees_a_forbidden_import(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("from smsim.policies import heuristics\nfrom smsim import play\n")
+    assert {"smsim.policies", "smsim.policies.heuristics", "smsim.play"} <= full_imports(bad)

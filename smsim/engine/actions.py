@@ -21,16 +21,21 @@ from smsim.engine.city import (
 )
 from smsim.engine.memory import hot_njit
 
-LOG, CRATE_FACE, WALL_FACE, CROSS, HEAD, SWORDS = range(6)
+LOG = int(L.Face.LOG)
+HEAD = int(L.Face.HEAD)
+SWORDS = int(L.Face.SWORDS)
+WALL_CELL = int(L.Cell.WALL)
+CRATE_CELL = int(L.Cell.CRATE)
+HOUSE_CELL = int(L.Cell.HOUSE)
 U_OUTER = np.uint64(OUTER_MASK)
 
 
 @hot_njit
 def count_faces_nb(dice, counts):
-    """counts: int64[6] <- how many of the five dice show each face."""
-    for f in range(6):
+    """counts: int64[N_FACES] <- how many of the dice show each face."""
+    for f in range(L.N_FACES):
         counts[f] = 0
-    for d in range(5):
+    for d in range(L.N_DICE):
         counts[dice[d]] += 1
 
 
@@ -56,14 +61,15 @@ def list_uses_nb(dice, counts, coins, occ, s, rules, cands):
     delivery = rules[R.R_LOG_DELIVERY_COST]
     empty = occ[s, EMPTY]
     # the most dice each symbol can use, whatever they cost (logs: any number, if paid for)
-    k_max_space = 5 if empty != ZERO else 0  # a church or a person takes one empty space
-    k_max = (5, largest_group_upto_nb(empty, 5), popcount_nb(empty & U_OUTER),
+    # in Face order: LOG, CRATE, WALL, CROSS, HEAD (a church or a person takes one empty space)
+    k_max_space = L.N_DICE if empty != ZERO else 0
+    k_max = (L.N_DICE, largest_group_upto_nb(empty, L.N_DICE), popcount_nb(empty & U_OUTER),
              k_max_space, k_max_space)  # fmt: skip
     n = 0
     plain_use = False
-    for symbol in range(5):
+    for symbol in range(L.N_SYMBOLS):
         shown = counts[symbol]
-        rotatable = 5 - shown - counts[SWORDS]
+        rotatable = L.N_DICE - shown - counts[SWORDS]
         for rotated in range(rotatable + 1):
             if rotated * cost > coins:
                 break
@@ -117,3 +123,56 @@ def house_cells_nb(empty, group, k_total, architect_cell):
     if group == ZERO:
         return group_starts_nb(empty, k_total) & NEIGH8_MASK[architect_cell]
     return spread4_nb(group) & empty
+
+
+@hot_njit(inline="always")
+def place_allowed_nb(what, empty, group, k_total, anchor):
+    """Cells where the next cell of a placement of k_total cells of Cell code ``what`` may go
+    (RULES.md §5): walls on empty outer spaces; crates and houses as one orthogonally connected
+    group (houses: the first touching the architect on ``anchor``); a church or a person on any
+    empty space. ``group`` holds the cells placed so far in this placement."""
+    if what == WALL_CELL:
+        return empty & U_OUTER
+    if what == CRATE_CELL:
+        return group_cells_nb(empty, group, k_total)
+    if what == HOUSE_CELL:
+        return house_cells_nb(empty, group, k_total, anchor)
+    return empty
+
+
+@hot_njit(inline="always")
+def list_keeps_nb(cands):
+    """KEEP candidates: every mask of dice to roll again, 0 = stop rolling (RULES.md §3)."""
+    for mask in range(L.N_KEEP_MASKS):
+        cands[mask, 0] = mask
+    return L.N_KEEP_MASKS
+
+
+@hot_njit(inline="always")
+def list_houses_nb(h_max, cands):
+    """HOUSES candidates: 0 .. h_max houses (RULES.md §5 Architect)."""
+    for h in range(h_max + 1):
+        cands[h, 0] = h
+    return h_max + 1
+
+
+@hot_njit(inline="always")
+def list_sides_nb(sides, cands):
+    """BONUS_SIDE candidates: the sides of mask ``sides`` whose bonus is still to take."""
+    n = 0
+    for side in range(L.N_SIDES):
+        if (sides >> side) & 1:
+            cands[n, 0] = side
+            n += 1
+    return n
+
+
+@hot_njit(inline="always")
+def list_bonus_persons_nb(heads, cands):
+    """BONUS_PERSON candidates: the persons of at most ``heads`` heads (RULES.md §5 Wall)."""
+    n = 0
+    for p in range(L.N_PERSONS):
+        if L.PERSON_HEADS[p] <= heads:
+            cands[n, 0] = p
+            n += 1
+    return n

@@ -27,7 +27,14 @@ SPACES_MASK = np.uint64(L.SPACES_MASK)
 CHURCH_1 = int(L.Cell.CHURCH_1)
 PERSON_0 = L.PERSON_0
 N_PERSONS = L.N_PERSONS
-CITIZEN, SOLDIER, PRIEST, ARCHITECT, MERCHANT, JUGGLER, NOBLE = range(7)
+CITIZEN = int(L.Person.CITIZEN)
+SOLDIER = int(L.Person.SOLDIER)
+PRIEST = int(L.Person.PRIEST)
+ARCHITECT = int(L.Person.ARCHITECT)
+MERCHANT = int(L.Person.MERCHANT)
+JUGGLER = int(L.Person.JUGGLER)
+NOBLE = int(L.Person.NOBLE)
+N_CHURCH_SIZES = int(L.Cell.CHURCH_5) - CHURCH_1 + 1
 
 NEIGH8_MASK = L.NEIGH8_MASK
 SIDE_OF_CELL = L.SIDE_OF_CELL
@@ -35,12 +42,12 @@ SIDE_MASK = L.SIDE_MASK
 OUTER_MASK = L.OUTER_MASK
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
-ALL_49 = np.uint64((1 << 49) - 1)
+ALL_CELLS = np.uint64((1 << L.N_CELLS) - 1)
 # a shift by one column must not wrap into the next row
-NOT_COL_0 = np.uint64(sum(1 << (r * 7) for r in range(7)) ^ ((1 << 49) - 1))
-NOT_COL_6 = np.uint64(sum(1 << (r * 7 + 6) for r in range(7)) ^ ((1 << 49) - 1))
+NOT_COL_0 = np.uint64(sum(1 << L.cell_index(r, 0) for r in range(L.SIZE)) ^ ((1 << L.N_CELLS) - 1))
+NOT_COL_LAST = np.uint64(sum(1 << L.cell_index(r, L.SIZE - 1) for r in range(L.SIZE)) ^ ((1 << L.N_CELLS) - 1))
 U1 = np.uint64(1)
-U7 = np.uint64(7)
+U_ROW = np.uint64(L.SIZE)  # a shift by one row
 
 
 # -- bit tricks: LLVM's ctpop and cttz, which numba does not expose -------------------------------
@@ -78,7 +85,7 @@ def bit_nb(cell):
 @hot_njit(inline="always")
 def spread4_nb(m):
     """Cells orthogonally adjacent to any cell of m (towers and m itself not removed)."""
-    return ((m << U7) | (m >> U7) | ((m << U1) & NOT_COL_0) | ((m >> U1) & NOT_COL_6)) & ALL_49
+    return ((m << U_ROW) | (m >> U_ROW) | ((m << U1) & NOT_COL_0) | ((m >> U1) & NOT_COL_LAST)) & ALL_CELLS
 
 
 @hot_njit
@@ -134,7 +141,7 @@ def largest_group_upto_nb(empty, cap):
 @hot_njit(inline="always")
 def church_mask_nb(occ, s):
     m = ZERO
-    for size in range(5):
+    for size in range(N_CHURCH_SIZES):
         m |= occ[s, CHURCH_1 + size]
     return m
 
@@ -226,7 +233,7 @@ def newly_complete_sides_nb(occ, player, s):
     """Mask of sides whose five spaces are all walls and were not complete before (§5 Wall)."""
     walls = occ[s, WALL]
     new = 0
-    for side in range(4):
+    for side in range(L.N_SIDES):
         if (player[s, L.SIDES_DONE] >> side) & 1 == 0 and walls & SIDE_MASK[side] == SIDE_MASK[side]:
             new |= 1 << side
     return new
@@ -235,18 +242,18 @@ def newly_complete_sides_nb(occ, player, s):
 @hot_njit
 def reset_city_nb(city, occ, player, s, start_crates, rules):
     """Seat s's start state (RULES.md §1): coins, logs, the printed crates."""
-    for c in range(49):
+    for c in range(L.N_CELLS):
         city[s, c] = EMPTY
     for code in range(occ.shape[1]):
         occ[s, code] = ZERO
     for f in range(player.shape[1]):
         player[s, f] = 0
-    for f in range(4):
+    for f in range(L.N_SIDES):
         player[s, L.SIDE_ROUND + f] = -1
     for f in range(L.MAX_PIRATE_ROWS):
         player[s, L.ATTACK_DEFENCE + f] = -1
         player[s, L.ATTACK_SIDES + f] = -1
-    for c in (0, 6, 42, 48):
+    for c in L.CORNERS:
         city[s, c] = TOWER
         occ[s, TOWER] |= bit_nb(c)
     occ[s, EMPTY] = SPACES_MASK
@@ -265,7 +272,7 @@ def set_city_nb(city, occ, player, s, cells):
         occ[s, code] = ZERO
     n_empty = 0
     broken = 0
-    for c in range(49):
+    for c in range(L.N_CELLS):
         code = cells[c]
         city[s, c] = code
         occ[s, code] |= bit_nb(c)
@@ -275,7 +282,7 @@ def set_city_nb(city, occ, player, s, cells):
         if side >= 0 and code != EMPTY and code != WALL:
             broken |= 1 << side
     done = 0
-    for side in range(4):
+    for side in range(L.N_SIDES):
         if occ[s, WALL] & SIDE_MASK[side] == SIDE_MASK[side]:
             done |= 1 << side
     player[s, L.N_EMPTY] = n_empty

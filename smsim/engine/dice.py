@@ -12,6 +12,7 @@ All constants are ``np.uint64``: numba types uint64 mixed with a Python int as f
 import numpy as np
 from numba import njit
 
+from smsim import layout as L
 from smsim.engine.memory import hot_njit
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -22,7 +23,8 @@ SHIFT_30 = np.uint64(30)
 SHIFT_27 = np.uint64(27)
 SHIFT_31 = np.uint64(31)
 SHIFT_32 = np.uint64(32)
-SIX = np.uint64(6)
+SIX = np.uint64(L.N_FACES)
+SWORDS = int(L.Face.SWORDS)
 
 
 @hot_njit(inline="always")
@@ -77,27 +79,27 @@ def dice_floor_nb(seed_key, first, n_games, n_players, rounds, out):
     """The physical floor of a game: the same dice stream and three-roll keeps as the engine,
     no board. Each turn keeps the most common non-sword face and rolls the rest again.
     Writes each game's swords count to out[g] (so the work cannot be optimised away)."""
-    counts = np.zeros(6, dtype=np.int64)
-    dice = np.zeros(5, dtype=np.int64)
+    counts = np.zeros(L.N_FACES, dtype=np.int64)
+    dice = np.zeros(L.N_DICE, dtype=np.int64)
     for g in range(n_games):
         key = game_key_nb(seed_key, first + g)
         swords = 0
         for rnd in range(rounds):
             for s in range(n_players):
-                for d in range(5):
+                for d in range(L.N_DICE):
                     dice[d] = roll_die_nb(key, rnd, s, 0, d)
-                for roll in range(1, 3):
-                    for f in range(6):
+                for roll in range(1, L.N_ROLLS):
+                    for f in range(L.N_FACES):
                         counts[f] = 0
-                    for d in range(5):
+                    for d in range(L.N_DICE):
                         counts[dice[d]] += 1
                     best = 0
-                    for f in range(1, 5):
+                    for f in range(1, L.N_SYMBOLS):  # LOG is face 0, the start
                         if counts[f] > counts[best]:
                             best = f
-                    for d in range(5):
+                    for d in range(L.N_DICE):
                         if dice[d] != best:
                             dice[d] = roll_die_nb(key, rnd, s, roll, d)
-                for d in range(5):
-                    swords += dice[d] == 5
+                for d in range(L.N_DICE):
+                    swords += dice[d] == SWORDS
         out[g] = swords

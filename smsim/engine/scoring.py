@@ -1,7 +1,7 @@
 """Final scoring, tie-break and ranks (RULES.md §4, §5 Cross).
 
 ``score[s, field]`` (int64[P, N_SCORE_FIELDS]) receives each seat's breakdown; the fields are
-the ``S_*`` constants below.
+the ``layout.S_*`` constants (``layout.SCORE``).
 """
 
 import numpy as np
@@ -12,28 +12,10 @@ from smsim import rules as R
 from smsim.engine.city import CHURCH_1, popcount_nb
 from smsim.engine.memory import hot_njit
 
-(
-    S_TOTAL,
-    S_EARNED,
-    S_CHURCH_VP,
-    S_COINS_VP,
-    S_LOGS_VP,
-    S_CANNON_VP,
-    S_FULL_CITY_VP,
-    S_EMPTY,
-    S_RANK,
-    S_WON,
-    S_SHARED,
-) = range(11)
-S_CHURCHES = 11  # 5 fields: churches of size 1..5
-S_SERIES = 16  # 5 fields: number of church series of length 1..5
-N_SCORE_FIELDS = 21
-SCORE_FIELD_NAMES = (
-    "total", "earned", "church_vp", "coins_vp", "logs_vp", "cannon_vp", "full_city_vp", "empty",
-    "rank", "won", "shared",
-    "churches_1", "churches_2", "churches_3", "churches_4", "churches_5",
-    "series_1", "series_2", "series_3", "series_4", "series_5",
-)  # fmt: skip
+# the fields of ``score`` are declared once, in ``layout.SCORE``
+N_SCORE_FIELDS = L.N_SCORE_FIELDS
+SCORE_FIELD_NAMES = L.SCORE.columns()
+N_CHURCH_SIZES = L.SCORE.width("churches")
 
 
 @hot_njit
@@ -52,13 +34,13 @@ def score_church_series_nb(church_counts, series_vp, series_out):
     Series i (1, 2, ...) takes one church of each size 1, 2, ... while the i-th church of that
     size exists, so its length is the number of leading sizes with at least i churches.
     """
-    for n in range(5):
+    for n in range(N_CHURCH_SIZES):
         series_out[n] = 0
     vp = 0
     i = 1
     while True:
         length = 0
-        while length < 5 and church_counts[length] >= i:
+        while length < N_CHURCH_SIZES and church_counts[length] >= i:
             length += 1
         if length == 0:
             return vp
@@ -71,39 +53,39 @@ def score_church_series_nb(church_counts, series_vp, series_out):
 def score_game_nb(occ, player, rules, score):
     """Fill ``score`` for every seat: the breakdown, then ranks and wins (RULES.md §4)."""
     n_players = player.shape[0]
-    counts = np.zeros(5, dtype=np.int64)
-    series = np.zeros(5, dtype=np.int64)
-    series_vp = rules[R.R_CHURCH_SERIES_VP : R.R_CHURCH_SERIES_VP + 6]
+    counts = np.zeros(N_CHURCH_SIZES, dtype=np.int64)
+    series = np.zeros(N_CHURCH_SIZES, dtype=np.int64)
+    series_vp = rules[R.R_CHURCH_SERIES_VP : R.R_CHURCH_SERIES_VP + N_CHURCH_SIZES + 1]
     for s in range(n_players):
-        for size in range(5):
+        for size in range(N_CHURCH_SIZES):
             counts[size] = popcount_nb(occ[s, CHURCH_1 + size])
-            score[s, S_CHURCHES + size] = counts[size]
+            score[s, L.S_CHURCHES + size] = counts[size]
         church_vp = score_church_series_nb(counts, series_vp, series)
-        for n in range(5):
-            score[s, S_SERIES + n] = series[n]
+        for n in range(N_CHURCH_SIZES):
+            score[s, L.S_SERIES + n] = series[n]
         empty = player[s, L.N_EMPTY]
-        score[s, S_EARNED] = player[s, L.VP]
-        score[s, S_CHURCH_VP] = church_vp
-        score[s, S_COINS_VP] = player[s, L.COINS] // rules[R.R_COINS_PER_VP]
-        score[s, S_LOGS_VP] = player[s, L.LOGS] * rules[R.R_VP_PER_LOG]
-        score[s, S_CANNON_VP] = -player[s, L.CANNONS_LOST] * rules[R.R_CANNON_PENALTY]
-        score[s, S_FULL_CITY_VP] = rules[R.R_FULL_CITY_VP] if empty == 0 else 0
-        score[s, S_EMPTY] = empty
-        score[s, S_TOTAL] = (
-            score[s, S_EARNED] + church_vp + score[s, S_COINS_VP] + score[s, S_LOGS_VP]
-            + score[s, S_CANNON_VP] + score[s, S_FULL_CITY_VP]
+        score[s, L.S_EARNED] = player[s, L.VP]
+        score[s, L.S_CHURCH_VP] = church_vp
+        score[s, L.S_COINS_VP] = player[s, L.COINS] // rules[R.R_COINS_PER_VP]
+        score[s, L.S_LOGS_VP] = player[s, L.LOGS] * rules[R.R_VP_PER_LOG]
+        score[s, L.S_CANNON_VP] = -player[s, L.CANNONS_LOST] * rules[R.R_CANNON_PENALTY]
+        score[s, L.S_FULL_CITY_VP] = rules[R.R_FULL_CITY_VP] if empty == 0 else 0
+        score[s, L.S_EMPTY] = empty
+        score[s, L.S_TOTAL] = (
+            score[s, L.S_EARNED] + church_vp + score[s, L.S_COINS_VP] + score[s, L.S_LOGS_VP]
+            + score[s, L.S_CANNON_VP] + score[s, L.S_FULL_CITY_VP]
         )
     n_winners = 0
     for s in range(n_players):
         better = 0
         for o in range(n_players):
-            if score[o, S_TOTAL] > score[s, S_TOTAL] or (
-                score[o, S_TOTAL] == score[s, S_TOTAL] and score[o, S_EMPTY] > score[s, S_EMPTY]
+            if score[o, L.S_TOTAL] > score[s, L.S_TOTAL] or (
+                score[o, L.S_TOTAL] == score[s, L.S_TOTAL] and score[o, L.S_EMPTY] > score[s, L.S_EMPTY]
             ):
                 better += 1
-        score[s, S_RANK] = 1 + better
-        score[s, S_WON] = 1 if better == 0 else 0
-        n_winners += score[s, S_WON]
+        score[s, L.S_RANK] = 1 + better
+        score[s, L.S_WON] = 1 if better == 0 else 0
+        n_winners += score[s, L.S_WON]
     for s in range(n_players):
-        score[s, S_SHARED] = 1 if score[s, S_WON] == 1 and n_winners > 1 else 0
+        score[s, L.S_SHARED] = 1 if score[s, L.S_WON] == 1 and n_winners > 1 else 0
     return n_winners

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from smsim.layout import PolicyKind
 from smsim.policies import PolicyError
-from smsim.policies.dispatch import PolicyKind
 from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES
 from smsim.policies.interface import MAX_SEATS, POLICY_SIG, no_user_policy
 

@@ -67,7 +67,7 @@ def test_s9_juggler_three_types_6vp():
 
 def test_s9_architect_two_logs_two_houses_6vp():
     """Architect with 2 logs used: 2 houses, 6 VP; logs are not paid for when used."""
-    from smsim.engine.game import Seats, new_work_nb, person_nb
+    from smsim.play import Seats, new_work_nb, person_nb
     from smsim.policies.heuristics import N_PARAMS
     from smsim.policies.interface import no_user_policy
 

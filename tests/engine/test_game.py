@@ -1,117 +1,75 @@
-"""Whole games: invariants under random play, and determinism (RULES.md §3-§6, STYLE §7)."""
+"""The course of a game by the rules, step by step, without a policy (RULES.md §1, §3-§6)."""
 
-import numba
 import numpy as np
-import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from smsim import layout as L
-from smsim.engine.scoring import S_CANNON_VP, S_CHURCH_VP, S_COINS_VP, S_EARNED, S_FULL_CITY_VP, S_LOGS_VP, S_TOTAL
+from smsim.engine import game as G
 from smsim.rules import Rules
-from smsim.sim import play_game, run_games
-
-POLICY_MIXES = [["random"], ["greedy"], ["random", "greedy"]]
+from tests.helpers import RULES_NB
 
 
-def seat_policies(mix, players):
-    return [mix[s % len(mix)] for s in range(players)]
+def fresh(players=2, rules=Rules()):
+    city = np.zeros((players, L.N_CELLS), dtype=np.int8)
+    occ = np.zeros((players, L.N_CELL_CODES), dtype=np.uint64)
+    player = np.zeros((players, L.N_PLAYER_FIELDS), dtype=np.int64)
+    pirates = np.full(L.N_PIRATE_FIELDS, 99, dtype=np.int64)
+    G.start_game_nb(city, occ, player, pirates, rules.start_crate_cells(), rules.to_nb())
+    return city, occ, player, pirates
 
 
-def check_invariants(records, rules=Rules()):
-    header, turns, end = records[0], records[1:-1], records[-1]
-    players = header["players"]
-    filled = [set(tuple(rc) for rc in rules.start_crates) for _ in range(players)]
-    n_attacks = 0
-    for turn in turns:
-        s = turn["seat"]
-        placed = [tuple(rc) for rc in turn["cells"] + turn["houses"]]
-        for b in turn["bonuses"]:
-            placed += [tuple(b["cell"])] if b["cell"] else []
-            placed += [tuple(rc) for rc in b["houses"]]
-        for rc in placed:
-            assert rc not in filled[s], f"cell {rc} refilled"  # a filled space is never refilled
-            filled[s].add(rc)
-        if turn["use"] and turn["use"]["symbol"] == "wall":
-            assert all(L.is_outer(*rc) for rc in turn["cells"])  # walls only outside
-        for after in turn["after"]:
-            assert after["coins"] >= 0 and after["logs"] >= 0
-        n_attacks += len(turn["attacks"])
-    assert n_attacks <= len(rules.pirate_strengths)
-    assert not end["aborted"]  # every game ends
-    assert end["rounds"] < rules.max_rounds
-    for sc in end["scores"]:
-        assert sc["total"] == (sc["earned"] + sc["church_vp"] + sc["coins"] + sc["logs"] + sc["cannons"]
-                               + sc["full_city"])  # fmt: skip
-        assert sc["empty"] == 45 - len(filled[sc["seat"]])
-    assert any(sc["empty"] == 0 for sc in end["scores"])
-    return n_attacks
+def test_start_game_gives_coins_logs_printed_crates_and_an_empty_track():
+    city, occ, player, pirates = fresh(3)
+    assert list(player[:, L.COINS]) == [3, 3, 3] and list(player[:, L.LOGS]) == [2, 2, 2]
+    assert list(player[:, L.N_EMPTY]) == [45 - 4] * 3
+    assert (city == L.Cell.CRATE).sum(axis=1).tolist() == [4, 4, 4]
+    assert pirates[L.PIRATE_BOXES] == 0 and pirates[L.PIRATE_ATTACKS] == 0
+    assert np.all(pirates[L.PIRATE_ATTACK_ROUND :] == -1)
+    assert np.all(player[:, L.SIDE_ROUND : L.SIDE_ROUND + 4] == -1)
 
 
-@settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**63), game=st.integers(0, 10**6), players=st.integers(2, 5),
-       mix=st.sampled_from(POLICY_MIXES))  # fmt: skip
-def test_invariants_under_random_play(seed, game, players, mix):
-    traced = play_game(players, seed, game, seat_policies(mix, players))
-    check_invariants(traced.records)
+def test_paying_for_a_use_rotations_and_a_log_delivery():
+    _, _, player, _ = fresh()
+    costs = G.pay_for_use_nb(player, 0, int(L.Face.LOG), 3, 1, RULES_NB)
+    assert costs == (2, 2)  # one rotation at 2 coins, one delivery at 2 coins
+    assert player[0, L.COINS] == 3 - 4
+    assert player[0, L.LOGS] == 2 + 3 and player[0, L.LOGS_DELIVERED] == 3
+    assert player[0, L.N_ROTATED] == 1 and player[0, L.N_PASSES] == 0
+    G.pay_for_use_nb(player, 1, L.NO_SYMBOL, 0, 0, RULES_NB)
+    assert player[1, L.N_PASSES] == 1 and player[1, L.COINS] == 3
 
 
-@settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**32), players=st.integers(2, 5))
-def test_invariants_with_allow_pass_and_a_variant(seed, players):
-    rules = Rules(allow_pass=True, rotation_cost=1, start_crates=((0, 3), (3, 3)), pirate_strengths=(2, 4, 20))
-    traced = play_game(players, seed, 0, seat_policies(["random", "greedy"], players), rules)
-    check_invariants(traced.records, rules)
+def test_houses_cost_a_log_each_and_give_their_vp():
+    _, _, player, _ = fresh()
+    G.pay_for_houses_nb(player, 0, 2, RULES_NB)
+    assert player[0, L.LOGS] == 0 and player[0, L.LOGS_USED] == 2
+    assert player[0, L.VP] == 6 and player[0, L.VP_HOUSES] == 6
 
 
-def test_breakdown_sums_to_total_in_batches():
-    score, player, game_out = run_games(3000, 4, ["random", "greedy", "greedy", "random"], 11, Rules())
-    parts = score[..., [S_EARNED, S_CHURCH_VP, S_COINS_VP, S_LOGS_VP, S_CANNON_VP, S_FULL_CITY_VP]].sum(-1)
-    assert np.array_equal(parts, score[..., S_TOTAL])
-    assert (player[..., L.COINS] >= 0).all() and (player[..., L.LOGS] >= 0).all()
-    assert (game_out[:, 1] == 0).all()  # none aborted
-    assert (player[..., L.CANNONS_LOST] <= 6).all()
+def test_side_bonuses_as_the_rules_set_them():
+    _, _, player, _ = fresh()
+    kinds = [G.give_side_bonus_nb(player, 0, int(side), RULES_NB) for side in L.Side]
+    assert [(int(k), int(a)) for k, a in kinds] == [
+        (L.BonusKind.PERSON, 3), (L.BonusKind.COINS, 2), (L.BonusKind.VP, 3), (L.BonusKind.COINS, 2)
+    ]
+    assert player[0, L.COINS] == 3 + 4 and player[0, L.COINS_WALL_BONUS] == 4
+    assert player[0, L.VP] == 3 and player[0, L.VP_WALL_BONUS] == 3
 
 
-@pytest.mark.parametrize("players", [2, 5])
-def test_same_seed_and_game_give_the_same_game_on_1_and_2_threads_and_in_any_batch(players):
-    policies = seat_policies(["random", "greedy"], players)
-    rules = Rules()
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = run_games(400, players, policies, 5, rules)
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-        two = run_games(400, players, policies, 5, rules)
-    finally:
-        numba.set_num_threads(before)
-    for a, b in zip(one, two):
-        assert np.array_equal(a, b)
-    # split into batches at odd places: the same games
-    parts = [run_games(n, players, policies, 5, rules, first=f) for f, n in ((0, 7), (7, 250), (257, 143))]
-    for i in range(3):
-        assert np.array_equal(np.concatenate([p[i] for p in parts]), one[i])
-    # any single game replays alone from (seed, game)
-    for g in (0, 123, 399):
-        traced = play_game(players, 5, g, policies, rules)
-        assert np.array_equal(traced.score, one[0][g])
-        assert np.array_equal(traced.player, one[1][g])
+def test_completed_sides_remember_their_round():
+    _, _, player, _ = fresh()
+    G.complete_sides_nb(player, 1, 0b0101, 7)
+    assert player[1, L.SIDES_DONE] == 0b0101
+    assert list(player[1, L.SIDE_ROUND : L.SIDE_ROUND + 4]) == [7, -1, 7, -1]
 
 
-def test_different_seeds_give_different_games():
-    a = run_games(50, 3, ["greedy"], 1, Rules())[0]
-    b = run_games(50, 3, ["greedy"], 2, Rules())[0]
-    assert not np.array_equal(a, b)
-
-
-def test_dice_are_fair():
-    """The six faces come up equally often (chi-square at a 1e-6 false alarm rate)."""
-    from smsim.engine.dice import game_key_nb, roll_die_nb, seed_key
-
-    key = game_key_nb(seed_key(99), 0)
-    faces = np.array([roll_die_nb(key, r, s, k, d) for r in range(400) for s in range(5) for k in range(3)
-                      for d in range(5)])  # fmt: skip
-    counts = np.bincount(faces, minlength=6)
-    expected = len(faces) / 6
-    chi2 = ((counts - expected) ** 2 / expected).sum()
-    assert chi2 < 33.0  # chi-square, 5 degrees of freedom, p = 1e-6
+def test_finish_game_scores_and_fills_the_outcome():
+    _, occ, player, pirates = fresh(2)
+    player[1, L.N_EMPTY] = 0
+    player[0, L.VP] = 4
+    score = np.zeros((2, L.N_SCORE_FIELDS), dtype=np.int64)
+    out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
+    G.finish_game_nb(occ, player, pirates, np.array([0, -1]), 12, True, RULES_NB, score, out)
+    assert out[L.G_ROUNDS] == 12 and out[L.G_ABORTED] == 0 and out[L.G_FILLED] == 0b10
+    # seat 1: full city 5 VP + 3 coins // 2 + 2 logs = 8; seat 0: 4 + 1 + 2 = 7
+    assert list(score[:, L.S_TOTAL]) == [7, 8] and out[L.G_WINNERS] == 1 and score[1, L.S_WON] == 1
+    assert G.city_full_nb(player) and not G.city_full_nb(player[:1])

@@ -7,10 +7,11 @@ from numba import njit
 from numba.core.dispatcher import Dispatcher
 from numba.core.errors import NumbaError
 
+from smsim import play
 from smsim.engine import actions, city, dice, events, game, memory, pirates, scoring
-from smsim.policies import dispatch, heuristics
+from smsim.policies import features, heuristics
 
-HOT_MODULES = (actions, city, dice, events, game, pirates, scoring, dispatch, heuristics)
+HOT_MODULES = (actions, city, dice, events, game, pirates, scoring, features, heuristics, play)
 # the functions that allocate, each outside the per-turn loop: work buffers, traced games,
 # the per-game scoring scratch and the bench's dice-only kernel
 ALLOCATING = {"new_work_nb", "play_one_nb", "play_games_nb", "score_game_nb", "dice_floor_nb"}

@@ -4,7 +4,8 @@ import numpy as np
 
 from smsim import layout as L
 from smsim.board import parse_city
-from smsim.engine.scoring import S_CHURCH_VP, S_RANK, S_SHARED, S_TOTAL, S_WON, score_church_series_nb, score_game_nb
+from smsim.engine.scoring import score_church_series_nb, score_game_nb
+from smsim.layout import S_CHURCH_VP, S_RANK, S_SHARED, S_TOTAL, S_WON
 from smsim.sim import score_city
 from tests.helpers import RULES_NB, state_from_cities
 

@@ -43,7 +43,7 @@ def test_user_params_reach_the_function():
 
 
 def test_swapping_user_functions_reuses_the_compiled_engine():
-    from smsim.engine.game import play_games_nb
+    from smsim.play import play_games_nb
 
     run_games(4, 2, [EXAMPLE, "greedy"], seed=1, rules=Rules())
     before = len(play_games_nb.signatures)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from smsim.policies.dispatch import PolicyKind
+from smsim.layout import PolicyKind
 from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES
 from smsim.policies.interface import MAX_SEATS, no_user_policy
 from smsim.policies.registry import (

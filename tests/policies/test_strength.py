@@ -4,7 +4,7 @@ games, every policy in every seat equally (issue: heuristic policies)."""
 import numpy as np
 import pytest
 
-from smsim.engine.scoring import S_WON
+from smsim.layout import S_WON
 from smsim.rules import Rules
 from smsim.sim import run_games, simulate
 

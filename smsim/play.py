@@ -1,0 +1,330 @@
+"""The play loop: who decides, and in which order, above the rules (``engine``) and the bots
+(``policies``) (RULES.md §3-§6).
+
+In the vocabulary of game-playing programs:
+
+- the **state** is ``Work`` (cities, bit masks, counters, pirate track, dice) plus the seat to
+  move; ``engine`` holds the rules over it and imports nothing from here or from ``policies``;
+- the **legal actions** of a decision are the rows ``w.cands[:n]`` that ``engine.actions``
+  lists (a ``layout.Decision`` says what a row means), and ``w.ctx`` describes the decision;
+- the **current player** is ``w.ctx[CTX_SEAT]``; its policy picks a row (``choose_nb``: a
+  built-in bot is data, a user's policy a function of ``policies.interface.POLICY_SIG``);
+- **apply action**: the loop applies the picked row with ``engine.city``/``engine.game``;
+- **chance outcomes** are the dice: a pure function of (game key, round, seat, roll, die)
+  (``engine.dice``), so the same game replays alone from (seed, game).
+
+One game is ``play_game_nb``; ``play_games_nb`` plays a contiguous range of games on one thread
+(``sim.run_games`` runs several ranges at once). ``Seats`` says who decides for each seat:
+``kind`` int64[P] (a ``layout.PolicyKind``), ``params`` float64[P, N_PARAMS], ``fns`` a
+5-tuple of POLICY_SIG functions.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from smsim import layout as L
+from smsim import rules as R
+from smsim.engine import events as E
+from smsim.engine.actions import (
+    list_bonus_persons_nb,
+    list_cells_nb,
+    list_houses_nb,
+    list_keeps_nb,
+    list_sides_nb,
+    list_uses_nb,
+    place_allowed_nb,
+)
+from smsim.engine.city import (
+    ZERO,
+    apply_person_nb,
+    bit_nb,
+    fill_cell_nb,
+    lowest_bit_nb,
+    max_houses_nb,
+    newly_complete_sides_nb,
+)
+from smsim.engine.dice import game_key_nb, roll_die_nb, seed_policy_streams_nb
+from smsim.engine.game import (
+    city_full_nb,
+    complete_sides_nb,
+    finish_game_nb,
+    give_side_bonus_nb,
+    pay_for_houses_nb,
+    pay_for_use_nb,
+    start_game_nb,
+)
+from smsim.engine.memory import borrow_nb, hot_njit
+from smsim.engine.pirates import mark_swords_nb
+from smsim.policies.heuristics import MEMO, heuristic_choice_nb, new_game_memo_nb, random_choice_nb
+
+# float64 scratch a built-in policy may keep within one turn: the largest any policy declares
+MEMO_SIZE = MEMO.size
+
+KEEP = int(L.Decision.KEEP)
+USE = int(L.Decision.USE)
+PLACE = int(L.Decision.PLACE)
+HOUSES = int(L.Decision.HOUSES)
+BONUS_SIDE = int(L.Decision.BONUS_SIDE)
+BONUS_PERSON = int(L.Decision.BONUS_PERSON)
+HEURISTIC = int(L.PolicyKind.HEURISTIC)
+USER = int(L.PolicyKind.USER)
+ARCHITECT = int(L.Person.ARCHITECT)
+BONUS_PERSON_KIND = int(L.BonusKind.PERSON)
+SWORDS = int(L.Face.SWORDS)
+CRATE_FACE, WALL_FACE, CROSS, HEAD = int(L.Face.CRATE), int(L.Face.WALL), int(L.Face.CROSS), int(L.Face.HEAD)
+CRATE, WALL, HOUSE = int(L.Cell.CRATE), int(L.Cell.WALL), int(L.Cell.HOUSE)
+CHURCH_1, PERSON_0, EMPTY = int(L.Cell.CHURCH_1), L.PERSON_0, int(L.Cell.EMPTY)
+
+Work = namedtuple(
+    "Work",
+    ["city", "occ", "player", "pirates", "dice", "counts", "cands", "ctx", "rng", "values", "memo", "status",
+     "trace", "trace_n"],
+)  # fmt: skip
+Seats = namedtuple("Seats", ["kind", "params", "fns"])
+
+
+@njit(cache=True)
+def new_work_nb(n_players, trace):
+    """Fresh buffers for one thread: city int8[P, N_CELLS], occ uint64[P, N_CELL_CODES], player
+    int64[P, N_PLAYER_FIELDS], pirates int64[N_PIRATE_FIELDS], dice int64[N_DICE], counts
+    int64[N_FACES] (faces of the final dice), cands int64[MAX_CANDS, CAND_WIDTH], ctx
+    int64[N_CTX], rng uint64[P], values and memo float64 scratch for policies, status int64[2]
+    (error code, seat), and the trace (0 rows: not traced)."""
+    return Work(
+        np.zeros((n_players, L.N_CELLS), dtype=np.int8),
+        np.zeros((n_players, L.N_CELL_CODES), dtype=np.uint64),
+        np.zeros((n_players, L.N_PLAYER_FIELDS), dtype=np.int64),
+        np.zeros(L.N_PIRATE_FIELDS, dtype=np.int64),
+        np.zeros(L.N_DICE, dtype=np.int64),
+        np.zeros(L.N_FACES, dtype=np.int64),
+        np.zeros((L.MAX_CANDS, L.CAND_WIDTH), dtype=np.int64),
+        np.zeros(L.N_CTX, dtype=np.int64),
+        np.zeros(n_players, dtype=np.uint64),
+        np.zeros(L.MAX_CANDS, dtype=np.float64),
+        np.zeros(MEMO_SIZE, dtype=np.float64),
+        np.zeros(2, dtype=np.int64),
+        trace,
+        np.zeros(1, dtype=np.int64),
+    )
+
+
+@hot_njit(inline="always")
+def choose_nb(seats, s, w, rules):
+    """Row of w.cands[:n] that seat s's policy picks (n = w.ctx[CTX_N]). Only the branch taken
+    touches the seat's weights or function."""
+    kind = seats.kind[s]
+    n = w.ctx[L.CTX_N]
+    if kind == HEURISTIC:
+        return heuristic_choice_nb(seats.params[s], s, w, rules)
+    if kind == USER:
+        fn = seats.fns[s]
+        return fn(w.ctx, w.dice, w.cands, n, w.city, w.occ, w.player, w.pirates, rules, seats.params[s], w.rng)
+    return random_choice_nb(n, w.rng, s)
+
+
+# Inlined, as are place_cells_nb and play_turn_nb: a call passes the Work tuple flattened into
+# some 110 machine words, and that hop cost more than a random policy's whole decision.
+@hot_njit(inline="always")
+def ask_nb(decision, n, s, w, seats, rules):
+    """Seat s's policy picks one of n >= 1 candidates in w.cands. A row out of range is recorded
+    in w.status (the game goes on with row 0 and the run reports the policy)."""
+    w.ctx[L.CTX_DECISION] = decision
+    w.ctx[L.CTX_SEAT] = s
+    w.ctx[L.CTX_N] = n
+    row = choose_nb(seats, s, w, rules)
+    if row < 0 or row >= n:
+        if w.status[0] == 0:
+            w.status[0] = 1 + decision
+            w.status[1] = s
+        return 0
+    return row
+
+
+@hot_njit(inline="always")
+def place_cells_nb(what, k, role, anchor, s, w, seats, rules):
+    """Place k cells of Cell code ``what``, one PLACE decision each, where the rules allow
+    (``actions.place_allowed_nb``). Returns the cells' mask."""
+    group = ZERO
+    w.ctx[L.CTX_WHAT] = what
+    w.ctx[L.CTX_ANCHOR] = anchor
+    for i in range(k):
+        n = list_cells_nb(place_allowed_nb(what, w.occ[s, EMPTY], group, k, anchor), w.cands)
+        w.ctx[L.CTX_LEFT] = k - i
+        w.ctx[L.CTX_GROUP] = np.int64(group)
+        cell = w.cands[ask_nb(PLACE, n, s, w, seats, rules), 0]
+        fill_cell_nb(w.city, w.occ, w.player, s, cell, what)
+        group |= bit_nb(cell)
+        E.record_nb(w.trace, w.trace_n, E.EV_PLACE, cell, what, role, 0, 0, 0, 0)
+    return group
+
+
+# Not inlined: it holds two placements, and inlining it where it is called cost 28 s of first
+# compile (46 -> 74 s) for about 3% of speed.
+@hot_njit
+def person_nb(person, role, s, w, seats, rules):
+    """Place a person on an empty space with its effect; an architect then builds houses."""
+    cell = lowest_bit_nb(place_cells_nb(PERSON_0 + person, 1, role, -1, s, w, seats, rules))
+    apply_person_nb(w.occ, w.player, s, cell, person, rules)
+    if person != ARCHITECT:
+        return
+    h_max = max_houses_nb(w.occ, w.player, s, cell, rules)
+    if h_max == 0:
+        return
+    n = list_houses_nb(h_max, w.cands)
+    w.ctx[L.CTX_ANCHOR] = cell
+    h = w.cands[ask_nb(HOUSES, n, s, w, seats, rules), 0]
+    if h == 0:
+        return
+    place_cells_nb(HOUSE, h, E.PLACED_HOUSE, cell, s, w, seats, rules)
+    pay_for_houses_nb(w.player, s, h, rules)
+
+
+@hot_njit
+def take_wall_bonuses_nb(new_sides, s, w, seats, rules):
+    """Give the bonus of every side completed this turn, in the order the seat picks (§5 Wall)."""
+    complete_sides_nb(w.player, s, new_sides, w.ctx[L.CTX_ROUND])
+    left = new_sides
+    while left != 0:
+        n = list_sides_nb(left, w.cands)
+        side = w.cands[ask_nb(BONUS_SIDE, n, s, w, seats, rules) if n > 1 else 0, 0]
+        left &= ~(1 << side)
+        kind, amount = give_side_bonus_nb(w.player, s, side, rules)
+        person = -1
+        if kind == BONUS_PERSON_KIND and w.occ[s, EMPTY] != ZERO:  # a person of at most `amount` heads
+            n = list_bonus_persons_nb(amount, w.cands)
+            person = w.cands[ask_nb(BONUS_PERSON, n, s, w, seats, rules), 0]
+        E.record_nb(w.trace, w.trace_n, E.EV_BONUS, side, kind, amount, person, 0, 0, 0)
+        if person >= 0:
+            w.player[s, L.BONUS_PERSONS] += 1
+            person_nb(person, E.PLACED_BONUS, s, w, seats, rules)
+
+
+@hot_njit(inline="always")
+def play_turn_nb(game_key, rnd, s, w, seats, rules):
+    """One turn of seat s (RULES.md §3): roll with keeps, use one symbol, mark the swords."""
+    E.record_nb(w.trace, w.trace_n, E.EV_TURN, rnd, s, 0, 0, 0, 0, 0)
+    w.ctx[L.CTX_ROUND] = rnd
+    w.ctx[L.CTX_TURN] += 1
+    dice = w.dice
+    for d in range(L.N_DICE):
+        dice[d] = roll_die_nb(game_key, rnd, s, 0, d)
+    E.record_nb(w.trace, w.trace_n, E.EV_ROLL, dice[0], dice[1], dice[2], dice[3], dice[4], 0, 0)
+    for roll in range(1, L.N_ROLLS):
+        n = list_keeps_nb(w.cands)
+        w.ctx[L.CTX_ROLL] = roll
+        mask = w.cands[ask_nb(KEEP, n, s, w, seats, rules), 0]
+        if mask == 0:
+            break
+        for d in range(L.N_DICE):
+            if (mask >> d) & 1:
+                dice[d] = roll_die_nb(game_key, rnd, s, roll, d)
+        E.record_nb(w.trace, w.trace_n, E.EV_REROLL, mask, 0, 0, 0, 0, 0, 0)
+        E.record_nb(w.trace, w.trace_n, E.EV_ROLL, dice[0], dice[1], dice[2], dice[3], dice[4], 0, 0)
+
+    n = list_uses_nb(dice, w.counts, w.player[s, L.COINS], w.occ, s, rules, w.cands)
+    row = ask_nb(USE, n, s, w, seats, rules)
+    symbol = w.cands[row, L.C_SYMBOL]
+    k = w.cands[row, L.C_K]
+    rotated = w.cands[row, L.C_ROTATED]
+    person = w.cands[row, L.C_PERSON]
+    rotation_cost, delivery_cost = pay_for_use_nb(w.player, s, symbol, k, rotated, rules)
+    E.record_nb(w.trace, w.trace_n, E.EV_USE, symbol, k, rotated, person, rotation_cost, delivery_cost, 0)
+    w.ctx[L.CTX_SYMBOL] = symbol
+    w.ctx[L.CTX_K] = k
+    if symbol == CRATE_FACE:
+        place_cells_nb(CRATE, k, E.PLACED_ACTION, -1, s, w, seats, rules)
+    elif symbol == WALL_FACE:
+        place_cells_nb(WALL, k, E.PLACED_ACTION, -1, s, w, seats, rules)
+        new_sides = newly_complete_sides_nb(w.occ, w.player, s)
+        if new_sides != 0:
+            take_wall_bonuses_nb(new_sides, s, w, seats, rules)
+    elif symbol == HEAD:
+        person_nb(person, E.PLACED_ACTION, s, w, seats, rules)
+    elif symbol == CROSS:  # one church of size k
+        place_cells_nb(CHURCH_1 + k - 1, 1, E.PLACED_ACTION, -1, s, w, seats, rules)
+
+    n_swords = w.counts[SWORDS]
+    E.record_nb(w.trace, w.trace_n, E.EV_SWORDS, n_swords, 0, 0, 0, 0, 0, 0)
+    mark_swords_nb(n_swords, rnd, w.pirates, w.player, rules, w.trace, w.trace_n)
+    E.record_after_nb(w.trace, w.trace_n, w.player, rules)
+
+
+@hot_njit
+def play_game_nb(game_key, w, seats, rules, start_crates, score, game_out):
+    """Play one game from its key to the final score (RULES.md §4).
+
+    Rounds are played in full; the game ends after the round in which some city became full,
+    or is marked aborted at rules[R_MAX_ROUNDS] rounds.
+    """
+    n_players = w.player.shape[0]
+    start_game_nb(w.city, w.occ, w.player, w.pirates, start_crates, rules)
+    w.status[0] = 0
+    w.status[1] = -1
+    w.ctx[L.CTX_TURN] = 0
+    new_game_memo_nb(w.memo)  # policies' per-turn memo is keyed on CTX_TURN, which restarts each game
+    seed_policy_streams_nb(game_key, w.rng)
+    rounds = 0
+    full = False
+    for rnd in range(rules[R.R_MAX_ROUNDS]):
+        for s in range(n_players):
+            play_turn_nb(game_key, rnd, s, w, seats, rules)
+        rounds = rnd + 1
+        full = city_full_nb(w.player)
+        if full:
+            break
+    finish_game_nb(w.occ, w.player, w.pirates, w.status, rounds, full, rules, score, game_out)
+    E.record_nb(w.trace, w.trace_n, E.EV_END, rounds, game_out[L.G_ABORTED], 0, 0, 0, 0, 0)
+
+
+@njit(cache=True)
+def play_one_nb(seed_key, game, rules, start_crates, kind, params, fns, trace):
+    """Play game ``game`` alone with its trace; returns (score, player, city, game_out, rows traced)."""
+    n_players = kind.shape[0]
+    w = new_work_nb(n_players, trace)
+    score = np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64)
+    game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
+    play_game_nb(game_key_nb(seed_key, game), w, Seats(kind, params, fns), rules, start_crates, score, game_out)
+    return score, w.player, w.city, game_out, w.trace_n[0]
+
+
+@hot_njit
+def borrow_work_nb(w):
+    """``w`` with every buffer borrowed (``memory.borrow_nb``): the caller keeps ``w`` alive."""
+    return Work(
+        borrow_nb(w.city), borrow_nb(w.occ), borrow_nb(w.player), borrow_nb(w.pirates), borrow_nb(w.dice),
+        borrow_nb(w.counts), borrow_nb(w.cands), borrow_nb(w.ctx), borrow_nb(w.rng), borrow_nb(w.values),
+        borrow_nb(w.memo), borrow_nb(w.status), borrow_nb(w.trace), borrow_nb(w.trace_n),
+    )  # fmt: skip
+
+
+@hot_njit
+def play_borrowed_nb(seed_key, first, w, rules, start_crates, kind, params, fns, score_out, player_out, game_out):
+    """The loop of ``play_games_nb`` on borrowed views. Its arguments are owned by the caller
+    for the whole call, so the views cannot outlive them."""
+    w = borrow_work_nb(w)
+    seats = Seats(borrow_nb(kind), borrow_nb(params), fns)
+    rules = borrow_nb(rules)
+    start_crates = borrow_nb(start_crates)
+    score_out = borrow_nb(score_out)
+    player_out = borrow_nb(player_out)
+    game_out = borrow_nb(game_out)
+    for g in range(game_out.shape[0]):
+        play_game_nb(game_key_nb(seed_key, first + g), w, seats, rules, start_crates, score_out[g], game_out[g])
+        for s in range(w.player.shape[0]):  # element by element: a slice copy would allocate
+            for f in range(w.player.shape[1]):
+                player_out[g, s, f] = w.player[s, f]
+
+
+@njit(cache=True, nogil=True)
+def play_games_nb(seed_key, first, rules, start_crates, kind, params, fns, score_out, player_out, game_out):
+    """Play games first .. first + G - 1 (G = game_out.shape[0]) on the calling thread, releasing
+    the GIL so that ``sim.run_games`` can run several such ranges at once on its threads.
+
+    Outputs: score_out int64[G, P, N_SCORE_FIELDS], player_out int64[G, P, N_PLAYER_FIELDS],
+    game_out int64[G, N_GAME_FIELDS]. Work buffers are allocated once per call; the games run
+    on borrowed views of them and of the arguments (``smsim/engine/memory.py``).
+    """
+    w = new_work_nb(kind.shape[0], np.zeros((0, E.EVENT_WIDTH), dtype=np.int64))
+    play_borrowed_nb(seed_key, first, w, rules, start_crates, kind, params, fns, score_out, player_out, game_out)

@@ -1,0 +1,117 @@
+"""Whole games: invariants under random play, and determinism (RULES.md §3-§6, STYLE §7)."""
+
+import numba
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from smsim import layout as L
+from smsim.layout import S_CANNON_VP, S_CHURCH_VP, S_COINS_VP, S_EARNED, S_FULL_CITY_VP, S_LOGS_VP, S_TOTAL
+from smsim.rules import Rules
+from smsim.sim import play_game, run_games
+
+POLICY_MIXES = [["random"], ["greedy"], ["random", "greedy"]]
+
+
+def seat_policies(mix, players):
+    return [mix[s % len(mix)] for s in range(players)]
+
+
+def check_invariants(records, rules=Rules()):
+    header, turns, end = records[0], records[1:-1], records[-1]
+    players = header["players"]
+    filled = [set(tuple(rc) for rc in rules.start_crates) for _ in range(players)]
+    n_attacks = 0
+    for turn in turns:
+        s = turn["seat"]
+        placed = [tuple(rc) for rc in turn["cells"] + turn["houses"]]
+        for b in turn["bonuses"]:
+            placed += [tuple(b["cell"])] if b["cell"] else []
+            placed += [tuple(rc) for rc in b["houses"]]
+        for rc in placed:
+            assert rc not in filled[s], f"cell {rc} refilled"  # a filled space is never refilled
+            filled[s].add(rc)
+        if turn["use"] and turn["use"]["symbol"] == "wall":
+            assert all(L.is_outer(*rc) for rc in turn["cells"])  # walls only outside
+        for after in turn["after"]:
+            assert after["coins"] >= 0 and after["logs"] >= 0
+        n_attacks += len(turn["attacks"])
+    assert n_attacks <= len(rules.pirate_strengths)
+    assert not end["aborted"]  # every game ends
+    assert end["rounds"] < rules.max_rounds
+    for sc in end["scores"]:
+        assert sc["total"] == (sc["earned"] + sc["church_vp"] + sc["coins"] + sc["logs"] + sc["cannons"]
+                               + sc["full_city"])  # fmt: skip
+        assert sc["empty"] == 45 - len(filled[sc["seat"]])
+    assert any(sc["empty"] == 0 for sc in end["scores"])
+    return n_attacks
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**63), game=st.integers(0, 10**6), players=st.integers(2, 5),
+       mix=st.sampled_from(POLICY_MIXES))  # fmt: skip
+def test_invariants_under_random_play(seed, game, players, mix):
+    traced = play_game(players, seed, game, seat_policies(mix, players))
+    check_invariants(traced.records)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32), players=st.integers(2, 5))
+def test_invariants_with_allow_pass_and_a_variant(seed, players):
+    rules = Rules(allow_pass=True, rotation_cost=1, start_crates=((0, 3), (3, 3)), pirate_strengths=(2, 4, 20))
+    traced = play_game(players, seed, 0, seat_policies(["random", "greedy"], players), rules)
+    check_invariants(traced.records, rules)
+
+
+def test_breakdown_sums_to_total_in_batches():
+    score, player, game_out = run_games(3000, 4, ["random", "greedy", "greedy", "random"], 11, Rules())
+    parts = score[..., [S_EARNED, S_CHURCH_VP, S_COINS_VP, S_LOGS_VP, S_CANNON_VP, S_FULL_CITY_VP]].sum(-1)
+    assert np.array_equal(parts, score[..., S_TOTAL])
+    assert (player[..., L.COINS] >= 0).all() and (player[..., L.LOGS] >= 0).all()
+    assert (game_out[:, L.G_ABORTED] == 0).all()
+    assert (player[..., L.CANNONS_LOST] <= 6).all()
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_same_seed_and_game_give_the_same_game_on_1_and_2_threads_and_in_any_batch(players):
+    policies = seat_policies(["random", "greedy"], players)
+    rules = Rules()
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = run_games(400, players, policies, 5, rules)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = run_games(400, players, policies, 5, rules)
+    finally:
+        numba.set_num_threads(before)
+    for a, b in zip(one, two):
+        assert np.array_equal(a, b)
+    # split into batches at odd places: the same games
+    parts = [run_games(n, players, policies, 5, rules, first=f) for f, n in ((0, 7), (7, 250), (257, 143))]
+    for i in range(3):
+        assert np.array_equal(np.concatenate([p[i] for p in parts]), one[i])
+    # any single game replays alone from (seed, game)
+    for g in (0, 123, 399):
+        traced = play_game(players, 5, g, policies, rules)
+        assert np.array_equal(traced.score, one[0][g])
+        assert np.array_equal(traced.player, one[1][g])
+
+
+def test_different_seeds_give_different_games():
+    a = run_games(50, 3, ["greedy"], 1, Rules())[0]
+    b = run_games(50, 3, ["greedy"], 2, Rules())[0]
+    assert not np.array_equal(a, b)
+
+
+def test_dice_are_fair():
+    """The six faces come up equally often (chi-square at a 1e-6 false alarm rate)."""
+    from smsim.engine.dice import game_key_nb, roll_die_nb, seed_key
+
+    key = game_key_nb(seed_key(99), 0)
+    faces = np.array([roll_die_nb(key, r, s, k, d) for r in range(400) for s in range(5) for k in range(3)
+                      for d in range(5)])  # fmt: skip
+    counts = np.bincount(faces, minlength=6)
+    expected = len(faces) / 6
+    chi2 = ((counts - expected) ** 2 / expected).sum()
+    assert chi2 < 33.0  # chi-square, 5 degrees of freedom, p = 1e-6
