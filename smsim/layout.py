@@ -358,6 +358,7 @@ class PolicyKind(IntEnum):
     RANDOM = 0
     HEURISTIC = 1  # the parameterised heuristic; every built-in but random is a preset of it
     USER = 2  # the seat's function in the tuple of policy functions
+    ROLLOUT = 3  # the search policy (smsim.search): continuations played by its base policy
 
 
 MAX_CANDS = 128
@@ -386,5 +387,6 @@ CTX = Record("decision context", "CTX_", "N_CTX", (
     ("group", 1, "PLACE: uint64 bits (as int64) of the group placed so far this action"),
     ("n", 1, "the number of candidates"),
     ("turn", 1, "turns played so far in this game (changes every turn: a policy's memo key)"),
+    ("index", 1, "decisions asked before this one in this game: the decision's number, from 0"),
 ))  # fmt: skip
 CTX.export(globals())

@@ -22,7 +22,8 @@ One game is ``play_game_nb``; ``play_games_nb`` plays a contiguous range of game
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from smsim import layout as L
 from smsim import rules as R
@@ -45,7 +46,7 @@ from smsim.engine.city import (
     max_houses_nb,
     newly_complete_sides_nb,
 )
-from smsim.engine.dice import game_key_nb, roll_die_nb, seed_policy_streams_nb
+from smsim.engine.dice import GOLDEN, game_key_nb, roll_die_nb, seed_policy_streams_nb
 from smsim.engine.game import (
     city_full_nb,
     complete_sides_nb,
@@ -70,6 +71,7 @@ BONUS_SIDE = int(L.Decision.BONUS_SIDE)
 BONUS_PERSON = int(L.Decision.BONUS_PERSON)
 HEURISTIC = int(L.PolicyKind.HEURISTIC)
 USER = int(L.PolicyKind.USER)
+ROLLOUT = int(L.PolicyKind.ROLLOUT)
 ARCHITECT = int(L.Person.ARCHITECT)
 BONUS_PERSON_KIND = int(L.BonusKind.PERSON)
 SWORDS = int(L.Face.SWORDS)
@@ -77,12 +79,37 @@ CRATE_FACE, WALL_FACE, CROSS, HEAD = int(L.Face.CRATE), int(L.Face.WALL), int(L.
 CRATE, WALL, HOUSE = int(L.Cell.CRATE), int(L.Cell.WALL), int(L.Cell.HOUSE)
 CHURCH_1, PERSON_0, EMPTY = int(L.Cell.CHURCH_1), L.PERSON_0, int(L.Cell.EMPTY)
 
+PLAYOUT_STREAM = GOLDEN * np.uint64(3)  # keeps continuations' dice apart from the game's
+MAX_PLAYOUTS = 1 << 20  # playouts a decision may have: the key's room for them
+MAX_TAPE = 64  # decisions one turn can hold, with room to spare (at most about 25)
+
 Work = namedtuple(
     "Work",
     ["city", "occ", "player", "pirates", "dice", "counts", "cands", "ctx", "rng", "values", "memo", "status",
-     "trace", "trace_n"],
+     "trace", "trace_n", "keys", "tape", "forced", "tape_n", "snap", "cap"],
 )  # fmt: skip
-Seats = namedtuple("Seats", ["kind", "params", "fns"])
+# The state at the start of a turn, from which a continuation replays the turn: int64 meta[2] is
+# (round, seat) of that turn.
+Snap = namedtuple("Snap", ["city", "occ", "player", "pirates", "ctx", "meta"])
+# One decision captured for ``smsim advise``: at[0] the decision's number to capture (-1: none),
+# at[1] 1 once captured, at[2] the decisions made before it in its turn, at[3] the policy's pick;
+# its candidates, context, the turn's earlier rows and the turn's start state.
+Capture = namedtuple("Capture", ["at", "cands", "ctx", "tape", "snap"])
+# Who decides for each seat. A searching seat (PolicyKind.ROLLOUT) has its own knobs in ``params``
+# and its base policy in ``base_kind``/``base_params``; any other seat is its own base.
+Seats = namedtuple("Seats", ["kind", "params", "fns", "base_kind", "base_params"])
+
+
+@njit(cache=True)
+def new_snap_nb(n_players):
+    return Snap(
+        np.zeros((n_players, L.N_CELLS), dtype=np.int8),
+        np.zeros((n_players, L.N_CELL_CODES), dtype=np.uint64),
+        np.zeros((n_players, L.N_PLAYER_FIELDS), dtype=np.int64),
+        np.zeros(L.N_PIRATE_FIELDS, dtype=np.int64),
+        np.zeros(L.N_CTX, dtype=np.int64),
+        np.zeros(2, dtype=np.int64),
+    )
 
 
 @njit(cache=True)
@@ -91,7 +118,11 @@ def new_work_nb(n_players, trace):
     int64[P, N_PLAYER_FIELDS], pirates int64[N_PIRATE_FIELDS], dice int64[N_DICE], counts
     int64[N_FACES] (faces of the final dice), cands int64[MAX_CANDS, CAND_WIDTH], ctx
     int64[N_CTX], rng uint64[P], values and memo float64 scratch for policies, status int64[2]
-    (error code, seat), and the trace (0 rows: not traced)."""
+    (error code, seat), the trace (0 rows: not traced), and what continuations need: keys
+    uint64[2] (the game's dice key, the key of dice after a continuation's forced rows), tape
+    int64[MAX_TAPE] (rows picked so far this turn), forced int64[MAX_TAPE] (rows a continuation
+    replays), tape_n int64[3] (rows on the tape, forced rows, forced rows replayed), the turn's
+    start state and a capture."""
     return Work(
         np.zeros((n_players, L.N_CELLS), dtype=np.int8),
         np.zeros((n_players, L.N_CELL_CODES), dtype=np.uint64),
@@ -107,6 +138,13 @@ def new_work_nb(n_players, trace):
         np.zeros(2, dtype=np.int64),
         trace,
         np.zeros(1, dtype=np.int64),
+        np.zeros(2, dtype=np.uint64),
+        np.zeros(MAX_TAPE, dtype=np.int64),
+        np.zeros(MAX_TAPE, dtype=np.int64),
+        np.zeros(3, dtype=np.int64),
+        new_snap_nb(n_players),
+        Capture(np.full(4, -1, dtype=np.int64), np.zeros((L.MAX_CANDS, L.CAND_WIDTH), dtype=np.int64),
+                np.zeros(L.N_CTX, dtype=np.int64), np.zeros(MAX_TAPE, dtype=np.int64), new_snap_nb(n_players)),
     )
 
 
@@ -114,31 +152,119 @@ def new_work_nb(n_players, trace):
 def choose_nb(seats, s, w, rules):
     """Row of w.cands[:n] that seat s's policy picks (n = w.ctx[CTX_N]). Only the branch taken
     touches the seat's weights or function."""
-    kind = seats.kind[s]
+    kind = seats.base_kind[s]  # a searching seat's own decisions, where it does not search
     n = w.ctx[L.CTX_N]
     if kind == HEURISTIC:
-        return heuristic_choice_nb(seats.params[s], s, w, rules)
+        return heuristic_choice_nb(seats.base_params[s], s, w, rules)
     if kind == USER:
         fn = seats.fns[s]
-        return fn(w.ctx, w.dice, w.cands, n, w.city, w.occ, w.player, w.pirates, rules, seats.params[s], w.rng)
+        return fn(w.ctx, w.dice, w.cands, n, w.city, w.occ, w.player, w.pirates, rules, seats.base_params[s], w.rng)
     return random_choice_nb(n, w.rng, s)
+
+
+def search_nb(seats, s, w, rules, search):
+    """The searching policy's pick (``smsim.search`` implements it for a real ``search``
+    scratch; with ``None`` it is the seat's base policy). Resolved by argument type at compile
+    time, so that the loop that plays continuations, compiled with ``None``, never contains the
+    search again (numba cannot compile a function that calls itself through another type)."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(search_nb, jit_options={"_nrt": False, "cache": True})
+def _search_without_scratch(seats, s, w, rules, search):
+    if search is types.none or isinstance(search, types.NoneType):
+        return lambda seats, s, w, rules, search: choose_nb(seats, s, w, rules)
+    return None  # smsim.search registers the implementation for its scratch
+
+
+@hot_njit(inline="always")
+def capture_nb(w):
+    """Keep this decision (``smsim advise``): its candidates, context, the turn's rows so far and
+    the turn's start state."""
+    cap = w.cap
+    cap.at[1] = 1
+    cap.at[2] = w.tape_n[0]
+    for i in range(w.ctx[L.CTX_N]):
+        for j in range(L.CAND_WIDTH):
+            cap.cands[i, j] = w.cands[i, j]
+    for f in range(L.N_CTX):
+        cap.ctx[f] = w.ctx[f]
+    for i in range(w.tape_n[0]):
+        cap.tape[i] = w.tape[i]
+    copy_snap_nb(w.snap, cap.snap)
+
+
+@hot_njit
+def copy_snap_nb(src, dst):
+    for s in range(src.city.shape[0]):
+        for c in range(L.N_CELLS):
+            dst.city[s, c] = src.city[s, c]
+        for code in range(L.N_CELL_CODES):
+            dst.occ[s, code] = src.occ[s, code]
+        for f in range(L.N_PLAYER_FIELDS):
+            dst.player[s, f] = src.player[s, f]
+    for f in range(L.N_PIRATE_FIELDS):
+        dst.pirates[f] = src.pirates[f]
+    for f in range(L.N_CTX):
+        dst.ctx[f] = src.ctx[f]
+    dst.meta[0] = src.meta[0]
+    dst.meta[1] = src.meta[1]
+
+
+@hot_njit
+def snapshot_nb(w, rnd, s):
+    """The state at the start of seat s's turn in round rnd, for continuations (no allocation)."""
+    snap = w.snap
+    for p in range(w.city.shape[0]):
+        for c in range(L.N_CELLS):
+            snap.city[p, c] = w.city[p, c]
+        for code in range(L.N_CELL_CODES):
+            snap.occ[p, code] = w.occ[p, code]
+        for f in range(L.N_PLAYER_FIELDS):
+            snap.player[p, f] = w.player[p, f]
+    for f in range(L.N_PIRATE_FIELDS):
+        snap.pirates[f] = w.pirates[f]
+    for f in range(L.N_CTX):
+        snap.ctx[f] = w.ctx[f]
+    snap.meta[0] = rnd
+    snap.meta[1] = s
 
 
 # Inlined, as are place_cells_nb and play_turn_nb: a call passes the Work tuple flattened into
 # some 110 machine words, and that hop cost more than a random policy's whole decision.
 @hot_njit(inline="always")
-def ask_nb(decision, n, s, w, seats, rules):
+def ask_nb(decision, n, s, w, seats, rules, search):
     """Seat s's policy picks one of n >= 1 candidates in w.cands. A row out of range is recorded
-    in w.status (the game goes on with row 0 and the run reports the policy)."""
+    in w.status (the game goes on with row 0 and the run reports the policy).
+
+    A continuation first replays its forced rows; every row picked goes on the turn's tape, so
+    that a continuation can replay the turn up to any of its decisions. ``search`` is the search
+    scratch where the seat may search (KEEP and USE), else None."""
     w.ctx[L.CTX_DECISION] = decision
     w.ctx[L.CTX_SEAT] = s
     w.ctx[L.CTX_N] = n
-    row = choose_nb(seats, s, w, rules)
+    pos = w.tape_n[2]
+    if pos < w.tape_n[1]:
+        row = w.forced[pos]
+        w.tape_n[2] = pos + 1
+    else:
+        if w.cap.at[0] == w.ctx[L.CTX_INDEX] and w.cap.at[1] == 0:
+            capture_nb(w)
+        if seats.kind[s] == ROLLOUT:
+            row = search_nb(seats, s, w, rules, search)
+        else:
+            row = choose_nb(seats, s, w, rules)
+        if w.cap.at[0] == w.ctx[L.CTX_INDEX]:
+            w.cap.at[3] = row
+    w.ctx[L.CTX_INDEX] += 1
     if row < 0 or row >= n:
         if w.status[0] == 0:
             w.status[0] = 1 + decision
             w.status[1] = s
-        return 0
+        row = 0
+    if w.tape_n[0] < MAX_TAPE:
+        w.tape[w.tape_n[0]] = row
+        w.tape_n[0] += 1
     return row
 
 
@@ -153,7 +279,7 @@ def place_cells_nb(what, k, role, anchor, s, w, seats, rules):
         n = list_cells_nb(place_allowed_nb(what, w.occ[s, EMPTY], group, k, anchor), w.cands)
         w.ctx[L.CTX_LEFT] = k - i
         w.ctx[L.CTX_GROUP] = np.int64(group)
-        cell = w.cands[ask_nb(PLACE, n, s, w, seats, rules), 0]
+        cell = w.cands[ask_nb(PLACE, n, s, w, seats, rules, None), 0]
         fill_cell_nb(w.city, w.occ, w.player, s, cell, what)
         group |= bit_nb(cell)
         E.record_nb(w.trace, w.trace_n, E.EV_PLACE, cell, what, role, 0, 0, 0, 0)
@@ -174,7 +300,7 @@ def person_nb(person, role, s, w, seats, rules):
         return
     n = list_houses_nb(h_max, w.cands)
     w.ctx[L.CTX_ANCHOR] = cell
-    h = w.cands[ask_nb(HOUSES, n, s, w, seats, rules), 0]
+    h = w.cands[ask_nb(HOUSES, n, s, w, seats, rules, None), 0]
     if h == 0:
         return
     place_cells_nb(HOUSE, h, E.PLACED_HOUSE, cell, s, w, seats, rules)
@@ -188,13 +314,13 @@ def take_wall_bonuses_nb(new_sides, s, w, seats, rules):
     left = new_sides
     while left != 0:
         n = list_sides_nb(left, w.cands)
-        side = w.cands[ask_nb(BONUS_SIDE, n, s, w, seats, rules) if n > 1 else 0, 0]
+        side = w.cands[ask_nb(BONUS_SIDE, n, s, w, seats, rules, None) if n > 1 else 0, 0]
         left &= ~(1 << side)
         kind, amount = give_side_bonus_nb(w.player, s, side, rules)
         person = -1
         if kind == BONUS_PERSON_KIND and w.occ[s, EMPTY] != ZERO:  # a person of at most `amount` heads
             n = list_bonus_persons_nb(amount, w.cands)
-            person = w.cands[ask_nb(BONUS_PERSON, n, s, w, seats, rules), 0]
+            person = w.cands[ask_nb(BONUS_PERSON, n, s, w, seats, rules, None), 0]
         E.record_nb(w.trace, w.trace_n, E.EV_BONUS, side, kind, amount, person, 0, 0, 0)
         if person >= 0:
             w.player[s, L.BONUS_PERSONS] += 1
@@ -202,29 +328,41 @@ def take_wall_bonuses_nb(new_sides, s, w, seats, rules):
 
 
 @hot_njit(inline="always")
-def play_turn_nb(game_key, rnd, s, w, seats, rules):
+def dice_key_nb(w):
+    """The key of the next roll: the game's while a continuation replays its forced rows (those
+    dice were seen), the continuation's own after them (the real game's future stays unseen)."""
+    return w.keys[0] if w.tape_n[2] < w.tape_n[1] else w.keys[1]
+
+
+@hot_njit(inline="always")
+def play_turn_nb(rnd, s, w, seats, rules, search):
     """One turn of seat s (RULES.md §3): roll with keeps, use one symbol, mark the swords."""
-    E.record_nb(w.trace, w.trace_n, E.EV_TURN, rnd, s, 0, 0, 0, 0, 0)
+    if seats.kind[s] == ROLLOUT or (w.cap.at[0] >= 0 and w.cap.at[1] == 0):
+        snapshot_nb(w, rnd, s)
+    w.tape_n[0] = 0
+    E.record_nb(w.trace, w.trace_n, E.EV_TURN, rnd, s, w.ctx[L.CTX_INDEX], 0, 0, 0, 0)
     w.ctx[L.CTX_ROUND] = rnd
     w.ctx[L.CTX_TURN] += 1
     dice = w.dice
+    key = dice_key_nb(w)
     for d in range(L.N_DICE):
-        dice[d] = roll_die_nb(game_key, rnd, s, 0, d)
+        dice[d] = roll_die_nb(key, rnd, s, 0, d)
     E.record_nb(w.trace, w.trace_n, E.EV_ROLL, dice[0], dice[1], dice[2], dice[3], dice[4], 0, 0)
     for roll in range(1, L.N_ROLLS):
         n = list_keeps_nb(w.cands)
         w.ctx[L.CTX_ROLL] = roll
-        mask = w.cands[ask_nb(KEEP, n, s, w, seats, rules), 0]
+        mask = w.cands[ask_nb(KEEP, n, s, w, seats, rules, search), 0]
         if mask == 0:
             break
+        key = dice_key_nb(w)
         for d in range(L.N_DICE):
             if (mask >> d) & 1:
-                dice[d] = roll_die_nb(game_key, rnd, s, roll, d)
+                dice[d] = roll_die_nb(key, rnd, s, roll, d)
         E.record_nb(w.trace, w.trace_n, E.EV_REROLL, mask, 0, 0, 0, 0, 0, 0)
         E.record_nb(w.trace, w.trace_n, E.EV_ROLL, dice[0], dice[1], dice[2], dice[3], dice[4], 0, 0)
 
     n = list_uses_nb(dice, w.counts, w.player[s, L.COINS], w.occ, s, rules, w.cands)
-    row = ask_nb(USE, n, s, w, seats, rules)
+    row = ask_nb(USE, n, s, w, seats, rules, search)
     symbol = w.cands[row, L.C_SYMBOL]
     k = w.cands[row, L.C_K]
     rotated = w.cands[row, L.C_ROTATED]
@@ -251,31 +389,98 @@ def play_turn_nb(game_key, rnd, s, w, seats, rules):
     E.record_after_nb(w.trace, w.trace_n, w.player, rules)
 
 
-@hot_njit
-def play_game_nb(game_key, w, seats, rules, start_crates, score, game_out):
-    """Play one game from its key to the final score (RULES.md §4).
-
-    Rounds are played in full; the game ends after the round in which some city became full,
-    or is marked aborted at rules[R_MAX_ROUNDS] rounds.
-    """
+@hot_njit(inline="always")
+def rounds_nb(w, seats, rules, first_round, first_seat, search):
+    """Play on from the turn of ``first_seat`` in ``first_round`` (RULES.md §4): rounds are played
+    in full; the game ends after the round in which some city became full, or is marked aborted
+    at rules[R_MAX_ROUNDS] rounds. Returns (rounds played, some city full)."""
     n_players = w.player.shape[0]
-    start_game_nb(w.city, w.occ, w.player, w.pirates, start_crates, rules)
-    w.status[0] = 0
-    w.status[1] = -1
-    w.ctx[L.CTX_TURN] = 0
-    new_game_memo_nb(w.memo)  # policies' per-turn memo is keyed on CTX_TURN, which restarts each game
-    seed_policy_streams_nb(game_key, w.rng)
-    rounds = 0
+    rounds = first_round
     full = False
-    for rnd in range(rules[R.R_MAX_ROUNDS]):
-        for s in range(n_players):
-            play_turn_nb(game_key, rnd, s, w, seats, rules)
+    for rnd in range(first_round, rules[R.R_MAX_ROUNDS]):
+        for s in range(first_seat if rnd == first_round else 0, n_players):
+            play_turn_nb(rnd, s, w, seats, rules, search)
         rounds = rnd + 1
         full = city_full_nb(w.player)
         if full:
             break
+    return rounds, full
+
+
+@hot_njit
+def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
+    """``rounds_nb`` for the games a run plays (``search``: the search scratch, or None)."""
+    return rounds_nb(w, seats, rules, first_round, first_seat, search)
+
+
+@hot_njit
+def continue_rounds_nb(w, seats, rules, first_round, first_seat):
+    """``rounds_nb`` for continuations: the same loop, compiled apart, without search (see
+    ``search_nb``)."""
+    return rounds_nb(w, seats, rules, first_round, first_seat, None)
+
+
+@hot_njit
+def play_game_nb(game_key, w, seats, rules, start_crates, score, game_out, search):
+    """Play one game from its key to the final score (RULES.md §4)."""
+    start_game_nb(w.city, w.occ, w.player, w.pirates, start_crates, rules)
+    w.status[0] = 0
+    w.status[1] = -1
+    w.ctx[L.CTX_TURN] = 0
+    w.ctx[L.CTX_INDEX] = 0
+    w.keys[0] = game_key
+    w.keys[1] = game_key
+    w.tape_n[0] = 0
+    w.tape_n[1] = 0
+    w.tape_n[2] = 0
+    new_game_memo_nb(w.memo)  # policies' per-turn memo is keyed on CTX_TURN, which restarts each game
+    seed_policy_streams_nb(game_key, w.rng)
+    rounds, full = play_rounds_nb(w, seats, rules, 0, 0, search)
     finish_game_nb(w.occ, w.player, w.pirates, w.status, rounds, full, rules, score, game_out)
-    E.record_nb(w.trace, w.trace_n, E.EV_END, rounds, game_out[L.G_ABORTED], 0, 0, 0, 0, 0)
+    E.record_nb(w.trace, w.trace_n, E.EV_END, rounds, game_out[L.G_ABORTED], w.ctx[L.CTX_INDEX], 0, 0, 0, 0)
+
+
+@hot_njit(inline="always")
+def playout_key_nb(game_key, decision, playout):
+    """The dice key of continuation ``playout`` from decision number ``decision`` of a game:
+    keyed by (seed, game, decision, playout), apart from the game's own dice."""
+    return game_key_nb(game_key ^ PLAYOUT_STREAM, decision * MAX_PLAYOUTS + playout)
+
+
+@hot_njit
+def continue_game_nb(snap, tape, n_tape, row, game_key, playout_key, cw, seats, rules, score, game_out):
+    """Play a copy of a game on to its end from one of its decisions, with ``row`` picked there.
+
+    ``snap`` is the state at the start of the decision's turn, ``tape[:n_tape]`` the rows picked
+    before it in that turn: the turn is replayed on ``cw`` with those rows and ``row`` forced,
+    the dice seen so far from ``game_key``, every later die from ``playout_key``; ``seats`` decide
+    the rest. The final score goes to ``score`` and ``game_out``."""
+    for p in range(cw.city.shape[0]):
+        for c in range(L.N_CELLS):
+            cw.city[p, c] = snap.city[p, c]
+        for code in range(L.N_CELL_CODES):
+            cw.occ[p, code] = snap.occ[p, code]
+        for f in range(L.N_PLAYER_FIELDS):
+            cw.player[p, f] = snap.player[p, f]
+    for f in range(L.N_PIRATE_FIELDS):
+        cw.pirates[f] = snap.pirates[f]
+    for f in range(L.N_CTX):
+        cw.ctx[f] = snap.ctx[f]
+    for i in range(n_tape):
+        cw.forced[i] = tape[i]
+    cw.forced[n_tape] = row
+    cw.tape_n[0] = 0
+    cw.tape_n[1] = n_tape + 1
+    cw.tape_n[2] = 0
+    cw.keys[0] = game_key
+    cw.keys[1] = playout_key
+    cw.status[0] = 0
+    cw.status[1] = -1
+    cw.cap.at[0] = -1
+    new_game_memo_nb(cw.memo)
+    seed_policy_streams_nb(playout_key, cw.rng)
+    rounds, full = continue_rounds_nb(cw, seats, rules, snap.meta[0], snap.meta[1])
+    finish_game_nb(cw.occ, cw.player, cw.pirates, cw.status, rounds, full, rules, score, game_out)
 
 
 @njit(cache=True)
@@ -285,7 +490,8 @@ def play_one_nb(seed_key, game, rules, start_crates, kind, params, fns, trace):
     w = new_work_nb(n_players, trace)
     score = np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64)
     game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
-    play_game_nb(game_key_nb(seed_key, game), w, Seats(kind, params, fns), rules, start_crates, score, game_out)
+    seats = Seats(kind, params, fns, kind, params)
+    play_game_nb(game_key_nb(seed_key, game), w, seats, rules, start_crates, score, game_out, None)
     return score, w.player, w.city, game_out, w.trace_n[0]
 
 
@@ -295,23 +501,34 @@ def borrow_work_nb(w):
     return Work(
         borrow_nb(w.city), borrow_nb(w.occ), borrow_nb(w.player), borrow_nb(w.pirates), borrow_nb(w.dice),
         borrow_nb(w.counts), borrow_nb(w.cands), borrow_nb(w.ctx), borrow_nb(w.rng), borrow_nb(w.values),
-        borrow_nb(w.memo), borrow_nb(w.status), borrow_nb(w.trace), borrow_nb(w.trace_n),
+        borrow_nb(w.memo), borrow_nb(w.status), borrow_nb(w.trace), borrow_nb(w.trace_n), borrow_nb(w.keys),
+        borrow_nb(w.tape), borrow_nb(w.forced), borrow_nb(w.tape_n), borrow_snap_nb(w.snap),
+        Capture(borrow_nb(w.cap.at), borrow_nb(w.cap.cands), borrow_nb(w.cap.ctx), borrow_nb(w.cap.tape),
+                borrow_snap_nb(w.cap.snap)),
     )  # fmt: skip
 
 
 @hot_njit
-def play_borrowed_nb(seed_key, first, w, rules, start_crates, kind, params, fns, score_out, player_out, game_out):
+def borrow_snap_nb(snap):
+    return Snap(borrow_nb(snap.city), borrow_nb(snap.occ), borrow_nb(snap.player), borrow_nb(snap.pirates),
+                borrow_nb(snap.ctx), borrow_nb(snap.meta))  # fmt: skip
+
+
+@hot_njit
+def play_borrowed_nb(seed_key, first, w, rules, start_crates, kind, params, fns, base_kind, base_params, score_out,
+                     player_out, game_out, search):
     """The loop of ``play_games_nb`` on borrowed views. Its arguments are owned by the caller
     for the whole call, so the views cannot outlive them."""
     w = borrow_work_nb(w)
-    seats = Seats(borrow_nb(kind), borrow_nb(params), fns)
+    seats = Seats(borrow_nb(kind), borrow_nb(params), fns, borrow_nb(base_kind), borrow_nb(base_params))
     rules = borrow_nb(rules)
     start_crates = borrow_nb(start_crates)
     score_out = borrow_nb(score_out)
     player_out = borrow_nb(player_out)
     game_out = borrow_nb(game_out)
     for g in range(game_out.shape[0]):
-        play_game_nb(game_key_nb(seed_key, first + g), w, seats, rules, start_crates, score_out[g], game_out[g])
+        play_game_nb(game_key_nb(seed_key, first + g), w, seats, rules, start_crates, score_out[g], game_out[g],
+                     search)
         for s in range(w.player.shape[0]):  # element by element: a slice copy would allocate
             for f in range(w.player.shape[1]):
                 player_out[g, s, f] = w.player[s, f]
@@ -327,4 +544,5 @@ def play_games_nb(seed_key, first, rules, start_crates, kind, params, fns, score
     on borrowed views of them and of the arguments (``smsim/engine/memory.py``).
     """
     w = new_work_nb(kind.shape[0], np.zeros((0, E.EVENT_WIDTH), dtype=np.int64))
-    play_borrowed_nb(seed_key, first, w, rules, start_crates, kind, params, fns, score_out, player_out, game_out)
+    play_borrowed_nb(seed_key, first, w, rules, start_crates, kind, params, fns, kind, params, score_out, player_out,
+                     game_out, None)
