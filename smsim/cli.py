@@ -129,7 +129,8 @@ def play(players, seed, game, policy, trace_file, quiet, rules_file, rule) -> No
 @cli.command()
 @click.argument("trace_file", type=str)
 def validate(trace_file: str) -> None:
-    """Replay a trace with the independent referee; exit 1 at the first discrepancy.
+    """Replay a trace with the independent referee; exit 1 at the first discrepancy (exit 2 for
+    a file that holds no game at all).
 
     \b
     Example:
@@ -141,6 +142,9 @@ def validate(trace_file: str) -> None:
     if not path.is_file():
         _fail(f"no trace file {trace_file!r}")
     n_games, problems = check_trace(path)
+    if n_games == 0:  # nothing to check: not a trace at all, which is bad input, not a broken rule
+        why = problems[0].message.replace("\n", " ") if problems else "no game line"
+        _fail(f"{trace_file!r} is not a trace (docs/trace.md): {why}")
     if problems:
         for problem in problems:
             click.echo(str(problem))
@@ -155,10 +159,11 @@ def validate(trace_file: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @with_rules
 def score(city_file: str, as_json: bool, rules_file, rule) -> None:
-    """End-of-game score of a written city.
+    """End-of-game score of a written city: each part in VP, beside the count it comes from.
 
     CITY_FILE is the board text (RULES.md §8), then optional lines ``coins: N``, ``logs: N``,
-    ``cannons: N`` (lost) and ``vp: N`` (earned during play).
+    ``cannons: N`` (lost) and ``vp: N`` (earned during play). With --json, ``coins``, ``logs``,
+    ``cannons`` are the VP they score and ``coins_left``, ``logs_left``, ``cannons_lost`` the counts.
 
     \b
     Example:
@@ -179,27 +184,33 @@ def score(city_file: str, as_json: bool, rules_file, rule) -> None:
     except BoardError as exc:
         _fail(f"{city_file}: {exc}")
     result = score_city(city, extra["coins"], extra["logs"], extra["cannons"], extra["vp"], rules)
-    if as_json:
+    if as_json:  # coins, logs, cannons are VP (as in the dataset's *_vp columns); *_left, *_lost are counts
         click.echo(json.dumps(result))
         return
     series = ", ".join(f"{n} ({rules.church_series_vp[n - 1]} VP)" for n in result["series"]) or "none"
+    rows = [  # (what, count or "", VP)
+        ("churches", sum(result["churches"]), result["church_vp"]),
+        ("earned during play", "", result["earned"]),
+        ("coins left", result["coins_left"], result["coins"]),
+        ("logs left", result["logs_left"], result["logs"]),
+        ("cannons lost", result["cannons_lost"], result["cannons"]),
+        ("full city", "", result["full_city"]),
+        ("total", "", result["total"]),
+    ]
     lines = [
         f"churches by size 1-5  {' '.join(str(n) for n in result['churches'])}",
         f"church series         {series}",
-        f"church VP             {result['church_vp']:>4}",
-        f"earned during play    {result['earned']:>4}",
-        f"coins                 {result['coins']:>4}",
-        f"logs                  {result['logs']:>4}",
-        f"cannons lost          {result['cannons']:>4}",
-        f"full city             {result['full_city']:>4}",
-        f"total                 {result['total']:>4}",
+        f"{'':<20}  {'count':>5}  {'VP':>4}",
+        *(f"{what:<20}  {count:>5}  {vp:>4}" for what, count, vp in rows),
     ]
     click.echo("\n".join(lines))
 
 
 # -- simulate ---------------------------------------------------------------------------------
 def _count(text: str, what: str) -> int:
-    """A whole number such as 10000, 10_000 or 1e6."""
+    """A whole number of games from 1 to ``sim.MAX_GAMES``, such as 10000, 10_000 or 1e6."""
+    from smsim.sim import MAX_GAMES
+
     cleaned = text.replace("_", "").replace(",", "").strip()
     try:
         value = int(cleaned)
@@ -208,16 +219,21 @@ def _count(text: str, what: str) -> int:
             as_float = float(cleaned)
         except ValueError:
             _fail(f"{what} must be a whole number, got {text!r}")
-        if not as_float.is_integer():
+        if as_float == float("inf"):
+            value = MAX_GAMES + 1
+        elif not as_float.is_integer():
             _fail(f"{what} must be a whole number, got {text!r}")
-        value = int(as_float)
+        else:
+            value = int(as_float)
     if value < 1:
         _fail(f"{what} must be >= 1, got {text!r}")
+    if value > MAX_GAMES:  # a game index is an int64; a run stops far below that (sim.MAX_GAMES)
+        _fail(f"{what} must be at most {MAX_GAMES:,} (1e10), got {text!r}")
     return value
 
 
 @cli.command()
-@click.option("--games", "-n", type=str, default="10000", show_default=True, help="Games to play (1 to 1e9).")
+@click.option("--games", "-n", type=str, default="10000", show_default=True, help="Games to play (1 to 1e10).")
 @click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
 @click.option("--policy", multiple=True, help="One for all seats, or one per seat (repeat or comma-separate).")
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The run's seed.")

@@ -261,7 +261,7 @@ class Discrepancy:
     message: str
 
     def __str__(self) -> str:
-        where = f"game {self.game}"
+        where = f"game {self.game}" if self.game >= 0 else "before any game"
         if self.turn is not None:
             where += f", turn {self.turn}"
         parts = []
@@ -1013,10 +1013,11 @@ def check_trace(path: str | PathLike[str]) -> tuple[int, list[Discrepancy]]:
                     if ref.error is not None:
                         report(ref.error)
                 elif kind in ("turn", "end"):
+                    line = "a turn line" if kind == "turn" else "an end line"
                     if ref is None:
-                        stray(lineno, f"a {kind} line before any game line")
+                        stray(lineno, f"{line} before any game line")
                     elif not is_open:
-                        stray(lineno, f"a {kind} line after the game's end line")
+                        stray(lineno, f"{line} after the game's end line")
                     elif not failed:
                         found = ref.turn(rec) if kind == "turn" else ref.end(rec)
                         if found is not None:

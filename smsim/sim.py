@@ -39,9 +39,29 @@ def verify_players(players: int) -> int:
     return int(players)
 
 
-def verify_games(games: int) -> int:
+# A game is numbered by an int64 index (the engine's and the dataset's ``game``; the dice key
+# hashes it as a uint64), so indices stop at MAX_GAME_INDEX. A run is capped far below that, at
+# days of play on a workstation, so that a typo such as 1e99 is refused before any game is played
+# (and the run's list of chunks stays small).
+MAX_GAME_INDEX = 2**63 - 1
+MAX_GAMES = 10**10
+
+
+def verify_game_index(game: int, what: str = "game") -> int:
+    if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not 0 <= game <= MAX_GAME_INDEX:
+        raise SimulationError(f"{what} must be a whole number from 0 to 2**63 - 1 (an int64 game index), got {game!r}")
+    return int(game)
+
+
+def verify_games(games: int, first: int = 0) -> int:
+    """A run of ``games`` games numbered from ``first``: 1 to MAX_GAMES games, all indices int64."""
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise SimulationError(f"games must be a whole number >= 1, got {games!r}")
+    if games > MAX_GAMES:
+        got = f"{games:,}" if games < 10**15 else f"{float(games):.3g}".replace("e+", "e")
+        raise SimulationError(f"games must be at most {MAX_GAMES:,} (1e10) per run, got {got}")
+    first = verify_game_index(first, "first")
+    verify_game_index(first + games - 1, "the last game's index (first + games - 1)")
     return int(games)
 
 
@@ -77,6 +97,7 @@ def play_game(
 ) -> TracedGame:
     """Play game ``game`` of the run keyed by ``seed`` alone, with its full trace."""
     players = verify_players(players)
+    game = verify_game_index(game)
     rules = rules or Rules()
     specs = resolve_policies(policies, players)
     kind, params, fns = policy_arrays(specs)
@@ -156,7 +177,7 @@ def simulate(
     """
     from smsim.dataset import game_table, seat_table
 
-    games = verify_games(games)
+    games = verify_games(games, first)
     players = verify_players(players)
     rules = rules or Rules()
     specs = resolve_policies(policies, players)
@@ -176,8 +197,9 @@ def score_city(
     """End-of-game score of one written city (RULES.md §4) with the jitted scoring.
 
     Returns the keys ``churches`` (count of size 1..5), ``series`` (lengths, longest first),
-    ``church_vp``, ``coins``, ``logs``, ``cannons`` (the VP of each), ``full_city``,
-    ``earned`` and ``total``.
+    ``church_vp``, ``coins``, ``logs``, ``cannons`` (the VP of each, not counts: 7 coins are
+    ``coins`` 3), ``full_city``, ``earned`` and ``total`` (VP), and the counts scored,
+    ``coins_left``, ``logs_left`` and ``cannons_lost``.
     """
     from smsim.engine.city import set_city_nb
     from smsim.engine.scoring import score_game_nb
@@ -194,7 +216,8 @@ def score_city(
     score_game_nb(occ, player, rules.to_nb(), score)
     full = score_dict(score[0], 0)
     keys = ("churches", "series", "church_vp", "coins", "logs", "cannons", "full_city", "earned", "total")
-    return {k: full[k] for k in keys}
+    counts = {"coins_left": int(coins), "logs_left": int(logs), "cannons_lost": int(cannons)}
+    return {**{k: full[k] for k in keys}, **counts}
 
 
 # -- runs written to disk, resumable ---------------------------------------------------------------

@@ -46,11 +46,55 @@ def test_score_json(run, tmp_path):
     assert result.exit_code == 0
     data = json.loads(result.output)
     assert set(data) == {"churches", "series", "coins", "logs", "cannons", "full_city", "earned", "total",
-                         "church_vp"}  # fmt: skip
+                         "church_vp", "coins_left", "logs_left", "cannons_lost"}  # fmt: skip
     assert data["churches"] == [2, 1, 1, 0, 0] and data["series"] == [3, 1]
     assert data["total"] == 20 + 8 + 1 + 2 + 1 - 5
     human = run("score", str(path)).output
     assert "church series" in human and "total" in human
+
+
+# RULES.md §8 board text; the top wall's bonus was earned during play, so it is in vp
+SCORED_CITY = """\
++ # # # # # +
+. C C 1 2 3 .
+. C 1 5 . . .
+. C . . . . .
+. . . . . . .
+. . . . . . .
++ . . . . . +
+coins: 7
+logs: 3
+cannons: 2
+vp: 11
+"""
+
+
+def test_score_says_which_figures_are_vp_and_which_counts(run, tmp_path):
+    """By hand from RULES.md §4-§5: churches 1 2 3 1 5 make series 1-2-3 (8 VP) and 1 (1 VP),
+    the 5 is in no run from 1 (0 VP); 7 coins are 3 VP (one per 2, rounded down), 3 logs 3 VP,
+    2 lost cannons -10 VP, the city is not full (0 VP): 11 + 9 + 3 + 3 - 10 = 16."""
+    path = tmp_path / "city.txt"
+    path.write_text(SCORED_CITY)
+    data = json.loads(run("score", str(path), "--json").output)
+    assert data == {
+        "churches": [2, 1, 1, 0, 1], "series": [3, 1], "church_vp": 9, "earned": 11,
+        "coins": 3, "logs": 3, "cannons": -10, "full_city": 0, "total": 16,  # VP, as before
+        "coins_left": 7, "logs_left": 3, "cannons_lost": 2,  # counts
+    }  # fmt: skip
+    result = run("score", str(path))
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0].split() == ["churches", "by", "size", "1-5", "2", "1", "1", "0", "1"]
+    assert lines[1] == "church series         3 (8 VP), 1 (1 VP)"
+    assert lines[2].split() == ["count", "VP"]
+    # each row: what, then the count where there is one, then the VP (right-aligned columns)
+    count_at, vp_at = lines[2].index("count") + len("count"), lines[2].index("VP") + len("VP")
+    rows = {line[: count_at - 5].strip(): (line[count_at - 5 : count_at].strip(), line[count_at:vp_at].strip())
+            for line in lines[3:]}  # fmt: skip
+    assert rows == {
+        "churches": ("5", "9"), "earned during play": ("", "11"), "coins left": ("7", "3"),
+        "logs left": ("3", "3"), "cannons lost": ("2", "-10"), "full city": ("", "0"), "total": ("", "16"),
+    }  # fmt: skip
 
 
 def test_play_writes_a_trace_the_referee_accepts(run, tmp_path):
@@ -78,6 +122,23 @@ def test_validate_reports_a_planted_error_and_exits_1(run, tmp_path):
     assert "turn 2" in result.output
 
 
+@pytest.mark.parametrize("content, why", [
+    (b"seat,policy,total\n0,greedy,41\n", "line 1: not valid JSON"),
+    (b"", "no game line"),
+    (b"\n\n", "no game line"),
+    (b'{"type": "turn", "seat": 0}\n', "a turn line before any game line"),
+    (b'{"type": "end"}\n', "an end line before any game line"),
+    (b"[1, 2, 3]\n", "not an object"),
+    (b"\x89PNG\r\n\x1a\n\x00\xff\xfe", "cannot read trace"),
+])  # fmt: skip
+def test_validate_refuses_a_file_that_is_not_a_trace(run, tmp_path, content, why):
+    path = tmp_path / "not-a-trace.jsonl"
+    path.write_bytes(content)
+    result = run("validate", str(path))
+    assert_bad_input(result, "is not a trace", why)
+    assert "games broke a rule" not in result.output
+
+
 def test_policies_lists_the_builtins(run):
     out = run("policies").output
     assert "random" in out and "greedy" in out
@@ -95,6 +156,11 @@ def test_simulate_prints_tables(run):
         (["simulate", "--games", "0"], ["games", ">= 1"]),
         (["simulate", "--games", "-5"], ["games"]),
         (["simulate", "--games", "ten"], ["--games", "whole number"]),
+        (["simulate", "--games", "1e99"], ["--games", "at most 10,000,000,000", "'1e99'"]),
+        (["simulate", "--games", "10_000_000_001"], ["--games", "at most 10,000,000,000"]),
+        (["simulate", "--games", "1e400"], ["--games", "at most"]),
+        (["simulate", "--batch", "1e30", "--out", "never-written"], ["--batch", "at most"]),
+        (["play", "--game", str(2**63)], ["game", "int64 game index"]),
         (["simulate", "--players", "6"], ["players", "2 to 5"]),
         (["simulate", "--players", "1"], ["players"]),
         (["simulate", "--players", "3", "--policy", "greedy,random"], ["2 policies for 3 players"]),

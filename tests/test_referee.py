@@ -640,6 +640,17 @@ def test_check_trace_missing_file(tmp_path) -> None:
     assert n == 0 and len(found) == 1
 
 
+def test_check_trace_of_a_file_that_is_no_trace_finds_no_game(tmp_path) -> None:
+    """What ``smsim validate`` refuses as not a trace: no game line read, one discrepancy that
+    says why, placed before any game."""
+    path = tmp_path / "results.csv"
+    path.write_text("seat,policy,total\n0,greedy,41\n")
+    n, found = check_trace(path)
+    assert n == 0 and len(found) == 1
+    assert found[0].game == -1 and "line 1: not valid JSON" in found[0].message
+    assert str(found[0]).startswith("before any game: docs/trace.md: line 1")
+
+
 def test_malformed_turn_line_is_a_discrepancy() -> None:
     g = Game()
     g.filler((4, 4))

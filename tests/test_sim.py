@@ -6,7 +6,7 @@ import pytest
 
 from smsim.board import EMPTY_CITY, parse_city
 from smsim.rules import Rules
-from smsim.sim import SimulationError, play_game, score_city, simulate
+from smsim.sim import MAX_GAME_INDEX, MAX_GAMES, SimulationError, play_game, score_city, simulate, simulate_summary
 
 
 def test_simulate_returns_one_row_per_seat_and_per_game():
@@ -43,6 +43,30 @@ def test_bad_input(kwargs, message):
         simulate(**kwargs)
 
 
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: simulate(10**99), r"at most 10,000,000,000 \(1e10\) per run, got 1e99"),
+        (lambda: simulate(MAX_GAMES + 1), "at most 10,000,000,000"),
+        (lambda: simulate_summary(10**99), "at most 10,000,000,000"),
+        (lambda: simulate(10, first=-1), "first must be a whole number from 0 to 2\\*\\*63 - 1"),
+        (lambda: simulate(10, first=2**63 - 5), r"last game's index .* int64 game index"),
+        (lambda: play_game(2, game=2**63), "game must be a whole number from 0 to 2"),
+        (lambda: play_game(2, game=-1), "game must be"),
+    ],
+)
+def test_game_counts_and_indices_past_an_int64_game_index_are_refused_before_play(call, message):
+    """Game indices are int64 in the engine and the dataset: a run must stay inside them, and a
+    count such as 1e99 is refused at once rather than starting to play."""
+    with pytest.raises(SimulationError, match=message):
+        call()
+
+
+def test_the_last_int64_game_index_plays():
+    traced = play_game(2, seed=1, game=MAX_GAME_INDEX, policies=["random"])
+    assert traced.records[0]["game"] == MAX_GAME_INDEX and traced.records[-1]["type"] == "end"
+
+
 def test_score_city_full_city_bonus():
     full = "\n".join(["+ # # # # # +"] + ["# 1 2 3 4 5 #"] * 5 + ["+ # # # # # +"])
     result = score_city(parse_city(full), coins=3, logs=0, cannons=0, vp=0)
@@ -55,7 +79,8 @@ def test_score_city_follows_the_rules_variant():
     rules = Rules(church_series_vp=(2, 5, 9, 14, 21), coins_per_vp=3, full_city_vp=0)
     city = parse_city(EMPTY_CITY.replace("+ . . . . . +", "+ 1 2 . . . +", 1))
     result = score_city(city, coins=7, rules=rules)
-    assert (result["church_vp"], result["coins"], result["total"]) == (5, 2, 7)
+    assert (result["church_vp"], result["coins"], result["total"]) == (5, 2, 7)  # VP
+    assert (result["coins_left"], result["logs_left"], result["cannons_lost"]) == (7, 0, 0)  # counts
     assert np.array_equal(city, parse_city(EMPTY_CITY.replace("+ . . . . . +", "+ 1 2 . . . +", 1)))
 
 

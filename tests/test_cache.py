@@ -1,0 +1,110 @@
+"""The numba cache key covers exactly the sources compiled code can depend on (smsim/_cache.py)."""
+
+import importlib
+import shutil
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from smsim import _cache
+from smsim._cache import PACKAGE_DIR, jit_modules, source_hash
+
+
+@pytest.fixture
+def package(tmp_path) -> Path:
+    """A scratch copy of the package's sources, to edit."""
+    copy = tmp_path / "smsim"
+    shutil.copytree(PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+def test_the_key_covers_the_engine_and_policies_and_not_the_reporting():
+    modules = set(jit_modules())
+    for needed in ("engine/game.py", "engine/city.py", "engine/dice.py", "engine/memory.py", "engine/scoring.py",
+                   "policies/dispatch.py", "policies/heuristics.py", "policies/interface.py", "layout.py",
+                   "rules.py"):  # fmt: skip
+        assert needed in modules, needed
+    for left_out in ("report.py", "cli.py", "analysis.py", "plots.py", "summary.py", "narrate.py", "_cache.py",
+                     "__init__.py"):  # fmt: skip
+        assert left_out not in modules, left_out
+
+
+def test_a_comment_in_the_report_keeps_the_key(package):
+    before = source_hash(package)
+    with open(package / "report.py", "a") as fh:
+        fh.write("# a comment\n")
+    (package / "cli.py").write_text((package / "cli.py").read_text() + "\nX = 1\n")
+    assert source_hash(package) == before
+
+
+@pytest.mark.parametrize("module", ["engine/game.py", "engine/memory.py", "layout.py", "rules.py",
+                                    "policies/heuristics.py"])  # fmt: skip
+def test_a_change_to_what_jitted_code_reads_changes_the_key(package, module):
+    before = source_hash(package)
+    with open(package / module, "a") as fh:
+        fh.write("# a comment\n")
+    assert source_hash(package) != before
+
+
+def test_new_modules_join_the_key_by_what_they_import(package):
+    """A play loop that only uses ``hot_njit``, a module it imports, and a policy module split
+    out and imported by a policy module join the key; a new reporting module does not."""
+    (package / "play.py").write_text(
+        "from smsim.engine.memory import hot_njit\nfrom smsim import tables\n\n\n"
+        "@hot_njit\ndef play_nb(x):\n    return x + tables.ONE\n"
+    )
+    (package / "tables.py").write_text("ONE = 1\n")
+    (package / "policies" / "features.py").write_text("TWO = 2\n")
+    heuristics = package / "policies" / "heuristics.py"
+    heuristics.write_text("from .features import TWO\n" + heuristics.read_text())
+    (package / "charts.py").write_text("from smsim.engine.game import play_games_nb\nimport numpy\n")
+    modules = set(jit_modules(package))
+    assert {"play.py", "tables.py", "policies/features.py"} <= modules
+    assert "charts.py" not in modules
+    before = source_hash(package)
+    (package / "tables.py").write_text("ONE = 2\n")
+    assert source_hash(package) != before
+
+
+def _smsim_module_of(value) -> str | None:
+    if isinstance(value, types.ModuleType):
+        name = value.__name__
+    else:
+        name = getattr(value, "__module__", None)
+        if not isinstance(name, str):
+            return None
+    return name if name == "smsim" or name.startswith("smsim.") else None
+
+
+def test_every_module_with_compiled_code_and_what_it_reads_is_covered():
+    """Checked on the loaded modules, independently of the source scan: every smsim module that
+    defines a numba dispatcher or intrinsic is in the key, and so is every smsim module whose
+    objects a covered module holds as globals."""
+    from numba.core.dispatcher import Dispatcher
+
+    importlib.import_module("smsim.sim")  # loads the engine and the policies
+    covered = {
+        ".".join(["smsim", *Path(rel).with_suffix("").parts]).removesuffix(".__init__") for rel in jit_modules()
+    }
+    loaded = {name: mod for name, mod in sys.modules.items() if name.startswith("smsim.")}
+    with_jit = {
+        name for name, mod in loaded.items()
+        if any(isinstance(v, Dispatcher) and v.py_func.__module__ == name for v in vars(mod).values())
+    }  # fmt: skip
+    assert with_jit and with_jit <= covered, with_jit - covered
+    read = {
+        dep for name in covered if name in loaded for v in vars(loaded[name]).values()
+        if (dep := _smsim_module_of(v)) is not None and dep != "smsim._cache"
+    }  # fmt: skip
+    assert read <= covered, read - covered
+
+
+def test_the_remembered_list_follows_the_sources(package, tmp_path):
+    base = tmp_path / "cache"
+    first = _cache._remembered_jit_modules(str(base), package)
+    assert first == jit_modules(package)
+    assert list(base.glob("jit-modules-*.json"))
+    (package / "play.py").write_text("import numba\n")  # a new file: the list is made again
+    assert "play.py" in _cache._remembered_jit_modules(str(base), package)
