@@ -79,7 +79,7 @@ CRATE_FACE, WALL_FACE, CROSS, HEAD = int(L.Face.CRATE), int(L.Face.WALL), int(L.
 CRATE, WALL, HOUSE = int(L.Cell.CRATE), int(L.Cell.WALL), int(L.Cell.HOUSE)
 CHURCH_1, PERSON_0, EMPTY = int(L.Cell.CHURCH_1), L.PERSON_0, int(L.Cell.EMPTY)
 
-PLAYOUT_STREAM = GOLDEN * np.uint64(3)  # keeps continuations' dice apart from the game's
+PLAYOUT_STREAM = np.uint64(0x8CB92BA72F3D8DD7)  # keeps continuations' dice apart from the game's
 MAX_PLAYOUTS = 1 << 20  # playouts a decision may have: the key's room for them
 MAX_TAPE = 64  # decisions one turn can hold, with room to spare (at most about 25)
 
@@ -90,7 +90,7 @@ Work = namedtuple(
 )  # fmt: skip
 # The state at the start of a turn, from which a continuation replays the turn: int64 meta[2] is
 # (round, seat) of that turn.
-Snap = namedtuple("Snap", ["city", "occ", "player", "pirates", "ctx", "meta"])
+Snap = namedtuple("Snap", ["city", "occ", "player", "pirates", "ctx", "rng", "meta"])
 # One decision captured for ``smsim advise``: at[0] the decision's number to capture (-1: none),
 # at[1] 1 once captured, at[2] the decisions made before it in its turn, at[3] the policy's pick;
 # its candidates, context, the turn's earlier rows and the turn's start state.
@@ -108,6 +108,7 @@ def new_snap_nb(n_players):
         np.zeros((n_players, L.N_PLAYER_FIELDS), dtype=np.int64),
         np.zeros(L.N_PIRATE_FIELDS, dtype=np.int64),
         np.zeros(L.N_CTX, dtype=np.int64),
+        np.zeros(n_players, dtype=np.uint64),
         np.zeros(2, dtype=np.int64),
     )
 
@@ -143,7 +144,7 @@ def new_work_nb(n_players, trace):
         np.zeros(MAX_TAPE, dtype=np.int64),
         np.zeros(3, dtype=np.int64),
         new_snap_nb(n_players),
-        Capture(np.full(4, -1, dtype=np.int64), np.zeros((L.MAX_CANDS, L.CAND_WIDTH), dtype=np.int64),
+        Capture(np.array([-1, 0, 0, -1], dtype=np.int64), np.zeros((L.MAX_CANDS, L.CAND_WIDTH), dtype=np.int64),
                 np.zeros(L.N_CTX, dtype=np.int64), np.zeros(MAX_TAPE, dtype=np.int64), new_snap_nb(n_players)),
     )
 
@@ -207,6 +208,8 @@ def copy_snap_nb(src, dst):
         dst.pirates[f] = src.pirates[f]
     for f in range(L.N_CTX):
         dst.ctx[f] = src.ctx[f]
+    for p in range(src.rng.shape[0]):
+        dst.rng[p] = src.rng[p]
     dst.meta[0] = src.meta[0]
     dst.meta[1] = src.meta[1]
 
@@ -226,6 +229,8 @@ def snapshot_nb(w, rnd, s):
         snap.pirates[f] = w.pirates[f]
     for f in range(L.N_CTX):
         snap.ctx[f] = w.ctx[f]
+    for p in range(w.rng.shape[0]):
+        snap.rng[p] = w.rng[p]
     snap.meta[0] = rnd
     snap.meta[1] = s
 
@@ -245,6 +250,8 @@ def ask_nb(decision, n, s, w, seats, rules, search):
     w.ctx[L.CTX_N] = n
     pos = w.tape_n[2]
     if pos < w.tape_n[1]:
+        # the policy is still asked, so that its stream and memo move on as in the game replayed
+        choose_nb(seats, s, w, rules)
         row = w.forced[pos]
         w.tape_n[2] = pos + 1
     else:
@@ -454,7 +461,9 @@ def continue_game_nb(snap, tape, n_tape, row, game_key, playout_key, cw, seats, 
     ``snap`` is the state at the start of the decision's turn, ``tape[:n_tape]`` the rows picked
     before it in that turn: the turn is replayed on ``cw`` with those rows and ``row`` forced,
     the dice seen so far from ``game_key``, every later die from ``playout_key``; ``seats`` decide
-    the rest. The final score goes to ``score`` and ``game_out``."""
+    the rest, their policy streams taken up where the turn began. With the game's own pick and
+    ``playout_key == game_key`` it plays the game itself again. The final score goes to
+    ``score`` and ``game_out``."""
     for p in range(cw.city.shape[0]):
         for c in range(L.N_CELLS):
             cw.city[p, c] = snap.city[p, c]
@@ -477,8 +486,9 @@ def continue_game_nb(snap, tape, n_tape, row, game_key, playout_key, cw, seats, 
     cw.status[0] = 0
     cw.status[1] = -1
     cw.cap.at[0] = -1
+    for p in range(cw.rng.shape[0]):
+        cw.rng[p] = snap.rng[p]
     new_game_memo_nb(cw.memo)
-    seed_policy_streams_nb(playout_key, cw.rng)
     rounds, full = continue_rounds_nb(cw, seats, rules, snap.meta[0], snap.meta[1])
     finish_game_nb(cw.occ, cw.player, cw.pirates, cw.status, rounds, full, rules, score, game_out)
 
@@ -511,7 +521,7 @@ def borrow_work_nb(w):
 @hot_njit
 def borrow_snap_nb(snap):
     return Snap(borrow_nb(snap.city), borrow_nb(snap.occ), borrow_nb(snap.player), borrow_nb(snap.pirates),
-                borrow_nb(snap.ctx), borrow_nb(snap.meta))  # fmt: skip
+                borrow_nb(snap.ctx), borrow_nb(snap.rng), borrow_nb(snap.meta))  # fmt: skip
 
 
 @hot_njit

@@ -21,6 +21,8 @@ from numba.extending import overload
 
 from smsim import layout as L
 from smsim.engine import events as E
+from smsim.engine.dice import game_key_nb
+from smsim.engine.memory import hot_njit
 from smsim.play import (
     HEURISTIC,
     Seats,
@@ -32,8 +34,6 @@ from smsim.play import (
     playout_key_nb,
     search_nb,
 )
-from smsim.engine.dice import game_key_nb
-from smsim.engine.memory import hot_njit
 from smsim.policies import rollout as RO
 
 KEEP = int(L.Decision.KEEP)

@@ -19,7 +19,7 @@ from smsim.engine import events as E
 from smsim.engine.dice import seed_key
 from smsim.engine.scoring import N_SCORE_FIELDS
 from smsim.play import play_games_nb, play_one_nb
-from smsim.policies.registry import PolicySpec, policy_arrays, resolve_policies
+from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays, resolve_policies
 from smsim.rules import Rules
 from smsim.trace import events_to_records
 
@@ -103,9 +103,17 @@ def play_game(
     kind, params, fns = policy_arrays(specs)
     capacity = rules.max_rounds * players * EVENTS_PER_TURN + 16
     trace = np.zeros((capacity, E.EVENT_WIDTH), dtype=np.int64)
-    score, player, city, game_out, n_rows = play_one_nb(
-        seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, trace
-    )
+    if any_search(specs):
+        from smsim.search import play_one_search_nb
+
+        score, player, city, game_out, n_rows, _ = play_one_search_nb(
+            seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, *base_arrays(specs),
+            trace, -1,
+        )  # fmt: skip
+    else:
+        score, player, city, game_out, n_rows = play_one_nb(
+            seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, trace
+        )
     if n_rows < 0:
         raise SimulationError("the trace buffer overflowed")  # pragma: no cover - bounded by EVENTS_PER_TURN
     _check_errors(game_out[None, :], specs, game)
@@ -143,9 +151,19 @@ def run_games(
     rules_nb, crates, key = rules.to_nb(), rules.start_crate_cells(), seed_key(seed)
     threads = max(1, min(threads or default_threads(), games))
 
-    def run(lo: int, hi: int) -> None:
-        play_games_nb(key, first + lo, rules_nb, crates, kind, params, fns, score[lo:hi], player[lo:hi],
-                      game_out[lo:hi])  # fmt: skip
+    if any_search(specs):
+        from smsim.search import play_games_search_nb
+
+        base_kind, base_params = base_arrays(specs)
+
+        def run(lo: int, hi: int) -> None:
+            play_games_search_nb(key, first + lo, rules_nb, crates, kind, params, fns, base_kind, base_params,
+                                 score[lo:hi], player[lo:hi], game_out[lo:hi])  # fmt: skip
+    else:
+
+        def run(lo: int, hi: int) -> None:
+            play_games_nb(key, first + lo, rules_nb, crates, kind, params, fns, score[lo:hi], player[lo:hi],
+                          game_out[lo:hi])  # fmt: skip
 
     bounds = [games * i // threads for i in range(threads + 1)]
     if threads == 1:

@@ -5,7 +5,9 @@ A policy given on the command line or to the API is one of:
 - a built-in name: ``random`` or a preset of the heuristic (``greedy``, ``balanced``, ...);
 - a weights file ``path.toml``: ``base = "balanced"`` (optional) and weights by name, e.g.
   ``pirate_next = 1.2``; any weight vector is a policy;
-- a user's function ``path.py:name``, jitted with ``smsim.policies.interface.POLICY_SIG``.
+- a user's function ``path.py:name``, jitted with ``smsim.policies.interface.POLICY_SIG``;
+- the search policy ``rollout``, or a TOML file ``base = "rollout"`` with its knobs
+  (``policies/rollout.py``) and ``playout_policy``, the heuristic its continuations play.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from smsim.layout import PolicyKind
 from smsim.policies import PolicyError
 from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES
 from smsim.policies.interface import MAX_SEATS, POLICY_SIG, no_user_policy
+from smsim.policies.rollout import ROLLOUT_BASE, ROLLOUT_DEFAULTS, ROLLOUT_LIMITS, ROLLOUT_PARAMS
 
 
 @dataclass(frozen=True)
@@ -35,17 +38,27 @@ class PolicySpec:
     description: str = ""
     fn: Any = None  # a POLICY_SIG function for PolicyKind.USER
     source: str = "built-in"
+    base: "PolicySpec | None" = None  # ROLLOUT: the policy its continuations are played with
 
     def weights(self) -> dict[str, float]:
-        """The named weights (empty for random and user policies)."""
+        """The named weights (a rollout's knobs; empty for random and user policies)."""
+        if self.kind == PolicyKind.ROLLOUT:
+            return {name: float(self.params[ROLLOUT_PARAMS.offset(name)]) for name in ROLLOUT_DEFAULTS}
         if self.kind != PolicyKind.HEURISTIC:
             return {}
         return {name: float(self.params[i]) for i, name in enumerate(PARAM_NAMES)}
 
     def describe(self) -> dict[str, Any]:
         """What a manifest records of the policy."""
-        return {"name": self.name, "kind": self.kind.name.lower(), "source": self.source,
-                "weights": self.weights()}  # fmt: skip
+        out = {"name": self.name, "kind": self.kind.name.lower(), "source": self.source, "weights": self.weights()}
+        if self.base is not None:
+            out["playout_policy"] = self.base.describe()
+        return out
+
+    @property
+    def decider(self) -> "PolicySpec":
+        """The policy that decides where this one does not search: itself, or a rollout's base."""
+        return self.base if self.base is not None else self
 
 
 def weight_vector(weights: dict[str, float], base: np.ndarray | None = None, where: str = "weights") -> np.ndarray:
@@ -107,6 +120,37 @@ for _name, (_weights, _text) in PRESETS.items():
     POLICIES[_name] = PolicySpec(_name, PolicyKind.HEURISTIC, weight_vector(_weights), _text)
 
 
+def rollout_spec(knobs: dict[str, Any], playout_policy: PolicySpec, name: str = "rollout",
+                 source: str = "built-in", where: str = "rollout") -> PolicySpec:
+    """The search policy with ``knobs`` over its defaults, continuations played by ``playout_policy``."""
+    values = dict(ROLLOUT_DEFAULTS)
+    for key, value in knobs.items():
+        if key not in ROLLOUT_DEFAULTS:
+            raise PolicyError(f"{where}: unknown rollout parameter {key!r}; known: {', '.join(ROLLOUT_DEFAULTS)}, "
+                              f"playout_policy")  # fmt: skip
+        if isinstance(value, bool) and key.startswith("search_"):
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise PolicyError(f"{where}: rollout parameter {key!r} must be a number, got {value!r}")
+        lo, hi = ROLLOUT_LIMITS[key]
+        if not lo <= value <= hi or (key in ("playouts", "candidates") and value != int(value)):
+            kind = "a whole number" if key in ("playouts", "candidates") else "a number"
+            raise PolicyError(f"{where}: rollout parameter {key!r} must be {kind} from {lo:g} to {hi:g}, got {value!r}")
+        values[key] = float(value)
+    if playout_policy.kind not in (PolicyKind.HEURISTIC, PolicyKind.RANDOM, PolicyKind.USER):
+        raise PolicyError(f"{where}: the playout policy must be a heuristic, random or a user policy, "
+                          f"not {playout_policy.name!r}")  # fmt: skip
+    params = np.zeros(N_PARAMS)
+    for key, value in values.items():
+        params[ROLLOUT_PARAMS.offset(key)] = value
+    text = (f"searches KEEP and USE decisions: {int(values['playouts'])} continuations per candidate, "
+            f"played by {playout_policy.name}")  # fmt: skip
+    return PolicySpec(name, PolicyKind.ROLLOUT, params, text, source=source, base=playout_policy)
+
+
+POLICIES["rollout"] = rollout_spec({}, POLICIES[ROLLOUT_BASE])
+
+
 def load_weights_file(path: str) -> PolicySpec:
     """A heuristic policy from a TOML weights file (optional ``base`` preset, then weights)."""
     p = Path(path)
@@ -117,11 +161,21 @@ def load_weights_file(path: str) -> PolicySpec:
     except tomllib.TOMLDecodeError as exc:
         raise PolicyError(f"policy {path!r}: not valid TOML ({exc})") from None
     base_name = data.pop("base", None)
-    description = str(data.pop("description", f"weights from {p.name}"))
+    description = data.pop("description", None)
+    if base_name == "rollout":
+        playout = data.pop("playout_policy", ROLLOUT_BASE)
+        if not isinstance(playout, str):
+            raise PolicyError(f"policy {path!r}: playout_policy must be a policy name or file, got {playout!r}")
+        if playout.endswith(".toml") and not Path(playout).is_absolute():
+            playout = str(p.parent / playout)
+        spec = rollout_spec(data, resolve_policy(playout), name=p.stem, source=str(p), where=f"policy {path!r}")
+        return spec if description is None else PolicySpec(spec.name, spec.kind, spec.params, str(description),
+                                                           source=spec.source, base=spec.base)  # fmt: skip
+    description = str(description or f"weights from {p.name}")
     base = None
     if base_name is not None:
         if base_name not in PRESETS:
-            raise PolicyError(f"policy {path!r}: unknown base {base_name!r}; presets: {', '.join(PRESETS)}")
+            raise PolicyError(f"policy {path!r}: unknown base {base_name!r}; presets: {', '.join(PRESETS)}, rollout")
         base = POLICIES[base_name].params
     params = weight_vector(data, base, where=f"policy {path!r}")
     return PolicySpec(p.stem, PolicyKind.HEURISTIC, params, description, source=str(p))
@@ -208,9 +262,21 @@ def policy_arrays(specs: list[PolicySpec]) -> tuple[np.ndarray, np.ndarray, tupl
     """``kind`` int64[P], ``params`` float64[P, N_PARAMS] and the 5-tuple of functions."""
     kind = np.array([int(s.kind) for s in specs], dtype=np.int64)
     params = np.ascontiguousarray(np.stack([s.params.astype(np.float64) for s in specs]))
-    fns = [s.fn if s.kind == PolicyKind.USER else no_user_policy for s in specs]
+    fns = [s.decider.fn if s.decider.kind == PolicyKind.USER else no_user_policy for s in specs]
     fns += [no_user_policy] * (MAX_SEATS - len(fns))
     return kind, params, tuple(fns)
+
+
+def base_arrays(specs: list[PolicySpec]) -> tuple[np.ndarray, np.ndarray]:
+    """``base_kind`` int64[P] and ``base_params`` float64[P, N_PARAMS]: who decides where a seat
+    does not search, and who plays every seat in continuations."""
+    kind = np.array([int(s.decider.kind) for s in specs], dtype=np.int64)
+    params = np.ascontiguousarray(np.stack([s.decider.params.astype(np.float64) for s in specs]))
+    return kind, params
+
+
+def any_search(specs: list[PolicySpec]) -> bool:
+    return any(s.kind == PolicyKind.ROLLOUT for s in specs)
 
 
 # numba marks first-class functions experimental; smsim pins numba and tests the contract
