@@ -26,6 +26,8 @@ test-slow: $(STAMP)
 # The version floors in pyproject.toml are claims: test-min installs the lowest versions they admit
 # of each direct dependency (uv's lowest-direct resolution), test-latest the newest ones (numba's
 # pin caps numpy), each in its own venv with its own numba cache, and runs the default suite.
+# Run them with the lowest Python admitted (3.11) or pass PYTHON=...; to pick up releases newer
+# than an existing .venv-latest, remove it first.
 MIN_VENV := .venv-min
 LATEST_VENV := .venv-latest
 
