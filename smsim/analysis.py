@@ -175,14 +175,14 @@ def _cluster_var(df: pd.DataFrame, by: list[str], values: pd.Series) -> pd.Serie
     if (cl["n"] <= 1).all():
         return None
     levels = list(range(len(by)))
-    n = cl["n"].groupby(level=levels).sum()
-    c = cl["n"].groupby(level=levels).size()
-    mean = cl["y"].groupby(level=levels).sum() / n
+    n = cl["n"].groupby(level=levels, observed=True).sum()
+    c = cl["n"].groupby(level=levels, observed=True).size()
+    mean = cl["y"].groupby(level=levels, observed=True).sum() / n
     group_of = cl.index.droplevel(-1) if len(by) > 1 else cl.index.get_level_values(0)
     resid = cl["y"].to_numpy() - mean.reindex(group_of).to_numpy() * cl["n"].to_numpy()
-    ss = pd.Series(resid**2, index=cl.index).groupby(level=levels).sum()
+    ss = pd.Series(resid**2, index=cl.index).groupby(level=levels, observed=True).sum()
     var = ss * c / (c - 1).clip(lower=1) / n**2
-    clustered = cl["n"].groupby(level=levels).max() > 1
+    clustered = cl["n"].groupby(level=levels, observed=True).max() > 1
     return var.where(clustered)  # NaN: that group's rows are independent
 
 
