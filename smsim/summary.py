@@ -1,7 +1,8 @@
 """Headline tables of a batch of games, for pandas users and the terminal (rich).
 
 ``summary_tables`` is the single source: ``smsim summary --format csv|json|markdown`` prints
-its tables and ``print_tables`` renders the same numbers for the terminal.
+its tables and ``print_tables`` renders the same numbers for the terminal; ``print_comparison``
+renders the tables of a comparison (``smsim compare``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from smsim.stats import add_cluster_sums, cluster_sums, clustered_mean, clustered_rate
+from smsim.ratings import elo_points
+from smsim.stats import Z_95, add_cluster_sums, cluster_sums, clustered_mean, clustered_rate
 
 VP_SOURCES = ("earned", "church_vp", "coins_vp", "logs_vp", "full_city_vp", "cannon_vp")
 
@@ -191,4 +193,38 @@ def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, 
     for key, row in tables["by_seat"].iterrows():
         t.add_row(str(key), f"{int(row.seats):,}", _pct(row.win_rate), f"{_pct(row.win_lo)} - {_pct(row.win_hi)}",
                   f"{row.vp_mean:.1f}", f"{row.vp_lo:.1f} - {row.vp_hi:.1f}")
+    console.print(t)
+
+
+def print_comparison(result, console: Console | None = None) -> None:
+    """Print a comparison's tables (``smsim.comparison.Comparison``) for the terminal: per
+    policy, then the mean VP difference of every pair."""
+    console = console or Console(width=max(100, Console().width))
+    played = result.blocks * result.games_per_block
+    console.print(f"[bold]{played:,} games[/], {result.players} players: {result.blocks:,} blocks of "
+                  f"{result.games_per_block} seat arrangements on the same dice")  # fmt: skip
+    t = Table(title="Policies (95% intervals over blocks; shared wins split)")
+    for col in ("policy", "win share", "95% CI", "mean VP", "95% CI", "cannons lost", "rating (Elo scale)"):
+        t.add_column(col, justify="right")
+    order = list(result.table.sort_values("win_share", ascending=False).index)
+    for name in order:
+        row = result.table.loc[name]
+        t.add_row(name, _pct(row.win_share), f"{100 * row.win_lo:.1f} - {100 * row.win_hi:.1f}%",
+                  f"{row.vp_mean:.1f}", f"{row.vp_lo:.1f} - {row.vp_hi:.1f}", f"{row.cannons_lost:.2f}",
+                  f"{row.elo:.0f} +- {elo_points(Z_95 * row.log_strength_se):.0f}")  # fmt: skip
+    console.print(t)
+    t = Table(title="Mean VP difference, row minus column, in the same blocks (95% CI)")
+    t.add_column("")
+    for b in order:
+        t.add_column(b, justify="right")
+    pairs = result.pairs.set_index(["a", "b"])
+    for a in order:
+        cells = []
+        for b in order:
+            if a == b:
+                cells.append("")
+            else:
+                r = pairs.loc[(a, b)]
+                cells.append(f"{r.vp_diff:+.1f} [{r.lo:+.1f}, {r.hi:+.1f}]")
+        t.add_row(a, *cells)
     console.print(t)

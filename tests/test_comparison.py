@@ -7,6 +7,7 @@ import pytest
 from smsim.comparison import arrangements, compare
 from smsim.rules import Rules
 from smsim.sim import SimulationError
+from smsim.stats import mean_and_interval
 
 
 def test_arrangements_put_every_policy_in_every_seat_equally():
@@ -54,7 +55,7 @@ def test_rounds_of_blocks_give_the_tables_of_all_games_at_once():
     """Blocks come in rounds, and compare keeps only each block's statistics and a tally of the
     rankings; its tables must be those computed from every game at once: intervals over blocks,
     seats and cannons lost per policy, and the Plackett-Luce fit to every game's ranking."""
-    from smsim.comparison import _block_stats, _interval
+    from smsim.comparison import _block_stats
     from smsim.ratings import fit_plackett_luce
 
     names = ["greedy", "walls", "random"]
@@ -66,8 +67,8 @@ def test_rounds_of_blocks_give_the_tables_of_all_games_at_once():
     _, credit, vp = _block_stats(seats, 3)
     for i, name in enumerate(names):
         row = result.table.loc[name]
-        assert (row.win_share, row.win_lo, row.win_hi, row.blocks) == _interval(credit[:, i])
-        assert (row.vp_mean, row.vp_lo, row.vp_hi) == _interval(vp[:, i])[:3]
+        assert (row.win_share, row.win_lo, row.win_hi, row.blocks) == mean_and_interval(credit[:, i])
+        assert (row.vp_mean, row.vp_lo, row.vp_hi) == mean_and_interval(vp[:, i])[:3]
         mine = seats["policy_index"] == i
         assert row.seats == mine.sum() and row.cannons_lost == seats.loc[mine, "cannons_lost"].mean()
     ranks = pd.DataFrame({"game": seats["game_id"], "policy": seats["policy"].astype(str), "rank": seats["rank"]})
