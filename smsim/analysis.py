@@ -20,7 +20,6 @@ are the plain Wilson and normal intervals. The arithmetic is ``smsim.stats`` (``
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -29,6 +28,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from smsim.comparison import comparison_manifest, read_comparison
 from smsim.dataset import DatasetError, done_parts, part_name, read_manifest
 from smsim.rules import SIDE_NAMES, Rules
 from smsim.stats import Z_95, grouped_mean, grouped_rate
@@ -89,27 +89,18 @@ def _read_parquets(files: list[Path]) -> pd.DataFrame:
 
 
 def _read_one(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, dict, Source]:
-    file = path / "manifest.json"
-    try:
-        manifest = json.loads(file.read_text()) if file.is_file() else None
-    except (OSError, json.JSONDecodeError) as exc:
-        raise DatasetError(f"{str(path)!r}: unreadable manifest.json ({exc})") from None
-    if isinstance(manifest, dict) and manifest.get("format") == "smsim-comparison":
-        seats = _read_parquets([path / "seats.parquet"])
-        games = _read_parquets([path / "games.parquet"])
+    manifest = comparison_manifest(path)
+    if manifest is not None:
+        saved = read_comparison(path, manifest)
+        seats, games = _narrow(saved.seats), _narrow(saved.games)
         for df in (seats, games):  # the games of a block share its index; game_id is unique
             if "game_id" in df:
                 df["game"] = df["game_id"]
-        comparison = {}
-        for name, index in (("policies", 0), ("pairs", None), ("ratings", 0)):
-            f = path / f"{name}.csv"
-            if f.is_file():
-                comparison[name] = pd.read_csv(f, index_col=index)
         policies = manifest.get("policies", [])
         rules = manifest["rules"]
         src = Source(str(path), "compare", int(games["players"].iloc[0]) if len(games) else 0, len(games),
                      f"compare: {', '.join(policies)} (every seat arrangement)", " ".join(manifest.get("command", [])),
-                     manifest.get("seed"), comparison, fair_seating=True)  # fmt: skip
+                     manifest.get("seed"), saved.tables, fair_seating=True)  # fmt: skip
         return seats, games, rules, src
     manifest = read_manifest(path)  # refuses anything but a dataset, with a clear message
     parts = sorted(done_parts(path))

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from smsim.dataset import ParquetStream, game_table, seat_table
+from smsim.dataset import DatasetError, ParquetStream, game_table, seat_table
 from smsim.policies.registry import PolicySpec, resolve_policy
 from smsim.ratings import Ratings, fit_plackett_luce
 from smsim.rules import Rules
@@ -226,6 +226,10 @@ def _summarise(names: list[str], credit: np.ndarray, vp: np.ndarray, tally: _Tal
     return Comparison(table, pd.DataFrame(pairs), ratings, seats, games, blocks, per_block, players)
 
 
+FORMAT = "smsim-comparison"  # manifest.json's "format" in a comparison's directory
+TABLES = {"policies": 0, "pairs": None, "ratings": 0}  # the result tables' CSV files, with their index column
+
+
 class ComparisonWriter:
     """A comparison's directory: its games written as they are played (``seats.parquet`` and
     ``games.parquet``, one row group per chunk, under temporary names until ``finish``), then its
@@ -249,11 +253,11 @@ class ComparisonWriter:
 
         self.seats.close()
         self.games.close()
-        result.table.to_csv(self.path / "policies.csv")
+        result.table.to_csv(self.path / "policies.csv")  # TABLES: the names read_comparison reads
         result.pairs.to_csv(self.path / "pairs.csv", index=False)
         result.ratings.table.to_csv(self.path / "ratings.csv")
         manifest = {
-            "format": "smsim-comparison", "command": command, "seed": seed, "rules": rules.to_dict(),
+            "format": FORMAT, "command": command, "seed": seed, "rules": rules.to_dict(),
             "policies": list(result.table.index), "blocks": result.blocks,
             "games_per_block": result.games_per_block, "environment": environment(),
         }  # fmt: skip
@@ -278,3 +282,48 @@ def save_comparison(result: Comparison, out: str, command: list[str], seed: int,
     except BaseException:
         writer.abort()
         raise
+
+
+# -- reading a comparison's directory back ---------------------------------------------------------
+@dataclass
+class SavedComparison:
+    """A comparison's directory read back (what ``ComparisonWriter`` wrote): its games, its
+    result tables by name (``policies``, ``pairs``, ``ratings``; those present) and its manifest.
+    ``seats`` and ``games`` carry the block's ``game`` index and ``game_id``, unique per game."""
+
+    seats: pd.DataFrame
+    games: pd.DataFrame
+    tables: dict[str, pd.DataFrame]
+    manifest: dict
+
+
+def comparison_manifest(path: str | Path) -> dict | None:
+    """The manifest of the comparison directory ``path``; None when ``path`` holds no comparison."""
+    import json
+
+    file = Path(path) / "manifest.json"
+    try:
+        manifest = json.loads(file.read_text()) if file.is_file() else None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DatasetError(f"{str(path)!r}: unreadable manifest.json ({exc})") from None
+    return manifest if isinstance(manifest, dict) and manifest.get("format") == FORMAT else None
+
+
+def read_comparison(path: str | Path, manifest: dict | None = None) -> SavedComparison:
+    """Read a comparison directory written by ``smsim compare --out`` (``ComparisonWriter``)."""
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    manifest = manifest or comparison_manifest(path)
+    if manifest is None:
+        raise DatasetError(f"{str(path)!r} is not an smsim comparison (no comparison manifest.json)")
+    frames = []
+    for name in ("seats", "games"):
+        f = path / f"{name}.parquet"
+        try:
+            frames.append(pq.read_table(f).to_pandas())
+        except Exception as exc:  # pyarrow raises several kinds for a damaged or missing file
+            raise DatasetError(f"{str(f)!r} cannot be read ({exc})") from None
+    tables = {name: pd.read_csv(path / f"{name}.csv", index_col=index)
+              for name, index in TABLES.items() if (path / f"{name}.csv").is_file()}  # fmt: skip
+    return SavedComparison(frames[0], frames[1], tables, manifest)

@@ -99,6 +99,27 @@ def test_games_streamed_to_a_writer_instead_of_kept(tmp_path):
     assert list((tmp_path / "e").iterdir()) == []
 
 
+def test_a_saved_comparison_reads_back_as_written(tmp_path):
+    from smsim.comparison import comparison_manifest, read_comparison, save_comparison
+    from smsim.dataset import DatasetError
+
+    result = compare(["greedy", "random"], 2, 2 * 20, seed=4)
+    save_comparison(result, str(tmp_path / "c"), ["smsim", "compare", "greedy", "random"], 4, Rules())
+    saved = read_comparison(tmp_path / "c")
+    pd.testing.assert_frame_equal(saved.seats, result.seats)
+    pd.testing.assert_frame_equal(saved.games, result.games)
+    assert set(saved.tables) == {"policies", "pairs", "ratings"}
+    pd.testing.assert_frame_equal(saved.tables["policies"], result.table, check_names=False)
+    pd.testing.assert_frame_equal(saved.tables["pairs"], result.pairs)
+    assert saved.manifest["policies"] == ["greedy", "random"] and saved.manifest["blocks"] == 20
+    assert comparison_manifest(tmp_path) is None  # no manifest: not a comparison
+    with pytest.raises(DatasetError, match="not an smsim comparison"):
+        read_comparison(tmp_path)
+    (tmp_path / "c" / "games.parquet").write_bytes(b"not parquet")
+    with pytest.raises(DatasetError, match="cannot be read"):
+        read_comparison(tmp_path / "c")
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [
