@@ -428,7 +428,7 @@ def defence_vs_strength(data: ReportData) -> pd.DataFrame:
 
 def _winner_sets(s: pd.DataFrame, score: pd.Series) -> pd.Series:
     """Per game (source, game): the seats ranked first by ``score``, ties broken by more empty
-    spaces (RULES.md §4), as a bit mask."""
+    spaces (docs/rules.md §4), as a bit mask."""
     key = [s["source"], s["game"]]
     best = score.groupby(key).transform("max")
     top = score == best

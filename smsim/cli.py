@@ -161,7 +161,7 @@ def validate(trace_file: str) -> None:
 def score(city_file: str, as_json: bool, rules_file, rule) -> None:
     """End-of-game score of a written city: each part in VP, beside the count it comes from.
 
-    CITY_FILE is the board text (RULES.md §8), then optional lines ``coins: N``, ``logs: N``,
+    CITY_FILE is the board text (docs/rules.md §8), then optional lines ``coins: N``, ``logs: N``,
     ``cannons: N`` (lost) and ``vp: N`` (earned during play). With --json, ``coins``, ``logs``,
     ``cannons`` are the VP they score and ``coins_left``, ``logs_left``, ``cannons_lost`` the counts.
 

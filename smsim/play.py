@@ -1,5 +1,5 @@
 """The play loop: who decides, and in which order, above the rules (``engine``) and the bots
-(``policies``) (RULES.md §3-§6).
+(``policies``) (docs/rules.md §3-§6).
 
 In the vocabulary of game-playing programs:
 
@@ -203,7 +203,7 @@ def take_wall_bonuses_nb(new_sides, s, w, seats, rules):
 
 @hot_njit(inline="always")
 def play_turn_nb(game_key, rnd, s, w, seats, rules):
-    """One turn of seat s (RULES.md §3): roll with keeps, use one symbol, mark the swords."""
+    """One turn of seat s (docs/rules.md §3): roll with keeps, use one symbol, mark the swords."""
     E.record_nb(w.trace, w.trace_n, E.EV_TURN, rnd, s, 0, 0, 0, 0, 0)
     w.ctx[L.CTX_ROUND] = rnd
     w.ctx[L.CTX_TURN] += 1
@@ -253,7 +253,7 @@ def play_turn_nb(game_key, rnd, s, w, seats, rules):
 
 @hot_njit
 def play_game_nb(game_key, w, seats, rules, start_crates, score, game_out):
-    """Play one game from its key to the final score (RULES.md §4).
+    """Play one game from its key to the final score (docs/rules.md §4).
 
     Rounds are played in full; the game ends after the round in which some city became full,
     or is marked aborted at rules[R_MAX_ROUNDS] rounds.

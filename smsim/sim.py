@@ -194,7 +194,7 @@ def score_city(
     vp: int = 0,
     rules: Rules | None = None,
 ) -> dict[str, Any]:
-    """End-of-game score of one written city (RULES.md §4) with the jitted scoring.
+    """End-of-game score of one written city (docs/rules.md §4) with the jitted scoring.
 
     Returns the keys ``churches`` (count of size 1..5), ``series`` (lengths, longest first),
     ``church_vp``, ``coins``, ``logs``, ``cannons`` (the VP of each, not counts: 7 coins are
