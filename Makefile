@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-slow bench report clean
+.PHONY: install demo test test-slow test-min test-latest bench report clean
 
 install: $(STAMP)
 
@@ -23,6 +23,36 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
 
+# The version floors in pyproject.toml are claims: test-min installs the lowest versions they admit
+# of each direct dependency (uv's lowest-direct resolution), test-latest the newest ones (numba's
+# pin caps numpy), each in its own venv with its own numba cache, and runs the default suite.
+# Run them with the lowest Python admitted (3.11) or pass PYTHON=...; to pick up releases newer
+# than an existing .venv-latest, remove it first.
+MIN_VENV := .venv-min
+LATEST_VENV := .venv-latest
+
+$(MIN_VENV)/.installed: pyproject.toml
+	rm -rf $(MIN_VENV)
+	$(PYTHON) -m venv $(MIN_VENV)
+	$(MIN_VENV)/bin/pip install --quiet uv
+	$(MIN_VENV)/bin/uv pip install --quiet --python $(MIN_VENV)/bin/python --resolution lowest-direct -e '.[test]'
+	touch $@
+
+$(LATEST_VENV)/.installed: pyproject.toml
+	rm -rf $(LATEST_VENV)
+	$(PYTHON) -m venv $(LATEST_VENV)
+	$(LATEST_VENV)/bin/pip install --quiet uv
+	$(LATEST_VENV)/bin/uv pip install --quiet --python $(LATEST_VENV)/bin/python --resolution highest --refresh -e '.[test]'
+	touch $@
+
+test-min: $(MIN_VENV)/.installed
+	$(MIN_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|pytest|hypothesis) '
+	SMSIM_CACHE_DIR=$(MIN_VENV)/numba-cache $(MIN_VENV)/bin/python -m pytest -q
+
+test-latest: $(LATEST_VENV)/.installed
+	$(LATEST_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|pytest|hypothesis) '
+	SMSIM_CACHE_DIR=$(LATEST_VENV)/numba-cache $(LATEST_VENV)/bin/python -m pytest -q
+
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
 
@@ -31,4 +61,4 @@ report: $(STAMP)
 	$(BIN)/python scripts/baseline_report.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) $(MIN_VENV) $(LATEST_VENV) .pytest_cache build *.egg-info

@@ -1,60 +1,76 @@
-"""Head-to-head of policies at 4 players: every 4-policy table, each rotated through the seats.
+"""Head-to-head of policies: ``smsim.compare`` of them all, printed as the README's Markdown table.
 
-    python scripts/head_to_head.py [--games 100000] [--policies random greedy ...] [--seed 1]
+    python scripts/head_to_head.py [--games 100000] [--players 4] [--policies random greedy ...] [--seed 2026]
 
-Prints, per policy, the win rate (shared wins count as wins) with its 95% Wilson interval, mean
-VP with its interval, VP by source and cannons lost, as a Markdown table. Every policy sits in
-every seat equally and meets every other policy equally.
+Every policy sits in every seat equally and meets every other policy equally, each block of seat
+arrangements on the same dice (``smsim compare``). Per policy: the win share (a shared win is
+split) and mean VP with 95% intervals over blocks, the Plackett-Luce rating on the Elo scale,
+mean VP by source (they sum to the mean VP) and cannons lost. The table goes to stdout; the games
+played and the time taken to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
+import sys
 import time
 
 import pandas as pd
 
+from smsim.comparison import Comparison, compare
 from smsim.policies.registry import POLICIES
-from smsim.sim import simulate
-from smsim.stats import mean_interval, wilson_interval
+from smsim.summary import VP_SOURCES
+
+SOURCE_HEADERS = ("earned in play", "churches", "coins", "logs", "full city", "cannons (VP)")  # VP_SOURCES' order
+
+
+class SourceTally:
+    """Mean VP by source per policy over every game ``compare`` plays (its ``on_games``), in
+    memory that does not grow with the games."""
+
+    def __init__(self) -> None:
+        self.sums: pd.DataFrame | None = None
+
+    def add(self, seats: pd.DataFrame, games: pd.DataFrame) -> None:
+        part = seats.groupby("policy", observed=True)[list(VP_SOURCES)].sum()
+        part["seats"] = seats.groupby("policy", observed=True).size()
+        self.sums = part if self.sums is None else self.sums.add(part, fill_value=0)
+
+    def means(self) -> pd.DataFrame:
+        assert self.sums is not None
+        return self.sums[list(VP_SOURCES)].div(self.sums["seats"], axis=0)
+
+
+def markdown_table(result: Comparison, sources: pd.DataFrame) -> str:
+    """The head-to-head as a Markdown table, strongest win share first."""
+    lines = ["| policy | win share [95% CI] | mean VP [95% CI] | rating (Elo) | " + " | ".join(SOURCE_HEADERS)
+             + " | cannons lost |",
+             "|---|" + "---:|" * (4 + len(SOURCE_HEADERS))]  # fmt: skip
+    for name, row in result.table.sort_values("win_share", ascending=False).iterrows():
+        parts = " | ".join(f"{sources.loc[name, c]:.1f}" for c in VP_SOURCES)
+        lines.append(f"| {name} | {100 * row.win_share:.1f}% [{100 * row.win_lo:.1f}, {100 * row.win_hi:.1f}] | "
+                     f"{row.vp_mean:.1f} [{row.vp_lo:.1f}, {row.vp_hi:.1f}] | {row.elo:.0f} | {parts} | "
+                     f"{row.cannons_lost:.2f} |")  # fmt: skip
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--games", type=int, default=100_000, help="most games (rounded down to whole blocks)")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--policies", nargs="+", default=list(POLICIES))
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--threads", type=int, default=None)
     args = parser.parse_args()
-    tables = [list(c) for c in itertools.combinations(args.policies, args.players)]
-    per_table = max(1, args.games // (len(tables) * args.players))
-    frames, first = [], 0
+    tally = SourceTally()
     start = time.perf_counter()
-    for combo in tables:
-        for shift in range(args.players):
-            table = combo[shift:] + combo[:shift]
-            seats, _ = simulate(per_table, args.players, table, seed=args.seed, first=first)
-            frames.append(seats)
-            first += per_table
+    result = compare(args.policies, args.players, args.games, args.seed, threads=args.threads, keep_games=False,
+                     on_games=tally.add)  # fmt: skip
     elapsed = time.perf_counter() - start
-    seats = pd.concat(frames, ignore_index=True)
-    n_games = first
-    print(f"{n_games:,} games of {args.players} players in {elapsed:.0f} s ({n_games / elapsed:,.0f} games/s); "
-          f"{len(tables)} tables x {args.players} seat rotations x {per_table} games\n")  # fmt: skip
-    sources = ["earned", "church_vp", "coins_vp", "logs_vp", "full_city_vp", "cannon_vp"]
-    print("| policy | seats | win rate [95% CI] | mean VP [95% CI] | earned in play | churches | coins | logs "
-          "| full city | cannons | cannons lost |")  # fmt: skip
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    rows = []
-    for name, g in seats.groupby("policy", observed=True):
-        lo, hi = wilson_interval(g["won"].sum(), len(g))
-        mlo, mhi = mean_interval(g["total"].mean(), g["total"].std(ddof=1), len(g))
-        rows.append((g["won"].mean(), name, g, lo, hi, mlo, mhi))
-    for rate, name, g, lo, hi, mlo, mhi in sorted(rows, key=lambda r: -r[0]):
-        parts = " | ".join(f"{g[c].mean():.1f}" for c in sources)
-        print(f"| {name} | {len(g):,} | {100 * rate:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | "
-              f"{g['total'].mean():.1f} [{mlo:.1f}, {mhi:.1f}] | {parts} | {g['cannons_lost'].mean():.2f} |")  # fmt: skip
+    played = result.blocks * result.games_per_block
+    print(f"{played:,} games of {args.players} players in {elapsed:.0f} s ({played / elapsed:,.0f} games/s): "
+          f"{result.blocks:,} blocks of {result.games_per_block} seat arrangements", file=sys.stderr)  # fmt: skip
+    print(markdown_table(result, tally.means()))
 
 
 if __name__ == "__main__":

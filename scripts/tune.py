@@ -3,10 +3,11 @@ vector as a weights file (a policy: ``--policy best.toml``).
 
     python scripts/tune.py --base balanced --against greedy --games 4000 --out tuned.toml
 
-Each candidate plays ``--games`` 4-player games against three copies of the opponents, seated
-in every seat equally, on the same seeds as every other candidate (common random numbers), so
-differences come from the weights, not the dice. The score is the candidate's win rate
-(shared wins count as wins).
+Each candidate is scored by ``smsim.compare`` against the opponents (``--players`` seats: with
+fewer policies than seats they are repeated to fill the table, in every rotation; with more, every
+table of them), in blocks on the same seeds as every other candidate (common random numbers), so
+differences come from the weights, not the dice. The score is the candidate's win share (a
+shared win is split), printed with its 95% interval over blocks.
 """
 
 from __future__ import annotations
@@ -15,24 +16,19 @@ import argparse
 
 import numpy as np
 
+from smsim.comparison import compare
 from smsim.layout import PolicyKind
 from smsim.policies.heuristics import PARAM_NAMES
 from smsim.policies.registry import PolicySpec, resolve_policy
-from smsim.rules import Rules
-from smsim.sim import run_games
 
 STEPS = {"lookahead": (0.0, 1.0)}
 
 
-def win_rate(candidate: PolicySpec, opponents: list[PolicySpec], games: int, seed: int, players: int) -> float:
-    wins = 0.0
-    per_seat = games // players
-    for seat in range(players):
-        table = [opponents[(seat + i) % len(opponents)] for i in range(players - 1)]
-        table.insert(seat, candidate)
-        score, _, _ = run_games(per_seat, players, table, seed, Rules(), first=seat * per_seat)
-        wins += score[:, seat, 9].sum()  # S_WON
-    return wins / (per_seat * players)
+def win_share(candidate: PolicySpec, opponents: list[PolicySpec], games: int, seed: int, players: int
+              ) -> tuple[float, float, float]:  # fmt: skip
+    """The candidate's win share against the opponents, with its 95% interval (``compare``)."""
+    row = compare([candidate, *opponents], players, games, seed, keep_games=False).table.loc[candidate.name]
+    return float(row["win_share"]), float(row["win_lo"]), float(row["win_hi"])
 
 
 def main() -> None:
@@ -53,8 +49,8 @@ def main() -> None:
     def spec(p: np.ndarray) -> PolicySpec:
         return PolicySpec("candidate", PolicyKind.HEURISTIC, p.copy())
 
-    best = win_rate(spec(params), opponents, args.games, args.seed, args.players)
-    print(f"start: {best:.4f}", flush=True)
+    best, lo, hi = win_share(spec(params), opponents, args.games, args.seed, args.players)
+    print(f"start: {best:.4f} [{lo:.4f}, {hi:.4f}]", flush=True)
     for rnd in range(args.rounds):
         for name in names:
             i = PARAM_NAMES.index(name)
@@ -66,12 +62,12 @@ def main() -> None:
                     continue
                 trial = params.copy()
                 trial[i] = value
-                rate = win_rate(spec(trial), opponents, args.games, args.seed, args.players)
+                rate, lo, hi = win_share(spec(trial), opponents, args.games, args.seed, args.players)
                 if rate > best + 0.004:
                     best, params = rate, trial
-                    print(f"round {rnd}: {name} = {value}: {best:.4f}", flush=True)
+                    print(f"round {rnd}: {name} = {value}: {best:.4f} [{lo:.4f}, {hi:.4f}]", flush=True)
         with open(args.out, "w") as fh:
-            fh.write(f"# scripts/tune.py --base {args.base} --against {' '.join(args.against)}: win rate {best:.4f}\n")
+            fh.write(f"# scripts/tune.py --base {args.base} --against {' '.join(args.against)}: win share {best:.4f}\n")
             for j, name in enumerate(PARAM_NAMES):
                 fh.write(f"{name} = {params[j]:.3f}\n")
     print(f"best: {best:.4f}; written to {args.out}")

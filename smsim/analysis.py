@@ -14,12 +14,12 @@ in a ``compare`` dataset all the games of one block (they share their dice). Whe
 several rows of a cluster, a rate's Wilson interval uses n deflated by the design effect (the
 cluster-robust variance over the binomial one, at least 1) and a mean's standard error is the
 larger of the independent and the cluster-robust one; where every row is its own cluster these
-are the plain Wilson and normal intervals.
+are the plain Wilson and normal intervals. The arithmetic is ``smsim.stats`` (``grouped_rate``,
+``grouped_mean``), the same path ``smsim summary`` takes.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -28,9 +28,10 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from smsim.comparison import comparison_manifest, read_comparison
 from smsim.dataset import DatasetError, done_parts, part_name, read_manifest
 from smsim.rules import SIDE_NAMES, Rules
-from smsim.stats import Z_95, wilson_interval
+from smsim.stats import Z_95, grouped_mean, grouped_rate
 from smsim.summary import VP_SOURCES  # the breakdown of the final score, one list for every table
 
 BY = ["players", "policy"]
@@ -88,27 +89,18 @@ def _read_parquets(files: list[Path]) -> pd.DataFrame:
 
 
 def _read_one(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, dict, Source]:
-    file = path / "manifest.json"
-    try:
-        manifest = json.loads(file.read_text()) if file.is_file() else None
-    except (OSError, json.JSONDecodeError) as exc:
-        raise DatasetError(f"{str(path)!r}: unreadable manifest.json ({exc})") from None
-    if isinstance(manifest, dict) and manifest.get("format") == "smsim-comparison":
-        seats = _read_parquets([path / "seats.parquet"])
-        games = _read_parquets([path / "games.parquet"])
+    manifest = comparison_manifest(path)
+    if manifest is not None:
+        saved = read_comparison(path, manifest)
+        seats, games = _narrow(saved.seats), _narrow(saved.games)
         for df in (seats, games):  # the games of a block share its index; game_id is unique
             if "game_id" in df:
                 df["game"] = df["game_id"]
-        comparison = {}
-        for name, index in (("policies", 0), ("pairs", None), ("ratings", 0)):
-            f = path / f"{name}.csv"
-            if f.is_file():
-                comparison[name] = pd.read_csv(f, index_col=index)
         policies = manifest.get("policies", [])
         rules = manifest["rules"]
         src = Source(str(path), "compare", int(games["players"].iloc[0]) if len(games) else 0, len(games),
                      f"compare: {', '.join(policies)} (every seat arrangement)", " ".join(manifest.get("command", [])),
-                     manifest.get("seed"), comparison, fair_seating=True)  # fmt: skip
+                     manifest.get("seed"), saved.tables, fair_seating=True)  # fmt: skip
         return seats, games, rules, src
     manifest = read_manifest(path)  # refuses anything but a dataset, with a clear message
     parts = sorted(done_parts(path))
@@ -164,63 +156,8 @@ def read_report_data(paths: list[str | Path]) -> ReportData:
 
 
 # -- building blocks -----------------------------------------------------------------------------
-def _cluster_var(df: pd.DataFrame, by: list[str], values: pd.Series) -> pd.Series | None:
-    """Per group, the variance of the mean of ``values`` with rows of one ``cluster`` (the games
-    of a comparison block, the seats of a game) treated as correlated: the cluster-robust
-    (sandwich) estimate. None when no group has two rows in a cluster (rows independent)."""
-    if "cluster" not in df:
-        return None
-    key = [df[b] for b in by] + [df["cluster"]]
-    cl = pd.DataFrame({"y": values.astype(np.float64), "n": 1}).groupby(key, observed=True).sum()
-    if (cl["n"] <= 1).all():
-        return None
-    levels = list(range(len(by)))
-    n = cl["n"].groupby(level=levels).sum()
-    c = cl["n"].groupby(level=levels).size()
-    mean = cl["y"].groupby(level=levels).sum() / n
-    group_of = cl.index.droplevel(-1) if len(by) > 1 else cl.index.get_level_values(0)
-    resid = cl["y"].to_numpy() - mean.reindex(group_of).to_numpy() * cl["n"].to_numpy()
-    ss = pd.Series(resid**2, index=cl.index).groupby(level=levels).sum()
-    var = ss * c / (c - 1).clip(lower=1) / n**2
-    clustered = cl["n"].groupby(level=levels).max() > 1
-    return var.where(clustered)  # NaN: that group's rows are independent
-
-
-def _rate(df: pd.DataFrame, by: list[str], flag: pd.Series, name: str) -> pd.DataFrame:
-    """n, count, rate and 95% Wilson interval of a boolean ``flag`` per group. Where rows share a
-    cluster, n is deflated by the design effect (cluster-robust over binomial variance, at least
-    1) before the Wilson interval is taken, so shared dice never make an interval too narrow."""
-    g = flag.astype(np.int64).groupby([df[b] for b in by], observed=True)
-    out = pd.DataFrame({"n": g.size(), f"{name}_count": g.sum()})
-    out[name] = out[f"{name}_count"] / out["n"]
-    n_eff = out["n"].astype(np.float64)
-    var = _cluster_var(df, by, flag)
-    if var is not None:
-        p = out[name]
-        binomial = p * (1 - p) / out["n"]
-        deff = (var.reindex(out.index) / binomial).where(binomial > 0).fillna(1.0).clip(lower=1.0)
-        n_eff = n_eff / deff
-    bounds = [wilson_interval(p * m, m) for p, m in zip(out[name], n_eff)]
-    out[f"{name}_lo"] = [b[0] for b in bounds]
-    out[f"{name}_hi"] = [b[1] for b in bounds]
-    return out
-
-
-def _mean(df: pd.DataFrame, by: list[str], values: pd.Series, name: str) -> pd.DataFrame:
-    """Mean and normal 95% interval of ``values`` per group; where rows share a cluster, the
-    standard error is the larger of the independent and the cluster-robust one."""
-    g = values.astype(np.float64).groupby([df[b] for b in by], observed=True)
-    n, mean, std = g.size(), g.mean(), g.std(ddof=1)
-    var = std**2 / n
-    cvar = _cluster_var(df, by, values)
-    if cvar is not None:
-        var = np.maximum(var, cvar.reindex(var.index).fillna(0.0))
-    half = Z_95 * np.sqrt(var)
-    return pd.DataFrame({name: mean, f"{name}_lo": mean - half, f"{name}_hi": mean + half})
-
-
 def _add_rate(out: pd.DataFrame, rate: pd.DataFrame, name: str) -> None:
-    """Join the rate ``name`` and its interval from a ``_rate`` table into ``out``."""
+    """Join the rate ``name`` and its interval from a ``grouped_rate`` table into ``out``."""
     for col in (name, f"{name}_lo", f"{name}_hi"):
         out[col] = rate[col]
 
@@ -236,13 +173,13 @@ def church_series(data: ReportData) -> pd.DataFrame:
     s = data.seats
     if s.empty:
         return _empty(BY)
-    out = _mean(s, BY, s["church_vp"], "church_vp")
+    out = grouped_mean(s, BY, s["church_vp"], "church_vp")
     out.insert(0, "seats", s.groupby(BY, observed=True).size())
     out["churches"] = s.groupby(BY, observed=True)["church_count"].mean()
     out["series"] = s[[f"series_{k}" for k in SIZES]].sum(axis=1).groupby([s[b] for b in BY], observed=True).mean()
     out["longest_mean"] = s.groupby(BY, observed=True)["longest_series"].mean()
     for k in range(6):
-        _add_rate(out, _rate(s, BY, s["longest_series"] == k, f"longest_{k}"), f"longest_{k}")
+        _add_rate(out, grouped_rate(s, BY, s["longest_series"] == k, f"longest_{k}"), f"longest_{k}")
     return out.reset_index()
 
 
@@ -256,7 +193,7 @@ def church_sizes(data: ReportData) -> pd.DataFrame:
     out = pd.DataFrame({"seats": grouped.size()})
     for k in SIZES:
         out[f"size_{k}_per_seat"] = grouped[f"churches_{k}"].mean()
-        r = _rate(s, BY, s[f"churches_{k}"] > 0, f"size_{k}_built")
+        r = grouped_rate(s, BY, s[f"churches_{k}"] > 0, f"size_{k}_built")
         out[[f"size_{k}_built", f"size_{k}_built_lo", f"size_{k}_built_hi"]] = \
             r[[f"size_{k}_built", f"size_{k}_built_lo", f"size_{k}_built_hi"]]  # fmt: skip
     return out.reset_index()
@@ -278,8 +215,8 @@ def priests(data: ReportData) -> pd.DataFrame:
     s = data.seats
     if s.empty:
         return _empty(BY)
-    out = _mean(s, BY, s["vp_priest"], "priest_vp")
-    r = _rate(s, BY, s["vp_priest"] > 0, "priest_scored")
+    out = grouped_mean(s, BY, s["vp_priest"], "priest_vp")
+    r = grouped_rate(s, BY, s["vp_priest"] > 0, "priest_scored")
     out.insert(0, "seats", r["n"])
     out[["priest_scored", "priest_scored_lo", "priest_scored_hi"]] = r[["priest_scored", "priest_scored_lo",
                                                                          "priest_scored_hi"]]  # fmt: skip
@@ -301,7 +238,7 @@ def sides(data: ReportData) -> pd.DataFrame:
         return _empty(BY + ["side"])
     rows = []
     for i, side in enumerate(SIDE_NAMES):
-        r = _rate(s, BY, s[f"{side}_completed"], "completed")
+        r = grouped_rate(s, BY, s[f"{side}_completed"], "completed")
         done = s[s[f"{side}_completed"]]
         rounds = done.groupby(BY, observed=True)[f"{side}_round"]
         r["round_mean"] = rounds.mean()
@@ -412,13 +349,13 @@ def wall_defence(data: ReportData) -> pd.DataFrame:
     by = BY + ["attack"]
     walls = a["sides"] * data.rules.side_defence
     held = a["defence"] >= a["strength"]
-    out = _rate(a, by, held, "held")
-    r = _rate(a, by, walls >= a["strength"], "walls_held")
+    out = grouped_rate(a, by, held, "held")
+    r = grouped_rate(a, by, walls >= a["strength"], "walls_held")
     out[["walls_held", "walls_held_lo", "walls_held_hi"]] = r[["walls_held", "walls_held_lo", "walls_held_hi"]]
-    c = _rate(a[held], by, (walls >= a["strength"])[held], "walls_carried")
+    c = grouped_rate(a[held], by, (walls >= a["strength"])[held], "walls_carried")
     out = out.join(c[["walls_carried", "walls_carried_lo", "walls_carried_hi"]])
     defended = a["defence"] > 0
-    share = _mean(a[defended], by, (walls / a["defence"])[defended], "wall_share_of_defence")
+    share = grouped_mean(a[defended], by, (walls / a["defence"])[defended], "wall_share_of_defence")
     out = out.join(share)
     out.insert(0, "strength", a.groupby(by, observed=True)["strength"].first())
     return out.reset_index()
@@ -436,7 +373,7 @@ def attacks(data: ReportData) -> pd.DataFrame:
         col = f"attack_{row}_round"
         if col not in g:
             continue
-        r = _rate(g, ["players"], g[col] >= 0, "came").rename(columns={"n": "games"})
+        r = grouped_rate(g, ["players"], g[col] >= 0, "came").rename(columns={"n": "games"})
         came = g[g[col] >= 0].groupby("players")[col]
         r["round_mean"] = came.mean()
         for q in (10, 50, 90):
@@ -452,10 +389,10 @@ def attacks_per_game(data: ReportData) -> pd.DataFrame:
     g = data.games
     if g.empty:
         return _empty(["players"])
-    out = _mean(g, ["players"], g["attacks"], "attacks")
+    out = grouped_mean(g, ["players"], g["attacks"], "attacks")
     out.insert(0, "games", g.groupby("players").size())
     for k in range(len(data.rules.pirate_strengths) + 1):
-        _add_rate(out, _rate(g, ["players"], g["attacks"] == k, f"share_{k}"), f"share_{k}")
+        _add_rate(out, grouped_rate(g, ["players"], g["attacks"] == k, f"share_{k}"), f"share_{k}")
     return out.reset_index()
 
 
@@ -465,9 +402,9 @@ def cannons(data: ReportData) -> pd.DataFrame:
     s = data.seats
     if s.empty:
         return _empty(BY)
-    out = _mean(s, BY, s["cannons_lost"], "cannons_lost")
+    out = grouped_mean(s, BY, s["cannons_lost"], "cannons_lost")
     out["cannon_vp"] = s.groupby(BY, observed=True)["cannon_vp"].mean()
-    r = _rate(s, BY, s["cannons_lost"] > 0, "lost_any")
+    r = grouped_rate(s, BY, s["cannons_lost"] > 0, "lost_any")
     out.insert(0, "seats", r["n"])
     out[["lost_any", "lost_any_lo", "lost_any_hi"]] = r[["lost_any", "lost_any_lo", "lost_any_hi"]]
     return out.reset_index()
@@ -480,7 +417,7 @@ def defence_vs_strength(data: ReportData) -> pd.DataFrame:
     if a.empty:
         return _empty(["players", "attack"])
     by = ["players", "attack"]
-    out = _rate(a, by, a["defence"] >= a["strength"], "held")
+    out = grouped_rate(a, by, a["defence"] >= a["strength"], "held")
     grouped = a.groupby(by)["defence"]
     out.insert(0, "strength", a.groupby(by)["strength"].first())
     out.insert(1, "defence_mean", grouped.mean())
@@ -491,7 +428,7 @@ def defence_vs_strength(data: ReportData) -> pd.DataFrame:
 
 def _winner_sets(s: pd.DataFrame, score: pd.Series) -> pd.Series:
     """Per game (source, game): the seats ranked first by ``score``, ties broken by more empty
-    spaces (RULES.md §4), as a bit mask."""
+    spaces (docs/rules.md §4), as a bit mask."""
     key = [s["source"], s["game"]]
     best = score.groupby(key).transform("max")
     top = score == best
@@ -513,7 +450,7 @@ def cannons_changed_winner(data: ReportData) -> pd.DataFrame:
     changed = actual != without
     df = pd.DataFrame({"players": per_game["players"].first(), "changed": changed,
                        "cluster": per_game["cluster"].first() if "cluster" in s else 0})  # fmt: skip
-    return _rate(df, ["players"], df["changed"], "changed").rename(columns={"n": "games"}).reset_index()
+    return grouped_rate(df, ["players"], df["changed"], "changed").rename(columns={"n": "games"}).reset_index()
 
 
 # -- outcomes ------------------------------------------------------------------------------------
@@ -523,12 +460,12 @@ def scores(data: ReportData) -> pd.DataFrame:
     s = data.seats
     if s.empty:
         return _empty(BY)
-    out = _mean(s, BY, s["total"], "vp")
+    out = grouped_mean(s, BY, s["total"], "vp")
     grouped = s.groupby(BY, observed=True)["total"]
     out["vp_sd"] = grouped.std(ddof=1)
     for q in (10, 50, 90):
         out[f"vp_p{q}"] = grouped.quantile(q / 100)
-    r = _rate(s, BY, s["won"], "win")
+    r = grouped_rate(s, BY, s["won"], "win")
     out.insert(0, "seats", r["n"])
     out[["win", "win_lo", "win_hi"]] = r[["win", "win_lo", "win_hi"]]
     return out.reset_index()
@@ -543,9 +480,9 @@ def seat_advantage(data: ReportData) -> pd.DataFrame:
     if s.empty:
         return _empty(["players", "field", "seat"])
     by = ["players", "field", "seat"]
-    out = _rate(s, by, s["won"], "win")
+    out = grouped_rate(s, by, s["won"], "win")
     out["parity"] = 1.0 / out.index.get_level_values("players")
-    out = out.join(_mean(s, by, s["total"], "vp"))
+    out = out.join(grouped_mean(s, by, s["total"], "vp"))
     fair = {src.field: src.fair_seating for src in data.sources}
     out["fair_seating"] = [fair.get(f, False) for f in out.index.get_level_values("field")]
     return out.reset_index()
@@ -557,7 +494,7 @@ def game_length(data: ReportData) -> pd.DataFrame:
     g = data.games
     if g.empty:
         return _empty(["players"])
-    out = _mean(g, ["players"], g["rounds"], "rounds")
+    out = grouped_mean(g, ["players"], g["rounds"], "rounds")
     grouped = g.groupby("players")["rounds"]
     out.insert(0, "games", grouped.size())
     for q in (10, 50, 90):
@@ -587,13 +524,13 @@ def game_end(data: ReportData) -> pd.DataFrame:
     by = ["players", "field"]
     out = pd.DataFrame({"games": g.groupby(by, observed=True).size()})
     for seat in range(int(g["players"].max())):
-        rate = _rate(g, by, g["ended_by"] == seat, f"seat_{seat}")
+        rate = grouped_rate(g, by, g["ended_by"] == seat, f"seat_{seat}")
         _add_rate(out, rate, f"seat_{seat}")
         out.loc[out.index.get_level_values("players") <= seat, [f"seat_{seat}", f"seat_{seat}_lo", f"seat_{seat}_hi"]] \
             = np.nan  # fmt: skip
     full = g["filled_seats"].map(lambda m: bin(int(m)).count("1"))
-    _add_rate(out, _rate(g, by, full > 1, "several_full"), "several_full")
-    _add_rate(out, _rate(g, by, g["aborted"].astype(bool), "aborted_share"), "aborted_share")
+    _add_rate(out, grouped_rate(g, by, full > 1, "several_full"), "several_full")
+    _add_rate(out, grouped_rate(g, by, g["aborted"].astype(bool), "aborted_share"), "aborted_share")
     out = out.reset_index()
     seat_cols = [c for k in range(int(g["players"].max())) for c in (f"seat_{k}", f"seat_{k}_lo", f"seat_{k}_hi")]
     rest = [c for c in out.columns if c not in seat_cols and c not in ("players", "field", "games")]

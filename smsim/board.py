@@ -1,4 +1,4 @@
-"""The city text format of RULES.md §8: parse and print.
+"""The city text format of docs/rules.md §8: parse and print.
 
 >>> city = parse_city('''
 ... + . . . . . +
@@ -29,7 +29,7 @@ CITY_EXTRA_FIELDS = ("coins", "logs", "cannons", "vp")
 
 
 class BoardError(ValueError):
-    """A city text that does not follow RULES.md §8; the message says where."""
+    """A city text that does not follow docs/rules.md §8; the message says where."""
 
 
 def parse_city(text: str) -> np.ndarray:

@@ -161,7 +161,7 @@ def validate(trace_file: str) -> None:
 def score(city_file: str, as_json: bool, rules_file, rule) -> None:
     """End-of-game score of a written city: each part in VP, beside the count it comes from.
 
-    CITY_FILE is the board text (RULES.md §8), then optional lines ``coins: N``, ``logs: N``,
+    CITY_FILE is the board text (docs/rules.md §8), then optional lines ``coins: N``, ``logs: N``,
     ``cannons: N`` (lost) and ``vp: N`` (earned during play). With --json, ``coins``, ``logs``,
     ``cannons`` are the VP they score and ``coins_left``, ``logs_left``, ``cannons_lost`` the counts.
 
@@ -372,11 +372,9 @@ def compare(policies, players, games, precision, seed, threads, out, rules_file,
       smsim compare balanced greedy walls random --players 4 --games 48000
       smsim compare balanced my_weights.toml --players 2 --precision 0.02 --games 1e6
     """
-    from rich.console import Console
-    from rich.table import Table
-
     from smsim.comparison import compare as run_compare
     from smsim.sim import SimulationError
+    from smsim.summary import print_comparison
 
     rules = _rules(rules_file, rule)
     n_games = _count(games, "--games")
@@ -404,34 +402,7 @@ def compare(policies, players, games, precision, seed, threads, out, rules_file,
             writer.abort()
         click.echo("\ninterrupted", err=True)
         sys.exit(130)
-    console = Console(width=max(100, Console().width))
-    played = result.blocks * result.games_per_block
-    console.print(f"[bold]{played:,} games[/], {players} players: {result.blocks:,} blocks of "
-                  f"{result.games_per_block} seat arrangements on the same dice")  # fmt: skip
-    t = Table(title="Policies (95% intervals over blocks; shared wins split)")
-    for col in ("policy", "win share", "95% CI", "mean VP", "95% CI", "cannons lost", "rating (Elo scale)"):
-        t.add_column(col, justify="right")
-    for name, row in result.table.sort_values("win_share", ascending=False).iterrows():
-        t.add_row(name, f"{100 * row.win_share:.1f}%", f"{100 * row.win_lo:.1f} - {100 * row.win_hi:.1f}%",
-                  f"{row.vp_mean:.1f}", f"{row.vp_lo:.1f} - {row.vp_hi:.1f}", f"{row.cannons_lost:.2f}",
-                  f"{row.elo:.0f} +- {400 / 2.302585 * 1.96 * row.log_strength_se:.0f}")  # fmt: skip
-    console.print(t)
-    t = Table(title="Mean VP difference, row minus column, in the same blocks (95% CI)")
-    order = list(result.table.sort_values("win_share", ascending=False).index)
-    t.add_column("")
-    for b in order:
-        t.add_column(b, justify="right")
-    pairs = result.pairs.set_index(["a", "b"])
-    for a in order:
-        cells = []
-        for b in order:
-            if a == b:
-                cells.append("")
-            else:
-                r = pairs.loc[(a, b)]
-                cells.append(f"{r.vp_diff:+.1f} [{r.lo:+.1f}, {r.hi:+.1f}]")
-        t.add_row(a, *cells)
-    console.print(t)
+    print_comparison(result)
     if writer is not None:
         try:
             writer.finish(result, command=["smsim", *sys.argv[1:]], seed=seed, rules=rules)

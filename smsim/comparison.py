@@ -23,12 +23,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from smsim.dataset import ParquetStream, game_table, seat_table
+from smsim.dataset import DatasetError, ParquetStream, game_table, seat_table
 from smsim.policies.registry import PolicySpec, resolve_policy
 from smsim.ratings import Ratings, fit_plackett_luce
 from smsim.rules import Rules
 from smsim.sim import SimulationError, run_games, verify_games, verify_players
-from smsim.stats import Z_95
+from smsim.stats import mean_and_interval
 
 
 def arrangements(names: list[str], players: int) -> list[list[int]]:
@@ -57,6 +57,7 @@ class Comparison:
     games: pd.DataFrame | None
     blocks: int
     games_per_block: int
+    players: int
 
     def max_width(self) -> float:
         return float((self.table["win_hi"] - self.table["win_lo"]).max())
@@ -111,16 +112,6 @@ def _block_stats(seats: pd.DataFrame, n_policies: int) -> tuple[np.ndarray, np.n
     credit = credit.reindex(columns=full)
     vp = vp.reindex(columns=full)
     return blocks, credit.to_numpy(), vp.to_numpy()
-
-
-def _interval(values: np.ndarray) -> tuple[float, float, float, int]:
-    v = values[~np.isnan(values)]
-    n = len(v)
-    if n == 0:
-        return math.nan, math.nan, math.nan, 0
-    mean = float(v.mean())
-    half = Z_95 * float(v.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
-    return mean, mean - half, mean + half, n
 
 
 def compare(
@@ -201,23 +192,23 @@ def compare(
     seats_all = pd.concat(seat_frames, ignore_index=True) if keep_games else None
     games_all = pd.concat(game_frames, ignore_index=True) if keep_games else None
     return _summarise(names, np.concatenate(credit_rounds), np.concatenate(vp_rounds), tally, done, per_block,
-                      seats_all, games_all)  # fmt: skip
+                      players, seats_all, games_all)  # fmt: skip
 
 
 def _max_width(credit: np.ndarray) -> float:
     """The widest win-share interval among the policies (``Comparison.max_width``), from the
     win share of each policy in each block."""
-    return float(max(hi - lo for _, lo, hi, _ in (_interval(credit[:, i]) for i in range(credit.shape[1]))))
+    return float(max(hi - lo for _, lo, hi, _ in (mean_and_interval(credit[:, i]) for i in range(credit.shape[1]))))
 
 
 def _summarise(names: list[str], credit: np.ndarray, vp: np.ndarray, tally: _Tally, blocks: int, per_block: int,
-               seats: pd.DataFrame | None, games: pd.DataFrame | None) -> Comparison:  # fmt: skip
+               players: int, seats: pd.DataFrame | None, games: pd.DataFrame | None) -> Comparison:  # fmt: skip
     """The comparison's tables from each block's win shares and mean VP (``_block_stats``) and
     the tally of all its games."""
     rows = []
     for i, name in enumerate(names):
-        w, wlo, whi, nb = _interval(credit[:, i])
-        v, vlo, vhi, _ = _interval(vp[:, i])
+        w, wlo, whi, nb = mean_and_interval(credit[:, i])
+        v, vlo, vhi, _ = mean_and_interval(vp[:, i])
         rows.append({"policy": name, "blocks": nb, "seats": tally.seats[i],
                      "win_share": w, "win_lo": wlo, "win_hi": whi, "vp_mean": v, "vp_lo": vlo, "vp_hi": vhi,
                      "cannons_lost": tally.cannons[i] / tally.seats[i] if tally.seats[i] else math.nan})  # fmt: skip
@@ -228,11 +219,15 @@ def _summarise(names: list[str], credit: np.ndarray, vp: np.ndarray, tally: _Tal
             if i == j:
                 continue
             diff = vp[:, i] - vp[:, j]  # nan where a block lacks one of them
-            m, lo, hi, nb = _interval(diff)
+            m, lo, hi, nb = mean_and_interval(diff)
             pairs.append({"a": a, "b": b, "blocks": nb, "vp_diff": m, "lo": lo, "hi": hi})
     ratings = fit_plackett_luce(tally.ranks(names))
     table = table.join(ratings.table[["strength", "elo", "se"]].rename(columns={"se": "log_strength_se"}))
-    return Comparison(table, pd.DataFrame(pairs), ratings, seats, games, blocks, per_block)
+    return Comparison(table, pd.DataFrame(pairs), ratings, seats, games, blocks, per_block, players)
+
+
+FORMAT = "smsim-comparison"  # manifest.json's "format" in a comparison's directory
+TABLES = {"policies": 0, "pairs": None, "ratings": 0}  # the result tables' CSV files, with their index column
 
 
 class ComparisonWriter:
@@ -258,11 +253,11 @@ class ComparisonWriter:
 
         self.seats.close()
         self.games.close()
-        result.table.to_csv(self.path / "policies.csv")
+        result.table.to_csv(self.path / "policies.csv")  # TABLES: the names read_comparison reads
         result.pairs.to_csv(self.path / "pairs.csv", index=False)
         result.ratings.table.to_csv(self.path / "ratings.csv")
         manifest = {
-            "format": "smsim-comparison", "command": command, "seed": seed, "rules": rules.to_dict(),
+            "format": FORMAT, "command": command, "seed": seed, "rules": rules.to_dict(),
             "policies": list(result.table.index), "blocks": result.blocks,
             "games_per_block": result.games_per_block, "environment": environment(),
         }  # fmt: skip
@@ -287,3 +282,48 @@ def save_comparison(result: Comparison, out: str, command: list[str], seed: int,
     except BaseException:
         writer.abort()
         raise
+
+
+# -- reading a comparison's directory back ---------------------------------------------------------
+@dataclass
+class SavedComparison:
+    """A comparison's directory read back (what ``ComparisonWriter`` wrote): its games, its
+    result tables by name (``policies``, ``pairs``, ``ratings``; those present) and its manifest.
+    ``seats`` and ``games`` carry the block's ``game`` index and ``game_id``, unique per game."""
+
+    seats: pd.DataFrame
+    games: pd.DataFrame
+    tables: dict[str, pd.DataFrame]
+    manifest: dict
+
+
+def comparison_manifest(path: str | Path) -> dict | None:
+    """The manifest of the comparison directory ``path``; None when ``path`` holds no comparison."""
+    import json
+
+    file = Path(path) / "manifest.json"
+    try:
+        manifest = json.loads(file.read_text()) if file.is_file() else None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DatasetError(f"{str(path)!r}: unreadable manifest.json ({exc})") from None
+    return manifest if isinstance(manifest, dict) and manifest.get("format") == FORMAT else None
+
+
+def read_comparison(path: str | Path, manifest: dict | None = None) -> SavedComparison:
+    """Read a comparison directory written by ``smsim compare --out`` (``ComparisonWriter``)."""
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    manifest = manifest or comparison_manifest(path)
+    if manifest is None:
+        raise DatasetError(f"{str(path)!r} is not an smsim comparison (no comparison manifest.json)")
+    frames = []
+    for name in ("seats", "games"):
+        f = path / f"{name}.parquet"
+        try:
+            frames.append(pq.read_table(f).to_pandas())
+        except Exception as exc:  # pyarrow raises several kinds for a damaged or missing file
+            raise DatasetError(f"{str(f)!r} cannot be read ({exc})") from None
+    tables = {name: pd.read_csv(path / f"{name}.csv", index_col=index)
+              for name, index in TABLES.items() if (path / f"{name}.csv").is_file()}  # fmt: skip
+    return SavedComparison(frames[0], frames[1], tables, manifest)

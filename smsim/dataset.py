@@ -19,7 +19,7 @@ import os
 import platform
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -29,6 +29,9 @@ import pyarrow.parquet as pq
 from smsim import layout as L
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.rules import SIDE_NAMES, Rules
+
+if TYPE_CHECKING:
+    from smsim.policies.registry import PolicySpec
 
 FORMAT_VERSION = 2  # 2: sides_attack_N columns
 MANIFEST = "manifest.json"
@@ -231,6 +234,59 @@ def environment() -> dict[str, str]:
 
     return {"smsim": __version__, "numba": numba.__version__, "numpy": np.__version__,
             "python": platform.python_version()}  # fmt: skip
+
+
+# -- resuming a run ---------------------------------------------------------------------------------
+def _policy_identity(spec: PolicySpec) -> dict[str, Any]:
+    """What a manifest records of a policy, with a hash of a user policy's file."""
+    import hashlib
+
+    info = spec.describe()
+    if spec.fn is not None:
+        path = Path(spec.source.rpartition(":")[0])
+        info["file_sha256"] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+    return info
+
+
+def run_identity(games: int, players: int, specs: list[PolicySpec], seed: int, rules: Rules, batch: int) -> dict:
+    """The fields that make two runs the same run: a directory is resumed only by its own."""
+    return {
+        "games": games, "players": players, "seed": seed, "batch": batch,
+        "policies": [_policy_identity(s) for s in specs], "rules": rules.to_dict(),
+    }  # fmt: skip
+
+
+def open_run(path: Path, identity: dict[str, Any], command: list[str]) -> set[int]:
+    """Make ``path`` the dataset of the run ``identity`` and return the parts it already holds.
+
+    An empty or missing directory gets the run's manifest (no parts); a dataset of the same run
+    is resumed (its finished parts are kept, the leftovers of a write cut short removed); a
+    directory that is not a dataset, or holds a different run, is refused with a
+    ``DatasetError`` before anything in it is touched."""
+    out = str(path)
+    if path.exists() and not path.is_dir():
+        raise DatasetError(f"output {out!r} exists and is not a directory")
+    if path.is_dir() and any(path.iterdir()):
+        manifest = read_manifest(path)  # refuses a directory that is not a dataset
+        if manifest.get("run") != identity:
+            old = manifest.get("run", {})
+            differs = [k for k in identity if old.get(k) != identity[k]] or ["format"]
+            raise DatasetError(
+                f"output {out!r} holds a different run (its {', '.join(differs)} "
+                f"{'differs' if len(differs) == 1 else 'differ'}); choose another --out or delete it"
+            )
+    else:
+        try:
+            write_manifest(path, {
+                "format": "smsim-dataset", "format_version": FORMAT_VERSION, "run": identity,
+                "command": command, "environment": environment(),
+                "tables": {"seats": "one row per player per game", "games": "one row per game"},
+            })  # fmt: skip
+        except OSError as exc:
+            raise DatasetError(f"cannot write to {out!r}: {exc.strerror}") from None
+    for stale in path.glob("*/.part-*.tmp-*"):  # a write cut short by a kill: never a finished part
+        stale.unlink(missing_ok=True)
+    return done_parts(path)
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """Every encoding and record layout of smsim, declared once, and the board geometry computed
-once from coordinates (RULES.md §2).
+once from coordinates (docs/rules.md §2).
 
 The enums (:class:`Face`, :class:`Person`, :class:`Cell`, :class:`Side`, :class:`BonusKind`,
 :class:`Decision`, :class:`PolicyKind`) are the only declarations of those codes; code elsewhere
@@ -31,7 +31,7 @@ CORNERS = (0, SIZE - 1, N_CELLS - SIZE, N_CELLS - 1)
 
 
 class Face(IntEnum):
-    """A die face. The first five are the symbols a player may choose (RULES.md §1, §3)."""
+    """A die face. The first five are the symbols a player may choose (docs/rules.md §1, §3)."""
 
     LOG = 0
     CRATE = 1
@@ -49,7 +49,7 @@ N_KEEP_MASKS = 1 << N_DICE  # a KEEP candidate is a mask of the dice rolled agai
 
 
 class Person(IntEnum):
-    """The seven persons (RULES.md §5, Head)."""
+    """The seven persons (docs/rules.md §5, Head)."""
 
     CITIZEN = 0
     SOLDIER = 1
@@ -66,7 +66,7 @@ PERSON_HEADS = np.array([1, 2, 2, 3, 3, 4, 5], dtype=np.int64)
 
 
 class Cell(IntEnum):
-    """What a city cell holds; one code per letter of the board text format (RULES.md §8)."""
+    """What a city cell holds; one code per letter of the board text format (docs/rules.md §8)."""
 
     EMPTY = 0
     TOWER = 1
@@ -100,7 +100,7 @@ CHAR_CELL = {ch: code for code, ch in CELL_CHAR.items()}
 
 
 class Side(IntEnum):
-    """The four sides of the city wall, each five outer spaces (RULES.md §2)."""
+    """The four sides of the city wall, each five outer spaces (docs/rules.md §2)."""
 
     TOP = 0
     RIGHT = 1

@@ -6,7 +6,7 @@ from typing import Any
 
 from smsim.layout import CELL_CHAR, CHURCH_CELLS, CORNERS, N_DICE, PERSON_0, SIZE, Cell, Person, cell_rc
 
-# the letters of the board text format (RULES.md §8), by the names the trace uses
+# the letters of the board text format (docs/rules.md §8), by the names the trace uses
 PERSON_LETTER = {p.name.lower(): CELL_CHAR[Cell(PERSON_0 + p)] for p in Person}
 SYMBOL_LETTER = {name: CELL_CHAR[Cell[name.upper()]] for name in ("crate", "wall", "house")}
 

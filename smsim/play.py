@@ -1,5 +1,5 @@
 """The play loop: who decides, and in which order, above the rules (``engine``) and the bots
-(``policies``) (RULES.md §3-§6).
+(``policies``) (docs/rules.md §3-§6).
 
 In the vocabulary of game-playing programs:
 
@@ -343,7 +343,7 @@ def dice_key_nb(w):
 
 @hot_njit(inline="always")
 def play_turn_nb(rnd, s, w, seats, rules, search):
-    """One turn of seat s (RULES.md §3): roll with keeps, use one symbol, mark the swords."""
+    """One turn of seat s (docs/rules.md §3): roll with keeps, use one symbol, mark the swords."""
     if seats.kind[s] == ROLLOUT or (w.cap.at[0] >= 0 and w.cap.at[1] == 0):
         snapshot_nb(w, rnd, s)
     w.tape_n[0] = 0
@@ -398,7 +398,7 @@ def play_turn_nb(rnd, s, w, seats, rules, search):
 
 @hot_njit(inline="always")
 def rounds_nb(w, seats, rules, first_round, first_seat, search):
-    """Play on from the turn of ``first_seat`` in ``first_round`` (RULES.md §4): rounds are played
+    """Play on from the turn of ``first_seat`` in ``first_round`` (docs/rules.md §4): rounds are played
     in full; the game ends after the round in which some city became full, or is marked aborted
     at rules[R_MAX_ROUNDS] rounds. Returns (rounds played, some city full)."""
     n_players = w.player.shape[0]
@@ -429,7 +429,7 @@ def continue_rounds_nb(w, seats, rules, first_round, first_seat):
 
 @hot_njit
 def play_game_nb(game_key, w, seats, rules, start_crates, score, game_out, search):
-    """Play one game from its key to the final score (RULES.md §4)."""
+    """Play one game from its key to the final score (docs/rules.md §4)."""
     start_game_nb(w.city, w.occ, w.player, w.pirates, start_crates, rules)
     w.status[0] = 0
     w.status[1] = -1

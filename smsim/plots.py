@@ -16,6 +16,7 @@ from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from smsim import analysis as A
+from smsim.ratings import elo
 from smsim.rules import SIDE_NAMES
 
 Plot = tuple[Figure, str]
@@ -296,11 +297,10 @@ def ratings(data: A.ReportData) -> Plot | None:
     for ax, src in zip(axes, rated):
         t = src.comparison["ratings"].sort_values("elo", ascending=False).reset_index()
         t["policy"] = t[t.columns[0]]
-        per_log = 400 / np.log(10)  # Elo points per unit of log strength
-        have_ci = {"lo", "hi", "log_strength"} <= set(t.columns)
-        if have_ci:
-            t["elo_lo"] = t["elo"] + (t["lo"] - t["log_strength"]) * per_log
-            t["elo_hi"] = t["elo"] + (t["hi"] - t["log_strength"]) * per_log
+        have_ci = {"lo", "hi"} <= set(t.columns)
+        if have_ci:  # the interval of the log strength on the Elo scale
+            t["elo_lo"] = elo(t["lo"])
+            t["elo_hi"] = elo(t["hi"])
         _bars(ax, t, "policy", "elo", "elo_lo" if have_ci else None, "elo_hi" if have_ci else None)
         ax.set_title(f"{src.players} players")
         ax.set_xlabel("policy")

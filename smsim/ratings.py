@@ -81,13 +81,27 @@ import pandas as pd
 
 from smsim.stats import Z_95
 
-__all__ = ["Ratings", "fit_plackett_luce", "MAX_TIE"]
+__all__ = ["Ratings", "fit_plackett_luce", "MAX_TIE", "elo", "elo_points", "ELO_PER_LOG_STRENGTH", "ELO_MEAN"]
 
 MAX_TIE = 6
 """Largest tied group (with seats below it) that is expanded into its orderings."""
 
 _COLUMNS = ("game", "policy", "rank")
-_ELO_PER_NAT = 400.0 / math.log(10.0)
+ELO_PER_LOG_STRENGTH = 400.0 / math.log(10.0)
+"""Elo points per unit of log strength: 400 points are a factor 10 in strength."""
+ELO_MEAN = 1500.0
+"""The Elo rating of the mean log strength (strength 1)."""
+
+
+def elo(log_strength):
+    """The Elo-scale rating of a log strength (a number or an array): ``400 * log10(strength) +
+    1500``. The one place smsim converts strengths to Elo points."""
+    return ELO_PER_LOG_STRENGTH * log_strength + ELO_MEAN
+
+
+def elo_points(log_strength_difference):
+    """A difference (or standard error) of log strengths in Elo points."""
+    return ELO_PER_LOG_STRENGTH * log_strength_difference
 
 
 @dataclass(frozen=True)
@@ -453,7 +467,7 @@ def fit_plackett_luce(
             "se": se,
             "lo": log_strength - Z_95 * se,
             "hi": log_strength + Z_95 * se,
-            "elo": _ELO_PER_NAT * log_strength + 1500.0,
+            "elo": elo(log_strength),
             "games": games_played.astype(np.int64),
         },
         index=names,

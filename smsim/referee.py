@@ -1,11 +1,11 @@
-"""The independent referee: replays a game trace (docs/trace.md) against RULES.md.
+"""The independent referee: replays a game trace (docs/trace.md) against docs/rules.md.
 
-The referee is written from RULES.md and docs/trace.md alone; it shares no code with the
+The referee is written from docs/rules.md and docs/trace.md alone; it shares no code with the
 engine (only :mod:`smsim.rules`, for the names and meaning of the rules fields), so that it
 can catch the engine's mistakes. It keeps its own full state of every seat (city, coins,
 logs, VP earned, cannons lost, soldiers, sides complete or destroyed) and of the pirate
 track, and checks every ``turn`` line and the ``end`` line of a game. It reports the first
-discrepancy of each game, naming the RULES.md section it enforces, with what it expected
+discrepancy of each game, naming the docs/rules.md section it enforces, with what it expected
 and what it found.
 
 Contract
@@ -55,38 +55,38 @@ __all__ = [
 ]
 
 # -- the rules each check enforces (the ``rule`` of a Discrepancy) --------------------------------
-START = "RULES.md §1 Components and start"
-ORDER = "RULES.md §1 Seats (turn order)"
-CITY = "RULES.md §2 The city"
-BONUS = "RULES.md §2 Wall bonuses"
-ROLL = "RULES.md §3 Roll"
-CHOOSE = "RULES.md §3 Choose a symbol"
-ROTATE = "RULES.md §3 Rotation"
-MUST_USE = "RULES.md §3 Must use a die"
-SWORDS = "RULES.md §3 Swords"
-TURN = "RULES.md §3 A turn"
-END = "RULES.md §4 End of the game"
-SCORING = "RULES.md §4 Final scoring"
-TIE = "RULES.md §4 Tie"
-LOG = "RULES.md §5 Log"
-CRATE = "RULES.md §5 Crate"
-WALL = "RULES.md §5 Wall"
-CROSS = "RULES.md §5 Cross"
-SERIES = "RULES.md §5 Cross (church series)"
-HEAD = "RULES.md §5 Head"
-HOUSES = "RULES.md §5 Head (architect houses)"
-PIRATES = "RULES.md §6 Pirates"
-RULES_CONFIG = "RULES.md §7 Rules configuration"
-BOARD = "RULES.md §8 Board text format"
+START = "docs/rules.md §1 Components and start"
+ORDER = "docs/rules.md §1 Seats (turn order)"
+CITY = "docs/rules.md §2 The city"
+BONUS = "docs/rules.md §2 Wall bonuses"
+ROLL = "docs/rules.md §3 Roll"
+CHOOSE = "docs/rules.md §3 Choose a symbol"
+ROTATE = "docs/rules.md §3 Rotation"
+MUST_USE = "docs/rules.md §3 Must use a die"
+SWORDS = "docs/rules.md §3 Swords"
+TURN = "docs/rules.md §3 A turn"
+END = "docs/rules.md §4 End of the game"
+SCORING = "docs/rules.md §4 Final scoring"
+TIE = "docs/rules.md §4 Tie"
+LOG = "docs/rules.md §5 Log"
+CRATE = "docs/rules.md §5 Crate"
+WALL = "docs/rules.md §5 Wall"
+CROSS = "docs/rules.md §5 Cross"
+SERIES = "docs/rules.md §5 Cross (church series)"
+HEAD = "docs/rules.md §5 Head"
+HOUSES = "docs/rules.md §5 Head (architect houses)"
+PIRATES = "docs/rules.md §6 Pirates"
+RULES_CONFIG = "docs/rules.md §7 Rules configuration"
+BOARD = "docs/rules.md §8 Board text format"
 FORMAT = "docs/trace.md"
 
 
 def _effect_rule(person: str) -> str:
-    """The rule of a person's placement effect, e.g. ``RULES.md §5 Head (merchant)``."""
+    """The rule of a person's placement effect, e.g. ``docs/rules.md §5 Head (merchant)``."""
     return f"{HEAD} ({person})"
 
 
-# -- geometry (RULES.md §2), computed from coordinates ------------------------------------------
+# -- geometry (docs/rules.md §2), computed from coordinates ------------------------------------------
 # A cell is r * 7 + c. Towers are the four corners and are not spaces.
 SIZE = 7
 TOWERS: frozenset[int] = frozenset({0, SIZE - 1, SIZE * (SIZE - 1), SIZE * SIZE - 1})
@@ -143,7 +143,7 @@ assert len(NEIGHBOURS_8[1 * SIZE + 1]) == 7 and (1 * SIZE + 0) in NEIGHBOURS_8[0
 FACES: tuple[str, ...] = ("log", "crate", "wall", "cross", "head", "swords")
 SYMBOLS: tuple[str, ...] = FACES[:5]  # swords can never be chosen nor rotated to (§3)
 FACE_SET = frozenset(FACES)
-# person -> (letter of RULES.md §8, number of heads that buy it, RULES.md §5 Head)
+# person -> (letter of docs/rules.md §8, number of heads that buy it, docs/rules.md §5 Head)
 PERSONS: dict[str, tuple[str, int]] = {
     "citizen": ("c", 1),
     "soldier": ("s", 2),
@@ -165,12 +165,12 @@ _UNEXPLAINED = {"coins": TURN, "logs": TURN, "vp": TURN, "cannons": PIRATES,
 
 # -- public helpers -----------------------------------------------------------------------------
 def start_city(rules: Rules) -> list[str]:
-    """A seat's city at the start (RULES.md §1, §2): towers, printed crates, empty spaces.
+    """A seat's city at the start (docs/rules.md §1, §2): towers, printed crates, empty spaces.
 
     Returns
     -------
     list of str, length 49
-        One character of RULES.md §8 per cell ``r * 7 + c``.
+        One character of docs/rules.md §8 per cell ``r * 7 + c``.
     """
     grid = [TOWER_CH if i in TOWERS else EMPTY for i in range(SIZE * SIZE)]
     for r, c in rules.start_crates:
@@ -179,12 +179,12 @@ def start_city(rules: Rules) -> list[str]:
 
 
 def format_city(grid: Sequence[str]) -> str:
-    """A city in the board text format (RULES.md §8): 7 lines of 7 characters, single spaces."""
+    """A city in the board text format (docs/rules.md §8): 7 lines of 7 characters, single spaces."""
     return "\n".join(" ".join(grid[r * SIZE : (r + 1) * SIZE]) for r in range(SIZE))
 
 
 def parse_city(text: str) -> list[str]:
-    """Read the board text format (RULES.md §8); spaces between characters are allowed.
+    """Read the board text format (docs/rules.md §8); spaces between characters are allowed.
 
     Raises
     ------
@@ -204,7 +204,7 @@ def parse_city(text: str) -> list[str]:
 
 
 def church_series(counts: Sequence[int]) -> list[int]:
-    """Lengths of the church series, longest first (RULES.md §5, Cross).
+    """Lengths of the church series, longest first (docs/rules.md §5, Cross).
 
     Series 1 is the longest run 1, 2, 3, ... using one church of each size; series 2 the
     longest run among the churches left; and so on. Churches outside a run from size 1
@@ -229,7 +229,7 @@ def church_series(counts: Sequence[int]) -> list[int]:
 
 
 def church_series_vp(counts: Sequence[int], series_vp: Sequence[int]) -> int:
-    """VP of all church series (RULES.md §5, Cross); ``series_vp[n - 1]`` scores length n."""
+    """VP of all church series (docs/rules.md §5, Cross); ``series_vp[n - 1]`` scores length n."""
     return sum(series_vp[length - 1] for length in church_series(counts))
 
 
@@ -248,7 +248,7 @@ class Discrepancy:
     round, seat : int or None
         Where it happened, when known.
     rule : str
-        The section enforced, e.g. ``"RULES.md §5 Crate"``.
+        The section enforced, e.g. ``"docs/rules.md §5 Crate"``.
     message : str
         What was wrong, with what was expected and what was found.
     """
@@ -300,7 +300,7 @@ def _malformed(exc: Exception, what: str) -> str:
 
 
 def _connected(cells: Sequence[int]) -> bool:
-    """Whether the cells form one orthogonally connected group by themselves (RULES.md §2)."""
+    """Whether the cells form one orthogonally connected group by themselves (docs/rules.md §2)."""
     if len(cells) <= 1:
         return True
     todo = set(cells)
@@ -320,7 +320,7 @@ class _Seat:
                  "n_complete", "empty", "empty_outer")  # fmt: skip
 
     def __init__(self, rules: Rules) -> None:
-        self.grid: list[str] = start_city(rules)  # RULES.md §8 characters, cell r * 7 + c
+        self.grid: list[str] = start_city(rules)  # docs/rules.md §8 characters, cell r * 7 + c
         self.coins = rules.start_coins
         self.logs = rules.start_logs
         self.vp = 0  # earned during play (persons, houses, wall VP bonuses)
@@ -361,9 +361,9 @@ class Referee:
         self.n_turns = 0  # turn lines accepted so far
         self.round = 0  # the round and seat of the next turn
         self.seat = 0
-        self.over = False  # the game must have ended (RULES.md §4)
+        self.over = False  # the game must have ended (docs/rules.md §4)
         self.aborted = False
-        self.crossed = 0  # pirate boxes crossed so far (RULES.md §6)
+        self.crossed = 0  # pirate boxes crossed so far (docs/rules.md §6)
         self._changes: list[tuple[int, str, str]] = []  # (seat, field, rule) changed this turn
         try:
             game = header.get("game") if isinstance(header, dict) else None
@@ -376,7 +376,7 @@ class Referee:
 
     # -- set-up -----------------------------------------------------------------------------
     def _start(self, header: dict) -> None:
-        """Read the header and set up the start state (RULES.md §1, §7)."""
+        """Read the header and set up the start state (docs/rules.md §1, §7)."""
         if header.get("type") != "game":
             raise _Violation(FORMAT, f'expected a "game" line, found type {header.get("type")!r}')
         if not _is_int(header["game"]):
@@ -436,12 +436,12 @@ class Referee:
         return self.error
 
     def defence(self, seat: int) -> int:
-        """A seat's defence now: per soldier and per complete side (RULES.md §6)."""
+        """A seat's defence now: per soldier and per complete side (docs/rules.md §6)."""
         s = self.seats[seat]
         return s.soldiers * self.rules.soldier_defence + s.n_complete * self.rules.side_defence
 
     def city(self, seat: int) -> str:
-        """A seat's city in the board text format (RULES.md §8)."""
+        """A seat's city in the board text format (docs/rules.md §8)."""
         return format_city(self.seats[seat].grid)
 
     def _turn_discrepancy(self, record: Any, rule: str, message: str) -> Discrepancy:
@@ -485,7 +485,7 @@ class Referee:
                 self.over, self.aborted = True, True
 
     def _check_dice(self, rolls: Any, rerolled: Any) -> list[str]:
-        """1 to 3 rolls of 5 faces; dice not rolled again keep their face (RULES.md §3, Roll)."""
+        """1 to 3 rolls of 5 faces; dice not rolled again keep their face (docs/rules.md §3, Roll)."""
         if not isinstance(rolls, list) or not 1 <= len(rolls) <= 3:
             raise _Violation(ROLL, f"1 to 3 rolls, found {rolls!r}")
         for roll in rolls:
@@ -505,7 +505,7 @@ class Referee:
         return rolls[-1]
 
     def _check_pass(self, seat: int, final: list[str], rec: dict) -> None:
-        """A turn without a use (RULES.md §3): allowed only under ``allow_pass`` or when no
+        """A turn without a use (docs/rules.md §3): allowed only under ``allow_pass`` or when no
         legal use exists without rotating."""
         for key in ("rotation_cost", "delivery_cost"):
             if rec[key] != 0:
@@ -529,7 +529,7 @@ class Referee:
                                    f"dice {final}")
 
     def _use(self, seat: int, final: list[str], use: dict, rec: dict) -> None:
-        """Check and apply the use of k dice for one action (RULES.md §3, §5)."""
+        """Check and apply the use of k dice for one action (docs/rules.md §3, §5)."""
         rules, me = self.rules, self.seats[seat]
         sym, k, rot, person = use["symbol"], use["dice"], use["rotated"], use["person"]
         if sym not in SYMBOLS:
@@ -617,7 +617,7 @@ class Referee:
             self._person(seat, placed[0], person, rec["houses"])
 
     def _cells(self, seat: int, raw: Any, rule: str, what: str) -> list[int]:
-        """Distinct empty spaces given as ``[r, c]`` (RULES.md §2, §3: everything goes on an
+        """Distinct empty spaces given as ``[r, c]`` (docs/rules.md §2, §3: everything goes on an
         empty space)."""
         if not isinstance(raw, list):
             raise _Violation(FORMAT, f"cells of {what} must be a list, found {raw!r}")
@@ -654,7 +654,7 @@ class Referee:
                 me.destroyed[side] = True
 
     def _person(self, seat: int, cell: int, person: str, houses: Any) -> None:
-        """Place a person with its effect, at placement only (RULES.md §5, Head)."""
+        """Place a person with its effect, at placement only (docs/rules.md §5, Head)."""
         rules, me = self.rules, self.seats[seat]
         letter = PERSONS[person][0]
         self._place(seat, cell, letter)
@@ -684,7 +684,7 @@ class Referee:
             self._houses(seat, cell, houses)
 
     def _houses(self, seat: int, architect: int, raw: Any) -> None:
-        """An architect's houses (RULES.md §5, Head): 0..architect_max_houses logs become
+        """An architect's houses (docs/rules.md §5, Head): 0..architect_max_houses logs become
         houses forming one orthogonally connected group, one of them adjacent to him."""
         rules, me = self.rules, self.seats[seat]
         limit = min(rules.architect_max_houses, me.logs)
@@ -707,7 +707,7 @@ class Referee:
         self._changes.append((seat, "vp", HOUSES))
 
     def _wall_bonuses(self, seat: int, walls: list[int], bonuses: Any) -> None:
-        """Sides completed by this turn's walls give their bonus at once (RULES.md §2 wall
+        """Sides completed by this turn's walls give their bonus at once (docs/rules.md §2 wall
         bonuses, §5 Wall): exactly those sides, each once, in the order the player chose."""
         rules, me = self.rules, self.seats[seat]
         done = []
@@ -722,7 +722,7 @@ class Referee:
         if sorted(found, key=str) != expected:
             raise _Violation(BONUS, f"sides completed this turn: expected bonuses for "
                                     f"{expected or 'none'}, found {found or 'none'}")
-        for side in done:  # +side_defence from then on (RULES.md §5 Wall, §6)
+        for side in done:  # +side_defence from then on (docs/rules.md §5 Wall, §6)
             me.complete[side] = True
             me.n_complete += 1
             self._changes.append((seat, "defence", WALL))
@@ -759,7 +759,7 @@ class Referee:
             self._person(seat, placed[0], person, houses)
 
     def _swords(self, final: list[str], rec: dict) -> None:
-        """Mark the swords after the action and check the attacks they caused (RULES.md §3, §6)."""
+        """Mark the swords after the action and check the attacks they caused (docs/rules.md §3, §6)."""
         n = final.count("swords")
         if rec["swords"] != n:
             raise _Violation(SWORDS, f"swords: expected {n} (the swords among {final}), found {rec['swords']!r}")
@@ -814,7 +814,7 @@ class Referee:
 
     # -- the end ----------------------------------------------------------------------------
     def _end(self, rec: dict) -> None:
-        """The game ends after the round in which a city became full (RULES.md §4)."""
+        """The game ends after the round in which a city became full (docs/rules.md §4)."""
         if rec.get("type") != "end":
             raise _Violation(FORMAT, f'expected an "end" line, found type {rec.get("type")!r}')
         rules = self.rules
@@ -875,7 +875,7 @@ class Referee:
                                             f"found {' '.join(theirs[row])!r})", seat=s)
 
     def _score(self, seat: int) -> dict[str, Any]:
-        """One seat's final score breakdown (RULES.md §4, §5 Cross)."""
+        """One seat's final score breakdown (docs/rules.md §4, §5 Cross)."""
         rules, me = self.rules, self.seats[seat]
         churches = [0] * 5
         for ch in me.grid:
@@ -935,7 +935,7 @@ def check_game(records: list[dict]) -> Discrepancy | None:
     Returns
     -------
     Discrepancy or None
-        The first discrepancy, or None if the game follows RULES.md.
+        The first discrepancy, or None if the game follows docs/rules.md.
     """
     if not records:
         return Discrepancy(-1, None, None, None, FORMAT, "no records: a game starts with a game line")

@@ -136,7 +136,7 @@ def sections(data: A.ReportData) -> list[Section]:
     """The report's sections, in the order of the page."""
     out = []
     s = Section("Church series", "Churches score by series: a series is 1, 1-2, 1-2-3 ... of church sizes "
-                "(RULES.md §4). How long the series get, how many churches of each size are built, what "
+                "(docs/rules.md §4). How long the series get, how many churches of each size are built, what "
                 "church series are worth and what priests earned.")  # fmt: skip
     s.blocks += [_table(data, "church_series", "Church VP, churches built and the longest series"),
                  _figure(data, "church-series", "no seats in these data."),
@@ -306,8 +306,8 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     md += ["**Datasets.**", "", markdown_table(src_table), ""]
     body += ["<p><b>Datasets.</b></p>", html_table(src_table)]
     rules = pd.DataFrame([{"rule": k, "value": str(v)} for k, v in data.rules.to_dict().items()])
-    md += ["**Rules configuration** (every field; RULES.md §7).", "", markdown_table(rules), ""]
-    body += ["<p><b>Rules configuration</b> (every field; RULES.md §7).</p>", html_table(rules)]
+    md += ["**Rules configuration** (every field; docs/rules.md §7).", "", markdown_table(rules), ""]
+    body += ["<p><b>Rules configuration</b> (every field; docs/rules.md §7).</p>", html_table(rules)]
     md += ["Intervals are 95%: Wilson intervals for rates, normal intervals for means, treating seats and games "
            "as independent (the games of one comparison block share their dice; the comparison's own tables use "
            "block intervals).", ""]  # fmt: skip

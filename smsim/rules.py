@@ -1,6 +1,6 @@
-"""The rules configuration: every number and [decision] of RULES.md §7 as one field.
+"""The rules configuration: every number and [decision] of docs/rules.md §7 as one field.
 
-``Rules()`` reproduces RULES.md exactly. A variant is a TOML file that overrides a few fields::
+``Rules()`` reproduces docs/rules.md exactly. A variant is a TOML file that overrides a few fields::
 
     # no-rotation.toml: dice may not be turned at all (a cost no one can pay)
     rotation_cost = 1000
@@ -44,7 +44,7 @@ class RulesError(ValueError):
 
 @dataclass(frozen=True)
 class Rules:
-    """Every rule number of Saint Malo; the defaults are RULES.md.
+    """Every rule number of Saint Malo; the defaults are docs/rules.md.
 
     Sides are always listed in the order top, right, bottom, left.
     """
@@ -52,13 +52,13 @@ class Rules:
     # §1 start
     start_coins: int = 3
     start_logs: int = 2
-    # [decision] printed crates: RULES.md §2, after a public implementation
+    # [decision] printed crates: docs/rules.md §2, after a public implementation
     start_crates: tuple[tuple[int, int], ...] = ((1, 1), (1, 2), (2, 1), (3, 1))
     # §3 rotation
     rotation_cost: int = 2
     # §5 log delivery: per delivery, whatever the number of logs
     log_delivery_cost: int = 2
-    # [decision] wall bonuses, RULES.md §2: kind per side and its amount
+    # [decision] wall bonuses, docs/rules.md §2: kind per side and its amount
     # (for "person" the amount is the highest number of heads the free person may stand for)
     wall_bonus_kind: tuple[str, ...] = ("person", "coins", "vp", "coins")
     wall_bonus_amount: tuple[int, ...] = (3, 2, 3, 2)
@@ -93,7 +93,7 @@ class Rules:
     # -- construction -----------------------------------------------------------------------
     @classmethod
     def from_dict(cls, overrides: dict[str, Any], base: "Rules | None" = None) -> "Rules":
-        """A copy of ``base`` (default: RULES.md) with ``overrides`` applied and checked."""
+        """A copy of ``base`` (default: docs/rules.md) with ``overrides`` applied and checked."""
         base = base or cls()
         known = {f.name: f for f in fields(cls)}
         values: dict[str, Any] = {}
@@ -143,7 +143,7 @@ class Rules:
 
     # -- derived numbers --------------------------------------------------------------------
     def pirate_row_boxes(self, n_players: int) -> int:
-        """Boxes in one row of the pirate track (RULES.md §6)."""
+        """Boxes in one row of the pirate track (docs/rules.md §6)."""
         return self.pirate_boxes_per_player * n_players
 
     def start_crate_cells(self) -> np.ndarray:
@@ -295,7 +295,7 @@ def verify_rules(rules: Rules) -> None:
 
 
 def load_rules(path: str | Path | None = None, overrides: list[str] | None = None) -> Rules:
-    """RULES.md, or the variant at ``path``, with ``field=value`` overrides applied."""
+    """docs/rules.md, or the variant at ``path``, with ``field=value`` overrides applied."""
     rules = Rules.from_toml(path) if path else Rules()
     if overrides:
         rules = rules.with_overrides(list(overrides))

@@ -212,7 +212,7 @@ def score_city(
     vp: int = 0,
     rules: Rules | None = None,
 ) -> dict[str, Any]:
-    """End-of-game score of one written city (RULES.md §4) with the jitted scoring.
+    """End-of-game score of one written city (docs/rules.md §4) with the jitted scoring.
 
     Returns the keys ``churches`` (count of size 1..5), ``series`` (lengths, longest first),
     ``church_vp``, ``coins``, ``logs``, ``cannons`` (the VP of each, not counts: 7 coins are
@@ -242,26 +242,6 @@ def score_city(
 def default_batch(games: int) -> int:
     """Games per part: at least 10,000, and at most about 1,000 parts for any run."""
     return max(1, min(games, max(10_000, -(-games // 1000))))
-
-
-def _policy_identity(spec: PolicySpec) -> dict[str, Any]:
-    """What a manifest records of a policy, with a hash of a user policy's file."""
-    import hashlib
-    from pathlib import Path
-
-    info = spec.describe()
-    if spec.fn is not None:
-        path = Path(spec.source.rpartition(":")[0])
-        info["file_sha256"] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
-    return info
-
-
-def run_identity(games: int, players: int, specs: list[PolicySpec], seed: int, rules: Rules, batch: int) -> dict:
-    """The fields that make two runs the same run: a directory is resumed only by its own."""
-    return {
-        "games": games, "players": players, "seed": seed, "batch": batch,
-        "policies": [_policy_identity(s) for s in specs], "rules": rules.to_dict(),
-    }  # fmt: skip
 
 
 def _ahead(play, parts: list[int]):
@@ -330,15 +310,7 @@ def simulate_to(
     """
     from pathlib import Path
 
-    from smsim.dataset import (
-        FORMAT_VERSION,
-        DatasetError,
-        PartWriter,
-        done_parts,
-        environment,
-        read_manifest,
-        write_manifest,
-    )
+    from smsim.dataset import DatasetError, PartWriter, open_run, run_identity
     from smsim.summary import SummaryAccumulator
 
     games = verify_games(games)
@@ -349,31 +321,8 @@ def simulate_to(
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise SimulationError(f"batch must be a whole number >= 1, got {batch!r}")
     path = Path(out)
-    identity = run_identity(games, players, specs, seed, rules, batch)
-    if path.exists() and not path.is_dir():
-        raise DatasetError(f"output {out!r} exists and is not a directory")
-    if path.is_dir() and any(path.iterdir()):
-        manifest = read_manifest(path)  # refuses a directory that is not a dataset
-        if manifest.get("run") != identity:
-            old = manifest.get("run", {})
-            differs = [k for k in identity if old.get(k) != identity[k]] or ["format"]
-            raise DatasetError(
-                f"output {out!r} holds a different run (its {', '.join(differs)} "
-                f"{'differs' if len(differs) == 1 else 'differ'}); choose another --out or delete it"
-            )
-    else:
-        try:
-            write_manifest(path, {
-                "format": "smsim-dataset", "format_version": FORMAT_VERSION, "run": identity,
-                "command": command or [], "environment": environment(),
-                "tables": {"seats": "one row per player per game", "games": "one row per game"},
-            })  # fmt: skip
-        except OSError as exc:
-            raise DatasetError(f"cannot write to {out!r}: {exc.strerror}") from None
+    have = open_run(path, run_identity(games, players, specs, seed, rules, batch), command or [])
     n_parts = -(-games // batch)
-    for stale in path.glob("*/.part-*.tmp-*"):  # a write cut short by a kill: never a finished part
-        stale.unlink(missing_ok=True)
-    have = done_parts(path)
     acc = SummaryAccumulator()
     for k in sorted(have):  # the summary continues from what earlier runs wrote
         acc.add_part(path, k)

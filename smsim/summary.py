@@ -1,24 +1,24 @@
 """Headline tables of a batch of games, for pandas users and the terminal (rich).
 
 ``summary_tables`` is the single source: ``smsim summary --format csv|json|markdown`` prints
-its tables and ``print_tables`` renders the same numbers for the terminal.
+its tables and ``print_tables`` renders the same numbers for the terminal; ``print_comparison``
+renders the tables of a comparison (``smsim compare``).
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from smsim.stats import mean_interval, wilson_interval
+from smsim.ratings import elo_points
+from smsim.stats import Z_95, add_cluster_sums, cluster_sums, clustered_mean, clustered_rate
 
 VP_SOURCES = ("earned", "church_vp", "coins_vp", "logs_vp", "full_city_vp", "cannon_vp")
 
 
-SEAT_COLUMNS = ("policy", "seat", "won", "shared", "total", "cannons_lost", "longest_series", "sides_completed",
+SEAT_COLUMNS = ("game", "policy", "seat", "won", "shared", "total", "cannons_lost", "longest_series", "sides_completed",
                 *VP_SOURCES)  # fmt: skip
 GAME_COLUMNS = ("players", "rounds", "aborted", "winners", "attacks")
 VP_OFFSET = 200  # VP histograms cover -200 .. 799
@@ -27,17 +27,22 @@ VP_OFFSET = 200  # VP histograms cover -200 .. 799
 class SummaryAccumulator:
     """Running sums from which every headline table follows exactly, fed a part at a time, so
     summarising a dataset of any size takes the memory of one part. Percentiles come from the
-    integer VP histogram (the smallest VP with at least q of the seats at or below it)."""
+    integer VP histogram (the smallest VP with at least q of the seats at or below it).
+
+    Intervals are those of ``smsim report`` (``smsim.stats``): the seats of one game are one
+    cluster (they share its dice and its winner), and the cluster sums of the win flag and the VP
+    add up chunk by chunk, so the interval is exactly the one computed from every row at once."""
 
     def __init__(self) -> None:
         self.groups: dict[tuple[str, object], dict] = {}
         self.game_sums = {"games": 0, "rounds": 0.0, "aborted": 0, "shared_wins": 0, "attacks": 0.0}
         self.players = 0
+        self.sums: dict[tuple[str, str], pd.DataFrame] = {}  # (by, figure) -> cluster sums per group
 
     def _group(self, by: str, key) -> dict:
         k = (by, key)
         if k not in self.groups:
-            self.groups[k] = {"n": 0, "wins": 0, "shared": 0, "sum": 0.0, "sq": 0.0, "cannons": 0.0,
+            self.groups[k] = {"n": 0, "wins": 0, "shared": 0, "sum": 0.0, "cannons": 0.0,
                               "hist": np.zeros(1000, dtype=np.int64), "series": np.zeros(6, dtype=np.int64),
                               "sides": np.zeros(5, dtype=np.int64), "church_vp": 0.0,
                               **{src: 0.0 for src in VP_SOURCES}}  # fmt: skip
@@ -45,6 +50,10 @@ class SummaryAccumulator:
 
     def add(self, seats: pd.DataFrame, games: pd.DataFrame) -> None:
         for by in ("policy", "seat"):
+            for figure in ("won", "total"):  # games never span chunks: their clusters are whole here
+                new = cluster_sums([seats[by]], seats[figure], seats["game"])
+                new.index = new.index.astype(str) if by == "policy" else new.index.astype(int)
+                self.sums[by, figure] = add_cluster_sums(self.sums.get((by, figure)), new)
             for key, g in seats.groupby(by, observed=True):
                 acc = self._group(by, str(key) if by == "policy" else int(key))
                 total = g["total"].to_numpy(np.int64)
@@ -52,7 +61,6 @@ class SummaryAccumulator:
                 acc["wins"] += int(g["won"].sum())
                 acc["shared"] += int(g["shared"].sum())
                 acc["sum"] += float(total.sum())
-                acc["sq"] += float((total.astype(np.float64) ** 2).sum())
                 acc["cannons"] += float(g["cannons_lost"].sum())
                 acc["hist"] += np.bincount(np.clip(total + VP_OFFSET, 0, 999), minlength=1000)
                 acc["series"] += np.bincount(g["longest_series"].to_numpy(np.int64), minlength=6)[:6]
@@ -82,14 +90,15 @@ class SummaryAccumulator:
 
     def rates(self, by: str) -> pd.DataFrame:
         rows = {}
+        won = clustered_rate(self.sums[by, "won"], "win")
+        vp = clustered_mean(self.sums[by, "total"], "vp")
         for (b, key), acc in self.groups.items():
             if b != by:
                 continue
             n = acc["n"]
             mean = acc["sum"] / n
-            var = max(acc["sq"] / n - mean * mean, 0.0) * n / max(n - 1, 1)
-            lo, hi = wilson_interval(acc["wins"], n)
-            vlo, vhi = mean_interval(mean, math.sqrt(var), n)
+            lo, hi = won.loc[key, "win_lo"], won.loc[key, "win_hi"]
+            vlo, vhi = vp.loc[key, "vp_lo"], vp.loc[key, "vp_hi"]
             cum = np.cumsum(acc["hist"])
             pct = {f"vp_p{q}": float(np.searchsorted(cum, q / 100 * n) - VP_OFFSET) for q in (10, 50, 90)}
             rows[key] = {"seats": n, "wins": acc["wins"], "shared_wins": acc["shared"], "win_rate": acc["wins"] / n,
@@ -184,4 +193,38 @@ def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, 
     for key, row in tables["by_seat"].iterrows():
         t.add_row(str(key), f"{int(row.seats):,}", _pct(row.win_rate), f"{_pct(row.win_lo)} - {_pct(row.win_hi)}",
                   f"{row.vp_mean:.1f}", f"{row.vp_lo:.1f} - {row.vp_hi:.1f}")
+    console.print(t)
+
+
+def print_comparison(result, console: Console | None = None) -> None:
+    """Print a comparison's tables (``smsim.comparison.Comparison``) for the terminal: per
+    policy, then the mean VP difference of every pair."""
+    console = console or Console(width=max(100, Console().width))
+    played = result.blocks * result.games_per_block
+    console.print(f"[bold]{played:,} games[/], {result.players} players: {result.blocks:,} blocks of "
+                  f"{result.games_per_block} seat arrangements on the same dice")  # fmt: skip
+    t = Table(title="Policies (95% intervals over blocks; shared wins split)")
+    for col in ("policy", "win share", "95% CI", "mean VP", "95% CI", "cannons lost", "rating (Elo scale)"):
+        t.add_column(col, justify="right")
+    order = list(result.table.sort_values("win_share", ascending=False).index)
+    for name in order:
+        row = result.table.loc[name]
+        t.add_row(name, _pct(row.win_share), f"{100 * row.win_lo:.1f} - {100 * row.win_hi:.1f}%",
+                  f"{row.vp_mean:.1f}", f"{row.vp_lo:.1f} - {row.vp_hi:.1f}", f"{row.cannons_lost:.2f}",
+                  f"{row.elo:.0f} +- {elo_points(Z_95 * row.log_strength_se):.0f}")  # fmt: skip
+    console.print(t)
+    t = Table(title="Mean VP difference, row minus column, in the same blocks (95% CI)")
+    t.add_column("")
+    for b in order:
+        t.add_column(b, justify="right")
+    pairs = result.pairs.set_index(["a", "b"])
+    for a in order:
+        cells = []
+        for b in order:
+            if a == b:
+                cells.append("")
+            else:
+                r = pairs.loc[(a, b)]
+                cells.append(f"{r.vp_diff:+.1f} [{r.lo:+.1f}, {r.hi:+.1f}]")
+        t.add_row(a, *cells)
     console.print(t)

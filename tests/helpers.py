@@ -1,4 +1,4 @@
-"""Shared test helpers: positions drawn in the board text format (RULES.md §8)."""
+"""Shared test helpers: positions drawn in the board text format (docs/rules.md §8)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The city text format (RULES.md §8)."""
+"""The city text format (docs/rules.md §8)."""
 
 import re
 

@@ -53,7 +53,7 @@ def test_score_json(run, tmp_path):
     assert "church series" in human and "total" in human
 
 
-# RULES.md §8 board text; the top wall's bonus was earned during play, so it is in vp
+# docs/rules.md §8 board text; the top wall's bonus was earned during play, so it is in vp
 SCORED_CITY = """\
 + # # # # # +
 . C C 1 2 3 .
@@ -70,7 +70,7 @@ vp: 11
 
 
 def test_score_says_which_figures_are_vp_and_which_counts(run, tmp_path):
-    """By hand from RULES.md §4-§5: churches 1 2 3 1 5 make series 1-2-3 (8 VP) and 1 (1 VP),
+    """By hand from docs/rules.md §4-§5: churches 1 2 3 1 5 make series 1-2-3 (8 VP) and 1 (1 VP),
     the 5 is in no run from 1 (0 VP); 7 coins are 3 VP (one per 2, rounded down), 3 logs 3 VP,
     2 lost cannons -10 VP, the city is not full (0 VP): 11 + 9 + 3 + 3 - 10 = 16."""
     path = tmp_path / "city.txt"

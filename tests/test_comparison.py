@@ -7,6 +7,7 @@ import pytest
 from smsim.comparison import arrangements, compare
 from smsim.rules import Rules
 from smsim.sim import SimulationError
+from smsim.stats import mean_and_interval
 
 
 def test_arrangements_put_every_policy_in_every_seat_equally():
@@ -54,7 +55,7 @@ def test_rounds_of_blocks_give_the_tables_of_all_games_at_once():
     """Blocks come in rounds, and compare keeps only each block's statistics and a tally of the
     rankings; its tables must be those computed from every game at once: intervals over blocks,
     seats and cannons lost per policy, and the Plackett-Luce fit to every game's ranking."""
-    from smsim.comparison import _block_stats, _interval
+    from smsim.comparison import _block_stats
     from smsim.ratings import fit_plackett_luce
 
     names = ["greedy", "walls", "random"]
@@ -66,8 +67,8 @@ def test_rounds_of_blocks_give_the_tables_of_all_games_at_once():
     _, credit, vp = _block_stats(seats, 3)
     for i, name in enumerate(names):
         row = result.table.loc[name]
-        assert (row.win_share, row.win_lo, row.win_hi, row.blocks) == _interval(credit[:, i])
-        assert (row.vp_mean, row.vp_lo, row.vp_hi) == _interval(vp[:, i])[:3]
+        assert (row.win_share, row.win_lo, row.win_hi, row.blocks) == mean_and_interval(credit[:, i])
+        assert (row.vp_mean, row.vp_lo, row.vp_hi) == mean_and_interval(vp[:, i])[:3]
         mine = seats["policy_index"] == i
         assert row.seats == mine.sum() and row.cannons_lost == seats.loc[mine, "cannons_lost"].mean()
     ranks = pd.DataFrame({"game": seats["game_id"], "policy": seats["policy"].astype(str), "rank": seats["rank"]})
@@ -96,6 +97,27 @@ def test_games_streamed_to_a_writer_instead_of_kept(tmp_path):
     broken.add(kept.seats, kept.games)
     broken.abort()
     assert list((tmp_path / "e").iterdir()) == []
+
+
+def test_a_saved_comparison_reads_back_as_written(tmp_path):
+    from smsim.comparison import comparison_manifest, read_comparison, save_comparison
+    from smsim.dataset import DatasetError
+
+    result = compare(["greedy", "random"], 2, 2 * 20, seed=4)
+    save_comparison(result, str(tmp_path / "c"), ["smsim", "compare", "greedy", "random"], 4, Rules())
+    saved = read_comparison(tmp_path / "c")
+    pd.testing.assert_frame_equal(saved.seats, result.seats)
+    pd.testing.assert_frame_equal(saved.games, result.games)
+    assert set(saved.tables) == {"policies", "pairs", "ratings"}
+    pd.testing.assert_frame_equal(saved.tables["policies"], result.table, check_names=False)
+    pd.testing.assert_frame_equal(saved.tables["pairs"], result.pairs)
+    assert saved.manifest["policies"] == ["greedy", "random"] and saved.manifest["blocks"] == 20
+    assert comparison_manifest(tmp_path) is None  # no manifest: not a comparison
+    with pytest.raises(DatasetError, match="not an smsim comparison"):
+        read_comparison(tmp_path)
+    (tmp_path / "c" / "games.parquet").write_bytes(b"not parquet")
+    with pytest.raises(DatasetError, match="cannot be read"):
+        read_comparison(tmp_path / "c")
 
 
 @pytest.mark.parametrize(

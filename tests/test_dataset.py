@@ -69,6 +69,28 @@ def test_resuming_adds_only_missing_parts(tmp_path):
     pd.testing.assert_frame_equal(data.seats, seats, check_categorical=False)
 
 
+def test_open_run_writes_the_manifest_resumes_its_own_run_and_refuses_another(tmp_path):
+    from smsim.dataset import open_run, read_manifest, run_identity
+    from smsim.policies.registry import resolve_policies
+
+    specs = resolve_policies(["random"], 2)
+    identity = run_identity(30, 2, specs, 1, Rules(), 10)
+    out = tmp_path / "d"
+    assert open_run(out, identity, ["smsim", "simulate"]) == set()
+    assert read_manifest(out)["run"] == identity and read_manifest(out)["command"] == ["smsim", "simulate"]
+    for sub in ("seats", "games"):
+        (out / sub).mkdir()
+        (out / sub / "part-000001.parquet").write_bytes(b"")
+    stale = out / "seats" / ".part-000002.parquet.tmp-99"
+    stale.write_bytes(b"half")
+    assert open_run(out, identity, []) == {1}  # resumed: the finished part kept, the leftover gone
+    assert not stale.exists()
+    other = run_identity(30, 2, specs, 2, Rules(), 10)
+    with pytest.raises(DatasetError, match="different run \\(its seed differs\\)"):
+        open_run(out, other, [])
+    assert read_manifest(out)["run"] == identity
+
+
 def test_parts_larger_than_a_chunk_are_written_chunk_by_chunk(tmp_path, monkeypatch):
     """A part of several chunks is written one row group per chunk; interrupted in the middle of
     a part, the run leaves no trace of that part, and resuming gives byte for byte the files of

@@ -1,4 +1,4 @@
-"""Board geometry computed from coordinates (RULES.md §2)."""
+"""Board geometry computed from coordinates (docs/rules.md §2)."""
 
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""Whole games: invariants under random play, and determinism (RULES.md §3-§6, STYLE §7)."""
+"""Whole games: invariants under random play, and determinism (docs/rules.md §3-§6, STYLE §7)."""
 
 import numpy as np
 import pytest

@@ -379,3 +379,12 @@ def test_large_input_is_vectorised():
     t = fit.table
     assert fit.converged
     np.testing.assert_allclose(t["log_strength"], true_log_worths(t.index), atol=5 * t["se"].max())
+
+
+def test_elo_scale_puts_a_tenfold_strength_400_points_apart():
+    from smsim.ratings import elo, elo_points
+
+    assert elo(0.0) == 1500.0
+    assert elo(np.log(10.0)) - elo(0.0) == pytest.approx(400.0)
+    assert elo_points(np.log(10.0)) == pytest.approx(400.0)
+    assert elo_points(-np.log(100.0)) == pytest.approx(-800.0)

@@ -1,9 +1,9 @@
 """Tests of the independent referee (smsim/referee.py) on hand-made traces.
 
 Each trace is written turn by turn as docs/trace.md describes it; the state each turn leaves
-(``after``) is stated by the test itself, from RULES.md, never computed by the referee. Legal
+(``after``) is stated by the test itself, from docs/rules.md, never computed by the referee. Legal
 turns must pass; each planted error must be caught, naming the rule it breaks. The examples
-of RULES.md §9 that the referee's checks and scoring touch are tests here too.
+of docs/rules.md §9 that the referee's checks and scoring touch are tests here too.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ ALL_SPACES = [(r, c) for r in range(7) for c in range(7) if r not in (0, 6) or c
 
 
 def header(players: int = 2, game: int = 0, **overrides: Any) -> dict:
-    """A "game" line with RULES.md rules (plus overrides)."""
+    """A "game" line with docs/rules.md rules (plus overrides)."""
     return {"type": "game", "seed": 0, "game": game, "players": players,
             "policies": ["random"] * players, "rules": Rules.from_dict(overrides).to_dict()}
 
@@ -143,7 +143,7 @@ def end_line(rounds: int, scores: list[dict], cities: list[str], *, aborted: boo
 
 # -- geometry and helpers -----------------------------------------------------------------------
 def test_start_city_in_board_text_format() -> None:
-    """RULES.md §8: the empty start city, printed crates shown."""
+    """docs/rules.md §8: the empty start city, printed crates shown."""
     ref = Referee(header())
     assert ref.city(0) == START_CITY == ref.city(1)
     assert format_city(parse_city(START_CITY)) == START_CITY
@@ -151,12 +151,12 @@ def test_start_city_in_board_text_format() -> None:
 
 
 def test_discrepancy_is_one_line() -> None:
-    d = Discrepancy(3, 41, 10, 1, "RULES.md §5 Crate", "crates do not connect")
-    assert str(d) == "game 3, turn 41 (round 10, seat 1): RULES.md §5 Crate: crates do not connect"
+    d = Discrepancy(3, 41, 10, 1, "docs/rules.md §5 Crate", "crates do not connect")
+    assert str(d) == "game 3, turn 41 (round 10, seat 1): docs/rules.md §5 Crate: crates do not connect"
     assert str(Discrepancy(3, None, None, None, "r", "m")) == "game 3: r: m"
 
 
-# -- RULES.md §9 --------------------------------------------------------------------------------
+# -- docs/rules.md §9 --------------------------------------------------------------------------------
 def test_s9_church_sizes_score_25() -> None:
     """Churches: sizes three 1s, two 2s, one 3, one 4, two 5s score 25 VP (20 + 4 + 1)."""
     counts = [3, 2, 1, 1, 2]
@@ -456,7 +456,7 @@ def test_missing_wall_bonus_is_caught() -> None:
 
 
 def test_top_wall_bonus_person() -> None:
-    """The top side gives a person of 1 to 3 heads, placed with its effect (RULES.md §2, §5)."""
+    """The top side gives a person of 1 to 3 heads, placed with its effect (docs/rules.md §2, §5)."""
     top = [(0, c) for c in range(1, 6)]
     g = Game()
     g.turn(["wall"] * 5, use("wall", 5), cells=top,
@@ -468,7 +468,7 @@ def test_top_wall_bonus_person() -> None:
 
 
 def test_destroyed_side_gives_no_bonus() -> None:
-    """Anything but a wall on an outer space destroys that side for good (RULES.md §3)."""
+    """Anything but a wall on an outer space destroys that side for good (docs/rules.md §3)."""
     g = Game()
     g.turn(["crate", "log", "log", "log", "log"], use("crate", 1), cells=[(6, 3)])
     g.filler((4, 4))
@@ -480,7 +480,7 @@ def test_destroyed_side_gives_no_bonus() -> None:
 
 
 def test_person_bonus_lost_only_when_the_city_is_full() -> None:
-    """With no empty space left the person bonus is lost (RULES.md §5 Wall)."""
+    """With no empty space left the person bonus is lost (docs/rules.md §5 Wall)."""
     top = [(0, c) for c in range(1, 6)]
     crates = [list(x) for x in ALL_SPACES if x not in top]
     g = Game(start_crates=crates)
@@ -536,7 +536,7 @@ def tie_game(seat1: str) -> Game:
 
 
 def test_tie_broken_by_empty_spaces() -> None:
-    """RULES.md §4: tied on VP, the player with more empty spaces wins."""
+    """docs/rules.md §4: tied on VP, the player with more empty spaces wins."""
     g = tie_game("logs")
     cities = [START_CITY[: 4 * 14 + 8] + "c" + START_CITY[4 * 14 + 9:], START_CITY]
     scores = [score(0, earned=1, coins=1, logs=2, total=4, empty=40, rank=2, won=False),
@@ -575,7 +575,7 @@ def full_city_game() -> tuple[Game, dict]:
 
 
 def test_game_ends_after_the_round_a_city_filled() -> None:
-    """RULES.md §4: the round is played to its end, then the game ends (+5 VP full city)."""
+    """docs/rules.md §4: the round is played to its end, then the game ends (+5 VP full city)."""
     g, end = full_city_game()
     assert replay(g, end) is None
 

@@ -1,4 +1,4 @@
-"""The rules configuration (RULES.md §7)."""
+"""The rules configuration (docs/rules.md §7)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""What a seat may legally do with its dice (RULES.md §3, §5): the candidate lists.
+"""What a seat may legally do with its dice (docs/rules.md §3, §5): the candidate lists.
 
 Each ``list_*_nb`` writes rows into ``cands`` (int64[MAX_CANDS, CAND_WIDTH], columns per
 ``layout.Decision``) and returns how many. Nothing here changes the state.
@@ -128,7 +128,7 @@ def house_cells_nb(empty, group, k_total, architect_cell):
 @hot_njit(inline="always")
 def place_allowed_nb(what, empty, group, k_total, anchor):
     """Cells where the next cell of a placement of k_total cells of Cell code ``what`` may go
-    (RULES.md §5): walls on empty outer spaces; crates and houses as one orthogonally connected
+    (docs/rules.md §5): walls on empty outer spaces; crates and houses as one orthogonally connected
     group (houses: the first touching the architect on ``anchor``); a church or a person on any
     empty space. ``group`` holds the cells placed so far in this placement."""
     if what == WALL_CELL:
@@ -142,7 +142,7 @@ def place_allowed_nb(what, empty, group, k_total, anchor):
 
 @hot_njit(inline="always")
 def list_keeps_nb(cands):
-    """KEEP candidates: every mask of dice to roll again, 0 = stop rolling (RULES.md §3)."""
+    """KEEP candidates: every mask of dice to roll again, 0 = stop rolling (docs/rules.md §3)."""
     for mask in range(L.N_KEEP_MASKS):
         cands[mask, 0] = mask
     return L.N_KEEP_MASKS
@@ -150,7 +150,7 @@ def list_keeps_nb(cands):
 
 @hot_njit(inline="always")
 def list_houses_nb(h_max, cands):
-    """HOUSES candidates: 0 .. h_max houses (RULES.md §5 Architect)."""
+    """HOUSES candidates: 0 .. h_max houses (docs/rules.md §5 Architect)."""
     for h in range(h_max + 1):
         cands[h, 0] = h
     return h_max + 1
@@ -169,7 +169,7 @@ def list_sides_nb(sides, cands):
 
 @hot_njit(inline="always")
 def list_bonus_persons_nb(heads, cands):
-    """BONUS_PERSON candidates: the persons of at most ``heads`` heads (RULES.md §5 Wall)."""
+    """BONUS_PERSON candidates: the persons of at most ``heads`` heads (docs/rules.md §5 Wall)."""
     n = 0
     for p in range(L.N_PERSONS):
         if L.PERSON_HEADS[p] <= heads:

@@ -1,4 +1,4 @@
-"""One seat's city: cells, bit masks, connected groups and placement (RULES.md §2, §3, §5).
+"""One seat's city: cells, bit masks, connected groups and placement (docs/rules.md §2, §3, §5).
 
 State of seat s, mutated in place by the ``apply_*`` functions:
 
@@ -104,7 +104,7 @@ def group_starts_nb(empty, k):
     """Empty cells that can start a group of k orthogonally connected new cells.
 
     A connected set of size k can be grown from any of its cells, so a cell can start one iff
-    its orthogonal component of empty cells has at least k cells (RULES.md §5 Crate, Architect).
+    its orthogonal component of empty cells has at least k cells (docs/rules.md §5 Crate, Architect).
     """
     ok = ZERO
     left = empty
@@ -158,7 +158,7 @@ def count_person_types_nb(occ, s, mask):
 
 @hot_njit(inline="always")
 def defence_nb(player, s, rules):
-    """RULES.md §6: soldier_defence per soldier + side_defence per complete side."""
+    """docs/rules.md §6: soldier_defence per soldier + side_defence per complete side."""
     return (
         player[s, L.SOLDIERS] * rules[R.R_SOLDIER_DEFENCE]
         + popcount_nb(np.uint64(player[s, L.SIDES_DONE])) * rules[R.R_SIDE_DEFENCE]
@@ -180,7 +180,7 @@ def fill_cell_nb(city, occ, player, s, cell, code):
 
 @hot_njit
 def apply_person_nb(occ, player, s, cell, person, rules):
-    """Take the effect of the person just placed on ``cell`` (RULES.md §5 Head), at once and
+    """Take the effect of the person just placed on ``cell`` (docs/rules.md §5 Head), at once and
     only now; the architect's houses are a further decision, made by the caller.
     Returns the VP or coins gained."""
     near = NEIGH8_MASK[cell]
@@ -241,7 +241,7 @@ def newly_complete_sides_nb(occ, player, s):
 
 @hot_njit
 def reset_city_nb(city, occ, player, s, start_crates, rules):
-    """Seat s's start state (RULES.md §1): coins, logs, the printed crates."""
+    """Seat s's start state (docs/rules.md §1): coins, logs, the printed crates."""
     for c in range(L.N_CELLS):
         city[s, c] = EMPTY
     for code in range(occ.shape[1]):

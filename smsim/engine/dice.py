@@ -1,4 +1,4 @@
-"""Counter-based randomness (RULES.md §3 dice; STYLE §3).
+"""Counter-based randomness (docs/rules.md §3 dice; STYLE §3).
 
 Every die value is a pure function of (seed, game, round, seat, roll, die): a splitmix64 hash of
 the counter. So a game replays alone from (seed, game), results ignore thread count and batch

@@ -1,4 +1,4 @@
-"""The course of a game by the rules, without asking anyone (RULES.md §1, §3-§6).
+"""The course of a game by the rules, without asking anyone (docs/rules.md §1, §3-§6).
 
 Each function here applies one step whose choice has already been made: start the game, pay for
 the dice used, count the houses an architect built, give a completed side's bonus, close the
@@ -20,7 +20,7 @@ BONUS_VP_KIND = int(L.BonusKind.VP)
 
 @hot_njit
 def start_game_nb(city, occ, player, pirates, start_crates, rules):
-    """Every seat's start state (RULES.md §1) and an empty pirate track."""
+    """Every seat's start state (docs/rules.md §1) and an empty pirate track."""
     for s in range(player.shape[0]):
         reset_city_nb(city, occ, player, s, start_crates, rules)
     for f in range(pirates.shape[0]):
@@ -29,7 +29,7 @@ def start_game_nb(city, occ, player, pirates, start_crates, rules):
 
 @hot_njit(inline="always")
 def pay_for_use_nb(player, s, symbol, k, rotated, rules):
-    """Seat s uses k dice of ``symbol``, ``rotated`` of them turned (RULES.md §3, §5 Log):
+    """Seat s uses k dice of ``symbol``, ``rotated`` of them turned (docs/rules.md §3, §5 Log):
     pay the rotations and a log delivery, take the logs, count a pass. Returns the rotation
     cost and the delivery cost, for the trace."""
     rotation_cost = rotated * rules[R.R_ROTATION_COST]
@@ -48,7 +48,7 @@ def pay_for_use_nb(player, s, symbol, k, rotated, rules):
 
 @hot_njit
 def pay_for_houses_nb(player, s, houses, rules):
-    """An architect built ``houses`` (RULES.md §5 Architect): one log and house_vp VP each."""
+    """An architect built ``houses`` (docs/rules.md §5 Architect): one log and house_vp VP each."""
     player[s, L.LOGS] -= houses
     player[s, L.LOGS_USED] += houses
     player[s, L.VP] += houses * rules[R.R_HOUSE_VP]
@@ -57,7 +57,7 @@ def pay_for_houses_nb(player, s, houses, rules):
 
 @hot_njit
 def complete_sides_nb(player, s, new_sides, rnd):
-    """Mark the sides of mask ``new_sides`` complete in round ``rnd`` (RULES.md §5 Wall)."""
+    """Mark the sides of mask ``new_sides`` complete in round ``rnd`` (docs/rules.md §5 Wall)."""
     player[s, L.SIDES_DONE] |= new_sides
     for side in range(L.N_SIDES):
         if (new_sides >> side) & 1:
@@ -66,7 +66,7 @@ def complete_sides_nb(player, s, new_sides, rnd):
 
 @hot_njit
 def give_side_bonus_nb(player, s, side, rules):
-    """The coins or VP of a completed side (RULES.md §2, §5 Wall). Returns the bonus kind and
+    """The coins or VP of a completed side (docs/rules.md §2, §5 Wall). Returns the bonus kind and
     amount; a person bonus is bought by the caller, who asks which person."""
     kind = rules[R.R_WALL_BONUS_KIND + side]
     amount = rules[R.R_WALL_BONUS_AMOUNT + side]
@@ -81,7 +81,7 @@ def give_side_bonus_nb(player, s, side, rules):
 
 @hot_njit
 def finish_game_nb(occ, player, pirates, status, rounds, full, rules, score, game_out):
-    """Close a game after ``rounds`` rounds (RULES.md §4): walls per side, the final score
+    """Close a game after ``rounds`` rounds (docs/rules.md §4): walls per side, the final score
     (``score``, layout.SCORE) and the outcome (``game_out``, layout.GAME). ``status`` holds a
     policy error (code, seat), if any."""
     n_players = player.shape[0]
@@ -107,7 +107,7 @@ def finish_game_nb(occ, player, pirates, status, rounds, full, rules, score, gam
 
 @hot_njit
 def city_full_nb(player):
-    """Some seat's city has no empty space left: the game ends with this round (RULES.md §4)."""
+    """Some seat's city has no empty space left: the game ends with this round (docs/rules.md §4)."""
     for s in range(player.shape[0]):
         if player[s, L.N_EMPTY] == 0:
             return True

@@ -1,4 +1,4 @@
-"""The pirate track (RULES.md §6).
+"""The pirate track (docs/rules.md §6).
 
 ``pirates``: int64[N_PIRATE_FIELDS]: boxes crossed so far, attacks made so far. A row has
 ``pirate_boxes_per_player * P`` boxes; finishing a row is an attack at that row's strength.

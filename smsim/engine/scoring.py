@@ -1,4 +1,4 @@
-"""Final scoring, tie-break and ranks (RULES.md §4, §5 Cross).
+"""Final scoring, tie-break and ranks (docs/rules.md §4, §5 Cross).
 
 ``score[s, field]`` (int64[P, N_SCORE_FIELDS]) receives each seat's breakdown; the fields are
 the ``layout.S_*`` constants (``layout.SCORE``).
@@ -20,7 +20,7 @@ N_CHURCH_SIZES = L.SCORE.width("churches")
 
 @hot_njit
 def score_church_series_nb(church_counts, series_vp, series_out):
-    """End-of-game VP of one seat's churches (RULES.md §5 Cross).
+    """End-of-game VP of one seat's churches (docs/rules.md §5 Cross).
 
     Parameters
     ----------
@@ -51,7 +51,7 @@ def score_church_series_nb(church_counts, series_vp, series_out):
 
 @njit(cache=True, _nrt=True)  # allocates its scratch, once a game: outside hot_njit
 def score_game_nb(occ, player, rules, score):
-    """Fill ``score`` for every seat: the breakdown, then ranks and wins (RULES.md §4)."""
+    """Fill ``score`` for every seat: the breakdown, then ranks and wins (docs/rules.md §4)."""
     n_players = player.shape[0]
     counts = np.zeros(N_CHURCH_SIZES, dtype=np.int64)
     series = np.zeros(N_CHURCH_SIZES, dtype=np.int64)

@@ -122,7 +122,7 @@ def church_value_nb(occ, s, rules, extra_size, potential_weight):
 
 @hot_njit
 def estimate_total_nb(occ, player, s, rules):
-    """Seat s's score if the game ended now (RULES.md §4)."""
+    """Seat s's score if the game ended now (docs/rules.md §4)."""
     est = player[s, L.VP] + church_value_nb(occ, s, rules, 0, 0.0)
     est += player[s, L.COINS] // rules[R.R_COINS_PER_VP] + player[s, L.LOGS] * rules[R.R_VP_PER_LOG]
     est -= player[s, L.CANNONS_LOST] * rules[R.R_CANNON_PENALTY]

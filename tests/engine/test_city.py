@@ -1,4 +1,4 @@
-"""Placement and the persons' effects (RULES.md §5), against the rulebook's worked examples."""
+"""Placement and the persons' effects (docs/rules.md §5), against the rulebook's worked examples."""
 
 import numpy as np
 

@@ -1,4 +1,4 @@
-"""The course of a game by the rules, step by step, without a policy (RULES.md §1, §3-§6)."""
+"""The course of a game by the rules, step by step, without a policy (docs/rules.md §1, §3-§6)."""
 
 import numpy as np
 

@@ -1,4 +1,4 @@
-"""The pirate track (RULES.md §6), against the rulebook's worked examples."""
+"""The pirate track (docs/rules.md §6), against the rulebook's worked examples."""
 
 import numpy as np
 

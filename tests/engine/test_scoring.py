@@ -1,4 +1,4 @@
-"""Final scoring (RULES.md §4, §5 Cross), against the rulebook's worked examples."""
+"""Final scoring (docs/rules.md §4, §5 Cross), against the rulebook's worked examples."""
 
 import numpy as np
 

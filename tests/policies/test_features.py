@@ -1,4 +1,4 @@
-"""The heuristic's position features against hand-computed values (RULES.md §5, §6)."""
+"""The heuristic's position features against hand-computed values (docs/rules.md §5, §6)."""
 
 import numpy as np
 

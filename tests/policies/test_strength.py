@@ -1,66 +1,65 @@
-"""Strength and character of the built-ins, asserted with confidence intervals over enough
-games, every policy in every seat equally (issue: heuristic policies)."""
+"""Strength and character of the built-ins, asserted with intervals from ``smsim.compare``: blocks
+of every seat arrangement on the same dice, so every policy sits in every seat equally, and the
+intervals are over blocks, which are independent (issue: heuristic policies).
+
+The default suite proves each claim on a small sample; the same claims on larger samples, with
+tighter margins of safety, are marked slow."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from smsim.layout import S_WON
-from smsim.rules import Rules
-from smsim.sim import run_games, simulate
+from smsim.comparison import Comparison, compare
+from smsim.stats import Z_95, mean_and_interval
 
 Z = 3.0  # a 3-sigma margin: such a test fails by chance about once in 700 runs, and never here
+SLOW = pytest.mark.slow
 
 
-def win_share(a: str, b: str, games: int, players: int = 4, seed: int = 17) -> tuple[float, float]:
-    """Mean share of the win taken by a's seats in tables of a and b alternating, both
-    arrangements played equally (so each policy sits in each seat equally); and its std error."""
-    shares = []
-    for flip in (0, 1):
-        table = [a if (s + flip) % 2 == 0 else b for s in range(players)]
-        score, _, _ = run_games(games // 2, players, table, seed, Rules(), first=flip * games)
-        won = score[:, :, S_WON].astype(float)
-        mine = np.array([p == a for p in table])
-        shares.append(won[:, mine].sum(1) / won.sum(1))
-    share = np.concatenate(shares)
-    return share.mean(), share.std(ddof=1) / np.sqrt(len(share))
+def lower_bound(result: Comparison, policy: str) -> float:
+    """The policy's win share minus Z standard errors (from its 95% interval over blocks)."""
+    row = result.table.loc[policy]
+    se = (row.win_hi - row.win_lo) / (2 * Z_95)
+    return row.win_share - Z * se
 
 
-@pytest.mark.parametrize("opponent", ["random", "greedy"])
-def test_balanced_beats_random_and_greedy_in_4_player_games(opponent):
-    share, se = win_share("balanced", opponent, 4000)
-    assert share - Z * se > 0.5, (share, se)
+@pytest.mark.parametrize("games", [400, pytest.param(8000, marks=SLOW)])
+def test_balanced_beats_random_in_4_player_games(games):
+    result = compare(["balanced", "random"], 4, games, seed=17)
+    assert lower_bound(result, "balanced") > 0.5, result.table
+
+
+@pytest.mark.parametrize("games", [1200, pytest.param(8000, marks=SLOW)])
+def test_balanced_beats_greedy_in_4_player_games(games):
+    result = compare(["balanced", "greedy"], 4, games, seed=17)
+    assert lower_bound(result, "balanced") > 0.5, result.table
 
 
 @pytest.mark.parametrize("archetype", ["greedy", "churches", "walls", "merchant", "builder", "jugglers"])
-def test_every_builtin_beats_random(archetype):
-    share, se = win_share(archetype, "random", 1000)
-    assert share - Z * se > 0.5, (share, se)
+@pytest.mark.parametrize("games", [200, pytest.param(2000, marks=SLOW)])
+def test_every_builtin_beats_random(archetype, games):
+    result = compare([archetype, "random"], 4, games, seed=19)
+    assert lower_bound(result, archetype) > 0.5, result.table
 
 
 ARCHETYPES = ["churches", "walls", "merchant", "builder", "jugglers"]
 
 
-@pytest.fixture(scope="module")
-def archetype_table():
-    """5-player games of the five archetypes, each in each seat equally."""
-    frames = []
-    for shift in range(5):
-        table = [ARCHETYPES[(s + shift) % 5] for s in range(5)]
-        seats, _ = simulate(600, 5, table, seed=23, first=shift * 600)
-        frames.append(seats)
-    import pandas as pd
-
-    return pd.concat(frames)
+@pytest.fixture(scope="module", params=[3600, pytest.param(24000, marks=SLOW)])
+def archetype_table(request) -> pd.DataFrame:
+    """5-player games of the five archetypes, every seat arrangement of them (120) per block."""
+    return compare(ARCHETYPES, 5, request.param, seed=23).seats
 
 
-def assert_leads(seats, archetype, column, others=None, higher=True):
-    """The archetype's mean of ``column`` exceeds (or is below) each other's by 3 std errors."""
-    g = seats.groupby("policy", observed=True)[column]
-    mean, se = g.mean(), g.std(ddof=1) / np.sqrt(g.size())
+def assert_leads(seats: pd.DataFrame, archetype: str, column: str, others=None, higher=True) -> None:
+    """In the same blocks, the archetype's mean of ``column`` exceeds (or is below) each other's
+    by Z standard errors over blocks."""
+    per_block = seats.groupby(["block", "policy"], observed=True)[column].mean().unstack()
     sign = 1 if higher else -1
     for other in others or [a for a in ARCHETYPES if a != archetype]:
-        diff = sign * (mean[archetype] - mean[other])
-        assert diff > Z * np.hypot(se[archetype], se[other]), (column, archetype, other, mean.to_dict())
+        diff, lo, _, n = mean_and_interval(sign * (per_block[archetype] - per_block[other]).to_numpy())
+        se = (diff - lo) / Z_95
+        assert n > 1 and diff > Z * se, (column, archetype, other, per_block.mean().to_dict())
 
 
 def test_churches_completes_longer_series_than_walls(archetype_table):
@@ -84,3 +83,16 @@ def test_builder_scores_most_from_houses(archetype_table):
 
 def test_jugglers_score_most_from_jugglers(archetype_table):
     assert_leads(archetype_table, "jugglers", "vp_juggler")
+
+
+def test_a_policy_level_with_itself_is_not_declared_stronger():
+    # the same weights under two names on common dice: every block is a dead heat, and neither
+    # passes the bar the tests above set
+    from dataclasses import replace
+
+    from smsim.policies.registry import POLICIES
+
+    twin = replace(POLICIES["balanced"], name="balanced-twin")
+    result = compare(["balanced", twin], 4, 400, seed=29)
+    assert not lower_bound(result, "balanced") > 0.5 and not lower_bound(result, "balanced-twin") > 0.5
+    assert np.allclose(result.table["win_share"], 0.5), result.table
