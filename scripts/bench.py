@@ -7,7 +7,8 @@ Prints, for 2-5 players with `balanced` and `random` in every seat: games per se
 thread and on all cores, beside the dice-only floor measured in the same run (the same dice
 stream and three-roll keeps, no board) and the ratio game / floor; the first-compile time (a
 fresh process with an empty cache); the end-to-end time of a warm `smsim simulate --games 10000`;
-and the peak memory of `smsim simulate --out` for two run sizes, of the largest run written as
+games per second of the search policy (one `rollout` seat and three `balanced`) beside
+`balanced` alone; and the peak memory of `smsim simulate --out` for two run sizes, of the largest run written as
 one part, and of it without `--out`.
 """
 
@@ -76,6 +77,7 @@ def main() -> None:
     parser.add_argument("--policy", nargs="+", default=["balanced", "random"])
     parser.add_argument("--memory-games", type=int, nargs="+", default=[1_000_000, 10_000_000])
     parser.add_argument("--memory-policy", default="random")
+    parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory runs")
     parser.add_argument("--quick", action="store_true", help="--games 4000 --runs 3 --memory-games 20000 200000")
     args = parser.parse_args()
     if args.quick:
@@ -111,12 +113,24 @@ def main() -> None:
             print(f"{players:>7} {policy:>9} {rounds:>6} {one:>10,.0f} {many:>10,.0f} {many / one:>6.2f}x "
                   f"{fl:>10,.0f} {fl / one:>9.1f}x")  # fmt: skip
 
+    # the search policy: one rollout seat against three balanced, beside balanced alone
+    rollout_games = max(4, args.games // 1000)
+    run_games(2, 4, ["rollout", "balanced", "balanced", "balanced"], 99, Rules(), threads=1)  # compile
+    lineups = {"balanced x4": ["balanced"], "rollout + 3 balanced": ["rollout", "balanced", "balanced", "balanced"]}
+    print(f"\nsearch, 4 players, median of {args.runs} runs ({rollout_games} games for rollout):")
+    print(f"{'line-up':>22} {'1 thread':>10} {f'{cores} threads':>10} {'scaling':>7} {'core-s/game':>11}")
+    for label, lineup in lineups.items():
+        n = rollout_games if "rollout" in label else args.games
+        one = median_rate(lambda r: run_games(n, 4, lineup, r, Rules(), threads=1), n, args.runs)
+        many = median_rate(lambda r: run_games(n, 4, lineup, r, Rules(), threads=cores), n, args.runs)
+        print(f"{label:>22} {one:>10,.2f} {many:>10,.2f} {many / one:>6.2f}x {1 / one:>11.4f}")
+
     print(f"\npeak memory of `smsim simulate` ({args.memory_policy}, 4 players):")
     largest = max(args.memory_games)
     runs = [(f"--out, {n:,} games", n, ["--out"]) for n in args.memory_games]
     runs += [(f"--out --batch {largest:,} (one part), {largest:,} games", largest, ["--batch", str(largest), "--out"]),
              (f"without --out, {largest:,} games", largest, [])]  # fmt: skip
-    for label, n, extra in runs:
+    for label, n, extra in ([] if args.no_memory else runs):
         out = tempfile.mkdtemp(prefix="smsim-mem-")
         try:
             start = time.perf_counter()

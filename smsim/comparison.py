@@ -4,7 +4,10 @@ A *block* is one deal of the dice (one game key) played once per seat arrangemen
 
 - K policies for P seats, K == P: every permutation of the policies over the seats (P! games);
 - K < P: the policies repeated to fill the table, every cyclic rotation of it (P games);
-- K > P: every P-subset of the policies, each in every cyclic rotation.
+- K > P: every P-subset of the policies, each in every cyclic rotation;
+- a line-up of P policies naming one more than once (``rollout balanced balanced balanced``):
+  every cyclic rotation of that line-up (P games). A policy's win share is then the share of
+  the block's wins its seats took together.
 
 Every policy therefore sits in every seat equally, on the same dice as its rivals. Statistics
 are computed per block (a policy's share of the block's wins, its mean VP in the block), and
@@ -143,11 +146,26 @@ def compare(
     if len(specs) < 2:
         raise SimulationError("compare needs at least 2 policies")
     names = [s.name for s in specs]
+    lineup = None
     if len(set(names)) != len(names):
-        raise SimulationError(f"compare needs distinct policies, got {', '.join(names)}")
+        # a line-up with a policy in several seats (``rollout balanced balanced balanced``): one
+        # policy per seat, every cyclic rotation of the line-up in each block
+        if len(names) != players:
+            raise SimulationError(f"a policy named twice makes a line-up: give one policy per seat ({players}), "
+                                  f"got {', '.join(names)}")  # fmt: skip
+        distinct = list(dict.fromkeys(names))
+        if len(distinct) < 2:
+            raise SimulationError(f"compare needs at least 2 different policies, got {', '.join(names)}")
+        by_name = {s.name: s for s in specs}
+        for s in specs:
+            if s is not by_name[s.name] and not np.array_equal(s.params, by_name[s.name].params):
+                raise SimulationError(f"two different policies are named {s.name!r}")
+        lineup = [distinct.index(n) for n in names]
+        specs = [by_name[n] for n in distinct]
+        names = distinct
     if precision is not None and not (0 < precision < 1):
         raise SimulationError(f"precision must be between 0 and 1 (a width of a win rate), got {precision}")
-    arrs = arrangements(names, players)
+    arrs = arrangements(names, players) if lineup is None else [lineup[r:] + lineup[:r] for r in range(players)]
     per_block = len(arrs)
     max_blocks = max(1, games // per_block)
     # rounds of blocks: small enough to stop soon after the precision is reached, and to hold

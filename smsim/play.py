@@ -46,7 +46,7 @@ from smsim.engine.city import (
     max_houses_nb,
     newly_complete_sides_nb,
 )
-from smsim.engine.dice import GOLDEN, game_key_nb, roll_die_nb, seed_policy_streams_nb
+from smsim.engine.dice import game_key_nb, roll_die_nb, seed_policy_streams_nb
 from smsim.engine.game import (
     city_full_nb,
     complete_sides_nb,

@@ -143,8 +143,9 @@ def rollout_spec(knobs: dict[str, Any], playout_policy: PolicySpec, name: str = 
     params = np.zeros(N_PARAMS)
     for key, value in values.items():
         params[ROLLOUT_PARAMS.offset(key)] = value
-    text = (f"searches KEEP and USE decisions: {int(values['playouts'])} continuations per candidate, "
-            f"played by {playout_policy.name}")  # fmt: skip
+    kinds = " and ".join(k for k, on in (("KEEP", values["search_keep"]), ("USE", values["search_use"])) if on)
+    text = (f"search: each candidate of its {kinds or 'no'} decisions valued by {int(values['playouts'])} "
+            f"continuations played by {playout_policy.name}; elsewhere plays as {playout_policy.name}")  # fmt: skip
     return PolicySpec(name, PolicyKind.ROLLOUT, params, text, source=source, base=playout_policy)
 
 
