@@ -124,7 +124,8 @@ def test_a_saved_comparison_reads_back_as_written(tmp_path):
     "kwargs, message",
     [
         (dict(policies=["greedy"]), "at least 2 policies"),
-        (dict(policies=["greedy", "greedy"]), "distinct policies"),
+        (dict(policies=["greedy", "greedy"]), "at least 2 different policies"),
+        (dict(policies=["greedy", "greedy", "random"]), "give one policy per seat"),
         (dict(policies=["greedy", "random"], precision=2.0), "precision must be between 0 and 1"),
         (dict(policies=["greedy", "random"], players=7), "players must be from 2 to 5"),
     ],
@@ -133,3 +134,18 @@ def test_bad_input(kwargs, message):
     args = dict(players=2, games=100, seed=1) | kwargs
     with pytest.raises(SimulationError, match=message):
         compare(**args)
+
+
+def test_a_line_up_is_played_in_every_rotation_and_its_seats_pool_their_wins():
+    """``greedy balanced balanced``: one greedy seat against two balanced, every rotation of the
+    line-up on each deal; balanced's win share is its two seats' share together."""
+    result = compare(["greedy", "balanced", "balanced"], players=3, games=300, seed=4)
+    assert result.games_per_block == 3
+    seats = result.seats
+    per_game = seats.groupby("game_id")["policy"].apply(lambda p: sorted(p.astype(str)))
+    assert all(p == ["balanced", "balanced", "greedy"] for p in per_game)
+    assert sorted(seats.loc[seats["policy"] == "greedy", "seat"].value_counts().tolist()) == [100, 100, 100]
+    share = result.table["win_share"]
+    assert abs(share["greedy"] + share["balanced"] - 1.0) < 1e-9
+    won = seats["won"] / seats.groupby("game_id")["won"].transform("sum")
+    assert abs(won[seats["policy"] == "greedy"].sum() / 300 - share["greedy"]) < 1e-9
