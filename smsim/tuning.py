@@ -253,6 +253,8 @@ def tune(
         raise TuneError(f"held-out games must be a whole number >= 1, got {held_out_games!r}")
     if not sigma > 0:
         raise TuneError(f"sigma must be > 0, got {sigma!r}")
+    if popsize is not None and (isinstance(popsize, bool) or not isinstance(popsize, int) or popsize < 2):
+        raise TuneError(f"popsize must be a whole number >= 2, got {popsize!r}")
     rules = rules or Rules()
     idx = np.array([PARAM_NAMES.index(n) for n in searched])
     origin = base_spec.params.astype(np.float64).copy()
@@ -287,15 +289,16 @@ def tune(
         return entry["win_share"]
 
     score(origin.copy(), 0)  # the base itself: the reference, and the winner if nothing beats it
-    for_cma = budget - 1 - (1 if budget >= 3 else 0)  # the last one is kept for CMA-ES's mean
-    opts = {"seed": _optimizer_seed(seed), "verbose": -9, "CMA_diagonal": False}
+    opts = {"seed": _optimizer_seed(seed), "verbose": -9}
     if popsize is not None:
-        if popsize < 2:
-            raise TuneError(f"popsize must be >= 2, got {popsize}")
         opts["popsize"] = popsize
     rng = _PrivateRandom(opts["seed"])
     with rng:
         es = cma.CMAEvolutionStrategy(np.zeros(len(idx)), sigma, opts)
+    # the last candidate is CMA-ES's mean, once a whole generation can be told (before that its
+    # mean is the base, already scored)
+    with_mean = budget - 2 >= es.popsize
+    for_cma = budget - 1 - int(with_mean)
     generation = 0
     while for_cma > 0:
         generation += 1
@@ -307,8 +310,8 @@ def tune(
         if len(xs) == es.popsize:  # a generation cut short by the budget is scored, not told
             with rng:
                 es.tell(xs, values)
-    if budget >= 3:
-        score(decode(es.result.xfavorite if generation else np.zeros(len(idx))), generation + 1)
+    if with_mean:
+        score(decode(es.result.xfavorite), generation + 1)
 
     assert best is not None
     taken = {base_spec.name}
