@@ -657,7 +657,8 @@ def tune(base, against, players, games, budget, seed, only, held_out_games, out,
         sys.exit(130)
     share, lo, hi = result.held_out_share
     parity = result.held_out_parity
-    verdict = ("better than the base (the interval excludes parity)" if lo > parity else
+    verdict = ("the base itself scored best on the tuning dice: nothing better was found" if not result.changed else
+               "better than the base (the interval excludes parity)" if lo > parity else
                "worse than the base (the interval excludes parity)" if hi < parity else
                "not shown to differ from the base (the interval holds parity)")  # fmt: skip
     base_w = result.base.weights()
