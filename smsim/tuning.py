@@ -6,15 +6,15 @@ candidate scored by ``smsim.compare`` on the same dice, the winner checked on he
   and the field on each deal of the dice, so every seat equally. Every candidate is played on the
   *same* seed (common random numbers), so two candidates' scores differ by their weights, not by
   their dice. The first candidate scored is the base itself, so the winner is never worse than the
-  base on the tuning dice; the last is CMA-ES's own estimate (its distribution mean), which under
-  noise is often better than the best single sample.
+  base on the tuning dice; the last (once a whole generation has been told to CMA-ES) is its own
+  estimate, the distribution's mean, which under noise is often better than the best sample.
 - **Search space.** CMA-ES works on ``x``, one coordinate per searched weight, started at 0:
   ``weight = base + scale * x`` with ``scale = max(|base|, FLOOR_SCALE)``, so each weight moves
   in proportion to its own size (a weight of 3 VP and one of 0.05 VP are both searched), and a
   weight that is zero in the base moves on the floor scale (``church``, whose 0 reads as 1, starts
-  from 1: ``ZERO_MEANS``). The initial step ``sigma`` is in
-  those units (0.3: about 30% of each weight). Weights are rounded to ``DECIMALS`` decimals before
-  they are played, so the file written holds exactly the weights that were scored.
+  from 1: ``ZERO_MEANS``). The initial step ``sigma`` is in those units (0.3: about 30% of each
+  weight). Weights are rounded to ``DECIMALS`` decimals before they are played, so the file
+  written holds exactly the weights that were scored.
 - **Held out.** The winner then plays the base on dice it never tuned on: seed
   ``held_out_seed(seed)``, a 63-bit hash of the tuning seed (``HELD_OUT_LABEL``), not ``seed``
   or a neighbour of it. That comparison, with its 95% interval, is the honest estimate of what
