@@ -46,11 +46,11 @@ $(LATEST_VENV)/.installed: pyproject.toml
 	touch $@
 
 test-min: $(MIN_VENV)/.installed
-	$(MIN_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|pytest|hypothesis) '
+	$(MIN_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|cma|pytest|hypothesis) '
 	SMSIM_CACHE_DIR=$(MIN_VENV)/numba-cache $(MIN_VENV)/bin/python -m pytest -q
 
 test-latest: $(LATEST_VENV)/.installed
-	$(LATEST_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|pytest|hypothesis) '
+	$(LATEST_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|cma|pytest|hypothesis) '
 	SMSIM_CACHE_DIR=$(LATEST_VENV)/numba-cache $(LATEST_VENV)/bin/python -m pytest -q
 
 bench: $(STAMP)

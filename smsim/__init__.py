@@ -5,9 +5,9 @@
 ['balanced', 'builder', 'churches']
 
 The heavy entry points load on first use: ``smsim.simulate``, ``smsim.simulate_to``,
-``smsim.simulate_summary``, ``smsim.load``, ``smsim.compare``, ``smsim.play_game``, and for
-balance reports ``smsim.report_tables`` (the report's tables as DataFrames) and
-``smsim.make_report``.
+``smsim.simulate_summary``, ``smsim.load``, ``smsim.compare``, ``smsim.tune`` (the heuristic's
+weights by CMA-ES, in ``smsim.tuning``), ``smsim.play_game``, and for balance reports
+``smsim.report_tables`` (the report's tables as DataFrames) and ``smsim.make_report``.
 """
 
 from smsim._cache import configure_cache
@@ -25,6 +25,7 @@ _LAZY = {
     "play_game": ("smsim.sim", "play_game"),
     "load": ("smsim.dataset", "load"),
     "compare": ("smsim.comparison", "compare"),
+    "tune": ("smsim.tuning", "tune"),
     "POLICIES": ("smsim.policies.registry", "POLICIES"),
     "report_tables": ("smsim.analysis", "report_tables"),
     "make_report": ("smsim.report", "report"),

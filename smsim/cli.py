@@ -84,6 +84,7 @@ def cli() -> None:
       smsim simulate --games 100000 --players 4 --policy greedy --policy random
       smsim score city.txt --json
       smsim validate game.jsonl
+      smsim tune --games 4000 --budget 120 --out tuned.toml
     """
 
 
@@ -551,6 +552,130 @@ def plot_cmd(kind: str, datasets: tuple[str, ...], out: str | None) -> None:
         _fail(f"cannot write {out!r}: {exc.strerror}")
     click.echo(f"written: {out}")
     click.echo(caption)
+
+
+# -- tune -------------------------------------------------------------------------------------
+class _tune_progress:
+    """Progress of ``smsim tune`` on standard error: a bar gone when it ends where stderr is a
+    terminal, otherwise a plain line at each new best and every tenth candidate."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet, self.bar, self.task = quiet, None, None
+
+    def __enter__(self):
+        if not self.quiet and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.bar = Progress(TextColumn("[bold]{task.fields[phase]}"), BarColumn(), MofNCompleteColumn(),
+                                TimeRemainingColumn(), TextColumn("{task.fields[best]}"),
+                                console=Console(stderr=True), transient=True)  # fmt: skip
+            self.bar.__enter__()
+        self.last_best = None
+        return self.report
+
+    def report(self, p) -> None:
+        if self.quiet:
+            return
+        best = f"best {100 * p.best:.1f}% [{100 * p.best_lo:.1f}, {100 * p.best_hi:.1f}] (parity {100 * p.parity:.1f}%)"
+        if self.bar is not None:
+            if self.task is None:
+                self.task = self.bar.add_task("tune", total=p.budget, phase="candidates", best="")
+            phase = "candidates" if p.phase == "tuning" else "held-out games"
+            self.bar.update(self.task, completed=p.done, phase=phase, best=best)
+            return
+        if p.phase == "held-out":
+            click.echo("held-out games: the best candidate against the base on fresh dice", err=True)
+        elif p.best != self.last_best or p.done % 10 == 0 or p.done == p.budget:
+            click.echo(f"candidate {p.done}/{p.budget} (generation {p.generation}): {100 * p.score:.1f}%; {best}",
+                       err=True)  # fmt: skip
+        self.last_best = p.best
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+        return False
+
+
+@cli.command()
+@click.option("--base", default="balanced", show_default=True, help="Weights to start from: a preset or a .toml file.")
+@click.option("--against", default=None, help="The field: comma-separated policies [default: the base].")
+@click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
+@click.option("--games", "-n", type=str, default="2000", show_default=True, help="Most games per candidate.")
+@click.option("--budget", "-b", type=str, default="60", show_default=True, help="Candidates to score.")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The tuning seed.")
+@click.option("--only", default=None, help="Comma-separated weights to search [default: all].")
+@click.option("--held-out-games", type=str, default=None, help="Games of the held-out check [default: 4 x --games].")
+@click.option("--out", "-o", required=True, type=str, help="The weights file to write (.toml).")
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.option("--threads", type=int, default=None, help="Threads (default: every core).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@with_rules
+def tune(base, against, players, games, budget, seed, only, held_out_games, out, force, threads, quiet,
+         rules_file, rule) -> None:  # fmt: skip
+    """Search the heuristic's weights with CMA-ES and write the best as a weights file.
+
+    Every candidate plays the field (--against, default the base) in `smsim compare`'s seat
+    arrangements on the same dice (seed --seed), scored by its win share. The best candidate then
+    plays the base on held-out dice it never tuned on; that result, with its 95% interval, is
+    printed and recorded in the file's description. The file is a policy: --policy tuned.toml.
+
+    \b
+    Examples:
+      smsim tune --players 4 --games 4000 --budget 120 --seed 1 --out tuned.toml
+      smsim tune --base walls --against balanced,builder --only wall,wall_progress --out walls2.toml
+    """
+    from smsim.sim import SimulationError, verify_players
+    from smsim.tuning import TuneError, check_out, verify_tune_input, write_weights
+    from smsim.tuning import tune as run_tune
+
+    rules = _rules(rules_file, rule)
+    n_games = _count(games, "--games")
+    n_budget = _count(budget, "--budget")
+    n_held = _count(held_out_games, "--held-out-games") if held_out_games is not None else 4 * n_games
+    if threads is not None and threads < 1:
+        _fail(f"--threads must be >= 1, got {threads}")
+    field = [n.strip() for n in against.split(",") if n.strip()] if against else None
+    names = [n.strip() for n in only.split(",") if n.strip()] if only else None
+    try:
+        verify_players(players)
+        verify_tune_input(base, field, players, n_games, n_budget, names)
+        path = check_out(out, force)
+    except (SimulationError, PolicyError, TuneError) as exc:
+        _fail(str(exc))
+    command = (f"smsim tune --base {base} --against {','.join(field) if field else base} --players {players} "
+               f"--games {n_games} --budget {n_budget} --seed {seed}" + (f" --only {','.join(names)}" if names else "")
+               + f" --held-out-games {n_held} --out {out}")  # fmt: skip
+    try:
+        with _tune_progress(quiet) as report:
+            result = run_tune(base, field, players, n_games, n_budget, seed, names, n_held, rules=rules,
+                              threads=threads, on_progress=report)  # fmt: skip
+    except (SimulationError, PolicyError, TuneError) as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted: nothing written", err=True)
+        sys.exit(130)
+    share, lo, hi = result.held_out_share
+    parity = result.held_out_parity
+    verdict = ("the base itself scored best on the tuning dice: nothing better was found" if not result.changed else
+               "better than the base (the interval excludes parity)" if lo > parity else
+               "worse than the base (the interval excludes parity)" if hi < parity else
+               "not shown to differ from the base (the interval holds parity)")  # fmt: skip
+    base_w = result.base.weights()
+    changed = ", ".join(f"{k} {base_w[k]:g} -> {v:g}" for k, v in result.changed.items()) or "none"
+    click.echo(f"tuned {len(result.searched)} weight(s) of {result.base.name}: {len(result.history)} candidates of "
+               f"{n_games:,} games, {players} players, against {', '.join(result.field)}, seed {seed}")  # fmt: skip
+    click.echo(f"best on the tuning dice: {100 * result.score:.1f}% [{100 * result.score_lo:.1f}, "
+               f"{100 * result.score_hi:.1f}] (the base {100 * result.base_score:.1f}%, parity {100 * result.parity:.1f}%)")  # fmt: skip
+    played = result.held_out.blocks * result.held_out.games_per_block
+    click.echo(f"held out ({played:,} games on seed {result.held_out_seed}): tuned against {result.base.name} "
+               f"{100 * share:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] (parity {100 * parity:.1f}%): {verdict}")  # fmt: skip
+    click.echo(f"changed: {changed}")
+    try:
+        write_weights(result, path, command)
+    except OSError as exc:
+        _fail(f"cannot write {out!r}: {exc.strerror}")
+    click.echo(f"written: {out} (use it as --policy {out})")
 
 
 # -- policies ---------------------------------------------------------------------------------
