@@ -47,9 +47,11 @@ from smsim.trace import FACE_NAMES, PERSON_NAMES, events_to_records, turn_record
 # about 1 s at 200 playouts on one core of the development machine (docs/advise.md); a keep
 # decision (at most 32 masks, about 12 distinct moves) or a use of the dice far less.
 DEFAULT_PLAYOUTS = 200
-# ``smsim play --advise`` evaluates every keep and use decision of a game (about 250 in a 4-player
-# game): fewer playouts keep a whole game's annotation to tens of seconds (docs/advise.md)
-ANNOTATE_PLAYOUTS = 64
+# ``smsim play --advise`` evaluates every use of the dice of a game by default (about 90 in a
+# 4-player game; about 6 s of one core at 128 playouts), keep decisions on request (about 180
+# more, 12 s at 64 playouts): docs/advise.md
+ANNOTATE_PLAYOUTS = 128
+ANNOTATE_KINDS = ("USE",)
 DECISION_NAMES = tuple(d.name for d in L.Decision)
 
 
@@ -364,6 +366,7 @@ def _advise(g: _Game, decision: int, playouts: int, first_playout: int = 0, capt
     out = []
     for i, grp in enumerate(groups):
         lo, hi = wilson_interval(float(win[i].sum()), playouts)
+        lo, hi = min(lo, float(win[i].mean())), max(hi, float(win[i].mean()))  # rounding at 0 and 1
         mean, vp_lo, vp_hi = vp_interval(vp[i])
         move = move_words(kind, cands[grp[0]], cap.ctx, dice)
         out.append(Candidate(move, [int(r) for r in grp], int(grp[0]),
@@ -471,7 +474,7 @@ def annotate_game(
     game: int,
     policies: list | None,
     rules: Rules | None,
-    kinds: tuple[str, ...] = ("KEEP", "USE"),
+    kinds: tuple[str, ...] = ANNOTATE_KINDS,
     playouts: int = ANNOTATE_PLAYOUTS,
     on_decision: Callable[[int, int], None] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[int, list[str]], int]:

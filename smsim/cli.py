@@ -96,10 +96,10 @@ def cli() -> None:
 @click.option("--policy", multiple=True, help="One for all seats, or one per seat (repeat or comma-separate).")
 @click.option("--trace", "trace_file", type=click.Path(dir_okay=False), help="Write the JSON-lines trace here.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final scores.")
-@click.option("--advise", "advise_kinds", is_flag=False, flag_value="keep,use", default=None, metavar="[KINDS]",
+@click.option("--advise", "advise_kinds", is_flag=False, flag_value="use", default=None, metavar="[KINDS]",
               help="Mark the decisions whose pick is significantly worse than the best move (docs/advise.md); "
-                   "KINDS: comma-separated decision kinds [default: keep,use].")  # fmt: skip
-@click.option("--advise-playouts", type=int, default=None, help="Playouts per candidate for --advise [default: 64].")
+                   "KINDS: comma-separated decision kinds, e.g. keep,use [default: use].")  # fmt: skip
+@click.option("--advise-playouts", type=int, default=None, help="Playouts per candidate for --advise [default: 128].")
 @with_rules
 def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_playouts, rules_file, rule) -> None:
     """Play one game and tell it turn by turn, cities drawn in the board text format.

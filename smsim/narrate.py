@@ -129,9 +129,11 @@ def narrate(records: list[dict[str, Any]], quiet: bool = False, notes: dict[int,
                              f"(defence {attack['defence']}): {lost} lost a cannon")  # fmt: skip
             me = rec["after"][seat]
             lines.append(f"    now {me['coins']} coins, {me['logs']} logs, {me['vp']} VP, defence {me['defence']}")
-            lines.extend((notes or {}).get(index, []))
+            noted = (notes or {}).get(index, [])
             if not quiet:
-                out.extend(lines)
+                out.extend(lines + noted)
+            elif noted:  # quiet: the notes alone, with their turn
+                out.extend([f"round {rec['round'] + 1}, seat {seat}:", *noted])
         elif rec["type"] == "end":
             if not quiet:
                 out.append(cities.draw())
