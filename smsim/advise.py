@@ -116,8 +116,8 @@ class Advice:
     def text(self) -> str:
         width = max(len("move"), *(len(c.move) for c in self.candidates))
         lines = [self.position, "",
-                 f"{len(self.candidates)} candidates, {self.playouts} playouts each (common dice), "
-                 f"continuations played by each seat's base policy; 95% intervals",
+                 (f"{len(self.candidates)} candidates, {self.playouts} playouts each (common dice), "
+                  f"continuations played by each seat's base policy; 95% intervals"),
                  f"  {'move':<{width}}   win   [95% interval]     VP  [95% interval]"]  # fmt: skip
         for c in self.candidates:
             mark = "  <- the policy's pick" if c.pick else ""
@@ -318,7 +318,7 @@ def _position(g: _Game, w, trace: np.ndarray, decision: int, decisions: int) -> 
     rules = g.rules
     for s in range(g.players):
         p = snap.player[s]
-        sides = bin(int(p[L.SIDES_DONE])).count("1")
+        sides = int(p[L.SIDES_DONE]).bit_count()
         defence = int(p[L.SOLDIERS]) * rules.soldier_defence + sides * rules.side_defence
         lines.append(f"{s:>4}  {int(p[L.COINS]):>5}  {int(p[L.LOGS]):>4}  {int(p[L.VP]):>2}  "
                      f"{int(p[L.CANNONS_LOST]):>12}  {defence:>7}")  # fmt: skip
@@ -349,7 +349,7 @@ def _position(g: _Game, w, trace: np.ndarray, decision: int, decisions: int) -> 
 
 # -- advise -----------------------------------------------------------------------------------
 def _advise(g: _Game, decision: int, playouts: int, first_playout: int = 0, captured=None) -> Advice:
-    (score, player, city, game_out, n_rows, w), trace = captured or g.capture(decision)
+    (*_, w), trace = captured or g.capture(decision)
     cap = w.cap
     decisions = int(w.ctx[L.CTX_INDEX])
     if cap.at[1] == 0:
@@ -390,9 +390,8 @@ def advise(
     (policies and rules as for ``sim.play_game``), valued by ``playouts`` continuations each,
     playout streams ``first_playout`` onwards. Raises AdviseError for bad input."""
     _check_counts(decision, playouts)
-    if isinstance(first_playout, bool) or not isinstance(first_playout, (int, np.integer)) or not (
-        0 <= first_playout <= MAX_PLAYOUTS - playouts
-    ):
+    whole = isinstance(first_playout, (int, np.integer)) and not isinstance(first_playout, bool)
+    if not whole or not 0 <= first_playout <= MAX_PLAYOUTS - playouts:
         raise AdviseError(f"first_playout must be from 0 to {MAX_PLAYOUTS} - playouts, got {first_playout!r}")
     return _advise(_setup(players, seed, game, policies, rules), int(decision), int(playouts), int(first_playout))
 
@@ -402,7 +401,7 @@ def read_trace_game(path: str | Path) -> tuple[dict[str, Any], list[dict[str, An
     ``end``). Raises AdviseError, one line, for a file that is not a trace."""
     path = Path(path)
     try:
-        handle = open(path, encoding="utf-8")
+        handle = open(path, encoding="utf-8")  # noqa: SIM115 - closed by the with below
     except OSError as exc:
         raise AdviseError(f"cannot read trace {str(path)!r}: {exc.strerror}") from None
     records: list[dict[str, Any]] = []
@@ -414,7 +413,8 @@ def read_trace_game(path: str | Path) -> tuple[dict[str, Any], list[dict[str, An
                 try:
                     rec = json.loads(line)
                 except ValueError:
-                    raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): line {lineno} is not JSON") from None
+                    why = f"line {lineno} is not JSON"
+                    raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): {why}") from None
                 if not records and (not isinstance(rec, dict) or rec.get("type") != "game"):
                     raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): it does not start with a "
                                       f"game line")  # fmt: skip

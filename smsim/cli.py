@@ -187,7 +187,8 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, as_json,
       smsim advise --players 4 --seed 7 --game 0 --decision 41
       smsim play --seed 7 --trace game.jsonl && smsim advise game.jsonl --decision 41 --json
     """
-    from smsim.advise import DEFAULT_PLAYOUTS, AdviseError, advise as run_advise, advise_trace
+    from smsim.advise import DEFAULT_PLAYOUTS, AdviseError, advise_trace
+    from smsim.advise import advise as run_advise
 
     playouts = DEFAULT_PLAYOUTS if playouts is None else playouts
     if playouts < 1:

@@ -2,7 +2,6 @@
 
 import json
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -136,18 +135,18 @@ def test_intervals_are_consistent_with_long_playouts_on_many_positions():
 @pytest.mark.parametrize(
     "kwargs, words",
     [
-        (dict(decision=100000), "past the end of the game: it had"),
-        (dict(decision=-1), "decision number"),
-        (dict(playouts=0), "playouts"),
-        (dict(playouts=-5), "playouts"),
-        (dict(policies=["nobody"]), "unknown policy"),
-        (dict(players=1), "players"),
-        (dict(players=6), "players"),
-        (dict(policies=["balanced", "greedy"]), "policies for 4 players"),
+        ({"decision": 100000}, "past the end of the game: it had"),
+        ({"decision": -1}, "decision number"),
+        ({"playouts": 0}, "playouts"),
+        ({"playouts": -5}, "playouts"),
+        ({"policies": ["nobody"]}, "unknown policy"),
+        ({"players": 1}, "players"),
+        ({"players": 6}, "players"),
+        ({"policies": ["balanced", "greedy"]}, "policies for 4 players"),
     ],
 )
 def test_bad_input_is_refused_in_one_line(kwargs, words):
-    args = dict(players=4, seed=1, game=0, decision=3, playouts=2) | kwargs
+    args = {"players": 4, "seed": 1, "game": 0, "decision": 3, "playouts": 2} | kwargs
     with pytest.raises(AdviseError, match=words):
         advise(**args)
 

@@ -1,5 +1,6 @@
 """Trace records follow docs/trace.md."""
 
+import itertools
 import json
 
 from smsim.sim import play_game
@@ -41,7 +42,7 @@ def test_turns_number_their_decisions_contiguously_and_the_end_counts_them():
     records = play_game(4, 11, 2, ["balanced", "random", "greedy", "walls"]).records
     turns, end = records[1:-1], records[-1]
     assert turns[0]["decisions"][0] == 0
-    for a, b in zip(turns, turns[1:]):
+    for a, b in itertools.pairwise(turns):
         assert a["decisions"][1] == b["decisions"][0]
     assert turns[-1]["decisions"][1] == end["decisions"]
     for t in turns:
