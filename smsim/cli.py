@@ -85,6 +85,7 @@ def cli() -> None:
       smsim score city.txt --json
       smsim validate game.jsonl
       smsim tune --games 4000 --budget 120 --out tuned.toml
+      smsim advise game.jsonl --decision 41
     """
 
 
@@ -96,14 +97,23 @@ def cli() -> None:
 @click.option("--policy", multiple=True, help="One for all seats, or one per seat (repeat or comma-separate).")
 @click.option("--trace", "trace_file", type=click.Path(dir_okay=False), help="Write the JSON-lines trace here.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final scores.")
+@click.option("--advise", "advise_kinds", is_flag=False, flag_value="use", default=None, metavar="[KINDS]",
+              help="Mark the decisions whose pick is significantly worse than the best move (docs/advise.md); "
+                   "KINDS: comma-separated decision kinds, e.g. keep,use [default: use].")  # fmt: skip
+@click.option("--advise-playouts", type=int, default=None, help="Playouts per candidate for --advise [default: 128].")
 @with_rules
-def play(players, seed, game, policy, trace_file, quiet, rules_file, rule) -> None:
+def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_playouts, rules_file, rule) -> None:
     """Play one game and tell it turn by turn, cities drawn in the board text format.
+
+    With --advise, each turn is followed by the decisions where the policy's pick was
+    significantly worse than the best move found by playouts (``smsim advise``), with the
+    estimated cost in win probability.
 
     \b
     Examples:
       smsim play --players 3 --seed 7 --game 2
       smsim play -p 4 --policy greedy,random,greedy,random --trace game.jsonl
+      smsim play -p 4 --seed 7 --advise use
     """
     from smsim.sim import SimulationError, play_game
     from smsim.trace import write_jsonl
@@ -111,10 +121,20 @@ def play(players, seed, game, policy, trace_file, quiet, rules_file, rule) -> No
     rules = _rules(rules_file, rule)
     if game < 0:
         _fail(f"--game must be >= 0, got {game}")
+    kinds = _advise_kinds(advise_kinds, advise_playouts)
     try:
         traced = play_game(players, seed, game, _policies(policy), rules)
     except (SimulationError, PolicyError) as exc:
         _fail(str(exc))
+    notes = None
+    if kinds:
+        from smsim.advise import ANNOTATE_PLAYOUTS, AdviseError, annotate_game
+
+        try:
+            _, notes, _ = annotate_game(players, seed, game, _policies(policy), rules, kinds,
+                                        advise_playouts or ANNOTATE_PLAYOUTS)  # fmt: skip
+        except AdviseError as exc:
+            _fail(str(exc))
     if trace_file:
         try:
             with open(trace_file, "w", encoding="utf-8") as fh:
@@ -123,7 +143,78 @@ def play(players, seed, game, policy, trace_file, quiet, rules_file, rule) -> No
             _fail(f"cannot write trace {trace_file!r}: {exc.strerror}")
     from smsim.narrate import narrate
 
-    click.echo(narrate(traced.records, quiet=quiet))
+    click.echo(narrate(traced.records, quiet=quiet, notes=notes))
+
+
+def _advise_kinds(value: str | None, playouts: int | None) -> tuple[str, ...]:
+    """The decision kinds ``play --advise`` evaluates (upper-case ``layout.Decision`` names)."""
+    from smsim.layout import Decision
+
+    if value is None:
+        if playouts is not None:
+            _fail("--advise-playouts needs --advise")
+        return ()
+    if playouts is not None and playouts < 1:
+        _fail(f"--advise-playouts must be >= 1, got {playouts}")
+    kinds = tuple(dict.fromkeys(k.strip().upper() for k in value.split(",") if k.strip()))
+    unknown = [k for k in kinds if k not in Decision.__members__]
+    if unknown or not kinds:
+        known = ", ".join(d.name.lower() for d in Decision)
+        _fail(f"--advise: unknown decision kind {unknown[0].lower() if unknown else value!r}; known: {known}")
+    return kinds
+
+
+# -- advise -----------------------------------------------------------------------------------
+@cli.command()
+@click.argument("trace_file", required=False, type=str)
+@click.option("--decision", "-d", type=int, required=True, help="The decision's number (docs/trace.md), from 0.")
+@click.option("--players", "-p", type=int, default=None, help="Players, 2 to 5 [default: 4].")
+@click.option("--seed", "-s", type=int, default=None, help="The run's seed [default: 0].")
+@click.option("--game", "-g", type=int, default=None, help="Game index within the run [default: 0].")
+@click.option("--policy", multiple=True, help="One for all seats, or one per seat (repeat or comma-separate).")
+@click.option("--playouts", "-k", type=int, default=None, help="Continuations per candidate [default: 200].")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@with_rules
+def advise(trace_file, decision, players, seed, game, policy, playouts, as_json, rules_file, rule) -> None:
+    """The best move at one decision of a game: every legal candidate valued by playouts to the
+    end (common dice; each seat's base policy plays on), with its win probability and mean final
+    VP and their 95% intervals, best first, the policy's own pick marked (docs/advise.md).
+
+    The game is game --game of --seed with those --policy and rules, or the first game of
+    TRACE_FILE (``smsim play --trace``). Decision numbers are in the trace's turn lines.
+
+    \b
+    Examples:
+      smsim advise --players 4 --seed 7 --game 0 --decision 41
+      smsim play --seed 7 --trace game.jsonl && smsim advise game.jsonl --decision 41 --json
+    """
+    from smsim.advise import DEFAULT_PLAYOUTS, AdviseError, advise_trace
+    from smsim.advise import advise as run_advise
+
+    playouts = DEFAULT_PLAYOUTS if playouts is None else playouts
+    if playouts < 1:
+        _fail(f"--playouts must be >= 1, got {playouts}")
+    if decision < 0:
+        _fail(f"--decision must be >= 0, got {decision}")
+    try:
+        if trace_file is not None:
+            given = [name for name, value in (("--players", players), ("--seed", seed), ("--game", game),
+                                              ("--policy", policy or None), ("--rules", rules_file),
+                                              ("--rule", rule or None)) if value is not None]  # fmt: skip
+            if given:
+                _fail(f"{', '.join(given)} cannot be given with a trace file: the trace says its game")
+            if not Path(trace_file).is_file():
+                _fail(f"no trace file {trace_file!r}")
+            result = advise_trace(trace_file, decision, playouts)
+        else:
+            rules = _rules(rules_file, rule)
+            if game is not None and game < 0:
+                _fail(f"--game must be >= 0, got {game}")
+            result = run_advise(4 if players is None else players, 0 if seed is None else seed,
+                                0 if game is None else game, decision, _policies(policy), playouts, rules)  # fmt: skip
+    except AdviseError as exc:
+        _fail(str(exc))
+    click.echo(result.to_json() if as_json else result.text())
 
 
 # -- validate ---------------------------------------------------------------------------------

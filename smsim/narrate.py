@@ -36,6 +36,25 @@ class _Cities:
     def put(self, seat: int, rc: list[int], letter: str) -> None:
         self.grid[seat][rc[0]][rc[1]] = letter
 
+    def place_turn(self, rec: dict[str, Any]) -> None:
+        """Put what a turn record placed; a record cut short (``smsim advise``) puts what it has."""
+        seat, use = rec["seat"], rec["use"]
+        if use is not None and rec["cells"]:
+            if use["symbol"] == "cross":
+                self.put(seat, rec["cells"][0], CELL_CHAR[CHURCH_CELLS[use["dice"] - 1]])
+            elif use["symbol"] == "head":
+                self.put(seat, rec["cells"][0], PERSON_LETTER[use["person"]])
+            else:
+                for c in rec["cells"]:
+                    self.put(seat, c, SYMBOL_LETTER[use["symbol"]])
+        for c in rec["houses"]:
+            self.put(seat, c, SYMBOL_LETTER["house"])
+        for bonus in rec["bonuses"]:
+            if bonus["kind"] == "person" and bonus["person"] is not None and bonus["cell"] is not None:
+                self.put(seat, bonus["cell"], PERSON_LETTER[bonus["person"]])
+            for c in bonus["houses"]:
+                self.put(seat, c, SYMBOL_LETTER["house"])
+
     def draw(self) -> str:
         rows = []
         for r in range(SIZE):
@@ -44,7 +63,9 @@ class _Cities:
         return header + "\n" + "\n".join(rows)
 
 
-def narrate(records: list[dict[str, Any]], quiet: bool = False) -> str:
+def narrate(records: list[dict[str, Any]], quiet: bool = False, notes: dict[int, list[str]] | None = None) -> str:
+    """The account of one game's records; ``notes`` adds lines after the turn record at that
+    index of ``records`` (``smsim play --advise``)."""
     header = records[0]
     n_players = header["players"]
     policies = header["policies"]
@@ -56,7 +77,7 @@ def narrate(records: list[dict[str, Any]], quiet: bool = False) -> str:
            + ", ".join(f"seat {s} {p}" for s, p in enumerate(policies))]  # fmt: skip
     boxes = 0
     last_round = -1
-    for rec in records[1:]:
+    for index, rec in enumerate(records[1:], 1):
         if rec["type"] == "turn":
             if rec["round"] != last_round:
                 if last_round >= 0 and not quiet:
@@ -65,6 +86,7 @@ def narrate(records: list[dict[str, Any]], quiet: bool = False) -> str:
                 if not quiet:
                     out.append(f"\n=== Round {last_round + 1}")
             seat = rec["seat"]
+            cities.place_turn(rec)
             lines = [f"seat {seat} ({policies[seat]}): rolled {_dice(rec['rolls'][0])}"]
             for mask, faces in zip(rec["rerolled"], rec["rolls"][1:]):
                 kept = [i for i in range(N_DICE) if not (mask >> i) & 1]
@@ -81,18 +103,12 @@ def narrate(records: list[dict[str, Any]], quiet: bool = False) -> str:
                     text += f": +{use['dice']} logs for a delivery of {rec['delivery_cost']} coins"
                 elif use["symbol"] == "cross":
                     text += f": church of size {use['dice']} at {_cell(rec['cells'][0])}"
-                    cities.put(seat, rec["cells"][0], CELL_CHAR[CHURCH_CELLS[use["dice"] - 1]])
                 elif use["symbol"] == "head":
                     text += f": {what} at {_cell(rec['cells'][0])}"
-                    cities.put(seat, rec["cells"][0], PERSON_LETTER[what])
                 else:
                     text += f": {what}s at " + " ".join(_cell(c) for c in rec["cells"])
-                    for c in rec["cells"]:
-                        cities.put(seat, c, SYMBOL_LETTER[what])
                 if rec["houses"]:
                     text += ", houses at " + " ".join(_cell(c) for c in rec["houses"])
-                    for c in rec["houses"]:
-                        cities.put(seat, c, SYMBOL_LETTER["house"])
                 lines.append(text)
             for bonus in rec["bonuses"]:
                 text = f"    {bonus['side']} wall complete: {bonus['kind']} bonus"
@@ -101,9 +117,6 @@ def narrate(records: list[dict[str, Any]], quiet: bool = False) -> str:
                         text += " lost (no empty space)"
                     else:
                         text += f": {bonus['person']} at {_cell(bonus['cell'])}"
-                        cities.put(seat, bonus["cell"], PERSON_LETTER[bonus["person"]])
-                        for c in bonus["houses"]:
-                            cities.put(seat, c, SYMBOL_LETTER["house"])
                 elif bonus["kind"] != "none":
                     text += f" of {bonus['amount']}"
                 lines.append(text)
@@ -116,8 +129,11 @@ def narrate(records: list[dict[str, Any]], quiet: bool = False) -> str:
                              f"(defence {attack['defence']}): {lost} lost a cannon")  # fmt: skip
             me = rec["after"][seat]
             lines.append(f"    now {me['coins']} coins, {me['logs']} logs, {me['vp']} VP, defence {me['defence']}")
+            noted = (notes or {}).get(index, [])
             if not quiet:
-                out.extend(lines)
+                out.extend(lines + noted)
+            elif noted:  # quiet: the notes alone, with their turn
+                out.extend([f"round {rec['round'] + 1}, seat {seat}:", *noted])
         elif rec["type"] == "end":
             if not quiet:
                 out.append(cities.draw())

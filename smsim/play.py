@@ -92,8 +92,9 @@ Work = namedtuple(
 # (round, seat) of that turn.
 Snap = namedtuple("Snap", ["city", "occ", "player", "pirates", "ctx", "rng", "meta"])
 # One decision captured for ``smsim advise``: at[0] the decision's number to capture (-1: none),
-# at[1] 1 once captured, at[2] the decisions made before it in its turn, at[3] the policy's pick;
-# its candidates, context, the turn's earlier rows and the turn's start state.
+# at[1] 1 once captured, at[2] the decisions made before it in its turn, at[3] the policy's pick,
+# at[4] the trace rows written before it (the position as the trace tells it); its candidates,
+# context, the turn's earlier rows and the turn's start state.
 Capture = namedtuple("Capture", ["at", "cands", "ctx", "tape", "snap"])
 # Who decides for each seat. A searching seat (PolicyKind.ROLLOUT) has its own knobs in ``params``
 # and its base policy in ``base_kind``/``base_params``; any other seat is its own base.
@@ -144,7 +145,7 @@ def new_work_nb(n_players, trace):
         np.zeros(MAX_TAPE, dtype=np.int64),
         np.zeros(3, dtype=np.int64),
         new_snap_nb(n_players),
-        Capture(np.array([-1, 0, 0, -1], dtype=np.int64), np.zeros((L.MAX_CANDS, L.CAND_WIDTH), dtype=np.int64),
+        Capture(np.array([-1, 0, 0, -1, 0], dtype=np.int64), np.zeros((L.MAX_CANDS, L.CAND_WIDTH), dtype=np.int64),
                 np.zeros(L.N_CTX, dtype=np.int64), np.zeros(MAX_TAPE, dtype=np.int64), new_snap_nb(n_players)),
     )
 
@@ -185,6 +186,7 @@ def capture_nb(w):
     cap = w.cap
     cap.at[1] = 1
     cap.at[2] = w.tape_n[0]
+    cap.at[4] = w.trace_n[0]
     for i in range(w.ctx[L.CTX_N]):
         for j in range(L.CAND_WIDTH):
             cap.cands[i, j] = w.cands[i, j]

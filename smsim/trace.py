@@ -44,16 +44,32 @@ def events_to_records(
         {"type": "game", "seed": int(seed), "game": int(game), "players": n_players,
          "policies": list(policies), "rules": rules.to_dict()}
     ]  # fmt: skip
+    turns, decisions = turn_records(events, n_players)
+    records.extend(turns)
+    end = end_record(score, city, game_out)
+    end["decisions"] = decisions
+    records.append(end)
+    return records
+
+
+def turn_records(events: np.ndarray, n_players: int) -> tuple[list[dict[str, Any]], int | None]:
+    """The ``turn`` records of the event rows ``events`` and the game's number of decisions
+    (None without its EV_END row). Rows cut before the end give the turns so far, the last one
+    partial (``smsim advise`` draws a position this way); its ``decisions`` end is then None."""
+    records: list[dict[str, Any]] = []
+    total: int | None = None
     turn: dict[str, Any] | None = None
     bonus: dict[str, Any] | None = None
     i = 0
     while i < len(events):
         ev, a = int(events[i, 0]), [int(x) for x in events[i, 1:]]
         if ev == E.EV_TURN:
+            if turn is not None:
+                turn["decisions"][1] = a[2]
             turn = {
                 "type": "turn", "round": a[0], "seat": a[1], "rolls": [], "rerolled": [], "use": None,
                 "rotation_cost": 0, "delivery_cost": 0, "cells": [], "houses": [], "bonuses": [],
-                "swords": 0, "attacks": [], "after": [],
+                "swords": 0, "attacks": [], "after": [], "decisions": [a[2], None],
             }  # fmt: skip
             bonus = None
             records.append(turn)
@@ -98,10 +114,11 @@ def events_to_records(
         elif ev == E.EV_AFTER:
             turn["after"].append({"coins": a[1], "logs": a[2], "vp": a[3], "cannons": a[4], "defence": a[5]})
         elif ev == E.EV_END:
-            pass
+            total = a[2]
+            if turn is not None:
+                turn["decisions"][1] = a[2]
         i += 1
-    records.append(end_record(score, city, game_out))
-    return records
+    return records, total
 
 
 def score_dict(score_row: np.ndarray, seat: int) -> dict[str, Any]:

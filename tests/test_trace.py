@@ -1,12 +1,13 @@
 """Trace records follow docs/trace.md."""
 
+import itertools
 import json
 
 from smsim.sim import play_game
 from smsim.trace import read_jsonl, series_lengths, write_jsonl
 
 TURN_KEYS = {"type", "round", "seat", "rolls", "rerolled", "use", "rotation_cost", "delivery_cost", "cells",
-             "houses", "bonuses", "swords", "attacks", "after"}  # fmt: skip
+             "houses", "bonuses", "swords", "attacks", "after", "decisions"}  # fmt: skip
 SCORE_KEYS = {"seat", "earned", "churches", "series", "church_vp", "coins", "logs", "cannons", "full_city",
               "total", "empty", "rank", "won", "shared"}  # fmt: skip
 
@@ -32,3 +33,19 @@ def test_records_have_the_documented_shape(tmp_path):
     with open(path, "w") as fh:
         write_jsonl(records, fh)
     assert list(read_jsonl(path.read_text().splitlines())) == json.loads(json.dumps(records))
+
+
+def test_turns_number_their_decisions_contiguously_and_the_end_counts_them():
+    """Turn i asked decisions [first, end): numbering starts at 0, each turn starts where the
+    last ended, the end line holds the total, and each turn asked at least its keep-or-roll
+    questions, the use of the dice and one placement per cell the action filled."""
+    records = play_game(4, 11, 2, ["balanced", "random", "greedy", "walls"]).records
+    turns, end = records[1:-1], records[-1]
+    assert turns[0]["decisions"][0] == 0
+    for a, b in itertools.pairwise(turns):
+        assert a["decisions"][1] == b["decisions"][0]
+    assert turns[-1]["decisions"][1] == end["decisions"]
+    for t in turns:
+        first, stop = t["decisions"]
+        keeps = len(t["rerolled"]) + (1 if len(t["rolls"]) < 3 else 0)
+        assert stop - first >= keeps + 1 + len(t["cells"]) + len(t["houses"])

@@ -1,0 +1,514 @@
+"""``smsim advise``: every legal move of one decision of a game, valued by playouts.
+
+A game is replayed from (seed, game, policies, rules) up to its decision number N (the numbers
+of docs/trace.md); every legal candidate there is forced in turn and the game played on to the
+end K times by each seat's base policy (``search.evaluate_nb``). Playout k of every candidate
+draws its dice from the same stream (common random numbers), keyed by (seed, game, N, k) and
+never by the real game's future dice. Each candidate gets:
+
+- ``win``: the deciding seat's mean win share over the K playouts (a shared win split), with the
+  95% Wilson score interval of K trials. A win share lies in [0, 1], so its variance is at most
+  p(1 - p): the binomial interval is exact in form for unshared wins and slightly wide otherwise.
+- ``vp``: the seat's mean final VP, with the 95% Student-t interval of the mean.
+
+Keep decisions: masks that roll again the same faces are the same move (dice are
+interchangeable), so they are one candidate, played with one of its masks (the policy's own,
+where it is among them); ``rows`` lists every mask of the group. Every other decision lists each
+legal row.
+
+>>> advice = advise(3, seed=1, game=0, decision=4, playouts=8)  # doctest: +SKIP
+>>> print(advice.text())  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from smsim import layout as L
+from smsim.engine import events as E
+from smsim.engine.dice import seed_key
+from smsim.narrate import _Cities
+from smsim.play import MAX_PLAYOUTS
+from smsim.policies import PolicyError
+from smsim.policies.registry import PolicySpec, base_arrays, policy_arrays, resolve_policies
+from smsim.rules import SIDE_NAMES, Rules, RulesError
+from smsim.sim import EVENTS_PER_TURN, SimulationError, _check_errors, verify_game_index, verify_players
+from smsim.stats import Z_95, wilson_interval
+from smsim.trace import FACE_NAMES, PERSON_NAMES, events_to_records, turn_records
+
+# Warm, a 4-player decision with 40 candidates (the most a placement early in the game has) takes
+# about 1 s at 200 playouts on one core of the development machine (docs/advise.md); a keep
+# decision (at most 32 masks, about 12 distinct moves) or a use of the dice far less.
+DEFAULT_PLAYOUTS = 200
+# ``smsim play --advise`` evaluates every use of the dice of a game by default (about 90 in a
+# 4-player game; about 6 s of one core at 128 playouts), keep decisions on request (about 180
+# more, 12 s at 64 playouts): docs/advise.md
+ANNOTATE_PLAYOUTS = 128
+ANNOTATE_KINDS = ("USE",)
+DECISION_NAMES = tuple(d.name for d in L.Decision)
+
+
+class AdviseError(ValueError):
+    """Bad input to ``advise``: the message is one line saying what is wrong."""
+
+
+@dataclass
+class Candidate:
+    """One legal move and what its playouts gave."""
+
+    move: str
+    rows: list[int]  # the candidate rows this move stands for (a keep decision's row is its mask)
+    row: int  # the row played in the playouts
+    win: float
+    win_lo: float
+    win_hi: float
+    vp: float
+    vp_lo: float
+    vp_hi: float
+    pick: bool  # the policy's own pick
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"move": self.move, "win": self.win, "win_lo": self.win_lo, "win_hi": self.win_hi, "vp": self.vp,
+                "vp_lo": self.vp_lo, "vp_hi": self.vp_hi, "pick": self.pick, "rows": self.rows}  # fmt: skip
+
+
+@dataclass
+class Advice:
+    """The candidates of one decision, best first (by win, then VP), and its position."""
+
+    seed: int
+    game: int
+    policies: list[str]
+    decision: int
+    decisions: int  # how many decisions the game asked
+    seat: int
+    kind: str  # a layout.Decision name
+    round: int
+    playouts: int
+    position: str  # the position in words and drawings (``text`` prints it)
+    candidates: list[Candidate] = field(default_factory=list)
+
+    @property
+    def pick(self) -> Candidate:
+        return next(c for c in self.candidates if c.pick)
+
+    @property
+    def best(self) -> Candidate:
+        return self.candidates[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "decision": self.decision, "seat": self.seat, "kind": self.kind, "round": self.round,
+            "policy": self.policies[self.seat], "seed": self.seed, "game": self.game, "playouts": self.playouts,
+            "decisions": self.decisions, "candidates": [c.to_dict() for c in self.candidates],
+        }  # fmt: skip
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    def text(self) -> str:
+        width = max(len("move"), *(len(c.move) for c in self.candidates))
+        lines = [self.position, "",
+                 (f"{len(self.candidates)} candidates, {self.playouts} playouts each (common dice), "
+                  f"continuations played by each seat's base policy; 95% intervals"),
+                 f"  {'move':<{width}}   win   [95% interval]     VP  [95% interval]"]  # fmt: skip
+        for c in self.candidates:
+            mark = "  <- the policy's pick" if c.pick else ""
+            lines.append(f"{'*' if c.pick else ' '} {c.move:<{width}}  {c.win:.3f} [{c.win_lo:.3f}, {c.win_hi:.3f}]"
+                         f"  {c.vp:5.1f} [{c.vp_lo:5.1f}, {c.vp_hi:5.1f}]{mark}")  # fmt: skip
+        return "\n".join(lines)
+
+
+# -- intervals --------------------------------------------------------------------------------
+def t_quantile_975(df: int) -> float:
+    """The 0.975 quantile of Student's t with ``df`` degrees of freedom (Cornish-Fisher expansion
+    about the normal quantile; within 0.2% of the exact value from df = 3 on)."""
+    if df <= 0:
+        return math.inf
+    if df == 1:
+        return 12.706204736
+    if df == 2:
+        return 4.302652730
+    z = Z_95
+    g1 = (z**3 + z) / 4
+    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
+    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
+    g4 = (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160
+    return z + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
+
+
+def vp_interval(values: np.ndarray) -> tuple[float, float, float]:
+    """Mean of ``values`` and its 95% t interval (infinite from one value)."""
+    n = len(values)
+    mean = float(values.mean())
+    if n < 2:
+        return mean, -math.inf, math.inf
+    half = t_quantile_975(n - 1) * float(values.std(ddof=1)) / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+# -- the game up to the decision --------------------------------------------------------------
+@dataclass
+class _Game:
+    """One game set up for capture: its policies as the engine takes them."""
+
+    players: int
+    seed: int
+    game: int
+    specs: list[PolicySpec]
+    rules: Rules
+    arrays: tuple = ()
+
+    def __post_init__(self) -> None:
+        kind, params, fns = policy_arrays(self.specs)
+        base_kind, base_params = base_arrays(self.specs)
+        self.arrays = (kind, params, fns, base_kind, base_params)
+        self.rules_nb = self.rules.to_nb()
+        self.crates = self.rules.start_crate_cells()
+
+    def capture(self, decision: int):
+        """Play the game alone, keeping decision ``decision`` (-1: none); returns the engine's
+        (score, player, city, game_out, trace rows, work) and the trace buffer."""
+        from smsim.search import play_one_search_nb
+
+        kind, params, fns, base_kind, base_params = self.arrays
+        trace = np.zeros((self.rules.max_rounds * self.players * EVENTS_PER_TURN + 16, E.EVENT_WIDTH), dtype=np.int64)
+        out = play_one_search_nb(seed_key(self.seed), self.game, self.rules_nb, self.crates, kind, params, fns,
+                                 base_kind, base_params, trace, decision)  # fmt: skip
+        try:
+            _check_errors(out[3][None, :], self.specs, self.game)
+        except SimulationError as exc:
+            raise AdviseError(str(exc)) from None
+        return out, trace
+
+    def records(self, out, trace) -> list[dict[str, Any]]:
+        score, _, city, game_out, n_rows, _ = out
+        return events_to_records(trace[:n_rows], seed=self.seed, game=self.game,
+                                 policies=[s.name for s in self.specs], rules=self.rules, score=score, city=city,
+                                 game_out=game_out)  # fmt: skip
+
+    def evaluate(self, w, rows: np.ndarray, playouts: int, first_playout: int = 0):
+        """Win share and final VP of the deciding seat, per (row, playout)."""
+        from smsim.search import evaluate_nb
+
+        _, _, fns, base_kind, base_params = self.arrays
+        win = np.zeros((len(rows), playouts))
+        vp = np.zeros_like(win)
+        margin = np.zeros_like(win)
+        evaluate_nb(w, self.rules_nb, fns, base_kind, base_params, np.ascontiguousarray(rows, dtype=np.int64),
+                    first_playout, win, vp, margin)  # fmt: skip
+        return win, vp
+
+
+def _setup(players: int, seed: int, game: int, policies: list | None, rules: Rules | None) -> _Game:
+    try:
+        players = verify_players(players)
+        game = verify_game_index(game)
+        specs = resolve_policies(policies, players)
+    except (SimulationError, PolicyError) as exc:
+        raise AdviseError(str(exc)) from None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise AdviseError(f"seed must be a whole number, got {seed!r}")
+    return _Game(players, int(seed), game, specs, rules or Rules())
+
+
+def _check_counts(decision: int, playouts: int) -> None:
+    if isinstance(decision, bool) or not isinstance(decision, (int, np.integer)) or decision < 0:
+        raise AdviseError(f"the decision number must be a whole number >= 0, got {decision!r}")
+    if isinstance(playouts, bool) or not isinstance(playouts, (int, np.integer)) or playouts < 1:
+        raise AdviseError(f"playouts must be a whole number >= 1, got {playouts!r}")
+    if playouts > MAX_PLAYOUTS:
+        raise AdviseError(f"playouts must be at most {MAX_PLAYOUTS:,}, got {playouts:,}")
+
+
+# -- candidates in words ----------------------------------------------------------------------
+def _plural(n: int, word: str) -> str:
+    if n == 1:
+        return f"1 {word}"
+    return f"{n} {word}es" if word.endswith("s") else f"{n} {word}s"
+
+
+def _rc(cell: int) -> str:
+    r, c = L.cell_rc(int(cell))
+    return f"({r}, {c})"
+
+
+def _cell_name(code: int) -> str:
+    cell = L.Cell(int(code))
+    if cell in L.CHURCH_CELLS:
+        return f"church of size {L.CHURCH_CELLS.index(cell) + 1}"
+    if code >= L.PERSON_0:
+        return PERSON_NAMES[code - L.PERSON_0]
+    return cell.name.lower()
+
+
+def move_words(kind: int, cand: np.ndarray, ctx: np.ndarray, dice: list[int]) -> str:
+    """One candidate row of a decision, in the game's words."""
+    if kind == L.Decision.KEEP:
+        mask = int(cand[0])
+        if mask == 0:
+            return "stop rolling"
+        chosen = [d for d in range(L.N_DICE) if (mask >> d) & 1]
+        faces = ", ".join(FACE_NAMES[dice[d]] for d in chosen) if dice else ""
+        return f"roll again dice {', '.join(map(str, chosen))}" + (f" ({faces})" if faces else "")
+    if kind == L.Decision.USE:
+        symbol, k, rotated, person = (int(x) for x in cand[: L.CAND_WIDTH])
+        if symbol < 0:
+            return "use no die"
+        face = FACE_NAMES[symbol]
+        text = f"use {_plural(k, face)}"
+        if rotated:
+            text += f" ({rotated} turned)"
+        if face == "head":
+            text += f": {PERSON_NAMES[person]}"
+        elif face == "cross":
+            text += f": church of size {k}"
+        return text
+    if kind == L.Decision.PLACE:
+        return f"{_cell_name(int(ctx[L.CTX_WHAT]))} at {_rc(cand[0])}"
+    if kind == L.Decision.HOUSES:
+        h = int(cand[0])
+        return "build no house" if h == 0 else f"build {_plural(h, 'house')}"
+    if kind == L.Decision.BONUS_SIDE:
+        return f"take the {SIDE_NAMES[int(cand[0])]} side's bonus first"
+    return f"bonus person: {PERSON_NAMES[int(cand[0])]}"
+
+
+def _candidate_groups(kind: int, cands: np.ndarray, dice: list[int], pick: int) -> list[list[int]]:
+    """Rows that are the same move: keep masks rolling again the same faces; else each row."""
+    n = len(cands)
+    if kind != L.Decision.KEEP or not dice:
+        return [[i] for i in range(n)]
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for i in range(n):
+        mask = int(cands[i, 0])
+        faces = tuple(sorted(dice[d] for d in range(L.N_DICE) if (mask >> d) & 1))
+        groups.setdefault(faces, []).append(i)
+    out = []
+    for rows in groups.values():  # the policy's own mask first in its group: it is the one played
+        out.append(sorted(rows, key=lambda r: (r != pick, r)))
+    return out
+
+
+# -- the position -----------------------------------------------------------------------------
+def _position(g: _Game, w, trace: np.ndarray, decision: int, decisions: int) -> tuple[str, list[int]]:
+    """The position at the decision in words, and the dice in hand (faces, die 0..4)."""
+    cap = w.cap
+    ctx, snap = cap.ctx, cap.snap
+    seat, rnd = int(ctx[L.CTX_SEAT]), int(ctx[L.CTX_ROUND])
+    turns, _ = turn_records(trace[: int(cap.at[4])], g.players)
+    cities = _Cities(g.players, g.rules.to_dict()["start_crates"])
+    for rec in turns:
+        cities.place_turn(rec)
+    current = turns[-1] if turns else None
+    names = [s.name for s in g.specs]
+    kind = DECISION_NAMES[int(ctx[L.CTX_DECISION])]
+    lines = [f"Saint Malo, {g.players} players, seed {g.seed}, game {g.game}: "
+             + ", ".join(f"seat {s} {p}" for s, p in enumerate(names)),
+             f"Decision {decision} of {decisions}: seat {seat} ({names[seat]}) decides {kind} in round {rnd + 1}",
+             "", cities.draw(), "", "at the start of this turn:",
+             "seat  coins  logs  VP  cannons lost  defence"]  # fmt: skip
+    rules = g.rules
+    for s in range(g.players):
+        p = snap.player[s]
+        sides = int(p[L.SIDES_DONE]).bit_count()
+        defence = int(p[L.SOLDIERS]) * rules.soldier_defence + sides * rules.side_defence
+        lines.append(f"{s:>4}  {int(p[L.COINS]):>5}  {int(p[L.LOGS]):>4}  {int(p[L.VP]):>2}  "
+                     f"{int(p[L.CANNONS_LOST]):>12}  {defence:>7}")  # fmt: skip
+    row_len = rules.pirate_row_boxes(g.players)
+    strengths = rules.pirate_strengths
+    boxes, attacks = int(snap.pirates[L.PIRATE_BOXES]), int(snap.pirates[L.PIRATE_ATTACKS])
+    text = f"pirates: {boxes} of {row_len * len(strengths)} boxes crossed, {attacks} attacks made"
+    if attacks < len(strengths):
+        text += f"; the next (strength {strengths[attacks]}) after {row_len * (attacks + 1) - boxes} more swords"
+    lines.append(text)
+    dice: list[int] = []
+    if current is not None and current["rolls"]:
+        dice = [FACE_NAMES.index(f) for f in current["rolls"][-1]]
+        so_far = [f"rolled {' '.join(current['rolls'][0])}"]
+        for mask, faces in zip(current["rerolled"], current["rolls"][1:]):
+            so_far.append(f"rolled again dice {[d for d in range(L.N_DICE) if (mask >> d) & 1]}: {' '.join(faces)}")
+        use = current["use"]
+        if use is not None:
+            so_far.append(f"used {_plural(use['dice'], use['symbol'])}"
+                          + (f" ({use['rotated']} turned)" if use["rotated"] else "")
+                          + (f": {use['person']}" if use["person"] else ""))  # fmt: skip
+        if current["cells"] or current["houses"]:
+            so_far.append("placed " + " ".join(f"({r}, {c})" for r, c in current["cells"] + current["houses"]))
+        lines.append("this turn so far: " + "; ".join(so_far))
+        lines.append("dice in hand: " + ", ".join(f"{d}:{FACE_NAMES[f]}" for d, f in enumerate(dice)))
+    return "\n".join(lines), dice
+
+
+# -- advise -----------------------------------------------------------------------------------
+def _advise(g: _Game, decision: int, playouts: int, first_playout: int = 0, captured=None) -> Advice:
+    (*_, w), trace = captured or g.capture(decision)
+    cap = w.cap
+    decisions = int(w.ctx[L.CTX_INDEX])
+    if cap.at[1] == 0:
+        raise AdviseError(f"decision {decision} is past the end of the game: it had {decisions} decisions "
+                          f"(0 to {decisions - 1})")  # fmt: skip
+    kind = int(cap.ctx[L.CTX_DECISION])
+    n = int(cap.ctx[L.CTX_N])
+    cands = np.array(cap.cands[:n])
+    pick = int(cap.at[3])
+    position, dice = _position(g, w, trace, decision, decisions)
+    groups = _candidate_groups(kind, cands, dice, pick)
+    rows = np.array([grp[0] for grp in groups], dtype=np.int64)
+    win, vp = g.evaluate(w, rows, playouts, first_playout)
+    out = []
+    for i, grp in enumerate(groups):
+        lo, hi = wilson_interval(float(win[i].sum()), playouts)
+        lo, hi = min(lo, float(win[i].mean())), max(hi, float(win[i].mean()))  # rounding at 0 and 1
+        mean, vp_lo, vp_hi = vp_interval(vp[i])
+        move = move_words(kind, cands[grp[0]], cap.ctx, dice)
+        out.append(Candidate(move, [int(r) for r in grp], int(grp[0]),
+                             float(win[i].mean()), lo, hi, mean, vp_lo, vp_hi, pick in grp))  # fmt: skip
+    out.sort(key=lambda c: (-c.win, -c.vp, c.row))
+    return Advice(g.seed, g.game, [s.name for s in g.specs], decision, decisions, int(cap.ctx[L.CTX_SEAT]),
+                  DECISION_NAMES[kind], int(cap.ctx[L.CTX_ROUND]), playouts, position, out)  # fmt: skip
+
+
+def advise(
+    players: int,
+    seed: int,
+    game: int,
+    decision: int,
+    policies: list | None = None,
+    playouts: int = DEFAULT_PLAYOUTS,
+    rules: Rules | None = None,
+    first_playout: int = 0,
+) -> Advice:
+    """Every legal move at decision ``decision`` of game ``game`` of the run keyed by ``seed``
+    (policies and rules as for ``sim.play_game``), valued by ``playouts`` continuations each,
+    playout streams ``first_playout`` onwards. Raises AdviseError for bad input."""
+    _check_counts(decision, playouts)
+    whole = isinstance(first_playout, (int, np.integer)) and not isinstance(first_playout, bool)
+    if not whole or not 0 <= first_playout <= MAX_PLAYOUTS - playouts:
+        raise AdviseError(f"first_playout must be from 0 to {MAX_PLAYOUTS} - playouts, got {first_playout!r}")
+    return _advise(_setup(players, seed, game, policies, rules), int(decision), int(playouts), int(first_playout))
+
+
+def read_trace_game(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The first game of a trace file: its ``game`` record and the records after it (to its
+    ``end``). Raises AdviseError, one line, for a file that is not a trace."""
+    path = Path(path)
+    try:
+        handle = open(path, encoding="utf-8")  # noqa: SIM115 - closed by the with below
+    except OSError as exc:
+        raise AdviseError(f"cannot read trace {str(path)!r}: {exc.strerror}") from None
+    records: list[dict[str, Any]] = []
+    with handle:
+        try:
+            for lineno, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    why = f"line {lineno} is not JSON"
+                    raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): {why}") from None
+                if not records and (not isinstance(rec, dict) or rec.get("type") != "game"):
+                    raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): it does not start with a "
+                                      f"game line")  # fmt: skip
+                if records and isinstance(rec, dict) and rec.get("type") == "game":
+                    break  # the next game: advise looks at the first
+                records.append(rec)
+        except UnicodeDecodeError:
+            raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): not text") from None
+    if not records:
+        raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): it is empty")
+    header = records[0]
+    for key, kind in (("seed", int), ("game", int), ("players", int), ("policies", list), ("rules", dict)):
+        if not isinstance(header.get(key), kind) or isinstance(header.get(key), bool):
+            raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): its game line has no valid {key!r}")
+    return header, records[1:]
+
+
+def _trace_game(path: str | Path) -> tuple[_Game, list[dict[str, Any]]]:
+    header, rest = read_trace_game(path)
+    try:
+        rules = Rules.from_dict(header["rules"])
+    except (RulesError, TypeError, ValueError) as exc:
+        raise AdviseError(f"{str(path)!r}: its rules cannot be read: {exc}") from None
+    try:
+        g = _setup(header["players"], header["seed"], header["game"], header["policies"], rules)
+    except AdviseError as exc:
+        raise AdviseError(f"{str(path)!r}: {exc}") from None
+    return g, rest
+
+
+def _check_replay(path: str | Path, recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]) -> None:
+    """The replay must be the recorded game, or the advice would be about another game."""
+    turns = [r for r in recorded if isinstance(r, dict) and r.get("type") == "turn"]
+    mine = [r for r in replayed if r["type"] == "turn"]
+    for i, (a, b) in enumerate(zip(turns, mine)):
+        a = {k: v for k, v in a.items() if k != "decisions"}  # traces older than the field lack it
+        b = {k: v for k, v in b.items() if k != "decisions"}
+        if a != b:
+            raise AdviseError(f"{str(path)!r}: the game does not replay as recorded (turn {i} differs): were its "
+                              f"policies or smsim's version different?")  # fmt: skip
+
+
+def advise_trace(path: str | Path, decision: int, playouts: int = DEFAULT_PLAYOUTS, first_playout: int = 0) -> Advice:
+    """``advise`` for the game of a trace file (its seed, game, players, policies by name and
+    rules); the game is replayed and checked against the file's turns."""
+    _check_counts(decision, playouts)
+    g, recorded = _trace_game(path)
+    captured = g.capture(int(decision))
+    _check_replay(path, recorded, g.records(*captured))
+    return _advise(g, int(decision), int(playouts), first_playout, captured)
+
+
+# -- smsim play --advise ----------------------------------------------------------------------
+def annotate_game(
+    players: int,
+    seed: int,
+    game: int,
+    policies: list | None,
+    rules: Rules | None,
+    kinds: tuple[str, ...] = ANNOTATE_KINDS,
+    playouts: int = ANNOTATE_PLAYOUTS,
+    on_decision: Callable[[int, int], None] | None = None,
+) -> tuple[list[dict[str, Any]], dict[int, list[str]], int]:
+    """Play one game and advise at each of its decisions of ``kinds``: the game's records, the
+    lines to print after each turn (by index in the records) where the policy's pick is
+    significantly worse than the best move (their 95% win intervals do not overlap), and how
+    many decisions were evaluated."""
+    g = _setup(players, seed, game, policies, rules)
+    wanted = {L.Decision[k].value for k in kinds}
+    out, trace = g.capture(-1)
+    records = g.records(out, trace)
+    notes: dict[int, list[str]] = {}
+    evaluated = 0
+    total = records[-1]["decisions"]
+    for index, rec in enumerate(records):
+        if rec["type"] != "turn":
+            continue
+        first, end = rec["decisions"]
+        for d in range(first, end):
+            if on_decision is not None:
+                on_decision(d, total)
+            captured = g.capture(d)
+            cap = captured[0][5].cap
+            if int(cap.ctx[L.CTX_DECISION]) not in wanted or int(cap.ctx[L.CTX_N]) < 2:
+                continue
+            advice = _advise(g, d, playouts, 0, captured)
+            evaluated += 1
+            if len(advice.candidates) < 2:
+                continue
+            best, pick = advice.best, advice.pick
+            if pick.win_hi < best.win_lo:
+                notes.setdefault(index, []).append(
+                    f"    advise, decision {d} ({advice.kind}): better {best.move!r}, win {best.win:.2f} "
+                    f"[{best.win_lo:.2f}, {best.win_hi:.2f}], than the pick {pick.move!r}, win {pick.win:.2f} "
+                    f"[{pick.win_lo:.2f}, {pick.win_hi:.2f}]: costs about {best.win - pick.win:.2f} win probability"
+                )  # fmt: skip
+    return records, notes, evaluated
