@@ -71,14 +71,17 @@ class ReportData:
     def n_games(self) -> int:
         return len(self.games)
 
-    def select(self, indices: list[int]) -> "ReportData":
+    def select(self, indices: list[int]) -> ReportData:
         """The rows and provenance of the sources ``indices`` alone (rows keep their ``source``
         number and cluster, so intervals are the same as in the whole)."""
         keep = sorted(set(indices))
-        pick = (lambda df: df[df["source"].isin(keep)].reset_index(drop=True) if len(df) else df)  # noqa: E731
+
+        def pick(df: pd.DataFrame) -> pd.DataFrame:
+            return df[df["source"].isin(keep)].reset_index(drop=True) if len(df) else df
+
         return ReportData(pick(self.seats), pick(self.games), self.rules, [self.sources[i] for i in keep])
 
-    def main(self) -> "ReportData":
+    def main(self) -> ReportData:
         """Every source but the stronger-play samples: what the report's other sections describe."""
         if not any(src.stronger for src in self.sources):
             return self

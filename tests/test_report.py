@@ -279,7 +279,7 @@ def test_report_cli_takes_stronger_samples_and_refuses_a_mixed_one(stronger, rep
     res = runner.invoke(cli, ["report", str(stronger / "bal4"), "--stronger", report_datasets["four"],
                               "--out", str(tmp_path / "s")])  # fmt: skip
     assert res.exit_code == 2
-    assert res.output.strip().splitlines() == [f"Error: {report_datasets['four']!r} is not a mirror dataset (one "
-                                               "policy in every seat, from `smsim simulate`); a stronger-play "
-                                               "sample must be one"]  # fmt: skip
+    want = (f"Error: {report_datasets['four']!r} is not a mirror dataset (one policy in every seat, from "
+            "`smsim simulate`); a stronger-play sample must be one")
+    assert res.output.strip().splitlines() == [want]
     assert not (tmp_path / "s").exists()
