@@ -291,7 +291,8 @@ def _stronger_blocks(data: A.ReportData) -> tuple[list[Block], list[str]]:
         blocks.append(Block("list", text=f"Does each conclusion hold for `{name}`?",
                             items=[stronger_sentence(r, A.REFERENCE, name) for r in t.itertuples()]))  # fmt: skip
         counts = t["verdict"].value_counts()
-        tally = ", ".join(f"{counts[v]} {v}" for v in ("holds", "changes", "not settled", "no data") if v in counts)
+        plural = {"holds": "hold", "changes": "change", "not settled": "not settled", "no data": "without data"}
+        tally = ", ".join(f"{counts[v]} {plural[v]}" for v in plural if v in counts)
         glance.append(f"Under stronger play ({head}): of {len(t)} headline figures, {tally} "
                       f"(section \"Under stronger play\").")  # fmt: skip
     return blocks, glance

@@ -248,7 +248,8 @@ def test_stronger_play_section_has_a_generated_verdict_per_figure(stronger):
     glance = md.split("## At a glance")[1].split("## Contents")[0]
     counts = t["verdict"].value_counts()
     line = next(x for x in glance.splitlines() if "Under stronger play" in x)
-    assert f"of {len(t)} headline figures, {counts['holds']} holds" in line
+    assert f"of {len(t)} headline figures, {counts['holds']} hold" in line
+    assert sum(int(n) for n in re.findall(r"(\d+) (?:hold|change|not settled|without data)\b", line)) == len(t)
 
 
 def test_stronger_sample_stays_out_of_the_other_sections(stronger):
