@@ -56,7 +56,8 @@ test-latest: $(LATEST_VENV)/.installed
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
 
-# the committed sample report: about 1,050,000 games from fixed seeds (datasets in runs/baseline/)
+# the committed sample report: about 1,050,000 games from fixed seeds and a 4-player rollout mirror
+# sample (scripts/baseline_report.py --rollout-games N; datasets in runs/baseline/)
 report: $(STAMP)
 	$(BIN)/python scripts/baseline_report.py
 

@@ -52,6 +52,9 @@ class Source:
     seed: int | None
     comparison: dict[str, pd.DataFrame] = field(default_factory=dict)  # compare: policies, pairs, ratings
     fair_seating: bool = False  # seat effects alone: one policy in every seat, or every arrangement
+    seat_policies: tuple[str, ...] = ()  # simulate: the policy of each seat
+    planned: int = 0  # the games the run was started for (a resumable run may hold fewer so far)
+    stronger: bool = False  # a stronger-play sample: only in the section "Under stronger play"
 
 
 @dataclass
@@ -67,6 +70,22 @@ class ReportData:
     @property
     def n_games(self) -> int:
         return len(self.games)
+
+    def select(self, indices: list[int]) -> ReportData:
+        """The rows and provenance of the sources ``indices`` alone (rows keep their ``source``
+        number and cluster, so intervals are the same as in the whole)."""
+        keep = sorted(set(indices))
+
+        def pick(df: pd.DataFrame) -> pd.DataFrame:
+            return df[df["source"].isin(keep)].reset_index(drop=True) if len(df) else df
+
+        return ReportData(pick(self.seats), pick(self.games), self.rules, [self.sources[i] for i in keep])
+
+    def main(self) -> ReportData:
+        """Every source but the stronger-play samples: what the report's other sections describe."""
+        if not any(src.stronger for src in self.sources):
+            return self
+        return self.select([i for i, src in enumerate(self.sources) if not src.stronger])
 
 
 # -- reading -------------------------------------------------------------------------------------
@@ -110,22 +129,33 @@ def _read_one(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, dict, Source]:
     names = [p["name"] for p in run["policies"]]
     src = Source(str(path), "simulate", int(run["players"]), len(games), "seats: " + ", ".join(names),
                  " ".join(manifest.get("command", [])) if isinstance(manifest.get("command"), list)
-                 else str(manifest.get("command", "")), run.get("seed"), fair_seating=len(set(names)) == 1)  # fmt: skip
+                 else str(manifest.get("command", "")), run.get("seed"), fair_seating=len(set(names)) == 1,
+                 seat_policies=tuple(names), planned=int(run.get("games", len(games))))  # fmt: skip
     return seats, games, run["rules"], src
 
 
-def read_report_data(paths: list[str | Path]) -> ReportData:
+def read_report_data(paths: list[str | Path], stronger: list[str | Path] = ()) -> ReportData:
     """Read datasets (``smsim simulate --out``) and comparisons (``smsim compare --out``) for one
-    report. They must share their rules: a report describes one rules configuration."""
+    report. They must share their rules: a report describes one rules configuration.
+
+    ``stronger``: mirror datasets (one policy, a stronger one such as ``rollout``, in every seat)
+    that the report sets beside the ``balanced`` mirror of the same player count in its section
+    "Under stronger play" (``stronger_play``), and keeps out of every other section."""
     if not paths:
         raise DatasetError("no dataset given")
     seat_frames, game_frames, sources = [], [], []
     rules_dict = None
-    for i, p in enumerate(paths):
+    n_main = len(paths)
+    for i, p in enumerate([*paths, *stronger]):
         path = Path(p)
         if not path.is_dir():
             raise DatasetError(f"{str(path)!r} is not a directory")
         seats, games, rules, src = _read_one(path)
+        if i >= n_main:
+            if src.kind != "simulate" or len(set(src.seat_policies)) != 1:
+                raise DatasetError(f"{str(path)!r} is not a mirror dataset (one policy in every seat, from "
+                                   "`smsim simulate`); a stronger-play sample must be one")  # fmt: skip
+            src.stronger = True
         if rules_dict is None:
             rules_dict, first = rules, path
         elif rules != rules_dict:
@@ -562,3 +592,115 @@ def report_tables(paths: list[str | Path]) -> dict[str, pd.DataFrame]:
     """Every table of ``smsim report`` for these datasets, by name (the keys of ``TABLES``)."""
     data = read_report_data(paths)
     return {name: fn(data) for name, fn in TABLES.items()}
+
+
+# -- under stronger play -------------------------------------------------------------------------
+REFERENCE = "balanced"
+"""The heuristic whose mirror games a stronger-play sample is set beside."""
+
+VERDICT_RULE = (
+    "A figure's conclusion *holds* when the two 95% intervals overlap and, for a win rate, both lie on "
+    "the same side of parity (both above, both below, or both containing it); it *changes* when the "
+    "intervals do not overlap (the figure is higher or lower under the stronger play); it is *not settled* "
+    "when the intervals overlap but only one of them clears parity: the sample cannot tell whether the "
+    "edge remains. Overlapping intervals are a lenient test of a difference: \"holds\" means no "
+    "difference this many games can show, not that the figures are equal."
+)
+
+
+def church_vp_share(data: ReportData) -> pd.DataFrame:
+    """Per player count and policy: church VP as a share of all final VP (the sum of ``church_vp``
+    over the sum of ``total``: the ratio of ``vp_by_source``'s two means). Its interval is the
+    delta method's: the cluster-aware interval (``grouped_mean``) of the mean of the linearised
+    values (church VP - share x total) / mean total, which is 0, moved onto the share."""
+    s = data.seats
+    if s.empty:
+        return _empty(BY)
+    g = s.groupby(BY, observed=True)
+    church, total = s["church_vp"].astype(np.float64), s["total"].astype(np.float64)
+    share_row = church.groupby([s[b] for b in BY], observed=True).transform("sum") / \
+        total.groupby([s[b] for b in BY], observed=True).transform("sum")  # fmt: skip
+    mean_total = total.groupby([s[b] for b in BY], observed=True).transform("mean")
+    lin = grouped_mean(s, BY, (church - share_row * total) / mean_total, "z")
+    share = g["church_vp"].sum().astype(np.float64) / g["total"].sum().astype(np.float64)
+    out = pd.DataFrame({"seats": g.size(), "church_vp_share": share})
+    out["church_vp_share_lo"] = share + (lin["z_lo"] - lin["z"])
+    out["church_vp_share_hi"] = share + (lin["z_hi"] - lin["z"])
+    return out.reset_index()
+
+
+def vp_source_means(data: ReportData) -> pd.DataFrame:
+    """Per player count, policy and ``vp_source`` (``VP_SOURCES`` and ``total``): the mean VP per seat
+    from it, as in ``vp_by_source``, with its interval (``grouped_mean``)."""
+    s = data.seats
+    if s.empty:
+        return _empty(BY + ["vp_source", "vp", "vp_lo", "vp_hi"])
+    rows = []
+    for src in (*VP_SOURCES, "total"):
+        m = grouped_mean(s, BY, s[src], "vp").reset_index()
+        m.insert(len(BY), "vp_source", src)
+        rows.append(m)
+    return pd.concat(rows, ignore_index=True)
+
+
+def _headline(data: ReportData) -> dict[tuple[str, str], tuple[str, str, float, float, float, float]]:
+    """The headline figures of a mirror sample of one player count, in the report's order:
+    (figure, item) -> (label, unit, value, lo, hi, parity); parity NaN where the figure has none."""
+    nan = np.nan
+    out: dict[tuple[str, str], tuple[str, str, float, float, float, float]] = {}
+    for r in seat_advantage(data).itertuples():
+        who = " (the start player)" if r.seat == 0 else ""
+        out["seat_win", str(r.seat)] = (f"Seat {r.seat}{who} wins", "rate", r.win, r.win_lo, r.win_hi, r.parity)
+    for r in cannons_changed_winner(data).itertuples():
+        out["cannons_changed_winner", ""] = ("Cannon losses change the winner", "rate", r.changed, r.changed_lo,
+                                             r.changed_hi, nan)  # fmt: skip
+    for r in defence_vs_strength(data).itertuples():
+        out["attack_held", str(r.attack)] = (f"Attack {r.attack} (strength {r.strength}) held by a seat", "rate",
+                                             r.held, r.held_lo, r.held_hi, nan)  # fmt: skip
+    for r in church_vp_share(data).itertuples():
+        out["church_vp_share", ""] = ("Church VP share of total VP", "rate", r.church_vp_share, r.church_vp_share_lo,
+                                      r.church_vp_share_hi, nan)  # fmt: skip
+    for r in vp_source_means(data).itertuples():
+        out["vp_by_source", r.vp_source] = (f"Mean VP per seat: {r.vp_source}", "vp", r.vp, r.vp_lo, r.vp_hi, nan)
+    for r in game_length(data).itertuples():
+        out["game_length", ""] = ("Game length (rounds)", "rounds", r.rounds, r.rounds_lo, r.rounds_hi, nan)
+    return out
+
+
+def _side(lo: float, hi: float, parity: float) -> str:
+    return "above" if lo > parity else "below" if hi < parity else "level"
+
+
+def verdict(ref_lo: float, ref_hi: float, lo: float, hi: float, parity: float = np.nan) -> str:
+    """Whether a reference figure's conclusion holds for the stronger play, from the two 95%
+    intervals, by ``VERDICT_RULE``: "holds", "changes", "not settled", or "no data"."""
+    if not all(np.isfinite(v) for v in (ref_lo, ref_hi, lo, hi)):
+        return "no data"
+    if lo > ref_hi or hi < ref_lo:
+        return "changes"
+    if np.isfinite(parity) and _side(ref_lo, ref_hi, parity) != _side(lo, hi, parity):
+        return "not settled"
+    return "holds"
+
+
+def stronger_play(reference: ReportData, stronger: ReportData) -> pd.DataFrame:
+    """The headline figures of a stronger-play mirror sample beside those of the reference mirror
+    games at its player count, one row per figure: ``label``, ``unit`` (rate, vp or rounds), the
+    reference's value and interval, the stronger play's, ``parity`` (win rates by seat) and the
+    ``verdict`` (``VERDICT_RULE``). The figures are those of the report's own tables:
+    ``seat_advantage``, ``cannons_changed_winner``, ``defence_vs_strength``, ``church_vp_share``,
+    ``vp_source_means`` and ``game_length``."""
+    cols = ["figure", "item", "label", "unit", "reference", "reference_lo", "reference_hi", "stronger",
+            "stronger_lo", "stronger_hi", "parity", "verdict"]  # fmt: skip
+    ref, strong = _headline(reference), _headline(stronger)
+    nan = (np.nan,) * 4
+    rows = []
+    for key in [*ref, *(k for k in strong if k not in ref)]:
+        label, unit = (ref.get(key) or strong[key])[:2]
+        r, s = ref.get(key, (label, unit, *nan))[2:], strong.get(key, (label, unit, *nan))[2:]
+        parity = r[3] if np.isfinite(r[3]) else s[3]
+        rows.append({"figure": key[0], "item": key[1], "label": label, "unit": unit,
+                     "reference": r[0], "reference_lo": r[1], "reference_hi": r[2],
+                     "stronger": s[0], "stronger_lo": s[1], "stronger_hi": s[2], "parity": parity,
+                     "verdict": verdict(r[1], r[2], s[1], s[2], parity)})  # fmt: skip
+    return pd.DataFrame(rows, columns=cols)

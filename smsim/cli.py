@@ -564,21 +564,26 @@ def _markdown(t) -> str:
 @click.argument("datasets", nargs=-1, required=True, type=str)
 @click.option("--out", "-o", required=True, type=str, help="Directory for report.md, report.html, figures/, tables/.")
 @click.option("--title", default="Saint Malo balance report", show_default=True)
-def report_cmd(datasets: tuple[str, ...], out: str, title: str) -> None:
+@click.option("--stronger", multiple=True, type=str,
+              help="A mirror dataset of a stronger policy (e.g. rollout in every seat), set beside the balanced "
+                   "mirror of its player count in the section 'Under stronger play' and kept out of the others.")
+def report_cmd(datasets: tuple[str, ...], out: str, title: str, stronger: tuple[str, ...]) -> None:
     """Write a balance report of one or more datasets (``simulate --out``, ``compare --out``):
-    church series, wall bonuses, pirate losses, outcomes and, for comparisons, the heuristics
-    compared; Markdown and self-contained HTML, figures as PNG and SVG, tables as CSV.
+    church series, wall bonuses, pirate losses, outcomes, for comparisons the heuristics
+    compared, and, with --stronger, whether the headline figures hold under stronger play;
+    Markdown and self-contained HTML, figures as PNG and SVG, tables as CSV.
 
     \b
     Examples:
       smsim report runs/four --out reports/four
       smsim report runs/p2 runs/p3 runs/p4 runs/p5 runs/compare4 --out reports/all
+      smsim report runs/p4 --stronger runs/rollout4 --out reports/stronger
     """
     from smsim.dataset import DatasetError
     from smsim.report import report
 
     try:
-        path = report(list(datasets), out, title)
+        path = report(list(datasets), out, title, list(stronger))
     except DatasetError as exc:
         _fail(str(exc))
     click.echo(f"written: {path} and {path.with_suffix('.html')}")

@@ -33,7 +33,7 @@ from smsim.dataset import DatasetError
 # columns shown as percentages (with their intervals, when the table has them)
 PERCENT = {
     "win", "held", "walls_held", "walls_carried", "completed", "came", "lost_any", "priest_scored", "changed",
-    "several_full", "aborted_share", "wall_share_of_defence", "parity",
+    "several_full", "aborted_share", "wall_share_of_defence", "parity", "church_vp_share",
     *(f"size_{k}_built" for k in range(1, 6)), *(f"longest_{k}" for k in range(6)),
     *(f"share_{k}" for k in range(13)), *(f"seat_{k}" for k in range(5)),
 }  # fmt: skip
@@ -41,11 +41,13 @@ PERCENT = {
 
 @dataclass
 class Block:
-    kind: str  # "text", "table", "figure", "missing"
+    kind: str  # "text", "list", "table", "figure", "missing"
     text: str = ""
     name: str = ""
-    table: pd.DataFrame | None = None
+    table: pd.DataFrame | None = None  # written to tables/NAME.csv unrounded
     figure: object = None
+    shown: pd.DataFrame | None = None  # a table's cells as the page shows them, where not display_table's
+    items: list[str] = field(default_factory=list)  # a list's lines
 
 
 @dataclass
@@ -206,6 +208,108 @@ def sections(data: A.ReportData) -> list[Section]:
     return out
 
 
+# -- under stronger play -------------------------------------------------------------------------
+def _value(v: float, lo: float, hi: float, unit: str) -> str:
+    """A figure and its interval as the page shows it."""
+    if not np.isfinite(v):
+        return "–"
+    if unit == "rate":
+        return f"{100 * v:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+    return f"{v:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
+def _parity_words(lo: float, hi: float, parity: float) -> str:
+    side = A._side(lo, hi, parity)
+    return {"above": "above parity", "below": "below parity", "level": "not distinguishable from parity"}[side]
+
+
+def stronger_sentence(row, reference: str, stronger: str) -> str:
+    """One sentence saying whether a figure's conclusion holds for the stronger play (a row of
+    ``analysis.stronger_play``; the verdict is its ``verdict``, by ``analysis.VERDICT_RULE``)."""
+    ref = _value(row.reference, row.reference_lo, row.reference_hi, row.unit)
+    new = _value(row.stronger, row.stronger_lo, row.stronger_hi, row.unit)
+    both = f"{new} under {stronger} against {ref} under {reference}"
+    parity = float(row.parity)
+    if row.verdict == "no data":
+        missing = stronger if not np.isfinite(row.stronger) else reference
+        return f"{row.label}: no data: the figure is not measured under {missing} ({both})."
+    if row.verdict == "changes":
+        way = "higher" if row.stronger > row.reference else "lower"
+        tail = ""
+        if np.isfinite(parity):
+            tail = (f"; {_parity_words(row.reference_lo, row.reference_hi, parity)} under {reference}, "
+                    f"{_parity_words(row.stronger_lo, row.stronger_hi, parity)} under {stronger} "
+                    f"(parity {100 * parity:.1f}%)")  # fmt: skip
+        return f"{row.label}: changes: {way} under the stronger play, {both}, the intervals apart{tail}."
+    if row.verdict == "not settled":
+        return (f"{row.label}: not settled: {both}; {_parity_words(row.reference_lo, row.reference_hi, parity)} "
+                f"under {reference} but {_parity_words(row.stronger_lo, row.stronger_hi, parity)} under "
+                f"{stronger} (parity {100 * parity:.1f}%), with overlapping intervals: more {stronger} games "
+                f"would tell.")  # fmt: skip
+    tail = ""
+    if np.isfinite(parity):
+        side = _parity_words(row.stronger_lo, row.stronger_hi, parity)
+        tail = f", {'neither' if side.startswith('not') else 'both'} {side.removeprefix('not ')} ({100 * parity:.1f}%)"
+    return f"{row.label}: holds: {both}{tail}."
+
+
+def _stronger_blocks(data: A.ReportData) -> tuple[list[Block], list[str]]:
+    """The section's blocks and one at-a-glance line per stronger-play sample."""
+    blocks, glance = [], []
+    samples = [i for i, src in enumerate(data.sources) if src.stronger]
+    if not samples:
+        blocks.append(Block("missing", text="No stronger-play sample among these data: play a mirror of a stronger "
+                            "policy (`smsim simulate --policy rollout --players 4 --out DIR`) and give DIR to "
+                            "`smsim report --stronger DIR`."))  # fmt: skip
+    for k, i in enumerate(samples):
+        src = data.sources[i]
+        name = src.seat_policies[0]
+        refs = [j for j, r in enumerate(data.sources) if not r.stronger and r.kind == "simulate"
+                and r.players == src.players and set(r.seat_policies) == {A.REFERENCE}]  # fmt: skip
+        if not refs:
+            blocks.append(Block("missing", text=f"{src.path}: no `{A.REFERENCE}` mirror dataset of {src.players} "
+                                "players among these data to set it beside."))  # fmt: skip
+            continue
+        reference, strong = data.select(refs), data.select([i])
+        t = A.stronger_play(reference, strong)
+        if t.empty or strong.n_games == 0:
+            blocks.append(Block("missing", text=f"{src.path}: no games in this sample yet."))
+            continue
+        played = f"{strong.n_games:,} games" + (f" (of the {src.planned:,} its run was started for)"
+                                                if strong.n_games < src.planned else "")  # fmt: skip
+        head = (f"`{name}` in every seat, {src.players} players, {played}, beside `{A.REFERENCE}` in every seat "
+                f"({reference.n_games:,} games)")  # fmt: skip
+        shown = pd.DataFrame({"figure": [f"{r.label} (parity {100 * r.parity:.1f}%)" if np.isfinite(r.parity)
+                                         else r.label for r in t.itertuples()],
+                              f"{A.REFERENCE} [95% CI]": [_value(r.reference, r.reference_lo, r.reference_hi, r.unit)
+                                                          for r in t.itertuples()],
+                              f"{name} [95% CI]": [_value(r.stronger, r.stronger_lo, r.stronger_hi, r.unit)
+                                                   for r in t.itertuples()],
+                              "verdict": t["verdict"].tolist()})  # fmt: skip
+        blocks.append(Block("table", text=f"{head}. {_doc(A.stronger_play)}",
+                            name=f"stronger_{k}", table=t, shown=shown))  # fmt: skip
+        blocks.append(Block("list", text=f"Does each conclusion hold for `{name}`?",
+                            items=[stronger_sentence(r, A.REFERENCE, name) for r in t.itertuples()]))  # fmt: skip
+        counts = t["verdict"].value_counts()
+        plural = {"holds": "hold", "changes": "change", "not settled": "not settled", "no data": "without data"}
+        tally = ", ".join(f"{counts[v]} {plural[v]}" for v in plural if v in counts)
+        glance.append(f"Under stronger play ({head}): of {len(t)} headline figures, {tally} "
+                      f"(section \"Under stronger play\").")  # fmt: skip
+    return blocks, glance
+
+
+def stronger_section(data: A.ReportData) -> tuple[Section, list[str]]:
+    """The section "Under stronger play" and its at-a-glance lines."""
+    s = Section("Under stronger play", "Every other section describes games between smsim's heuristics. Here the "
+                "headline figures of mirror games of a stronger policy (the search policy `rollout` by default, "
+                "docs/policies.md) are set beside those of the `balanced` mirror games of the same player count, "
+                "each with its 95% interval, to tell the properties of the game from the blind spots of the "
+                "heuristics. " + A.VERDICT_RULE.replace("*", ""))  # fmt: skip
+    blocks, glance = _stronger_blocks(data)
+    s.blocks += blocks
+    return s, glance
+
+
 def at_a_glance(data: A.ReportData) -> list[str]:
     """Headline sentences from the tables, so the first screen answers the common questions."""
     lines = []
@@ -265,13 +369,15 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
         (out / "tables").mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise DatasetError(f"cannot write to {str(out)!r}: {exc.strerror}") from None
-    secs = sections(data)
+    main = data.main()
+    strong, strong_glance = stronger_section(data)
+    secs = [*sections(main), strong]
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     md = [f"# {title}", "", f"Made by smsim {__version__} on {now} from {data.n_games:,} games.", ""]
     body = [f"<h1>{html.escape(title)}</h1>",
             f"<p>Made by smsim {__version__} on {now} from {data.n_games:,} games.</p>"]  # fmt: skip
 
-    glance = at_a_glance(data)
+    glance = at_a_glance(main) + strong_glance
     md += ["## At a glance", ""] + [f"- {line}" for line in glance] + [""]
     body += ["<h2>At a glance</h2><ul>"] + [f"<li>{html.escape(line)}</li>" for line in glance] + ["</ul>"]
     if not glance:
@@ -288,8 +394,13 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
                 body.append(f'<p class="missing">{html.escape(b.text)}</p>')
             elif b.kind == "table":
                 _write(out / "tables" / f"{b.name}.csv", b.table.to_csv(index=False))
-                md += [f"**{b.text}**", "", markdown_table(b.table), ""]
-                body += [f"<p><b>{html.escape(b.text)}</b></p>", html_table(b.table)]
+                shown = b.table if b.shown is None else b.shown
+                md += [f"**{b.text}**", "", markdown_table(shown), ""]
+                body += [f"<p><b>{html.escape(b.text)}</b></p>", html_table(shown)]
+            elif b.kind == "list":
+                md += [f"**{b.text}**", ""] + [f"- {item}" for item in b.items] + [""]
+                body += [f"<p><b>{html.escape(b.text)}</b></p><ul>"] + \
+                    [f"<li>{html.escape(item)}</li>" for item in b.items] + ["</ul>"]  # fmt: skip
             elif b.kind == "figure":
                 png = _fig_bytes(b.figure, "png")
                 _write(out / "figures" / f"{b.name}.png", png)
@@ -300,8 +411,9 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
 
     md += ["## Data and rules", ""]
     body.append("<h2>Data and rules</h2>")
-    src_table = pd.DataFrame([{"dataset": s.path, "kind": s.kind, "players": s.players, "games": s.games,
-                               "seed": s.seed, "at the table": s.field, "command": s.command}
+    src_table = pd.DataFrame([{"dataset": s.path, "kind": s.kind + (" (stronger play)" if s.stronger else ""),
+                               "players": s.players, "games": s.games, "seed": s.seed, "at the table": s.field,
+                               "command": s.command}
                               for s in data.sources])  # fmt: skip
     md += ["**Datasets.**", "", markdown_table(src_table), ""]
     body += ["<p><b>Datasets.</b></p>", html_table(src_table)]
@@ -319,6 +431,7 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     return out / "report.md"
 
 
-def report(paths: list[str], out: str, title: str = "Saint Malo balance report") -> Path:
-    """Read datasets and write their report (the Python side of ``smsim report``)."""
-    return write_report(A.read_report_data(paths), out, title)
+def report(paths: list[str], out: str, title: str = "Saint Malo balance report", stronger: list[str] = ()) -> Path:
+    """Read datasets and write their report (the Python side of ``smsim report``); ``stronger``:
+    mirror samples of stronger play, for the section "Under stronger play" alone."""
+    return write_report(A.read_report_data(paths, stronger), out, title)

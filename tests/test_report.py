@@ -15,7 +15,8 @@ from smsim.report import display_table, markdown_table, write_report
 from smsim.rules import Rules
 from smsim.sim import simulate_to
 
-SECTIONS = ["Church series", "Wall bonuses", "Pirate losses", "Outcomes", "Heuristics compared", "Data and rules"]
+SECTIONS = ["Church series", "Wall bonuses", "Pirate losses", "Outcomes", "Heuristics compared", "Under stronger play",
+            "Data and rules"]
 
 
 def raw_seats(path: str) -> pd.DataFrame:
@@ -149,7 +150,7 @@ def test_rates_come_with_intervals(written):
 
 
 @pytest.mark.parametrize("name, says", [
-    ("tiny", ["No comparison among these data"]),
+    ("tiny", ["No comparison among these data", "No stronger-play sample among these data"]),
     ("empty", ["No games in these data.", "not in these data (no rows)", "no seats in these data"]),
 ])
 def test_tiny_and_empty_reports_are_well_formed(report_datasets, tmp_path, name, says):
@@ -201,3 +202,85 @@ def test_regenerating_changes_no_figure(report_datasets, tmp_path):
     write_report(data, tmp_path / "b")
     for f in sorted((tmp_path / "a" / "figures").iterdir()):
         assert f.read_bytes() == (tmp_path / "b" / "figures" / f.name).read_bytes(), f.name
+
+
+# -- under stronger play ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def stronger(report_datasets, tmp_path_factory):
+    """A 4-player balanced mirror, a tiny mirror of a cheap rollout (a search policy, fast enough
+    for a test) and its report beside the 4-player run of mixed seats."""
+    root = tmp_path_factory.mktemp("stronger")
+    (root / "cheap.toml").write_text('base = "rollout"\nplayouts = 2\ncandidates = 2\n')
+    simulate_to(str(root / "bal4"), 300, 4, ["balanced"], seed=31, batch=300)
+    simulate_to(str(root / "ro4"), 24, 4, [str(root / "cheap.toml")], seed=32, batch=8)
+    main = [str(root / "bal4"), report_datasets["four"]]
+    write_report(read_report_data(main, stronger=[str(root / "ro4")]), root / "report")
+    write_report(read_report_data(main), root / "plain")
+    return root
+
+
+def test_stronger_play_section_has_a_generated_verdict_per_figure(stronger):
+    md = (stronger / "report" / "report.md").read_text()
+    section = md.split("## Under stronger play")[1].split("## Data and rules")[0]
+    t = pd.read_csv(stronger / "report" / "tables" / "stronger_0.csv", keep_default_na=False,
+                    na_values={c: [""] for c in ("reference", "stronger", "parity")})  # fmt: skip
+    assert len(t) >= 4 + 1 + 1 + 1 + 7 + 1  # seats, cannons, attacks, church share, VP sources, length
+    rows = _md_rows(section, "`cheap` in every seat, 4 players, 24 games")
+    assert len(rows) == len(t)
+    sentences = [line[2:] for line in section.splitlines() if line.startswith("- ")]
+    assert len(sentences) == len(t)
+    for r, row, sentence in zip(t.itertuples(), rows, sentences):
+        assert row[-1] == r.verdict
+        assert sentence.startswith(f"{r.label}: {r.verdict}")
+        shown = f"{100 * r.stronger:.1f}%" if r.unit == "rate" else f"{r.stronger:.2f}"
+        assert f"{shown} [" in sentence and "under cheap against" in sentence and "under balanced" in sentence
+        assert row[2].startswith(shown)  # the table shows the same figure
+    # the figures are the 4-player mirror's: seat 0's win rate and the game length, by hand
+    seats, games = raw_seats(str(stronger / "bal4")), pd.concat(
+        [pd.read_parquet(f) for f in sorted((stronger / "bal4" / "games").glob("*.parquet"))])
+    assert rows[0][1].startswith(f"{100 * seats[seats.seat == 0]['won'].mean():.1f}% [")
+    assert rows[0][0] == "Seat 0 (the start player) wins (parity 25.0%)"
+    assert next(r for r in rows if r[0] == "Game length (rounds)")[1].startswith(f"{games['rounds'].mean():.2f} [")
+    # the rule is stated, and the at-a-glance line counts the verdicts
+    assert "intervals do not overlap" in section
+    glance = md.split("## At a glance")[1].split("## Contents")[0]
+    counts = t["verdict"].value_counts()
+    line = next(x for x in glance.splitlines() if "Under stronger play" in x)
+    assert f"of {len(t)} headline figures, {counts['holds']} hold" in line
+    assert sum(int(n) for n in re.findall(r"(\d+) (?:hold|change|not settled|without data)\b", line)) == len(t)
+
+
+def test_stronger_sample_stays_out_of_the_other_sections(stronger):
+    """Every other table is the same with or without the sample; it is listed among the datasets."""
+    for f in sorted((stronger / "plain" / "tables").glob("*.csv")):
+        assert f.read_text() == (stronger / "report" / "tables" / f.name).read_text(), f.name
+    md = (stronger / "report" / "report.md").read_text()
+    assert "| simulate (stronger play) | 4 | 24 |" in md
+    assert "| cheap |" not in md.split("## Under stronger play")[0]
+
+
+def test_stronger_sample_without_its_reference_says_so(stronger, report_datasets, tmp_path):
+    write_report(read_report_data([report_datasets["four"]], stronger=[str(stronger / "ro4")]), tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    assert "no `balanced` mirror dataset of 4 players among these data" in md
+
+
+def test_report_cli_takes_stronger_samples_and_refuses_a_mixed_one(stronger, report_datasets, tmp_path):
+    from click.testing import CliRunner
+
+    from smsim.cli import cli
+
+    runner = CliRunner()
+    res = runner.invoke(cli, ["report", str(stronger / "bal4"), "--stronger", str(stronger / "ro4"),
+                              "--out", str(tmp_path / "r")])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "r" / "tables" / "stronger_0.csv").is_file()
+    res = runner.invoke(cli, ["report", str(stronger / "bal4"), "--stronger", report_datasets["four"],
+                              "--out", str(tmp_path / "s")])  # fmt: skip
+    assert res.exit_code == 2
+    want = (f"Error: {report_datasets['four']!r} is not a mirror dataset (one policy in every seat, from "
+            "`smsim simulate`); a stronger-play sample must be one")
+    assert res.output.strip().splitlines() == [want]
+    assert not (tmp_path / "s").exists()
