@@ -198,20 +198,27 @@ def capture_nb(w):
 
 
 @hot_njit
-def copy_snap_nb(src, dst):
-    for s in range(src.city.shape[0]):
+def copy_state_nb(city, occ, player, pirates, ctx, rng, to_city, to_occ, to_player, to_pirates, to_ctx, to_rng):
+    """Copy a game's state (cities, masks, counters, pirate track, context, policy streams)
+    element by element: the one copy behind snapshots, captures and continuations (no allocation)."""
+    for p in range(city.shape[0]):
         for c in range(L.N_CELLS):
-            dst.city[s, c] = src.city[s, c]
+            to_city[p, c] = city[p, c]
         for code in range(L.N_CELL_CODES):
-            dst.occ[s, code] = src.occ[s, code]
+            to_occ[p, code] = occ[p, code]
         for f in range(L.N_PLAYER_FIELDS):
-            dst.player[s, f] = src.player[s, f]
+            to_player[p, f] = player[p, f]
+        to_rng[p] = rng[p]
     for f in range(L.N_PIRATE_FIELDS):
-        dst.pirates[f] = src.pirates[f]
+        to_pirates[f] = pirates[f]
     for f in range(L.N_CTX):
-        dst.ctx[f] = src.ctx[f]
-    for p in range(src.rng.shape[0]):
-        dst.rng[p] = src.rng[p]
+        to_ctx[f] = ctx[f]
+
+
+@hot_njit
+def copy_snap_nb(src, dst):
+    copy_state_nb(src.city, src.occ, src.player, src.pirates, src.ctx, src.rng,
+                  dst.city, dst.occ, dst.player, dst.pirates, dst.ctx, dst.rng)  # fmt: skip
     dst.meta[0] = src.meta[0]
     dst.meta[1] = src.meta[1]
 
@@ -220,19 +227,8 @@ def copy_snap_nb(src, dst):
 def snapshot_nb(w, rnd, s):
     """The state at the start of seat s's turn in round rnd, for continuations (no allocation)."""
     snap = w.snap
-    for p in range(w.city.shape[0]):
-        for c in range(L.N_CELLS):
-            snap.city[p, c] = w.city[p, c]
-        for code in range(L.N_CELL_CODES):
-            snap.occ[p, code] = w.occ[p, code]
-        for f in range(L.N_PLAYER_FIELDS):
-            snap.player[p, f] = w.player[p, f]
-    for f in range(L.N_PIRATE_FIELDS):
-        snap.pirates[f] = w.pirates[f]
-    for f in range(L.N_CTX):
-        snap.ctx[f] = w.ctx[f]
-    for p in range(w.rng.shape[0]):
-        snap.rng[p] = w.rng[p]
+    copy_state_nb(w.city, w.occ, w.player, w.pirates, w.ctx, w.rng,
+                  snap.city, snap.occ, snap.player, snap.pirates, snap.ctx, snap.rng)  # fmt: skip
     snap.meta[0] = rnd
     snap.meta[1] = s
 
@@ -466,17 +462,8 @@ def continue_game_nb(snap, tape, n_tape, row, game_key, playout_key, cw, seats, 
     the rest, their policy streams taken up where the turn began. With the game's own pick and
     ``playout_key == game_key`` it plays the game itself again. The final score goes to
     ``score`` and ``game_out``."""
-    for p in range(cw.city.shape[0]):
-        for c in range(L.N_CELLS):
-            cw.city[p, c] = snap.city[p, c]
-        for code in range(L.N_CELL_CODES):
-            cw.occ[p, code] = snap.occ[p, code]
-        for f in range(L.N_PLAYER_FIELDS):
-            cw.player[p, f] = snap.player[p, f]
-    for f in range(L.N_PIRATE_FIELDS):
-        cw.pirates[f] = snap.pirates[f]
-    for f in range(L.N_CTX):
-        cw.ctx[f] = snap.ctx[f]
+    copy_state_nb(snap.city, snap.occ, snap.player, snap.pirates, snap.ctx, snap.rng,
+                  cw.city, cw.occ, cw.player, cw.pirates, cw.ctx, cw.rng)  # fmt: skip
     for i in range(n_tape):
         cw.forced[i] = tape[i]
     cw.forced[n_tape] = row
@@ -488,8 +475,6 @@ def continue_game_nb(snap, tape, n_tape, row, game_key, playout_key, cw, seats, 
     cw.status[0] = 0
     cw.status[1] = -1
     cw.cap.at[0] = -1
-    for p in range(cw.rng.shape[0]):
-        cw.rng[p] = snap.rng[p]
     new_game_memo_nb(cw.memo)
     rounds, full = continue_rounds_nb(cw, seats, rules, snap.meta[0], snap.meta[1])
     finish_game_nb(cw.occ, cw.player, cw.pirates, cw.status, rounds, full, rules, score, game_out)

@@ -10,15 +10,22 @@ import numpy as np
 
 from smsim import layout as L
 from smsim import rules as R
-from smsim.engine.city import (
+from smsim.engine.city import (  # noqa: F401  (persons by name, for heuristics.py too)
+    ARCHITECT,
     CHURCH_1,
+    CITIZEN,
     CRATE,
     EMPTY,
+    JUGGLER,
+    MERCHANT,
     NEIGH8_MASK,
+    NOBLE,
     OUTER_MASK,
     PERSON_0,
+    PRIEST,
     SIDE_MASK,
     SIDE_OF_CELL,
+    SOLDIER,
     WALL,
     ZERO,
     church_mask_nb,
@@ -37,13 +44,6 @@ WALL_FACE = int(L.Face.WALL)
 CROSS = int(L.Face.CROSS)
 HEAD = int(L.Face.HEAD)
 SWORDS = int(L.Face.SWORDS)
-CITIZEN = int(L.Person.CITIZEN)
-SOLDIER = int(L.Person.SOLDIER)
-PRIEST = int(L.Person.PRIEST)
-ARCHITECT = int(L.Person.ARCHITECT)
-MERCHANT = int(L.Person.MERCHANT)
-JUGGLER = int(L.Person.JUGGLER)
-NOBLE = int(L.Person.NOBLE)
 BONUS_PERSON_KIND = int(L.BonusKind.PERSON)
 BONUS_COINS_KIND = int(L.BonusKind.COINS)
 BONUS_VP_KIND = int(L.BonusKind.VP)

@@ -4,27 +4,8 @@ import numpy as np
 
 from smsim import layout as L
 from smsim.policies import heuristics as H
-from tests.helpers import RULES_NB, state_from_cities
+from tests.helpers import RULES_NB
 from tests.policies.test_features import cell_value_reference, random_cities
-
-CITY = """
-+ . . . . . +
-. C C . . . .
-. C . . . . .
-. C . . . . .
-. . . . . . .
-. . . . . . .
-+ . . . . . +
-"""
-
-
-def with_churches(*sizes):
-    text = CITY
-    cells = [(4, 1), (4, 2), (4, 3), (4, 4), (4, 5), (5, 1), (5, 2)]
-    rows = [list(line.split()) for line in text.strip().splitlines()]
-    for (r, c), size in zip(cells, sizes):
-        rows[r][c] = str(size)
-    return state_from_cities("\n".join(" ".join(r) for r in rows))
 
 
 def test_pick_best_breaks_ties_uniformly():
