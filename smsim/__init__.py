@@ -6,7 +6,7 @@
 
 The heavy entry points load on first use: ``smsim.simulate``, ``smsim.simulate_to``,
 ``smsim.simulate_summary``, ``smsim.load``, ``smsim.compare``, ``smsim.tune`` (the heuristic's
-weights by CMA-ES, in ``smsim.tuning``), ``smsim.play_game``, and for balance reports
+weights by CMA-ES, in ``smsim.tuning``), ``smsim.sweep`` (rule variants on common dice), ``smsim.play_game``, and for balance reports
 ``smsim.report_tables`` (the report's tables as DataFrames) and ``smsim.make_report``.
 """
 
@@ -26,6 +26,7 @@ _LAZY = {
     "load": ("smsim.dataset", "load"),
     "compare": ("smsim.comparison", "compare"),
     "tune": ("smsim.tuning", "tune"),
+    "sweep": ("smsim.sweep", "sweep"),
     "POLICIES": ("smsim.policies.registry", "POLICIES"),
     "report_tables": ("smsim.analysis", "report_tables"),
     "make_report": ("smsim.report", "report"),

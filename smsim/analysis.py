@@ -136,7 +136,8 @@ def _read_one(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, dict, Source]:
 
 def read_report_data(paths: list[str | Path], stronger: list[str | Path] = ()) -> ReportData:
     """Read datasets (``smsim simulate --out``) and comparisons (``smsim compare --out``) for one
-    report. They must share their rules: a report describes one rules configuration.
+    report. They must share their rules: a report describes one rules configuration (rules
+    variants are compared beside it: ``split_variants``).
 
     ``stronger``: mirror datasets (one policy, a stronger one such as ``rollout``, in every seat)
     that the report sets beside the ``balanced`` mirror of the same player count in its section
@@ -704,3 +705,58 @@ def stronger_play(reference: ReportData, stronger: ReportData) -> pd.DataFrame:
                      "stronger": s[0], "stronger_lo": s[1], "stronger_hi": s[2], "parity": parity,
                      "verdict": verdict(r[1], r[2], s[1], s[2], parity)})  # fmt: skip
     return pd.DataFrame(rows, columns=cols)
+
+
+# -- rule variants -------------------------------------------------------------------------------
+def _rules_of(path: Path) -> tuple[dict, str]:
+    """A dataset's or comparison's rules and its kind ("simulate" or "compare")."""
+    if not path.is_dir():
+        raise DatasetError(f"{str(path)!r} is not a directory")
+    manifest = comparison_manifest(path)
+    if manifest is not None:
+        return manifest["rules"], "compare"
+    return read_manifest(path)["run"]["rules"], "simulate"
+
+
+def split_variants(paths: list[str | Path]) -> tuple[list[str], list]:
+    """The datasets a report describes, and the rules variants it compares (``sweep.VariantSet``).
+
+    A sweep directory (``smsim sweep --out``) gives its variants; when only sweeps are given, the
+    report describes their baselines. Datasets whose rules differ are variants too: the report
+    describes those with the standard rules (docs/rules.md), or else those with the first one's
+    rules, and sets each other one beside a dataset it describes of the same players (the same
+    policies and seed where there is one: then the differences are paired)."""
+    from smsim.sweep import is_sweep, read_sweep, variant_set_from_datasets, variant_set_from_sweep
+
+    sweeps = [Path(p) for p in paths if is_sweep(p)]
+    rest = [Path(p) for p in paths if not is_sweep(p)]
+    sets = [variant_set_from_sweep(p) for p in sweeps]
+    if not rest:
+        return [str(read_sweep(p).dirs[0]) for p in sweeps], sets
+    found = {p: _rules_of(p) for p in rest}
+    standard = Rules().to_dict()
+    main_rules = standard if any(r == standard for r, _ in found.values()) else found[rest[0]][0]
+    main = [p for p in rest if found[p][0] == main_rules]
+    groups: dict[Path, list[Path]] = {}
+    for p in rest:
+        rules, kind = found[p]
+        if rules == main_rules:
+            continue
+        if kind != "simulate":
+            raise DatasetError(f"{str(p)!r} is a comparison with other rules than the report's; only `smsim "
+                               "simulate` datasets can be compared as rules variants")  # fmt: skip
+        run = read_manifest(p)["run"]
+        names = [q["name"] for q in run["policies"]]
+
+        def closeness(b: Path, run=run, names=names) -> tuple[int, int]:
+            other = read_manifest(b)["run"]
+            same_policies = [q["name"] for q in other["policies"]] == names
+            return (same_policies, same_policies and other["seed"] == run["seed"])
+
+        bases = [b for b in main if found[b][1] == "simulate" and read_manifest(b)["run"]["players"] == run["players"]]
+        if not bases:
+            raise DatasetError(f"{str(p)!r} uses other rules than the report's datasets, and none of them is a "
+                               f"`smsim simulate` dataset of {run['players']} players to compare it with")  # fmt: skip
+        groups.setdefault(max(bases, key=closeness), []).append(p)
+    sets += [variant_set_from_datasets(b, others) for b, others in groups.items()]
+    return [str(p) for p in main], sets

@@ -86,6 +86,7 @@ def cli() -> None:
       smsim validate game.jsonl
       smsim tune --games 4000 --budget 120 --out tuned.toml
       smsim advise game.jsonl --decision 41
+      smsim sweep --vary side_defence=1,2,3 --games 20000 --out runs/defence
     """
 
 
@@ -504,6 +505,92 @@ def compare(policies, players, games, precision, seed, threads, out, rules_file,
         click.echo(f"written: {out}")
 
 
+# -- sweep ------------------------------------------------------------------------------------
+@cli.command()
+@click.option("--games", "-n", type=str, default="10000", show_default=True, help="Games per variant (1 to 1e10).")
+@click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
+@click.option("--policy", multiple=True, help="One for all seats, or one per seat (repeat or comma-separate).")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The sweep's seed: every variant's dice.")
+@click.option("--vary", multiple=True, metavar="FIELD=V1,V2,...",
+              help="Values of one rules field (repeatable: a full grid; lists separated by ';').")
+@click.option("--variant", "variant_files", multiple=True, metavar="NAME=FILE.toml",
+              help="A named variant from a rules file (repeatable).")
+@click.option("--one-at-a-time", is_flag=True, help="Vary each --vary field alone around the base rules, not a grid.")
+@click.option("--out", "-o", type=str, default=None, help="Sweep directory to write (resumable); else in memory.")
+@click.option("--batch", type=str, default=None, help="Games per part file (default: by run size).")
+@click.option("--threads", type=int, default=None, help="Threads (default: every core, or SMSIM_THREADS).")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv"]), default="table", show_default=True,
+              help="table: the headline metrics; csv: every metric of every variant (the tidy table).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@with_rules
+def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out, batch, threads, fmt, quiet,
+          rules_file, rule) -> None:  # fmt: skip
+    """Play the same games under several rules variants (common dice) and compare them with
+    paired intervals. The base rules (docs/rules.md, or --rules/--rule) are always the first
+    variant, "baseline". With --out the games are written as one dataset per variant plus a
+    manifest (resumable like simulate; `smsim report DIR` writes the variants report).
+
+    \b
+    Examples:
+      smsim sweep --vary side_defence=1,2,3 --games 20000 --out runs/defence
+      smsim sweep --vary side_defence=1,3 --vary rotation_cost=0,1 --one-at-a-time -n 20000
+      smsim sweep --vary 'pirate_strengths=[1,3,6,8,10,12];[1,3,5,7,9,11]' -n 20000
+      smsim sweep --variant gentle-last-attacks --variant mine=my-rules.toml -n 20000 -o runs/gentle
+    """
+    from smsim.dataset import DatasetError
+    from smsim.sim import SimulationError
+    from smsim.summary import print_sweep
+    from smsim.sweep import SweepError, plan_variants, play_sweep, run_sweep
+
+    base = _rules(rules_file, rule)
+    n_games = _count(games, "--games")
+    batch_size = _count(batch, "--batch") if batch is not None else None
+    if threads is not None and threads < 1:
+        _fail(f"--threads must be >= 1, got {threads}")
+    if not vary and not variant_files:
+        _fail("give the variants: --vary FIELD=V1,V2,... or --variant NAME=FILE.toml")
+    try:
+        variants = plan_variants(list(vary), list(variant_files), one_at_a_time, base)
+        with _sweep_progress(n_games * len(variants), quiet) as report:
+            if out is None:
+                result = play_sweep(variants, n_games, players, _policies(policy), seed, threads, on_progress=report)
+            else:
+                result = run_sweep(out, variants, n_games, players, _policies(policy), seed, batch_size, threads,
+                                   command=["smsim", *sys.argv[1:]], on_progress=report)  # fmt: skip
+    except (SweepError, SimulationError, PolicyError, DatasetError) as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        where = f": the parts already written in {out} are complete; run the same command to go on" if out else ""
+        click.echo(f"\ninterrupted{where}", err=True)
+        sys.exit(130)
+    if fmt == "csv":
+        click.echo(result.table.to_csv(index=False), nl=False)
+        return
+    print_sweep(result.table, n_games)
+    if out is not None:
+        click.echo(f"sweep: {out} ({len(variants)} variants; {result.played:,} games played now)")
+
+
+class _sweep_progress(_progress):
+    """One progress display for a whole sweep: games of every variant, and the variant playing."""
+
+    def report(self, p) -> None:
+        if self.quiet:
+            return
+        if self.bar is None:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.bar = Progress(
+                TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[speed]}"),
+                TimeRemainingColumn(), TextColumn("{task.fields[variant]}"), console=Console(stderr=True),
+            )  # fmt: skip
+            self.bar.__enter__()
+            self.task = self.bar.add_task("games", total=self.total, speed="", variant="")
+        self.bar.update(self.task, completed=p.done, speed=f"{p.games_per_second:,.0f} games/s",
+                        variant=f"variant {p.variant_index + 1}/{p.variants}: {p.variant}")  # fmt: skip
+
+
 # -- summary ----------------------------------------------------------------------------------
 @cli.command()
 @click.argument("dataset", type=str)
@@ -798,6 +885,28 @@ def list_policies(weights: bool) -> None:
             click.echo(f"{'':<{width}}  weights: {shown}")
     if weights:
         click.echo(f"\nweights (in VP): {', '.join(PARAM_NAMES)}")
+
+
+@cli.command("variants")
+def list_variants() -> None:
+    """List the rules variants smsim ships: name, what it changes, and the fields it sets.
+
+    Give one to ``smsim sweep --variant NAME`` (or its file to ``--rules``).
+
+    \b
+    Example:
+      smsim sweep --variant gentle-last-attacks --variant free-rotation -n 20000
+    """
+    import tomllib
+
+    from smsim.sweep import named_variants
+
+    shipped = named_variants()
+    width = max(len(name) for name in shipped)
+    for name, (path, description) in shipped.items():
+        fields = tomllib.loads(path.read_text(encoding="utf-8"))
+        click.echo(f"{name:<{width}}  {description}")
+        click.echo(f"{'':<{width}}  {', '.join(f'{k} = {v}' for k, v in fields.items())}  ({path.name})")
 
 
 def main(argv: list[str] | None = None) -> Any:

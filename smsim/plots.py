@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from smsim import analysis as A
 from smsim.ratings import elo
 from smsim.rules import SIDE_NAMES
+from smsim.sweep import HEADLINE
 
 Plot = tuple[Figure, str]
 WIDTH = 3.6  # inches per panel
@@ -307,6 +308,88 @@ def ratings(data: A.ReportData) -> Plot | None:
     axes[0].set_ylabel("rating (Elo scale)")
     games = sum(src.games for src in rated)
     return fig, f"Ratings fitted to the final rankings of {games:,} comparison games, with 95% intervals."
+
+
+# -- rule variants (a sweep's table, not ReportData) ------------------------------------------------
+
+
+def _variant_scale(unit: str) -> tuple[float, str]:
+    return (100.0, " (%)") if unit == "rate" else (100.0, " (points)") if unit == "points" else (1.0, "")
+
+
+def variant_differences(table: pd.DataFrame, title: str) -> Plot | None:
+    """Each variant's paired difference from the baseline in the headline metrics, with its 95%
+    interval: one panel per metric, one row per variant."""
+    t = table[(table["variant"] != "baseline") & table["metric"].isin(HEADLINE)]
+    if t.empty:
+        return None
+    variants = list(dict.fromkeys(t["variant"]))
+    fig = Figure(figsize=(WIDTH * 3, max(4.5, 1.6 + 0.6 * len(variants))), layout="constrained")
+    axes = fig.subplots(2, 3, sharey=True, squeeze=False).ravel()
+    fig.suptitle(title)
+    y = np.arange(len(variants))[::-1]
+    for ax, key in zip(axes, HEADLINE):
+        tm = t[t["metric"] == key].set_index("variant").reindex(variants)
+        if tm["label"].isna().all():
+            ax.set_visible(False)
+            continue
+        unit = tm["unit"].dropna().iloc[0]
+        scale, suffix = _variant_scale(unit)
+        suffix = " (points)" if unit == "rate" else suffix  # a difference of rates
+        x = tm["diff"].to_numpy(float) * scale
+        err = np.nan_to_num(np.clip(np.vstack([x - tm["diff_lo"] * scale, tm["diff_hi"] * scale - x]), 0, None))
+        ax.errorbar(x, y, xerr=err, fmt="o", capsize=3, color="#4c72b0")
+        ax.axvline(0, color="grey", ls="--", lw=0.8)
+        ax.set_title(tm["label"].dropna().iloc[0], fontsize="small")
+        ax.set_xlabel("difference from baseline" + suffix, fontsize="small")
+    axes[0].set_yticks(y, variants, fontsize="small")
+    axes[3].set_yticks(y, variants, fontsize="small")
+    return fig, ("Each variant's difference from the baseline in the headline metrics, with its paired 95% interval "
+                 "(the same games on the same dice); the dashed line is no difference.")  # fmt: skip
+
+
+def _order(values: list) -> list:
+    try:
+        return sorted(values)
+    except TypeError:  # lists of several lengths, or words: the order they were given
+        return values
+
+
+def variant_effects(table: pd.DataFrame, varied: dict[str, tuple[str, object]], baseline_values: dict[str, object],
+                    title: str) -> list[tuple[str, Plot]]:  # fmt: skip
+    """For each rules field varied alone (``varied``: variant name -> (field, value)): the headline
+    metrics against the field's value, baseline included, with 95% intervals. Returns
+    (field, plot) pairs."""
+    out = []
+    fields = list(dict.fromkeys(f for f, _ in varied.values()))
+    for fld in fields:
+        points = [("baseline", baseline_values[fld])] + [(v, val) for v, (f, val) in varied.items() if f == fld]
+        order = _order([val for _, val in points])
+        points.sort(key=lambda p: order.index(p[1]))
+        labels = [str(val).replace(" ", "") for _, val in points]
+        fig = Figure(figsize=(WIDTH * 3, 6.2), layout="constrained")
+        axes = fig.subplots(2, 3, squeeze=False).ravel()
+        fig.suptitle(f"{title}: {fld}")
+        x = np.arange(len(points))
+        for ax, key in zip(axes, HEADLINE):
+            tm = table[table["metric"] == key].set_index("variant")
+            if tm.empty:
+                ax.set_visible(False)
+                continue
+            scale, suffix = _variant_scale(tm["unit"].iloc[0])
+            rows = tm.reindex([v for v, _ in points])
+            yv = rows["value"].to_numpy(float) * scale
+            err = np.nan_to_num(np.clip(np.vstack([yv - rows["lo"] * scale, rows["hi"] * scale - yv]), 0, None))
+            ax.errorbar(x, yv, yerr=err, fmt="-o", capsize=3, color="#4c72b0")
+            base = [i for i, (v, _) in enumerate(points) if v == "baseline"]
+            ax.plot(x[base], yv[base], "s", color="#dd8452", ms=8, zorder=3, label="baseline")
+            ax.set_xticks(x, labels, rotation=30 if max(map(len, labels)) > 4 else 0, ha="right", fontsize="small")
+            ax.set_title(tm["label"].iloc[0], fontsize="small")
+            ax.set_ylabel(suffix.strip(" ()") or tm["unit"].iloc[0], fontsize="small")
+        axes[0].legend(fontsize="x-small")
+        out.append((fld, (fig, f"The headline metrics against {fld} (the other rules at the baseline), with 95% "
+                                "intervals; the square is the baseline.")))  # fmt: skip
+    return out
 
 
 PLOTS: dict[str, Callable[[A.ReportData], Plot | None]] = {

@@ -332,6 +332,118 @@ def at_a_glance(data: A.ReportData) -> list[str]:
     return lines
 
 
+# -- rule variants -------------------------------------------------------------------------------
+VARIANT_GROUPS = {"seats": "Seats", "pirates": "Pirates", "vp": "Victory points", "city": "The city",
+                  "game": "Game length", "policies": "Policies"}  # fmt: skip
+
+
+def _variant_value(v: float, unit: str, signed: bool = False) -> str:
+    if not np.isfinite(v):
+        return "-"
+    sign = "+" if signed else ""
+    if unit == "rate" and not signed:
+        return f"{100 * v:.1f}%"
+    if unit in ("rate", "points"):
+        return f"{100 * v:{sign}.1f}"
+    return f"{v:{sign}.2f}"
+
+
+def _with_interval(v: float, lo: float, hi: float, unit: str, signed: bool = False) -> str:
+    if not np.isfinite(v):
+        return "-"
+    return f"{_variant_value(v, unit, signed)} [{_variant_value(lo, unit, signed)}, {_variant_value(hi, unit, signed)}]"
+
+
+def _varied_text(varied: dict) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in varied.items()) or "(the base rules)"
+
+
+def _largest(t, key: str) -> str | None:
+    """The variant that moves ``key`` most, where its paired interval excludes no difference."""
+    rows = t[(t["metric"] == key) & (t["variant"] != "baseline")]
+    clear = rows[(rows["diff_lo"] > 0) | (rows["diff_hi"] < 0)]
+    if clear.empty:
+        return None
+    r = clear.loc[clear["diff"].abs().idxmax()]
+    unit = "points" if r.unit in ("rate", "points") else r.unit
+    return f"{r.variant} ({_with_interval(r['diff'], r.diff_lo, r.diff_hi, r.unit, True)} {unit})"
+
+
+def variants_section(sets: list) -> tuple[Section, list[str]]:
+    """The section "Rule variants" (``sweep.VariantSet``s) and its at-a-glance lines."""
+    from smsim.summary import SWEEP_HEADINGS
+    from smsim.sweep import HEADLINE, variance_reduction
+
+    s = Section("Rule variants", "What changes when a rule changes. Each variant plays the same games as its "
+                "baseline; where they also meet the same dice (a sweep, or datasets of one seed and line-up) a "
+                "difference is measured game by game, and its *paired* 95% interval (the normal interval of the mean "
+                "of per-game differences) is set beside the interval two independent samples of the same size would "
+                "give. A difference is shown as variant minus baseline; rates in percentage points.")  # fmt: skip
+    glance = []
+    for k, vs in enumerate(sets):
+        t = vs.table()
+        head = (f"{vs.label}: {vs.players} players, {', '.join(dict.fromkeys(vs.policies))} at the table, "
+                f"{vs.games:,} games per variant" + (f", seed {vs.seed}" if vs.seed is not None else "") +
+                (", every variant on the same dice (paired)" if vs.paired else
+                 ", not on the same dice: differences have unpaired intervals"))  # fmt: skip
+        listing = pd.DataFrame({"variant": [v.name for v in vs.variants],
+                                "changes": [_varied_text(v.varied) for v in vs.variants],
+                                "dataset": vs.dirs})  # fmt: skip
+        s.blocks.append(Block("table", text=f"{head}. The variants", name=f"variants_{k}_list", table=listing))
+        rows = t.set_index(["variant", "metric"])
+        shown = {"variant": [v.name for v in vs.variants]}
+        for key in HEADLINE:
+            cells = []
+            for v in vs.variants:
+                r = rows.loc[(v.name, key)]
+                cells.append(_with_interval(r.value, r.lo, r.hi, r.unit) if v.name == "baseline" else
+                             _with_interval(r["diff"], r.diff_lo, r.diff_hi, r.unit, True))  # fmt: skip
+            shown[SWEEP_HEADINGS[key]] = cells
+        headline = t[t["metric"].isin(HEADLINE)]
+        s.blocks.append(Block("table", text="Which rule moves the balance most: the baseline's headline figures, and "
+                              "each variant's difference from them with its 95% interval", name=f"variants_{k}_headline",
+                              table=headline, shown=pd.DataFrame(shown)))  # fmt: skip
+        made = P.variant_differences(t, f"Rule variants, {vs.players} players")
+        if made is not None:
+            s.blocks.append(Block("figure", text=made[1], name=f"variants_{k}_differences", figure=made[0]))
+        single = {v.name: next(iter(v.varied.items())) for v in vs.variants[1:] if len(v.varied) == 1}
+        base_rules = vs.variants[0].rules.to_dict()
+        for fld, (fig, caption) in P.variant_effects(t, single, base_rules, f"Rule variants, {vs.players} players"):
+            s.blocks.append(Block("figure", text=caption, name=f"variants_{k}_{fld}", figure=fig))
+        vr = variance_reduction(t)
+        if vs.paired and len(vr):
+            median = float(vr["narrower"].median())
+            s.blocks.append(Block("table", text=(
+                f"What the common dice bought: over {len(vr)} metrics the paired interval of a difference is a median "
+                f"{median:.2f}x narrower than the unpaired one (from {vr['narrower'].min():.2f}x to "
+                f"{vr['narrower'].max():.2f}x), as precise as {median ** 2:.1f}x the games played independently. "
+                "Measured on these games: per metric, the median over the variants"),
+                name=f"variants_{k}_pairing", table=vr,
+                shown=pd.DataFrame({"metric": vr["label"], "paired interval narrower": [f"{x:.2f}x" for x in vr["narrower"]],
+                                    "games equivalent": [f"{x:.1f}x" for x in vr["games_factor"]]})))  # fmt: skip
+        for group, title in VARIANT_GROUPS.items():
+            g = t[t["group"] == group]
+            if g.empty:
+                continue
+            shown_g = pd.DataFrame({
+                "metric": g["label"], "variant": g["variant"],
+                "value [95% CI]": [_with_interval(r.value, r.lo, r.hi, r.unit) for r in g.itertuples()],
+                "difference [paired 95% CI]": [_with_interval(r.diff, r.diff_lo, r.diff_hi, r.unit, True)
+                                               for r in g.itertuples()],
+                "unpaired 95% CI": [_with_interval(r.diff, r.unpaired_lo, r.unpaired_hi, r.unit, True)
+                                    for r in g.itertuples()],
+            })  # fmt: skip
+            s.blocks.append(Block("table", text=f"{title}: every variant", name=f"variants_{k}_{group}",
+                                  table=g, shown=shown_g))  # fmt: skip
+        moves = [(label, _largest(t, key)) for key, label in (("start_edge", "the start player's edge"),
+                                                            ("cannons_changed_winner", "how often cannons change the winner"),
+                                                            ("vp_total", "the mean final VP"))]  # fmt: skip
+        said = "; ".join(f"{label} most: {who}" if who else f"{label}: no variant distinguishably" for label, who in moves)
+        glance.append(f"Rule variants ({vs.players} players, {len(vs.variants) - 1} variants, {vs.games:,} games each): "
+                      f"moving {said} (section \"Rule variants\").")  # fmt: skip
+    return s, glance
+
+
 # -- writing -------------------------------------------------------------------------------------
 def _write(path: Path, data: bytes | str) -> None:
     """Whole or not at all: a temporary file renamed into place."""
@@ -359,7 +471,8 @@ figcaption{font-size:0.9em;color:#444}img{max-width:100%}.missing{color:#8a6d3b;
 code,pre{background:#f6f6f6}pre{padding:0.5em;overflow-x:auto}"""
 
 
-def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo balance report") -> Path:
+def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo balance report",
+                 variants: list = ()) -> Path:  # fmt: skip
     """Write the report into ``out`` (created if needed); returns the path of report.md."""
     out = Path(out)
     if (out / "manifest.json").exists():
@@ -372,12 +485,16 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     main = data.main()
     strong, strong_glance = stronger_section(data)
     secs = [*sections(main), strong]
+    variant_glance: list[str] = []
+    if variants:
+        varied, variant_glance = variants_section(list(variants))
+        secs.append(varied)
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     md = [f"# {title}", "", f"Made by smsim {__version__} on {now} from {data.n_games:,} games.", ""]
     body = [f"<h1>{html.escape(title)}</h1>",
             f"<p>Made by smsim {__version__} on {now} from {data.n_games:,} games.</p>"]  # fmt: skip
 
-    glance = at_a_glance(main) + strong_glance
+    glance = at_a_glance(main) + strong_glance + variant_glance
     md += ["## At a glance", ""] + [f"- {line}" for line in glance] + [""]
     body += ["<h2>At a glance</h2><ul>"] + [f"<li>{html.escape(line)}</li>" for line in glance] + ["</ul>"]
     if not glance:
@@ -433,5 +550,8 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
 
 def report(paths: list[str], out: str, title: str = "Saint Malo balance report", stronger: list[str] = ()) -> Path:
     """Read datasets and write their report (the Python side of ``smsim report``); ``stronger``:
-    mirror samples of stronger play, for the section "Under stronger play" alone."""
-    return write_report(A.read_report_data(paths, stronger), out, title)
+    mirror samples of stronger play, for the section "Under stronger play" alone. Sweep
+    directories, and datasets whose rules differ from the others', are compared in the section
+    "Rule variants" (``analysis.split_variants``)."""
+    main, variants = A.split_variants(paths)
+    return write_report(A.read_report_data(main, stronger), out, title, variants)

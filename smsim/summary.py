@@ -228,3 +228,53 @@ def print_comparison(result, console: Console | None = None) -> None:
                 cells.append(f"{r.vp_diff:+.1f} [{r.lo:+.1f}, {r.hi:+.1f}]")
         t.add_row(a, *cells)
     console.print(t)
+
+
+SWEEP_HEADINGS = {"start_edge": "start edge", "cannons_changed_winner": "cannons change winner",
+                  "cannons_lost": "cannons lost", "vp_total": "VP per seat", "church_vp_share": "church VP share",
+                  "rounds": "rounds"}  # fmt: skip
+"""Short column headings of the headline metrics (``sweep.HEADLINE``) for narrow tables."""
+
+
+def _metric_text(value: float, unit: str, signed: bool = False) -> str:
+    if not np.isfinite(value):
+        return "-"
+    if unit == "points" and not signed:
+        return f"{100 * value:+.1f} pts"
+    if unit in ("rate", "points"):
+        return f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}%"
+    return f"{value:+.2f}" if signed else f"{value:.2f}"
+
+
+def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None) -> None:
+    """Print a sweep's headline metrics (``sweep.variant_table``) for the terminal: the baseline's
+    value, then each variant's paired difference from it with its 95% interval, and how much the
+    common dice narrowed those intervals."""
+    from smsim.sweep import BASELINE, HEADLINE, variance_reduction
+
+    console = console or Console(width=max(140, Console().width))
+    variants = list(dict.fromkeys(table["variant"]))
+    console.print(f"[bold]{len(variants)} variants[/] x {games:,} games on common dice (game g has the same dice "
+                  "in every variant)")  # fmt: skip
+    t = Table(title="The baseline's values; each variant's paired difference from the baseline ± its 95% "
+                    "interval (rates in points)")  # fmt: skip
+    t.add_column("variant", no_wrap=True)
+    rows = table.set_index(["variant", "metric"])
+    for key in HEADLINE:
+        t.add_column(SWEEP_HEADINGS[key], justify="right")
+    for v in variants:
+        cells = []
+        for key in HEADLINE:
+            r = rows.loc[(v, key)]
+            if v == BASELINE:
+                cells.append(_metric_text(r.value, r.unit))
+            else:
+                half = (r.diff_hi - r.diff_lo) / 2  # a normal interval: symmetric
+                cells.append(f"{_metric_text(r['diff'], r.unit, True)} ± {_metric_text(half, r.unit)}".replace("%", ""))
+        t.add_row(v, *cells)
+    console.print(t)
+    vr = variance_reduction(table)
+    if len(vr):
+        median = float(vr["narrower"].median())
+        console.print(f"Paired intervals are {median:.2f}x narrower than two independent samples would give "
+                      f"(median over {len(vr)} metrics; as many games as {median ** 2:.1f}x more unpaired).")  # fmt: skip

@@ -1,0 +1,695 @@
+"""Rule-variant sweeps on common dice: the same games played under several rules configurations.
+
+A *sweep* plays games 0 .. N-1 of one seed under each variant of the rules. Game g draws its dice
+from the stream keyed by (seed, g) whatever the rules (docs/rules.md §8), so every variant meets
+the same dice: a difference between two variants is measured on matched games (common random
+numbers), and its *paired* interval is much narrower than two independent samples would give.
+
+>>> variants = plan_variants(vary=["side_defence=1,3"])
+>>> [v.name for v in variants]
+['baseline', 'side_defence=1', 'side_defence=3']
+
+The variants come from rules files (``--variant name=FILE.toml``) or from ``--vary
+field=v1,v2,...`` (a full grid when several fields are varied, or each field alone around the
+base rules with ``one_at_a_time``); the base rules (docs/rules.md, or ``--rules``) are always the
+first variant, ``baseline``. On disk a sweep is a directory holding ``sweep.json`` (the manifest
+naming the variants) and one ordinary dataset per variant under ``variants/`` (the ``simulate
+--out`` format, each loadable with ``smsim.load``); like ``simulate`` it resumes where it stopped.
+
+The headline metrics are computed per game (``game_metrics``): one value per game and metric, so
+that a variant's figure and its paired difference from the baseline are means over games, with
+normal 95% intervals over independent games (``variant_table``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+
+from smsim.dataset import DatasetError, done_parts, part_name, read_manifest
+from smsim.rules import Rules, RulesError
+from smsim.stats import Z_95
+from smsim.summary import VP_SOURCES
+
+SWEEP_FORMAT = "smsim-sweep"
+SWEEP_FORMAT_VERSION = 1
+MANIFEST = "sweep.json"
+BASELINE = "baseline"
+
+
+class SweepError(ValueError):
+    """A sweep that cannot be planned or a directory that is not this sweep's; the message says which."""
+
+
+# -- planning ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Variant:
+    """One rules configuration of a sweep: its name, the fields it changes from the base rules
+    (``varied``, as TOML values) and the rules themselves."""
+
+    name: str
+    varied: dict[str, Any]
+    rules: Rules
+    source: str | None = None  # the rules file it was read from, if any
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "varied": self.varied, "source": self.source, "rules": self.rules.to_dict()}
+
+
+def _literal(field_name: str, text: str) -> Any:
+    """A value of ``--vary`` as TOML reads it (a bare word such as ``person`` stays a word)."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        if text and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
+            return text
+        raise SweepError(f"--vary {field_name}: {text!r} is not a value (write lists as [1, 2], words bare)") from None
+
+
+def parse_vary(text: str) -> tuple[str, list[Any]]:
+    """``field=v1,v2,...`` into (field, values). A list-valued field separates its values with
+    ``;`` (``pirate_strengths=[1,3,6,8,10,12];[1,3,5,7,9,11]``), since its lists hold commas."""
+    name, sep, values = text.partition("=")
+    name = name.strip()
+    if not sep or not name or not values.strip():
+        raise SweepError(f"--vary {text!r}: expected field=value1,value2,...")
+    values = values.strip()
+    parts = values.split(";") if values.startswith("[") or ";" in values else values.split(",")
+    parsed = [_literal(name, p.strip()) for p in parts if p.strip()]
+    if not parsed:
+        raise SweepError(f"--vary {text!r}: no values")
+    return name, parsed
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_value_text(v) for v in value) + "]"
+    return str(value)
+
+
+def variant_name(varied: dict[str, Any]) -> str:
+    """``field=value`` pairs joined by spaces: the name of a generated variant."""
+    return " ".join(f"{k}={_value_text(v)}" for k, v in varied.items()) or BASELINE
+
+
+def _variant(base: Rules, varied: dict[str, Any], name: str | None = None, source: str | None = None) -> Variant:
+    try:
+        rules = Rules.from_dict(varied, base)
+    except RulesError as exc:
+        label = f"variant {name!r}" if name else f"--vary {variant_name(varied)}"
+        raise SweepError(f"{label}: {exc}") from None
+    # as the rules hold them (a list of crates becomes tuples, say): names and manifests agree
+    held = rules.to_dict()
+    return Variant(name or variant_name(varied), {k: held[k] for k in varied}, rules, source)
+
+
+def plan_variants(
+    vary: list[str] = (),
+    files: list[str] = (),
+    one_at_a_time: bool = False,
+    base: Rules | None = None,
+) -> list[Variant]:
+    """The variants of a sweep, the baseline (``base``) first.
+
+    ``vary``: ``field=v1,v2`` strings; several give their full grid, or with ``one_at_a_time``
+    each field alone with the others at the base value. ``files``: ``name=FILE.toml`` strings
+    (or a ``FILE.toml``, or a shipped variant's name: ``named_variants``), each a rules variant on
+    top of ``base``. A variant whose rules equal another's is kept once
+    (the first name wins; one equal to the base rules is the baseline). Fewer than two distinct
+    rules configurations, an unknown field or a value the rules refuse raise ``SweepError``."""
+    base = base or Rules()
+    variants = [Variant(BASELINE, {}, base)]
+    fields = [parse_vary(v) for v in vary]
+    names = [f for f, _ in fields]
+    if len(set(names)) != len(names):
+        dup = next(f for f in names if names.count(f) > 1)
+        raise SweepError(f"--vary {dup} is given twice; list all its values in one --vary")
+    if fields:
+        if one_at_a_time or len(fields) == 1:
+            combos = [{f: v} for f, values in fields for v in values]
+        else:
+            combos = [dict(zip(names, values)) for values in itertools.product(*(v for _, v in fields))]
+        variants += [_variant(base, combo) for combo in combos]
+    for text in files:
+        name, path = _variant_file(text)
+        try:
+            rules = Rules.from_toml(path, base)
+        except RulesError as exc:
+            raise SweepError(f"variant {name!r}: {exc}") from None
+        held, was = rules.to_dict(), base.to_dict()
+        variants.append(Variant(name, {k: v for k, v in held.items() if was[k] != v}, rules, path))
+    unique: list[Variant] = []
+    seen: dict[str, str] = {}
+    for v in variants:
+        key = json.dumps(v.rules.to_dict(), sort_keys=True)
+        if key in seen:
+            continue
+        if any(u.name == v.name for u in unique):
+            raise SweepError(f"two variants are named {v.name!r}")
+        seen[key] = v.name
+        unique.append(v)
+    if len(unique) < 2:
+        raise SweepError("the sweep has one variant only (the baseline): give --vary values or --variant files "
+                         "that change the rules")  # fmt: skip
+    return unique
+
+
+VARIANTS_DIR = Path(__file__).resolve().parent / "variants"
+"""The named variants smsim ships: one TOML rules file each, its first comment line says what it changes."""
+
+
+def named_variants() -> dict[str, tuple[Path, str]]:
+    """The shipped variants: name -> (file, one-line description)."""
+    out = {}
+    for f in sorted(VARIANTS_DIR.glob("*.toml")):
+        first = f.read_text(encoding="utf-8").splitlines()[0] if f.stat().st_size else ""
+        out[f.stem] = (f, first.lstrip("# ").strip())
+    return out
+
+
+def _variant_file(text: str) -> tuple[str, str]:
+    """``--variant`` as (name, file): ``NAME=FILE.toml``, a ``FILE.toml`` (named after it), or the
+    name of a shipped variant (``named_variants``)."""
+    name, sep, path = (s.strip() for s in text.partition("="))
+    if sep:
+        if not name or not path:
+            raise SweepError(f"--variant {text!r}: expected NAME=FILE.toml, FILE.toml or a shipped variant's name")
+        return name, path
+    if text.endswith(".toml"):
+        return Path(text).stem, text
+    shipped = named_variants()
+    if text not in shipped:
+        raise SweepError(f"--variant {text!r}: no such shipped variant (smsim variants lists them: "
+                         f"{', '.join(shipped)}); give NAME=FILE.toml for your own")  # fmt: skip
+    return text, str(shipped[text][0])
+
+
+def variant_dir(i: int, name: str) -> str:
+    """``variants/NN-slug``: a directory name any filesystem takes, unique by its number."""
+    slug = re.sub(r"[^A-Za-z0-9_.=-]+", "_", name).strip("_")[:60] or "variant"
+    return f"variants/{i:02d}-{slug}"
+
+
+# -- per-game metrics ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Metric:
+    """A headline metric: its column in ``game_metrics``, words and unit (rate, points, vp, count,
+    rounds) and the group of the report it belongs to."""
+
+    key: str
+    label: str
+    unit: str
+    group: str
+
+
+VP_PARTS = (*VP_SOURCES, "total")  # the breakdown of the final score, as every table has it
+SEAT_COLUMNS = tuple(dict.fromkeys(("game", "seat", "policy", "won", "cannons_lost", "empty_left", "longest_series",
+                                     "sides_completed", *VP_PARTS)))  # the seat columns game_metrics reads  # fmt: skip
+
+
+HEADLINE = ("start_edge", "cannons_changed_winner", "cannons_lost", "vp_total", "church_vp_share", "rounds")
+"""The metrics a sweep's terminal table, the report's first variants table and its figures show."""
+
+
+def metrics_for(players: int, n_attacks: int, policies: list[str]) -> list[Metric]:
+    """Every headline metric of a sweep at ``players`` players: the order of the report's tables."""
+    out = [Metric(f"win_seat_{s}", f"Seat {s}{' (the start player)' if s == 0 else ''} wins", "rate", "seats")
+           for s in range(players)]  # fmt: skip
+    out.append(Metric("start_edge", "Start player's edge (win rate - parity)", "points", "seats"))
+    out.append(Metric("cannons_changed_winner", "Cannon losses change the winner", "rate", "pirates"))
+    out.append(Metric("cannons_lost", "Cannons lost per seat", "count", "pirates"))
+    out += [Metric(f"attack_{k}_held", f"Attack {k} held by a seat", "rate", "pirates") for k in range(1, n_attacks + 1)]
+    out += [Metric(f"vp_{p}", f"Mean VP per seat: {p}", "vp", "vp") for p in VP_PARTS]
+    out.append(Metric("church_vp_share", "Church VP share of total VP", "rate", "vp"))
+    out.append(Metric("longest_series", "Longest church series per seat", "count", "vp"))
+    out.append(Metric("sides_completed", "Sides completed per seat", "count", "city"))
+    out.append(Metric("rounds", "Game length (rounds)", "rounds", "game"))
+    if len(set(policies)) > 1:
+        out += [Metric(f"win_share_{p}", f"Win share of {p}", "rate", "policies") for p in sorted(set(policies))]
+    return out
+
+
+def game_metrics(seats: pd.DataFrame, games: pd.DataFrame, rules: Rules) -> pd.DataFrame:
+    """One row per game (indexed by ``game``), one column per headline metric (``metrics_for``):
+    the game's value of it, NaN where the game has none (an attack that never came)."""
+    games = games.sort_values("game")
+    s = seats.sort_values(["game", "seat"])
+    n = len(games)
+    players = int(games["players"].iloc[0]) if n else 0
+    if n and len(s) != n * players:
+        raise DatasetError(f"the seat table has {len(s)} rows for {n} games of {players} players")
+
+    def grid(col: str) -> np.ndarray:
+        return s[col].to_numpy(np.float64).reshape(n, players)
+
+    won = grid("won")
+    total = grid("total")
+    out: dict[str, np.ndarray] = {}
+    for seat in range(players):
+        out[f"win_seat_{seat}"] = won[:, seat]
+    out["start_edge"] = won[:, 0] - 1.0 / players if players else np.zeros(0)
+    out["cannons_changed_winner"] = (_winners(total, grid("empty_left")) !=
+                                     _winners(total - grid("cannon_vp"), grid("empty_left"))).astype(np.float64)  # fmt: skip
+    out["cannons_lost"] = grid("cannons_lost").mean(axis=1)
+    for k, strength in enumerate(rules.pirate_strengths, start=1):
+        col = f"defence_attack_{k}"
+        if col not in s:
+            continue
+        defence = grid(col)
+        came = defence >= 0
+        held = np.where(came, defence >= strength, False).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[f"attack_{k}_held"] = np.where(came.any(axis=1), held / came.sum(axis=1), np.nan)
+    for part in VP_PARTS:
+        out[f"vp_{part}"] = grid(part).mean(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["church_vp_share"] = grid("church_vp").sum(axis=1) / total.sum(axis=1)
+    out["longest_series"] = grid("longest_series").mean(axis=1)
+    out["sides_completed"] = grid("sides_completed").mean(axis=1)
+    out["rounds"] = games["rounds"].to_numpy(np.float64)
+    policies = s["policy"].astype(str).to_numpy().reshape(n, players)
+    if n and len(set(policies[0])) > 1:
+        share = won / won.sum(axis=1, keepdims=True)  # a shared win split between its winners
+        for p in sorted(set(policies[0])):
+            out[f"win_share_{p}"] = np.where(policies == p, share, 0.0).sum(axis=1)
+    return pd.DataFrame(out, index=pd.Index(games["game"].to_numpy(np.int64), name="game"))
+
+
+def _winners(score: np.ndarray, empty: np.ndarray) -> np.ndarray:
+    """Per game, the mask of the seats ranked first by ``score``, ties broken by more empty spaces
+    (docs/rules.md §4)."""
+    top = score == score.max(axis=1, keepdims=True)
+    best_empty = np.where(top, empty, -1).max(axis=1, keepdims=True)
+    first = top & (empty == best_empty)
+    return (first * (1 << np.arange(score.shape[1]))).sum(axis=1)
+
+
+# -- statistics over variants -------------------------------------------------------------------------
+def variant_table(per_variant: dict[str, pd.DataFrame], metrics: list[Metric], baseline: str = BASELINE,
+                  paired: bool = True) -> pd.DataFrame:  # fmt: skip
+    """The tidy table of a sweep: one row per variant and metric with the metric's mean over games
+    and its 95% interval (``value``, ``lo``, ``hi``, ``games``), its difference from the baseline
+    (``diff``) with the **paired** interval over matched games (``diff_lo``, ``diff_hi``: the normal
+    interval of the mean of per-game differences) and the interval two independent samples of the
+    same sizes would give (``unpaired_lo``, ``unpaired_hi``), and ``narrower``: how many times
+    narrower the paired interval is. With ``paired=False`` (variants not played on the same dice)
+    the difference's interval is the unpaired one."""
+    base = per_variant[baseline]
+    rows = []
+    for name, m in per_variant.items():
+        for metric in metrics:
+            row: dict[str, Any] = {"variant": name, "metric": metric.key, "label": metric.label,
+                                   "unit": metric.unit, "group": metric.group}  # fmt: skip
+            x = m[metric.key].to_numpy(np.float64) if metric.key in m else np.full(len(m), np.nan)
+            row.update(_mean(x))
+            b = base[metric.key] if metric.key in base else pd.Series(np.nan, index=base.index)
+            if name == baseline:  # the reference itself: no difference to state
+                row.update(_difference(pd.Series(dtype=np.float64), b, False))
+            else:
+                row.update(_difference(pd.Series(x, index=m.index), b, paired))
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _mean(x: np.ndarray) -> dict[str, float]:
+    x = x[~np.isnan(x)]
+    n = len(x)
+    if n == 0:
+        return {"value": np.nan, "lo": np.nan, "hi": np.nan, "games": 0}
+    half = Z_95 * x.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
+    return {"value": float(x.mean()), "lo": float(x.mean() - half), "hi": float(x.mean() + half), "games": n}
+
+
+def _difference(x: pd.Series, base: pd.Series, paired: bool) -> dict[str, float]:
+    """The difference of two per-game metric series (x - base): paired over the games both hold,
+    and as if the two were independent samples."""
+    a, b = x.dropna(), base.dropna()
+    nan = {"diff": np.nan, "diff_lo": np.nan, "diff_hi": np.nan, "unpaired_lo": np.nan, "unpaired_hi": np.nan,
+           "narrower": np.nan, "paired_games": 0}  # fmt: skip
+    if len(a) < 2 or len(b) < 2:
+        return nan
+    unpaired_se = np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+    diff = float(a.mean() - b.mean())
+    out = {"diff": diff, "unpaired_lo": diff - Z_95 * unpaired_se, "unpaired_hi": diff + Z_95 * unpaired_se}
+    if not paired:
+        return {**nan, **out, "diff_lo": out["unpaired_lo"], "diff_hi": out["unpaired_hi"]}
+    both = pd.concat([x, base], axis=1, join="inner").dropna()
+    d = both.iloc[:, 0].to_numpy() - both.iloc[:, 1].to_numpy()
+    if len(d) < 2:
+        return {**nan, **out}
+    paired_se = d.std(ddof=1) / np.sqrt(len(d))
+    mean = float(d.mean())
+    narrower = unpaired_se / paired_se if paired_se > 0 else np.inf
+    return {**out, "diff": mean, "diff_lo": mean - Z_95 * paired_se, "diff_hi": mean + Z_95 * paired_se,
+            "narrower": float(narrower), "paired_games": len(d)}  # fmt: skip
+
+
+def variance_reduction(table: pd.DataFrame) -> pd.DataFrame:
+    """Per metric, over the non-baseline variants: the median of how many times narrower the
+    paired interval of the difference is than the unpaired one (``narrower``), and the games a
+    pair of independent samples would need for the paired interval's width (``narrower`` squared)."""
+    order = list(dict.fromkeys(table["metric"]))
+    t = table[(table["variant"] != BASELINE) & np.isfinite(table["narrower"])]
+    out = t.groupby(["metric", "label"], sort=False)["narrower"].median().rename("narrower").reset_index()
+    out = out.sort_values("metric", key=lambda m: m.map(order.index), kind="stable").reset_index(drop=True)
+    out["games_factor"] = out["narrower"] ** 2
+    return out
+
+
+# -- running -------------------------------------------------------------------------------------------
+@dataclass
+class SweepProgress:
+    """Reported after every chunk of games of any variant: games done of the whole sweep, speed,
+    and the variant being played."""
+
+    done: int
+    total: int
+    elapsed: float
+    games_per_second: float
+    variant: str
+    variant_index: int
+    variants: int
+
+
+@dataclass
+class SweepResult:
+    """A sweep on disk: its directory, variants, the tidy table of headline metrics per variant
+    (``variant_table``) and the games this call played."""
+
+    path: str | None
+    variants: list[Variant]
+    table: pd.DataFrame
+    played: int
+    metrics: dict[str, pd.DataFrame] = field(default_factory=dict)  # per variant: game_metrics
+
+
+def sweep_identity(variants: list[Variant], games: int, players: int, specs, seed: int, batch: int) -> dict:
+    from smsim.dataset import _policy_identity
+
+    return {"games": games, "players": players, "seed": seed, "batch": batch,
+            "policies": [_policy_identity(s) for s in specs],
+            "variants": [v.describe() for v in variants]}  # fmt: skip
+
+
+def _open_sweep(path: Path, identity: dict, command: list[str]) -> None:
+    """Make ``path`` this sweep's directory, or check that it already is; anything else is refused
+    before a file in it is touched."""
+    out = str(path)
+    if path.exists() and not path.is_dir():
+        raise DatasetError(f"output {out!r} exists and is not a directory")
+    manifest = path / MANIFEST
+    if manifest.is_file():
+        old = read_sweep_manifest(path)
+        if old.get("sweep") != identity:
+            was = old.get("sweep", {})
+            differs = [k for k in identity if was.get(k) != identity[k]] or ["format"]
+            raise DatasetError(f"output {out!r} holds a different sweep (its {', '.join(differs)} "
+                               f"{'differs' if len(differs) == 1 else 'differ'}); choose another --out or "
+                               "delete it")  # fmt: skip
+        return
+    if path.is_dir() and any(path.iterdir()):
+        raise DatasetError(f"output {out!r} is not empty and holds no sweep ({MANIFEST} is missing); choose "
+                           "another --out")  # fmt: skip
+    from smsim.dataset import environment
+
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"format": SWEEP_FORMAT, "format_version": SWEEP_FORMAT_VERSION, "sweep": identity,
+                           "variant_dirs": [variant_dir(i, v["name"]) for i, v in enumerate(identity["variants"])],
+                           "command": command, "environment": environment()}, indent=2)  # fmt: skip
+        (path / MANIFEST).write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise DatasetError(f"cannot write to {out!r}: {exc.strerror}") from None
+
+
+def read_sweep_manifest(path: str | Path) -> dict[str, Any]:
+    """The manifest of a sweep directory; ``DatasetError`` if it is none."""
+    path = Path(path)
+    try:
+        manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DatasetError(f"{str(path)!r} is not a sweep (no {MANIFEST})") from None
+    except (OSError, ValueError) as exc:
+        raise DatasetError(f"{str(path)!r}: {MANIFEST} cannot be read ({exc})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != SWEEP_FORMAT:
+        raise DatasetError(f"{str(path)!r}: {MANIFEST} is not an smsim sweep manifest")
+    return manifest
+
+
+def is_sweep(path: str | Path) -> bool:
+    return (Path(path) / MANIFEST).is_file()
+
+
+def run_sweep(
+    out: str | Path,
+    variants: list[Variant],
+    games: int,
+    players: int = 4,
+    policies: list | None = None,
+    seed: int = 0,
+    batch: int | None = None,
+    threads: int | None = None,
+    command: list[str] | None = None,
+    on_progress: Callable[[SweepProgress], None] | None = None,
+) -> SweepResult:
+    """Play ``games`` games of every variant into the sweep directory ``out`` (one dataset per
+    variant) and return its table. Resumable: run it again and only missing parts are played."""
+    import time
+
+    from smsim.policies.registry import resolve_policies
+    from smsim.sim import default_batch, simulate_to, verify_games, verify_players
+
+    games = verify_games(games)
+    players = verify_players(players)
+    specs = resolve_policies(policies, players)
+    batch = batch or default_batch(games)
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise SweepError(f"batch must be a whole number >= 1, got {batch!r}")
+    path = Path(out)
+    identity = sweep_identity(variants, games, players, specs, seed, batch)
+    _open_sweep(path, identity, command or [])
+    start = time.perf_counter()
+    total = games * len(variants)
+    done_before = played_before = 0
+    for i, v in enumerate(variants):
+
+        def report(p, i=i, v=v, done_before=done_before, played_before=played_before) -> None:
+            if on_progress is None:
+                return
+            elapsed = time.perf_counter() - start
+            played = played_before + round(p.games_per_second * p.elapsed)  # this call's games, not resumed ones
+            on_progress(SweepProgress(done_before + p.done, total, elapsed, played / elapsed if elapsed > 0 else 0.0,
+                                      v.name, i, len(variants)))  # fmt: skip
+
+        result = simulate_to(str(path / variant_dir(i, v.name)), games, players, specs, seed, v.rules, batch=batch,
+                             threads=threads, command=command, on_progress=report)  # fmt: skip
+        played_before += result.played
+        done_before += games
+    table, metrics = sweep_table(path, with_metrics=True)
+    return SweepResult(str(path), variants, table, played_before, metrics)
+
+
+def sweep(
+    games: int,
+    players: int = 4,
+    policies: list | None = None,
+    seed: int = 0,
+    vary: list[str] = (),
+    variants: list[str] = (),
+    one_at_a_time: bool = False,
+    rules: Rules | None = None,
+    out: str | Path | None = None,
+    batch: int | None = None,
+    threads: int | None = None,
+    on_progress: Callable[[SweepProgress], None] | None = None,
+) -> pd.DataFrame:
+    """Play a rule-variant sweep and return its tidy table of headline metrics per variant
+    (``variant_table``: ``variant``, ``metric``, ``value`` with ``lo``/``hi``, ``diff`` from the
+    baseline with its paired ``diff_lo``/``diff_hi``, ...).
+
+    ``vary``: ``["side_defence=1,2,3", ...]``; ``variants``: ``["name=FILE.toml", ...]``. With
+    ``out`` the games are written as a resumable sweep directory (``smsim sweep --out``); without
+    it they are played in memory and only their per-game metrics kept.
+
+    >>> import smsim
+    >>> t = smsim.sweep(2000, players=4, policies=["balanced"], vary=["side_defence=1,3"])  # doctest: +SKIP
+    >>> t[t.metric == "cannons_lost"][["variant", "value", "diff", "diff_lo", "diff_hi"]]  # doctest: +SKIP
+    """
+    plan = plan_variants(list(vary), list(variants), one_at_a_time, rules)
+    if out is not None:
+        return run_sweep(out, plan, games, players, policies, seed, batch, threads, on_progress=on_progress).table
+    return play_sweep(plan, games, players, policies, seed, threads, on_progress).table
+
+
+def play_sweep(
+    variants: list[Variant],
+    games: int,
+    players: int = 4,
+    policies: list | None = None,
+    seed: int = 0,
+    threads: int | None = None,
+    on_progress: Callable[[SweepProgress], None] | None = None,
+) -> SweepResult:
+    """A sweep played in memory: per variant, chunk after chunk, only the per-game metrics kept."""
+    import time
+
+    from smsim.policies.registry import resolve_policies
+    from smsim.sim import _chunks, _tables, verify_games, verify_players
+
+    games = verify_games(games)
+    players = verify_players(players)
+    specs = resolve_policies(policies, players)
+    start = time.perf_counter()
+    done = 0
+    per_variant: dict[str, pd.DataFrame] = {}
+    for i, v in enumerate(variants):
+        chunks = [(0, first, n) for first, n in _chunks(0, games)]
+        frames = []
+        for (_, _, n), (seats, game_df) in zip(chunks, _tables(chunks, players, specs, seed, v.rules, threads)):
+            frames.append(game_metrics(seats, game_df, v.rules))
+            done += n
+            if on_progress is not None:
+                elapsed = time.perf_counter() - start
+                on_progress(SweepProgress(done, games * len(variants), elapsed, done / elapsed if elapsed else 0.0,
+                                          v.name, i, len(variants)))  # fmt: skip
+        per_variant[v.name] = pd.concat(frames)
+    names = [s.name for s in specs]
+    metrics = metrics_for(players, max(len(v.rules.pirate_strengths) for v in variants), names)
+    return SweepResult(None, variants, variant_table(per_variant, metrics), done, per_variant)
+
+
+# -- reading a sweep back ------------------------------------------------------------------------------
+READ_COLUMNS = {"seats": SEAT_COLUMNS, "games": ("game", "players", "rounds")}
+
+
+def _read(path: Path, table: str, extra: tuple[str, ...] = ()) -> pd.DataFrame:
+    frames = []
+    for k in sorted(done_parts(path)):
+        f = path / table / part_name(k)
+        try:
+            schema = pq.read_schema(f)
+            cols = [c for c in (*READ_COLUMNS[table], *extra) if c in schema.names]
+            frames.append(pq.read_table(f, columns=cols).to_pandas())
+        except Exception as exc:  # pyarrow raises several kinds for a damaged file
+            raise DatasetError(f"{str(f)!r} cannot be read ({exc})") from None
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(READ_COLUMNS[table]))
+
+
+def dataset_metrics(path: str | Path, rules: Rules) -> pd.DataFrame:
+    """``game_metrics`` of one dataset directory, reading only the columns they need."""
+    path = Path(path)
+    attack_cols = tuple(f"defence_attack_{k}" for k in range(1, len(rules.pirate_strengths) + 1))
+    seats = _read(path, "seats", attack_cols)
+    games = _read(path, "games")
+    return game_metrics(seats, games, rules)
+
+
+@dataclass
+class SweepData:
+    """A sweep read back: its manifest, variants (in order, baseline first) and dataset paths."""
+
+    path: str
+    manifest: dict[str, Any]
+    variants: list[Variant]
+    dirs: list[Path]
+
+    @property
+    def players(self) -> int:
+        return int(self.manifest["sweep"]["players"])
+
+    @property
+    def policies(self) -> list[str]:
+        return [p["name"] for p in self.manifest["sweep"]["policies"]]
+
+
+def read_sweep(path: str | Path) -> SweepData:
+    path = Path(path)
+    manifest = read_sweep_manifest(path)
+    try:
+        described = manifest["sweep"]["variants"]
+        variants = [Variant(v["name"], v["varied"], Rules.from_dict(v["rules"]), v.get("source")) for v in described]
+        dirs = [path / d for d in manifest["variant_dirs"]]
+    except (KeyError, TypeError, RulesError) as exc:
+        raise DatasetError(f"{str(path)!r}: {MANIFEST} is damaged ({exc})") from None
+    return SweepData(str(path), manifest, variants, dirs)
+
+
+def sweep_table(path: str | Path, with_metrics: bool = False):
+    """The tidy table of a sweep directory (``variant_table``); with ``with_metrics`` also the
+    per-game metrics of each variant."""
+    data = read_sweep(path)
+    per_variant = {v.name: dataset_metrics(d, v.rules) for v, d in zip(data.variants, data.dirs)}
+    metrics = metrics_for(data.players, max(len(v.rules.pirate_strengths) for v in data.variants), data.policies)
+    table = variant_table(per_variant, metrics)
+    return (table, per_variant) if with_metrics else table
+
+
+# -- variants for a report ------------------------------------------------------------------------------
+@dataclass
+class VariantSet:
+    """Rules variants a report compares: the variants of one sweep, or datasets whose rules differ
+    from the report's, each set beside a baseline dataset of the same players and policies.
+    ``paired``: every variant played the baseline's games on the baseline's dice (a sweep, or
+    datasets of the same seed and policies), so differences have paired intervals."""
+
+    label: str
+    players: int
+    policies: list[str]
+    games: int
+    seed: int | None
+    paired: bool
+    variants: list[Variant]
+    metrics: dict[str, pd.DataFrame]
+    dirs: list[str]
+
+    def table(self) -> pd.DataFrame:
+        n_attacks = max(len(v.rules.pirate_strengths) for v in self.variants)
+        return variant_table(self.metrics, metrics_for(self.players, n_attacks, self.policies), paired=self.paired)
+
+
+def variant_set_from_sweep(path: str | Path) -> VariantSet:
+    data = read_sweep(path)
+    metrics = {v.name: dataset_metrics(d, v.rules) for v, d in zip(data.variants, data.dirs)}
+    games = min(len(m) for m in metrics.values())
+    return VariantSet(f"sweep {data.path}", data.players, data.policies, games, data.manifest["sweep"].get("seed"),
+                      True, data.variants, metrics, [str(d) for d in data.dirs])  # fmt: skip
+
+
+def variant_set_from_datasets(baseline: str | Path, others: list[str | Path]) -> VariantSet:
+    """Datasets (``simulate --out``) whose rules differ from ``baseline``'s, as variants of it,
+    each named by the rules fields it changes."""
+    def run_of(path) -> dict:
+        return read_manifest(Path(path))["run"]
+
+    base_run = run_of(baseline)
+    base_rules = Rules.from_dict(base_run["rules"])
+    names = [p["name"] for p in base_run["policies"]]
+    variants = [Variant(BASELINE, {}, base_rules, str(baseline))]
+    metrics = {BASELINE: dataset_metrics(baseline, base_rules)}
+    paired = True
+    for path in others:
+        run = run_of(path)
+        rules = Rules.from_dict(run["rules"])
+        held, was = rules.to_dict(), base_rules.to_dict()
+        varied = {k: v for k, v in held.items() if was[k] != v}
+        name = variant_name(varied)
+        while name in metrics:
+            name += "'"
+        variants.append(Variant(name, varied, rules, str(path)))
+        metrics[name] = dataset_metrics(path, rules)
+        same_table = run["players"] == base_run["players"] and [p["name"] for p in run["policies"]] == names
+        paired &= same_table and run["seed"] == base_run["seed"]
+    games = min(len(m) for m in metrics.values())
+    return VariantSet(f"datasets beside {baseline}", int(base_run["players"]), names, games, base_run.get("seed"),
+                      paired, variants, metrics, [str(baseline), *map(str, others)])  # fmt: skip

@@ -1,0 +1,335 @@
+"""Rule-variant sweeps: planning variants, the per-game metrics against hand-made games, paired and
+unpaired intervals against their formulas, the sweep directory (baseline = a plain simulate,
+resumption, refusals), the expected effects of a rule, and the command line."""
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from smsim.cli import cli
+from smsim.dataset import DatasetError
+from smsim.rules import Rules
+from smsim.sim import simulate_to
+from smsim.stats import Z_95
+from smsim.sweep import (
+    BASELINE,
+    Metric,
+    SweepError,
+    game_metrics,
+    parse_vary,
+    plan_variants,
+    play_sweep,
+    read_sweep,
+    run_sweep,
+    sweep_table,
+    variance_reduction,
+    variant_table,
+)
+
+
+# -- planning ---------------------------------------------------------------------------------------
+def test_parse_vary_scalars_words_and_lists():
+    assert parse_vary("side_defence=1,2,3") == ("side_defence", [1, 2, 3])
+    assert parse_vary("allow_pass=true,false") == ("allow_pass", [True, False])
+    assert parse_vary("wall_bonus_kind=[\"vp\",\"coins\",\"vp\",\"coins\"]") == \
+        ("wall_bonus_kind", [["vp", "coins", "vp", "coins"]])  # fmt: skip
+    assert parse_vary("pirate_strengths=[1,3,6,8,10,12];[1,3,5,7,9,11]") == \
+        ("pirate_strengths", [[1, 3, 6, 8, 10, 12], [1, 3, 5, 7, 9, 11]])  # fmt: skip
+    for bad in ("side_defence", "=1,2", "side_defence=", "x=1 2"):
+        with pytest.raises(SweepError):
+            parse_vary(bad)
+
+
+def test_plan_baseline_first_one_at_a_time_and_grid():
+    one = plan_variants(["side_defence=1,3", "rotation_cost=0"], one_at_a_time=True)
+    assert [v.name for v in one] == ["baseline", "side_defence=1", "side_defence=3", "rotation_cost=0"]
+    assert one[0].rules == Rules() and one[0].varied == {}
+    assert one[3].rules == Rules(rotation_cost=0) and one[3].varied == {"rotation_cost": 0}
+    grid = plan_variants(["side_defence=1,3", "rotation_cost=0,1"])
+    assert len(grid) == 1 + 4
+    assert grid[-1].rules == Rules(side_defence=3, rotation_cost=1)
+    assert grid[-1].name == "side_defence=3 rotation_cost=1"
+
+
+def test_plan_keeps_each_rules_once_and_refuses_a_sweep_of_one(tmp_path):
+    # the standard value is the baseline, not a second variant
+    assert [v.name for v in plan_variants(["side_defence=1,2,3"])] == ["baseline", "side_defence=1", "side_defence=3"]
+    with pytest.raises(SweepError, match="one variant only"):
+        plan_variants(["side_defence=2"])
+    with pytest.raises(SweepError, match="unknown rules field 'side_defense'"):
+        plan_variants(["side_defense=1,2"])
+    with pytest.raises(SweepError, match="must be >= 0"):
+        plan_variants(["side_defence=-1,3"])
+    with pytest.raises(SweepError, match="twice"):
+        plan_variants(["side_defence=1", "side_defence=3"])
+    f = tmp_path / "gentle.toml"
+    f.write_text("pirate_strengths = [1, 3, 5, 7, 9, 10]\n")
+    plan = plan_variants(files=[f"gentle={f}"], base=Rules(rotation_cost=1))
+    assert plan[1].name == "gentle" and plan[1].varied == {"pirate_strengths": [1, 3, 5, 7, 9, 10]}
+    assert plan[1].rules.rotation_cost == 1  # a file is read on top of the base rules
+    with pytest.raises(SweepError, match="cannot read"):
+        plan_variants(files=[f"x={tmp_path / 'missing.toml'}"])
+
+
+# -- per-game metrics -------------------------------------------------------------------------------------
+def _games(rows: list[dict], rounds: list[int]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    seats = pd.DataFrame(rows)
+    for col in ("coins_vp", "logs_vp", "full_city_vp", "longest_series", "sides_completed", "cannons_lost"):
+        if col not in seats:
+            seats[col] = 0
+    if "policy" not in seats:
+        seats["policy"] = "balanced"
+    games = pd.DataFrame({"game": sorted(set(seats["game"])), "players": 2, "rounds": rounds})
+    return seats, games
+
+
+def test_game_metrics_against_hand_made_games():
+    rules = Rules(pirate_strengths=(3, 6))
+    # game 0: seat 1 wins 30 to 28 but lost a cannon (-5): without it seat 1 still... scores 35 vs 28,
+    #         so the winner is unchanged; both seats met attack 1 (defence 3, 2: one held), attack 2 never came
+    # game 1: seat 0 wins 20 to 18 only because seat 1 lost a cannon: without cannons 20 vs 23
+    rows = [
+        dict(game=0, seat=0, won=False, total=28, earned=10, church_vp=18, cannon_vp=0, cannons_lost=0,
+             empty_left=2, defence_attack_1=3, defence_attack_2=-1),
+        dict(game=0, seat=1, won=True, total=30, earned=15, church_vp=20, cannon_vp=-5, cannons_lost=1,
+             empty_left=0, defence_attack_1=2, defence_attack_2=-1),
+        dict(game=1, seat=0, won=True, total=20, earned=20, church_vp=0, cannon_vp=0, cannons_lost=0,
+             empty_left=1, defence_attack_1=3, defence_attack_2=6),
+        dict(game=1, seat=1, won=False, total=18, earned=13, church_vp=10, cannon_vp=-5, cannons_lost=1,
+             empty_left=1, defence_attack_1=4, defence_attack_2=1),
+    ]  # fmt: skip
+    seats, games = _games(rows, [14, 17])
+    m = game_metrics(seats.sample(frac=1, random_state=1), games, rules)  # rows in any order
+    assert list(m.index) == [0, 1]
+    assert m["win_seat_0"].tolist() == [0.0, 1.0] and m["win_seat_1"].tolist() == [1.0, 0.0]
+    assert m["start_edge"].tolist() == [-0.5, 0.5]
+    assert m["cannons_changed_winner"].tolist() == [0.0, 1.0]
+    assert m["cannons_lost"].tolist() == [0.5, 0.5]
+    assert m["attack_1_held"].tolist() == [0.5, 1.0]
+    assert np.isnan(m.loc[0, "attack_2_held"]) and m.loc[1, "attack_2_held"] == 0.5
+    assert m["vp_total"].tolist() == [29.0, 19.0]
+    assert m["church_vp_share"].tolist() == pytest.approx([38 / 58, 10 / 38])
+    assert m["rounds"].tolist() == [14.0, 17.0]
+    assert not any(c.startswith("win_share_") for c in m)  # one policy: no policy shares
+
+
+def test_game_metrics_policy_shares_split_shared_wins():
+    rows = [dict(game=0, seat=0, won=True, total=30, earned=30, church_vp=0, cannon_vp=0, empty_left=1,
+                 policy="balanced"),
+            dict(game=0, seat=1, won=True, total=30, earned=30, church_vp=0, cannon_vp=0, empty_left=1,
+                 policy="greedy")]  # fmt: skip
+    seats, games = _games(rows, [10])
+    m = game_metrics(seats, games, Rules())
+    assert m.loc[0, "win_share_balanced"] == 0.5 and m.loc[0, "win_share_greedy"] == 0.5
+
+
+# -- statistics -----------------------------------------------------------------------------------------------
+def test_paired_and_unpaired_intervals_follow_their_formulas():
+    rng = np.random.default_rng(7)
+    n = 500
+    base = rng.normal(10, 3, n)
+    variant = base + rng.normal(1, 0.5, n)  # strongly correlated with the baseline, game by game
+    idx = pd.Index(np.arange(n), name="game")
+    metrics = [Metric("x", "x", "vp", "game")]
+    t = variant_table({BASELINE: pd.DataFrame({"x": base}, index=idx), "v": pd.DataFrame({"x": variant}, index=idx)},
+                      metrics).set_index("variant")  # fmt: skip
+    d = variant - base
+    r = t.loc["v"]
+    assert r["diff"] == pytest.approx(d.mean())
+    half = Z_95 * d.std(ddof=1) / np.sqrt(n)
+    assert (r.diff_lo, r.diff_hi) == pytest.approx((d.mean() - half, d.mean() + half))
+    unpaired = Z_95 * np.sqrt(base.var(ddof=1) / n + variant.var(ddof=1) / n)
+    assert (r.unpaired_lo, r.unpaired_hi) == pytest.approx((d.mean() - unpaired, d.mean() + unpaired))
+    assert r.narrower == pytest.approx(unpaired / half) and r.narrower > 4
+    assert (r.value, r.lo, r.hi) == pytest.approx((variant.mean(), variant.mean() - Z_95 * variant.std(ddof=1) / np.sqrt(n),
+                                                   variant.mean() + Z_95 * variant.std(ddof=1) / np.sqrt(n)))  # fmt: skip
+    assert np.isnan(t.loc[BASELINE, "diff"])  # the baseline has no difference from itself to state
+    # not on common dice: the difference gets the unpaired interval
+    u = variant_table({BASELINE: pd.DataFrame({"x": base}, index=idx), "v": pd.DataFrame({"x": variant}, index=idx)},
+                      metrics, paired=False).set_index("variant").loc["v"]  # fmt: skip
+    assert (u.diff_lo, u.diff_hi) == pytest.approx((r.unpaired_lo, r.unpaired_hi))
+
+
+def test_paired_difference_uses_only_games_both_have():
+    idx = pd.Index([0, 1, 2, 3], name="game")
+    base = pd.DataFrame({"x": [1.0, np.nan, 3.0, 5.0]}, index=idx)
+    var = pd.DataFrame({"x": [2.0, 7.0, np.nan, 8.0]}, index=idx)
+    r = variant_table({BASELINE: base, "v": var}, [Metric("x", "x", "rate", "pirates")]).set_index("variant").loc["v"]
+    assert r.paired_games == 2 and r["diff"] == pytest.approx(((2 - 1) + (8 - 5)) / 2)
+
+
+# -- sweeps played ---------------------------------------------------------------------------------------------
+GAMES = 600
+
+
+@pytest.fixture(scope="module")
+def defence_sweep(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweep") / "defence"
+    plan = plan_variants(["side_defence=1,2,3"])
+    result = run_sweep(out, plan, GAMES, 4, ["balanced"], seed=11, batch=250)
+    return out, result
+
+
+def test_sweep_directory_holds_a_plain_dataset_per_variant(defence_sweep, tmp_path):
+    import smsim
+
+    out, result = defence_sweep
+    data = read_sweep(out)
+    assert [v.name for v in data.variants] == ["baseline", "side_defence=1", "side_defence=3"]
+    assert all((d / "manifest.json").is_file() for d in data.dirs)
+    # the baseline variant is exactly `simulate --out` with the same seed
+    plain = tmp_path / "plain"
+    simulate_to(str(plain), GAMES, 4, ["balanced"], seed=11, batch=250)
+    a, b = smsim.load(data.dirs[0]), smsim.load(plain)
+    pd.testing.assert_frame_equal(a.seats, b.seats)
+    pd.testing.assert_frame_equal(a.games, b.games)
+    # each variant's dataset was played with its own rules
+    assert smsim.load(data.dirs[2]).manifest["run"]["rules"]["side_defence"] == 3
+    assert result.played == 3 * GAMES
+
+
+def test_sweep_in_memory_equals_the_one_on_disk(defence_sweep):
+    out, result = defence_sweep
+    memory = play_sweep(read_sweep(out).variants, GAMES, 4, ["balanced"], seed=11)
+    pd.testing.assert_frame_equal(memory.table, result.table)
+
+
+def test_more_defence_per_side_loses_fewer_cannons(defence_sweep):
+    """The effect a designer expects, with intervals: each step of side defence saves cannons."""
+    _, result = defence_sweep
+    t = result.table[result.table["metric"] == "cannons_lost"].set_index("variant")
+    assert t.loc["side_defence=1", "value"] > t.loc["baseline", "value"] > t.loc["side_defence=3", "value"]
+    assert t.loc["side_defence=1", "diff_lo"] > 0 and t.loc["side_defence=3", "diff_hi"] < 0
+    held = result.table[result.table["metric"] == "attack_4_held"].set_index("variant")
+    assert held.loc["side_defence=1", "diff_hi"] < 0 < held.loc["side_defence=3", "diff_lo"]
+
+
+def test_common_dice_narrow_the_intervals(defence_sweep):
+    _, result = defence_sweep
+    vr = variance_reduction(result.table)
+    assert len(vr) > 10
+    assert vr["narrower"].median() > 1.2  # measured about 1.6 on 4,000 games
+    assert (vr["games_factor"] == vr["narrower"] ** 2).all()
+
+
+def test_sweep_resumes_and_refuses_another(defence_sweep, tmp_path):
+    out, result = defence_sweep
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    data = read_sweep(copy)
+    (data.dirs[1] / "seats" / "part-000001.parquet").unlink()  # as if killed in that part
+    (data.dirs[1] / "games" / "part-000001.parquet").unlink()
+    again = run_sweep(copy, data.variants, GAMES, 4, ["balanced"], seed=11, batch=250)
+    assert again.played == 250
+    pd.testing.assert_frame_equal(again.table, result.table)
+    before = sorted(p.relative_to(copy) for p in copy.rglob("*"))
+    with pytest.raises(DatasetError, match="different sweep .*seed"):
+        run_sweep(copy, data.variants, GAMES, 4, ["balanced"], seed=12, batch=250)
+    assert sorted(p.relative_to(copy) for p in copy.rglob("*")) == before  # nothing touched
+    with pytest.raises(DatasetError, match="holds no sweep"):
+        run_sweep(data.dirs[0], data.variants, GAMES, 4, ["balanced"], seed=11, batch=250)
+
+
+def test_sweep_table_reads_back(defence_sweep):
+    out, result = defence_sweep
+    pd.testing.assert_frame_equal(sweep_table(out), result.table)
+
+
+# -- command line -------------------------------------------------------------------------------------------
+def test_cli_sweep_prints_and_writes(defence_sweep, tmp_path):
+    runner = CliRunner()
+    r = runner.invoke(cli, ["sweep", "--vary", "side_defence=1,3", "-n", "300", "-s", "2", "--out", str(tmp_path / "s"),
+                            "-q"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert "side_defence=3" in r.output and "narrower" in r.output
+    manifest = json.loads((tmp_path / "s" / "sweep.json").read_text())
+    assert manifest["command"][:2] == ["smsim", "sweep"] or manifest["command"]
+    r = runner.invoke(cli, ["sweep", "--vary", "side_defence=1,3", "-n", "200", "--format", "csv", "-q"])
+    assert r.exit_code == 0
+    t = pd.read_csv(__import__("io").StringIO(r.output))
+    assert set(t["variant"]) == {"baseline", "side_defence=1", "side_defence=3"}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--vary", "side_defense=1,2"], "unknown rules field 'side_defense'"),
+    (["--vary", "side_defence=-1,2"], "must be >= 0"),
+    (["--vary", "side_defence=2"], "one variant only"),
+    ([], "give the variants"),
+    (["--vary", "side_defence=1", "-n", "0"], "--games"),
+])  # fmt: skip
+def test_cli_sweep_bad_input(args, message):
+    r = CliRunner().invoke(cli, ["sweep", *args])
+    assert r.exit_code == 2
+    assert message in r.output and "Traceback" not in r.output
+
+
+def test_cli_sweep_refuses_another_sweeps_directory(defence_sweep, tmp_path):
+    out, _ = defence_sweep
+    copy = tmp_path / "c"
+    shutil.copytree(out, copy)
+    before = {p: p.stat().st_mtime_ns for p in copy.rglob("*")}
+    r = CliRunner().invoke(cli, ["sweep", "--vary", "side_defence=1,3", "-n", "100", "--out", str(copy), "-q"])
+    assert r.exit_code == 2 and "different sweep" in r.output
+    assert {p: p.stat().st_mtime_ns for p in copy.rglob("*")} == before
+
+
+# -- report ------------------------------------------------------------------------------------------------------
+def test_report_of_a_sweep_has_the_variants_section(defence_sweep, tmp_path):
+    from smsim.report import report
+
+    out, _ = defence_sweep
+    md = report([str(out)], str(tmp_path / "rep")).read_text()
+    assert "## Rule variants" in md
+    assert "paired interval of a difference is a median" in md
+    assert "figures/variants_0_side_defence.png" in md and "figures/variants_0_differences.png" in md
+    assert (tmp_path / "rep" / "tables" / "variants_0_headline.csv").is_file()
+    assert "Rule variants (4 players, 2 variants" in md.split("## Contents")[0]  # at a glance
+
+
+def test_report_compares_datasets_whose_rules_differ(tmp_path):
+    from smsim.report import report
+
+    simulate_to(str(tmp_path / "std"), 300, 2, ["balanced"], seed=5)
+    simulate_to(str(tmp_path / "gentle"), 300, 2, ["balanced"], seed=5, rules=Rules(soldier_defence=2))
+    md = report([str(tmp_path / "std"), str(tmp_path / "gentle")], str(tmp_path / "rep")).read_text()
+    assert "## Rule variants" in md and "soldier_defence=2" in md
+    assert "every variant on the same dice (paired)" in md
+    simulate_to(str(tmp_path / "other-seed"), 300, 2, ["balanced"], seed=6, rules=Rules(soldier_defence=0))
+    md = report([str(tmp_path / "std"), str(tmp_path / "other-seed")], str(tmp_path / "rep2")).read_text()
+    assert "not on the same dice: differences have unpaired intervals" in md
+
+
+def test_report_refuses_a_variant_without_a_baseline(tmp_path):
+    simulate_to(str(tmp_path / "two"), 100, 2, ["balanced"], seed=5)
+    simulate_to(str(tmp_path / "three"), 100, 3, ["balanced"], seed=5, rules=Rules(soldier_defence=2))
+    r = CliRunner().invoke(cli, ["report", str(tmp_path / "two"), str(tmp_path / "three"), "--out", str(tmp_path / "r")])
+    assert r.exit_code == 2 and "none of them is a `smsim simulate` dataset of 3 players" in r.output
+    assert not Path(tmp_path / "r" / "report.md").exists()
+
+
+# -- shipped variants -----------------------------------------------------------------------------------------------
+def test_shipped_variants_load_and_say_what_they_change():
+    from smsim.sweep import named_variants
+
+    shipped = named_variants()
+    assert len(shipped) >= 5
+    for name, (path, description) in shipped.items():
+        rules = Rules.from_toml(path)
+        assert rules != Rules(), f"{name} changes nothing"
+        assert len(description) > 20 and "\n" not in description
+    plan = plan_variants(files=["free-rotation", str(shipped["milder-cannons"][0])])
+    assert [v.name for v in plan] == ["baseline", "free-rotation", "milder-cannons"]
+    assert plan[1].rules.rotation_cost == 0 and plan[2].rules.cannon_penalty == 3
+    with pytest.raises(SweepError, match="no such shipped variant"):
+        plan_variants(files=["no-such-variant"])
+
+
+def test_cli_lists_the_shipped_variants():
+    r = CliRunner().invoke(cli, ["variants"])
+    assert r.exit_code == 0
+    assert "gentle-last-attacks" in r.output and "pirate_strengths = [1, 3, 6, 8, 9, 10]" in r.output
