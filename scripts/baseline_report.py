@@ -8,9 +8,11 @@ Plays, from fixed seeds, with the standard rules:
   about 112,000 games: every policy in every seat equally, on shared dice;
 - for 4 players, ``--rollout-games`` games (default 2,000) with the search policy ``rollout`` in
   every seat: the stronger-play sample that the report's section "Under stronger play" sets
-  beside the ``balanced`` mirror. It is by far the slowest step: about 2.4 s of one core a game.
+  beside the ``balanced`` mirror. It is by far the slowest step: about 2.4 s of one core a game;
+- for 4 players, a one-at-a-time sweep of six rules fields (``SWEEP``, 50,000 ``balanced`` games
+  per variant on common dice): the section "Rule variants", which rule moves the balance most.
 
-about 1,050,000 heuristic games in all, then writes the report. The datasets go to runs/baseline/
+about 1,700,000 heuristic games in all, then writes the report. The datasets go to runs/baseline/
 (not committed; a run that is interrupted resumes where it stopped). Each step is an ``smsim``
 command, printed before it runs and recorded in its dataset's manifest, so the report states how
 it was made.
@@ -36,6 +38,16 @@ ROLLOUT_GAMES = 2_000
 ROLLOUT_PLAYERS = 4
 ROLLOUT_BATCH = 50  # small parts: an interrupted run of this slow sample loses little
 SEED = 2026
+SWEEP_PLAYERS = 4
+SWEEP_GAMES = 50_000
+SWEEP = (  # each field alone, on both sides of the printed value where it has two
+    "side_defence=1,3",
+    "soldier_defence=0,2",
+    "rotation_cost=1,3",
+    "cannon_penalty=3,7",
+    "full_city_vp=0,10",
+    "pirate_strengths=[1,3,6,8,9,10];[1,3,6,8,11,14]",
+)
 
 
 def run(args: list[str]) -> None:
@@ -81,6 +93,11 @@ def main() -> None:
     run(["simulate", "--games", str(games), "--players", str(ROLLOUT_PLAYERS), "--policy", "rollout",
          "--seed", str(SEED + 20 + ROLLOUT_PLAYERS), "--out", str(stronger), "--batch", str(ROLLOUT_BATCH),
          "--quiet"])  # fmt: skip
+    variants = runs / f"variants-{SWEEP_PLAYERS}p"
+    run(["sweep", *(a for v in SWEEP for a in ("--vary", v)), "--one-at-a-time", "--players", str(SWEEP_PLAYERS),
+         "--policy", "balanced", "--games", str(max(1, int(SWEEP_GAMES * args.scale))), "--seed",
+         str(SEED + 30 + SWEEP_PLAYERS), "--out", str(variants), "--quiet"])  # fmt: skip
+    datasets.append(str(variants))
     run(["report", *datasets, "--stronger", str(stronger), "--out", out, "--title",
          "Saint Malo balance report: baseline"])  # fmt: skip
     print(f"written: {out}/report.md and {out}/report.html")
