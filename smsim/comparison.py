@@ -324,7 +324,13 @@ def comparison_manifest(path: str | Path) -> dict | None:
         manifest = json.loads(file.read_text()) if file.is_file() else None
     except (OSError, json.JSONDecodeError) as exc:
         raise DatasetError(f"{str(path)!r}: unreadable manifest.json ({exc})") from None
-    return manifest if isinstance(manifest, dict) and manifest.get("format") == FORMAT else None
+    if not (isinstance(manifest, dict) and manifest.get("format") == FORMAT):
+        return None
+    if isinstance(manifest.get("rules"), dict):
+        from smsim.rules import normalised
+
+        manifest["rules"] = normalised(manifest["rules"])  # a field added since it was written takes its default
+    return manifest
 
 
 def read_comparison(path: str | Path, manifest: dict | None = None) -> SavedComparison:

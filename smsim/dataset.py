@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 
 from smsim import layout as L
 from smsim.engine.scoring import SCORE_FIELD_NAMES
-from smsim.rules import SIDE_NAMES, Rules
+from smsim.rules import SIDE_NAMES, Rules, normalised
 
 if TYPE_CHECKING:
     from smsim.policies.registry import PolicySpec
@@ -224,6 +224,9 @@ def read_manifest(path: Path) -> dict[str, Any]:
         raise DatasetError(f"{str(path)!r}: unreadable {MANIFEST} ({exc})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != "smsim-dataset":
         raise DatasetError(f"{str(path)!r}: {MANIFEST} is not an smsim dataset manifest")
+    run = manifest.get("run")
+    if isinstance(run, dict) and isinstance(run.get("rules"), dict):
+        run["rules"] = normalised(run["rules"])  # a field added since it was written takes its default
     return manifest
 
 

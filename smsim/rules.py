@@ -294,6 +294,16 @@ def verify_rules(rules: Rules) -> None:
         _fail("start_crates", "the printed crates may not fill the whole city")
 
 
+def normalised(fields_: dict[str, Any]) -> dict[str, Any]:
+    """A rules dict as written into a manifest, in today's form: fields added to ``Rules`` since it
+    was written take their defaults (docs/rules.md), so a dataset keeps its identity across
+    versions. A dict this version cannot read is returned as it is (and compares unequal)."""
+    try:
+        return Rules.from_dict(fields_).to_dict()
+    except (RulesError, TypeError, AttributeError):
+        return fields_
+
+
 def load_rules(path: str | Path | None = None, overrides: list[str] | None = None) -> Rules:
     """docs/rules.md, or the variant at ``path``, with ``field=value`` overrides applied."""
     rules = Rules.from_toml(path) if path else Rules()

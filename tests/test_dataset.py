@@ -231,3 +231,21 @@ def test_summary_of_parts_equals_summary_of_the_whole(tmp_path):
     for q in (10, 50, 90):  # the smallest VP with at least q% of the seats at or below it
         expected = g["total"].apply(lambda v: np.quantile(v, q / 100, method="inverted_cdf")).sort_index()
         assert (by_policy[f"vp_p{q}"] == expected).all()
+
+
+def test_a_dataset_written_before_a_rules_field_existed_keeps_its_identity(tmp_path):
+    """A manifest without a rules field added since (here: rotation_cost removed by hand, as a
+    dataset of an older smsim would lack a newer field) is read with the field's default, so the
+    run resumes and reports beside today's datasets."""
+    import json
+
+    from smsim.dataset import read_manifest
+
+    out = tmp_path / "old"
+    simulate_to(str(out), 400, 2, ["random"], seed=3, batch=200)
+    manifest = json.loads((out / "manifest.json").read_text())
+    del manifest["run"]["rules"]["rotation_cost"]
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    assert read_manifest(out)["run"]["rules"]["rotation_cost"] == Rules().rotation_cost
+    again = simulate_to(str(out), 400, 2, ["random"], seed=3, batch=200)  # the same run: nothing to play
+    assert again.played == 0
