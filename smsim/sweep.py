@@ -36,7 +36,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from smsim.dataset import DatasetError, done_parts, part_name, read_manifest
-from smsim.rules import Rules, RulesError
+from smsim.rules import Rules, RulesError, normalised
 from smsim.stats import Z_95
 from smsim.summary import VP_SOURCES
 
@@ -444,6 +444,9 @@ def read_sweep_manifest(path: str | Path) -> dict[str, Any]:
         raise DatasetError(f"{str(path)!r}: {MANIFEST} cannot be read ({exc})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != SWEEP_FORMAT:
         raise DatasetError(f"{str(path)!r}: {MANIFEST} is not an smsim sweep manifest")
+    for v in manifest.get("sweep", {}).get("variants", []):
+        if isinstance(v, dict) and isinstance(v.get("rules"), dict):
+            v["rules"] = normalised(v["rules"])  # a field added since it was written takes its default
     return manifest
 
 
