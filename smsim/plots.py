@@ -266,7 +266,7 @@ def vp_sources(data: A.ReportData) -> Plot | None:
     if s.empty:
         return None
     parts = ["vp_citizen", "vp_priest", "vp_houses", "vp_juggler", "vp_noble", "vp_wall_bonus", "church_vp",
-             "coins_vp", "logs_vp", "full_city_vp", "cannon_vp"]  # fmt: skip
+             "coins_vp", "logs_vp", "full_city_vp", "cannon_vp"] + (["seat_vp"] if any(data.rules.seat_vp) else [])  # fmt: skip
     mean = s.groupby("policy", observed=True)[parts].mean()
     fig, axes = _panels(1, "Where the VP come from")
     ax = axes[0]
