@@ -157,6 +157,14 @@ class Rules:
             out[f.name] = v
         return out
 
+    def to_toml(self, header: str = "") -> str:
+        """The rules as a variant file (``--rules FILE``) listing every field of ``to_dict``;
+        ``header`` becomes comment lines at the top."""
+        lines = [f"# {line}" if line else "#" for line in header.splitlines()]
+        for name, value in self.to_dict().items():
+            lines.append(f"{name} = {_toml_value(value)}")
+        return "\n".join(lines) + "\n"
+
     # -- derived numbers --------------------------------------------------------------------
     def seat_start_coins(self, seat: int) -> int:
         """The coins ``seat`` starts with: ``start_coins`` and its ``seat_coins`` (docs/rules.md §1, §7)."""
@@ -188,6 +196,17 @@ class Rules:
             values = getattr(self, name)
             v[at(name) : at(name) + len(values)] = values
         return v
+
+
+def _toml_value(value: Any) -> str:
+    """A TOML literal of a rules value: a bool, whole number, word or (nested) list of them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return "[" + ", ".join(_toml_value(v) for v in value) + "]"
 
 
 # Layout of Rules.to_nb(); the jitted core reads rules[R_*].
