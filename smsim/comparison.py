@@ -30,9 +30,9 @@ from smsim.dataset import DatasetError, ParquetStream, game_table, seat_table
 from smsim.policies.registry import PolicySpec, resolve_policy
 from smsim.ratings import Ratings, fit_plackett_luce
 from smsim.rules import Rules
-from smsim.summary import with_seat_vp
 from smsim.sim import SimulationError, run_games, verify_games, verify_players
 from smsim.stats import mean_and_interval
+from smsim.summary import with_seat_vp
 
 
 def arrangements(names: list[str], players: int) -> list[list[int]]:

@@ -32,7 +32,18 @@ from typing import Any
 
 import numpy as np
 
-from smsim.layout import CORNERS, MAX_PIRATE_ROWS, MAX_PLAYERS, N_SIDES, N_SPACES, SIZE, BonusKind, Record, Side, cell_index
+from smsim.layout import (
+    CORNERS,
+    MAX_PIRATE_ROWS,
+    MAX_PLAYERS,
+    N_SIDES,
+    N_SPACES,
+    SIZE,
+    BonusKind,
+    Record,
+    Side,
+    cell_index,
+)
 
 SIDE_NAMES: tuple[str, ...] = tuple(side.name.lower() for side in Side)
 BONUS_KINDS: tuple[str, ...] = tuple(kind.name.lower() for kind in BonusKind)

@@ -1,6 +1,7 @@
 """Per-seat compensation search and its held-out check (smsim.fairness, ``smsim fairness``)."""
 
 import io
+import itertools
 import json
 from collections import Counter
 
@@ -103,8 +104,8 @@ def test_real_search_plays_each_vector_once_and_improves_on_zero(vp2):
 
 def test_vp_compensation_raises_seat_1s_win_share_monotonically():
     """On common dice the VP adjustment changes no move, only the totals: seat 1's share can only rise."""
-    shares = [win_share(2, Rules(seat_vp=(0, k)), 2000, 3)[1] for k in range(0, 5)]
-    assert all(b >= a for a, b in zip(shares, shares[1:]))
+    shares = [win_share(2, Rules(seat_vp=(0, k)), 2000, 3)[1] for k in range(5)]
+    assert all(b >= a for a, b in itertools.pairwise(shares))
     assert shares[-1] > shares[0] + 0.05
 
 

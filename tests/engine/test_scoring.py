@@ -76,7 +76,7 @@ def test_seat_vp_counts_in_the_total_before_ranks():
     the tie-break are decided on that total; a seat past the end of the list gets 0."""
     full = "\n".join(["+ # # # # # +"] + ["# c c c c c #"] * 5 + ["+ # # # # # +"])
     one_left = full.replace("# c c c c c #", "# c c c c . #", 1)
-    city, occ, player = state_from_cities(full, one_left, one_left)
+    _, occ, player = state_from_cities(full, one_left, one_left)
     player[:, L.VP] = [0, 5, 5]  # printed game: 5 (full city) each, seats 1 and 2 share the win (above)
     score = np.zeros((3, L.N_SCORE_FIELDS), dtype=np.int64)
     winners = score_game_nb(occ, player, Rules(seat_vp=(1, -1)).to_nb(), score)
