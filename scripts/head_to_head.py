@@ -20,7 +20,9 @@ import pandas as pd
 from smsim.comparison import Comparison, compare
 from smsim.layout import PolicyKind
 from smsim.policies.registry import POLICIES
-from smsim.summary import VP_SOURCES
+from smsim.summary import vp_sources
+
+VP_SOURCES = vp_sources(seat_vp=False)  # head-to-head games use the printed rules: no seat compensation
 
 SOURCE_HEADERS = ("earned in play", "churches", "coins", "logs", "full city", "cannons (VP)")  # VP_SOURCES' order
 

@@ -6,8 +6,10 @@
 
 The heavy entry points load on first use: ``smsim.simulate``, ``smsim.simulate_to``,
 ``smsim.simulate_summary``, ``smsim.load``, ``smsim.compare``, ``smsim.tune`` (the heuristic's
-weights by CMA-ES, in ``smsim.tuning``), ``smsim.sweep`` (rule variants on common dice), ``smsim.play_game``, and for balance reports
-``smsim.report_tables`` (the report's tables as DataFrames) and ``smsim.make_report``.
+weights by CMA-ES, in ``smsim.tuning``), ``smsim.sweep`` (rule variants on common dice),
+``smsim.fairness`` (the per-seat compensation that evens out the seats' win rates),
+``smsim.play_game``, and for balance reports ``smsim.report_tables`` (the report's tables as
+DataFrames) and ``smsim.make_report``.
 """
 
 from smsim._cache import configure_cache
@@ -30,6 +32,8 @@ _LAZY = {
     "POLICIES": ("smsim.policies.registry", "POLICIES"),
     "report_tables": ("smsim.analysis", "report_tables"),
     "make_report": ("smsim.report", "report"),
+    # the module itself: it shares its function's name and calling it calls smsim.fairness.fairness
+    "fairness": ("smsim.fairness", None),
 }
 __all__ = ["Rules", "RulesError", "load_rules", "__version__", *_LAZY]
 
@@ -39,5 +43,6 @@ def __getattr__(name: str):
         import importlib
 
         module, attr = _LAZY[name]
-        return getattr(importlib.import_module(module), attr)
+        found = importlib.import_module(module)
+        return found if attr is None else getattr(found, attr)
     raise AttributeError(f"module 'smsim' has no attribute {name!r}")

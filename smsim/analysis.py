@@ -32,7 +32,7 @@ from smsim.comparison import comparison_manifest, read_comparison
 from smsim.dataset import DatasetError, done_parts, part_name, read_manifest
 from smsim.rules import SIDE_NAMES, Rules
 from smsim.stats import Z_95, grouped_mean, grouped_rate
-from smsim.summary import VP_SOURCES  # the breakdown of the final score, one list for every table
+from smsim.summary import vp_sources, with_seat_vp  # the breakdown of the final score, one list for every table
 
 BY = ["players", "policy"]
 SIZES = range(1, 6)
@@ -97,11 +97,12 @@ def _narrow(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def _read_parquets(files: list[Path]) -> pd.DataFrame:
+def _read_parquets(files: list[Path], seats: bool = False) -> pd.DataFrame:
     frames = []
     for f in files:
         try:
-            frames.append(_narrow(pq.read_table(f).to_pandas()))
+            df = _narrow(pq.read_table(f).to_pandas())
+            frames.append(with_seat_vp(df) if seats else df)
         except Exception as exc:  # pyarrow raises several kinds for a damaged file
             raise DatasetError(f"{str(f)!r} cannot be read ({exc})") from None
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -123,7 +124,7 @@ def _read_one(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, dict, Source]:
         return seats, games, rules, src
     manifest = read_manifest(path)  # refuses anything but a dataset, with a clear message
     parts = sorted(done_parts(path))
-    seats = _read_parquets([path / "seats" / part_name(k) for k in parts])
+    seats = _read_parquets([path / "seats" / part_name(k) for k in parts], seats=True)
     games = _read_parquets([path / "games" / part_name(k) for k in parts])
     run = manifest["run"]
     names = [p["name"] for p in run["policies"]]
@@ -534,13 +535,21 @@ def game_length(data: ReportData) -> pd.DataFrame:
     return out.reset_index()
 
 
+def _sources(data: ReportData) -> tuple[str, ...]:
+    """The final score's parts (``summary.VP_SOURCES``); ``seat_vp`` only where the rules give a
+    seat VP compensation (a designer's variant, docs/rules.md §7), to spare the printed game's
+    report a column of zeros."""
+    return vp_sources(any(data.rules.seat_vp))
+
+
 def vp_by_source(data: ReportData) -> pd.DataFrame:
-    """Per player count and policy: mean VP from each source (they sum to the total), and the VP
-    earned during play split by its source."""
+    """Per player count and policy: mean VP from each source (they sum to the total; ``seat_vp``,
+    the seat compensation, only where the rules give one), and the VP earned during play split by
+    its source."""
     s = data.seats
     if s.empty:
         return _empty(BY)
-    out = s.groupby(BY, observed=True)[list(VP_SOURCES) + ["total"] + list(EARNED_SOURCES)].mean()
+    out = s.groupby(BY, observed=True)[list(_sources(data)) + ["total"] + list(EARNED_SOURCES)].mean()
     out.insert(0, "seats", s.groupby(BY, observed=True).size())
     return out.reset_index()
 
@@ -631,13 +640,13 @@ def church_vp_share(data: ReportData) -> pd.DataFrame:
 
 
 def vp_source_means(data: ReportData) -> pd.DataFrame:
-    """Per player count, policy and ``vp_source`` (``VP_SOURCES`` and ``total``): the mean VP per seat
+    """Per player count, policy and ``vp_source`` (``_sources`` and ``total``): the mean VP per seat
     from it, as in ``vp_by_source``, with its interval (``grouped_mean``)."""
     s = data.seats
     if s.empty:
         return _empty(BY + ["vp_source", "vp", "vp_lo", "vp_hi"])
     rows = []
-    for src in (*VP_SOURCES, "total"):
+    for src in (*_sources(data), "total"):
         m = grouped_mean(s, BY, s[src], "vp").reset_index()
         m.insert(len(BY), "vp_source", src)
         rows.append(m)

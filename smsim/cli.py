@@ -87,6 +87,7 @@ def cli() -> None:
       smsim tune --games 4000 --budget 120 --out tuned.toml
       smsim advise game.jsonl --decision 41
       smsim sweep --vary side_defence=1,2,3 --games 20000 --out runs/defence
+      smsim fairness --players 4 --by coins --games 20000
     """
 
 
@@ -859,6 +860,113 @@ def tune(base, against, players, games, budget, seed, only, held_out_games, out,
     except OSError as exc:
         _fail(f"cannot write {out!r}: {exc.strerror}")
     click.echo(f"written: {out} (use it as --policy {out})")
+
+
+# -- fairness ---------------------------------------------------------------------------------
+class _fairness_progress:
+    """Progress of ``smsim fairness`` on standard error: one line per step of the search, and a
+    status line (gone when it ends) while candidates are played."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet, self.status = quiet, None
+
+    def __enter__(self):
+        return self.report
+
+    def report(self, p: dict) -> None:
+        if self.quiet:
+            return
+        if self.status is None:  # at the first report: input refused up front prints only its one line
+            from rich.console import Console
+
+            self.console = Console(stderr=True)
+            self.status = self.console.status("searching")
+            self.status.__enter__()
+        wins = " ".join(f"{100 * w:.1f}%" for w in p["win"])
+        line = f"{list(p['compensation'])}: objective {p['objective']:.2e}, win shares {wins}"
+        if p["what"] == "candidate":
+            self.status.update(f"candidate {p['evaluated']}: {line}")
+        elif p["what"] == "check":
+            self.status.update("held-out check: without and with the compensation")
+        else:
+            label = {"start": "start", "step": "step", "done": "best"}[p["what"]]
+            self.console.print(f"{label:>5} {line} (candidates played: {p['evaluated']})")
+
+    def __exit__(self, *exc):
+        if self.status is not None:
+            self.status.__exit__(*exc)
+        return False
+
+
+@cli.command()
+@click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
+@click.option("--policy", default="balanced", show_default=True, help="The policy in every seat.")
+@click.option("--by", default="coins", show_default=True, help="Compensate by coins (seat_coins) or vp (seat_vp).")
+@click.option("--games", "-n", type=str, default="20000", show_default=True, help="Games per candidate.")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The search games' seed.")
+@click.option("--check-games", type=str, default=None, help="Games of the held-out check [default: --games].")
+@click.option("--check-seed", type=int, default=None, help="Seed of the held-out check [default: seed + 1000003].")
+@click.option("--max", "max_compensation", type=int, default=6, show_default=True,
+              help="Largest compensation of a seat (coins 0..max, VP -max..max).")  # fmt: skip
+@click.option("--threads", type=int, default=None, help="Threads (default: every core).")
+@click.option("--out", "-o", type=str, default=None, help="Directory for fairness.json and rules.toml.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (no progress).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@with_rules
+def fairness(players, policy, by, games, seed, check_games, check_seed, max_compensation, threads, out, as_json,
+             quiet, rules_file, rule) -> None:  # fmt: skip
+    """Find per-seat compensation that makes every seat win equally often.
+
+    With --policy in every seat, searches the extra start coins (--by coins, 0..--max) or VP
+    (--by vp, -max..max) of seats 1.. (seat 0, the start player, gets none) that bring every
+    seat's win share closest to 1/players, every candidate on the same --games games of --seed.
+    The compensation found is then checked on held-out games (--check-seed): win share per seat
+    without and with it, with 95% intervals. --out DIR writes DIR/fairness.json and
+    DIR/rules.toml, the compensated rules (use them as --rules DIR/rules.toml).
+
+    \b
+    Examples:
+      smsim fairness --players 4 --policy balanced --by coins --games 20000 --seed 1
+      smsim fairness -p 2 --by vp --max 4 --games 50000 --out runs/fair2 --json
+    """
+    from smsim.fairness import FairnessError, print_result
+    from smsim.fairness import fairness as run_fairness
+    from smsim.sim import SimulationError
+
+    rules = _rules(rules_file, rule)
+    n_games = _count(games, "--games")
+    n_check = _count(check_games, "--check-games") if check_games is not None else None
+    if threads is not None and threads < 1:
+        _fail(f"--threads must be >= 1, got {threads}")
+    if by not in ("coins", "vp"):
+        _fail(f"--by must be coins or vp, got {by!r}")
+    if max_compensation < 0:
+        _fail(f"--max must be >= 0, got {max_compensation}")
+    try:
+        with _fairness_progress(quiet or as_json) as report:
+            result = run_fairness(players, policy, by, n_games, seed, n_check, check_seed, max_compensation,
+                                  rules=rules, threads=threads, on_step=report)  # fmt: skip
+        # the command with every default spelled out: it reruns this search
+        result.command = ["smsim", "fairness", "--players", str(players), "--policy", policy, "--by", by,
+                          "--games", str(n_games), "--seed", str(seed), "--check-games", str(result.check_games),
+                          "--check-seed", str(result.check_seed), "--max", str(max_compensation)]  # fmt: skip
+        if rules_file:
+            result.command += ["--rules", rules_file]
+        for text in rule:
+            result.command += ["--rule", text]
+        if out is not None:
+            result.write(out)
+    except (FairnessError, SimulationError, PolicyError) as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted: nothing written", err=True)
+        sys.exit(130)
+    if as_json:
+        click.echo(json.dumps(result.to_dict()))
+        return
+    print_result(result)
+    if out is not None:
+        click.echo(f"written: {out}/fairness.json and {out}/rules.toml (use it as --rules {out}/rules.toml)")
 
 
 # -- policies ---------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from smsim.ratings import Ratings, fit_plackett_luce
 from smsim.rules import Rules
 from smsim.sim import SimulationError, run_games, verify_games, verify_players
 from smsim.stats import mean_and_interval
+from smsim.summary import with_seat_vp
 
 
 def arrangements(names: list[str], players: int) -> list[list[int]]:
@@ -350,4 +351,4 @@ def read_comparison(path: str | Path, manifest: dict | None = None) -> SavedComp
             raise DatasetError(f"{str(f)!r} cannot be read ({exc})") from None
     tables = {name: pd.read_csv(path / f"{name}.csv", index_col=index)
               for name, index in TABLES.items() if (path / f"{name}.csv").is_file()}  # fmt: skip
-    return SavedComparison(frames[0], frames[1], tables, manifest)
+    return SavedComparison(with_seat_vp(frames[0]), frames[1], tables, manifest)

@@ -29,11 +29,12 @@ import pyarrow.parquet as pq
 from smsim import layout as L
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.rules import SIDE_NAMES, Rules, normalised
+from smsim.summary import with_seat_vp
 
 if TYPE_CHECKING:
     from smsim.policies.registry import PolicySpec
 
-FORMAT_VERSION = 2  # 2: sides_attack_N columns
+FORMAT_VERSION = 3  # 2: sides_attack_N columns; 3: seat_vp (older datasets read with seat_vp 0)
 MANIFEST = "manifest.json"
 
 # engine player fields -> dataset columns (the rest are derived below)
@@ -311,7 +312,7 @@ def load(path: str | Path) -> Dataset:
     manifest = read_manifest(path)
     parts = sorted(done_parts(path))
     try:
-        seats = [pq.read_table(path / "seats" / part_name(k)).to_pandas() for k in parts]
+        seats = [with_seat_vp(pq.read_table(path / "seats" / part_name(k)).to_pandas()) for k in parts]
         games = [pq.read_table(path / "games" / part_name(k)).to_pandas() for k in parts]
     except (OSError, pa.ArrowInvalid) as exc:
         raise DatasetError(f"{str(path)!r}: a part cannot be read ({exc})") from None

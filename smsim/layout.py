@@ -122,6 +122,7 @@ class BonusKind(IntEnum):
 
 # -- record layouts: every int64 array's fields, declared once, in order ---------------------------
 MAX_PIRATE_ROWS = 12  # most rows a rules variant's pirate track may have
+MIN_PLAYERS, MAX_PLAYERS = 2, 5  # docs/rules.md §1
 
 
 @dataclass(frozen=True)
@@ -232,6 +233,7 @@ SCORE = Record("score", "S_", "N_SCORE_FIELDS", (
     ("logs_vp", 1, "VP for logs left"),
     ("cannon_vp", 1, "VP lost to cannons (<= 0)"),
     ("full_city_vp", 1, "VP for filling the city"),
+    ("seat_vp", 1, "VP of the seat's compensation (rules seat_vp)"),
     ("empty", 1, "empty spaces left (the tie-break)"),
     ("rank", 1, "1 = best; tied seats share a rank"),
     ("won", 1, "1 for every winner"),

@@ -140,11 +140,15 @@ def narrate(records: list[dict[str, Any]], quiet: bool = False, notes: dict[int,
             how = "aborted at the round cap" if rec["aborted"] else (
                 "city full: " + ", ".join(f"seat {s}" for s in rec["filled"]))
             out.append(f"\nGame over after {rec['rounds']} rounds ({how}).")
-            out.append("seat policy      earned church coins logs cannons full  total empty rank")
+            # the seat compensation (rules seat_vp) only where a variant gives one; older traces lack it
+            seat_vp = any(sc.get("seat_vp", 0) for sc in rec["scores"])
+            out.append("seat policy      earned church coins logs cannons full " + ("seat " if seat_vp else "")
+                       + " total empty rank")  # fmt: skip
             for sc in rec["scores"]:
                 mark = " winner (shared)" if sc["shared"] else (" winner" if sc["won"] else "")
+                comp = f" {sc['seat_vp']:>4}" if seat_vp else ""
                 out.append(f"{sc['seat']:>4} {policies[sc['seat']]:<10} {sc['earned']:>6} {sc['church_vp']:>6} "
-                           f"{sc['coins']:>5} {sc['logs']:>4} {sc['cannons']:>7} {sc['full_city']:>4} "
+                           f"{sc['coins']:>5} {sc['logs']:>4} {sc['cannons']:>7} {sc['full_city']:>4}{comp} "
                            f"{sc['total']:>6} {sc['empty']:>5} {sc['rank']:>4}{mark}")  # fmt: skip
             if quiet:
                 out.append("\n" + "\n\n".join(rec["cities"]))

@@ -267,7 +267,7 @@ def vp_sources(data: A.ReportData) -> Plot | None:
     if s.empty:
         return None
     parts = ["vp_citizen", "vp_priest", "vp_houses", "vp_juggler", "vp_noble", "vp_wall_bonus", "church_vp",
-             "coins_vp", "logs_vp", "full_city_vp", "cannon_vp"]  # fmt: skip
+             "coins_vp", "logs_vp", "full_city_vp", "cannon_vp"] + (["seat_vp"] if any(data.rules.seat_vp) else [])  # fmt: skip
     mean = s.groupby("policy", observed=True)[parts].mean()
     fig, axes = _panels(1, "Where the VP come from")
     ax = axes[0]
@@ -390,6 +390,43 @@ def variant_effects(table: pd.DataFrame, varied: dict[str, tuple[str, object]], 
         out.append((fld, (fig, f"The headline metrics against {fld} (the other rules at the baseline), with 95% "
                                 "intervals; the square is the baseline.")))  # fmt: skip
     return out
+
+
+def fairness_figure(results: list) -> Plot | None:
+    """Win share of each seat on the held-out games of ``smsim fairness``, without and with the
+    compensation found (``smsim.fairness.FairnessResult``), with 95% intervals against parity; one
+    panel per player count (the "before" of the first result of a player count, an "after" per
+    result). Seats are numbered from 1 as in the report's seat figure. None without results."""
+    if not results:
+        return None
+    by_players: dict[int, list] = {}
+    for r in results:
+        by_players.setdefault(int(r.players), []).append(r)
+    counts = sorted(by_players)
+    fig, axes = _panels(len(counts), "Win share by seat before and after compensation (seat 1 starts)", sharey=False)
+    for ax, players in zip(axes, counts):
+        group = by_players[players]
+        marks = [("before", group[0], "before", "grey")]
+        marks += [("after", r, f"after: {r.by} {list(r.compensation)}", f"C{i}") for i, r in enumerate(group)]
+        for i, (when, r, label, colour) in enumerate(marks):
+            t = r.table
+            y = t[when].to_numpy(float) * 100
+            err = np.clip(np.vstack([y - t[f"{when}_lo"].to_numpy(float) * 100,
+                                     t[f"{when}_hi"].to_numpy(float) * 100 - y]), 0, None)  # fmt: skip
+            x = t["seat"].to_numpy(int) + 1 + 0.12 * (i - (len(marks) - 1) / 2)
+            ax.errorbar(x, y, yerr=err, fmt="o", capsize=3, color=colour, label=label)
+        ax.axhline(100 / players, color="grey", ls="--", lw=0.8)
+        ax.set_xticks(range(1, players + 1))
+        ax.set_title(f"{players} players")
+        ax.set_xlabel("seat")
+        ax.legend(fontsize="x-small", loc="best")
+    axes[0].set_ylabel("win share (%)")
+    checks = sorted({(int(r.check_games), int(r.check_seed)) for r in results})
+    games = ", ".join(f"{n:,} games on seed {seed}" for n, seed in checks)
+    policies = ", ".join(sorted({str(r.policy) for r in results}))
+    return fig, ("Win share of each seat (a shared win split between the winners) on held-out games, without "
+                 "(before) and with (after) the per-seat compensation smsim fairness found, with 95% intervals; "
+                 f"the dashed line is parity (1 / players); {policies} in every seat; {games}.")  # fmt: skip
 
 
 PLOTS: dict[str, Callable[[A.ReportData], Plot | None]] = {

@@ -159,6 +159,16 @@ CHURCH_CHS = frozenset("12345")
 CELL_CHARS = frozenset(".#CH+12345") | PERSON_LETTERS
 SEAT_FIELDS: tuple[str, ...] = ("coins", "logs", "vp", "cannons", "defence")
 # The rule to blame when a quantity changed although the referee saw no reason for it.
+# rules fields a trace may leave out: the per-seat compensation of a designer's variant
+# (docs/rules.md §7), absent from the printed game and from traces written before it existed
+OPTIONAL_RULES = ("seat_coins", "seat_vp")
+
+
+def _per_seat(values: Sequence[int], seat: int) -> int:
+    """A seat's entry of a per-seat rules list; a seat past the end of the list gets 0 (§7)."""
+    return values[seat] if seat < len(values) else 0
+
+
 _UNEXPLAINED = {"coins": TURN, "logs": TURN, "vp": TURN, "cannons": PIRATES,
                 "defence": f"{PIRATES} (defence)"}
 
@@ -319,9 +329,10 @@ class _Seat:
     __slots__ = ("grid", "coins", "logs", "vp", "cannons", "soldiers", "complete", "destroyed",
                  "n_complete", "empty", "empty_outer")  # fmt: skip
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules, seat: int) -> None:
         self.grid: list[str] = start_city(rules)  # docs/rules.md §8 characters, cell r * 7 + c
-        self.coins = rules.start_coins
+        # start coins, and the seat's compensation of a designer's variant (docs/rules.md §7)
+        self.coins = rules.start_coins + _per_seat(rules.seat_coins, seat)
         self.logs = rules.start_logs
         self.vp = 0  # earned during play (persons, houses, wall VP bonuses)
         self.cannons = 0  # cannons lost
@@ -387,7 +398,7 @@ class Referee:
         raw = header["rules"]
         if not isinstance(raw, dict):
             raise _Violation(FORMAT, f"rules must be an object, found {raw!r}")
-        missing = [f.name for f in fields(Rules) if f.name not in raw]
+        missing = [f.name for f in fields(Rules) if f.name not in raw and f.name not in OPTIONAL_RULES]
         if missing:
             raise _Violation(FORMAT, f"rules lacks field(s) {', '.join(missing)}")
         try:
@@ -398,7 +409,7 @@ class Referee:
         self.players: int = players
         self.row_boxes = rules.pirate_row_boxes(players)
         self.total_boxes = self.row_boxes * len(rules.pirate_strengths)
-        self.seats = [_Seat(rules) for _ in range(players)]
+        self.seats = [_Seat(rules, s) for s in range(players)]
 
     # -- public API -------------------------------------------------------------------------
     def turn(self, record: dict) -> Discrepancy | None:
@@ -849,7 +860,8 @@ class Referee:
         for s, e in enumerate(expected):
             found = by_seat[s]
             for key, rule in _SCORE_RULES:
-                value = found[key]
+                # a trace written before seat compensation existed has no seat_vp: it was 0
+                value = found.get(key, 0) if key == "seat_vp" else found[key]
                 if value != e[key] or (isinstance(e[key], bool) and type(value) is not bool):
                     raise _Violation(rule, f"seat {s} {key}: expected {e[key]!r}, found {value!r}"
                                            f"{self._score_hint(key, e, expected)}", seat=s)
@@ -891,9 +903,10 @@ class Referee:
             "logs": me.logs * rules.vp_per_log,
             "cannons": -rules.cannon_penalty * me.cannons,
             "full_city": rules.full_city_vp if me.empty == 0 else 0,
+            "seat_vp": _per_seat(rules.seat_vp, seat),  # counts before ranks (docs/rules.md §7)
             "empty": me.empty,
         }
-        parts = ("earned", "church_vp", "coins", "logs", "cannons", "full_city")
+        parts = ("earned", "church_vp", "coins", "logs", "cannons", "full_city", "seat_vp")
         score["total"] = sum(score[k] for k in parts)
         return score
 
@@ -904,7 +917,8 @@ class Referee:
             return f" (total, empty spaces per seat: {[(x['total'], x['empty']) for x in expected]})"
         if key == "total":
             return (f" (= earned {e['earned']} + churches {e['church_vp']} + coins {e['coins']} + "
-                    f"logs {e['logs']} + cannons {e['cannons']} + full city {e['full_city']})")
+                    f"logs {e['logs']} + cannons {e['cannons']} + full city {e['full_city']}"
+                    + (f" + seat compensation {e['seat_vp']})" if e["seat_vp"] else ")"))
         if key in ("series", "church_vp"):
             return f" (churches of size 1..5: {e['churches']})"
         return ""
@@ -920,6 +934,7 @@ _SCORE_RULES: tuple[tuple[str, str], ...] = (
     ("logs", SCORING),
     ("cannons", SCORING),
     ("full_city", SCORING),
+    ("seat_vp", RULES_CONFIG),
     ("empty", SCORING),
     ("total", SCORING),
     ("rank", TIE),

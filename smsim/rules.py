@@ -32,7 +32,18 @@ from typing import Any
 
 import numpy as np
 
-from smsim.layout import CORNERS, MAX_PIRATE_ROWS, N_SIDES, N_SPACES, SIZE, BonusKind, Record, Side, cell_index
+from smsim.layout import (
+    CORNERS,
+    MAX_PIRATE_ROWS,
+    MAX_PLAYERS,
+    N_SIDES,
+    N_SPACES,
+    SIZE,
+    BonusKind,
+    Record,
+    Side,
+    cell_index,
+)
 
 SIDE_NAMES: tuple[str, ...] = tuple(side.name.lower() for side in Side)
 BONUS_KINDS: tuple[str, ...] = tuple(kind.name.lower() for kind in BonusKind)
@@ -86,8 +97,18 @@ class Rules:
     allow_pass: bool = False
     # §4: not a rule of the game but the engine's safety cap; a game reaching it is reported aborted
     max_rounds: int = 200
+    # A designer's variant, not the printed game (docs/rules.md §7): compensation per seat, index =
+    # seat (0 = the start player); a seat past the end of the list gets 0. Extra start coins
+    # (may be negative down to -start_coins), and VP added to the final score before ranks.
+    seat_coins: tuple[int, ...] = ()
+    seat_vp: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
+        for name in SEAT_FIELDS:  # Rules(seat_coins=[0, np.int64(1)]) from Python: plain ints in a tuple
+            values = getattr(self, name)
+            if isinstance(values, (list, tuple)):
+                values = tuple(int(x) if isinstance(x, np.integer) else x for x in values)
+                object.__setattr__(self, name, values)
         verify_rules(self)
 
     # -- construction -----------------------------------------------------------------------
@@ -132,16 +153,34 @@ class Rules:
         return Rules.from_dict(data, self)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON/TOML-able values, the form written into traces and manifests."""
+        """Plain JSON/TOML-able values, the form written into traces and manifests.
+
+        The seat compensation fields are left out while empty (the printed game): the rules of
+        every trace, dataset manifest and run identity written before they existed stay the
+        same, so those datasets still resume and report beside new ones."""
         out = {}
         for f in fields(self):
             v = getattr(self, f.name)
+            if f.name in SEAT_FIELDS and not v:
+                continue
             if isinstance(v, tuple):
                 v = [list(x) if isinstance(x, tuple) else x for x in v]
             out[f.name] = v
         return out
 
+    def to_toml(self, header: str = "") -> str:
+        """The rules as a variant file (``--rules FILE``) listing every field of ``to_dict``;
+        ``header`` becomes comment lines at the top."""
+        lines = [f"# {line}" if line else "#" for line in header.splitlines()]
+        for name, value in self.to_dict().items():
+            lines.append(f"{name} = {_toml_value(value)}")
+        return "\n".join(lines) + "\n"
+
     # -- derived numbers --------------------------------------------------------------------
+    def seat_start_coins(self, seat: int) -> int:
+        """The coins ``seat`` starts with: ``start_coins`` and its ``seat_coins`` (docs/rules.md §1, §7)."""
+        return self.start_coins + (self.seat_coins[seat] if seat < len(self.seat_coins) else 0)
+
     def pirate_row_boxes(self, n_players: int) -> int:
         """Boxes in one row of the pirate track (docs/rules.md §6)."""
         return self.pirate_boxes_per_player * n_players
@@ -164,7 +203,21 @@ class Rules:
         v[at("church_series_vp") + 1 : at("church_series_vp") + 6] = self.church_series_vp
         v[at("n_pirate_rows")] = len(self.pirate_strengths)
         v[at("pirate_strengths") : at("pirate_strengths") + len(self.pirate_strengths)] = self.pirate_strengths
+        for name in SEAT_FIELDS:  # zeros past the list
+            values = getattr(self, name)
+            v[at(name) : at(name) + len(values)] = values
         return v
+
+
+def _toml_value(value: Any) -> str:
+    """A TOML literal of a rules value: a bool, whole number, word or (nested) list of them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return "[" + ", ".join(_toml_value(v) for v in value) + "]"
 
 
 # Layout of Rules.to_nb(); the jitted core reads rules[R_*].
@@ -194,9 +247,14 @@ RULES_RECORD = Record("rules", "R_", "N_RULE_FIELDS", (
     ("wall_bonus_amount", N_SIDES, "in Side order"),
     ("church_series_vp", 6, "VP of a series of length 0..5"),
     ("pirate_strengths", MAX_PIRATE_ROWS, "the strength of each row, zeros past the last"),
+    ("seat_coins", MAX_PLAYERS, "extra start coins per seat, zeros past the list"),
+    ("seat_vp", MAX_PLAYERS, "VP added to each seat's final score, zeros past the list"),
 ))  # fmt: skip
 RULES_RECORD.export(globals())
 
+
+# the per-seat compensation fields: a designer's variant, empty in the printed game
+SEAT_FIELDS = ("seat_coins", "seat_vp")
 
 # -- validation -------------------------------------------------------------------------------
 _NON_NEGATIVE = (
@@ -292,6 +350,16 @@ def verify_rules(rules: Rules) -> None:
         seen.add((r, c))
     if len(seen) >= N_SPACES:
         _fail("start_crates", "the printed crates may not fill the whole city")
+    for name in SEAT_FIELDS:
+        values = getattr(rules, name)
+        if not isinstance(values, tuple) or any(isinstance(x, bool) or not isinstance(x, int) for x in values):
+            _fail(name, f"must be a list of whole numbers, got {values!r}")
+        if len(values) > MAX_PLAYERS:
+            _fail(name, f"at most {MAX_PLAYERS} values (one per seat, the start player first), got {len(values)}")
+    for seat, extra in enumerate(rules.seat_coins):
+        if rules.start_coins + extra < 0:
+            _fail("seat_coins", f"seat {seat} would start with {rules.start_coins + extra} coins "
+                                f"(start_coins {rules.start_coins} + {extra}); a seat starts with >= 0")  # fmt: skip
 
 
 def normalised(fields_: dict[str, Any]) -> dict[str, Any]:

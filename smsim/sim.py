@@ -23,7 +23,7 @@ from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_
 from smsim.rules import Rules
 from smsim.trace import events_to_records
 
-MIN_PLAYERS, MAX_PLAYERS = 2, 5
+MIN_PLAYERS, MAX_PLAYERS = L.MIN_PLAYERS, L.MAX_PLAYERS
 EVENTS_PER_TURN = 64  # generous bound on trace rows one turn writes
 
 

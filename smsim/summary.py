@@ -15,7 +15,23 @@ from rich.table import Table
 from smsim.ratings import elo_points
 from smsim.stats import Z_95, add_cluster_sums, cluster_sums, clustered_mean, clustered_rate
 
-VP_SOURCES = ("earned", "church_vp", "coins_vp", "logs_vp", "full_city_vp", "cannon_vp")
+# the final score's breakdown: the parts sum to ``total``. ``seat_vp`` is the seat compensation of a
+# designer's variant (rules seat_vp, docs/rules.md §7), 0 in the printed game: tables for people
+# show it only where a seat has some (``vp_sources``).
+VP_SOURCES = ("earned", "church_vp", "coins_vp", "logs_vp", "full_city_vp", "cannon_vp", "seat_vp")
+
+
+def vp_sources(seat_vp: bool) -> tuple[str, ...]:
+    """``VP_SOURCES``, without ``seat_vp`` where no seat has a VP compensation."""
+    return VP_SOURCES if seat_vp else tuple(src for src in VP_SOURCES if src != "seat_vp")
+
+
+def with_seat_vp(seats: pd.DataFrame) -> pd.DataFrame:
+    """A seat table read from a dataset written before seat compensation existed gets its
+    ``seat_vp`` column: 0, as it was then."""
+    if len(seats.columns) and "seat_vp" not in seats:
+        seats["seat_vp"] = np.zeros(len(seats), dtype=np.int16)
+    return seats
 
 
 SEAT_COLUMNS = ("game", "policy", "seat", "won", "shared", "total", "cannons_lost", "longest_series", "sides_completed",
@@ -84,8 +100,9 @@ class SummaryAccumulator:
 
         seat_file = pq.ParquetFile(path / "seats" / part_name(k))
         game_file = pq.ParquetFile(path / "games" / part_name(k))
+        columns = [c for c in SEAT_COLUMNS if c in seat_file.schema_arrow.names]  # seat_vp: since format 3
         for g in range(seat_file.num_row_groups):
-            self.add(seat_file.read_row_group(g, columns=list(SEAT_COLUMNS)).to_pandas(),
+            self.add(with_seat_vp(seat_file.read_row_group(g, columns=columns).to_pandas()),
                      game_file.read_row_group(g, columns=list(GAME_COLUMNS)).to_pandas())  # fmt: skip
 
     def rates(self, by: str) -> pd.DataFrame:
@@ -175,10 +192,13 @@ def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, 
                   f"{row.vp_p10:.0f} / {row.vp_p50:.0f} / {row.vp_p90:.0f}", f"{row.cannons_lost:.2f}")
     console.print(t)
     t = Table(title="Mean VP by source")
-    for col in ("policy", "earned in play", "churches", "coins", "logs", "full city", "cannons", "total"):
+    sources = vp_sources(bool((tables["vp_by_source"]["seat_vp"] != 0).any()))
+    headers = {"earned": "earned in play", "church_vp": "churches", "coins_vp": "coins", "logs_vp": "logs",
+               "full_city_vp": "full city", "cannon_vp": "cannons", "seat_vp": "seat compensation"}  # fmt: skip
+    for col in ("policy", *(headers[c] for c in sources), "total"):
         t.add_column(col, justify="right")
     for key, row in tables["vp_by_source"].iterrows():
-        t.add_row(str(key), *(f"{row[c]:.1f}" for c in VP_SOURCES), f"{row.total:.1f}")
+        t.add_row(str(key), *(f"{row[c]:.1f}" for c in sources), f"{row.total:.1f}")
     console.print(t)
     t = Table(title="Longest church series (share of seats) and sides completed")
     for col in ("policy", *(f"series {k}" for k in range(6)), "mean sides"):

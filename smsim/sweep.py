@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 from smsim.dataset import DatasetError, done_parts, part_name, read_manifest
 from smsim.rules import Rules, RulesError, normalised
 from smsim.stats import Z_95
-from smsim.summary import VP_SOURCES
+from smsim.summary import VP_SOURCES, with_seat_vp
 
 SWEEP_FORMAT = "smsim-sweep"
 SWEEP_FORMAT_VERSION = 1
@@ -222,15 +222,16 @@ HEADLINE = ("start_edge", "cannons_changed_winner", "cannons_lost", "vp_total", 
 """The metrics a sweep's terminal table, the report's first variants table and its figures show."""
 
 
-def metrics_for(players: int, n_attacks: int, policies: list[str]) -> list[Metric]:
-    """Every headline metric of a sweep at ``players`` players: the order of the report's tables."""
+def metrics_for(players: int, n_attacks: int, policies: list[str], seat_vp: bool = False) -> list[Metric]:
+    """Every headline metric of a sweep at ``players`` players: the order of the report's tables
+    (the VP of a seat compensation only where a variant gives one: ``seat_vp``)."""
     out = [Metric(f"win_seat_{s}", f"Seat {s}{' (the start player)' if s == 0 else ''} wins", "rate", "seats")
            for s in range(players)]  # fmt: skip
     out.append(Metric("start_edge", "Start player's edge (win rate - parity)", "points", "seats"))
     out.append(Metric("cannons_changed_winner", "Cannon losses change the winner", "rate", "pirates"))
     out.append(Metric("cannons_lost", "Cannons lost per seat", "count", "pirates"))
     out += [Metric(f"attack_{k}_held", f"Attack {k} held by a seat", "rate", "pirates") for k in range(1, n_attacks + 1)]
-    out += [Metric(f"vp_{p}", f"Mean VP per seat: {p}", "vp", "vp") for p in VP_PARTS]
+    out += [Metric(f"vp_{p}", f"Mean VP per seat: {p}", "vp", "vp") for p in VP_PARTS if seat_vp or p != "seat_vp"]
     out.append(Metric("church_vp_share", "Church VP share of total VP", "rate", "vp"))
     out.append(Metric("longest_series", "Longest church series per seat", "count", "vp"))
     out.append(Metric("sides_completed", "Sides completed per seat", "count", "city"))
@@ -568,7 +569,8 @@ def play_sweep(
                                           v.name, i, len(variants)))  # fmt: skip
         per_variant[v.name] = pd.concat(frames)
     names = [s.name for s in specs]
-    metrics = metrics_for(players, max(len(v.rules.pirate_strengths) for v in variants), names)
+    metrics = metrics_for(players, max(len(v.rules.pirate_strengths) for v in variants), names,
+                          any(any(v.rules.seat_vp) for v in variants))  # fmt: skip
     return SweepResult(None, variants, variant_table(per_variant, metrics), done, per_variant)
 
 
@@ -583,7 +585,8 @@ def _read(path: Path, table: str, extra: tuple[str, ...] = ()) -> pd.DataFrame:
         try:
             schema = pq.read_schema(f)
             cols = [c for c in (*READ_COLUMNS[table], *extra) if c in schema.names]
-            frames.append(pq.read_table(f, columns=cols).to_pandas())
+            df = pq.read_table(f, columns=cols).to_pandas()
+            frames.append(with_seat_vp(df) if table == "seats" else df)  # seat_vp: since format 3
         except Exception as exc:  # pyarrow raises several kinds for a damaged file
             raise DatasetError(f"{str(f)!r} cannot be read ({exc})") from None
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(READ_COLUMNS[table]))
@@ -633,7 +636,8 @@ def sweep_table(path: str | Path, with_metrics: bool = False):
     per-game metrics of each variant."""
     data = read_sweep(path)
     per_variant = {v.name: dataset_metrics(d, v.rules) for v, d in zip(data.variants, data.dirs)}
-    metrics = metrics_for(data.players, max(len(v.rules.pirate_strengths) for v in data.variants), data.policies)
+    metrics = metrics_for(data.players, max(len(v.rules.pirate_strengths) for v in data.variants), data.policies,
+                          any(any(v.rules.seat_vp) for v in data.variants))  # fmt: skip
     table = variant_table(per_variant, metrics)
     return (table, per_variant) if with_metrics else table
 
@@ -658,7 +662,9 @@ class VariantSet:
 
     def table(self) -> pd.DataFrame:
         n_attacks = max(len(v.rules.pirate_strengths) for v in self.variants)
-        return variant_table(self.metrics, metrics_for(self.players, n_attacks, self.policies), paired=self.paired)
+        seat_vp = any(any(v.rules.seat_vp) for v in self.variants)
+        return variant_table(self.metrics, metrics_for(self.players, n_attacks, self.policies, seat_vp),
+                             paired=self.paired)  # fmt: skip
 
 
 def variant_set_from_sweep(path: str | Path) -> VariantSet:

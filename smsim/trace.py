@@ -128,7 +128,7 @@ def score_dict(score_row: np.ndarray, seat: int) -> dict[str, Any]:
         "seat": seat, "earned": sc[L.S_EARNED], "churches": sc[L.S_CHURCHES : L.S_CHURCHES + 5],
         "series": series_lengths(sc[L.S_SERIES : L.S_SERIES + 5]), "church_vp": sc[L.S_CHURCH_VP],
         "coins": sc[L.S_COINS_VP], "logs": sc[L.S_LOGS_VP], "cannons": sc[L.S_CANNON_VP],
-        "full_city": sc[L.S_FULL_CITY_VP], "total": sc[L.S_TOTAL], "empty": sc[L.S_EMPTY],
+        "full_city": sc[L.S_FULL_CITY_VP], "seat_vp": sc[L.S_SEAT_VP], "total": sc[L.S_TOTAL], "empty": sc[L.S_EMPTY],
         "rank": sc[L.S_RANK], "won": bool(sc[L.S_WON]), "shared": bool(sc[L.S_SHARED]),
     }  # fmt: skip
 

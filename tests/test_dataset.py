@@ -249,3 +249,45 @@ def test_a_dataset_written_before_a_rules_field_existed_keeps_its_identity(tmp_p
     assert read_manifest(out)["run"]["rules"]["rotation_cost"] == Rules().rotation_cost
     again = simulate_to(str(out), 400, 2, ["random"], seed=3, batch=200)  # the same run: nothing to play
     assert again.played == 0
+
+
+# -- seat compensation (format 3) ------------------------------------------------------------------
+def test_a_dataset_written_before_seat_vp_reads_with_seat_vp_0(tmp_path):
+    """Format 2 datasets have no seat_vp column: load, the summary and the report read it as 0, the
+    value it had, and a run of the printed game still resumes them (its rules dict is unchanged)."""
+    import pyarrow.parquet as pq
+
+    from smsim.analysis import read_report_data, vp_by_source
+    from smsim.dataset import run_identity
+    from smsim.summary import summarise_dataset
+
+    out = tmp_path / "old"
+    simulate_to(str(out), 400, 3, ["balanced"], seed=2, batch=200)
+    new = load(out).seats
+    for k in done_parts(out):  # drop the column, as format 2 wrote the parts
+        part = out / "seats" / f"part-{k:06d}.parquet"
+        pq.write_table(pq.read_table(part).drop(["seat_vp"]), part)
+    old = load(out).seats
+    assert (old["seat_vp"] == 0).all() and len(old) == 1200
+    assert (old[["earned", "church_vp", "coins_vp", "logs_vp", "cannon_vp", "full_city_vp", "seat_vp"]].sum(axis=1)
+            == old["total"]).all()  # fmt: skip
+    tables, done, _ = summarise_dataset(out)
+    assert done == 400 and (tables["vp_by_source"]["seat_vp"] == 0).all()
+    assert "seat_vp" not in vp_by_source(read_report_data([out]))  # the printed game: no column of zeros
+    assert set(new.columns) == set(old.columns)
+    assert "seat_vp" not in run_identity(400, 3, [], 2, Rules(), 200)["rules"]
+
+
+def test_a_compensated_dataset_reports_seat_vp_in_the_breakdown(tmp_path):
+    from smsim.analysis import read_report_data, vp_by_source
+    from smsim.summary import summarise_dataset
+
+    out = tmp_path / "comp"
+    simulate_to(str(out), 300, 3, ["balanced"], seed=4, rules=Rules(seat_vp=(0, 2, 3)))
+    seats = load(out).seats
+    assert list(seats.groupby("seat")["seat_vp"].unique().map(list)) == [[0], [2], [3]]
+    t = vp_by_source(read_report_data([out]))
+    parts = ["earned", "church_vp", "coins_vp", "logs_vp", "full_city_vp", "cannon_vp", "seat_vp"]
+    assert t[parts].sum(axis=1).to_numpy() == pytest.approx(t["total"].to_numpy())  # they sum to the total
+    tables, _, _ = summarise_dataset(out)
+    assert tables["vp_by_source"]["seat_vp"].iloc[0] == pytest.approx(5 / 3)

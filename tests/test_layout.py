@@ -106,8 +106,8 @@ def test_score_columns_are_the_dataset_names():
     from smsim.engine.scoring import SCORE_FIELD_NAMES
 
     assert SCORE_FIELD_NAMES[: L.S_CHURCHES] == (
-        "total", "earned", "church_vp", "coins_vp", "logs_vp", "cannon_vp", "full_city_vp", "empty", "rank", "won",
-        "shared",
+        "total", "earned", "church_vp", "coins_vp", "logs_vp", "cannon_vp", "full_city_vp", "seat_vp", "empty", "rank",
+        "won", "shared",
     )  # fmt: skip
     assert SCORE_FIELD_NAMES[L.S_SERIES : L.S_SERIES + 5] == tuple(f"series_{k}" for k in range(1, 6))
 

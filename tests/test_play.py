@@ -6,7 +6,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smsim import layout as L
-from smsim.layout import S_CANNON_VP, S_CHURCH_VP, S_COINS_VP, S_EARNED, S_FULL_CITY_VP, S_LOGS_VP, S_TOTAL
+from smsim.layout import (
+    S_CANNON_VP,
+    S_CHURCH_VP,
+    S_COINS_VP,
+    S_EARNED,
+    S_FULL_CITY_VP,
+    S_LOGS_VP,
+    S_SEAT_VP,
+    S_TOTAL,
+)
 from smsim.rules import Rules
 from smsim.sim import play_game, run_games
 
@@ -41,7 +50,8 @@ def check_invariants(records, rules=Rules()):
     assert end["rounds"] < rules.max_rounds
     for sc in end["scores"]:
         assert sc["total"] == (sc["earned"] + sc["church_vp"] + sc["coins"] + sc["logs"] + sc["cannons"]
-                               + sc["full_city"])  # fmt: skip
+                               + sc["full_city"] + sc["seat_vp"])  # fmt: skip
+        assert sc["seat_vp"] == (rules.seat_vp[sc["seat"]] if sc["seat"] < len(rules.seat_vp) else 0)
         assert sc["empty"] == 45 - len(filled[sc["seat"]])
     assert any(sc["empty"] == 0 for sc in end["scores"])
     return n_attacks
@@ -58,14 +68,15 @@ def test_invariants_under_random_play(seed, game, players, mix):
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**32), players=st.integers(2, 5))
 def test_invariants_with_allow_pass_and_a_variant(seed, players):
-    rules = Rules(allow_pass=True, rotation_cost=1, start_crates=((0, 3), (3, 3)), pirate_strengths=(2, 4, 20))
+    rules = Rules(allow_pass=True, rotation_cost=1, start_crates=((0, 3), (3, 3)), pirate_strengths=(2, 4, 20),
+                  seat_coins=(0, 2, -1, 4), seat_vp=(0, 3, -2))  # fmt: skip
     traced = play_game(players, seed, 0, seat_policies(["random", "greedy"], players), rules)
     check_invariants(traced.records, rules)
 
 
 def test_breakdown_sums_to_total_in_batches():
     score, player, game_out = run_games(3000, 4, ["random", "greedy", "greedy", "random"], 11, Rules())
-    parts = score[..., [S_EARNED, S_CHURCH_VP, S_COINS_VP, S_LOGS_VP, S_CANNON_VP, S_FULL_CITY_VP]].sum(-1)
+    parts = score[..., [S_EARNED, S_CHURCH_VP, S_COINS_VP, S_LOGS_VP, S_CANNON_VP, S_FULL_CITY_VP, S_SEAT_VP]].sum(-1)
     assert np.array_equal(parts, score[..., S_TOTAL])
     assert (player[..., L.COINS] >= 0).all() and (player[..., L.LOGS] >= 0).all()
     assert (game_out[:, L.G_ABORTED] == 0).all()
@@ -111,3 +122,36 @@ def test_dice_are_fair():
     expected = len(faces) / 6
     chi2 = ((counts - expected) ** 2 / expected).sum()
     assert chi2 < 33.0  # chi-square, 5 degrees of freedom, p = 1e-6
+
+
+# -- seat compensation (docs/rules.md §7): a designer's variant ------------------------------------
+def test_seat_coins_start_seat_3_with_five_more_coins():
+    """After the start player's first turn seats 1-3 have not played: their coins are their start
+    coins, start_coins + seat_coins[s]; the same game without compensation starts them all at 3."""
+    policies = ["balanced"] * 4
+    plain = play_game(4, 5, 0, policies).records
+    comp = play_game(4, 5, 0, policies, Rules(seat_coins=(0, 0, 0, 5))).records
+    for records, coins in ((plain, [3, 3, 3]), (comp, [3, 3, 8])):
+        first = records[1]
+        assert (first["round"], first["seat"]) == (0, 0)
+        assert [first["after"][s]["coins"] for s in (1, 2, 3)] == coins
+    check_invariants(comp, Rules(seat_coins=(0, 0, 0, 5)))
+
+
+def test_seat_vp_changes_the_final_score_and_nothing_during_play():
+    """seat_vp=[0, 3]: same seed, same dice and the same moves (play ignores the VP adjustment), so
+    every turn is the same; seat 1's total is 3 more, seat 0's the same, and ranks and wins follow
+    from the new totals (more VP, then more empty spaces, docs/rules.md §4)."""
+    rules = Rules(seat_vp=(0, 3))
+    changed = 0
+    for g in range(30):
+        a = play_game(2, 17, g, ["balanced", "balanced"]).records
+        b = play_game(2, 17, g, ["balanced", "balanced"], rules).records
+        assert a[1:-1] == b[1:-1] and a[-1]["cities"] == b[-1]["cities"]
+        sa, sb = a[-1]["scores"], b[-1]["scores"]
+        assert sb[0]["total"] == sa[0]["total"] and sb[1]["total"] == sa[1]["total"] + 3
+        assert [sc["seat_vp"] for sc in sb] == [0, 3]
+        key = [(sc["total"], sc["empty"]) for sc in sb]
+        assert [sc["won"] for sc in sb] == [k == max(key) for k in key]
+        changed += sa[1]["won"] != sb[1]["won"]
+    assert changed > 0  # over 30 games, 3 VP turned some loss of seat 1 into a win

@@ -119,3 +119,34 @@ def test_planted_wrong_final_score_is_caught():
     bad[-1]["scores"][2]["total"] += 4
     found = check_game(bad)
     assert found is not None and found.turn is None and found.seat == 2
+
+
+# -- seat compensation (docs/rules.md §7) -------------------------------------------------------------
+COMPENSATED = {"seat_coins": [0, 1, 3, -2, 4], "seat_vp": [0, 2, -1, 5]}
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_referee_agrees_with_the_core_on_compensated_games(players):
+    """The referee re-plays seat_coins and re-scores seat_vp on its own, from the trace's rules."""
+    from smsim.rules import Rules
+
+    rules = Rules.from_dict(COMPENSATED)
+    for g in range(60):
+        records = play_game(players, 555 + players, g, table(g, players), rules).records
+        assert records[0]["rules"]["seat_coins"] == COMPENSATED["seat_coins"]
+        assert check_game(records) is None, str(check_game(records))
+
+
+def test_referee_catches_a_compensation_left_out_of_the_rules():
+    from smsim.rules import Rules
+
+    records = play_game(3, 8, 0, ["greedy"] * 3, Rules.from_dict(COMPENSATED)).records
+    no_coins = copy.deepcopy(records)
+    del no_coins[0]["rules"]["seat_coins"]  # the engine gave seat 1 a coin more than the rules say
+    found = check_game(no_coins)
+    assert found is not None and found.turn == 0 and "seat 1 coins expected 3, found 4" in found.message
+    no_vp = copy.deepcopy(records)
+    del no_vp[0]["rules"]["seat_vp"]  # the end line counts a seat VP the rules do not give
+    found = check_game(no_vp)
+    assert found is not None and found.turn is None and found.seat == 1 and "seat_vp" in found.message
+    assert "§7" in found.rule

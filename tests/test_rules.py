@@ -1,5 +1,6 @@
 """The rules configuration (docs/rules.md §7)."""
 
+import numpy as np
 import pytest
 
 from smsim.rules import Rules, RulesError, load_rules
@@ -55,6 +56,13 @@ def test_to_dict_round_trips():
         ({"wall_bonus_kind": ["vp", "gold", "vp", "vp"]}, "'wall_bonus_kind': unknown bonus 'gold'"),
         ({"allow_pass": 3}, "'allow_pass': must be true or false"),
         ({"pirate_strengths": []}, "'pirate_strengths': must list 1 to"),
+        ({"seat_coins": 2}, "'seat_coins': must be a list"),
+        ({"seat_coins": [0, 1.5]}, "'seat_coins': must be a list of whole numbers"),
+        ({"seat_coins": [0, 1, 1, 2, 2, 3]}, "'seat_coins': at most 5 values"),
+        ({"seat_coins": [0, 0, -4]}, "'seat_coins': seat 2 would start with -1 coins"),
+        ({"start_coins": 1, "seat_coins": [0, -2]}, "'seat_coins': seat 1 would start with -1 coins"),
+        ({"seat_vp": [0, True]}, "'seat_vp': must be a list of whole numbers"),
+        ({"seat_vp": [0, 1, 2, 3, 4, 5]}, "'seat_vp': at most 5 values"),
     ],
 )
 def test_impossible_values_are_refused_naming_the_field(overrides, field):
@@ -69,3 +77,40 @@ def test_bad_toml_and_missing_file(tmp_path):
         load_rules(bad)
     with pytest.raises(RulesError, match="cannot read rules file"):
         load_rules(tmp_path / "missing.toml")
+
+
+# -- seat compensation: a designer's variant (docs/rules.md §7) -------------------------------------
+def test_seat_compensation_defaults_to_none_and_stays_out_of_to_dict():
+    """The printed game has none; its rules dict (traces, manifests, run identities) is as before."""
+    r = Rules()
+    assert r.seat_coins == () and r.seat_vp == ()
+    assert "seat_coins" not in r.to_dict() and "seat_vp" not in r.to_dict()
+    c = Rules(seat_coins=(0, 1), seat_vp=(0, -1, 2))
+    assert c.to_dict()["seat_coins"] == [0, 1] and c.to_dict()["seat_vp"] == [0, -1, 2]
+    assert Rules.from_dict(c.to_dict()) == c
+
+
+def test_seat_compensation_from_toml_and_the_command_line(tmp_path):
+    path = tmp_path / "v.toml"
+    path.write_text("seat_coins = [0, 1, 2, 3]\nseat_vp = [0, -1]\n")
+    assert load_rules(path).seat_coins == (0, 1, 2, 3) and load_rules(path).seat_vp == (0, -1)
+    r = load_rules(None, ["seat_coins=[0,1,2,3]", "seat_vp=[0, 2]"])
+    assert (r.seat_coins, r.seat_vp) == ((0, 1, 2, 3), (0, 2))
+    assert Rules(seat_coins=[0, np.int64(2)]).seat_coins == (0, 2)  # a list from Python: plain ints
+    assert type(Rules(seat_coins=[0, np.int64(2)]).seat_coins[1]) is int
+
+
+def test_negative_seat_coins_down_to_zero_start_coins_are_allowed():
+    r = Rules(seat_coins=(0, -3))
+    assert [r.seat_start_coins(s) for s in range(4)] == [3, 0, 3, 3]
+
+
+def test_seat_compensation_in_the_engine_vector():
+    """to_nb: one entry per seat up to 5, zeros past the list."""
+    from smsim import rules as R
+
+    v = Rules(seat_coins=(0, 1, 2), seat_vp=(0, -3)).to_nb()
+    assert R.RULES_RECORD.width("seat_coins") == R.RULES_RECORD.width("seat_vp") == 5
+    assert list(v[R.R_SEAT_COINS : R.R_SEAT_COINS + 5]) == [0, 1, 2, 0, 0]
+    assert list(v[R.R_SEAT_VP : R.R_SEAT_VP + 5]) == [0, -3, 0, 0, 0]
+    assert not Rules().to_nb()[R.R_SEAT_COINS : R.R_SEAT_VP + 5].any()

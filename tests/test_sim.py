@@ -15,7 +15,7 @@ def test_simulate_returns_one_row_per_seat_and_per_game():
     assert list(seats["seat"][:3]) == [0, 1, 2]
     assert list(seats["policy"][:3]) == ["greedy", "random", "random"]
     assert (seats.groupby("game")["won"].sum() >= 1).all()  # every game has a winner
-    parts = seats[["earned", "church_vp", "coins_vp", "logs_vp", "cannon_vp", "full_city_vp"]].sum(axis=1)
+    parts = seats[["earned", "church_vp", "coins_vp", "logs_vp", "cannon_vp", "full_city_vp", "seat_vp"]].sum(axis=1)
     assert (parts == seats["total"]).all()
     assert not games["aborted"].any()
     # the shared-win flag agrees with the number of winners per game

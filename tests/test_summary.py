@@ -41,3 +41,21 @@ def test_seats_of_one_game_count_as_one_cluster():
     vp = first["total"]
     lo, hi = mean_interval(vp.mean(), vp.std(ddof=1), 300)
     assert row["vp_hi"] - row["vp_lo"] == pytest.approx(hi - lo, rel=0.01)
+
+
+def test_the_printed_breakdown_shows_seat_compensation_only_where_there_is_some():
+    import io
+
+    from rich.console import Console
+
+    from smsim.rules import Rules
+    from smsim.summary import print_tables
+
+    def printed(rules):
+        buf = io.StringIO()
+        seats, games = simulate(200, 2, ["balanced"], seed=6, rules=rules)
+        print_tables(summary_tables(seats, games), console=Console(file=buf, width=200))
+        return buf.getvalue()
+
+    assert "seat compensation" not in printed(Rules())
+    assert "seat compensation" in printed(Rules(seat_vp=(0, 2)))

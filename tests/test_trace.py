@@ -9,7 +9,7 @@ from smsim.trace import read_jsonl, series_lengths, write_jsonl
 TURN_KEYS = {"type", "round", "seat", "rolls", "rerolled", "use", "rotation_cost", "delivery_cost", "cells",
              "houses", "bonuses", "swords", "attacks", "after", "decisions"}  # fmt: skip
 SCORE_KEYS = {"seat", "earned", "churches", "series", "church_vp", "coins", "logs", "cannons", "full_city",
-              "total", "empty", "rank", "won", "shared"}  # fmt: skip
+              "seat_vp", "total", "empty", "rank", "won", "shared"}  # fmt: skip
 
 
 def test_series_lengths_longest_first():

@@ -241,7 +241,8 @@ def newly_complete_sides_nb(occ, player, s):
 
 @hot_njit
 def reset_city_nb(city, occ, player, s, start_crates, rules):
-    """Seat s's start state (docs/rules.md §1): coins, logs, the printed crates."""
+    """Seat s's start state (docs/rules.md §1): coins (and the seat's ``seat_coins``, §7), logs,
+    the printed crates."""
     for c in range(L.N_CELLS):
         city[s, c] = EMPTY
     for code in range(occ.shape[1]):
@@ -258,7 +259,7 @@ def reset_city_nb(city, occ, player, s, start_crates, rules):
         occ[s, TOWER] |= bit_nb(c)
     occ[s, EMPTY] = SPACES_MASK
     player[s, L.N_EMPTY] = L.N_SPACES
-    player[s, L.COINS] = rules[R.R_START_COINS]
+    player[s, L.COINS] = rules[R.R_START_COINS] + rules[R.R_SEAT_COINS + s]  # seat_coins: 0 past its list
     player[s, L.LOGS] = rules[R.R_START_LOGS]
     for i in range(start_crates.shape[0]):
         fill_cell_nb(city, occ, player, s, start_crates[i], CRATE)

@@ -51,7 +51,8 @@ def score_church_series_nb(church_counts, series_vp, series_out):
 
 @njit(cache=True, _nrt=True)  # allocates its scratch, once a game: outside hot_njit
 def score_game_nb(occ, player, rules, score):
-    """Fill ``score`` for every seat: the breakdown, then ranks and wins (docs/rules.md §4)."""
+    """Fill ``score`` for every seat: the breakdown, then ranks and wins (docs/rules.md §4); a
+    seat's ``seat_vp`` (§7) counts in its total before ranks are decided."""
     n_players = player.shape[0]
     counts = np.zeros(N_CHURCH_SIZES, dtype=np.int64)
     series = np.zeros(N_CHURCH_SIZES, dtype=np.int64)
@@ -70,10 +71,11 @@ def score_game_nb(occ, player, rules, score):
         score[s, L.S_LOGS_VP] = player[s, L.LOGS] * rules[R.R_VP_PER_LOG]
         score[s, L.S_CANNON_VP] = -player[s, L.CANNONS_LOST] * rules[R.R_CANNON_PENALTY]
         score[s, L.S_FULL_CITY_VP] = rules[R.R_FULL_CITY_VP] if empty == 0 else 0
+        score[s, L.S_SEAT_VP] = rules[R.R_SEAT_VP + s]  # the seat's compensation (docs/rules.md §7), 0 by default
         score[s, L.S_EMPTY] = empty
         score[s, L.S_TOTAL] = (
             score[s, L.S_EARNED] + church_vp + score[s, L.S_COINS_VP] + score[s, L.S_LOGS_VP]
-            + score[s, L.S_CANNON_VP] + score[s, L.S_FULL_CITY_VP]
+            + score[s, L.S_CANNON_VP] + score[s, L.S_FULL_CITY_VP] + score[s, L.S_SEAT_VP]
         )
     n_winners = 0
     for s in range(n_players):

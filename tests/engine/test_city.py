@@ -12,8 +12,10 @@ from smsim.engine.city import (
     largest_group_upto_nb,
     max_houses_nb,
     newly_complete_sides_nb,
+    reset_city_nb,
 )
 from smsim.layout import Cell, Person
+from smsim.rules import Rules
 from tests.helpers import RULES_NB, cell, state_from_cities
 
 EMPTY_CITY = """
@@ -218,3 +220,17 @@ def test_largest_group_up_to_a_cap_agrees_with_a_breadth_first_search():
         full = largest_group_reference(cells)
         for cap in (1, 3, 5, 45):
             assert largest_group_upto_nb(empty, cap) == min(cap, full)
+
+
+def test_start_coins_include_the_seat_compensation():
+    """docs/rules.md §1 and §7 (seat compensation): seat s starts with start_coins + seat_coins[s],
+    0 extra past the end of the list; logs and the printed crates are the same for every seat."""
+    rules = Rules(start_coins=2, seat_coins=(0, 3, -2))
+    n = 5
+    city = np.zeros((n, 49), dtype=np.int8)
+    occ = np.zeros((n, L.N_CELL_CODES), dtype=np.uint64)
+    player = np.full((n, L.N_PLAYER_FIELDS), 99, dtype=np.int64)
+    for s in range(n):
+        reset_city_nb(city, occ, player, s, rules.start_crate_cells(), rules.to_nb())
+    assert list(player[:, L.COINS]) == [2, 5, 0, 2, 2]
+    assert list(player[:, L.LOGS]) == [2] * n and list(player[:, L.N_EMPTY]) == [41] * n
