@@ -28,12 +28,11 @@ _LAZY = {
     "load": ("smsim.dataset", "load"),
     "compare": ("smsim.comparison", "compare"),
     "tune": ("smsim.tuning", "tune"),
-    "sweep": ("smsim.sweep", "sweep"),
+    "sweep": ("smsim.sweeps", "sweep"),
     "POLICIES": ("smsim.policies.registry", "POLICIES"),
     "report_tables": ("smsim.analysis", "report_tables"),
     "make_report": ("smsim.report", "report"),
-    # the module itself: it shares its function's name and calling it calls smsim.fairness.fairness
-    "fairness": ("smsim.fairness", None),
+    "fairness": ("smsim.compensation", "fairness"),
 }
 __all__ = ["Rules", "RulesError", "load_rules", "__version__", *_LAZY]
 
@@ -43,6 +42,5 @@ def __getattr__(name: str):
         import importlib
 
         module, attr = _LAZY[name]
-        found = importlib.import_module(module)
-        return found if attr is None else getattr(found, attr)
+        return getattr(importlib.import_module(module), attr)
     raise AttributeError(f"module 'smsim' has no attribute {name!r}")

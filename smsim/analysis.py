@@ -735,7 +735,7 @@ def split_variants(paths: list[str | Path]) -> tuple[list[str], list]:
     describes those with the standard rules (docs/rules.md), or else those with the first one's
     rules, and sets each other one beside a dataset it describes of the same players (the same
     policies and seed where there is one: then the differences are paired)."""
-    from smsim.sweep import is_sweep, read_sweep, variant_set_from_datasets, variant_set_from_sweep
+    from smsim.sweeps import is_sweep, read_sweep, variant_set_from_datasets, variant_set_from_sweep
 
     sweeps = [Path(p) for p in paths if is_sweep(p)]
     rest = [Path(p) for p in paths if not is_sweep(p)]

@@ -541,7 +541,7 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
     from smsim.dataset import DatasetError
     from smsim.sim import SimulationError
     from smsim.summary import print_sweep
-    from smsim.sweep import SweepError, plan_variants, play_sweep, run_sweep
+    from smsim.sweeps import SweepError, plan_variants, play_sweep, run_sweep
 
     base = _rules(rules_file, rule)
     n_games = _count(games, "--games")
@@ -929,8 +929,8 @@ def fairness(players, policy, by, games, seed, check_games, check_seed, max_comp
       smsim fairness --players 4 --policy balanced --by coins --games 20000 --seed 1
       smsim fairness -p 2 --by vp --max 4 --games 50000 --out runs/fair2 --json
     """
-    from smsim.fairness import FairnessError, print_result
-    from smsim.fairness import fairness as run_fairness
+    from smsim.compensation import FairnessError, print_result
+    from smsim.compensation import fairness as run_fairness
     from smsim.sim import SimulationError
 
     rules = _rules(rules_file, rule)
@@ -1007,7 +1007,7 @@ def list_variants() -> None:
     """
     import tomllib
 
-    from smsim.sweep import named_variants
+    from smsim.sweeps import named_variants
 
     shipped = named_variants()
     width = max(len(name) for name in shipped)

@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from smsim import analysis as A
 from smsim.ratings import elo
 from smsim.rules import SIDE_NAMES
-from smsim.sweep import HEADLINE
+from smsim.sweeps import HEADLINE
 
 Plot = tuple[Figure, str]
 WIDTH = 3.6  # inches per panel
@@ -394,7 +394,7 @@ def variant_effects(table: pd.DataFrame, varied: dict[str, tuple[str, object]], 
 
 def fairness_figure(results: list) -> Plot | None:
     """Win share of each seat on the held-out games of ``smsim fairness``, without and with the
-    compensation found (``smsim.fairness.FairnessResult``), with 95% intervals against parity; one
+    compensation found (``smsim.compensation.FairnessResult``), with 95% intervals against parity; one
     panel per player count (the "before" of the first result of a player count, an "after" per
     result). Seats are numbered from 1 as in the report's seat figure. None without results."""
     if not results:

@@ -372,7 +372,7 @@ def _largest(t, key: str) -> str | None:
 def variants_section(sets: list) -> tuple[Section, list[str]]:
     """The section "Rule variants" (``sweep.VariantSet``s) and its at-a-glance lines."""
     from smsim.summary import SWEEP_HEADINGS
-    from smsim.sweep import HEADLINE, variance_reduction
+    from smsim.sweeps import HEADLINE, variance_reduction
 
     s = Section("Rule variants", "What changes when a rule changes. Each variant plays the same games as its "
                 "baseline; where they also meet the same dice (a sweep, or datasets of one seed and line-up) a "

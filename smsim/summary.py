@@ -270,7 +270,7 @@ def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None)
     """Print a sweep's headline metrics (``sweep.variant_table``) for the terminal: the baseline's
     value, then each variant's paired difference from it with its 95% interval, and how much the
     common dice narrowed those intervals."""
-    from smsim.sweep import BASELINE, HEADLINE, variance_reduction
+    from smsim.sweeps import BASELINE, HEADLINE, variance_reduction
 
     console = console or Console(width=max(140, Console().width))
     variants = list(dict.fromkeys(table["variant"]))

@@ -39,8 +39,7 @@ def test_every_lazy_entry_point_resolves():
     import importlib
 
     for name, (module, attr) in smsim._LAZY.items():
-        found = importlib.import_module(module)
-        target = found if attr is None else getattr(found, attr)  # None: the module, called as its function
+        target = getattr(importlib.import_module(module), attr)
         assert getattr(smsim, name) is target, name
         assert getattr(smsim, name) is target, name  # and still after the first access
         assert name in smsim.__all__

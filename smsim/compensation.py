@@ -38,8 +38,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
-import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -398,14 +396,3 @@ def print_result(result: FairnessResult, console=None) -> None:
                   f"{100 * c['after_max_deviation']:.1f}; all seats equal (chi-square, {c['dof']} dof): before "
                   f"{c['chi2_before']:.1f}, p = {c['p_before']:.2g}; after {c['chi2_after']:.1f}, "
                   f"p = {c['p_after']:.2g}")  # fmt: skip
-
-
-class _CallableModule(types.ModuleType):
-    """``smsim.fairness`` names both this module and its function: once the module is imported,
-    Python binds the package attribute to the module, so calling the module calls :func:`fairness`."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> FairnessResult:
-        return fairness(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -16,7 +16,7 @@ from smsim.dataset import DatasetError
 from smsim.rules import Rules
 from smsim.sim import simulate_to
 from smsim.stats import Z_95
-from smsim.sweep import (
+from smsim.sweeps import (
     BASELINE,
     Metric,
     SweepError,
@@ -314,7 +314,7 @@ def test_report_refuses_a_variant_without_a_baseline(tmp_path):
 
 # -- shipped variants -----------------------------------------------------------------------------------------------
 def test_shipped_variants_load_and_say_what_they_change():
-    from smsim.sweep import named_variants
+    from smsim.sweeps import named_variants
 
     shipped = named_variants()
     assert len(shipped) >= 5

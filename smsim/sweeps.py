@@ -245,7 +245,7 @@ def game_metrics(seats: pd.DataFrame, games: pd.DataFrame, rules: Rules) -> pd.D
     """One row per game (indexed by ``game``), one column per headline metric (``metrics_for``):
     the game's value of it, NaN where the game has none (an attack that never came)."""
     games = games.sort_values("game")
-    s = seats.sort_values(["game", "seat"])
+    s = with_seat_vp(seats.sort_values(["game", "seat"]))  # a copy; seat_vp 0 where it was written before it existed
     n = len(games)
     players = int(games["players"].iloc[0]) if n else 0
     if n and len(s) != n * players:
