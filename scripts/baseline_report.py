@@ -10,9 +10,11 @@ Plays, from fixed seeds, with the standard rules:
   every seat: the stronger-play sample that the report's section "Under stronger play" sets
   beside the ``balanced`` mirror. It is by far the slowest step: about 2.4 s of one core a game;
 - for 4 players, a one-at-a-time sweep of six rules fields (``SWEEP``, 50,000 ``balanced`` games
-  per variant on common dice): the section "Rule variants", which rule moves the balance most.
+  per variant on common dice): the section "Rule variants", which rule moves the balance most;
+- for 2, 3, 4 and 5 players, ``smsim fairness`` by coins and by VP (40,000 search games, checked
+  on 100,000 held-out games): the section "Seat compensation".
 
-about 1,700,000 heuristic games in all, then writes the report. The datasets go to runs/baseline/
+about 1,700,000 heuristic games in all (and the fairness searches), then writes the report. The datasets go to runs/baseline/
 (not committed; a run that is interrupted resumes where it stopped). Each step is an ``smsim``
 command, printed before it runs and recorded in its dataset's manifest, so the report states how
 it was made.
@@ -38,6 +40,8 @@ ROLLOUT_GAMES = 2_000
 ROLLOUT_PLAYERS = 4
 ROLLOUT_BATCH = 50  # small parts: an interrupted run of this slow sample loses little
 SEED = 2026
+FAIRNESS_GAMES = 40_000
+FAIRNESS_CHECK_GAMES = 100_000
 SWEEP_PLAYERS = 4
 SWEEP_GAMES = 50_000
 SWEEP = (  # each field alone, on both sides of the printed value where it has two
@@ -98,6 +102,15 @@ def main() -> None:
          "--policy", "balanced", "--games", str(max(1, int(SWEEP_GAMES * args.scale))), "--seed",
          str(SEED + 30 + SWEEP_PLAYERS), "--out", str(variants), "--quiet"])  # fmt: skip
     datasets.append(str(variants))
+    for p in PLAYERS:
+        for by in ("coins", "vp"):
+            path = runs / f"fairness-{p}p-{by}"
+            if not (path / "fairness.json").exists():  # fairness does not resume: run it once
+                run(["fairness", "--players", str(p), "--policy", "balanced", "--by", by, "--games",
+                     str(max(1, int(FAIRNESS_GAMES * args.scale))), "--check-games",
+                     str(max(1, int(FAIRNESS_CHECK_GAMES * args.scale))), "--seed", str(SEED + 40 + p),
+                     "--out", str(path), "--quiet"])  # fmt: skip
+            datasets.append(str(path))
     run(["report", *datasets, "--stronger", str(stronger), "--out", out, "--title",
          "Saint Malo balance report: baseline"])  # fmt: skip
     print(f"written: {out}/report.md and {out}/report.html")

@@ -659,20 +659,25 @@ def report_cmd(datasets: tuple[str, ...], out: str, title: str, stronger: tuple[
     """Write a balance report of one or more datasets (``simulate --out``, ``compare --out``):
     church series, wall bonuses, pirate losses, outcomes, for comparisons the heuristics
     compared, and, with --stronger, whether the headline figures hold under stronger play;
-    Markdown and self-contained HTML, figures as PNG and SVG, tables as CSV.
+    sweeps (``sweep --out``) and datasets with other rules add the rule variants, results of
+    ``fairness --out`` the seat compensation. Markdown and self-contained HTML, figures as PNG
+    and SVG, tables as CSV.
 
     \b
     Examples:
       smsim report runs/four --out reports/four
       smsim report runs/p2 runs/p3 runs/p4 runs/p5 runs/compare4 --out reports/all
       smsim report runs/p4 --stronger runs/rollout4 --out reports/stronger
+      smsim report runs/defence-sweep --out reports/defence
+      smsim report runs/p4 runs/fair4 --out reports/fair
     """
+    from smsim.compensation import FairnessError
     from smsim.dataset import DatasetError
     from smsim.report import report
 
     try:
         path = report(list(datasets), out, title, list(stronger))
-    except DatasetError as exc:
+    except (DatasetError, FairnessError) as exc:
         _fail(str(exc))
     click.echo(f"written: {path} and {path.with_suffix('.html')}")
 

@@ -237,6 +237,12 @@ class FairnessResult:
         return out / FILE
 
 
+def is_fairness(path: str | Path) -> bool:
+    """Whether ``path`` is a result of ``smsim fairness --out`` (the directory or its JSON)."""
+    path = Path(path)
+    return (path / FILE).is_file() or (path.name == FILE and path.is_file())
+
+
 def read_fairness(path: str | Path) -> FairnessResult:
     """Read a result written by ``smsim fairness --out DIR`` (``DIR`` or ``DIR/fairness.json``)."""
     path = Path(path)

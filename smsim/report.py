@@ -444,6 +444,63 @@ def variants_section(sets: list) -> tuple[Section, list[str]]:
     return s, glance
 
 
+# -- seat compensation ---------------------------------------------------------------------------
+def _one_unit(result) -> str | None:
+    """What one unit for the last seat did on the search games: its win share without and with it."""
+    zero = tuple([0] * result.players)
+    one = tuple([0] * (result.players - 1) + [1])
+    found = {ev.compensation: ev for ev in result.search}
+    if zero not in found or one not in found or not found[zero].win or not found[one].win:
+        return None
+    before, after = found[zero].win[-1], found[one].win[-1]
+    unit = "coin" if result.by == "coins" else "VP"
+    return (f"one {unit} more for the last seat moved its win share from {100 * before:.1f}% to {100 * after:.1f}% "
+            f"({100 * (after - before):+.1f} points) on the search games")  # fmt: skip
+
+
+def compensation_section(results: list) -> tuple[Section, list[str]]:
+    """The section "Seat compensation" (``smsim fairness`` results) and its at-a-glance lines."""
+    s = Section("Seat compensation", "How much should the later seats get so that every seat wins equally often? "
+                "`smsim fairness` searches, on common dice, the whole number of extra start coins (`seat_coins`) or "
+                "of VP (`seat_vp`) per seat that brings every seat's win share (a shared win split) closest to "
+                "parity, seat 0 fixed at 0, then plays held-out games it never searched on without and with that "
+                "compensation (docs/fairness.md). A seat's remaining unfairness is *distinguishable* where its "
+                "interval after compensation excludes parity.")  # fmt: skip
+    glance = []
+    results = sorted(results, key=lambda r: (r.players, r.by))
+    made = P.fairness_figure(results)
+    if made is not None:
+        s.blocks.append(Block("figure", text=made[1], name="seat-compensation", figure=made[0]))
+    for r in results:
+        t = r.table
+        shown = pd.DataFrame({
+            "seat": [f"{int(x)}{' (start)' if x == 0 else ''}" for x in t["seat"]],
+            f"{r.rules_field}": t["compensation"].astype(int),
+            "win share before [95% CI]": [_value(v, lo, hi, "rate") for v, lo, hi in
+                                          zip(t["before"], t["before_lo"], t["before_hi"])],
+            "after [95% CI]": [_value(v, lo, hi, "rate") for v, lo, hi in zip(t["after"], t["after_lo"], t["after_hi"])],
+            "still unfair": ["yes" if d else "no" for d in t["distinguishable"]],
+        })  # fmt: skip
+        c = r.check
+        line = (f"largest gap from parity {100 * c.get('before_max_deviation', np.nan):.1f} points before, "
+                f"{100 * c.get('after_max_deviation', np.nan):.1f} after; all seats equal (chi-square): p = "
+                f"{c.get('p_before', np.nan):.2g} before, {c.get('p_after', np.nan):.2g} after")  # fmt: skip
+        unit = _one_unit(r)
+        head = (f"{r.players} players, `{r.policy}` in every seat, by {r.by}: found {r.rules_field} = "
+                f"{list(r.compensation)} ({r.games:,} search games on seed {r.seed}; checked on {r.check_games:,} "
+                f"held-out games on seed {r.check_seed}); {line}" + (f"; {unit}" if unit else ""))  # fmt: skip
+        s.blocks.append(Block("table", text=head, name=f"compensation_{r.players}p_{r.by}", table=t, shown=shown))
+        if any(r.compensation):
+            verdict = ("no seat is distinguishable from parity after it" if not t["distinguishable"].any() else
+                       f"{int(t['distinguishable'].sum())} of {r.players} seats remain distinguishable from parity")
+            glance.append(f"{r.players} players: {r.rules_field} = {list(r.compensation)} evens out the seats: "
+                          f"{verdict} ({r.check_games:,} held-out games; {line}).")  # fmt: skip
+        else:
+            glance.append(f"{r.players} players, by {r.by}: no whole-number compensation beats none "
+                          f"({unit or 'one unit overshoots the seats differences'}); {line}.")  # fmt: skip
+    return s, glance
+
+
 # -- writing -------------------------------------------------------------------------------------
 def _write(path: Path, data: bytes | str) -> None:
     """Whole or not at all: a temporary file renamed into place."""
@@ -472,7 +529,7 @@ code,pre{background:#f6f6f6}pre{padding:0.5em;overflow-x:auto}"""
 
 
 def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo balance report",
-                 variants: list = ()) -> Path:  # fmt: skip
+                 variants: list = (), compensations: list = ()) -> Path:  # fmt: skip
     """Write the report into ``out`` (created if needed); returns the path of report.md."""
     out = Path(out)
     if (out / "manifest.json").exists():
@@ -489,6 +546,10 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     if variants:
         varied, variant_glance = variants_section(list(variants))
         secs.append(varied)
+    if compensations:
+        compensation, compensation_glance = compensation_section(list(compensations))
+        secs.append(compensation)
+        variant_glance += compensation_glance
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     md = [f"# {title}", "", f"Made by smsim {__version__} on {now} from {data.n_games:,} games.", ""]
     body = [f"<h1>{html.escape(title)}</h1>",
@@ -552,6 +613,10 @@ def report(paths: list[str], out: str, title: str = "Saint Malo balance report",
     """Read datasets and write their report (the Python side of ``smsim report``); ``stronger``:
     mirror samples of stronger play, for the section "Under stronger play" alone. Sweep
     directories, and datasets whose rules differ from the others', are compared in the section
-    "Rule variants" (``analysis.split_variants``)."""
-    main, variants = A.split_variants(paths)
-    return write_report(A.read_report_data(main, stronger), out, title, variants)
+    "Rule variants" (``analysis.split_variants``); results of ``smsim fairness --out`` make the
+    section "Seat compensation"."""
+    from smsim.compensation import is_fairness, read_fairness
+
+    compensations = [read_fairness(p) for p in paths if is_fairness(p)]
+    main, variants = A.split_variants([p for p in paths if not is_fairness(p)])
+    return write_report(A.read_report_data(main, stronger), out, title, variants, compensations)

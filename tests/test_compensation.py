@@ -278,3 +278,18 @@ def test_two_players_by_vp_the_found_compensation_holds_on_held_out_games(seed):
     assert held[k] == min(held.values())
     assert r.check["after_max_deviation"] < r.check["before_max_deviation"]
     assert r.check["p_after"] > r.check["p_before"]
+
+
+def test_report_has_the_seat_compensation_section(vp2, tmp_path):
+    from smsim.report import report
+    from smsim.sim import simulate_to
+
+    vp2.write(tmp_path / "fair2")
+    simulate_to(str(tmp_path / "p2"), 200, 2, ["balanced"], seed=3)
+    md = report([str(tmp_path / "p2"), str(tmp_path / "fair2")], str(tmp_path / "rep")).read_text()
+    assert "## Seat compensation" in md and "figures/seat-compensation.png" in md
+    head = md.split("## Contents")[0]
+    assert "2 players" in head and ("evens out the seats" in head or "no whole-number compensation" in head)
+    section = md.split("## Seat compensation")[1]
+    assert f"found seat_vp = {list(vp2.compensation)}" in section
+    assert (tmp_path / "rep" / "tables" / "compensation_2p_vp.csv").is_file()
