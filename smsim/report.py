@@ -491,10 +491,11 @@ def compensation_section(results: list) -> tuple[Section, list[str]]:
                 f"held-out games on seed {r.check_seed}); {line}" + (f"; {unit}" if unit else ""))  # fmt: skip
         s.blocks.append(Block("table", text=head, name=f"compensation_{r.players}p_{r.by}", table=t, shown=shown))
         if any(r.compensation):
-            verdict = ("no seat is distinguishable from parity after it" if not t["distinguishable"].any() else
-                       f"{int(t['distinguishable'].sum())} of {r.players} seats remain distinguishable from parity")
-            glance.append(f"{r.players} players: {r.rules_field} = {list(r.compensation)} evens out the seats: "
-                          f"{verdict} ({r.check_games:,} held-out games; {line}).")  # fmt: skip
+            left = int(t["distinguishable"].sum())
+            verdict = ("no seat remains distinguishable from parity" if not left else
+                       f"it narrows the gap, but {left} of {r.players} seats remain distinguishable from parity")
+            glance.append(f"{r.players} players, by {r.by}: the best whole-number compensation is {r.rules_field} = "
+                          f"{list(r.compensation)}; {verdict} ({r.check_games:,} held-out games; {line}).")  # fmt: skip
         else:
             glance.append(f"{r.players} players, by {r.by}: no whole-number compensation beats none "
                           f"({unit or 'one unit overshoots the seats differences'}); {line}.")  # fmt: skip
