@@ -398,7 +398,7 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, 
         sys.exit(130)
 
 
-def _check_cluster(cluster: str | None, out: str | None) -> None:
+def _check_cluster(cluster: str | None, out: str | None, needs_out: bool = True) -> None:
     """A bad --cluster, or one without --out, or without Dask installed: one line, exit 2
     (smsim.cluster imports Dask only inside its functions)."""
     from smsim.cluster import ClusterError, check
@@ -409,7 +409,7 @@ def _check_cluster(cluster: str | None, out: str | None) -> None:
         check(cluster)
     except ClusterError as exc:
         _fail(str(exc))
-    if out is None:
+    if out is None and needs_out:
         _fail("--cluster needs --out DIR: the workers write the dataset there (a directory every worker sees)")
 
 
@@ -479,8 +479,10 @@ class _compare_progress:
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The run's seed.")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
 @click.option("--out", "-o", type=str, default=None, help="Directory for the games and the result tables.")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Play on a Dask cluster: local:N worker processes, or tcp://host:8786.")
 @with_rules
-def compare(policies, players, games, precision, seed, threads, out, rules_file, rule) -> None:
+def compare(policies, players, games, precision, seed, threads, out, cluster, rules_file, rule) -> None:
     """Compare policies free of seat bias: every policy in every seat equally, each seat
     arrangement played on the same dice (common random numbers). Prints win shares and mean VP
     with 95% intervals computed over independent blocks, mean VP differences for every pair, and
@@ -490,7 +492,12 @@ def compare(policies, players, games, precision, seed, threads, out, rules_file,
     Examples:
       smsim compare balanced greedy walls random --players 4 --games 48000
       smsim compare balanced my_weights.toml --players 2 --precision 0.02 --games 1e6
+      smsim compare balanced greedy --players 2 --games 1e7 --cluster tcp://scheduler:8786
+
+    With --cluster the rounds of blocks are played on a Dask distributed cluster
+    (docs/cluster.md); workers send each round's games back, so --out need not be shared.
     """
+    from smsim.cluster import ClusterError
     from smsim.comparison import compare as run_compare
     from smsim.sim import SimulationError
     from smsim.summary import print_comparison
@@ -500,6 +507,7 @@ def compare(policies, players, games, precision, seed, threads, out, rules_file,
     if threads is not None and threads < 1:
         _fail(f"--threads must be >= 1, got {threads}")
     names = [name for value in policies for name in value.split(",") if name]
+    _check_cluster(cluster, out, needs_out=False)
     writer = None
     if out:  # made before any game is played: an unwritable output fails at once
         from smsim.comparison import ComparisonWriter
@@ -511,8 +519,9 @@ def compare(policies, players, games, precision, seed, threads, out, rules_file,
     try:
         with _compare_progress() as report:
             result = run_compare(names, players, n_games, seed, rules, precision=precision, threads=threads,
-                                 on_progress=report, keep_games=False, on_games=writer.add if writer else None)
-    except (SimulationError, PolicyError, ValueError, OSError) as exc:
+                                 on_progress=report, keep_games=False, on_games=writer.add if writer else None,
+                                 cluster=cluster)  # fmt: skip
+    except (SimulationError, PolicyError, ValueError, OSError, ClusterError) as exc:
         if writer is not None:
             writer.abort()
         _fail(f"cannot write to {out!r}: {exc.strerror}" if isinstance(exc, OSError) else str(exc))

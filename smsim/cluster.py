@@ -1,11 +1,15 @@
 """Runs on a Dask distributed cluster (``--cluster``, docs/cluster.md).
 
-The unit of work is one part of a dataset (games k*B .. (k+1)*B - 1): a worker plays it and writes
-it with ``dataset.PartWriter`` straight into the output directory, which every worker must see (a
-shared filesystem); the client keeps the manifest, the summary and the progress. A part is
-written under a temporary name and renamed, so a worker that dies mid-part leaves no part behind,
-and the scheduler gives the part to another worker; every game depends only on (seed, game), so
-the dataset is byte-identical to one written on this machine alone.
+The unit of work of ``simulate`` and ``sweep`` is one part of a dataset (games k*B .. (k+1)*B - 1):
+a worker plays it and writes it with ``dataset.PartWriter`` straight into the output directory,
+which every worker must see (a shared filesystem); the client keeps the manifest, the summary and
+the progress. A part is written under a temporary name and renamed, so a worker that dies mid-part
+leaves no part behind, and the scheduler gives the part to another worker; every game depends only
+on (seed, game), so the dataset is byte-identical to one written on this machine alone.
+
+The unit of work of ``compare`` is one round of blocks: a worker plays it and sends its tables
+back (a comparison's games are one file, written by the client), and the client takes the rounds
+in order, so the comparison is the one played here.
 
 Dask is an optional dependency (``pip install 'smsim[dask]'``): this module imports it inside
 functions only, and no other module of smsim imports it at all.
@@ -312,3 +316,66 @@ def play_parts(cluster, path: Path, parts: list[tuple[int, int, int]], players: 
                 client.unsubscribe_topic(PROGRESS_TOPIC)
     for stale in path.glob("*/.part-*.tmp-*"):  # a dead worker's half-written part
         stale.unlink(missing_ok=True)
+
+
+# -- compare: rounds of blocks ------------------------------------------------------------------
+def play_blocks(first: int, n: int, arrs: list, policies: list, names: list, players: int, seed: int, rules: dict,
+                threads: int | None = None):  # fmt: skip
+    """Blocks first .. first + n - 1 of a comparison (``comparison.play_blocks``) on a worker: their
+    tables per seat arrangement, or ``PartFailed`` for a policy that broke the interface."""
+    from smsim.comparison import play_blocks as play
+    from smsim.policies import PolicyError
+    from smsim.rules import Rules
+    from smsim.sim import SimulationError
+
+    try:
+        specs = [rebuild_policy(p) for p in policies]
+        return play(first, n, arrs, specs, names, players, seed, Rules.from_dict(rules),
+                    _part_threads(threads, _worker()))  # fmt: skip
+    except (SimulationError, PolicyError) as exc:
+        return PartFailed(str(exc))
+
+
+def blocks_on_cluster(cluster, rounds: list[tuple[int, int]], arrs: list, specs: list, names: list, players: int,
+                      seed: int, rules, threads: int | None, retries: int = 3):  # fmt: skip
+    """Yield the tables of each round (first block, blocks) of a comparison, in order, played on
+    ``cluster``: a few rounds ahead of the one taken are in flight (twice the cluster's threads),
+    so a comparison that stops early (``precision``) leaves little work behind; closing the
+    generator cancels it."""
+    from smsim.sim import SimulationError
+
+    if not rounds:
+        return
+    with connect(cluster) as client:
+        from distributed import KilledWorker
+
+        token = uuid.uuid4().hex
+        shipped = [ship_policy(s) for s in specs]
+        ahead = max(2, 2 * sum(client.nthreads().values()))
+        waiting = iter(rounds)
+        flight: list = []
+
+        def submit_next() -> None:
+            for first, n in waiting:
+                flight.append(client.submit(play_blocks, first, n, arrs, shipped, names, players, seed, rules.to_dict(),
+                                            threads, key=f"smsim-blocks-{first:09d}-{token}", pure=False,
+                                            retries=retries))  # fmt: skip
+                return
+
+        try:
+            for _ in range(ahead):
+                submit_next()
+            while flight:
+                future = flight.pop(0)
+                try:
+                    result = future.result()
+                except KilledWorker:
+                    raise SimulationError("a round of blocks was given up: the workers that played it died (see "
+                                          "their logs)") from None  # fmt: skip
+                if isinstance(result, PartFailed):
+                    raise SimulationError(result.message)
+                submit_next()
+                yield result
+        finally:
+            for future in flight:
+                future.cancel()

@@ -292,3 +292,34 @@ def test_a_worker_killed_mid_part_loses_nothing(client, tmp_path, monkeypatch):
     assert (result.games, result.played) == (1600, 1600)
     assert_same_dataset(tmp_path / "plain", out)  # and no half part left behind
     assert (out / MANIFEST).is_file()
+
+
+def test_compare_on_the_cluster_equals_compare_here(client):
+    from smsim.comparison import compare
+
+    ready(client)
+    args = (["balanced", "greedy", "random"], 3, 3600)
+    here = compare(*args, seed=4)
+    there = compare(*args, seed=4, cluster=client)
+    for a, b in [(here.table, there.table), (here.pairs, there.pairs), (here.seats, there.seats),
+                 (here.games, there.games)]:  # fmt: skip
+        pd.testing.assert_frame_equal(a, b, check_exact=True)
+    assert (here.blocks, here.games_per_block) == (there.blocks, there.games_per_block)
+    # with a precision the rounds stop where they stop here, whatever was in flight
+    here = compare(["balanced", "walls"], 2, 20000, seed=4, precision=0.07, keep_games=False)
+    there = compare(["balanced", "walls"], 2, 20000, seed=4, precision=0.07, keep_games=False, cluster=client)
+    assert 200 < here.blocks == there.blocks < 10000  # more than one round of 200 blocks, far from all
+    pd.testing.assert_frame_equal(here.table, there.table, check_exact=True)
+
+
+def test_cli_compare_on_a_scheduler_address_writes_the_same_files(client, tmp_path):
+    ready(client)
+    address = client.scheduler.address  # tcp://127.0.0.1:PORT: as a scheduler on another machine is given
+    assert address.startswith("tcp://")
+    args = ["compare", "balanced", "walls", "--players", "2", "--games", "4000", "--seed", "9"]
+    here = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "here")])
+    there = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "there"), "--cluster", address])
+    assert here.exit_code == 0 and there.exit_code == 0, there.output
+    assert here.output == there.output.replace(str(tmp_path / "there"), str(tmp_path / "here"))
+    for name in ("seats.parquet", "games.parquet", "policies.csv", "pairs.csv", "ratings.csv"):
+        assert (tmp_path / "here" / name).read_bytes() == (tmp_path / "there" / name).read_bytes(), name
