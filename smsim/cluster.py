@@ -102,8 +102,9 @@ def connect(cluster):
     kind, where = parse_address(cluster)
     if kind == "local":
         # processes, not threads: each worker its own interpreter, as on separate machines
-        local = LocalCluster(n_workers=where, threads_per_worker=local_threads(where), processes=True,
-                             dashboard_address=None, silence_logs=logging.ERROR)  # fmt: skip
+        with _sigint_ignored():  # Ctrl-C stops the command, which shuts the workers down in order
+            local = LocalCluster(n_workers=where, threads_per_worker=local_threads(where), processes=True,
+                                 dashboard_address=None, silence_logs=logging.ERROR)  # fmt: skip
         with local, Client(local) as client:
             yield client
         return
@@ -113,6 +114,24 @@ def connect(cluster):
         raise ClusterError(f"--cluster {where}: no scheduler answered within {CONNECT_TIMEOUT} s ({exc})") from None
     with client:
         yield client
+
+
+@contextlib.contextmanager
+def _sigint_ignored():
+    """SIGINT ignored while worker processes start: they inherit it (through exec, and Python
+    keeps an ignored SIGINT), so a Ctrl-C in the terminal reaches only the command, not every
+    worker with a traceback of its own."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def worker_count(client) -> int:
@@ -291,6 +310,8 @@ def play_parts(cluster, path: Path, parts: list[tuple[int, int, int]], players: 
                                               "workers that played it died (see their logs)") from None  # fmt: skip
                     except OSError as exc:
                         raise DatasetError(f"cannot write part {k} to {str(path)!r} on a worker: {exc}") from None
+                    except Exception as exc:  # e.g. a worker without smsim, or the scheduler gone
+                        raise ClusterError(f"part {k} failed on the cluster: {type(exc).__name__}: {exc}") from None
                     if isinstance(result, PartFailed):
                         raise SimulationError(result.message)
                     if not all((path / sub / part_name(k)).is_file() for sub in ("seats", "games")):
@@ -372,6 +393,8 @@ def blocks_on_cluster(cluster, rounds: list[tuple[int, int]], arrs: list, specs:
                 except KilledWorker:
                     raise SimulationError("a round of blocks was given up: the workers that played it died (see "
                                           "their logs)") from None  # fmt: skip
+                except Exception as exc:  # e.g. a worker without smsim, or the scheduler gone
+                    raise ClusterError(f"a round of blocks failed on the cluster: {type(exc).__name__}: {exc}") from None
                 if isinstance(result, PartFailed):
                     raise SimulationError(result.message)
                 submit_next()

@@ -323,3 +323,29 @@ def test_cli_compare_on_a_scheduler_address_writes_the_same_files(client, tmp_pa
     assert here.output == there.output.replace(str(tmp_path / "there"), str(tmp_path / "here"))
     for name in ("seats.parquet", "games.parquet", "policies.csv", "pairs.csv", "ratings.csv"):
         assert (tmp_path / "here" / name).read_bytes() == (tmp_path / "there" / name).read_bytes(), name
+
+
+def test_an_unreachable_scheduler_is_one_line(tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setattr(smsim.cluster, "CONNECT_TIMEOUT", 2)
+    r = CliRunner().invoke(cli, ["simulate", "-n", "10", "--out", str(tmp_path / "run"), "--cluster",
+                                 f"tcp://127.0.0.1:{port}"])  # fmt: skip
+    assert r.exit_code == 2
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: --cluster tcp://127.0.0.1:{port}: no scheduler answered")
+
+
+def fails_on_the_worker(*args, **kwargs):
+    raise RuntimeError("no smsim here")
+
+
+def test_a_task_that_fails_on_the_cluster_is_one_line(client, tmp_path, monkeypatch):
+    ready(client)
+    monkeypatch.setattr(smsim.cluster, "play_part", fails_on_the_worker)
+    with pytest.raises(ClusterError, match="part 0 failed on the cluster: RuntimeError: no smsim here"):
+        simulate_to(str(tmp_path / "run"), 100, 2, ["random"], seed=1, batch=100, cluster=client)
