@@ -335,8 +335,10 @@ def _count(text: str, what: str) -> int:
 @click.option("--batch", type=str, default=None, help="Games per part file (default: by run size).")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core, or SMSIM_THREADS).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Play on a Dask cluster (with --out): local:N worker processes, or tcp://host:8786.")
 @with_rules
-def simulate(games, players, policy, seed, out, batch, threads, quiet, rules_file, rule) -> None:
+def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, rules_file, rule) -> None:
     """Play many games; print win rates and scores by policy and by seat.
 
     Games are played a chunk at a time and only running sums are kept, so memory stays flat
@@ -350,9 +352,15 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, rules_fil
       smsim simulate --games 100000 --players 4 --policy balanced --policy random
       smsim simulate -n 1e7 -p 3 --policy balanced,greedy,walls --seed 7 --out runs/three
       smsim simulate -n 50000 -p 2 --policy greedy --rule allow_pass=true
+      smsim simulate -n 1e8 --policy balanced --out /shared/runs/big --cluster tcp://scheduler:8786
+
+    With --cluster the parts are played on a Dask distributed cluster (docs/cluster.md): each
+    worker writes its parts into --out, which every worker must see; --threads is then the
+    threads of one part on its worker. The dataset is the same as without --cluster.
     """
     import time
 
+    from smsim.cluster import ClusterError
     from smsim.dataset import DatasetError
     from smsim.sim import SimulationError, simulate_summary, simulate_to
     from smsim.summary import print_tables
@@ -362,6 +370,7 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, rules_fil
     batch_size = _count(batch, "--batch") if batch is not None else None
     if threads is not None and threads < 1:
         _fail(f"--threads must be >= 1, got {threads}")
+    _check_cluster(cluster, out)
     try:
         if out is None:
             start = time.perf_counter()
@@ -373,11 +382,12 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, rules_fil
         start = time.perf_counter()
         with _progress(n_games, quiet) as report:
             result = simulate_to(out, n_games, players, _policies(policy), seed, rules, batch=batch_size,
-                                 threads=threads, command=["smsim", *sys.argv[1:]], on_progress=report)  # fmt: skip
+                                 threads=threads, command=["smsim", *sys.argv[1:]], on_progress=report,
+                                 cluster=cluster)  # fmt: skip
         elapsed = time.perf_counter() - start
         print_tables(result.tables)
         click.echo(f"dataset: {out} ({result.games:,} games; {result.played:,} played now in {elapsed:.1f} s)")
-    except (SimulationError, PolicyError, DatasetError) as exc:
+    except (SimulationError, PolicyError, DatasetError, ClusterError) as exc:
         _fail(str(exc))
     except KeyboardInterrupt:
         if out is None:
@@ -386,6 +396,21 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, rules_fil
             click.echo(f"\ninterrupted: the parts already written in {out} are complete; run the same command "
                        f"to play only the missing games", err=True)  # fmt: skip
         sys.exit(130)
+
+
+def _check_cluster(cluster: str | None, out: str | None, needs_out: bool = True) -> None:
+    """A bad --cluster, or one without --out, or without Dask installed: one line, exit 2
+    (smsim.cluster imports Dask only inside its functions)."""
+    from smsim.cluster import ClusterError, check
+
+    if cluster is None:
+        return
+    try:
+        check(cluster)
+    except ClusterError as exc:
+        _fail(str(exc))
+    if out is None and needs_out:
+        _fail("--cluster needs --out DIR: the workers write the dataset there (a directory every worker sees)")
 
 
 class _progress:
@@ -410,9 +435,9 @@ class _progress:
             )  # fmt: skip
             self.bar.__enter__()
             self.task = self.bar.add_task("games", total=self.total, speed="", headline="")
-        self.bar.update(self.task, completed=p.done, speed=f"{p.games_per_second:,.0f} games/s",
-                        headline=f"leader {p.leader}: {100 * p.leader_rate:.1f}% "
-                                 f"[{100 * p.leader_lo:.1f}, {100 * p.leader_hi:.1f}]")  # fmt: skip
+        speed = f"{p.games_per_second:,.0f} games/s" + (f" on {p.workers} workers" if p.workers else "")
+        headline = f"leader {p.leader}: {100 * p.leader_rate:.1f}% [{100 * p.leader_lo:.1f}, {100 * p.leader_hi:.1f}]"
+        self.bar.update(self.task, completed=p.done, speed=speed, headline=headline if p.leader else "")
 
     def __exit__(self, *exc):
         if self.bar is not None:
@@ -454,8 +479,10 @@ class _compare_progress:
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The run's seed.")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
 @click.option("--out", "-o", type=str, default=None, help="Directory for the games and the result tables.")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Play on a Dask cluster: local:N worker processes, or tcp://host:8786.")
 @with_rules
-def compare(policies, players, games, precision, seed, threads, out, rules_file, rule) -> None:
+def compare(policies, players, games, precision, seed, threads, out, cluster, rules_file, rule) -> None:
     """Compare policies free of seat bias: every policy in every seat equally, each seat
     arrangement played on the same dice (common random numbers). Prints win shares and mean VP
     with 95% intervals computed over independent blocks, mean VP differences for every pair, and
@@ -465,7 +492,12 @@ def compare(policies, players, games, precision, seed, threads, out, rules_file,
     Examples:
       smsim compare balanced greedy walls random --players 4 --games 48000
       smsim compare balanced my_weights.toml --players 2 --precision 0.02 --games 1e6
+      smsim compare balanced greedy --players 2 --games 1e7 --cluster tcp://scheduler:8786
+
+    With --cluster the rounds of blocks are played on a Dask distributed cluster
+    (docs/cluster.md); workers send each round's games back, so --out need not be shared.
     """
+    from smsim.cluster import ClusterError
     from smsim.comparison import compare as run_compare
     from smsim.sim import SimulationError
     from smsim.summary import print_comparison
@@ -475,6 +507,7 @@ def compare(policies, players, games, precision, seed, threads, out, rules_file,
     if threads is not None and threads < 1:
         _fail(f"--threads must be >= 1, got {threads}")
     names = [name for value in policies for name in value.split(",") if name]
+    _check_cluster(cluster, out, needs_out=False)
     writer = None
     if out:  # made before any game is played: an unwritable output fails at once
         from smsim.comparison import ComparisonWriter
@@ -486,8 +519,9 @@ def compare(policies, players, games, precision, seed, threads, out, rules_file,
     try:
         with _compare_progress() as report:
             result = run_compare(names, players, n_games, seed, rules, precision=precision, threads=threads,
-                                 on_progress=report, keep_games=False, on_games=writer.add if writer else None)
-    except (SimulationError, PolicyError, ValueError, OSError) as exc:
+                                 on_progress=report, keep_games=False, on_games=writer.add if writer else None,
+                                 cluster=cluster)  # fmt: skip
+    except (SimulationError, PolicyError, ValueError, OSError, ClusterError) as exc:
         if writer is not None:
             writer.abort()
         _fail(f"cannot write to {out!r}: {exc.strerror}" if isinstance(exc, OSError) else str(exc))
@@ -523,9 +557,11 @@ def compare(policies, players, games, precision, seed, threads, out, rules_file,
 @click.option("--format", "fmt", type=click.Choice(["table", "csv"]), default="table", show_default=True,
               help="table: the headline metrics; csv: every metric of every variant (the tidy table).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Play on a Dask cluster (with --out): local:N worker processes, or tcp://host:8786.")
 @with_rules
 def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out, batch, threads, fmt, quiet,
-          rules_file, rule) -> None:  # fmt: skip
+          cluster, rules_file, rule) -> None:  # fmt: skip
     """Play the same games under several rules variants (common dice) and compare them with
     paired intervals. The base rules (docs/rules.md, or --rules/--rule) are always the first
     variant, "baseline". With --out the games are written as one dataset per variant plus a
@@ -538,6 +574,7 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
       smsim sweep --vary 'pirate_strengths=[1,3,6,8,10,12];[1,3,5,7,9,11]' -n 20000
       smsim sweep --variant gentle-last-attacks --variant mine=my-rules.toml -n 20000 -o runs/gentle
     """
+    from smsim.cluster import ClusterError
     from smsim.dataset import DatasetError
     from smsim.sim import SimulationError
     from smsim.summary import print_sweep
@@ -550,6 +587,7 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
         _fail(f"--threads must be >= 1, got {threads}")
     if not vary and not variant_files:
         _fail("give the variants: --vary FIELD=V1,V2,... or --variant NAME=FILE.toml")
+    _check_cluster(cluster, out)
     try:
         variants = plan_variants(list(vary), list(variant_files), one_at_a_time, base)
         with _sweep_progress(n_games * len(variants), quiet) as report:
@@ -557,8 +595,8 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
                 result = play_sweep(variants, n_games, players, _policies(policy), seed, threads, on_progress=report)
             else:
                 result = run_sweep(out, variants, n_games, players, _policies(policy), seed, batch_size, threads,
-                                   command=["smsim", *sys.argv[1:]], on_progress=report)  # fmt: skip
-    except (SweepError, SimulationError, PolicyError, DatasetError) as exc:
+                                   command=["smsim", *sys.argv[1:]], on_progress=report, cluster=cluster)  # fmt: skip
+    except (SweepError, SimulationError, PolicyError, DatasetError, ClusterError) as exc:
         _fail(str(exc))
     except KeyboardInterrupt:
         where = f": the parts already written in {out} are complete; run the same command to go on" if out else ""
@@ -588,7 +626,8 @@ class _sweep_progress(_progress):
             )  # fmt: skip
             self.bar.__enter__()
             self.task = self.bar.add_task("games", total=self.total, speed="", variant="")
-        self.bar.update(self.task, completed=p.done, speed=f"{p.games_per_second:,.0f} games/s",
+        speed = f"{p.games_per_second:,.0f} games/s" + (f" on {p.workers} workers" if p.workers else "")
+        self.bar.update(self.task, completed=p.done, speed=speed,
                         variant=f"variant {p.variant_index + 1}/{p.variants}: {p.variant}")  # fmt: skip
 
 

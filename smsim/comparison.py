@@ -129,6 +129,7 @@ def compare(
     on_progress=None,
     keep_games: bool = True,
     on_games=None,
+    cluster=None,
 ) -> Comparison:
     """Compare policies over at most ``games`` games (rounded to whole blocks).
 
@@ -137,6 +138,12 @@ def compare(
     games at most, widest interval)`` is called after each round. ``on_games(seats, games)``
     receives the games' tables as they are played (``ComparisonWriter.add`` writes them); with
     ``keep_games=False`` they are not kept, and memory stays flat however many games are played.
+
+    ``cluster``: play the rounds of blocks on a Dask distributed cluster (``smsim.cluster``, a
+    ``distributed.Client`` or an address such as ``"local:2"``). Workers play a round each and
+    send its tables back; they are taken in order, so the result, the games and where
+    ``precision`` stops are those of a run here (a few rounds beyond the stop are played and
+    dropped).
     """
     from smsim.sim import CHUNK_GAMES
 
@@ -166,6 +173,10 @@ def compare(
         names = distinct
     if precision is not None and not (0 < precision < 1):
         raise SimulationError(f"precision must be between 0 and 1 (a width of a win rate), got {precision}")
+    if cluster is not None:
+        from smsim.cluster import check
+
+        check(cluster)
     arrs = arrangements(names, players) if lineup is None else [lineup[r:] + lineup[:r] for r in range(players)]
     per_block = len(arrs)
     max_blocks = max(1, games // per_block)
@@ -176,42 +187,63 @@ def compare(
     credit_rounds, vp_rounds = [], []  # per round: each new block's win share and mean VP per policy
     tally = _Tally(len(names))
     done = 0
-    while done < max_blocks:
-        n = min(step, max_blocks - done)
-        round_seats = []
-        for a, arrangement in enumerate(arrs):
-            table = [specs[i] for i in arrangement]
-            score, player, game_out = run_games(n, players, table, seed, rules, first=done, threads=threads)
-            seats = seat_table(score, player, game_out, [names[i] for i in arrangement], rules, done)
-            g = game_table(game_out, players, rules, done)
-            for df in (seats, g):
-                df["block"] = df["game"]
-                df["arrangement"] = a
-                df["game_id"] = df["game"] * per_block + a
-            seats["policy_index"] = np.tile(arrangement, n)
-            seats["policy"] = pd.Categorical(seats["policy"].astype(str), categories=names)
-            tally.add(seats, arrangement)
-            round_seats.append(seats)
-            if on_games is not None:
-                on_games(seats, g)
-            if keep_games:
-                seat_frames.append(seats)
-                game_frames.append(g)
-        # a block's statistics depend on its own games only, so each round adds only its own
-        # blocks' rows: many rounds cost what one round of all their games would
-        _, credit, vp = _block_stats(pd.concat(round_seats, ignore_index=True), len(names))
-        credit_rounds.append(credit)
-        vp_rounds.append(vp)
-        done += n
-        width = _max_width(np.concatenate(credit_rounds))
-        if on_progress is not None:
-            on_progress(done * per_block, max_blocks * per_block, width)
-        if precision is not None and width < precision:
-            break
+    rounds = [(first, min(step, max_blocks - first)) for first in range(0, max_blocks, step)]
+    if cluster is None:
+        played = (play_blocks(first, n, arrs, specs, names, players, seed, rules, threads) for first, n in rounds)
+    else:
+        from smsim.cluster import blocks_on_cluster
+
+        played = blocks_on_cluster(cluster, rounds, arrs, specs, names, players, seed, rules, threads)
+    try:
+        for (_, n), tables in zip(rounds, played):
+            round_seats = []
+            for arrangement, (seats, g) in zip(arrs, tables):
+                tally.add(seats, arrangement)
+                round_seats.append(seats)
+                if on_games is not None:
+                    on_games(seats, g)
+                if keep_games:
+                    seat_frames.append(seats)
+                    game_frames.append(g)
+            # a block's statistics depend on its own games only, so each round adds only its own
+            # blocks' rows: many rounds cost what one round of all their games would
+            _, credit, vp = _block_stats(pd.concat(round_seats, ignore_index=True), len(names))
+            credit_rounds.append(credit)
+            vp_rounds.append(vp)
+            done += n
+            width = _max_width(np.concatenate(credit_rounds))
+            if on_progress is not None:
+                on_progress(done * per_block, max_blocks * per_block, width)
+            if precision is not None and width < precision:
+                break
+    finally:
+        played.close()  # on a cluster: the rounds still in flight are cancelled
     seats_all = pd.concat(seat_frames, ignore_index=True) if keep_games else None
     games_all = pd.concat(game_frames, ignore_index=True) if keep_games else None
     return _summarise(names, np.concatenate(credit_rounds), np.concatenate(vp_rounds), tally, done, per_block,
                       players, seats_all, games_all)  # fmt: skip
+
+
+def play_blocks(first: int, n: int, arrs: list[list[int]], specs: list[PolicySpec], names: list[str], players: int,
+                seed: int, rules: Rules, threads: int | None) -> list[tuple[pd.DataFrame, pd.DataFrame]]:  # fmt: skip
+    """Blocks first .. first + n - 1: for each seat arrangement in turn, its games' seat and game
+    tables, with each game's ``block``, ``arrangement`` and ``game_id`` (block * arrangements +
+    arrangement), and the seats' ``policy_index``."""
+    per_block = len(arrs)
+    out = []
+    for a, arrangement in enumerate(arrs):
+        table = [specs[i] for i in arrangement]
+        score, player, game_out = run_games(n, players, table, seed, rules, first=first, threads=threads)
+        seats = seat_table(score, player, game_out, [names[i] for i in arrangement], rules, first)
+        g = game_table(game_out, players, rules, first)
+        for df in (seats, g):
+            df["block"] = df["game"]
+            df["arrangement"] = a
+            df["game_id"] = df["game"] * per_block + a
+        seats["policy_index"] = np.tile(arrangement, n)
+        seats["policy"] = pd.Categorical(seats["policy"].astype(str), categories=names)
+        out.append((seats, g))
+    return out
 
 
 def _max_width(credit: np.ndarray) -> float:

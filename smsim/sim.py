@@ -277,7 +277,9 @@ class RunResult:
 @dataclass
 class Progress:
     """Reported after every chunk of games: games done (of total), speed, and the leading policy's win
-    rate with its 95% Wilson interval over the games done so far."""
+    rate with its 95% Wilson interval over the games done so far. On a cluster (``cluster=``),
+    games done count the chunks every worker has written, the leader is over the parts finished
+    (``""`` before the first), and ``workers`` is the number of workers (0: this machine alone)."""
 
     done: int
     total: int
@@ -287,6 +289,7 @@ class Progress:
     leader_rate: float
     leader_lo: float
     leader_hi: float
+    workers: int = 0
 
 
 def simulate_to(
@@ -300,6 +303,7 @@ def simulate_to(
     threads: int | None = None,
     command: list[str] | None = None,
     on_progress=None,
+    cluster=None,
 ) -> "RunResult":
     """Play ``games`` games into the dataset directory ``out``, part by part, and return its
     headline tables (``smsim.load(out)`` reads the full tables). Games are played and written a
@@ -307,6 +311,12 @@ def simulate_to(
 
     Resumable: rerun with the same arguments and only the missing parts are played; the result
     is identical to an uninterrupted run. A directory made by a different run is refused.
+
+    ``cluster``: play the missing parts on a Dask distributed cluster (``smsim.cluster``, docs/cluster.md):
+    a ``distributed.Client``, or an address, ``"local:N"`` (N worker processes here) or
+    ``"tcp://host:8786"``. Workers write the parts into ``out``, which they must all see; the
+    dataset is byte-identical to one played here. ``threads`` is then the threads of each part on
+    its worker (default: the worker's cores shared among its threads).
     """
     from pathlib import Path
 
@@ -320,13 +330,25 @@ def simulate_to(
     batch = batch or default_batch(games)
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise SimulationError(f"batch must be a whole number >= 1, got {batch!r}")
+    if cluster is not None:
+        from smsim.cluster import check
+
+        check(cluster)  # a bad address or a missing Dask: refused before the directory is made
     path = Path(out)
-    have = open_run(path, run_identity(games, players, specs, seed, rules, batch), command or [])
+    identity = run_identity(games, players, specs, seed, rules, batch)
+    have = open_run(path, identity, command or [])
     n_parts = -(-games // batch)
     acc = SummaryAccumulator()
     for k in sorted(have):  # the summary continues from what earlier runs wrote
         acc.add_part(path, k)
     done = sum(min(batch, games - k * batch) for k in have)
+    if cluster is not None:  # a worker plays and writes each missing part; here only the summary
+        from smsim.cluster import play_parts
+
+        progress = _Reporter(on_progress, acc, games, done)
+        parts = [(k, k * batch, min(batch, games - k * batch)) for k in range(n_parts) if k not in have]
+        play_parts(cluster, path, parts, players, specs, seed, rules, identity, threads, acc, progress)
+        return RunResult(str(path), acc.tables(), progress.done, progress.played)
     # every part left to play, cut into chunks: (part, first game, games)
     chunks = [(k, first, n) for k in range(n_parts) if k not in have
               for first, n in _chunks(k * batch, min(batch, games - k * batch))]  # fmt: skip
@@ -412,13 +434,19 @@ class _Reporter:
         self.start = self.clock()
 
     def add(self, n: int) -> None:
-        self.played += n
-        self.done += n
+        self.update(self.played + n)
+
+    def update(self, played: int, workers: int = 0) -> None:
+        """Games played by this call so far (across a cluster's workers: ``workers``)."""
+        self.done += played - self.played
+        self.played = played
         if self.on_progress is None:
             return
         elapsed = self.clock() - self.start
-        rates = self.acc.rates("policy")
-        leader = rates["win_rate"].idxmax()
+        leader, rate, lo, hi = "", float("nan"), float("nan"), float("nan")
+        if self.acc.game_sums["games"]:  # on a cluster, nothing until the first part is back
+            rates = self.acc.rates("policy")
+            leader = rates["win_rate"].idxmax()
+            rate, lo, hi = rates.loc[leader, "win_rate"], rates.loc[leader, "win_lo"], rates.loc[leader, "win_hi"]
         self.on_progress(Progress(self.done, self.total, elapsed, self.played / elapsed if elapsed > 0 else 0.0,
-                                  leader, rates.loc[leader, "win_rate"], rates.loc[leader, "win_lo"],
-                                  rates.loc[leader, "win_hi"]))  # fmt: skip
+                                  leader, rate, lo, hi, workers))  # fmt: skip

@@ -381,6 +381,7 @@ class SweepProgress:
     variant: str
     variant_index: int
     variants: int
+    workers: int = 0  # on a cluster: its workers (0: this machine alone)
 
 
 @dataclass
@@ -466,13 +467,17 @@ def run_sweep(
     threads: int | None = None,
     command: list[str] | None = None,
     on_progress: Callable[[SweepProgress], None] | None = None,
+    cluster=None,
 ) -> SweepResult:
     """Play ``games`` games of every variant into the sweep directory ``out`` (one dataset per
-    variant) and return its table. Resumable: run it again and only missing parts are played."""
-    import time
+    variant) and return its table. Resumable: run it again and only missing parts are played.
+
+    ``cluster``: play the parts on a Dask distributed cluster, as ``simulate_to`` does (a
+    ``distributed.Client`` or an address; one connection for every variant, played in turn)."""
+    import contextlib
 
     from smsim.policies.registry import resolve_policies
-    from smsim.sim import default_batch, simulate_to, verify_games, verify_players
+    from smsim.sim import default_batch, verify_games, verify_players
 
     games = verify_games(games)
     players = verify_players(players)
@@ -480,9 +485,31 @@ def run_sweep(
     batch = batch or default_batch(games)
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise SweepError(f"batch must be a whole number >= 1, got {batch!r}")
+    if cluster is not None:
+        from smsim.cluster import check
+
+        check(cluster)  # a bad address or a missing Dask: refused before the directory is made
     path = Path(out)
     identity = sweep_identity(variants, games, players, specs, seed, batch)
     _open_sweep(path, identity, command or [])
+    with contextlib.ExitStack() as stack:
+        if cluster is not None:
+            from smsim.cluster import connect
+
+            cluster = stack.enter_context(connect(cluster))  # started once, for every variant
+        played = _play_variants(path, variants, games, players, specs, seed, batch, threads, command, on_progress,
+                                cluster)  # fmt: skip
+    table, metrics = sweep_table(path, with_metrics=True)
+    return SweepResult(str(path), variants, table, played, metrics)
+
+
+def _play_variants(path: Path, variants: list[Variant], games: int, players: int, specs, seed: int, batch: int,
+                   threads: int | None, command, on_progress, cluster) -> int:
+    """Each variant's dataset in turn; the games this call played."""
+    import time
+
+    from smsim.sim import simulate_to
+
     start = time.perf_counter()
     total = games * len(variants)
     done_before = played_before = 0
@@ -494,14 +521,13 @@ def run_sweep(
             elapsed = time.perf_counter() - start
             played = played_before + round(p.games_per_second * p.elapsed)  # this call's games, not resumed ones
             on_progress(SweepProgress(done_before + p.done, total, elapsed, played / elapsed if elapsed > 0 else 0.0,
-                                      v.name, i, len(variants)))  # fmt: skip
+                                      v.name, i, len(variants), p.workers))  # fmt: skip
 
         result = simulate_to(str(path / variant_dir(i, v.name)), games, players, specs, seed, v.rules, batch=batch,
-                             threads=threads, command=command, on_progress=report)  # fmt: skip
+                             threads=threads, command=command, on_progress=report, cluster=cluster)  # fmt: skip
         played_before += result.played
         done_before += games
-    table, metrics = sweep_table(path, with_metrics=True)
-    return SweepResult(str(path), variants, table, played_before, metrics)
+    return played_before
 
 
 def sweep(
@@ -517,6 +543,7 @@ def sweep(
     batch: int | None = None,
     threads: int | None = None,
     on_progress: Callable[[SweepProgress], None] | None = None,
+    cluster=None,
 ) -> pd.DataFrame:
     """Play a rule-variant sweep and return its tidy table of headline metrics per variant
     (``variant_table``: ``variant``, ``metric``, ``value`` with ``lo``/``hi``, ``diff`` from the
@@ -524,15 +551,19 @@ def sweep(
 
     ``vary``: ``["side_defence=1,2,3", ...]``; ``variants``: ``["name=FILE.toml", ...]``. With
     ``out`` the games are written as a resumable sweep directory (``smsim sweep --out``); without
-    it they are played in memory and only their per-game metrics kept.
+    it they are played in memory and only their per-game metrics kept. ``cluster`` (with ``out``):
+    the parts are played on a Dask distributed cluster (``run_sweep``, docs/cluster.md).
 
     >>> import smsim
     >>> t = smsim.sweep(2000, players=4, policies=["balanced"], vary=["side_defence=1,3"])  # doctest: +SKIP
     >>> t[t.metric == "cannons_lost"][["variant", "value", "diff", "diff_lo", "diff_hi"]]  # doctest: +SKIP
     """
     plan = plan_variants(list(vary), list(variants), one_at_a_time, rules)
+    if cluster is not None and out is None:
+        raise SweepError("a sweep on a cluster needs out: the workers write the variants' datasets there")
     if out is not None:
-        return run_sweep(out, plan, games, players, policies, seed, batch, threads, on_progress=on_progress).table
+        return run_sweep(out, plan, games, players, policies, seed, batch, threads, on_progress=on_progress,
+                         cluster=cluster).table  # fmt: skip
     return play_sweep(plan, games, players, policies, seed, threads, on_progress).table
 
 
