@@ -166,3 +166,14 @@ def configure_cache() -> None:
     )
     modules = _remembered_jit_modules(base, PACKAGE_DIR)
     os.environ["NUMBA_CACHE_DIR"] = os.path.join(base, source_hash(PACKAGE_DIR, modules))
+
+
+ENGINE_ENTRY = "play.play_games_nb-*.nbi"
+"""The cache index of the play loop every batch of games runs: present once the engine is compiled."""
+
+
+def engine_compiled() -> bool:
+    """Whether the engine's play loop is in the on-disk cache, so that a run will not compile it
+    (a first run on a machine, or after an edit of the engine, compiles for a minute or two)."""
+    cache = os.environ.get("NUMBA_CACHE_DIR")
+    return bool(cache) and any(Path(cache).rglob(ENGINE_ENTRY))

@@ -301,6 +301,27 @@ def score(city_file: str, as_json: bool, rules_file, rule) -> None:
 
 
 # -- simulate ---------------------------------------------------------------------------------
+def _engine_ready(players: int, policies: list[str] | None, rules: Rules) -> None:
+    """The first run on a machine compiles the engine (a minute or two, once): say so on standard
+    error, and compile it with one game of each policy first, so that the progress and the games
+    per second printed afterwards are the playing rate, not the compiler's."""
+    import os
+    import time
+
+    from smsim._cache import engine_compiled
+    from smsim.sim import run_games, verify_players
+
+    if engine_compiled():
+        return
+    players = verify_players(players)  # bad input is refused before anything is compiled
+    click.echo(f"smsim: compiling the game engine for this machine, once (a minute or two on 2 cores; cached in "
+               f"{os.environ.get('NUMBA_CACHE_DIR')}) ...", err=True)  # fmt: skip
+    start = time.perf_counter()
+    for name in dict.fromkeys(policies or ["balanced"]):
+        run_games(1, players, [name], 0, rules, threads=1)
+    click.echo(f"smsim: compiled in {time.perf_counter() - start:.0f} s", err=True)
+
+
 def _count(text: str, what: str) -> int:
     """A whole number of games from 1 to ``sim.MAX_GAMES``, such as 10000, 10_000 or 1e6."""
     from smsim.sim import MAX_GAMES
@@ -372,6 +393,7 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, 
         _fail(f"--threads must be >= 1, got {threads}")
     _check_cluster(cluster, out)
     try:
+        _engine_ready(players, _policies(policy), rules)
         if out is None:
             start = time.perf_counter()
             with _progress(n_games, quiet) as report:
@@ -517,6 +539,7 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
         except OSError as exc:
             _fail(f"cannot write to {out!r}: {exc.strerror}")
     try:
+        _engine_ready(players, names, rules)
         with _compare_progress() as report:
             result = run_compare(names, players, n_games, seed, rules, precision=precision, threads=threads,
                                  on_progress=report, keep_games=False, on_games=writer.add if writer else None,
@@ -590,6 +613,7 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
     _check_cluster(cluster, out)
     try:
         variants = plan_variants(list(vary), list(variant_files), one_at_a_time, base)
+        _engine_ready(players, _policies(policy), base)
         with _sweep_progress(n_games * len(variants), quiet) as report:
             if out is None:
                 result = play_sweep(variants, n_games, players, _policies(policy), seed, threads, on_progress=report)

@@ -109,3 +109,30 @@ def test_the_remembered_list_follows_the_sources(package, tmp_path):
     assert list(base.glob("jit-modules-*.json"))
     (package / "play.py").write_text("import numba\n")  # a new file: the list is made again
     assert "play.py" in _cache._remembered_jit_modules(str(base), package)
+
+
+def test_engine_compiled_reads_the_play_loop_from_the_cache(tmp_path, monkeypatch):
+    from smsim._cache import ENGINE_ENTRY, engine_compiled
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert not engine_compiled()  # an empty cache: the first run compiles
+    (tmp_path / "smsim_x").mkdir()
+    (tmp_path / "smsim_x" / ENGINE_ENTRY.replace("*", "534.py311")).write_bytes(b"")
+    assert engine_compiled()
+
+
+def test_a_cold_engine_is_announced_and_compiled_before_the_timed_run(monkeypatch):
+    """The first run says on standard error that it compiles, and how long that took, so that the
+    games per second it prints afterwards are the playing rate (the engine is compiled already
+    here; the check of the cache is what is made to say cold)."""
+    from click.testing import CliRunner
+
+    import smsim._cache
+    from smsim.cli import cli
+
+    monkeypatch.setattr(smsim._cache, "engine_compiled", lambda: False)
+    r = CliRunner().invoke(cli, ["simulate", "-n", "20", "-p", "3", "-q"])
+    assert r.exit_code == 0, r.output
+    assert "compiling the game engine for this machine" in r.output and "compiled in" in r.output
+    r = CliRunner().invoke(cli, ["simulate", "-n", "20", "-p", "7"])
+    assert r.exit_code == 2 and "players must be from 2 to 5" in r.output
