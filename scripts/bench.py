@@ -9,12 +9,17 @@ stream and three-roll keeps, no board) and the ratio game / floor; the first-com
 fresh process with an empty cache); the end-to-end time of a warm `smsim simulate --games 10000`;
 games per second of the search policy (one `rollout` seat and three `balanced`) beside
 `balanced` alone; and the peak memory of `smsim simulate --out` for two run sizes, of the largest run written as
-one part, and of it without `--out`.
+one part, and of it without `--out`; and each command (simulate with and without --out, compare,
+sweep) end to end beside the engine on the same games: their speed ratio, the serial fraction and
+the speed-up it implies on 16 and 64 cores (Amdahl).
+
+    python scripts/bench.py --commands      # that table alone
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import shutil
 import statistics
@@ -69,6 +74,58 @@ def peak_rss_mb(cmd: list[str]) -> float:
     return int(out.stdout.strip()) / 1024
 
 
+def _median_seconds(fn, runs: int) -> float:
+    times = []
+    for r in range(runs):
+        start = time.perf_counter()
+        fn(r)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def command_rates(games: int, runs: int, cores: int) -> None:
+    """Each command end to end (through its Python API, in this process) beside the engine alone
+    (``run_games``) on the same games, on 1 thread and on every core, all measured in this run:
+    the ratio of their speeds, the serial fraction (the work outside the kernel per game over the
+    kernel's own CPU time per game, from the 1-thread times) and the speed-up Amdahl's law gives
+    it on 16 and 64 cores (the kernel's part divided by the cores, the rest not)."""
+    from smsim.comparison import compare
+    from smsim.sim import simulate_summary, simulate_to
+    from smsim.sweeps import plan_variants, play_sweep
+
+    lineup = ["balanced", "greedy", "walls", "random"]
+    variants = plan_variants(["side_defence=1,3"])
+    root = tempfile.mkdtemp(prefix="smsim-bench-")
+    fresh = (os.path.join(root, str(k)) for k in itertools.count())  # a new dataset directory per run
+    cases = {
+        "simulate --out": (lambda r, t: simulate_to(next(fresh), games, 4, ["balanced"], r, Rules(), threads=t),
+                           lambda r, t: run_games(games, 4, ["balanced"], r, Rules(), threads=t), games),
+        "simulate": (lambda r, t: simulate_summary(games, 4, ["balanced"], r, Rules(), threads=t),
+                     lambda r, t: run_games(games, 4, ["balanced"], r, Rules(), threads=t), games),
+        "compare (4 built-ins)": (lambda r, t: compare(lineup, 4, games, r, Rules(), threads=t, keep_games=False),
+                                  lambda r, t: run_games(games, 4, lineup, r, Rules(), threads=t), games),
+        "sweep (3 variants)": (lambda r, t: play_sweep(variants, games, 4, ["balanced"], r, t),
+                               lambda r, t: [run_games(games, 4, ["balanced"], r, v.rules, threads=t) for v in variants],
+                               games * len(variants)),
+    }  # fmt: skip
+    print(f"\ncommands end to end beside the engine on the same games, 4 players, median of {runs} runs:")
+    print(f"{'command':>22} {'games':>8} {'1t e2e/s':>10} {'1t kernel':>10} {'ratio':>6} {f'{cores}t e2e/s':>10} "
+          f"{f'{cores}t kernel':>10} {'ratio':>6} {'serial':>7} {'16 cores':>8} {'64 cores':>8}")  # fmt: skip
+    try:
+        for label, (command, kernel, n) in cases.items():
+            command(0, 1)  # warm: compile and load everything once
+            e1 = _median_seconds(lambda r: command(r, 1), runs)
+            k1 = _median_seconds(lambda r: kernel(r, 1), runs)
+            en = _median_seconds(lambda r: command(r, cores), runs)
+            kn = _median_seconds(lambda r: kernel(r, cores), runs)
+            serial = max(0.0, e1 - k1) / k1  # work outside the kernel per unit of kernel CPU time
+            amdahl = [(1 + serial) / (1 / c + serial) for c in (16, 64)]
+            print(f"{label:>22} {n:>8,} {n / e1:>10,.0f} {n / k1:>10,.0f} {k1 / e1:>6.2f} {n / en:>10,.0f} "
+                  f"{n / kn:>10,.0f} {kn / en:>6.2f} {100 * serial:>6.1f}% {amdahl[0]:>7.1f}x {amdahl[1]:>7.1f}x")  # fmt: skip
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20000, help="games per speed run")
@@ -79,6 +136,7 @@ def main() -> None:
     parser.add_argument("--memory-policy", default="random")
     parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory runs")
     parser.add_argument("--quick", action="store_true", help="--games 4000 --runs 3 --memory-games 20000 200000")
+    parser.add_argument("--commands", action="store_true", help="only the commands beside the engine")
     args = parser.parse_args()
     if args.quick:
         args.games, args.runs, args.memory_games = 4000, 3, [20_000, 200_000]
@@ -86,6 +144,9 @@ def main() -> None:
     import numba
 
     print(f"smsim bench: {cores} cores, numba {numba.__version__}, median of {args.runs} runs of {args.games:,} games")
+    if args.commands:
+        command_rates(args.games, args.runs, cores)
+        return
 
     # first compile: a fresh process with an empty cache
     empty = tempfile.mkdtemp(prefix="smsim-cold-")
@@ -124,6 +185,8 @@ def main() -> None:
         one = median_rate(lambda r: run_games(n, 4, lineup, r, Rules(), threads=1), n, args.runs)
         many = median_rate(lambda r: run_games(n, 4, lineup, r, Rules(), threads=cores), n, args.runs)
         print(f"{label:>22} {one:>10,.2f} {many:>10,.2f} {many / one:>6.2f}x {1 / one:>11.4f}")
+
+    command_rates(args.games, args.runs, cores)
 
     print(f"\npeak memory of `smsim simulate` ({args.memory_policy}, 4 players):")
     largest = max(args.memory_games)
