@@ -437,7 +437,10 @@ def _check_cluster(cluster: str | None, out: str | None, needs_out: bool = True)
 
 class _progress:
     """A rich progress display fed by simulate_to's reports; it appears with the first report,
-    so input refused up front prints nothing but its one line (nothing at all when quiet)."""
+    so input refused up front prints nothing but its one line (nothing at all when quiet). Its
+    last column is ``note``: the leading policy's win rate here."""
+
+    stderr = False  # where the bar is drawn: standard error keeps standard output for the results
 
     def __init__(self, total: int, quiet: bool):
         self.total, self.quiet, self.bar = total, quiet, None
@@ -445,21 +448,27 @@ class _progress:
     def __enter__(self):
         return self.report
 
+    def note(self, p) -> str:
+        if not p.leader:
+            return ""
+        return f"leader {p.leader}: {100 * p.leader_rate:.1f}% [{100 * p.leader_lo:.1f}, {100 * p.leader_hi:.1f}]"
+
     def report(self, p) -> None:
         if self.quiet:
             return
         if self.bar is None:
+            from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
             self.bar = Progress(
                 TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[speed]}"),
-                TimeRemainingColumn(), TextColumn("{task.fields[headline]}"),
+                TimeRemainingColumn(), TextColumn("{task.fields[note]}"),
+                **({"console": Console(stderr=True)} if self.stderr else {}),
             )  # fmt: skip
             self.bar.__enter__()
-            self.task = self.bar.add_task("games", total=self.total, speed="", headline="")
+            self.task = self.bar.add_task("games", total=self.total, speed="", note="")
         speed = f"{p.games_per_second:,.0f} games/s" + (f" on {p.workers} workers" if p.workers else "")
-        headline = f"leader {p.leader}: {100 * p.leader_rate:.1f}% [{100 * p.leader_lo:.1f}, {100 * p.leader_hi:.1f}]"
-        self.bar.update(self.task, completed=p.done, speed=speed, headline=headline if p.leader else "")
+        self.bar.update(self.task, completed=p.done, speed=speed, note=self.note(p))
 
     def __exit__(self, *exc):
         if self.bar is not None:
@@ -637,22 +646,10 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
 class _sweep_progress(_progress):
     """One progress display for a whole sweep: games of every variant, and the variant playing."""
 
-    def report(self, p) -> None:
-        if self.quiet:
-            return
-        if self.bar is None:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    stderr = True
 
-            self.bar = Progress(
-                TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[speed]}"),
-                TimeRemainingColumn(), TextColumn("{task.fields[variant]}"), console=Console(stderr=True),
-            )  # fmt: skip
-            self.bar.__enter__()
-            self.task = self.bar.add_task("games", total=self.total, speed="", variant="")
-        speed = f"{p.games_per_second:,.0f} games/s" + (f" on {p.workers} workers" if p.workers else "")
-        self.bar.update(self.task, completed=p.done, speed=speed,
-                        variant=f"variant {p.variant_index + 1}/{p.variants}: {p.variant}")  # fmt: skip
+    def note(self, p) -> str:
+        return f"variant {p.variant_index + 1}/{p.variants}: {p.variant}"
 
 
 # -- summary ----------------------------------------------------------------------------------

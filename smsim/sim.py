@@ -239,6 +239,14 @@ def score_city(
 
 
 # -- runs written to disk, resumable ---------------------------------------------------------------
+def verify_batch(batch: int | None, games: int) -> int:
+    """Games per part of a run written to disk: ``batch``, or ``default_batch`` when None."""
+    batch = batch or default_batch(games)
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise SimulationError(f"batch must be a whole number >= 1, got {batch!r}")
+    return batch
+
+
 def default_batch(games: int) -> int:
     """Games per part: at least 10,000, and at most about 1,000 parts for any run."""
     return max(1, min(games, max(10_000, -(-games // 1000))))
@@ -327,9 +335,7 @@ def simulate_to(
     players = verify_players(players)
     rules = rules or Rules()
     specs = resolve_policies(policies, players)
-    batch = batch or default_batch(games)
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-        raise SimulationError(f"batch must be a whole number >= 1, got {batch!r}")
+    batch = verify_batch(batch, games)
     if cluster is not None:
         from smsim.cluster import check
 

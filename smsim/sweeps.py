@@ -477,14 +477,12 @@ def run_sweep(
     import contextlib
 
     from smsim.policies.registry import resolve_policies
-    from smsim.sim import default_batch, verify_games, verify_players
+    from smsim.sim import verify_batch, verify_games, verify_players
 
     games = verify_games(games)
     players = verify_players(players)
     specs = resolve_policies(policies, players)
-    batch = batch or default_batch(games)
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-        raise SweepError(f"batch must be a whole number >= 1, got {batch!r}")
+    batch = verify_batch(batch, games)
     if cluster is not None:
         from smsim.cluster import check
 

@@ -24,3 +24,15 @@ def report_datasets(tmp_path_factory):
     result = compare(["balanced", "churches", "greedy"], 3, 360, seed=6)
     save_comparison(result, str(root / "cmp"), ["smsim", "compare", "balanced", "churches", "greedy"], 6, Rules())
     return {name: str(root / name) for name in ("four", "two", "tiny", "empty", "cmp")}
+
+
+@pytest.fixture
+def run():
+    """``run("simulate", "-n", 10)``: the smsim command line in this process, its result (arguments
+    may be paths or numbers)."""
+    from click.testing import CliRunner
+
+    from smsim.cli import cli
+
+    runner = CliRunner()
+    return lambda *args: runner.invoke(cli, [str(a) for a in args], catch_exceptions=False)

@@ -3,7 +3,6 @@
 import json
 
 import pytest
-from click.testing import CliRunner
 
 from smsim.advise import (
     AdviseError,
@@ -12,20 +11,9 @@ from smsim.advise import (
     annotate_game,
     t_quantile_975,
 )
-from smsim.cli import cli
 from smsim.sim import play_game
 
 CANDIDATE_KEYS = {"move", "win", "win_lo", "win_hi", "vp", "vp_lo", "vp_hi", "pick", "rows"}
-
-
-@pytest.fixture
-def run():
-    runner = CliRunner()
-
-    def invoke(*args):
-        return runner.invoke(cli, [str(a) for a in args], catch_exceptions=False)
-
-    return invoke
 
 
 def assert_bad_input(result, *words):

@@ -4,21 +4,9 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from smsim import __version__
 from smsim.board import EMPTY_CITY
-from smsim.cli import cli
-
-
-@pytest.fixture
-def run():
-    runner = CliRunner()
-
-    def invoke(*args):
-        return runner.invoke(cli, list(args), catch_exceptions=False)
-
-    return invoke
 
 
 def assert_bad_input(result, *words):

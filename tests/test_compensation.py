@@ -8,11 +8,9 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import smsim
 from smsim import layout as L
-from smsim.cli import cli
 from smsim.compensation import (
     CHECK_SEED_OFFSET,
     FairnessError,
@@ -178,16 +176,6 @@ def test_fairness_figure_draws(vp2):
 
 
 # -- the command --------------------------------------------------------------------------------------
-@pytest.fixture
-def run():
-    runner = CliRunner()
-
-    def invoke(*args):
-        return runner.invoke(cli, list(args), catch_exceptions=False)
-
-    return invoke
-
-
 def test_cli_json_output_shape(run, tmp_path):
     out = tmp_path / "f"
     result = run("fairness", "--players", "2", "--by", "vp", "--games", "1500", "--max", "1", "--seed", "3",

@@ -14,9 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
-from smsim.cli import cli
 from smsim.comparison import compare
 from smsim.layout import PolicyKind
 from smsim.policies.heuristics import PARAM_NAMES
@@ -152,12 +150,6 @@ def test_bad_input_to_the_api_is_refused_in_one_line():
 
 
 # -- the command ----------------------------------------------------------------------------------
-@pytest.fixture
-def run():
-    runner = CliRunner()
-    return lambda *args: runner.invoke(cli, list(args), catch_exceptions=False)
-
-
 def test_the_command_writes_a_policy_and_reports_the_held_out_result(run, tmp_path):
     out = tmp_path / "t.toml"
     result = run("tune", "-p", "2", "-n", "100", "-b", "4", "-s", "1", "--only", "coin,log", "--out", str(out))
