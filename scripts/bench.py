@@ -85,10 +85,15 @@ def _median_seconds(fn, runs: int) -> float:
 
 def command_rates(games: int, runs: int, cores: int) -> None:
     """Each command end to end (through its Python API, in this process) beside the engine alone
-    (``run_games``) on the same games, on 1 thread and on every core, all measured in this run:
-    the ratio of their speeds, the serial fraction (the work outside the kernel per game over the
-    kernel's own CPU time per game, from the 1-thread times) and the speed-up Amdahl's law gives
-    it on 16 and 64 cores (the kernel's part divided by the cores, the rest not)."""
+    (``run_games``) on the same games, on 1 thread and on every core, all measured in this run.
+
+    Printed per command: the speeds and their ratio at 1 thread and at every core; the *overhead*,
+    the work outside the kernel on one thread (e1 - k1) over the kernel's time k1; the *serial*
+    fraction, the part of that work that does not run in parallel, over k1: with c = k1 / kn the
+    speed-up the kernel itself gets from the cores here, Amdahl's law for the command,
+    en = (e1 - s) / c + s, gives s = (c en - e1) / (c - 1); and the speed-up over its own 1-thread
+    rate that the command gets on 16 and 64 cores if the kernel scales linearly:
+    (1 + o) / ((1 + o - s) / N + s), o and s as fractions of k1."""
     from smsim.comparison import compare
     from smsim.sim import simulate_summary, simulate_to
     from smsim.sweeps import plan_variants, play_sweep
@@ -110,18 +115,24 @@ def command_rates(games: int, runs: int, cores: int) -> None:
     }  # fmt: skip
     print(f"\ncommands end to end beside the engine on the same games, 4 players, median of {runs} runs:")
     print(f"{'command':>22} {'games':>8} {'1t e2e/s':>10} {'1t kernel':>10} {'ratio':>6} {f'{cores}t e2e/s':>10} "
-          f"{f'{cores}t kernel':>10} {'ratio':>6} {'serial':>7} {'16 cores':>8} {'64 cores':>8}")  # fmt: skip
+          f"{f'{cores}t kernel':>10} {'ratio':>6} {'overhead':>8} {'serial':>7} {'16 cores':>8} {'64 cores':>8}")  # fmt: skip
     try:
         for label, (command, kernel, n) in cases.items():
             command(0, 1)  # warm: compile and load everything once
-            e1 = _median_seconds(lambda r: command(r, 1), runs)
-            k1 = _median_seconds(lambda r: kernel(r, 1), runs)
-            en = _median_seconds(lambda r: command(r, cores), runs)
-            kn = _median_seconds(lambda r: kernel(r, cores), runs)
-            serial = max(0.0, e1 - k1) / k1  # work outside the kernel per unit of kernel CPU time
-            amdahl = [(1 + serial) / (1 / c + serial) for c in (16, 64)]
+            times: dict[str, list[float]] = {"e1": [], "k1": [], "en": [], "kn": []}
+            for r in range(runs):  # interleaved, so that a change in the machine's load hits all four alike
+                for key, fn, t in (("e1", command, 1), ("k1", kernel, 1), ("en", command, cores), ("kn", kernel, cores)):
+                    start = time.perf_counter()
+                    fn(r, t)
+                    times[key].append(time.perf_counter() - start)
+            e1, k1, en, kn = (statistics.median(times[key]) for key in ("e1", "k1", "en", "kn"))
+            overhead = max(0.0, e1 - k1) / k1
+            c = k1 / kn
+            serial = max(0.0, (c * en - e1) / (c - 1) / k1) if c > 1.05 else float("nan")
+            amdahl = [(1 + overhead) / ((1 + overhead - serial) / n_cores + serial) for n_cores in (16, 64)]
             print(f"{label:>22} {n:>8,} {n / e1:>10,.0f} {n / k1:>10,.0f} {k1 / e1:>6.2f} {n / en:>10,.0f} "
-                  f"{n / kn:>10,.0f} {kn / en:>6.2f} {100 * serial:>6.1f}% {amdahl[0]:>7.1f}x {amdahl[1]:>7.1f}x")  # fmt: skip
+                  f"{n / kn:>10,.0f} {kn / en:>6.2f} {100 * overhead:>7.1f}% {100 * serial:>6.1f}% {amdahl[0]:>7.1f}x "
+                  f"{amdahl[1]:>7.1f}x")  # fmt: skip
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

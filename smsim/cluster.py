@@ -217,10 +217,12 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
     dataset ``out``, a chunk of games at a time, exactly as ``sim.simulate_to`` does here. Returns
     (k, n, played): played is False when the part was already there (a retry after its writer
     died between writing and reporting). Runs on a worker; every argument is plain data."""
-    from smsim.dataset import MANIFEST, DatasetError, PartWriter, part_name, read_manifest
+    from smsim.dataset import MANIFEST, DatasetError, part_name, read_manifest
     from smsim.policies import PolicyError
     from smsim.rules import Rules
-    from smsim.sim import SimulationError, _chunks, _tables
+    from smsim.runner import play_chunks
+    from smsim.sim import SimulationError, _chunks, _PartSink
+    from smsim.summary import SummaryAccumulator
 
     worker = _worker()
     where = f"worker {worker.address}" if worker is not None else "this worker"
@@ -242,21 +244,22 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
     except (PolicyError, ValueError) as exc:
         return PartFailed(f"{where}: {exc}")
     chunks = [(k, lo, m) for lo, m in _chunks(first, n)]
-    writer = PartWriter(path, k)
+    sink = _PartSink(path, chunks, specs, run_rules, SummaryAccumulator())  # the client sums the part from disk
     threads = _part_threads(threads, worker)
+    reported = [0]
+
+    def progress() -> None:
+        if worker is not None and reported[0] < sink.written < n:
+            reported[0] = sink.written
+            worker.log_event(PROGRESS_TOPIC, {"token": token, "part": k, "done": sink.written})
+
     try:
-        done = 0
-        for (_, _, m), (seats, games) in zip(chunks, _tables(chunks, players, specs, seed, run_rules, threads)):
-            writer.write(seats, games)
-            done += m
-            if worker is not None and done < n:
-                worker.log_event(PROGRESS_TOPIC, {"token": token, "part": k, "done": done})
-        writer.close()
+        play_chunks([(lo, m) for _, lo, m in chunks], players, specs, seed, run_rules, threads, sink.finish, progress)
     except SimulationError as exc:  # the same games fail on any worker: no retry
-        writer.abort()
+        sink.abort()
         return PartFailed(str(exc))
     except BaseException:  # an I/O error: the scheduler retries the part
-        writer.abort()
+        sink.abort()
         raise
     return k, n, True
 
@@ -341,9 +344,10 @@ def play_parts(cluster, path: Path, parts: list[tuple[int, int, int]], players: 
 
 # -- compare: rounds of blocks ------------------------------------------------------------------
 def play_blocks(first: int, n: int, arrs: list, policies: list, names: list, players: int, seed: int, rules: dict,
-                threads: int | None = None):  # fmt: skip
+                threads: int | None = None, tables: bool = True):  # fmt: skip
     """Blocks first .. first + n - 1 of a comparison (``comparison.play_blocks``) on a worker: their
-    tables per seat arrangement, or ``PartFailed`` for a policy that broke the interface."""
+    ``RoundGames`` (with the tables per seat arrangement when ``tables``), or ``PartFailed`` for a
+    policy that broke the interface."""
     from smsim.comparison import play_blocks as play
     from smsim.policies import PolicyError
     from smsim.rules import Rules
@@ -352,14 +356,14 @@ def play_blocks(first: int, n: int, arrs: list, policies: list, names: list, pla
     try:
         specs = [rebuild_policy(p) for p in policies]
         return play(first, n, arrs, specs, names, players, seed, Rules.from_dict(rules),
-                    _part_threads(threads, _worker()))  # fmt: skip
+                    _part_threads(threads, _worker()), tables)  # fmt: skip
     except (SimulationError, PolicyError) as exc:
         return PartFailed(str(exc))
 
 
 def blocks_on_cluster(cluster, rounds: list[tuple[int, int]], arrs: list, specs: list, names: list, players: int,
-                      seed: int, rules, threads: int | None, retries: int = 3):  # fmt: skip
-    """Yield the tables of each round (first block, blocks) of a comparison, in order, played on
+                      seed: int, rules, threads: int | None, tables: bool = True, retries: int = 3):  # fmt: skip
+    """Yield the games (``comparison.RoundGames``) of each round (first block, blocks) of a comparison, in order, played on
     ``cluster``: a few rounds ahead of the one taken are in flight (twice the cluster's threads),
     so a comparison that stops early (``precision``) leaves little work behind; closing the
     generator cancels it."""
@@ -379,7 +383,7 @@ def blocks_on_cluster(cluster, rounds: list[tuple[int, int]], arrs: list, specs:
         def submit_next() -> None:
             for first, n in waiting:
                 flight.append(client.submit(play_blocks, first, n, arrs, shipped, names, players, seed, rules.to_dict(),
-                                            threads, key=f"smsim-blocks-{first:09d}-{token}", pure=False,
+                                            threads, tables, key=f"smsim-blocks-{first:09d}-{token}", pure=False,
                                             retries=retries))  # fmt: skip
                 return
 

@@ -26,13 +26,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from smsim import layout as L
 from smsim.dataset import DatasetError, ParquetStream, game_table, seat_table
+from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.policies.registry import PolicySpec, resolve_policy
 from smsim.ratings import Ratings, fit_plackett_luce
 from smsim.rules import Rules
-from smsim.sim import SimulationError, run_games, verify_games, verify_players
+from smsim.sim import SimulationError, verify_games, verify_players
 from smsim.stats import mean_and_interval
 from smsim.summary import with_seat_vp
+
+
+WON, TOTAL, RANK = (SCORE_FIELD_NAMES.index(f) for f in ("won", "total", "rank"))
 
 
 def arrangements(names: list[str], players: int) -> list[list[int]]:
@@ -67,26 +72,61 @@ class Comparison:
         return float((self.table["win_hi"] - self.table["win_lo"]).max())
 
 
+@dataclass
+class RoundGames:
+    """The games of a round of blocks (first block, blocks): per block, seat arrangement and seat,
+    the figures the comparison's statistics read (int64 [blocks, arrangements, players]) and,
+    when asked for, each arrangement's seat and game tables (``play_blocks``)."""
+
+    first: int
+    blocks: int
+    won: np.ndarray
+    total: np.ndarray
+    cannons: np.ndarray
+    rank: np.ndarray
+    tables: list[tuple[pd.DataFrame, pd.DataFrame]] | None = None
+
+
+def _seats_of(arrs: list[list[int]], n_policies: int) -> np.ndarray:
+    """seats[a, s, i]: 1 where policy i sits in seat s of arrangement a."""
+    seats = np.zeros((len(arrs), len(arrs[0]), n_policies))
+    for a, arrangement in enumerate(arrs):
+        seats[a, np.arange(len(arrangement)), arrangement] = 1.0
+    return seats
+
+
+def _block_stats(games: RoundGames, arrs: list[list[int]], n_policies: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per block and policy: its win share (its seats' share of a game's win, a shared win split,
+    averaged over the block's games it sat in) and its seats' mean VP; NaN where the policy did
+    not play in the block (more policies than seats)."""
+    seats = _seats_of(arrs, n_policies)
+    won = games.won.astype(np.float64)
+    winners = won.sum(axis=2, keepdims=True)
+    credit = np.where(winners > 0, won / np.maximum(winners, 1), 0.0)
+    credit_game = np.einsum("bas,asi->bai", credit, seats)  # each game's credit per policy
+    sat = seats.any(axis=1)  # [a, i]: the policy plays in arrangement a
+    with np.errstate(invalid="ignore", divide="ignore"):
+        credit_block = (credit_game * sat).sum(axis=1) / sat.sum(axis=0)
+        vp_block = np.einsum("bas,asi->bi", games.total.astype(np.float64), seats) / seats.sum(axis=(0, 1))
+    return credit_block, vp_block
+
+
 class _Tally:
     """What the tables need of every game, in memory that does not grow with the games: seats
     and cannons lost per policy, and each distinct final ranking with how often it occurred."""
 
     def __init__(self, n_policies: int) -> None:
-        self.seats = [0] * n_policies
-        self.cannons = [0] * n_policies
+        self.seats = np.zeros(n_policies, dtype=np.int64)
+        self.cannons = np.zeros(n_policies, dtype=np.int64)
         self.rankings: dict[tuple[int, ...], int] = {}
 
-    def add(self, seats: pd.DataFrame, arrangement: list[int]) -> None:
-        players = len(arrangement)
-        n = len(seats) // players
-        policy = np.tile(arrangement, n)
-        cannons = seats["cannons_lost"].to_numpy(np.int64)
-        for i in set(arrangement):
-            mine = policy == i
-            self.seats[i] += int(mine.sum())
-            self.cannons[i] += int(cannons[mine].sum())
-        ranks = seats["rank"].to_numpy(np.int64).reshape(n, players)
-        keys = np.hstack([np.tile(np.asarray(arrangement, dtype=np.int64), (n, 1)), ranks])
+    def add(self, games: RoundGames, arrs: list[list[int]]) -> None:
+        seats = _seats_of(arrs, len(self.seats))
+        self.seats += games.blocks * seats.sum(axis=(0, 1)).astype(np.int64)
+        self.cannons += np.einsum("bas,asi->i", games.cannons.astype(np.float64), seats).round().astype(np.int64)
+        n, n_arr, players = games.rank.shape
+        lineup = np.broadcast_to(np.asarray(arrs, dtype=np.int64), (n, n_arr, players))
+        keys = np.concatenate([lineup, games.rank], axis=2).reshape(n * n_arr, 2 * players)
         uniq, counts = np.unique(keys, axis=0, return_counts=True)
         for key, count in zip(map(tuple, uniq.tolist()), counts.tolist()):
             self.rankings[key] = self.rankings.get(key, 0) + count
@@ -99,23 +139,6 @@ class _Tally:
             players = len(key) // 2
             rows.extend((game, names[key[s]], key[players + s], count) for s in range(players))
         return pd.DataFrame(rows, columns=["game", "policy", "rank", "count"])
-
-
-def _block_stats(seats: pd.DataFrame, n_policies: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per block and policy: win share, mean VP, and whether the policy played in the block."""
-    won = seats["won"].to_numpy(float)
-    winners = seats.groupby("game_id")["won"].transform("sum").to_numpy(float)
-    seats = seats.assign(credit=np.where(winners > 0, won / np.maximum(winners, 1), 0.0))
-    g = seats.groupby(["block", "policy_index"], observed=True)
-    # credit per game a policy played: its seats' share of the win, over the games it sat in
-    per_game = seats.groupby(["block", "policy_index", "game_id"], observed=True)["credit"].sum()
-    credit = per_game.groupby(["block", "policy_index"]).mean().unstack(fill_value=np.nan)
-    vp = g["total"].mean().unstack()
-    blocks = credit.index.to_numpy()
-    full = pd.RangeIndex(n_policies)
-    credit = credit.reindex(columns=full)
-    vp = vp.reindex(columns=full)
-    return blocks, credit.to_numpy(), vp.to_numpy()
 
 
 def compare(
@@ -188,26 +211,28 @@ def compare(
     tally = _Tally(len(names))
     done = 0
     rounds = [(first, min(step, max_blocks - first)) for first in range(0, max_blocks, step)]
+    tables = keep_games or on_games is not None
     if cluster is None:
-        played = (play_blocks(first, n, arrs, specs, names, players, seed, rules, threads) for first, n in rounds)
+        from smsim.runner import ahead
+
+        played = ahead(lambda r, stop: play_blocks(*r, arrs, specs, names, players, seed, rules, threads, tables, stop),
+                       rounds)  # fmt: skip
     else:
         from smsim.cluster import blocks_on_cluster
 
-        played = blocks_on_cluster(cluster, rounds, arrs, specs, names, players, seed, rules, threads)
+        played = blocks_on_cluster(cluster, rounds, arrs, specs, names, players, seed, rules, threads, tables)
     try:
-        for (_, n), tables in zip(rounds, played):
-            round_seats = []
-            for arrangement, (seats, g) in zip(arrs, tables):
-                tally.add(seats, arrangement)
-                round_seats.append(seats)
+        for (_, n), round_games in zip(rounds, played):
+            tally.add(round_games, arrs)
+            for seats, g in round_games.tables or ():
                 if on_games is not None:
                     on_games(seats, g)
                 if keep_games:
                     seat_frames.append(seats)
                     game_frames.append(g)
             # a block's statistics depend on its own games only, so each round adds only its own
-            # blocks' rows: many rounds cost what one round of all their games would
-            _, credit, vp = _block_stats(pd.concat(round_seats, ignore_index=True), len(names))
+            # blocks: many rounds cost what one round of all their games would
+            credit, vp = _block_stats(round_games, arrs, len(names))
             credit_rounds.append(credit)
             vp_rounds.append(vp)
             done += n
@@ -217,7 +242,7 @@ def compare(
             if precision is not None and width < precision:
                 break
     finally:
-        played.close()  # on a cluster: the rounds still in flight are cancelled
+        played.close()  # the rounds still in play are stopped (on a cluster: cancelled)
     seats_all = pd.concat(seat_frames, ignore_index=True) if keep_games else None
     games_all = pd.concat(game_frames, ignore_index=True) if keep_games else None
     return _summarise(names, np.concatenate(credit_rounds), np.concatenate(vp_rounds), tally, done, per_block,
@@ -225,25 +250,42 @@ def compare(
 
 
 def play_blocks(first: int, n: int, arrs: list[list[int]], specs: list[PolicySpec], names: list[str], players: int,
-                seed: int, rules: Rules, threads: int | None) -> list[tuple[pd.DataFrame, pd.DataFrame]]:  # fmt: skip
-    """Blocks first .. first + n - 1: for each seat arrangement in turn, its games' seat and game
-    tables, with each game's ``block``, ``arrangement`` and ``game_id`` (block * arrangements +
-    arrangement), and the seats' ``policy_index``."""
+                seed: int, rules: Rules, threads: int | None, tables: bool = True,
+                stop=None) -> RoundGames:  # fmt: skip
+    """Blocks first .. first + n - 1, every seat arrangement of each, on a pool of threads
+    (``runner.play_chunks``; an arrangement's games are a chunk). With ``tables``, each
+    arrangement's seat and game tables too, with each game's ``block``, ``arrangement`` and
+    ``game_id`` (block * arrangements + arrangement), and the seats' ``policy_index``."""
+    from smsim.runner import play_chunks
+    from smsim.sim import _check_errors, default_threads
+
     per_block = len(arrs)
-    out = []
-    for a, arrangement in enumerate(arrs):
-        table = [specs[i] for i in arrangement]
-        score, player, game_out = run_games(n, players, table, seed, rules, first=first, threads=threads)
-        seats = seat_table(score, player, game_out, [names[i] for i in arrangement], rules, first)
-        g = game_table(game_out, players, rules, first)
-        for df in (seats, g):
-            df["block"] = df["game"]
-            df["arrangement"] = a
-            df["game_id"] = df["game"] * per_block + a
-        seats["policy_index"] = np.tile(arrangement, n)
-        seats["policy"] = pd.Categorical(seats["policy"].astype(str), categories=names)
-        out.append((seats, g))
-    return out
+    lineups = [[specs[i] for i in arrangement] for arrangement in arrs]
+    shape = (n, per_block, players)
+    won, total, cannons, rank = (np.zeros(shape, dtype=np.int64) for _ in range(4))
+    out: list = [None] * per_block
+
+    def finish(a: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
+        _check_errors(game_out, lineups[a], first)
+        won[:, a] = score[:, :, WON]  # each arrangement its own column: threads never write the same cells
+        total[:, a] = score[:, :, TOTAL]
+        rank[:, a] = score[:, :, RANK]
+        cannons[:, a] = player[:, :, L.CANNONS_LOST]
+        if tables:
+            arrangement = arrs[a]
+            seats = seat_table(score, player, game_out, [names[i] for i in arrangement], rules, first)
+            g = game_table(game_out, players, rules, first)
+            for df in (seats, g):
+                df["block"] = df["game"]
+                df["arrangement"] = a
+                df["game_id"] = df["game"] * per_block + a
+            seats["policy_index"] = np.tile(arrangement, n)
+            seats["policy"] = pd.Categorical(seats["policy"].astype(str), categories=names)
+            out[a] = (seats, g)
+
+    play_chunks([(first, n, a) for a in range(per_block)], players, [], seed, rules, threads or default_threads(),
+                finish, lineups=lineups, stop=stop)  # fmt: skip
+    return RoundGames(first, n, won, total, cannons, rank, out if tables else None)
 
 
 def _max_width(credit: np.ndarray) -> float:
@@ -260,9 +302,9 @@ def _summarise(names: list[str], credit: np.ndarray, vp: np.ndarray, tally: _Tal
     for i, name in enumerate(names):
         w, wlo, whi, nb = mean_and_interval(credit[:, i])
         v, vlo, vhi, _ = mean_and_interval(vp[:, i])
-        rows.append({"policy": name, "blocks": nb, "seats": tally.seats[i],
+        rows.append({"policy": name, "blocks": nb, "seats": int(tally.seats[i]),
                      "win_share": w, "win_lo": wlo, "win_hi": whi, "vp_mean": v, "vp_lo": vlo, "vp_hi": vhi,
-                     "cannons_lost": tally.cannons[i] / tally.seats[i] if tally.seats[i] else math.nan})  # fmt: skip
+                     "cannons_lost": int(tally.cannons[i]) / int(tally.seats[i]) if tally.seats[i] else math.nan})  # fmt: skip
     table = pd.DataFrame(rows).set_index("policy")
     pairs = []
     for i, a in enumerate(names):

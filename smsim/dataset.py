@@ -53,11 +53,60 @@ class DatasetError(ValueError):
     """A directory that is not an smsim dataset, or not the one this command would write."""
 
 
-def policy_column(policy_names: list[str], n_games: int) -> pd.Categorical:
-    """The seats' policy names, game after game, as a categorical (categories sorted)."""
+def policy_codes(policy_names: list[str], n_games: int) -> tuple[np.ndarray, list[str]]:
+    """The seats' policies, game after game, as codes into their sorted names: (codes, names)."""
     categories = sorted(set(policy_names))
     codes = np.array([categories.index(name) for name in policy_names], dtype=np.int8)
-    return pd.Categorical.from_codes(np.tile(codes, n_games), categories=categories)
+    return np.tile(codes, n_games), categories
+
+
+def policy_column(policy_names: list[str], n_games: int) -> pd.Categorical:
+    """The seats' policy names, game after game, as a categorical (categories sorted)."""
+    codes, categories = policy_codes(policy_names, n_games)
+    return pd.Categorical.from_codes(codes, categories=categories)
+
+
+# highest set bit + 1 of a 5-bit mask (bit k-1: a series of length k), and the set bits of a side mask
+_HIGHEST_BIT = np.array([int(m).bit_length() for m in range(32)], dtype=np.int8)
+_SIDES_SET = np.array([bin(m).count("1") for m in range(1 << L.N_SIDES)], dtype=np.int8)
+_SERIES_BITS = 1 << np.arange(5)
+
+
+def longest_series(flat_score: np.ndarray) -> np.ndarray:
+    """Per seat row, the longest church series it scored (0: none)."""
+    series = flat_score[:, [SCORE_FIELD_NAMES.index(f"series_{k}") for k in range(1, 6)]]
+    return _HIGHEST_BIT[(series > 0) @ _SERIES_BITS]
+
+
+def sides_completed(flat_player: np.ndarray) -> np.ndarray:
+    """Per seat row, how many sides of its city it completed."""
+    return _SIDES_SET[flat_player[:, L.SIDES_DONE] & ((1 << L.N_SIDES) - 1)]
+
+
+def summary_columns(score: np.ndarray, player: np.ndarray, first: int) -> dict[str, np.ndarray]:
+    """The seat columns the headline tables read (``summary.SummaryAccumulator``), straight from
+    the engine's arrays, as ``seat_table`` has them: game, seat, won, shared, total, cannons
+    lost, longest series, sides completed and the VP by source."""
+    from smsim.summary import VP_SOURCES
+
+    n_games, n_players = score.shape[:2]
+    flat_score = score.reshape(n_games * n_players, -1)
+    flat_player = player.reshape(n_games * n_players, -1)
+    cols = {"game": np.repeat(np.arange(first, first + n_games, dtype=np.int64), n_players),
+            "seat": np.tile(np.arange(n_players, dtype=np.int8), n_games)}  # fmt: skip
+    for name in ("won", "shared", "total", *VP_SOURCES):
+        cols[name] = flat_score[:, SCORE_FIELD_NAMES.index(name)]
+    cols["cannons_lost"] = flat_player[:, L.CANNONS_LOST]
+    cols["longest_series"] = longest_series(flat_score)
+    cols["sides_completed"] = sides_completed(flat_player)
+    return cols
+
+
+def game_summary_columns(game_out: np.ndarray, n_players: int) -> dict[str, np.ndarray]:
+    """The game columns the headline tables read, straight from the engine's ``game_out``."""
+    return {"players": np.full(len(game_out), n_players, dtype=np.int8), "rounds": game_out[:, L.G_ROUNDS],
+            "aborted": game_out[:, L.G_ABORTED], "winners": game_out[:, L.G_WINNERS],
+            "attacks": game_out[:, L.G_ATTACKS]}  # fmt: skip
 
 
 def seat_table(
@@ -78,14 +127,13 @@ def seat_table(
         cols[name if name != "empty" else "empty_left"] = flat_score[:, i].astype(np.int16)
     cols["won"] = cols["won"].astype(bool)
     cols["shared"] = cols["shared"].astype(bool)
-    series = flat_score[:, [SCORE_FIELD_NAMES.index(f"series_{k}") for k in range(1, 6)]]
-    cols["longest_series"] = np.where(series > 0, np.arange(1, 6), 0).max(axis=1).astype(np.int8)
+    cols["longest_series"] = longest_series(flat_score)
     cols["church_count"] = flat_score[:, [SCORE_FIELD_NAMES.index(f"churches_{k}") for k in range(1, 6)]].sum(1)
     for name, field in PLAYER_COLUMNS.items():
         cols[name] = flat_player[:, field].astype(np.int32)
     done = flat_player[:, L.SIDES_DONE]
     broken = flat_player[:, L.SIDES_BROKEN]
-    cols["sides_completed"] = sum((done >> i) & 1 for i in range(L.N_SIDES)).astype(np.int8)
+    cols["sides_completed"] = sides_completed(flat_player)
     for i, side in enumerate(SIDE_NAMES):
         cols[f"walls_{side}"] = flat_player[:, L.SIDE_WALLS + i].astype(np.int8)
         cols[f"{side}_completed"] = ((done >> i) & 1).astype(bool)

@@ -18,7 +18,7 @@ from smsim import layout as L
 from smsim.engine import events as E
 from smsim.engine.dice import seed_key
 from smsim.engine.scoring import N_SCORE_FIELDS
-from smsim.play import play_games_nb, play_one_nb
+from smsim.play import play_one_nb
 from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays, resolve_policies
 from smsim.rules import Rules
 from smsim.trace import events_to_records
@@ -143,27 +143,15 @@ def run_games(
     The batch is cut into one contiguous chunk per thread; each game's dice depend only on
     (seed, game), so the result does not depend on ``threads``.
     """
+    from smsim.runner import engine_arrays, kernel
+
     specs = resolve_policies(policies, players)
-    kind, params, fns = policy_arrays(specs)
-    score = np.zeros((games, players, N_SCORE_FIELDS), dtype=np.int64)
-    player = np.zeros((games, players, L.N_PLAYER_FIELDS), dtype=np.int64)
-    game_out = np.zeros((games, L.N_GAME_FIELDS), dtype=np.int64)
-    rules_nb, crates, key = rules.to_nb(), rules.start_crate_cells(), seed_key(seed)
+    score, player, game_out = engine_arrays(games, players)
+    play = kernel(players, specs, seed, rules)
     threads = max(1, min(threads or default_threads(), games))
 
-    if any_search(specs):
-        from smsim.search import play_games_search_nb
-
-        base_kind, base_params = base_arrays(specs)
-
-        def run(lo: int, hi: int) -> None:
-            play_games_search_nb(key, first + lo, rules_nb, crates, kind, params, fns, base_kind, base_params,
-                                 score[lo:hi], player[lo:hi], game_out[lo:hi])  # fmt: skip
-    else:
-
-        def run(lo: int, hi: int) -> None:
-            play_games_nb(key, first + lo, rules_nb, crates, kind, params, fns, score[lo:hi], player[lo:hi],
-                          game_out[lo:hi])  # fmt: skip
+    def run(lo: int, hi: int) -> None:
+        play(first + lo, score[lo:hi], player[lo:hi], game_out[lo:hi])
 
     bounds = [games * i // threads for i in range(threads + 1)]
     if threads == 1:
@@ -252,25 +240,6 @@ def default_batch(games: int) -> int:
     return max(1, min(games, max(10_000, -(-games // 1000))))
 
 
-def _ahead(play, parts: list[int]):
-    """Yield play(k) for each part in order, playing the next part on a background thread while
-    the caller writes this one: the engine releases the GIL, so converting and writing a part
-    (about a third of the time of a 10,000-game part of ``random``) overlaps the next part's games.
-    At most two parts are in memory."""
-    if not parts:
-        return
-    pool = ThreadPoolExecutor(1, thread_name_prefix="smsim-part")
-    try:
-        future = pool.submit(play, parts[0])
-        for nxt in parts[1:]:
-            result = future.result()
-            future = pool.submit(play, nxt)
-            yield result
-        yield future.result()
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
-
-
 @dataclass
 class RunResult:
     """A run: the dataset it wrote (None when nothing was written), its headline tables
@@ -328,7 +297,8 @@ def simulate_to(
     """
     from pathlib import Path
 
-    from smsim.dataset import DatasetError, PartWriter, open_run, run_identity
+    from smsim.dataset import DatasetError, open_run, run_identity
+    from smsim.runner import play_chunks
     from smsim.summary import SummaryAccumulator
 
     games = verify_games(games)
@@ -359,23 +329,96 @@ def simulate_to(
     chunks = [(k, first, n) for k in range(n_parts) if k not in have
               for first, n in _chunks(k * batch, min(batch, games - k * batch))]  # fmt: skip
     progress = _Reporter(on_progress, acc, games, done)
-    writer = None
+    parts = _PartSink(path, chunks, specs, rules, acc)
     try:
-        for (k, first, n), (seats, game_df) in zip(chunks, _tables(chunks, players, specs, seed, rules, threads)):
-            try:
-                writer = writer or PartWriter(path, k)
-                writer.write(seats, game_df)
-                if first + n == min((k + 1) * batch, games):  # the part's last chunk
-                    writer.close()
-                    writer = None
-            except OSError as exc:
-                raise DatasetError(f"cannot write to {out!r}: {exc.strerror}") from None
-            acc.add(seats, game_df)
-            progress.add(n)
+        play_chunks([(first, n) for _, first, n in chunks], players, specs, seed, rules,
+                    threads or default_threads(), parts.finish, parts.poll(progress))  # fmt: skip
+    except OSError as exc:
+        raise DatasetError(f"cannot write to {out!r}: {exc.strerror}") from None
     finally:
-        if writer is not None:
-            writer.abort()
+        parts.abort()  # the parts left unfinished by an error or an interrupt (none after a whole run)
     return RunResult(str(path), acc.tables(), progress.done, progress.played)
+
+
+class _PartSink:
+    """What ``simulate_to`` does with each chunk its threads finish (``runner.play_chunks``): on
+    the thread that finished it, turn it into tables and sums, then write it into its part
+    (``dataset.PartWriter``), whose row groups go in game order: a chunk finished before the one
+    ahead of it in its part waits, and the thread that writes that one writes it too. Parts are
+    written side by side, each by one thread at a time."""
+
+    def __init__(self, path, chunks: list[tuple[int, int, int]], specs: list[PolicySpec], rules: Rules, acc) -> None:
+        import threading
+
+        self.path, self.chunks = path, chunks
+        self.specs, self.names, self.rules, self.acc = specs, [s.name for s in specs], rules, acc
+        self.lock = threading.Lock()
+        self.first_chunk: dict[int, int] = {}  # part -> index of its first chunk
+        for i, (k, _, _) in enumerate(chunks):
+            self.first_chunk.setdefault(k, i)
+        self.next = dict(self.first_chunk)  # part -> index of its next chunk to write
+        self.pending: dict[int, tuple] = {}  # chunk index -> what to write
+        self.writing: set[int] = set()  # parts a thread is writing now
+        self.writers: dict[int, object] = {}  # part -> its open PartWriter
+        self.written = 0  # games written by this call
+
+    def finish(self, i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
+        from smsim.dataset import game_table, seat_table
+        from smsim.summary import arrays_sums
+
+        k, first, n = self.chunks[i]
+        _check_errors(game_out, self.specs, first)
+        item = (seat_table(score, player, game_out, self.names, self.rules, first),
+                game_table(game_out, score.shape[1], self.rules, first), arrays_sums(score, player, game_out,
+                self.names, first), n, i + 1 == len(self.chunks) or self.chunks[i + 1][0] != k)  # fmt: skip
+        with self.lock:
+            self.pending[i] = item
+            if k in self.writing:  # the thread writing this part writes this chunk when its turn comes
+                return
+            self.writing.add(k)
+        self._drain(k)
+
+    def _drain(self, k: int) -> None:
+        """Write part k's chunks that are ready, in order (one thread per part at a time)."""
+        from smsim.dataset import PartWriter
+
+        while True:
+            with self.lock:
+                item = self.pending.pop(self.next[k], None)
+                if item is None:
+                    self.writing.discard(k)
+                    return
+            seats, game_df, sums, n, last = item
+            try:
+                writer = self.writers.get(k) or PartWriter(self.path, k)
+                self.writers[k] = writer
+                writer.write(seats, game_df)
+                if last:
+                    writer.close()
+                    del self.writers[k]
+            except BaseException:
+                with self.lock:
+                    self.writing.discard(k)
+                raise
+            with self.lock:
+                self.acc.merge(sums)
+                self.written += n
+                self.next[k] += 1
+
+    def poll(self, progress: _Reporter):
+        def report() -> None:
+            with self.lock:
+                written = self.written
+                if written == progress.played:
+                    return
+                progress.update(written)  # reads the sums: under the lock
+
+        return report
+
+    def abort(self) -> None:
+        for writer in self.writers.values():
+            writer.abort()
+        self.writers.clear()
 
 
 def simulate_summary(
@@ -391,18 +434,36 @@ def simulate_summary(
     ``summary.summary_tables`` gives), a chunk of games at a time: memory stays flat whatever
     ``games`` is. What ``smsim simulate`` without ``--out`` prints; ``simulate`` returns every
     row instead."""
-    from smsim.summary import SummaryAccumulator
+    import threading
+
+    from smsim.runner import play_chunks
+    from smsim.summary import SummaryAccumulator, arrays_sums
 
     games = verify_games(games)
     players = verify_players(players)
     rules = rules or Rules()
     specs = resolve_policies(policies, players)
-    chunks = [(0, first, n) for first, n in _chunks(0, games)]
+    chunks = _chunks(0, games)
     acc = SummaryAccumulator()
     progress = _Reporter(on_progress, acc, games, 0)
-    for (_, _, n), (seats, game_df) in zip(chunks, _tables(chunks, players, specs, seed, rules, threads)):
-        acc.add(seats, game_df)
-        progress.add(n)
+    lock = threading.Lock()
+    names = [s.name for s in specs]
+    counted = [0]
+
+    def finish(i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
+        first, n = chunks[i]
+        _check_errors(game_out, specs, first)
+        sums = arrays_sums(score, player, game_out, names, first)  # no table: only the sums
+        with lock:
+            acc.merge(sums)
+            counted[0] += n
+
+    def poll() -> None:
+        with lock:
+            if counted[0] != progress.played:
+                progress.update(counted[0])
+
+    play_chunks(chunks, players, specs, seed, rules, threads or default_threads(), finish, poll)
     return RunResult(None, acc.tables(), progress.done, progress.played)
 
 
@@ -412,21 +473,6 @@ CHUNK_GAMES = 10_000  # games played and turned into tables at a time: a run hol
 def _chunks(first: int, n: int) -> list[tuple[int, int]]:
     """Games first .. first + n - 1 as (first, games) chunks of at most CHUNK_GAMES."""
     return [(lo, min(CHUNK_GAMES, first + n - lo)) for lo in range(first, first + n, CHUNK_GAMES)]
-
-
-def _tables(chunks, players: int, specs: list[PolicySpec], seed: int, rules: Rules, threads: int | None):
-    """The seat and game tables of each (part, first, games) chunk in turn; the next chunk's
-    games are played while the caller uses these (``_ahead``)."""
-    from smsim.dataset import game_table, seat_table
-
-    names = [s.name for s in specs]
-
-    def play(chunk: tuple[int, int, int]):
-        _, first, n = chunk
-        return run_games(n, players, specs, seed, rules, first=first, threads=threads)
-
-    for (_, first, _), (score, player, game_out) in zip(chunks, _ahead(play, chunks)):
-        yield seat_table(score, player, game_out, names, rules, first), game_table(game_out, players, rules, first)
 
 
 class _Reporter:

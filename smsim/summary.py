@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from smsim.ratings import elo_points
-from smsim.stats import Z_95, add_cluster_sums, cluster_sums, clustered_mean, clustered_rate
+from smsim.stats import SUM_COLUMNS, Z_95, clustered_mean, clustered_rate
 
 # the final score's breakdown: the parts sum to ``total``. ``seat_vp`` is the seat compensation of a
 # designer's variant (rules seat_vp, docs/rules.md §7), 0 in the printed game: tables for people
@@ -40,57 +40,66 @@ GAME_COLUMNS = ("players", "rounds", "aborted", "winners", "attacks")
 VP_OFFSET = 200  # VP histograms cover -200 .. 799
 
 
+SUM_FIELDS = ("won", "shared", "total", "cannons_lost", *VP_SOURCES)  # summed per group (church_vp among them)
+HIST_BINS, SERIES_BINS, SIDES_BINS = 1000, 6, 5
+
+
 class SummaryAccumulator:
-    """Running sums from which every headline table follows exactly, fed a part at a time, so
-    summarising a dataset of any size takes the memory of one part. Percentiles come from the
-    integer VP histogram (the smallest VP with at least q of the seats at or below it).
+    """Running sums from which every headline table follows exactly, fed a chunk of games at a
+    time, so summarising a run of any size takes the memory of one chunk. Every sum is a whole
+    number held in int64 (float64 only where ``stats`` reads it), so chunks add up exactly and in
+    any order: the threads of a run merge their chunks as they finish and the tables do not
+    depend on which finished first. Percentiles come from the integer VP histogram (the smallest
+    VP with at least q of the seats at or below it).
 
     Intervals are those of ``smsim report`` (``smsim.stats``): the seats of one game are one
-    cluster (they share its dice and its winner), and the cluster sums of the win flag and the VP
-    add up chunk by chunk, so the interval is exactly the one computed from every row at once."""
+    cluster (they share its dice and its winner), and the cluster sums (``stats.SUM_COLUMNS``) of
+    the win flag and the VP add up chunk by chunk, so the interval is exactly the one computed
+    from every row at once.
+
+    Fed either a chunk's engine arrays (``add_arrays``: what a run playing games uses, no table
+    built) or its seat and game tables (``add``: a dataset read back); both reduce to the same
+    columns (``dataset.summary_columns``) and the same sums (``chunk_sums``)."""
 
     def __init__(self) -> None:
         self.groups: dict[tuple[str, object], dict] = {}
-        self.game_sums = {"games": 0, "rounds": 0.0, "aborted": 0, "shared_wins": 0, "attacks": 0.0}
+        self.game_sums = {"games": 0, "rounds": 0, "aborted": 0, "shared_wins": 0, "attacks": 0}
         self.players = 0
-        self.sums: dict[tuple[str, str], pd.DataFrame] = {}  # (by, figure) -> cluster sums per group
 
-    def _group(self, by: str, key) -> dict:
-        k = (by, key)
-        if k not in self.groups:
-            self.groups[k] = {"n": 0, "wins": 0, "shared": 0, "sum": 0.0, "cannons": 0.0,
-                              "hist": np.zeros(1000, dtype=np.int64), "series": np.zeros(6, dtype=np.int64),
-                              "sides": np.zeros(5, dtype=np.int64), "church_vp": 0.0,
-                              **{src: 0.0 for src in VP_SOURCES}}  # fmt: skip
-        return self.groups[k]
-
+    # -- feeding ------------------------------------------------------------------------------------
     def add(self, seats: pd.DataFrame, games: pd.DataFrame) -> None:
-        for by in ("policy", "seat"):
-            for figure in ("won", "total"):  # games never span chunks: their clusters are whole here
-                new = cluster_sums([seats[by]], seats[figure], seats["game"])
-                new.index = new.index.astype(str) if by == "policy" else new.index.astype(int)
-                self.sums[by, figure] = add_cluster_sums(self.sums.get((by, figure)), new)
-            for key, g in seats.groupby(by, observed=True):
-                acc = self._group(by, str(key) if by == "policy" else int(key))
-                total = g["total"].to_numpy(np.int64)
-                acc["n"] += len(g)
-                acc["wins"] += int(g["won"].sum())
-                acc["shared"] += int(g["shared"].sum())
-                acc["sum"] += float(total.sum())
-                acc["cannons"] += float(g["cannons_lost"].sum())
-                acc["hist"] += np.bincount(np.clip(total + VP_OFFSET, 0, 999), minlength=1000)
-                acc["series"] += np.bincount(g["longest_series"].to_numpy(np.int64), minlength=6)[:6]
-                acc["sides"] += np.bincount(g["sides_completed"].to_numpy(np.int64), minlength=5)[:5]
-                for src in VP_SOURCES:
-                    acc[src] += float(g[src].sum())
-        n = len(games)
-        if n:
-            self.players = int(games["players"].iloc[0])
-            self.game_sums["games"] += n
-            self.game_sums["rounds"] += float(games["rounds"].sum())
-            self.game_sums["aborted"] += int(games["aborted"].sum())
-            self.game_sums["shared_wins"] += int((games["winners"] > 1).sum())
-            self.game_sums["attacks"] += float(games["attacks"].sum())
+        """Add a chunk given as its seat and game tables (whole games: a game's seats together)."""
+        seat_cols = {c: seats[c].to_numpy() for c in ("game", "seat", "won", "shared", "total", "cannons_lost",
+                                                     "longest_series", "sides_completed", *VP_SOURCES)}  # fmt: skip
+        policy = seats["policy"]
+        if not isinstance(policy.dtype, pd.CategoricalDtype):
+            policy = policy.astype("category")
+        game_cols = {c: games[c].to_numpy() for c in GAME_COLUMNS}
+        self.merge(chunk_sums(seat_cols, policy.cat.codes.to_numpy(), [str(c) for c in policy.cat.categories],
+                              game_cols))  # fmt: skip
+
+    def add_arrays(self, score: np.ndarray, player: np.ndarray, game_out: np.ndarray, policy_names: list[str],
+                   first: int) -> None:  # fmt: skip
+        """Add a chunk given as the engine's arrays (score, player: [G, P, F]; game_out: [G, F])."""
+        self.merge(arrays_sums(score, player, game_out, policy_names, first))
+
+    def merge(self, sums: dict) -> None:
+        """Add the sums of one chunk (``chunk_sums``)."""
+        for key, new in sums["groups"].items():
+            acc = self.groups.get(key)
+            if acc is None:
+                self.groups[key] = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in new.items()}
+                continue
+            for k, v in new.items():
+                if k in ("won_sums", "total_sums"):
+                    acc[k][:-1] += v[:-1]
+                    acc[k][-1] = max(acc[k][-1], v[-1])  # cluster_max: the most rows in one cluster
+                else:
+                    acc[k] += v
+        for k, v in sums["games"].items():
+            self.game_sums[k] += v
+        if sums["players"]:
+            self.players = sums["players"]
 
     def add_part(self, path, k: int) -> None:
         """Add part k of the dataset at ``path``, a row group (one chunk of games) at a time."""
@@ -105,22 +114,28 @@ class SummaryAccumulator:
             self.add(with_seat_vp(seat_file.read_row_group(g, columns=columns).to_pandas()),
                      game_file.read_row_group(g, columns=list(GAME_COLUMNS)).to_pandas())  # fmt: skip
 
+    # -- reading --------------------------------------------------------------------------------------
+    def _sums(self, by: str, figure: str) -> pd.DataFrame:
+        keys = sorted(key for b, key in self.groups if b == by)
+        data = np.array([self.groups[by, key][f"{figure}_sums"] for key in keys], dtype=np.float64)
+        return pd.DataFrame(data.reshape(len(keys), len(SUM_COLUMNS)), index=keys, columns=list(SUM_COLUMNS))
+
     def rates(self, by: str) -> pd.DataFrame:
         rows = {}
-        won = clustered_rate(self.sums[by, "won"], "win")
-        vp = clustered_mean(self.sums[by, "total"], "vp")
+        won = clustered_rate(self._sums(by, "won"), "win")
+        vp = clustered_mean(self._sums(by, "total"), "vp")
         for (b, key), acc in self.groups.items():
             if b != by:
                 continue
             n = acc["n"]
-            mean = acc["sum"] / n
+            mean = acc["total"] / n
             lo, hi = won.loc[key, "win_lo"], won.loc[key, "win_hi"]
             vlo, vhi = vp.loc[key, "vp_lo"], vp.loc[key, "vp_hi"]
             cum = np.cumsum(acc["hist"])
             pct = {f"vp_p{q}": float(np.searchsorted(cum, q / 100 * n) - VP_OFFSET) for q in (10, 50, 90)}
-            rows[key] = {"seats": n, "wins": acc["wins"], "shared_wins": acc["shared"], "win_rate": acc["wins"] / n,
+            rows[key] = {"seats": n, "wins": int(acc["won"]), "shared_wins": int(acc["shared"]), "win_rate": acc["won"] / n,
                          "win_lo": lo, "win_hi": hi, "vp_mean": mean, "vp_lo": vlo, "vp_hi": vhi, **pct,
-                         "cannons_lost": acc["cannons"] / n}  # fmt: skip
+                         "cannons_lost": acc["cannons_lost"] / n}  # fmt: skip
         out = pd.DataFrame.from_dict(rows, orient="index").sort_index()
         out.index.name = by
         return out
@@ -130,7 +145,7 @@ class SummaryAccumulator:
         names = sorted(policies)
         sources = pd.DataFrame({src: [policies[k][src] / policies[k]["n"] for k in names] for src in VP_SOURCES},
                                index=pd.Index(names, name="policy"))  # fmt: skip
-        sources["total"] = [policies[k]["sum"] / policies[k]["n"] for k in names]
+        sources["total"] = [policies[k]["total"] / policies[k]["n"] for k in names]
         series = pd.DataFrame([policies[k]["series"] / policies[k]["n"] for k in names],
                               index=pd.Index(names, name="policy"), columns=[f"longest_{i}" for i in range(6)])  # fmt: skip
         series["church_vp"] = sources["church_vp"]
@@ -145,6 +160,71 @@ class SummaryAccumulator:
         }, index=pd.Index(["all"], name="games"))  # fmt: skip
         return {"by_policy": self.rates("policy"), "by_seat": self.rates("seat"), "vp_by_source": sources,
                 "church_series": series, "sides_completed": sides, "games": game_stats}  # fmt: skip
+
+
+def arrays_sums(score: np.ndarray, player: np.ndarray, game_out: np.ndarray, policy_names: list[str],
+                first: int) -> dict:  # fmt: skip
+    """``chunk_sums`` of a chunk given as the engine's arrays: no table is built."""
+    from smsim.dataset import game_summary_columns, policy_codes, summary_columns
+
+    codes, labels = policy_codes(policy_names, score.shape[0])
+    return chunk_sums(summary_columns(score, player, first), codes, labels,
+                      game_summary_columns(game_out, score.shape[1]))  # fmt: skip
+
+
+SUMMED = (*SUM_FIELDS, "longest_series", "sides_completed")  # the columns tally_nb reads
+FIGURES = ("won", "total")  # the figures with an interval: squares and cluster sums
+
+
+def _group_sums(group: np.ndarray, n_groups: int, game: np.ndarray, values: np.ndarray) -> list[dict]:
+    """Per group: rows, the sums of SUM_FIELDS, the histograms, and the cluster sums
+    (``stats.SUM_COLUMNS``, a game being a cluster) of ``FIGURES``, all whole numbers
+    (``tally.tally_nb``)."""
+    from smsim.tally import tally_nb
+
+    figures = np.array([SUMMED.index(f) for f in FIGURES], dtype=np.int64)
+    count, sums, squares, hist, series, sides, cluster = tally_nb(
+        group, game, values, figures, n_groups, SUMMED.index("total"), VP_OFFSET, HIST_BINS,
+        SUMMED.index("longest_series"), SERIES_BINS, SUMMED.index("sides_completed"), SIDES_BINS,
+    )  # fmt: skip
+    out = []
+    for g in range(n_groups):
+        acc = {"n": int(count[g]), **{f: int(sums[g, j]) for j, f in enumerate(SUM_FIELDS)}, "hist": hist[g],
+               "series": series[g], "sides": sides[g]}  # fmt: skip
+        for j, f in enumerate(FIGURES):  # in the order of stats.SUM_COLUMNS
+            c = cluster[g, j]
+            acc[f"{f}_sums"] = np.array([count[g], sums[g, figures[j]], squares[g, j], *c], dtype=np.int64)
+        out.append(acc)
+    return out
+
+
+def chunk_sums(seat_cols: dict[str, np.ndarray], policy_codes: np.ndarray, policy_labels: list[str],
+               game_cols: dict[str, np.ndarray]) -> dict:  # fmt: skip
+    """The sums of one chunk of whole games that ``SummaryAccumulator.merge`` adds: per policy and
+    per seat (``("policy", name)``, ``("seat", s)``), and over the games. ``seat_cols`` holds
+    ``game``, ``seat`` and the summary columns (``dataset.summary_columns``)."""
+    game = np.ascontiguousarray(seat_cols["game"], dtype=np.int64)
+    rows = len(game)
+    values = np.empty((rows, len(SUMMED)), dtype=np.int64)
+    for j, f in enumerate(SUMMED):
+        values[:, j] = seat_cols[f]
+    groups: dict[tuple[str, object], dict] = {}
+    codes = np.ascontiguousarray(policy_codes, dtype=np.int64)
+    present = set(np.unique(codes).tolist())
+    for g, acc in enumerate(_group_sums(codes, len(policy_labels), game, values)):
+        if g in present:
+            groups["policy", policy_labels[g]] = acc
+    seat = np.ascontiguousarray(seat_cols["seat"], dtype=np.int64)
+    for s, acc in enumerate(_group_sums(seat, int(seat.max()) + 1 if rows else 0, game, values)):
+        groups["seat", s] = acc
+    n = len(game_cols["rounds"])
+    game_sums = {
+        "games": n, "rounds": int(np.sum(game_cols["rounds"], dtype=np.int64)),
+        "aborted": int(np.count_nonzero(game_cols["aborted"])),
+        "shared_wins": int(np.count_nonzero(np.asarray(game_cols["winners"]) > 1)),
+        "attacks": int(np.sum(game_cols["attacks"], dtype=np.int64)),
+    }  # fmt: skip
+    return {"groups": groups, "games": game_sums, "players": int(game_cols["players"][0]) if n else 0}
 
 
 def summary_tables(seats: pd.DataFrame, games: pd.DataFrame) -> dict[str, pd.DataFrame]:

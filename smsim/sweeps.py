@@ -575,10 +575,13 @@ def play_sweep(
     on_progress: Callable[[SweepProgress], None] | None = None,
 ) -> SweepResult:
     """A sweep played in memory: per variant, chunk after chunk, only the per-game metrics kept."""
+    import threading
     import time
 
+    from smsim.dataset import game_table, seat_table
     from smsim.policies.registry import resolve_policies
-    from smsim.sim import _chunks, _tables, verify_games, verify_players
+    from smsim.runner import play_chunks
+    from smsim.sim import _check_errors, _chunks, default_threads, verify_games, verify_players
 
     games = verify_games(games)
     players = verify_players(players)
@@ -586,18 +589,32 @@ def play_sweep(
     start = time.perf_counter()
     done = 0
     per_variant: dict[str, pd.DataFrame] = {}
-    for i, v in enumerate(variants):
-        chunks = [(0, first, n) for first, n in _chunks(0, games)]
-        frames = []
-        for (_, _, n), (seats, game_df) in zip(chunks, _tables(chunks, players, specs, seed, v.rules, threads)):
-            frames.append(game_metrics(seats, game_df, v.rules))
-            done += n
-            if on_progress is not None:
-                elapsed = time.perf_counter() - start
-                on_progress(SweepProgress(done, games * len(variants), elapsed, done / elapsed if elapsed else 0.0,
-                                          v.name, i, len(variants)))  # fmt: skip
-        per_variant[v.name] = pd.concat(frames)
     names = [s.name for s in specs]
+    for i, v in enumerate(variants):
+        chunks = _chunks(0, games)
+        frames: dict[int, pd.DataFrame] = {}
+        lock = threading.Lock()
+
+        def finish(c: int, score, player, game_out, v=v, chunks=chunks, frames=frames, lock=lock) -> None:
+            first, _ = chunks[c]
+            _check_errors(game_out, specs, first)
+            seats = seat_table(score, player, game_out, names, v.rules, first)
+            metrics = game_metrics(seats, game_table(game_out, players, v.rules, first), v.rules)
+            with lock:
+                frames[c] = metrics
+
+        def poll(i=i, v=v, chunks=chunks, frames=frames, lock=lock, before=done) -> None:
+            if on_progress is None:
+                return
+            with lock:
+                now = before + sum(chunks[c][1] for c in frames)
+            elapsed = time.perf_counter() - start
+            on_progress(SweepProgress(now, games * len(variants), elapsed, now / elapsed if elapsed else 0.0,
+                                      v.name, i, len(variants)))  # fmt: skip
+
+        play_chunks(chunks, players, specs, seed, v.rules, threads or default_threads(), finish, poll)
+        per_variant[v.name] = pd.concat([frames[c] for c in range(len(chunks))])
+        done += games
     metrics = metrics_for(players, max(len(v.rules.pirate_strengths) for v in variants), names,
                           any(any(v.rules.seat_vp) for v in variants))  # fmt: skip
     return SweepResult(None, variants, variant_table(per_variant, metrics), done, per_variant)

@@ -1,0 +1,176 @@
+"""A run's games played on a pool of threads, each chunk handed on by the thread that finished it.
+
+``run_games`` cuts one batch into a contiguous range per thread and waits for all of them: right
+for the kernel alone, but a command must also turn each chunk of games into tables, sums and
+Parquet row groups, and done on the calling thread that work is serial: on 16 cores it capped
+``smsim simulate --out`` at 9.5x. Here the work outside the engine runs on the threads that
+played the games, in parallel:
+
+- the games are cut into *chunks* (what the caller writes or sums at a time: a Parquet row
+  group), and each chunk into *slices* of a few hundred games;
+- every thread takes the next slice, in game order, and plays it into its chunk's arrays (the
+  engine releases the GIL);
+- the thread that plays a chunk's last slice calls ``finish(i, score, player, game_out)`` for it,
+  while the other threads go on playing;
+- the calling thread only waits, calling ``poll()`` every ``POLL_SECONDS`` (progress).
+
+Each game's dice depend only on (seed, game), so the arrays of a chunk do not depend on the
+threads or the slices; ``finish`` is called for every chunk exactly once, in any order (the
+caller orders what must be ordered, ``simulate_to``'s part files). A chunk's arrays are made when
+its first slice is taken and dropped after ``finish``: about ``threads + 1`` chunks are in memory.
+An exception in a thread stops the others after their current slice and is raised here.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from smsim import layout as L
+from smsim.engine.dice import seed_key
+from smsim.engine.scoring import N_SCORE_FIELDS
+from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays
+from smsim.rules import Rules
+
+POLL_SECONDS = 0.1
+MAX_SLICE = 500  # games a thread plays at a time: small enough to balance the threads at the end
+
+
+def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules) -> Callable:
+    """``play(first, score, player, game_out)``: games first .. first + len(score) - 1 into the
+    given arrays, with the engine (the search policy's loop where a seat searches)."""
+    kind, params, fns = policy_arrays(specs)
+    rules_nb, crates, key = rules.to_nb(), rules.start_crate_cells(), seed_key(seed)
+    if any_search(specs):
+        from smsim.search import play_games_search_nb
+
+        base_kind, base_params = base_arrays(specs)
+
+        def play(first: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
+            play_games_search_nb(key, first, rules_nb, crates, kind, params, fns, base_kind, base_params,
+                                 score, player, game_out)  # fmt: skip
+
+        return play
+    from smsim.play import play_games_nb
+
+    def play(first: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
+        play_games_nb(key, first, rules_nb, crates, kind, params, fns, score, player, game_out)
+
+    return play
+
+
+def engine_arrays(games: int, players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Zeroed (score, player, game_out) for ``games`` games."""
+    return (np.zeros((games, players, N_SCORE_FIELDS), dtype=np.int64),
+            np.zeros((games, players, L.N_PLAYER_FIELDS), dtype=np.int64),
+            np.zeros((games, L.N_GAME_FIELDS), dtype=np.int64))  # fmt: skip
+
+
+def slice_games(chunks: list[tuple[int, int]], threads: int) -> int:
+    """Games per slice: about eight slices per thread over the run, at most ``MAX_SLICE``."""
+    total = sum(n for _, n in chunks)
+    return max(1, min(MAX_SLICE, -(-total // (8 * threads))))
+
+
+class Stopped(Exception):
+    """``play_chunks`` was stopped from outside (its ``stop`` event) before every chunk was played."""
+
+
+def play_chunks(
+    chunks: list[tuple[int, int]] | list[tuple[int, int, int]],
+    players: int,
+    specs: list[PolicySpec],
+    seed: int,
+    rules: Rules,
+    threads: int,
+    finish: Callable[[int, np.ndarray, np.ndarray, np.ndarray], None],
+    poll: Callable[[], None] | None = None,
+    lineups: list[list[PolicySpec]] | None = None,
+    stop: threading.Event | None = None,
+) -> None:
+    """Play every (first game, games) chunk on ``threads`` threads and call ``finish`` for each
+    chunk on the thread that completed it (see the module's docstring).
+
+    ``lineups``: chunks of several line-ups in one run (``compare``'s seat arrangements): a chunk
+    is then (first game, games, line-up index) and ``specs`` is not used. ``stop``: set from
+    another thread, the threads stop after their slice and ``Stopped`` is raised."""
+    plays = [kernel(players, lineup, seed, rules) for lineup in (lineups or [specs])]
+    size = slice_games([(c[0], c[1]) for c in chunks], threads)
+    slices = [(i, lo, min(lo + size, c[1])) for i, c in enumerate(chunks) for lo in range(0, c[1], size)]
+    lock = threading.Lock()
+    state = {"next": 0, "error": None}
+    arrays: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    left = [-(-c[1] // size) for c in chunks]  # slices of each chunk not yet played
+    stopped = stop or threading.Event()
+
+    def work() -> None:
+        try:
+            while not stopped.is_set():
+                with lock:
+                    if state["next"] == len(slices):
+                        return
+                    i, lo, hi = slices[state["next"]]
+                    state["next"] += 1
+                    if i not in arrays:
+                        arrays[i] = engine_arrays(chunks[i][1], players)
+                    score, player, game_out = arrays[i]
+                play = plays[chunks[i][2] if lineups else 0]
+                play(chunks[i][0] + lo, score[lo:hi], player[lo:hi], game_out[lo:hi])
+                with lock:
+                    left[i] -= 1
+                    last = left[i] == 0
+                    if last:
+                        del arrays[i]
+                if last:
+                    finish(i, score, player, game_out)
+        except BaseException as exc:  # handed to the calling thread, which raises it
+            with lock:
+                state["error"] = state["error"] or exc
+            stopped.set()
+
+    workers = [threading.Thread(target=work, name=f"smsim-play-{t}", daemon=True)
+               for t in range(max(1, min(threads, len(slices))))]  # fmt: skip
+    for w in workers:
+        w.start()
+    try:
+        for w in workers:
+            while w.is_alive():
+                w.join(POLL_SECONDS)
+                if poll is not None and not stopped.is_set():
+                    poll()
+    except BaseException:  # Ctrl-C: the threads stop after their slice; nothing half-finished is kept
+        stopped.set()
+        for w in workers:
+            w.join()
+        raise
+    if state["error"] is not None:
+        raise state["error"]
+    if any(left):  # stopped from outside before the end
+        raise Stopped()
+    if poll is not None:
+        poll()
+
+
+def ahead(play: Callable[[object, threading.Event], object], items: list) -> Iterator:
+    """Yield ``play(item, stop)`` for each item in order, playing the next item on a background
+    thread while the caller uses this one (``compare``'s rounds of blocks: the threads go on
+    playing while a round's statistics are taken and its games written). At most two results
+    are in memory. Closing the generator sets ``stop`` and waits for the item in play to stop, so
+    no thread outlives it."""
+    if not items:
+        return
+    stop = threading.Event()
+    pool = ThreadPoolExecutor(1, thread_name_prefix="smsim-ahead")
+    try:
+        future = pool.submit(play, items[0], stop)
+        for nxt in items[1:]:
+            result = future.result()
+            future = pool.submit(play, nxt, stop)
+            yield result
+        yield future.result()
+    finally:
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,63 @@
+"""The pool of threads that plays a run's chunks and hands each on (smsim.runner)."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from smsim import runner
+from smsim.policies.registry import resolve_policies
+from smsim.rules import Rules
+from smsim.sim import SimulationError, run_games
+
+LINEUP = ["balanced", "random", "walls"]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_every_chunk_is_finished_once_with_the_games_of_a_plain_run(threads, monkeypatch):
+    """Whatever the threads and the slices, finish sees each chunk once, on a worker thread, with
+    exactly the arrays run_games gives for those games."""
+    monkeypatch.setattr(runner, "MAX_SLICE", 7)  # many slices per chunk, taken by different threads
+    chunks = [(5, 30), (35, 17), (52, 1), (53, 40)]
+    specs = resolve_policies(LINEUP, 3)
+    seen, where = {}, set()
+    lock = threading.Lock()
+
+    def finish(i, score, player, game_out):
+        with lock:
+            assert i not in seen
+            seen[i] = (score.copy(), player.copy(), game_out.copy())
+            where.add(threading.current_thread().name)
+
+    polls = []
+    runner.play_chunks(chunks, 3, specs, 4, Rules(), threads, finish, lambda: polls.append(1))
+    assert sorted(seen) == [0, 1, 2, 3]
+    assert all(name.startswith("smsim-play-") for name in where)
+    assert polls  # at least once, at the end
+    for i, (first, n) in enumerate(chunks):
+        expected = run_games(n, 3, LINEUP, 4, Rules(), first=first, threads=1)
+        for got, want in zip(seen[i], expected):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_an_error_in_a_thread_stops_the_run_and_reaches_the_caller(monkeypatch):
+    monkeypatch.setattr(runner, "MAX_SLICE", 5)
+    chunks = [(k * 10, 10) for k in range(40)]
+    finished = []
+
+    def finish(i, score, player, game_out):
+        if i == 2:
+            raise SimulationError("chunk 2 failed")
+        finished.append(i)
+
+    with pytest.raises(SimulationError, match="chunk 2 failed"):
+        runner.play_chunks(chunks, 2, resolve_policies(["random"], 2), 1, Rules(), 2, finish)
+    assert len(finished) < len(chunks) - 1  # the other thread stopped too, long before the end
+
+
+def test_slices_are_small_enough_to_share_the_work_and_at_most_max_slice():
+    assert runner.slice_games([(0, 100)], 2) == 7  # eight slices a thread
+    assert runner.slice_games([(0, 10_000)] * 100, 16) == runner.MAX_SLICE
+    assert runner.slice_games([(0, 1)], 4) == 1
