@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -213,10 +214,7 @@ def compare(
     rounds = [(first, min(step, max_blocks - first)) for first in range(0, max_blocks, step)]
     tables = keep_games or on_games is not None
     if cluster is None:
-        from smsim.runner import ahead
-
-        played = ahead(lambda r, stop: play_blocks(*r, arrs, specs, names, players, seed, rules, threads, tables, stop),
-                       rounds)  # fmt: skip
+        played = play_rounds(rounds, arrs, specs, names, players, seed, rules, threads, tables)
     else:
         from smsim.cluster import blocks_on_cluster
 
@@ -249,43 +247,112 @@ def compare(
                       players, seats_all, games_all)  # fmt: skip
 
 
-def play_blocks(first: int, n: int, arrs: list[list[int]], specs: list[PolicySpec], names: list[str], players: int,
-                seed: int, rules: Rules, threads: int | None, tables: bool = True,
-                stop=None) -> RoundGames:  # fmt: skip
-    """Blocks first .. first + n - 1, every seat arrangement of each, on a pool of threads
-    (``runner.play_chunks``; an arrangement's games are a chunk). With ``tables``, each
-    arrangement's seat and game tables too, with each game's ``block``, ``arrangement`` and
-    ``game_id`` (block * arrangements + arrangement), and the seats' ``policy_index``."""
-    from smsim.runner import play_chunks
+ROUNDS_AHEAD = 2  # rounds of blocks played beyond the one compare is summing, at most
+
+
+def play_rounds(rounds: list[tuple[int, int]], arrs: list[list[int]], specs: list[PolicySpec], names: list[str],
+                players: int, seed: int, rules: Rules, threads: int | None, tables: bool = True) -> Iterator[RoundGames]:  # fmt: skip
+    """Yield the games of each round (first block, blocks) in order, played on one pool of threads
+    (``runner.play_chunks``; an arrangement's games in a round are a chunk), so the threads never
+    wait for a round to end: they go on into the next rounds, at most ``ROUNDS_AHEAD`` beyond the
+    one taken, while the caller sums it. With ``tables``, each arrangement's seat and game tables
+    too, with each game's ``block``, ``arrangement`` and ``game_id`` (block * arrangements +
+    arrangement), and the seats' ``policy_index``. Closing the generator stops the threads."""
+    import threading
+
+    from smsim.runner import Stopped, play_chunks
     from smsim.sim import _check_errors, default_threads
 
+    if not rounds:
+        return
     per_block = len(arrs)
     lineups = [[specs[i] for i in arrangement] for arrangement in arrs]
-    shape = (n, per_block, players)
-    won, total, cannons, rank = (np.zeros(shape, dtype=np.int64) for _ in range(4))
-    out: list = [None] * per_block
+    chunks = [(first, n, a) for first, n in rounds for a in range(per_block)]
+    cond = threading.Condition()
+    stop = threading.Event()
+    filling: dict[int, RoundGames] = {}  # rounds with some arrangements played
+    left = [per_block] * len(rounds)
+    ready: dict[int, RoundGames] = {}
+    state: dict = {"taken": 0, "over": False, "error": None}
 
-    def finish(a: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
+    def finish(i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
+        r, a = divmod(i, per_block)
+        first, n = rounds[r]
         _check_errors(game_out, lineups[a], first)
-        won[:, a] = score[:, :, WON]  # each arrangement its own column: threads never write the same cells
-        total[:, a] = score[:, :, TOTAL]
-        rank[:, a] = score[:, :, RANK]
-        cannons[:, a] = player[:, :, L.CANNONS_LOST]
+        with cond:
+            games = filling.get(r)
+            if games is None:
+                shape = (n, per_block, players)
+                games = filling[r] = RoundGames(first, n, *(np.zeros(shape, dtype=np.int64) for _ in range(4)),
+                                                [None] * per_block if tables else None)  # fmt: skip
+        games.won[:, a] = score[:, :, WON]  # each arrangement its own column: threads never write the same cells
+        games.total[:, a] = score[:, :, TOTAL]
+        games.rank[:, a] = score[:, :, RANK]
+        games.cannons[:, a] = player[:, :, L.CANNONS_LOST]
         if tables:
-            arrangement = arrs[a]
-            seats = seat_table(score, player, game_out, [names[i] for i in arrangement], rules, first)
-            g = game_table(game_out, players, rules, first)
-            for df in (seats, g):
-                df["block"] = df["game"]
-                df["arrangement"] = a
-                df["game_id"] = df["game"] * per_block + a
-            seats["policy_index"] = np.tile(arrangement, n)
-            seats["policy"] = pd.Categorical(seats["policy"].astype(str), categories=names)
-            out[a] = (seats, g)
+            games.tables[a] = _arrangement_tables(score, player, game_out, arrs, a, names, rules, first)
+        with cond:
+            left[r] -= 1
+            if left[r] == 0:
+                ready[r] = filling.pop(r)
+                cond.notify_all()
+            while r >= state["taken"] + ROUNDS_AHEAD and not stop.is_set():
+                cond.wait()  # far enough ahead: this thread waits for the caller
 
-    play_chunks([(first, n, a) for a in range(per_block)], players, [], seed, rules, threads or default_threads(),
-                finish, lineups=lineups, stop=stop)  # fmt: skip
-    return RoundGames(first, n, won, total, cannons, rank, out if tables else None)
+    def produce() -> None:
+        try:
+            play_chunks(chunks, players, [], seed, rules, threads or default_threads(), finish, lineups=lineups,
+                        stop=stop)  # fmt: skip
+        except Stopped:
+            pass
+        except BaseException as exc:  # raised on the caller's thread
+            state["error"] = exc
+        finally:
+            with cond:
+                state["over"] = True
+                cond.notify_all()
+
+    producer = threading.Thread(target=produce, name="smsim-rounds", daemon=True)
+    producer.start()
+    try:
+        for r in range(len(rounds)):
+            with cond:
+                while r not in ready and not state["over"]:
+                    cond.wait()
+                if r not in ready:
+                    raise state["error"] or RuntimeError("the rounds of blocks stopped early")
+                games = ready.pop(r)
+                state["taken"] = r + 1
+                cond.notify_all()
+            yield games
+    finally:
+        stop.set()
+        with cond:
+            cond.notify_all()
+        producer.join()
+
+
+def _arrangement_tables(score: np.ndarray, player: np.ndarray, game_out: np.ndarray, arrs: list[list[int]], a: int,
+                        names: list[str], rules: Rules, first: int) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
+    """The seat and game tables of arrangement a's games in a round of blocks from ``first``."""
+    n, players = score.shape[:2]
+    arrangement = arrs[a]
+    seats = seat_table(score, player, game_out, [names[i] for i in arrangement], rules, first)
+    g = game_table(game_out, players, rules, first)
+    for df in (seats, g):
+        df["block"] = df["game"]
+        df["arrangement"] = a
+        df["game_id"] = df["game"] * len(arrs) + a
+    seats["policy_index"] = np.tile(arrangement, n)
+    seats["policy"] = pd.Categorical(seats["policy"].astype(str), categories=names)
+    return seats, g
+
+
+def play_blocks(first: int, n: int, arrs: list[list[int]], specs: list[PolicySpec], names: list[str], players: int,
+                seed: int, rules: Rules, threads: int | None, tables: bool = True) -> RoundGames:  # fmt: skip
+    """The games of blocks first .. first + n - 1 (one round of ``play_rounds``): what a cluster's
+    worker plays at a time."""
+    return next(play_rounds([(first, n)], arrs, specs, names, players, seed, rules, threads, tables))
 
 
 def _max_width(credit: np.ndarray) -> float:

@@ -162,3 +162,29 @@ def test_a_line_up_is_played_in_every_rotation_and_its_seats_pool_their_wins():
     assert abs(share["greedy"] + share["balanced"] - 1.0) < 1e-9
     won = seats["won"] / seats.groupby("game_id")["won"].transform("sum")
     assert abs(won[seats["policy"] == "greedy"].sum() / 300 - share["greedy"]) < 1e-9
+
+
+def test_rounds_of_blocks_come_in_order_with_the_games_of_plain_runs_and_closing_stops_the_threads():
+    """play_rounds keeps its threads playing ahead of the round being summed; the rounds still
+    come in order, each arrangement's games are those run_games plays for its line-up, and
+    closing the generator early leaves no thread behind."""
+    import threading
+
+    from smsim.comparison import RANK, TOTAL, WON, play_rounds
+    from smsim.policies.registry import resolve_policy
+    from smsim.sim import run_games
+
+    names = ["balanced", "random"]
+    specs = [resolve_policy(n) for n in names]
+    arrs = arrangements(names, 2)
+    rounds = [(f, 4) for f in range(0, 40, 4)]
+    got = play_rounds(rounds, arrs, specs, names, 2, 7, Rules(), 2, tables=False)
+    for (first, n), games in zip(rounds[:3], got):
+        assert (games.first, games.blocks) == (first, n)
+        for a, arrangement in enumerate(arrs):
+            score, player, _ = run_games(n, 2, [names[i] for i in arrangement], 7, Rules(), first=first, threads=1)
+            np.testing.assert_array_equal(games.won[:, a], score[:, :, WON])
+            np.testing.assert_array_equal(games.total[:, a], score[:, :, TOTAL])
+            np.testing.assert_array_equal(games.rank[:, a], score[:, :, RANK])
+    got.close()
+    assert not [t.name for t in threading.enumerate() if t.name.startswith(("smsim-play", "smsim-rounds"))]
