@@ -20,6 +20,7 @@ def test_every_chunk_is_finished_once_with_the_games_of_a_plain_run(threads, mon
     """Whatever the threads and the slices, finish sees each chunk once, on a worker thread, with
     exactly the arrays run_games gives for those games."""
     monkeypatch.setattr(runner, "MAX_SLICE", 7)  # many slices per chunk, taken by different threads
+    monkeypatch.setattr(runner, "MIN_SLICE", 2)
     chunks = [(5, 30), (35, 17), (52, 1), (53, 40)]
     specs = resolve_policies(LINEUP, 3)
     seen, where = {}, set()
@@ -44,6 +45,7 @@ def test_every_chunk_is_finished_once_with_the_games_of_a_plain_run(threads, mon
 
 def test_an_error_in_a_thread_stops_the_run_and_reaches_the_caller(monkeypatch):
     monkeypatch.setattr(runner, "MAX_SLICE", 5)
+    monkeypatch.setattr(runner, "MIN_SLICE", 5)
     chunks = [(k * 10, 10) for k in range(40)]
     finished = []
 
@@ -57,7 +59,15 @@ def test_an_error_in_a_thread_stops_the_run_and_reaches_the_caller(monkeypatch):
     assert len(finished) < len(chunks) - 1  # the other thread stopped too, long before the end
 
 
-def test_slices_are_small_enough_to_share_the_work_and_at_most_max_slice():
-    assert runner.slice_games([(0, 100)], 2) == 7  # eight slices a thread
-    assert runner.slice_games([(0, 10_000)] * 100, 16) == runner.MAX_SLICE
-    assert runner.slice_games([(0, 1)], 4) == 1
+def test_slices_cover_every_game_once_long_first_and_short_at_the_end():
+    chunks = [(0, 10_000)] * 20 + [(0, 37)]
+    plan = runner.slice_plan(chunks, 4)
+    for i, (_, n) in enumerate(chunks):  # each chunk cut into consecutive slices, first to last game
+        ends = [(lo, hi) for j, lo, hi in plan if j == i]
+        assert ends[0][0] == 0 and ends[-1][1] == n and all(a[1] == b[0] for a, b in zip(ends, ends[1:]))
+    sizes = [hi - lo for _, lo, hi in plan]
+    assert sizes[0] == runner.MAX_SLICE and max(sizes) <= runner.MAX_SLICE
+    assert sizes[-2] == runner.MIN_SLICE  # the last slices are the shortest
+    whole = [hi - lo for i, lo, hi in plan if hi != chunks[i][1]]  # those not cut short by a chunk's end
+    assert whole == sorted(whole, reverse=True)
+    assert runner.slice_plan([(0, 1)], 16) == [(0, 0, 1)]
