@@ -37,6 +37,7 @@ from smsim.rules import Rules
 
 POLL_SECONDS = 0.1
 MIN_SLICE, MAX_SLICE = 32, 2000  # games a thread plays at a time (``slice_plan``)
+SEARCH_SLICE = 4  # at most, where a seat searches
 
 
 def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules) -> Callable:
@@ -69,20 +70,23 @@ def engine_arrays(games: int, players: int) -> tuple[np.ndarray, np.ndarray, np.
             np.zeros((games, L.N_GAME_FIELDS), dtype=np.int64))  # fmt: skip
 
 
-def slice_plan(chunks: list[tuple[int, ...]], threads: int) -> list[tuple[int, int, int]]:
+def slice_plan(chunks: list[tuple[int, ...]], threads: int, min_slice: int | None = None,
+               max_slice: int | None = None) -> list[tuple[int, int, int]]:  # fmt: skip
     """The slices (chunk index, first, end within the chunk) the threads take, in game order.
 
     Guided, as OpenMP's schedule of that name: a slice is a quarter of a thread's share of the
     games still to come, between ``MIN_SLICE`` and ``MAX_SLICE``, and never crosses a chunk's end.
     Early slices are long, because each call into the engine costs about 0.6 ms of Python (mostly
     unboxing the seats' policy functions, with the GIL held); the last ones are short, so the
-    threads finish together."""
+    threads finish together. A searching seat's games take a second each: for them a slice is
+    at most ``SEARCH_SLICE`` games, and at the end a single game."""
+    lo_size, hi_size = min_slice or MIN_SLICE, max_slice or MAX_SLICE
     remaining = sum(c[1] for c in chunks)
     plan = []
     for i, c in enumerate(chunks):
         lo = 0
         while lo < c[1]:
-            size = min(MAX_SLICE, max(MIN_SLICE, -(-remaining // (4 * threads))), c[1] - lo)
+            size = min(hi_size, max(lo_size, -(-remaining // (4 * threads))), c[1] - lo)
             plan.append((i, lo, lo + size))
             lo += size
             remaining -= size
@@ -112,7 +116,8 @@ def play_chunks(
     is then (first game, games, line-up index) and ``specs`` is not used. ``stop``: set from
     another thread, the threads stop after their slice and ``Stopped`` is raised."""
     plays = [kernel(players, lineup, seed, rules) for lineup in (lineups or [specs])]
-    slices = slice_plan(chunks, threads)
+    search = any(any_search(lineup) for lineup in (lineups or [specs]))
+    slices = slice_plan(chunks, threads, 1, SEARCH_SLICE) if search else slice_plan(chunks, threads)
     lock = threading.Lock()
     state = {"next": 0, "error": None}
     arrays: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}

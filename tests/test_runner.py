@@ -71,3 +71,5 @@ def test_slices_cover_every_game_once_long_first_and_short_at_the_end():
     whole = [hi - lo for i, lo, hi in plan if hi != chunks[i][1]]  # those not cut short by a chunk's end
     assert whole == sorted(whole, reverse=True)
     assert runner.slice_plan([(0, 1)], 16) == [(0, 0, 1)]
+    slow = runner.slice_plan([(0, 50)] * 4, 2, 1, runner.SEARCH_SLICE)  # a searching seat's games
+    assert max(hi - lo for _, lo, hi in slow) == runner.SEARCH_SLICE and slow[-1][2] - slow[-1][1] == 1
