@@ -297,7 +297,7 @@ def play_rounds(rounds: list[tuple[int, int]], arrs: list[list[int]], specs: lis
                 ready[r] = filling.pop(r)
                 cond.notify_all()
             while r >= state["taken"] + ROUNDS_AHEAD and not stop.is_set():
-                cond.wait()  # far enough ahead: this thread waits for the caller
+                cond.wait(0.1)  # far enough ahead: wait for the caller (or for an error elsewhere to stop all)
 
     def produce() -> None:
         try:

@@ -188,3 +188,24 @@ def test_rounds_of_blocks_come_in_order_with_the_games_of_plain_runs_and_closing
             np.testing.assert_array_equal(games.rank[:, a], score[:, :, RANK])
     got.close()
     assert not [t.name for t in threading.enumerate() if t.name.startswith(("smsim-play", "smsim-rounds"))]
+
+
+def test_a_policy_error_in_a_later_round_reaches_the_caller_without_hanging(tmp_path):
+    """A user policy that breaks the interface only now and then (one placement in a thousand or
+    so) stops every thread of play_rounds, however far ahead they are, and compare reports it."""
+    from smsim.sim import SimulationError
+
+    policy = tmp_path / "rarely_bad.py"
+    policy.write_text(
+        "from numba import njit\n"
+        "from smsim.layout import CTX_DECISION, Decision\n"
+        "from smsim.policies.interface import POLICY_SIG\n"
+        "PLACE = int(Decision.PLACE)\n"
+        "@njit(POLICY_SIG, cache=True)\n"
+        "def rarely_bad(ctx, dice, cands, n, city, occ, player, pirates, rules, params, rng):\n"
+        "    if ctx[CTX_DECISION] == PLACE and (dice[0] + 7 * dice[1] + 49 * dice[2] + 343 * n) % 997 == 0:\n"
+        "        return n\n"
+        "    return 0\n"
+    )
+    with pytest.raises(SimulationError, match="outside the legal candidates"):
+        compare([f"{policy}:rarely_bad", "random"], 2, 200_000, seed=1, keep_games=False)
