@@ -149,7 +149,8 @@ def test_a_sweep_and_its_summary_at_a_url(tmp_path, memory, stage, run):
 def test_a_url_whose_scheme_is_not_installed_is_one_line(tmp_path, monkeypatch, run, scheme, says):
     from fsspec.registry import known_implementations
 
-    monkeypatch.setitem(known_implementations, "smsimnowhere", {"class": "smsim_missing_fs.FileSystem"})
+    fake = {"class": "smsim_missing_fs.FileSystem", "err": "Install smsim_missing_fs"}  # a package not installed
+    monkeypatch.setitem(known_implementations, "smsimnowhere", fake)
     monkeypatch.chdir(tmp_path)
     for command in (["simulate", "-n", "50", "-p", "2"], ["sweep", "--vary", "side_defence=1,2", "-n", "50"]):
         result = run(*command, "--out", f"{scheme}://bucket/run", "--quiet")
