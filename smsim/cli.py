@@ -557,7 +557,11 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
     writer = None
     if out:  # made before any game is played: an unwritable output fails at once
         from smsim.comparison import ComparisonWriter
+        from smsim.storage import is_url
 
+        if is_url(out):  # else a local directory named like the URL
+            _fail(f"compare --out {out!r}: a comparison is written to a local directory (URLs are for simulate "
+                  "and sweep --out)")  # fmt: skip
         try:
             writer = ComparisonWriter(out)
         except OSError as exc:

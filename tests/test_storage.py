@@ -160,6 +160,13 @@ def test_a_url_whose_scheme_is_not_installed_is_one_line(tmp_path, monkeypatch, 
     assert list(tmp_path.iterdir()) == []  # nothing written, not even a local directory named like the URL
 
 
+def test_compare_out_at_a_url_is_refused(tmp_path, monkeypatch, run):
+    monkeypatch.chdir(tmp_path)
+    result = run("compare", "random", "greedy", "-p", "2", "-n", "100", "--out", "memory://smsim-test/cmp")
+    assert result.exit_code == 2 and "written to a local directory" in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_s3_without_s3fs_names_it(run, tmp_path, monkeypatch):
     pytest.importorskip("fsspec")
     try:
