@@ -11,7 +11,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,dask]'
+	$(BIN)/pip install --quiet -e '.[test,dask,remote]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -35,22 +35,22 @@ $(MIN_VENV)/.installed: pyproject.toml
 	rm -rf $(MIN_VENV)
 	$(PYTHON) -m venv $(MIN_VENV)
 	$(MIN_VENV)/bin/pip install --quiet uv
-	$(MIN_VENV)/bin/uv pip install --quiet --python $(MIN_VENV)/bin/python --resolution lowest-direct -e '.[test,dask]'
+	$(MIN_VENV)/bin/uv pip install --quiet --python $(MIN_VENV)/bin/python --resolution lowest-direct -e '.[test,dask,remote]'
 	touch $@
 
 $(LATEST_VENV)/.installed: pyproject.toml
 	rm -rf $(LATEST_VENV)
 	$(PYTHON) -m venv $(LATEST_VENV)
 	$(LATEST_VENV)/bin/pip install --quiet uv
-	$(LATEST_VENV)/bin/uv pip install --quiet --python $(LATEST_VENV)/bin/python --resolution highest --refresh -e '.[test,dask]'
+	$(LATEST_VENV)/bin/uv pip install --quiet --python $(LATEST_VENV)/bin/python --resolution highest --refresh -e '.[test,dask,remote]'
 	touch $@
 
 test-min: $(MIN_VENV)/.installed
-	$(MIN_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|cma|pytest|hypothesis|dask|distributed) '
+	$(MIN_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|cma|pytest|hypothesis|dask|distributed|fsspec) '
 	SMSIM_CACHE_DIR=$(MIN_VENV)/numba-cache $(MIN_VENV)/bin/python -m pytest -q
 
 test-latest: $(LATEST_VENV)/.installed
-	$(LATEST_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|cma|pytest|hypothesis|dask|distributed) '
+	$(LATEST_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|cma|pytest|hypothesis|dask|distributed|fsspec) '
 	SMSIM_CACHE_DIR=$(LATEST_VENV)/numba-cache $(LATEST_VENV)/bin/python -m pytest -q
 
 bench: $(STAMP)

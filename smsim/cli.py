@@ -352,7 +352,8 @@ def _count(text: str, what: str) -> int:
 @click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
 @click.option("--policy", multiple=True, help="One for all seats, or one per seat (repeat or comma-separate).")
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The run's seed.")
-@click.option("--out", "-o", type=str, default=None, help="Dataset directory to write (resumable).")
+@click.option("--out", "-o", type=str, default=None,
+              help="Dataset directory to write (resumable): a path, or a URL such as s3://bucket/run.")
 @click.option("--batch", type=str, default=None, help="Games per part file (default: by run size).")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core, or SMSIM_THREADS).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
@@ -392,6 +393,7 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, 
     if threads is not None and threads < 1:
         _fail(f"--threads must be >= 1, got {threads}")
     _check_cluster(cluster, out)
+    _check_out(out)
     try:
         _engine_ready(players, _policies(policy), rules)
         if out is None:
@@ -433,6 +435,19 @@ def _check_cluster(cluster: str | None, out: str | None, needs_out: bool = True)
         _fail(str(exc))
     if out is None and needs_out:
         _fail("--cluster needs --out DIR: the workers write the dataset there (a directory every worker sees)")
+
+
+def _check_out(out: str | None) -> None:
+    """An --out URL that cannot be opened (no fsspec, or its scheme's package missing): one line,
+    exit 2, before the engine is compiled or anything written (smsim.storage)."""
+    from smsim.dataset import DatasetError
+    from smsim.storage import is_url, location
+
+    if out is not None and is_url(out):
+        try:
+            location(out)
+        except DatasetError as exc:
+            _fail(str(exc))
 
 
 class _progress:
@@ -542,7 +557,11 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
     writer = None
     if out:  # made before any game is played: an unwritable output fails at once
         from smsim.comparison import ComparisonWriter
+        from smsim.storage import is_url
 
+        if is_url(out):  # else a local directory named like the URL
+            _fail(f"compare --out {out!r}: a comparison is written to a local directory (URLs are for simulate "
+                  "and sweep --out)")  # fmt: skip
         try:
             writer = ComparisonWriter(out)
         except OSError as exc:
@@ -620,6 +639,7 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
     if not vary and not variant_files:
         _fail("give the variants: --vary FIELD=V1,V2,... or --variant NAME=FILE.toml")
     _check_cluster(cluster, out)
+    _check_out(out)
     try:
         variants = plan_variants(list(vary), list(variant_files), one_at_a_time, base)
         _engine_ready(players, _policies(policy), base)

@@ -2,10 +2,11 @@
 
 The unit of work of ``simulate`` and ``sweep`` is one part of a dataset (games k*B .. (k+1)*B - 1):
 a worker plays it and writes it with ``dataset.PartWriter`` straight into the output directory,
-which every worker must see (a shared filesystem); the client keeps the manifest, the summary and
-the progress. A part is written under a temporary name and renamed, so a worker that dies mid-part
-leaves no part behind, and the scheduler gives the part to another worker; every game depends only
-on (seed, game), so the dataset is byte-identical to one written on this machine alone.
+which every worker must see (a shared filesystem, or a URL such as ``s3://bucket/run``: ``storage``);
+the client keeps the manifest, the summary and the progress. A part is written under a temporary
+name and renamed (at a URL: uploaded whole), so a worker that dies mid-part leaves no part behind,
+and the scheduler gives the part to another worker; every game depends only on (seed, game), so
+the dataset is byte-identical to one written on this machine alone.
 
 The unit of work of ``compare`` is one round of blocks: a worker plays it and sends its tables
 back (a comparison's games are one file, written by the client), and the client takes the rounds
@@ -222,14 +223,18 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
     from smsim.rules import Rules
     from smsim.runner import play_chunks
     from smsim.sim import SimulationError, _chunks, _PartSink
+    from smsim.storage import location
     from smsim.summary import SummaryAccumulator
 
     worker = _worker()
     where = f"worker {worker.address}" if worker is not None else "this worker"
-    path = Path(out)
+    try:
+        path = location(out)  # a URL: this worker needs fsspec and the scheme's package too
+    except DatasetError as exc:
+        return PartFailed(f"{where}: {exc}")
     if not (path / MANIFEST).is_file():
         return PartFailed(f"{where} does not see the dataset {out!r} (no {MANIFEST} there): --out must be a "
-                          "directory every worker sees, on a shared filesystem")  # fmt: skip
+                          "directory every worker sees, on a shared filesystem or at a URL")  # fmt: skip
     try:
         if read_manifest(path).get("run") != identity:
             return PartFailed(f"{where} sees a different run in {out!r} than the client: --out must be the same "
@@ -265,7 +270,7 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
 
 
 # -- the client's side ---------------------------------------------------------------------------
-def play_parts(cluster, path: Path, parts: list[tuple[int, int, int]], players: int, specs: list, seed: int,
+def play_parts(cluster, path, parts: list[tuple[int, int, int]], players: int, specs: list, seed: int,
                rules, identity: dict, threads: int | None, acc, progress, retries: int = 3) -> None:
     """Play the dataset parts ``parts`` ((k, first game, games) each) on ``cluster`` (a Client or
     an address) and add each finished part to the summary ``acc`` from what was written;
@@ -319,7 +324,8 @@ def play_parts(cluster, path: Path, parts: list[tuple[int, int, int]], players: 
                         raise SimulationError(result.message)
                     if not all((path / sub / part_name(k)).is_file() for sub in ("seats", "games")):
                         raise DatasetError(f"a worker wrote part {k}, but it is not in {str(path)!r} here: --out "
-                                           "must be a directory every worker sees, on a shared filesystem")  # fmt: skip
+                                           "must be a directory every worker sees, on a shared filesystem or at a "
+                                           "URL")  # fmt: skip
                     acc.add_part(path, k)
                     in_flight.pop(k, None)
                     finished += n

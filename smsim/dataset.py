@@ -10,6 +10,9 @@ A dataset directory holds::
 Parts are written whole under a temporary name and renamed, so a part either exists complete or
 not at all: an interrupted run never leaves a corrupt file, and resuming writes only the parts
 missing. Every game depends only on (seed, game), so a resumed dataset equals an uninterrupted one.
+
+The directory may also be an fsspec URL (``s3://bucket/run``, ``memory://...``): ``storage`` reads
+and writes it, a part still reaching it whole or not at all.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import pyarrow.parquet as pq
 from smsim import layout as L
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.rules import SIDE_NAMES, Rules, normalised
+from smsim.storage import Remote, location, publish, reading, staging_file, temp_name, write_text
 from smsim.summary import with_seat_vp
 
 if TYPE_CHECKING:
@@ -187,16 +191,19 @@ def part_name(k: int) -> str:
 class ParquetStream:
     """One Parquet file written a table at a time (one row group each) under a temporary name
     (``.NAME.tmp-PID``) that ``close`` syncs and renames into place: the file exists complete or
-    not at all. ``abort`` removes what was written."""
+    not at all. ``abort`` removes what was written. At a URL (``storage.Remote``) the temporary
+    file is local and ``close`` uploads it whole (``storage.publish``)."""
 
-    def __init__(self, final: Path) -> None:
+    def __init__(self, final: Path | Remote) -> None:
         self.final = final
-        self.tmp = final.with_name(f".{final.name}.tmp-{os.getpid()}")
+        self.tmp: Path | None = final.with_name(temp_name(final)) if isinstance(final, Path) else None
         self.writer: pq.ParquetWriter | None = None
 
     def write(self, df: pd.DataFrame) -> None:
         table = pa.Table.from_pandas(df, preserve_index=False)
         if self.writer is None:
+            if self.tmp is None:
+                self.tmp = staging_file(self.final)
             self.writer = pq.ParquetWriter(self.tmp, table.schema, compression="zstd")
         self.writer.write_table(table)
 
@@ -205,9 +212,15 @@ class ParquetStream:
             return
         self.writer.close()
         self.writer = None
-        with open(self.tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(self.tmp, self.final)
+        if isinstance(self.final, Path):
+            with open(self.tmp, "rb") as fh:
+                os.fsync(fh.fileno())
+            os.replace(self.tmp, self.final)
+            return
+        try:
+            publish(self.tmp, self.final)
+        finally:
+            self.tmp.unlink(missing_ok=True)
 
     def abort(self) -> None:
         if self.writer is not None:
@@ -216,7 +229,8 @@ class ParquetStream:
             except OSError:
                 pass
             self.writer = None
-        self.tmp.unlink(missing_ok=True)
+        if self.tmp is not None:
+            self.tmp.unlink(missing_ok=True)
 
 
 class PartWriter:
@@ -224,7 +238,7 @@ class PartWriter:
     puts the seats in place, then the games: a part counts as done only when both are there,
     and writing it takes the memory of one chunk, whatever its size."""
 
-    def __init__(self, out: Path, k: int) -> None:
+    def __init__(self, out: Path | Remote, k: int) -> None:
         self.files = {}
         for sub in ("seats", "games"):
             (out / sub).mkdir(parents=True, exist_ok=True)
@@ -244,7 +258,7 @@ class PartWriter:
             file.abort()
 
 
-def done_parts(out: Path) -> set[int]:
+def done_parts(out: Path | Remote) -> set[int]:
     """Parts present in both tables."""
 
     def parts(sub: str) -> set[int]:
@@ -256,14 +270,13 @@ def done_parts(out: Path) -> set[int]:
     return parts("seats") & parts("games")
 
 
-def write_manifest(out: Path, manifest: dict[str, Any]) -> None:
+def write_manifest(out: Path | Remote, manifest: dict[str, Any]) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    tmp = out / f".{MANIFEST}.tmp-{os.getpid()}"
-    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, out / MANIFEST)
+    write_text(out / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
 
 
-def read_manifest(path: Path) -> dict[str, Any]:
+def read_manifest(path: str | Path | Remote) -> dict[str, Any]:
+    path = location(path)
     file = path / MANIFEST
     if not file.is_file():
         raise DatasetError(f"{str(path)!r} is not an smsim dataset (no {MANIFEST})")
@@ -308,7 +321,7 @@ def run_identity(games: int, players: int, specs: list[PolicySpec], seed: int, r
     }  # fmt: skip
 
 
-def open_run(path: Path, identity: dict[str, Any], command: list[str]) -> set[int]:
+def open_run(path: Path | Remote, identity: dict[str, Any], command: list[str]) -> set[int]:
     """Make ``path`` the dataset of the run ``identity`` and return the parts it already holds.
 
     An empty or missing directory gets the run's manifest (no parts); a dataset of the same run
@@ -335,7 +348,7 @@ def open_run(path: Path, identity: dict[str, Any], command: list[str]) -> set[in
                 "tables": {"seats": "one row per player per game", "games": "one row per game"},
             })  # fmt: skip
         except OSError as exc:
-            raise DatasetError(f"cannot write to {out!r}: {exc.strerror}") from None
+            raise DatasetError(f"cannot write to {out!r}: {exc.strerror or exc}") from None
     for stale in path.glob("*/.part-*.tmp-*"):  # a write cut short by a kill: never a finished part
         stale.unlink(missing_ok=True)
     return done_parts(path)
@@ -354,14 +367,21 @@ class Dataset:
         return len(self.games) == self.manifest["run"]["games"]
 
 
+def read_part(file: Path | Remote, columns: list[str] | None = None) -> pd.DataFrame:
+    """One Parquet file of a dataset (a part), local or at a URL."""
+    with reading(file) as source:
+        return pq.read_table(source, columns=columns).to_pandas()
+
+
 def load(path: str | Path) -> Dataset:
-    """Read a dataset directory written by ``smsim simulate --out`` (complete or not)."""
-    path = Path(path)
+    """Read a dataset directory written by ``smsim simulate --out`` (complete or not): a local
+    path, or a URL such as ``s3://bucket/run`` (``storage.location``)."""
+    path = location(path)
     manifest = read_manifest(path)
     parts = sorted(done_parts(path))
     try:
-        seats = [with_seat_vp(pq.read_table(path / "seats" / part_name(k)).to_pandas()) for k in parts]
-        games = [pq.read_table(path / "games" / part_name(k)).to_pandas() for k in parts]
+        seats = [with_seat_vp(read_part(path / "seats" / part_name(k))) for k in parts]
+        games = [read_part(path / "games" / part_name(k)) for k in parts]
     except (OSError, pa.ArrowInvalid) as exc:
         raise DatasetError(f"{str(path)!r}: a part cannot be read ({exc})") from None
     if not parts:

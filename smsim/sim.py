@@ -282,7 +282,8 @@ def simulate_to(
     on_progress=None,
     cluster=None,
 ) -> "RunResult":
-    """Play ``games`` games into the dataset directory ``out``, part by part, and return its
+    """Play ``games`` games into the dataset directory ``out`` (a local path, or an fsspec URL such
+    as ``s3://bucket/run`` with fsspec and the scheme's package installed), part by part, and return its
     headline tables (``smsim.load(out)`` reads the full tables). Games are played and written a
     chunk at a time, so memory stays flat whatever ``games`` and ``batch`` are.
 
@@ -291,14 +292,13 @@ def simulate_to(
 
     ``cluster``: play the missing parts on a Dask distributed cluster (``smsim.cluster``, docs/cluster.md):
     a ``distributed.Client``, or an address, ``"local:N"`` (N worker processes here) or
-    ``"tcp://host:8786"``. Workers write the parts into ``out``, which they must all see; the
-    dataset is byte-identical to one played here. ``threads`` is then the threads of each part on
-    its worker (default: the worker's cores shared among its threads).
+    ``"tcp://host:8786"``. Workers write the parts into ``out``, which they must all see (a shared
+    filesystem or a URL); the dataset is byte-identical to one played here. ``threads`` is then the
+    threads of each part on its worker (default: the worker's cores shared among its threads).
     """
-    from pathlib import Path
-
     from smsim.dataset import DatasetError, open_run, run_identity
     from smsim.runner import play_chunks
+    from smsim.storage import location
     from smsim.summary import SummaryAccumulator
 
     games = verify_games(games)
@@ -310,7 +310,7 @@ def simulate_to(
         from smsim.cluster import check
 
         check(cluster)  # a bad address or a missing Dask: refused before the directory is made
-    path = Path(out)
+    path = location(out)  # a local directory, or a URL (a scheme not installed: refused here)
     identity = run_identity(games, players, specs, seed, rules, batch)
     have = open_run(path, identity, command or [])
     n_parts = -(-games // batch)
@@ -334,7 +334,7 @@ def simulate_to(
         play_chunks([(first, n) for _, first, n in chunks], players, specs, seed, rules,
                     threads or default_threads(), parts.finish, parts.poll(progress))  # fmt: skip
     except OSError as exc:
-        raise DatasetError(f"cannot write to {out!r}: {exc.strerror}") from None
+        raise DatasetError(f"cannot write to {out!r}: {exc.strerror or exc}") from None
     finally:
         parts.abort()  # the parts left unfinished by an error or an interrupt (none after a whole run)
     return RunResult(str(path), acc.tables(), progress.done, progress.played)

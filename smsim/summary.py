@@ -106,13 +106,14 @@ class SummaryAccumulator:
         import pyarrow.parquet as pq
 
         from smsim.dataset import part_name
+        from smsim.storage import reading
 
-        seat_file = pq.ParquetFile(path / "seats" / part_name(k))
-        game_file = pq.ParquetFile(path / "games" / part_name(k))
-        columns = [c for c in SEAT_COLUMNS if c in seat_file.schema_arrow.names]  # seat_vp: since format 3
-        for g in range(seat_file.num_row_groups):
-            self.add(with_seat_vp(seat_file.read_row_group(g, columns=columns).to_pandas()),
-                     game_file.read_row_group(g, columns=list(GAME_COLUMNS)).to_pandas())  # fmt: skip
+        with reading(path / "seats" / part_name(k)) as seats, reading(path / "games" / part_name(k)) as games:
+            seat_file, game_file = pq.ParquetFile(seats), pq.ParquetFile(games)
+            columns = [c for c in SEAT_COLUMNS if c in seat_file.schema_arrow.names]  # seat_vp: since format 3
+            for g in range(seat_file.num_row_groups):
+                self.add(with_seat_vp(seat_file.read_row_group(g, columns=columns).to_pandas()),
+                         game_file.read_row_group(g, columns=list(GAME_COLUMNS)).to_pandas())  # fmt: skip
 
     # -- reading --------------------------------------------------------------------------------------
     def _sums(self, by: str, figure: str) -> pd.DataFrame:
@@ -237,11 +238,10 @@ def summary_tables(seats: pd.DataFrame, games: pd.DataFrame) -> dict[str, pd.Dat
 
 def summarise_dataset(path) -> tuple[dict[str, pd.DataFrame], int, int]:
     """The headline tables of a dataset on disk, part by part; (tables, games done, games planned)."""
-    from pathlib import Path
-
     from smsim.dataset import done_parts, read_manifest
+    from smsim.storage import location
 
-    path = Path(path)
+    path = location(path)  # a local directory or a URL
     manifest = read_manifest(path)
     acc = SummaryAccumulator()
     for k in sorted(done_parts(path)):  # a row group (one chunk of games) at a time: flat memory

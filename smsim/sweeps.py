@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 from smsim.dataset import DatasetError, done_parts, part_name, read_manifest
 from smsim.rules import Rules, RulesError, normalised
 from smsim.stats import Z_95
+from smsim.storage import Remote, location, reading, write_text
 from smsim.summary import VP_SOURCES, with_seat_vp
 
 SWEEP_FORMAT = "smsim-sweep"
@@ -404,7 +405,7 @@ def sweep_identity(variants: list[Variant], games: int, players: int, specs, see
             "variants": [v.describe() for v in variants]}  # fmt: skip
 
 
-def _open_sweep(path: Path, identity: dict, command: list[str]) -> None:
+def _open_sweep(path: Path | Remote, identity: dict, command: list[str]) -> None:
     """Make ``path`` this sweep's directory, or check that it already is; anything else is refused
     before a file in it is touched."""
     out = str(path)
@@ -430,14 +431,14 @@ def _open_sweep(path: Path, identity: dict, command: list[str]) -> None:
         text = json.dumps({"format": SWEEP_FORMAT, "format_version": SWEEP_FORMAT_VERSION, "sweep": identity,
                            "variant_dirs": [variant_dir(i, v["name"]) for i, v in enumerate(identity["variants"])],
                            "command": command, "environment": environment()}, indent=2)  # fmt: skip
-        (path / MANIFEST).write_text(text + "\n", encoding="utf-8")
+        write_text(path / MANIFEST, text + "\n")
     except OSError as exc:
-        raise DatasetError(f"cannot write to {out!r}: {exc.strerror}") from None
+        raise DatasetError(f"cannot write to {out!r}: {exc.strerror or exc}") from None
 
 
 def read_sweep_manifest(path: str | Path) -> dict[str, Any]:
     """The manifest of a sweep directory; ``DatasetError`` if it is none."""
-    path = Path(path)
+    path = location(path)
     try:
         manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -453,7 +454,7 @@ def read_sweep_manifest(path: str | Path) -> dict[str, Any]:
 
 
 def is_sweep(path: str | Path) -> bool:
-    return (Path(path) / MANIFEST).is_file()
+    return (location(path) / MANIFEST).is_file()
 
 
 def run_sweep(
@@ -487,7 +488,7 @@ def run_sweep(
         from smsim.cluster import check
 
         check(cluster)  # a bad address or a missing Dask: refused before the directory is made
-    path = Path(out)
+    path = location(out)  # a local directory, or a URL (a scheme not installed: refused here)
     identity = sweep_identity(variants, games, players, specs, seed, batch)
     _open_sweep(path, identity, command or [])
     with contextlib.ExitStack() as stack:
@@ -501,7 +502,7 @@ def run_sweep(
     return SweepResult(str(path), variants, table, played, metrics)
 
 
-def _play_variants(path: Path, variants: list[Variant], games: int, players: int, specs, seed: int, batch: int,
+def _play_variants(path, variants: list[Variant], games: int, players: int, specs, seed: int, batch: int,
                    threads: int | None, command, on_progress, cluster) -> int:
     """Each variant's dataset in turn; the games this call played."""
     import time
@@ -624,14 +625,15 @@ def play_sweep(
 READ_COLUMNS = {"seats": SEAT_COLUMNS, "games": ("game", "players", "rounds")}
 
 
-def _read(path: Path, table: str, extra: tuple[str, ...] = ()) -> pd.DataFrame:
+def _read(path: Path | Remote, table: str, extra: tuple[str, ...] = ()) -> pd.DataFrame:
     frames = []
     for k in sorted(done_parts(path)):
         f = path / table / part_name(k)
         try:
-            schema = pq.read_schema(f)
-            cols = [c for c in (*READ_COLUMNS[table], *extra) if c in schema.names]
-            df = pq.read_table(f, columns=cols).to_pandas()
+            with reading(f) as source:
+                file = pq.ParquetFile(source)
+                cols = [c for c in (*READ_COLUMNS[table], *extra) if c in file.schema_arrow.names]
+                df = file.read(columns=cols).to_pandas()
             frames.append(with_seat_vp(df) if table == "seats" else df)  # seat_vp: since format 3
         except Exception as exc:  # pyarrow raises several kinds for a damaged file
             raise DatasetError(f"{str(f)!r} cannot be read ({exc})") from None
@@ -640,7 +642,7 @@ def _read(path: Path, table: str, extra: tuple[str, ...] = ()) -> pd.DataFrame:
 
 def dataset_metrics(path: str | Path, rules: Rules) -> pd.DataFrame:
     """``game_metrics`` of one dataset directory, reading only the columns they need."""
-    path = Path(path)
+    path = location(path)
     attack_cols = tuple(f"defence_attack_{k}" for k in range(1, len(rules.pirate_strengths) + 1))
     seats = _read(path, "seats", attack_cols)
     games = _read(path, "games")
@@ -654,7 +656,7 @@ class SweepData:
     path: str
     manifest: dict[str, Any]
     variants: list[Variant]
-    dirs: list[Path]
+    dirs: list[Path | Remote]
 
     @property
     def players(self) -> int:
@@ -666,7 +668,7 @@ class SweepData:
 
 
 def read_sweep(path: str | Path) -> SweepData:
-    path = Path(path)
+    path = location(path)
     manifest = read_sweep_manifest(path)
     try:
         described = manifest["sweep"]["variants"]
@@ -725,7 +727,7 @@ def variant_set_from_datasets(baseline: str | Path, others: list[str | Path]) ->
     """Datasets (``simulate --out``) whose rules differ from ``baseline``'s, as variants of it,
     each named by the rules fields it changes."""
     def run_of(path) -> dict:
-        return read_manifest(Path(path))["run"]
+        return read_manifest(path)["run"]
 
     base_run = run_of(baseline)
     base_rules = Rules.from_dict(base_run["rules"])

@@ -184,6 +184,16 @@ def test_a_worker_that_does_not_see_the_dataset_says_so(tmp_path):
     assert real_play_part(str(out), *args, identity) == (0, 10, False)  # already there: not played again
 
 
+def test_a_worker_without_fsspec_says_so_for_a_url(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    simulate_to(str(out), 20, 2, ["random"], seed=1, batch=10)
+    monkeypatch.setitem(sys.modules, "fsspec", None)  # as on a worker where it is not installed
+    monkeypatch.setitem(sys.modules, "fsspec.core", None)
+    args = (0, 0, 10, 2, [ship_policy(resolve_policy("random"))] * 2, 1, Rules().to_dict())
+    failed = real_play_part(f"file://{out}", *args, read_manifest(out)["run"])
+    assert isinstance(failed, PartFailed) and "pip install 'smsim[remote]'" in failed.message
+
+
 # -- on a LocalCluster of two worker processes -------------------------------------------------------
 def test_cli_local_2_writes_the_same_dataset_as_a_plain_run(tmp_path):
     pytest.importorskip("distributed")
@@ -231,6 +241,20 @@ def test_resuming_on_the_cluster_plays_only_the_missing_part(client, tmp_path):
     again = simulate_to(str(out), **kwargs, cluster=client)
     assert again.played == 0
     assert_same_tables(result.tables, again.tables)
+
+
+def test_workers_write_at_a_file_url_the_plain_run_byte_for_byte(client, tmp_path):
+    """The workers reach --out through fsspec (file://, a filesystem that renames: each part uploaded
+    under a temporary name and moved), the client lists and sums the parts there."""
+    ready(client)
+    kwargs = dict(games=1500, players=3, policies=["balanced", "random", "greedy"], seed=9, batch=500)
+    plain = simulate_to(str(tmp_path / "plain"), **kwargs)
+    url = f"file://{tmp_path}/url"
+    on = simulate_to(url, **kwargs, cluster=client)
+    assert (on.path, on.games, on.played) == (url, 1500, 1500)
+    assert_same_dataset(tmp_path / "plain", tmp_path / "url")  # no temporary file left either
+    assert_same_tables(plain.tables, on.tables)
+    assert simulate_to(url, **kwargs, cluster=client).played == 0
 
 
 def test_sweep_on_the_cluster_equals_the_plain_sweep(client, tmp_path):
