@@ -196,6 +196,10 @@ SHORT_COLUMNS = {
 }
 """The headline columns of each table, shown above its full version (``x`` brings ``x_lo``/``x_hi``)."""
 
+SHORT_PIVOT = {"attacks": ("came", ["attack", "strength"]), "defence_vs_strength": ("held", ["attack", "strength"]),
+               "wall_defence": ("walls_carried", ["attack", "strength"])}  # fmt: skip
+"""Tables whose headline rows are too many: one figure of theirs, player counts as columns."""
+
 
 def _short_table(data: A.ReportData, name: str, t: pd.DataFrame) -> pd.DataFrame:
     """A table's headline rows and columns: the rows of the games the at-a-glance table describes
@@ -209,6 +213,14 @@ def _short_table(data: A.ReportData, name: str, t: pd.DataFrame) -> pd.DataFrame
         rows = t[t["policy"].astype(str).isin(policies)]
     if rows.empty:
         rows = t
+    if name in SHORT_PIVOT and len(rows) > MAX_SHORT_ROWS and rows.groupby("players").ngroups > 1:
+        value, index = SHORT_PIVOT[name]
+        shown = display_table(rows[["players", *index, value, f"{value}_lo", f"{value}_hi"]])
+        label = next(c for c in shown.columns if c.startswith(value.replace("_", " ")))
+        keys = [i.replace("_", " ") for i in index]
+        wide = shown.pivot(index=keys, columns="players", values=label)
+        wide.columns = [f"{label}, {p} players" for p in wide.columns]
+        return wide.reset_index().head(MAX_SHORT_ROWS)
     keep = [c for c in SHORT_COLUMNS.get(name, list(t.columns)) if c in t.columns]
     cols = [c for c in t.columns if c in keep or (c[-3:] in ("_lo", "_hi") and c[:-3] in keep)]
     if "field" in cols:  # one line-up per player count: the long names say nothing the caption does not
@@ -742,7 +754,8 @@ def _games_line(data: A.ReportData, variants: list, compensations: list) -> str:
     if data.n_games > main:
         parts.append(f"{data.n_games - main:,} stronger-play games")
     for vs in variants:
-        parts.append(f"{len(vs.variants)} rules variants of {vs.games:,} games each ({vs.players} players)")
+        parts.append(f"a baseline and {len(vs.variants) - 1} rules variants of {vs.games:,} games each "
+                     f"({vs.players} players)")  # fmt: skip
     if compensations:
         n = sum(r.games + 2 * r.check_games for r in compensations)
         parts.append(f"{len(compensations)} seat-compensation searches ({n:,} games with their checks)")
