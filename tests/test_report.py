@@ -102,7 +102,7 @@ def _md_rows(md: str, heading_start: str) -> list[list[str]]:
         elif table:
             parts.append(table[2:])  # after the header and the rule
             table = []
-    return [sum(cells, []) for cells in zip(*parts)]
+    return [[c for cells in row for c in cells] for row in zip(*parts)]
 
 
 def test_shown_numbers_equal_plain_pandas(written):
@@ -172,7 +172,7 @@ def test_tiny_and_empty_reports_are_well_formed(report_datasets, tmp_path, name,
     # too few games for any interval to exclude its null: the report says so and states nothing
     findings = md.split("## Key findings")[1].split("\n## ")[0]
     assert "These data cannot support any finding" in findings
-    assert not re.search(r"^\d+\. ", findings, flags=re.M)
+    assert not re.search(r"^\d+\. ", findings, flags=re.MULTILINE)
 
 
 def test_refusals(report_datasets, tmp_path):
@@ -341,7 +341,7 @@ def _findings(md: str) -> list[str]:
 def test_findings_open_the_page_each_with_interval_and_games(written):
     out, _ = written
     md = (out / "report.md").read_text()
-    assert [line for line in md.splitlines() if line.startswith("## ")][0] == "## Key findings"
+    assert next(line for line in md.splitlines() if line.startswith("## ")) == "## Key findings"
     items = _findings(md)
     assert 1 <= len(items) <= MAX_FINDINGS  # the fixture's comparison and mirror hold clear effects
     for line in items:
@@ -390,8 +390,8 @@ def test_sections_show_figure_first_then_headline_rows_then_the_whole_table(writ
     assert topic.index("![cannons]") < topic.index("**Cannons lost.") < topic.index("<details>")
     assert "([CSV](tables/cannons.csv))" in topic
     short = topic.split("**Cannons lost.")[1].split("<details>")[0]
-    assert [r for r in short.splitlines() if r.startswith("| ")][0] == \
-        "| players | policy | seats | cannons lost [95% CI] | cannon vp | lost any [95% CI] |"
+    header = next(r for r in short.splitlines() if r.startswith("| "))
+    assert header == "| players | policy | seats | cannons lost [95% CI] | cannon vp | lost any [95% CI] |"
     assert (out / "tables" / "cannons.csv").is_file()
     page = (out / "report.html").read_text()
     assert page.count("<details>") >= 10 and 'href="tables/cannons.csv"' in page
