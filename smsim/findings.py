@@ -236,8 +236,8 @@ def _wall_bonus(ctx: Context) -> list[Finding]:
     return [Finding("wall_bonus", f"the {most.side} side",
                     f"The most valuable wall bonus is the {most.side} side's ({most.bonus}): seats that complete it end "
                     f"{_fmt(*a, 'vp', signed=True)} ahead of seats that do not, against {_fmt(*b, 'vp', signed=True)} "
-                    f"for the least valuable, the {least.side} side's ({least.bonus}) ({sub.n_games:,} games; an "
-                    f"association, not a cause).",
+                    f"for the least valuable, the {least.side} side's ({least.bonus}) ({sub.n_games:,} games of the "
+                    f"at-a-glance datasets; an association, not a cause).",
                     *a, b[0], f"the {least.side} side's {_fmt(*b, 'vp', signed=True)}", "vp", sub.n_games,
                     effect_between(a, b), bool(stated))]  # fmt: skip
 

@@ -164,7 +164,10 @@ def _table(data: A.ReportData, name: str, title: str) -> Block:
     t = fn(data)
     if t.empty:
         return Block("missing", text=f"{title}: not in these data (no rows).", name=name)
-    return Block("table", text=f"{title}. {_doc(fn)}", name=name, table=t, short=_short_table(data, name, t))
+    short = _short_table(data, name, t)
+    if display_table(short).shape == display_table(t).shape:
+        short = None  # the headline is the whole table: shown once
+    return Block("table", text=f"{title}. {_doc(fn)}", name=name, table=t, short=short)
 
 
 def _figure(data: A.ReportData, kind: str, missing: str) -> Block:
@@ -391,8 +394,8 @@ def _stronger_blocks(data: A.ReportData) -> tuple[list[Block], list[str]]:
                               f"{name} [95% CI]": [_value(r.stronger, r.stronger_lo, r.stronger_hi, r.unit)
                                                    for r in t.itertuples()],
                               "verdict": t["verdict"].tolist()})  # fmt: skip
-        made = P.stronger_figure(t, name, A.REFERENCE, f"{src.players} players, {strong.n_games:,} games of `{name}`, "
-                                 f"{reference.n_games:,} of `{A.REFERENCE}`")  # fmt: skip
+        made = P.stronger_figure(t, name, A.REFERENCE, f"{src.players} players, {strong.n_games:,} games of {name}, "
+                                 f"{reference.n_games:,} of {A.REFERENCE}")  # fmt: skip
         if made is not None:
             blocks.append(Block("figure", text=made[1], name=f"stronger_{k}", figure=made[0]))
         blocks.append(Block("table", text=f"{head}. {_doc(A.stronger_play)}", name=f"stronger_{k}", table=t,
@@ -677,10 +680,8 @@ def findings_lines(found: F.Findings, n_games: int) -> tuple[list[tuple[str, str
     if found.more:
         notes.append("Also distinguishable, with smaller effects: " + "; ".join(
             f"{c.title} ({f.short})" for c, f in found.more) + ".")  # fmt: skip
-    if found.cannot_tell:
-        notes.append("The data cannot tell " + "; ".join(
-            f"{c.title}: the closest is {f.short}, whose interval does not exclude {f.null_text}"
-            for c, f in found.cannot_tell) + ".")  # fmt: skip
+    notes += [f"The data cannot tell {c.title}: the closest is {f.short}, whose interval does not exclude "
+              f"{f.null_text}." for c, f in found.cannot_tell]  # fmt: skip
     if found.not_measured:
         notes.append("Not measured in these data: " + ", ".join(c.title for c in found.not_measured) + ".")
     return items, notes
@@ -728,13 +729,13 @@ def _html_block(b: Block) -> str:
     if b.kind == "heading":
         return f'<h3 id="{slug(b.text)}">{html.escape(b.text)}</h3>'
     if b.kind == "missing":
-        return f'<p class="missing">{html.escape(b.text)}</p>'
+        return f'<p class="missing">{_html_text(b.text)}</p>'
     if b.kind == "list":
         return (f"<p><b>{_html_text(b.text)}</b></p><ul>" + "".join(f"<li>{_html_text(i)}</li>" for i in b.items)
                 + "</ul>")  # fmt: skip
     if b.kind == "figure":
         png = base64.b64encode(b.png).decode()
-        return (f'<figure><img alt="{b.name}" src="data:image/png;base64,{png}"><figcaption>{html.escape(b.text)}'
+        return (f'<figure><img alt="{b.name}" src="data:image/png;base64,{png}"><figcaption>{_html_text(b.text)}'
                 "</figcaption></figure>")  # fmt: skip
     full = b.table if b.shown is None else b.shown
     head = f'<p><b>{_html_text(b.text)}</b> (<a href="tables/{b.name}.csv">CSV</a>)</p>'
@@ -813,7 +814,7 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
 
     items, notes = findings_lines(found, main.n_games)
     md += ["## Key findings", ""] + [f"{k}. {text} ([{sec}](#{slug(sec)}))" for k, (text, sec) in
-                                     enumerate(items, 1)] + [""]  # fmt: skip
+                                     enumerate(items, 1)] + ([""] if items else [])  # fmt: skip
     md += [note + "\n" for note in notes] + [f"*{FINDINGS_RULE}*", ""]
     body.append('<h2 id="key-findings">Key findings</h2>')
     if items:
