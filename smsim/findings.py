@@ -64,7 +64,11 @@ class Finding:
 
     @property
     def short(self) -> str:
-        return f"{self.where}: {_fmt(self.value, self.lo, self.hi, self.unit)} ({self.games:,} games)"
+        return f"{self.where}: {_fmt(self.value, self.lo, self.hi, self.unit)} ({_games(self.games)})"
+
+
+def _games(n: int) -> str:
+    return f"{n:,} game{'s' if n != 1 else ''}"
 
 
 def _half(value: float, lo: float, hi: float, toward: float) -> float:
@@ -261,9 +265,9 @@ def _strongest_policy(ctx: Context) -> list[Finding]:
         lo, hi = min(lo, hi), max(lo, hi)
         out.append(Finding("strongest_policy", f"{src.players} players",
                            f"`{a}` is the strongest heuristic at {src.players} players: its seats win "
-                           f"{_fmt(best.win_share, best.win_lo, best.win_hi, 'rate')} of their games and score "
-                           f"{_fmt(d, lo, hi, 'vp', signed=True)} per game more than the runner-up `{b}` in the same "
-                           f"blocks ({src.games:,} games, every seat arrangement on shared dice).",
+                           f"{_fmt(best.win_share, best.win_lo, best.win_hi, 'rate')} of their games, and their VP "
+                           f"margin over the runner-up `{b}` in the same blocks is {_fmt(d, lo, hi, 'vp', signed=True)} "
+                           f"per game ({_games(src.games)}, every seat arrangement on shared dice).",
                            d, lo, hi, 0.0, "no difference (0 VP)", "vp", src.games, effect(d, lo, hi, 0.0),
                            not (lo <= 0.0 <= hi)))  # fmt: skip
     return out
@@ -312,8 +316,8 @@ def _stronger(ctx: Context) -> list[Finding]:
                 continue
             out.append(Finding("stronger", f"\"{r.label}\" under `{name}`",
                                f"Under stronger play, \"{r.label}\" changes: {_fmt(*a, 'rate')} with `{name}` in every "
-                               f"seat ({strong.n_games:,} games, {src.players} players) against {_fmt(*b, 'rate')} "
-                               f"with `{A.REFERENCE}` ({reference.n_games:,} games).",
+                               f"seat ({_games(strong.n_games)}, {src.players} players) against {_fmt(*b, 'rate')} "
+                               f"with `{A.REFERENCE}` ({_games(reference.n_games)}).",
                                *a, b[0], f"`{A.REFERENCE}`'s {_fmt(*b, 'rate')}", "rate", strong.n_games,
                                effect_between(a, b), r.verdict == "changes"))  # fmt: skip
     return out

@@ -758,8 +758,9 @@ def _games_line(data: A.ReportData, variants: list, compensations: list) -> str:
         parts.append(f"a baseline and {len(vs.variants) - 1} rules variants of {vs.games:,} games each "
                      f"({vs.players} players)")  # fmt: skip
     if compensations:
-        n = sum(r.games + 2 * r.check_games for r in compensations)
-        parts.append(f"{len(compensations)} seat-compensation searches ({n:,} games with their checks)")
+        sizes = sorted({(int(r.games), int(r.check_games)) for r in compensations})
+        each = "; ".join(f"{g:,} search games, checked on {c:,} held-out games" for g, c in sizes)
+        parts.append(f"{len(compensations)} seat-compensation searches ({each} each)")
     return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
 
 
