@@ -618,6 +618,14 @@ VERDICT_RULE = (
 )
 
 
+def stronger_references(data: ReportData) -> dict[int, list[int]]:
+    """Per stronger-play sample (its source number), the sources it is set beside: the
+    ``REFERENCE`` mirror datasets of its player count (an empty list where there is none)."""
+    return {i: [j for j, r in enumerate(data.sources) if not r.stronger and r.kind == "simulate"
+                and r.players == src.players and set(r.seat_policies) == {REFERENCE}]
+            for i, src in enumerate(data.sources) if src.stronger}  # fmt: skip
+
+
 def church_vp_share(data: ReportData) -> pd.DataFrame:
     """Per player count and policy: church VP as a share of all final VP (the sum of ``church_vp``
     over the sum of ``total``: the ratio of ``vp_by_source``'s two means). Its interval is the

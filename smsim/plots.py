@@ -429,6 +429,56 @@ def fairness_figure(results: list) -> Plot | None:
                  f"the dashed line is parity (1 / players); {policies} in every seat; {games}.")  # fmt: skip
 
 
+def seat_parity(data: A.ReportData) -> Plot | None:
+    """The report's headline figure: every seat's win rate minus parity, in points, with its 95%
+    interval, one series per player count, from the games of the at-a-glance table
+    (``findings.glance_sources``: the dataset measuring the seats alone with the most games)."""
+    from smsim.findings import glance_sources
+
+    chosen = [(p, i) for p, i in glance_sources(data).items() if data.sources[i].fair_seating]
+    if not chosen:
+        return None
+    fig, axes = _panels(1, "Win rate by seat against parity (seat 1 starts)")
+    ax = axes[0]
+    for k, (players, i) in enumerate(chosen):
+        sub = data.select([i])
+        t = A.seat_advantage(sub)
+        y = (t["win"].to_numpy(float) - 1 / players) * 100
+        err = np.clip(np.vstack([y - (t["win_lo"] - 1 / players) * 100, (t["win_hi"] - 1 / players) * 100 - y]), 0,
+                      None)  # fmt: skip
+        ax.errorbar(t["seat"] + 1 + 0.1 * (k - (len(chosen) - 1) / 2), y, yerr=err, fmt="-o", capsize=3,
+                    label=f"{players} players ({sub.n_games:,} games, {_short(data.sources[i].field)})")  # fmt: skip
+    ax.axhline(0, color="grey", ls="--", lw=0.8)
+    ax.set_xticks(range(1, max(p for p, _ in chosen) + 1))
+    ax.set_xlabel("seat (1 starts)")
+    ax.set_ylabel("win rate minus parity (points)")
+    ax.legend(fontsize="small")
+    games = sum(data.sources[i].games for _, i in chosen)
+    return fig, ("Each seat's win rate minus parity (1 / players), in percentage points, with 95% intervals; the "
+                 f"dashed line is parity; one line per player count, one dataset each ({games:,} games).")  # fmt: skip
+
+
+def stronger_figure(table: pd.DataFrame, stronger: str, reference: str, title: str) -> Plot | None:
+    """The rates of ``analysis.stronger_play`` under the reference and the stronger play, with
+    their 95% intervals, one row per figure."""
+    t = table[(table["unit"] == "rate") & np.isfinite(table["stronger"].astype(float))]
+    if t.empty:
+        return None
+    fig = Figure(figsize=(WIDTH * 3, max(3.0, 1.2 + 0.32 * len(t))), layout="constrained")
+    ax = fig.subplots()
+    fig.suptitle(f"Under stronger play: {title}")
+    y = np.arange(len(t))[::-1]
+    for k, (col, name, colour) in enumerate((("reference", reference, "grey"), ("stronger", stronger, "#c44e52"))):
+        x = t[col].to_numpy(float) * 100
+        err = np.nan_to_num(np.clip(np.vstack([x - t[f"{col}_lo"] * 100, t[f"{col}_hi"] * 100 - x]), 0, None))
+        ax.errorbar(x, y + 0.15 * (0.5 - k), xerr=err, fmt="o", capsize=3, color=colour, label=name)
+    ax.set_yticks(y, t["label"], fontsize="small")
+    ax.set_xlabel("rate (%)")
+    ax.legend(fontsize="small")
+    return fig, (f"Each headline rate under `{reference}` and under `{stronger}` (every seat), with 95% intervals "
+                 f"({title}); the verdicts are in the table below.")  # fmt: skip
+
+
 PLOTS: dict[str, Callable[[A.ReportData], Plot | None]] = {
     "church-series": church_series,
     "church-vp": church_vp,
@@ -444,4 +494,5 @@ PLOTS: dict[str, Callable[[A.ReportData], Plot | None]] = {
     "game-length": game_length,
     "vp-sources": vp_sources,
     "ratings": ratings,
+    "seat-parity": seat_parity,
 }

@@ -18,6 +18,7 @@ import datetime as _dt
 import html
 import io
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +28,7 @@ import pandas as pd
 
 from smsim import __version__
 from smsim import analysis as A
+from smsim import findings as F
 from smsim import plots as P
 from smsim.dataset import DatasetError
 
@@ -39,15 +41,29 @@ PERCENT = {
 }  # fmt: skip
 
 
+MAX_COLUMNS = 8
+"""No table on the page has more columns: eight fit a 1,400 px window with intervals in their cells.
+A wider table is split into several that repeat its key columns (``split_columns``)."""
+
+MAX_SHORT_ROWS = 16
+"""A table with more rows shows its headline rows, the whole of it folded below (``<details>``)."""
+
+KEYS = ("players", "policy", "field", "seat", "side", "attack", "variant", "metric", "figure", "a", "b", "rule",
+        "dataset")  # fmt: skip
+"""Columns that name a row: a split table repeats the leading ones."""
+
+
 @dataclass
 class Block:
-    kind: str  # "text", "list", "table", "figure", "missing"
+    kind: str  # "heading", "list", "table", "figure", "missing"
     text: str = ""
     name: str = ""
     table: pd.DataFrame | None = None  # written to tables/NAME.csv unrounded
     figure: object = None
     shown: pd.DataFrame | None = None  # a table's cells as the page shows them, where not display_table's
     items: list[str] = field(default_factory=list)  # a list's lines
+    short: pd.DataFrame | None = None  # a table's headline rows and columns, shown above the folded whole
+    png: bytes = b""  # a figure, once drawn
 
 
 @dataclass
@@ -61,6 +77,8 @@ class Section:
 def _number(v, percent: bool) -> str:
     if v is None or (isinstance(v, float) and not np.isfinite(v)):
         return "–"
+    if isinstance(v, str):  # a cell already written for the page
+        return v
     if percent:
         return f"{100 * float(v):.1f}%"
     if isinstance(v, (bool, np.bool_)):
@@ -109,7 +127,30 @@ def html_table(t: pd.DataFrame) -> str:
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in d.columns)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
                    for row in d.itertuples(index=False))  # fmt: skip
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<div class='wide'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+
+
+def split_columns(t: pd.DataFrame, limit: int = MAX_COLUMNS) -> list[pd.DataFrame]:
+    """A table as the page shows it (``display_table``) cut into tables of at most ``limit``
+    columns, each repeating the leading key columns (``KEYS``, at most 3)."""
+    d = display_table(t)
+    if len(d.columns) <= limit:
+        return [d]
+    names = {k.replace("_", " ") for k in KEYS}
+    keys = []
+    for c in d.columns[:3]:
+        if c not in names:
+            break
+        keys.append(c)
+    rest = [c for c in d.columns if c not in keys]
+    step = max(1, limit - len(keys))
+    return [d[keys + rest[i:i + step]] for i in range(0, len(rest), step)]
+
+
+def slug(title: str) -> str:
+    """A heading's anchor, as GitHub and the HTML page both make it: lower case, letters, digits,
+    spaces as hyphens."""
+    return "-".join("".join(ch for ch in title.lower() if ch.isalnum() or ch in " -").split(" "))
 
 
 # -- content -------------------------------------------------------------------------------------
@@ -123,7 +164,10 @@ def _table(data: A.ReportData, name: str, title: str) -> Block:
     t = fn(data)
     if t.empty:
         return Block("missing", text=f"{title}: not in these data (no rows).", name=name)
-    return Block("table", text=f"{title}. {_doc(fn)}", name=name, table=t)
+    short = _short_table(data, name, t)
+    if display_table(short).shape == display_table(t).shape:
+        short = None  # the headline is the whole table: shown once
+    return Block("table", text=f"{title}. {_doc(fn)}", name=name, table=t, short=short)
 
 
 def _figure(data: A.ReportData, kind: str, missing: str) -> Block:
@@ -134,53 +178,113 @@ def _figure(data: A.ReportData, kind: str, missing: str) -> Block:
     return Block("figure", text=caption, name=kind, figure=fig)
 
 
+SHORT_COLUMNS = {
+    "church_series": ["players", "policy", "seats", "church_vp", "churches", "series", "longest_mean"],
+    "series_lengths": ["players", "policy", "seats", *(f"series_{k}" for k in A.SIZES)],
+    "church_sizes": ["players", "policy", *(f"size_{k}_built" for k in A.SIZES)],
+    "priests": ["players", "policy", "seats", "priest_vp", "priest_scored"],
+    "sides": ["players", "policy", "side", "bonus", "completed", "round_mean"],
+    "bonus_value": ["side", "bonus", "face_vp", "completers", "vp_difference"],
+    "wall_defence": ["players", "policy", "attack", "strength", "held", "walls_carried"],
+    "attacks_per_game": ["players", "games", "attacks"],
+    "attacks": ["players", "attack", "strength", "came", "round_mean"],
+    "cannons": ["players", "policy", "seats", "cannons_lost", "cannon_vp", "lost_any"],
+    "defence_vs_strength": ["players", "attack", "strength", "defence_mean", "defence_p50", "held"],
+    "cannons_changed_winner": ["players", "games", "changed"],
+    "scores": ["players", "policy", "seats", "vp", "vp_p10", "vp_p90", "win"],
+    "seat_advantage": ["players", "field", "seat", "win", "parity", "vp"],
+    "game_length": ["players", "games", "rounds", "rounds_p10", "rounds_p50", "rounds_p90"],
+    "vp_by_source": ["players", "policy", "earned", "church_vp", "full_city_vp", "cannon_vp", "total"],
+    "game_end": ["players", "field", "games", "several_full", "aborted_share"],
+}
+"""The headline columns of each table, shown above its full version (``x`` brings ``x_lo``/``x_hi``)."""
+
+SHORT_PIVOT = {"attacks": ("came", ["attack", "strength"]), "defence_vs_strength": ("held", ["attack", "strength"]),
+               "wall_defence": ("walls_carried", ["attack", "strength"])}  # fmt: skip
+"""Tables whose headline rows are too many: one figure of theirs, player counts as columns."""
+
+
+def _short_table(data: A.ReportData, name: str, t: pd.DataFrame) -> pd.DataFrame:
+    """A table's headline rows and columns: the rows of the games the at-a-glance table describes
+    (their line-up, or their policy where the table is by policy), its ``SHORT_COLUMNS``."""
+    glance = [data.sources[i] for i in F.glance_sources(data).values()]
+    rows = t
+    if "field" in t.columns:
+        rows = t[t["field"].astype(str).isin({src.field for src in glance})]
+    elif "policy" in t.columns:
+        policies = {src.seat_policies[0] for src in glance if len(set(src.seat_policies)) == 1}
+        rows = t[t["policy"].astype(str).isin(policies)]
+    if rows.empty:
+        rows = t
+    if name in SHORT_PIVOT and len(rows) > MAX_SHORT_ROWS and rows.groupby("players").ngroups > 1:
+        value, index = SHORT_PIVOT[name]
+        shown = display_table(rows[["players", *index, value, f"{value}_lo", f"{value}_hi"]])
+        label = next(c for c in shown.columns if c.startswith(value.replace("_", " ")))
+        keys = [i.replace("_", " ") for i in index]
+        wide = shown.pivot(index=keys, columns="players", values=label)
+        wide.columns = [f"{label}, {p} players" for p in wide.columns]
+        return wide.reset_index().head(MAX_SHORT_ROWS)
+    keep = [c for c in SHORT_COLUMNS.get(name, list(t.columns)) if c in t.columns]
+    cols = [c for c in t.columns if c in keep or (c[-3:] in ("_lo", "_hi") and c[:-3] in keep)]
+    if "field" in cols:  # one line-up per player count: the long names say nothing the caption does not
+        rows = rows.assign(field=[P._short(str(f)) for f in rows["field"]])
+    return rows[cols].head(MAX_SHORT_ROWS).reset_index(drop=True)
+
+
+def _topic(title: str, *blocks: Block) -> list[Block]:
+    """A sub-heading, then the figures, then the tables: the page shows a figure before its numbers."""
+    order = {"figure": 0, "missing": 1, "table": 2, "list": 2}
+    return [Block("heading", text=title), *sorted(blocks, key=lambda b: order[b.kind])]
+
+
 def sections(data: A.ReportData) -> list[Section]:
     """The report's sections, in the order of the page."""
     out = []
     s = Section("Church series", "Churches score by series: a series is 1, 1-2, 1-2-3 ... of church sizes "
                 "(docs/rules.md §4). How long the series get, how many churches of each size are built, what "
                 "church series are worth and what priests earned.")  # fmt: skip
-    s.blocks += [_table(data, "church_series", "Church VP, churches built and the longest series"),
-                 _figure(data, "church-series", "no seats in these data."),
-                 _figure(data, "church-vp", "no seats in these data."),
-                 _table(data, "series_lengths", "Series of each length"),
-                 _table(data, "church_sizes", "Churches of each size"),
-                 _table(data, "priests", "What priests earned")]  # fmt: skip
+    s.blocks += _topic("The longest series", _figure(data, "church-series", "no seats in these data."),
+                       _table(data, "church_series", "Church VP, churches built and the longest series"),
+                       _table(data, "series_lengths", "Series of each length"))  # fmt: skip
+    s.blocks += _topic("Church VP, churches and priests", _figure(data, "church-vp", "no seats in these data."),
+                       _table(data, "church_sizes", "Churches of each size"),
+                       _table(data, "priests", "What priests earned"))  # fmt: skip
     out.append(s)
     s = Section("Wall bonuses", "Completing the five walls of a side gives its bonus and defence. How often each "
                 "side is completed and when, what its bonus is worth, and how often walls rather than soldiers "
                 "held off the pirates.")  # fmt: skip
-    s.blocks += [_table(data, "sides", "Sides completed"),
-                 _figure(data, "sides", "no seats in these data."),
-                 _figure(data, "side-rounds", "no side was completed in these data."),
-                 _table(data, "bonus_value", "What each bonus is worth"),
-                 _figure(data, "bonus-value", "too few seats with and without each side to compare."),
-                 _table(data, "wall_defence", "Walls or soldiers"),
-                 _figure(data, "wall-defence", "no attack came in these data.")]  # fmt: skip
+    s.blocks += _topic("Sides completed", _figure(data, "sides", "no seats in these data."),
+                       _figure(data, "side-rounds", "no side was completed in these data."),
+                       _table(data, "sides", "Sides completed"))  # fmt: skip
+    s.blocks += _topic("What each bonus is worth",
+                       _figure(data, "bonus-value", "too few seats with and without each side to compare."),
+                       _table(data, "bonus_value", "What each bonus is worth"))  # fmt: skip
+    s.blocks += _topic("Walls or soldiers", _figure(data, "wall-defence", "no attack came in these data."),
+                       _table(data, "wall_defence", "Walls or soldiers"))  # fmt: skip
     out.append(s)
     s = Section("Pirate losses", "Each full row of the pirate track attacks every city; a city whose defence is "
                 "below the strength loses a cannon. When the attacks come, what they cost, how defence meets them, "
                 "and how often the cannons decided the winner.")  # fmt: skip
-    s.blocks += [_table(data, "attacks_per_game", "Attacks per game"),
-                 _table(data, "attacks", "When each attack comes"),
-                 _figure(data, "attack-rounds", "no attack came in these data."),
-                 _table(data, "cannons", "Cannons lost"),
-                 _figure(data, "cannons", "no seats in these data."),
-                 _table(data, "defence_vs_strength", "Defence against strength"),
-                 _figure(data, "defence", "no attack came in these data."),
-                 _table(data, "cannons_changed_winner", "Did the cannons change the winner?")]  # fmt: skip
+    s.blocks += _topic("When the attacks come", _figure(data, "attack-rounds", "no attack came in these data."),
+                       _table(data, "attacks_per_game", "Attacks per game"),
+                       _table(data, "attacks", "When each attack comes"))  # fmt: skip
+    s.blocks += _topic("Cannons lost", _figure(data, "cannons", "no seats in these data."),
+                       _table(data, "cannons", "Cannons lost"),
+                       _table(data, "cannons_changed_winner", "Did the cannons change the winner?"))  # fmt: skip
+    s.blocks += _topic("Defence against strength", _figure(data, "defence", "no attack came in these data."),
+                       _table(data, "defence_vs_strength", "Defence against strength"))  # fmt: skip
     out.append(s)
     s = Section("Outcomes", "Scores, the start player's advantage, game length, where the VP come from and how "
                 "games end.")  # fmt: skip
-    s.blocks += [_table(data, "scores", "Final scores and win rates"),
-                 _figure(data, "scores", "no seats in these data."),
-                 _table(data, "seat_advantage", "Win rate by seat (seat 0 starts)"),
-                 _figure(data, "seat-advantage", "no seats in these data."),
-                 _table(data, "game_length", "Game length"),
-                 _figure(data, "game-length", "no games in these data."),
-                 _table(data, "vp_by_source", "VP by source"),
-                 _figure(data, "vp-sources", "no seats in these data."),
-                 _table(data, "game_end", "How the game ended")]  # fmt: skip
+    s.blocks += _topic("Final scores", _figure(data, "scores", "no seats in these data."),
+                       _table(data, "scores", "Final scores and win rates"))  # fmt: skip
+    s.blocks += _topic("Win rate by seat", _figure(data, "seat-advantage", "no seats in these data."),
+                       _table(data, "seat_advantage", "Win rate by seat (seat 0 starts)"))  # fmt: skip
+    s.blocks += _topic("Game length and how games end", _figure(data, "game-length", "no games in these data."),
+                       _table(data, "game_length", "Game length"),
+                       _table(data, "game_end", "How the game ended"))  # fmt: skip
+    s.blocks += _topic("Where the VP come from", _figure(data, "vp-sources", "no seats in these data."),
+                       _table(data, "vp_by_source", "VP by source"))  # fmt: skip
     out.append(s)
     s = Section("Heuristics compared", "From `smsim compare`: every policy in every seat equally, each seat "
                 "arrangement on the same dice, intervals over independent blocks, and Plackett-Luce ratings fitted "
@@ -189,7 +293,10 @@ def sections(data: A.ReportData) -> list[Section]:
     if not compared:
         s.blocks.append(Block("missing", text="No comparison among these data: run `smsim compare ... --out DIR` "
                               "and give DIR to `smsim report`."))  # fmt: skip
+    else:
+        s.blocks.append(_figure(data, "ratings", "no ratings saved with the comparison."))
     for i, src in enumerate(compared):
+        s.blocks.append(Block("heading", text=f"{src.players} players"))
         for name, title in (("policies", "Win share, mean VP and rating by policy"),
                             ("pairs", "Mean VP difference of each pair of policies in the same blocks")):  # fmt: skip
             t = src.comparison.get(name)
@@ -198,12 +305,13 @@ def sections(data: A.ReportData) -> list[Section]:
                 continue
             if name == "policies":  # the compare tables' own names, in the report's convention
                 t = t.reset_index().rename(columns={"win_share": "win", "vp_mean": "vp"})
+                short = t[[c for c in ("policy", "blocks", "seats", "win", "win_lo", "win_hi", "vp", "vp_lo", "vp_hi",
+                                       "elo") if c in t.columns]].sort_values("win", ascending=False)  # fmt: skip
             else:
                 t = t.rename(columns={"lo": "vp_diff_lo", "hi": "vp_diff_hi"})
+                short = None  # every pair: the full table alone
             s.blocks.append(Block("table", text=f"{title} ({src.players} players, {src.games:,} games).",
-                                  name=f"compare_{i}_{name}", table=t))  # fmt: skip
-    if compared:
-        s.blocks.append(_figure(data, "ratings", "no ratings saved with the comparison."))
+                                  name=f"compare_{i}_{name}", table=t, short=short))  # fmt: skip
     out.append(s)
     return out
 
@@ -256,7 +364,8 @@ def stronger_sentence(row, reference: str, stronger: str) -> str:
 def _stronger_blocks(data: A.ReportData) -> tuple[list[Block], list[str]]:
     """The section's blocks and one at-a-glance line per stronger-play sample."""
     blocks, glance = [], []
-    samples = [i for i, src in enumerate(data.sources) if src.stronger]
+    references = A.stronger_references(data)
+    samples = list(references)
     if not samples:
         blocks.append(Block("missing", text="No stronger-play sample among these data: play a mirror of a stronger "
                             "policy (`smsim simulate --policy rollout --players 4 --out DIR`) and give DIR to "
@@ -264,8 +373,7 @@ def _stronger_blocks(data: A.ReportData) -> tuple[list[Block], list[str]]:
     for k, i in enumerate(samples):
         src = data.sources[i]
         name = src.seat_policies[0]
-        refs = [j for j, r in enumerate(data.sources) if not r.stronger and r.kind == "simulate"
-                and r.players == src.players and set(r.seat_policies) == {A.REFERENCE}]  # fmt: skip
+        refs = references[i]
         if not refs:
             blocks.append(Block("missing", text=f"{src.path}: no `{A.REFERENCE}` mirror dataset of {src.players} "
                                 "players among these data to set it beside."))  # fmt: skip
@@ -286,8 +394,12 @@ def _stronger_blocks(data: A.ReportData) -> tuple[list[Block], list[str]]:
                               f"{name} [95% CI]": [_value(r.stronger, r.stronger_lo, r.stronger_hi, r.unit)
                                                    for r in t.itertuples()],
                               "verdict": t["verdict"].tolist()})  # fmt: skip
-        blocks.append(Block("table", text=f"{head}. {_doc(A.stronger_play)}",
-                            name=f"stronger_{k}", table=t, shown=shown))  # fmt: skip
+        made = P.stronger_figure(t, name, A.REFERENCE, f"{src.players} players, {strong.n_games:,} games of {name}, "
+                                 f"{reference.n_games:,} of {A.REFERENCE}")  # fmt: skip
+        if made is not None:
+            blocks.append(Block("figure", text=made[1], name=f"stronger_{k}", figure=made[0]))
+        blocks.append(Block("table", text=f"{head}. {_doc(A.stronger_play)}", name=f"stronger_{k}", table=t,
+                            shown=shown, short=shown[(t["unit"] == "rate").to_numpy()]))  # fmt: skip
         blocks.append(Block("list", text=f"Does each conclusion hold for `{name}`?",
                             items=[stronger_sentence(r, A.REFERENCE, name) for r in t.itertuples()]))  # fmt: skip
         counts = t["verdict"].value_counts()
@@ -308,28 +420,6 @@ def stronger_section(data: A.ReportData) -> tuple[Section, list[str]]:
     blocks, glance = _stronger_blocks(data)
     s.blocks += blocks
     return s, glance
-
-
-def at_a_glance(data: A.ReportData) -> list[str]:
-    """Headline sentences from the tables, so the first screen answers the common questions."""
-    lines = []
-    seats = A.seat_advantage(data)
-    for (players, fld), t in seats.groupby(["players", "field"], observed=True):
-        if not t["fair_seating"].iloc[0]:
-            continue  # different policies in fixed seats: the seat's effect is not measured alone
-        first = t[t["seat"] == 0].iloc[0]
-        lines.append(f"{players} players ({fld}): the start player wins {100 * first['win']:.1f}% "
-                     f"[{100 * first['win_lo']:.1f}, {100 * first['win_hi']:.1f}] of games, against parity "
-                     f"{100 / players:.1f}% ({int(first['n']):,} games).")  # fmt: skip
-    changed = A.cannons_changed_winner(data)
-    for r in changed.itertuples():
-        lines.append(f"{r.players} players: without cannon losses the winner would differ in {100 * r.changed:.1f}% "
-                     f"[{100 * r.changed_lo:.1f}, {100 * r.changed_hi:.1f}] of games.")  # fmt: skip
-    length = A.game_length(data)
-    for r in length.itertuples():
-        lines.append(f"{r.players} players: a game lasts {r.rounds:.1f} [{r.rounds_lo:.1f}, {r.rounds_hi:.1f}] "
-                     f"rounds on average.")  # fmt: skip
-    return lines
 
 
 # -- rule variants -------------------------------------------------------------------------------
@@ -369,8 +459,9 @@ def _largest(t, key: str) -> str | None:
     return f"{r.variant} ({_with_interval(r['diff'], r.diff_lo, r.diff_hi, r.unit, True)} {unit})"
 
 
-def variants_section(sets: list) -> tuple[Section, list[str]]:
-    """The section "Rule variants" (``sweep.VariantSet``s) and its at-a-glance lines."""
+def variants_section(sets: list, tables: list | None = None) -> tuple[Section, list[str]]:
+    """The section "Rule variants" (``sweep.VariantSet``s; ``tables``: their ``table()``s, where
+    already computed) and its at-a-glance lines."""
     from smsim.summary import SWEEP_HEADINGS
     from smsim.sweeps import HEADLINE, variance_reduction
 
@@ -381,7 +472,8 @@ def variants_section(sets: list) -> tuple[Section, list[str]]:
                 "give. A difference is shown as variant minus baseline; rates in percentage points.")  # fmt: skip
     glance = []
     for k, vs in enumerate(sets):
-        t = vs.table()
+        t = tables[k] if tables is not None else vs.table()
+        first = len(s.blocks)
         head = (f"{vs.label}: {vs.players} players, {', '.join(dict.fromkeys(vs.policies))} at the table, "
                 f"{vs.games:,} games per variant" + (f", seed {vs.seed}" if vs.seed is not None else "") +
                 (", every variant on the same dice (paired)" if vs.paired else
@@ -435,6 +527,12 @@ def variants_section(sets: list) -> tuple[Section, list[str]]:
             })  # fmt: skip
             s.blocks.append(Block("table", text=f"{title}: every variant", name=f"variants_{k}_{group}",
                                   table=g, shown=shown_g))  # fmt: skip
+        # figures first, then the tables, under a heading per set of variants
+        blocks = s.blocks[first:]
+        del s.blocks[first:]
+        lead = [f"variants_{k}_differences", f"variants_{k}_headline", f"variants_{k}_list"]
+        blocks.sort(key=lambda b: (lead.index(b.name) if b.name in lead else len(lead), b.kind != "figure"))
+        s.blocks += [Block("heading", text=f"{vs.players} players: {vs.label}"), *blocks]
         moves = [(label, _largest(t, key)) for key, label in (("start_edge", "the start player's edge"),
                                                             ("cannons_changed_winner", "how often cannons change the winner"),
                                                             ("vp_total", "the mean final VP"))]  # fmt: skip
@@ -522,16 +620,157 @@ def _fig_bytes(fig, fmt: str) -> bytes:
     return buf.getvalue()
 
 
-CSS = """body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;font-size:0.82em;margin:0.5em 0 1.5em}th,td{border:1px solid #ccc;padding:2px 6px;
-text-align:right}th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}figure{margin:1em 0 2em}
+CSS = """body{font-family:system-ui,sans-serif;max-width:1200px;margin:0 auto;padding:0 1em 2em;color:#222}
+nav.toc{position:sticky;top:0;background:#fff;border-bottom:1px solid #ccc;padding:0.4em 0;z-index:1;font-size:0.9em}
+nav.toc a{margin-right:1em;text-decoration:none;white-space:nowrap}h2,h3{scroll-margin-top:3em}
+h2{border-bottom:2px solid #4c72b0;padding-bottom:0.2em;margin-top:2em}
+ol.findings li{margin:0.5em 0;line-height:1.4}.wide{overflow-x:auto}
+table{border-collapse:collapse;font-size:0.82em;margin:0.5em 0 1em}th,td{border:1px solid #ccc;padding:2px 6px;
+text-align:right}th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}figure{margin:1em 0 1.5em}
 figcaption{font-size:0.9em;color:#444}img{max-width:100%}.missing{color:#8a6d3b;font-style:italic}
+details{margin:0 0 1.5em}summary{cursor:pointer;color:#4c72b0}.note{font-size:0.9em;color:#444}
 code,pre{background:#f6f6f6}pre{padding:0.5em;overflow-x:auto}"""
+
+GLANCE_HEADINGS = {"players": "players", "games": "games", "field": "at the table",
+                   "start_win": "start player wins [95% CI]", "last_win": "last seat wins [95% CI]",
+                   "parity": "parity", "changed": "cannons change the winner [95% CI]",
+                   "rounds": "rounds [95% CI]"}  # fmt: skip
+
+FINDINGS_RULE = (
+    "Each finding is one figure with its 95% interval and the games behind it, tested against a null: parity "
+    "for a seat's win rate, one game in ten for the cannons changing the winner, 1% and 99% of seats for an "
+    "attack never or always held, no difference for a policy's margin or a variant's effect, and the other "
+    "figure's interval where two are set side by side (stated where the intervals do not overlap). A finding "
+    "is stated only where its interval excludes its null, and the findings are ordered by effect size: the "
+    "distance from the null in standard errors of the figure (smsim/findings.py). Every sentence here is "
+    "generated from the data."
+)
+
+
+def glance_shown(t: pd.DataFrame) -> pd.DataFrame:
+    """The at-a-glance table as the page shows it."""
+    d = pd.DataFrame({"players": t["players"].astype(int), "games": [f"{int(g):,}" for g in t["games"]],
+                      "field": [P._short(str(f)) for f in t["field"]]})  # fmt: skip
+    for name in ("start_win", "last_win"):
+        d[name] = [_value(v, lo, hi, "rate") if np.isfinite(v) else "– (seats and policies confounded)"
+                   for v, lo, hi in zip(t[name], t[f"{name}_lo"], t[f"{name}_hi"])]  # fmt: skip
+    d["parity"] = [f"{100 * p:.1f}%" for p in t["parity"]]
+    d["changed"] = [_value(v, lo, hi, "rate") for v, lo, hi in zip(t["changed"], t["changed_lo"], t["changed_hi"])]
+    d["rounds"] = [_value(v, lo, hi, "rounds") for v, lo, hi in zip(t["rounds"], t["rounds_lo"], t["rounds_hi"])]
+    return d.rename(columns=GLANCE_HEADINGS)
+
+
+def _also(others: list[F.Finding], most: int = 3) -> str:
+    """The other stated instances of a finding's family, named."""
+    if not others:
+        return ""
+    names = [o.where for o in others[:most]]
+    more = f" and {len(others) - most} more" if len(others) > most else ""
+    return f" Also distinguishable from its null: {', '.join(names)}{more}."
+
+
+def findings_lines(found: F.Findings, n_games: int) -> tuple[list[tuple[str, str]], list[str]]:
+    """The findings as (sentence, section) pairs, and the notes under them: the further stated
+    findings the cap left out, what the data cannot tell, what they do not measure."""
+    items = [(f.sentence + _also(others), c.section) for c, f, others in found.stated]
+    notes = []
+    if not found.stated:
+        notes.append(f"These data cannot support any finding: no interval excludes the null it is tested against "
+                     f"({n_games:,} games). More games would tell.")  # fmt: skip
+    if found.more:
+        notes.append("Also distinguishable, with smaller effects: " + "; ".join(
+            f"{c.title} ({f.short})" for c, f in found.more) + ".")  # fmt: skip
+    notes += [f"The data cannot tell {c.title}: the closest is {f.short}, whose interval does not exclude "
+              f"{f.null_text}." for c, f in found.cannot_tell]  # fmt: skip
+    if found.not_measured:
+        notes.append("Not measured in these data: " + ", ".join(c.title for c in found.not_measured) + ".")
+    return items, notes
+
+
+def _html_text(text: str) -> str:
+    """Text for the page: escaped, with `code` as code."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
+def _md_block(b: Block, out: Path) -> list[str]:
+    if b.kind == "heading":
+        return [f"### {b.text}", ""]
+    if b.kind == "missing":
+        return [f"*{b.text}*", ""]
+    if b.kind == "list":
+        return [f"**{b.text}**", ""] + [f"- {item}" for item in b.items] + [""]
+    if b.kind == "figure":
+        return [f"![{b.name}](figures/{b.name}.png)", "", f"*{b.text}* ([SVG](figures/{b.name}.svg))", ""]
+    full = b.table if b.shown is None else b.shown
+    lines = [f"**{b.text}** ([CSV](tables/{b.name}.csv))", ""]
+    folded = b.short is not None or len(full) > MAX_SHORT_ROWS or len(display_table(full).columns) > MAX_COLUMNS
+    if b.short is not None:
+        lines += _md_tables(b.short)
+    if folded:
+        lines += ["<details><summary>The whole table: " + f"{len(full):,} rows</summary>", ""]
+        lines += _md_tables(full) + ["</details>", ""]
+    else:
+        lines += _md_tables(full)
+    return lines
+
+
+def _md_tables(t: pd.DataFrame) -> list[str]:
+    out = []
+    for part in split_columns(t):
+        out += [markdown_table(part), ""]
+    return out
+
+
+def _html_tables(t: pd.DataFrame) -> str:
+    return "".join(html_table(part) for part in split_columns(t))
+
+
+def _html_block(b: Block) -> str:
+    if b.kind == "heading":
+        return f'<h3 id="{slug(b.text)}">{html.escape(b.text)}</h3>'
+    if b.kind == "missing":
+        return f'<p class="missing">{_html_text(b.text)}</p>'
+    if b.kind == "list":
+        return (f"<p><b>{_html_text(b.text)}</b></p><ul>" + "".join(f"<li>{_html_text(i)}</li>" for i in b.items)
+                + "</ul>")  # fmt: skip
+    if b.kind == "figure":
+        png = base64.b64encode(b.png).decode()
+        return (f'<figure><img alt="{b.name}" src="data:image/png;base64,{png}"><figcaption>{_html_text(b.text)}'
+                "</figcaption></figure>")  # fmt: skip
+    full = b.table if b.shown is None else b.shown
+    head = f'<p><b>{_html_text(b.text)}</b> (<a href="tables/{b.name}.csv">CSV</a>)</p>'
+    folded = b.short is not None or len(full) > MAX_SHORT_ROWS or len(display_table(full).columns) > MAX_COLUMNS
+    if not folded:
+        return head + _html_tables(full)
+    short = _html_tables(b.short) if b.short is not None else ""
+    return (head + short + f"<details><summary>The whole table: {len(full):,} rows</summary>{_html_tables(full)}"
+            "</details>")  # fmt: skip
+
+
+def _games_line(data: A.ReportData, variants: list, compensations: list) -> str:
+    """What the report stands on, honestly counted: the games of the main sections, the
+    stronger-play games, the variants' and the fairness searches'."""
+    main = data.main().n_games
+    parts = [f"{main:,} games in the sections on the standard heuristics"]
+    if data.n_games > main:
+        parts.append(f"{data.n_games - main:,} stronger-play games")
+    for vs in variants:
+        parts.append(f"a baseline and {len(vs.variants) - 1} rules variants of {vs.games:,} games each "
+                     f"({vs.players} players)")  # fmt: skip
+    if compensations:
+        sizes = sorted({(int(r.games), int(r.check_games)) for r in compensations})
+        each = "; ".join(f"{g:,} search games, checked on {c:,} held-out games" for g, c in sizes)
+        parts.append(f"{len(compensations)} seat-compensation searches ({each} each)")
+    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
 
 
 def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo balance report",
                  variants: list = (), compensations: list = ()) -> Path:  # fmt: skip
-    """Write the report into ``out`` (created if needed); returns the path of report.md."""
+    """Write the report into ``out`` (created if needed); returns the path of report.md.
+
+    The page: the key findings (``findings.key_findings``), the at-a-glance table and the headline
+    figure, then the sections; each section's topics show their figure first, then the headline
+    rows of each table, the whole table folded below it and written as CSV."""
     out = Path(out)
     if (out / "manifest.json").exists():
         raise DatasetError(f"{str(out)!r} holds a dataset; write the report into another directory")
@@ -540,56 +779,66 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
         (out / "tables").mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise DatasetError(f"cannot write to {str(out)!r}: {exc.strerror}") from None
+    variants, compensations = list(variants), list(compensations)
+    variant_tables = [vs.table() for vs in variants]
     main = data.main()
+    found = F.key_findings(data, variants, variant_tables)
+    glance = F.glance_table(main)
+
+    s = Section("At a glance", "One row per player count, from one dataset each (the one measuring the seats "
+                "alone with the most games): every number of a row stands on the games it gives.")  # fmt: skip
+    s.blocks.append(_figure(main, "seat-parity", "no dataset measures the seats alone here."))
+    if len(glance):
+        s.blocks.append(Block("table", text="At a glance", name="at_a_glance", table=glance,
+                              shown=glance_shown(glance)))  # fmt: skip
+    else:
+        s.blocks.append(Block("missing", text="No games in these data."))
     strong, strong_glance = stronger_section(data)
-    secs = [*sections(main), strong]
-    variant_glance: list[str] = []
+    secs = [s, *sections(main), strong]
+    if strong_glance:
+        strong.blocks.insert(0, Block("list", text="In short", items=strong_glance))
     if variants:
-        varied, variant_glance = variants_section(list(variants))
+        varied, variant_glance = variants_section(variants, variant_tables)
+        varied.blocks.insert(0, Block("list", text="In short", items=variant_glance))
         secs.append(varied)
     if compensations:
-        compensation, compensation_glance = compensation_section(list(compensations))
+        compensation, compensation_glance = compensation_section(compensations)
+        compensation.blocks.insert(0, Block("list", text="In short", items=compensation_glance))
         secs.append(compensation)
-        variant_glance += compensation_glance
+    titles = ["Key findings", *(x.title for x in secs), "Data and rules"]
+
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    md = [f"# {title}", "", f"Made by smsim {__version__} on {now} from {data.n_games:,} games.", ""]
-    body = [f"<h1>{html.escape(title)}</h1>",
-            f"<p>Made by smsim {__version__} on {now} from {data.n_games:,} games.</p>"]  # fmt: skip
+    made = f"Made by smsim {__version__} on {now} from {_games_line(data, variants, compensations)}."
+    md = [f"# {title}", "", made, "", "Contents: " + " · ".join(f"[{t}](#{slug(t)})" for t in titles), ""]
+    nav = " ".join(f'<a href="#{slug(t)}">{html.escape(t)}</a>' for t in titles)
+    body = [f'<nav class="toc">{nav}</nav>', f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(made)}</p>"]
 
-    glance = at_a_glance(main) + strong_glance + variant_glance
-    md += ["## At a glance", ""] + [f"- {line}" for line in glance] + [""]
-    body += ["<h2>At a glance</h2><ul>"] + [f"<li>{html.escape(line)}</li>" for line in glance] + ["</ul>"]
-    if not glance:
-        md += ["No games in these data.", ""]
-        body += ['<p class="missing">No games in these data.</p>']
+    items, notes = findings_lines(found, main.n_games)
+    md += ["## Key findings", ""] + [f"{k}. {text} ([{sec}](#{slug(sec)}))" for k, (text, sec) in
+                                     enumerate(items, 1)] + ([""] if items else [])  # fmt: skip
+    md += [note + "\n" for note in notes] + [f"*{FINDINGS_RULE}*", ""]
+    body.append('<h2 id="key-findings">Key findings</h2>')
+    if items:
+        body.append('<ol class="findings">' + "".join(
+            f'<li>{_html_text(text)} (<a href="#{slug(sec)}">{html.escape(sec)}</a>)</li>' for text, sec in items)
+            + "</ol>")  # fmt: skip
+    body += [f"<p>{_html_text(note)}</p>" for note in notes] + [f'<p class="note">{html.escape(FINDINGS_RULE)}</p>']
 
-    md += ["## Contents", ""] + [f"- {s.title}" for s in secs] + ["- Data and rules", ""]
-    for s in secs:
-        md += [f"## {s.title}", "", s.intro, ""]
-        body += [f"<h2>{html.escape(s.title)}</h2>", f"<p>{html.escape(s.intro)}</p>"]
-        for b in s.blocks:
-            if b.kind == "missing":
-                md += [f"*{b.text}*", ""]
-                body.append(f'<p class="missing">{html.escape(b.text)}</p>')
-            elif b.kind == "table":
+    for sec in secs:
+        md += [f"## {sec.title}", "", sec.intro, ""]
+        body += [f'<h2 id="{slug(sec.title)}">{html.escape(sec.title)}</h2>', f"<p>{_html_text(sec.intro)}</p>"]
+        for b in sec.blocks:
+            if b.kind == "table":
                 _write(out / "tables" / f"{b.name}.csv", b.table.to_csv(index=False))
-                shown = b.table if b.shown is None else b.shown
-                md += [f"**{b.text}**", "", markdown_table(shown), ""]
-                body += [f"<p><b>{html.escape(b.text)}</b></p>", html_table(shown)]
-            elif b.kind == "list":
-                md += [f"**{b.text}**", ""] + [f"- {item}" for item in b.items] + [""]
-                body += [f"<p><b>{html.escape(b.text)}</b></p><ul>"] + \
-                    [f"<li>{html.escape(item)}</li>" for item in b.items] + ["</ul>"]  # fmt: skip
             elif b.kind == "figure":
-                png = _fig_bytes(b.figure, "png")
-                _write(out / "figures" / f"{b.name}.png", png)
+                b.png = _fig_bytes(b.figure, "png")
+                _write(out / "figures" / f"{b.name}.png", b.png)
                 _write(out / "figures" / f"{b.name}.svg", _fig_bytes(b.figure, "svg"))
-                md += [f"![{b.name}](figures/{b.name}.png)", "", f"*{b.text}* ([SVG](figures/{b.name}.svg))", ""]
-                body.append(f'<figure><img alt="{b.name}" src="data:image/png;base64,'
-                            f'{base64.b64encode(png).decode()}"><figcaption>{html.escape(b.text)}</figcaption></figure>')  # fmt: skip
+            md += _md_block(b, out)
+            body.append(_html_block(b))
 
     md += ["## Data and rules", ""]
-    body.append("<h2>Data and rules</h2>")
+    body.append('<h2 id="data-and-rules">Data and rules</h2>')
     src_table = pd.DataFrame([{"dataset": s.path, "kind": s.kind + (" (stronger play)" if s.stronger else ""),
                                "players": s.players, "games": s.games, "seed": s.seed, "at the table": s.field,
                                "command": s.command}

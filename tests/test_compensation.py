@@ -276,7 +276,7 @@ def test_report_has_the_seat_compensation_section(vp2, tmp_path):
     simulate_to(str(tmp_path / "p2"), 200, 2, ["balanced"], seed=3)
     md = report([str(tmp_path / "p2"), str(tmp_path / "fair2")], str(tmp_path / "rep")).read_text()
     assert "## Seat compensation" in md and "figures/seat-compensation.png" in md
-    head = md.split("## Contents")[0]
+    head = md.split("## Seat compensation")[1].split("**In short**")[1]
     assert "2 players, by vp" in head and ("the best whole-number compensation is" in head or "no whole-number compensation" in head)
     section = md.split("## Seat compensation")[1]
     assert f"found seat_vp = {list(vp2.compensation)}" in section

@@ -25,6 +25,8 @@ EXPECTED = {
     "game-length": ("Game length", "rounds", "share of games (%)"),
     "vp-sources": ("Where the VP come from", "policy", "mean VP per seat"),
     "ratings": ("Plackett-Luce ratings (Elo scale)", "policy", "rating (Elo scale)"),
+    "seat-parity": ("Win rate by seat against parity (seat 1 starts)", "seat (1 starts)",
+                    "win rate minus parity (points)"),
 }
 
 
@@ -48,6 +50,8 @@ def test_figure_has_its_title_axes_and_caption(data, kind):
     assert first.get_xlabel() == xlabel and first.get_ylabel() == ylabel
     assert any(ax.has_data() for ax in fig.axes)
     games = "360" if kind == "ratings" else f"{data.n_games:,}"  # ratings: the comparison's games only
+    if kind == "seat-parity":  # the mirror of 2 players (400 games) and the comparison of 3 (360), not the 4 mixed seats
+        games = "760"
     assert games in caption, caption
     for fmt in ("png", "svg"):
         buf = io.BytesIO()

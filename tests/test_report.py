@@ -11,12 +11,13 @@ import pytest
 
 from smsim.analysis import TABLES, read_report_data
 from smsim.dataset import DatasetError
-from smsim.report import display_table, markdown_table, write_report
+from smsim.findings import MAX_FINDINGS
+from smsim.report import MAX_COLUMNS, display_table, markdown_table, slug, split_columns, write_report
 from smsim.rules import Rules
 from smsim.sim import simulate_to
 
-SECTIONS = ["Church series", "Wall bonuses", "Pirate losses", "Outcomes", "Heuristics compared", "Under stronger play",
-            "Data and rules"]
+SECTIONS = ["At a glance", "Church series", "Wall bonuses", "Pirate losses", "Outcomes", "Heuristics compared",
+            "Under stronger play", "Data and rules"]
 
 
 def raw_seats(path: str) -> pd.DataFrame:
@@ -53,7 +54,7 @@ class Collector(html.parser.HTMLParser):
 def test_files_sections_and_figures(written):
     out, _ = written
     md = (out / "report.md").read_text()
-    assert [line[3:] for line in md.splitlines() if line.startswith("## ")] == ["At a glance", "Contents", *SECTIONS]
+    assert [line[3:] for line in md.splitlines() if line.startswith("## ")] == ["Key findings", *SECTIONS]
     figures = re.findall(r"!\[([\w-]+)\]\(figures/([\w-]+)\.png\)", md)
     assert len(figures) >= 13
     for name, file in figures:
@@ -61,7 +62,7 @@ def test_files_sections_and_figures(written):
             assert (out / "figures" / f"{file}.{ext}").stat().st_size > 1000
     page = Collector()
     page.feed((out / "report.html").read_text())
-    assert page.h2 == ["At a glance", *SECTIONS]
+    assert page.h2 == ["Key findings", *SECTIONS]
     assert len(page.images) == len(figures)  # the same figures, embedded: the page travels alone
     assert all(src.startswith("data:image/png;base64,") for src in page.images)
     assert "figures/" not in "".join(page.images)
@@ -87,16 +88,21 @@ def test_every_table_written_matches_its_recomputation(written):
 
 
 def _md_rows(md: str, heading_start: str) -> list[list[str]]:
-    """The rows of the first Markdown table after the bold line starting with ``heading_start``."""
+    """The rows of the whole table after the bold line starting with ``heading_start``: the one
+    folded in ``<details>`` where the page shows headline rows first, its column parts (a wide
+    table is split) joined row by row."""
     lines = md.splitlines()
     i = next(k for k, line in enumerate(lines) if line.startswith(f"**{heading_start}"))
-    table = []
-    for line in lines[i + 1:]:
+    end = next((k for k in range(i + 1, len(lines)) if lines[k].startswith(("**", "#", "</details>"))), len(lines))
+    start = next((k for k in range(i + 1, end) if lines[k].startswith("<details>")), i)
+    parts, table = [], []
+    for line in lines[start + 1:end] + [""]:
         if line.startswith("|"):
             table.append([c.strip() for c in line.strip("|").split("|")])
         elif table:
-            break
-    return table[2:]  # after the header and the rule
+            parts.append(table[2:])  # after the header and the rule
+            table = []
+    return [[c for cells in row for c in cells] for row in zip(*parts)]
 
 
 def test_shown_numbers_equal_plain_pandas(written):
@@ -156,13 +162,17 @@ def test_rates_come_with_intervals(written):
 def test_tiny_and_empty_reports_are_well_formed(report_datasets, tmp_path, name, says):
     write_report(read_report_data([report_datasets[name]]), tmp_path)
     md = (tmp_path / "report.md").read_text()
-    assert [line[3:] for line in md.splitlines() if line.startswith("## ")] == ["At a glance", "Contents", *SECTIONS]
+    assert [line[3:] for line in md.splitlines() if line.startswith("## ")] == ["Key findings", *SECTIONS]
     for text in says:
         assert text in md
     page = Collector()
     page.feed((tmp_path / "report.html").read_text())
-    assert page.h2 == ["At a glance", *SECTIONS]
+    assert page.h2 == ["Key findings", *SECTIONS]
     assert "| max_rounds | 200 |" in md  # the rules, in full
+    # too few games for any interval to exclude its null: the report says so and states nothing
+    findings = md.split("## Key findings")[1].split("\n## ")[0]
+    assert "These data cannot support any finding" in findings
+    assert not re.search(r"^\d+\. ", findings, flags=re.MULTILINE)
 
 
 def test_refusals(report_datasets, tmp_path):
@@ -229,7 +239,8 @@ def test_stronger_play_section_has_a_generated_verdict_per_figure(stronger):
     assert len(t) >= 4 + 1 + 1 + 1 + 7 + 1  # seats, cannons, attacks, church share, VP sources, length
     rows = _md_rows(section, "`cheap` in every seat, 4 players, 24 games")
     assert len(rows) == len(t)
-    sentences = [line[2:] for line in section.splitlines() if line.startswith("- ")]
+    verdicts = section.split("Does each conclusion hold")[1]
+    sentences = [line[2:] for line in verdicts.splitlines() if line.startswith("- ")]
     assert len(sentences) == len(t)
     for r, row, sentence in zip(t.itertuples(), rows, sentences):
         assert row[-1] == r.verdict
@@ -245,9 +256,8 @@ def test_stronger_play_section_has_a_generated_verdict_per_figure(stronger):
     assert next(r for r in rows if r[0] == "Game length (rounds)")[1].startswith(f"{games['rounds'].mean():.2f} [")
     # the rule is stated, and the at-a-glance line counts the verdicts
     assert "intervals do not overlap" in section
-    glance = md.split("## At a glance")[1].split("## Contents")[0]
     counts = t["verdict"].value_counts()
-    line = next(x for x in glance.splitlines() if "Under stronger play" in x)
+    line = next(x for x in section.split("**In short**")[1].splitlines() if "Under stronger play" in x)
     assert f"of {len(t)} headline figures, {counts['holds']} hold" in line
     assert sum(int(n) for n in re.findall(r"(\d+) (?:hold|change|not settled|without data)\b", line)) == len(t)
 
@@ -284,3 +294,120 @@ def test_report_cli_takes_stronger_samples_and_refuses_a_mixed_one(stronger, rep
             "`smsim simulate`); a stronger-play sample must be one")
     assert res.output.strip().splitlines() == [want]
     assert not (tmp_path / "s").exists()
+
+
+# -- the page as a designer reads it ------------------------------------------------------------------
+INTERVAL = re.compile(r"-?[\d.,]+%? \[[-+]?[\d.,]+, [-+]?[\d.,]+\]")
+GAMES = re.compile(r"\b\d[\d,]* (?:paired )?games\b")
+
+
+class Page(html.parser.HTMLParser):
+    """Ids, in-page links, the first h2 and the header cells of every table row of an HTML page."""
+
+    def __init__(self):
+        super().__init__()
+        self.ids, self.links, self.h2, self.table_widths = set(), [], [], []
+        self._h2 = False
+        self._cells = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "a" and a.get("href", "").startswith("#"):
+            self.links.append(a["href"][1:])
+        self._h2 = tag == "h2"
+        if tag == "tr":
+            self._cells = 0
+        elif tag in ("td", "th") and self._cells is not None:
+            self._cells += 1
+
+    def handle_endtag(self, tag):
+        if tag == "tr":
+            self.table_widths.append(self._cells)
+            self._cells = None
+
+    def handle_data(self, data):
+        if self._h2:
+            self.h2.append(data)
+            self._h2 = False
+
+
+def _findings(md: str) -> list[str]:
+    section = md.split("## Key findings")[1].split("\n## ")[0]
+    return [line for line in section.splitlines() if re.match(r"\d+\. ", line)]
+
+
+def test_findings_open_the_page_each_with_interval_and_games(written):
+    out, _ = written
+    md = (out / "report.md").read_text()
+    assert next(line for line in md.splitlines() if line.startswith("## ")) == "## Key findings"
+    items = _findings(md)
+    assert 1 <= len(items) <= MAX_FINDINGS  # the fixture's comparison and mirror hold clear effects
+    for line in items:
+        assert INTERVAL.search(line) and GAMES.search(line), line
+    page = Page()
+    page.feed((out / "report.html").read_text())
+    assert page.h2[0] == "Key findings"
+    # the HTML states the same findings (code spans aside)
+    text = re.sub(r"<[^>]+>", "", (out / "report.html").read_text())
+    for line in items:
+        sentence = line.split(". ", 1)[1].rsplit(" ([", 1)[0].replace("`", "")
+        assert html.unescape(text).count(sentence) == 1, sentence
+
+
+def test_contents_links_lead_to_headings(written):
+    out, _ = written
+    md = (out / "report.md").read_text()
+    anchors = {slug(line.lstrip("#").strip()) for line in md.splitlines() if re.match(r"#{2,3} ", line)}
+    links = re.findall(r"\]\(#([^)]+)\)", md)
+    assert len(links) >= len(SECTIONS) and set(links) <= anchors
+    assert set(re.findall(r"\]\(#([^)]+)\)", md.split("\n## ")[0])) == {slug(t) for t in ["Key findings", *SECTIONS]}
+    page = Page()
+    page.feed((out / "report.html").read_text())
+    assert page.links and set(page.links) <= page.ids
+    assert {slug(t) for t in ["Key findings", *SECTIONS]} <= set(page.links)
+
+
+def test_no_table_wider_than_the_page(written):
+    out, _ = written
+    page = Page()
+    page.feed((out / "report.html").read_text())
+    assert page.table_widths and max(page.table_widths) <= MAX_COLUMNS
+    for line in (out / "report.md").read_text().splitlines():
+        if line.startswith("|"):
+            assert len(line.strip("|").split(" | ")) <= MAX_COLUMNS, line
+    # a wide table is split, and each part keeps its key columns
+    parts = split_columns(TABLES["church_sizes"](read_report_data(written[1])))
+    assert len(parts) > 1 and all(list(p.columns[:2]) == ["players", "policy"] for p in parts)
+
+
+def test_sections_show_figure_first_then_headline_rows_then_the_whole_table(written):
+    out, _ = written
+    md = (out / "report.md").read_text()
+    pirates = md.split("## Pirate losses")[1].split("\n## ")[0]
+    topic = pirates.split("### Cannons lost")[1].split("\n### ")[0]
+    assert topic.index("![cannons]") < topic.index("**Cannons lost.") < topic.index("<details>")
+    assert "([CSV](tables/cannons.csv))" in topic
+    short = topic.split("**Cannons lost.")[1].split("<details>")[0]
+    header = next(r for r in short.splitlines() if r.startswith("| "))
+    assert header == "| players | policy | seats | cannons lost [95% CI] | cannon vp | lost any [95% CI] |"
+    assert (out / "tables" / "cannons.csv").is_file()
+    page = (out / "report.html").read_text()
+    assert page.count("<details>") >= 10 and 'href="tables/cannons.csv"' in page
+
+
+def test_at_a_glance_is_one_row_per_player_count_on_one_dataset_each(written):
+    out, paths = written
+    t = pd.read_csv(out / "tables" / "at_a_glance.csv")
+    assert t["players"].tolist() == [2, 3, 4]
+    seats = raw_seats(paths[1])  # the 2-player mirror: the only dataset of 2 players
+    two = t[t["players"] == 2].iloc[0]
+    assert two["games"] == seats["game"].nunique()
+    assert two["start_win"] == pytest.approx(seats[seats.seat == 0]["won"].mean())
+    assert two["last_win"] == pytest.approx(seats[seats.seat == 1]["won"].mean())
+    four = t[t["players"] == 4].iloc[0]  # four policies in fixed seats: the seats are not measured alone
+    assert np.isnan(four["start_win"]) and four["games"] == 600
+    md = (out / "report.md").read_text()
+    glance = md.split("## At a glance")[1].split("\n## ")[0]
+    assert glance.index("![seat-parity]") < glance.index("| players | games |")

@@ -1,0 +1,379 @@
+"""The report's headline: the key findings, generated from the data, and the at-a-glance table.
+
+A *finding* is one number with its 95% interval, the games behind it and the null it is tested
+against; it is *stated* only where its interval excludes that null, otherwise the report says the
+data cannot tell. The candidates are a fixed list (``CANDIDATES``), each a family of instances
+(one per player count, attack, variant ...); a family is stated by its strongest instance.
+
+Effect size, the order of the findings: the distance of the value from its null in units of its
+own standard error, ``|value - null| / se``, where ``se`` is the half-width of the 95% interval on
+the null's side divided by 1.96 (Wilson intervals are not symmetric). A finding that sets two
+figures side by side (the most against the least valuable wall bonus, stronger play against the
+reference) uses the distance between them over the root of the sum of their squared standard
+errors, and is stated only where the two intervals do not overlap (the rule of
+``analysis.VERDICT_RULE``). So an effect of 1.96 is the edge of the 95% interval, and the order
+says how many standard errors clear of its null a finding lies: it grows with the games, and it
+is unit-free, so win rates, VP and rounds can be ranked together. The intervals are the report's
+own (``smsim.stats`` through the analysis tables, a comparison's block intervals, a sweep's paired
+ones): nothing here computes an interval.
+
+>>> round(effect(0.55, 0.53, 0.57, 0.5), 2)   # 5 points above parity, half-width 2 points
+4.9
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from smsim import analysis as A
+from smsim.stats import Z_95
+
+MAX_FINDINGS = 6
+"""At most this many findings open the report (the strongest by effect size)."""
+
+NEVER, ALWAYS = 0.01, 0.99
+"""An attack is *never held* where the interval of the share of seats holding it lies below 1%,
+*always held* where it lies above 99%."""
+
+CANNON_SHARE = 0.10
+"""The null for cannons changing the winner: one game in ten. Zero would be no test (a single
+changed game excludes it), so the finding says whether the cannons decide more, or fewer, than
+one game in ten."""
+
+
+@dataclass
+class Finding:
+    """One candidate finding: its sentence and the numbers behind it."""
+
+    key: str  # the candidate family (``CANDIDATES``)
+    where: str  # which instance: "4 players", "attack 6 at 2 players", ...
+    sentence: str  # the whole finding, with its value, interval and games
+    value: float
+    lo: float
+    hi: float
+    null: float  # what it is tested against
+    null_text: str  # the null in words, with its interval where it is another figure's
+    unit: str  # "rate", "points", "vp", "rounds" ...
+    games: int
+    effect: float  # distance from the null in standard errors (module docstring)
+    stated: bool  # the interval excludes the null
+
+    @property
+    def short(self) -> str:
+        return f"{self.where}: {_fmt(self.value, self.lo, self.hi, self.unit)} ({_games(self.games)})"
+
+
+def _games(n: int) -> str:
+    return f"{n:,} game{'s' if n != 1 else ''}"
+
+
+def _half(value: float, lo: float, hi: float, toward: float) -> float:
+    """The standard error on the side of ``toward``, from the 95% interval."""
+    return ((value - lo) if toward < value else (hi - value)) / Z_95
+
+
+def effect(value: float, lo: float, hi: float, null: float) -> float:
+    """``|value - null|`` in standard errors (the half-width of the interval on the null's side
+    over 1.96); NaN where there is no interval, infinite where the interval has no width."""
+    if not all(np.isfinite(x) for x in (value, lo, hi, null)):
+        return np.nan
+    se = _half(value, lo, hi, null)
+    return abs(value - null) / se if se > 0 else (np.inf if value != null else 0.0)
+
+
+def effect_between(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
+    """The distance between two figures (value, lo, hi) over the root of their squared standard
+    errors, each on the side of the other."""
+    if not all(np.isfinite(x) for x in (*a, *b)):
+        return np.nan
+    se = np.hypot(_half(*a, toward=b[0]), _half(*b, toward=a[0]))
+    return abs(a[0] - b[0]) / se if se > 0 else (np.inf if a[0] != b[0] else 0.0)
+
+
+def _fmt(v: float, lo: float, hi: float, unit: str, signed: bool = False) -> str:
+    """A figure and its interval as the page shows it: rates in %, differences of rates in points."""
+    if unit in ("rate", "points"):
+        # one decimal of a percentage, more where the interval is narrower than that shows
+        d = 1 if abs(hi - lo) >= 0.002 or not np.isfinite(hi - lo) else 2 if abs(hi - lo) >= 0.0002 else 3
+        if unit == "rate" and not signed:
+            return f"{100 * v:.{d}f}% [{100 * lo:.{d}f}, {100 * hi:.{d}f}]"
+        return f"{100 * v:+.{d}f} [{100 * lo:+.{d}f}, {100 * hi:+.{d}f}] points"
+    s = "+" if signed else ""
+    suffix = {"vp": " VP", "rounds": " rounds"}.get(unit, "")
+    return f"{v:{s}.2f} [{lo:{s}.2f}, {hi:{s}.2f}]{suffix}"
+
+
+# -- which games stand behind the headline -----------------------------------------------------
+def glance_sources(data: A.ReportData) -> dict[int, int]:
+    """Per player count, the source whose games the at-a-glance row and the seat, cannon, attack
+    and wall findings describe: the dataset with the most games among those that measure the seat
+    effect alone (one policy in every seat, or a comparison's every arrangement), else the one
+    with the most games. One source, so that one game count stands behind every number of a row."""
+    best: dict[int, tuple[bool, int, int]] = {}
+    for i, src in enumerate(data.sources):
+        if src.stronger or src.games == 0:
+            continue
+        key = (src.fair_seating, src.games, -i)
+        if src.players not in best or key > best[src.players]:
+            best[src.players] = key
+    return {p: -k[2] for p, k in sorted(best.items())}
+
+
+def glance_table(data: A.ReportData) -> pd.DataFrame:
+    """One row per player count (``glance_sources``): the games, who sat at the table, the start
+    player's and the last seat's win rate with their intervals beside parity (NaN where seat and
+    policy are confounded), how often the cannons changed the winner and the mean game length."""
+    rows = []
+    for players, i in glance_sources(data).items():
+        sub = data.select([i])
+        src = data.sources[i]
+        row = {"players": players, "games": sub.n_games, "field": src.field}
+        seats = A.seat_advantage(sub)
+        for name, seat in (("start_win", 0), ("last_win", players - 1)):
+            r = seats[seats["seat"] == seat]
+            ok = src.fair_seating and len(r)
+            for suffix in ("", "_lo", "_hi"):
+                row[name + suffix] = float(r[f"win{suffix}"].iloc[0]) if ok else np.nan
+        row["parity"] = 1.0 / players
+        changed = A.cannons_changed_winner(sub)
+        length = A.game_length(sub)
+        for suffix in ("", "_lo", "_hi"):
+            row["changed" + suffix] = float(changed[f"changed{suffix}"].iloc[0]) if len(changed) else np.nan
+            row["rounds" + suffix] = float(length[f"rounds{suffix}"].iloc[0]) if len(length) else np.nan
+        rows.append(row)
+    cols = ["players", "games", "field", "start_win", "start_win_lo", "start_win_hi", "last_win", "last_win_lo",
+            "last_win_hi", "parity", "changed", "changed_lo", "changed_hi", "rounds", "rounds_lo", "rounds_hi"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _glance_data(data: A.ReportData) -> A.ReportData:
+    return data.select(list(glance_sources(data).values()))
+
+
+def _who(field: str) -> str:
+    kind, _, names = field.partition(": ")
+    names = names.replace(" (every seat arrangement)", "").split(", ")
+    if kind == "compare":
+        return f"{len(names)} policies in every seat arrangement"
+    return f"`{names[0]}` in every seat" if len(set(names)) == 1 else "mixed seats"
+
+
+# -- the candidates ----------------------------------------------------------------------------
+@dataclass
+class Context:
+    """What the candidates read: the report's main data, its stronger-play samples, its variant
+    sets and their tables."""
+
+    data: A.ReportData  # every source, the stronger-play samples included
+    variants: list = ()
+    variant_tables: list = ()
+
+
+def _start_edge(ctx: Context) -> list[Finding]:
+    out = []
+    t = glance_table(ctx.data.main())
+    for r in t.itertuples():
+        if not np.isfinite(r.start_win):
+            continue
+        e = effect(r.start_win, r.start_win_lo, r.start_win_hi, r.parity)
+        stated = not (r.start_win_lo <= r.parity <= r.start_win_hi)
+        way = "wins more often than" if r.start_win > r.parity else "wins less often than"
+        out.append(Finding("start_edge", f"{r.players} players",
+                           f"The start player {way} parity: at {r.players} players seat 0 wins "
+                           f"{_fmt(r.start_win, r.start_win_lo, r.start_win_hi, 'rate')} of {r.games:,} games against "
+                           f"parity {100 * r.parity:.1f}% ({_who(r.field)}); the last seat wins "
+                           f"{_fmt(r.last_win, r.last_win_lo, r.last_win_hi, 'rate')}.",
+                           r.start_win, r.start_win_lo, r.start_win_hi, r.parity, f"parity {100 * r.parity:.1f}%",
+                           "rate", int(r.games), e, stated))  # fmt: skip
+    return out
+
+
+def _cannons(ctx: Context) -> list[Finding]:
+    out = []
+    t = glance_table(ctx.data.main())
+    for r in t.itertuples():
+        if not np.isfinite(r.changed_lo):
+            continue
+        stated = not (r.changed_lo <= CANNON_SHARE <= r.changed_hi)
+        way = "more" if r.changed > CANNON_SHARE else "fewer"
+        out.append(Finding("cannons", f"{r.players} players",
+                           f"Cannon losses decide {way} than one game in ten: at {r.players} players the winner would "
+                           f"differ without them in {_fmt(r.changed, r.changed_lo, r.changed_hi, 'rate')} of "
+                           f"{r.games:,} games ({_who(r.field)}).",
+                           r.changed, r.changed_lo, r.changed_hi, CANNON_SHARE, "one game in ten (10%)", "rate",
+                           int(r.games), effect(r.changed, r.changed_lo, r.changed_hi, CANNON_SHARE), stated))  # fmt: skip
+    return out
+
+
+def _attacks(ctx: Context) -> list[Finding]:
+    out = []
+    t = A.defence_vs_strength(_glance_data(ctx.data.main()))
+    for r in t.itertuples():
+        never = r.held < 0.5
+        null = NEVER if never else ALWAYS
+        stated = r.held_hi < NEVER if never else r.held_lo > ALWAYS
+        games = int(r.n) // int(r.players)  # every seat meets every attack that comes
+        eff = effect(r.held, r.held_lo, r.held_hi, null)  # negative: on the far side of the threshold
+        words = "never held" if never else "always held"
+        out.append(Finding("attacks", f"attack {r.attack} at {r.players} players",
+                           f"Attack {r.attack} (strength {r.strength}) is {words}: at {r.players} players "
+                           f"{_fmt(r.held, r.held_lo, r.held_hi, 'rate')} of {int(r.n):,} seats held it, in the "
+                           f"{games:,} games it came ({'below 1%' if never else 'above 99%'} of seats).",
+                           r.held, r.held_lo, r.held_hi, null, f"{100 * null:.0f}% of seats", "rate", games,
+                           eff if (r.held < null) == never else -eff, bool(stated)))  # fmt: skip
+    return out
+
+
+def _wall_bonus(ctx: Context) -> list[Finding]:
+    sub = _glance_data(ctx.data.main())
+    t = A.bonus_value(sub).dropna(subset=["vp_difference_lo"])
+    if len(t) < 2:
+        return []
+    most, least = t.loc[t["vp_difference"].idxmax()], t.loc[t["vp_difference"].idxmin()]
+    a = (most.vp_difference, most.vp_difference_lo, most.vp_difference_hi)
+    b = (least.vp_difference, least.vp_difference_lo, least.vp_difference_hi)
+    stated = a[1] > b[2]
+    return [Finding("wall_bonus", f"the {most.side} side",
+                    f"The most valuable wall bonus is the {most.side} side's ({most.bonus}): seats that complete it end "
+                    f"{_fmt(*a, 'vp', signed=True)} ahead of seats that do not, against {_fmt(*b, 'vp', signed=True)} "
+                    f"for the least valuable, the {least.side} side's ({least.bonus}) ({sub.n_games:,} games of the "
+                    f"at-a-glance datasets; an association, not a cause).",
+                    *a, b[0], f"the {least.side} side's {_fmt(*b, 'vp', signed=True)}", "vp", sub.n_games,
+                    effect_between(a, b), bool(stated))]  # fmt: skip
+
+
+def _strongest_policy(ctx: Context) -> list[Finding]:
+    out = []
+    for src in ctx.data.main().sources:
+        pol, pairs = src.comparison.get("policies"), src.comparison.get("pairs")
+        if src.kind != "compare" or pol is None or pairs is None or len(pol) < 2:
+            continue
+        ranked = pol.reset_index().sort_values("win_share", ascending=False)
+        best, second = ranked.iloc[0], ranked.iloc[1]
+        a, b = str(best["policy"]), str(second["policy"])
+        row = pairs[(pairs["a"] == a) & (pairs["b"] == b)]
+        sign = 1.0
+        if row.empty:
+            row, sign = pairs[(pairs["a"] == b) & (pairs["b"] == a)], -1.0
+        if row.empty:
+            continue
+        d, lo, hi = (sign * float(row[c].iloc[0]) for c in ("vp_diff", "lo", "hi"))
+        lo, hi = min(lo, hi), max(lo, hi)
+        out.append(Finding("strongest_policy", f"{src.players} players",
+                           f"`{a}` is the strongest heuristic at {src.players} players: its seats win "
+                           f"{_fmt(best.win_share, best.win_lo, best.win_hi, 'rate')} of their games, and their VP "
+                           f"margin over the runner-up `{b}` in the same blocks is {_fmt(d, lo, hi, 'vp', signed=True)} "
+                           f"per game ({_games(src.games)}, every seat arrangement on shared dice).",
+                           d, lo, hi, 0.0, "no difference (0 VP)", "vp", src.games, effect(d, lo, hi, 0.0),
+                           not (lo <= 0.0 <= hi)))  # fmt: skip
+    return out
+
+
+def _variant(ctx: Context) -> list[Finding]:
+    """Per variant, its largest effect on a headline figure (its paired difference from the baseline)."""
+    from smsim.sweeps import HEADLINE
+
+    out = []
+    for vs, t in zip(ctx.variants, ctx.variant_tables):
+        base = t[t["variant"] == "baseline"].set_index("metric")
+        rows = t[t["metric"].isin(HEADLINE) & (t["variant"] != "baseline")]
+        for variant, rv in rows.groupby("variant", sort=False):
+            found = []
+            for r in rv.itertuples():
+                if not np.isfinite(r.diff_lo):
+                    continue
+                b = base.loc[r.metric]
+                found.append(Finding("variant", f"{variant}",
+                                     f"The rule variant with the largest effect is {variant}: it moves \"{r.label}\" "
+                                     f"by {_fmt(r.diff, r.diff_lo, r.diff_hi, r.unit, signed=True)} from the "
+                                     f"baseline's {_fmt(b.value, b.lo, b.hi, r.unit)} ({vs.players} players, "
+                                     f"{vs.games:,} games of each of {len(vs.variants) - 1} variants"
+                                     f"{', on the same dice' if vs.paired else ''}).",
+                                     r.diff, r.diff_lo, r.diff_hi, 0.0, "no difference from the baseline", r.unit,
+                                     int(vs.games), effect(r.diff, r.diff_lo, r.diff_hi, 0.0),
+                                     not (r.diff_lo <= 0.0 <= r.diff_hi)))  # fmt: skip
+            if found:
+                out.append(max(found, key=lambda f: (f.stated, _rank(f))))
+    return out
+
+
+def _stronger(ctx: Context) -> list[Finding]:
+    out = []
+    for i, refs in A.stronger_references(ctx.data).items():
+        src = ctx.data.sources[i]
+        reference, strong = ctx.data.select(refs), ctx.data.select([i])
+        if strong.n_games == 0 or reference.n_games == 0:
+            continue
+        name = src.seat_policies[0]
+        t = A.stronger_play(reference, strong)
+        for r in t[t["unit"] == "rate"].itertuples():
+            a, b = (r.stronger, r.stronger_lo, r.stronger_hi), (r.reference, r.reference_lo, r.reference_hi)
+            if not all(np.isfinite(x) for x in (*a, *b)):
+                continue
+            out.append(Finding("stronger", f"\"{r.label}\" under `{name}`",
+                               f"Under stronger play, \"{r.label}\" changes: {_fmt(*a, 'rate')} with `{name}` in every "
+                               f"seat ({_games(strong.n_games)}, {src.players} players) against {_fmt(*b, 'rate')} "
+                               f"with `{A.REFERENCE}` ({_games(reference.n_games)}).",
+                               *a, b[0], f"`{A.REFERENCE}`'s {_fmt(*b, 'rate')}", "rate", strong.n_games,
+                               effect_between(a, b), r.verdict == "changes"))  # fmt: skip
+    return out
+
+
+@dataclass(frozen=True)
+class Candidate:
+    key: str
+    title: str  # what the family asks, for the "cannot tell" lines
+    section: str  # the report section that holds its data
+    find: Callable[[Context], list[Finding]]
+
+
+CANDIDATES: tuple[Candidate, ...] = (
+    Candidate("start_edge", "the start player's edge", "At a glance", _start_edge),
+    Candidate("cannons", "how often cannon losses change the winner", "Pirate losses", _cannons),
+    Candidate("attacks", "attacks never or always held", "Pirate losses", _attacks),
+    Candidate("wall_bonus", "the most and the least valuable wall bonus", "Wall bonuses", _wall_bonus),
+    Candidate("strongest_policy", "the strongest heuristic and its margin", "Heuristics compared", _strongest_policy),
+    Candidate("variant", "a rule variant's largest effect", "Rule variants", _variant),
+    Candidate("stronger", "how the figures change under stronger play", "Under stronger play", _stronger),
+)
+"""The fixed list of candidate findings, in no particular order: the report orders them by effect."""
+
+
+@dataclass
+class Findings:
+    """The outcome: the stated findings in order (at most ``MAX_FINDINGS``), the further stated ones
+    left out by the cap, per family the strongest instance that is not stated (the data cannot
+    tell), and the families these data do not measure."""
+
+    stated: list[tuple[Candidate, Finding, list[Finding]]]  # (family, strongest, the other stated instances)
+    more: list[tuple[Candidate, Finding]]
+    cannot_tell: list[tuple[Candidate, Finding]]
+    not_measured: list[Candidate]
+
+
+def _rank(f: Finding) -> float:
+    return f.effect if np.isfinite(f.effect) else -1.0
+
+
+def key_findings(data: A.ReportData, variants: list = (), variant_tables: list | None = None) -> Findings:
+    """Every candidate family evaluated on these data, the stated ones ordered by effect size."""
+    if variant_tables is None:
+        variant_tables = [vs.table() for vs in variants]
+    ctx = Context(data, list(variants), list(variant_tables))
+    stated, cannot, missing = [], [], []
+    for c in CANDIDATES:
+        found = c.find(ctx)
+        if not found:
+            missing.append(c)
+            continue
+        yes = sorted([f for f in found if f.stated], key=_rank, reverse=True)
+        if yes:
+            stated.append((c, yes[0], yes[1:]))
+        else:
+            cannot.append((c, max(found, key=_rank)))
+    stated.sort(key=lambda s: _rank(s[1]), reverse=True)
+    return Findings(stated[:MAX_FINDINGS], [(c, f) for c, f, _ in stated[MAX_FINDINGS:]], cannot, missing)

@@ -1,0 +1,85 @@
+"""Key findings: the effect size against a hand computation, a planted effect found with the
+numbers of an independent recomputation, nothing stated from a handful of games, sentences that
+follow the data of another seed, and the rule that a stated finding's interval excludes its null."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from smsim import findings as F
+from smsim.analysis import read_report_data
+from smsim.rules import Rules
+from smsim.sim import simulate_to
+from smsim.stats import Z_95, wilson_interval
+
+
+def test_effect_is_the_distance_in_standard_errors_on_the_nulls_side():
+    # an asymmetric interval: the half-width towards the null counts
+    assert F.effect(0.30, 0.26, 0.36, 0.25) == pytest.approx(0.05 / (0.04 / Z_95))
+    assert F.effect(0.30, 0.26, 0.36, 0.40) == pytest.approx(0.10 / (0.06 / Z_95))
+    # the edge of the interval is 1.96 standard errors away
+    assert F.effect(0.5, 0.4, 0.6, 0.4) == pytest.approx(Z_95)
+    assert np.isnan(F.effect(0.5, np.nan, 0.6, 0.4))
+    a, b = (10.0, 9.0, 11.0), (7.0, 6.0, 8.0)
+    assert F.effect_between(a, b) == pytest.approx(3.0 / np.hypot(1 / Z_95, 1 / Z_95))
+
+
+def _raw_seats(path) -> pd.DataFrame:
+    return pd.concat([pd.read_parquet(f) for f in sorted((path / "seats").glob("*.parquet"))], ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    """A 2-player mirror in which the start player gets 6 VP (``seat_vp``): its edge is plain."""
+    root = tmp_path_factory.mktemp("findings")
+    simulate_to(str(root / "edge"), 400, 2, ["balanced"], seed=21, rules=Rules(seat_vp=(6, 0)), batch=400)
+    return root / "edge"
+
+
+def test_a_planted_start_player_edge_is_found_with_its_numbers(planted):
+    found = F.key_findings(read_report_data([str(planted)]))
+    stated = {c.key: f for c, f, _ in found.stated}
+    f = stated["start_edge"]
+    seats = _raw_seats(planted)
+    first = seats[seats["seat"] == 0]
+    wins, n = int(first["won"].sum()), len(first)
+    assert (f.value, f.games, f.null) == (pytest.approx(wins / n), n, 0.5)
+    lo, hi = wilson_interval(wins, n)  # one seat 0 per game: no design effect
+    assert (f.lo, f.hi) == (pytest.approx(lo), pytest.approx(hi))
+    assert f"{100 * wins / n:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]" in f.sentence and f"{n:,} games" in f.sentence
+    assert f.sentence.startswith("The start player wins more often than parity: at 2 players")
+
+
+def test_stated_findings_exclude_their_null_and_come_in_order_of_effect(planted):
+    found = F.key_findings(read_report_data([str(planted)]))
+    effects = [f.effect for _, f, _ in found.stated]
+    assert effects == sorted(effects, reverse=True) and len(effects) <= F.MAX_FINDINGS
+    for c, f, others in found.stated:
+        for g in (f, *others):
+            assert g.stated and g.effect > Z_95 * 0.999
+            if c.key in ("wall_bonus", "stronger"):  # two figures side by side: their intervals apart
+                continue
+            assert not (g.lo <= g.null <= g.hi), g.sentence
+    for _, f in found.cannot_tell:
+        assert not f.stated
+    keys = {c.key for c, *_ in found.stated} | {c.key for c, _ in found.cannot_tell}
+    assert keys | {c.key for c in found.not_measured} == {c.key for c in F.CANDIDATES}
+    assert {c.key for c in found.not_measured} == {"strongest_policy", "variant", "stronger"}
+
+
+def test_twenty_games_support_no_finding(tmp_path):
+    simulate_to(str(tmp_path / "few"), 20, 4, ["balanced"], seed=22)
+    found = F.key_findings(read_report_data([str(tmp_path / "few")]))
+    assert found.stated == [] and found.more == []
+    assert {c.key for c, _ in found.cannot_tell} >= {"start_edge", "cannons", "attacks"}
+
+
+def test_the_sentences_follow_the_data(planted, tmp_path):
+    simulate_to(str(tmp_path / "other"), 400, 2, ["balanced"], seed=23, rules=Rules(seat_vp=(6, 0)), batch=400)
+    one = {c.key: f.sentence for c, f, _ in F.key_findings(read_report_data([str(planted)])).stated}
+    two = {c.key: f.sentence for c, f, _ in F.key_findings(read_report_data([str(tmp_path / "other")])).stated}
+    assert one["start_edge"] != two["start_edge"]
+    # the same words around other numbers
+    assert re.sub(r"[\d.,]+", "#", one["start_edge"]) == re.sub(r"[\d.,]+", "#", two["start_edge"])
