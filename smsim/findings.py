@@ -5,20 +5,26 @@ against; it is *stated* only where its interval excludes that null, otherwise th
 data cannot tell. The candidates are a fixed list (``CANDIDATES``), each a family of instances
 (one per player count, attack, variant ...); a family is stated by its strongest instance.
 
-Effect size, the order of the findings: the distance of the value from its null in units of its
-own standard error, ``|value - null| / se``, where ``se`` is the half-width of the 95% interval on
-the null's side divided by 1.96 (Wilson intervals are not symmetric). A finding that sets two
-figures side by side (the most against the least valuable wall bonus, stronger play against the
-reference) uses the distance between them over the root of the sum of their squared standard
-errors, and is stated only where the two intervals do not overlap (the rule of
-``analysis.VERDICT_RULE``). So an effect of 1.96 is the edge of the 95% interval, and the order
-says how many standard errors clear of its null a finding lies: it grows with the games, and it
-is unit-free, so win rates, VP and rounds can be ranked together. The intervals are the report's
-own (``smsim.stats`` through the analysis tables, a comparison's block intervals, a sweep's paired
-ones): nothing here computes an interval.
+Effect size, the order of the findings: how large the effect is, not how many games show it, so
+that a small effect measured on a million games does not outrank a large one measured on
+thousands. A rate against its null (a rate, or a second rate set beside it) is compared by
+Cohen's h, ``|2 asin sqrt(p) - 2 asin sqrt(p0)|``; any other figure (VP, rounds, a margin) by
+Cohen's d, ``|value - null| / sd``, with the standard deviation of one independent unit (a game,
+a block of a comparison) recovered from the interval, ``sd = se x sqrt(units)``, ``se`` being the
+half-width of the 95% interval on the null's side over 1.96 (Wilson intervals are not symmetric).
+Both are unit-free, so win rates, VP and rounds rank together; h = 0.2 is conventionally a small
+effect, 0.5 a medium one, as d. A finding that sets two figures side by side (the most against
+the least valuable wall bonus, stronger play against the reference) uses the distance between
+them over the root of their mean squared standard deviation, and is stated only where the two
+intervals do not overlap (the rule of ``analysis.VERDICT_RULE``). Whether a finding is stated at
+all depends only on its interval; the effect size only orders the stated ones. The intervals are
+the report's own (``smsim.stats`` through the analysis tables, a comparison's block intervals, a
+sweep's paired ones): nothing here computes an interval.
 
->>> round(effect(0.55, 0.53, 0.57, 0.5), 2)   # 5 points above parity, half-width 2 points
-4.9
+>>> round(float(effect(0.55, 0.53, 0.57, 0.5, "rate")), 3)   # 5 points above parity: Cohen's h
+0.1
+>>> round(float(effect(2.0, 1.5, 2.5, 0.0, "vp", units=100)), 2)   # 2 VP, sd 2.55 VP per game: Cohen's d
+0.78
 """
 
 from __future__ import annotations
@@ -59,7 +65,7 @@ class Finding:
     null_text: str  # the null in words, with its interval where it is another figure's
     unit: str  # "rate", "points", "vp", "rounds" ...
     games: int
-    effect: float  # distance from the null in standard errors (module docstring)
+    effect: float  # effect size against the null: Cohen's h or d (module docstring)
     stated: bool  # the interval excludes the null
 
     @property
@@ -76,22 +82,41 @@ def _half(value: float, lo: float, hi: float, toward: float) -> float:
     return ((value - lo) if toward < value else (hi - value)) / Z_95
 
 
-def effect(value: float, lo: float, hi: float, null: float) -> float:
-    """``|value - null|`` in standard errors (the half-width of the interval on the null's side
-    over 1.96); NaN where there is no interval, infinite where the interval has no width."""
+def cohen_h(p: float, q: float) -> float:
+    """Cohen's h between two rates: the distance of their arcsine square roots, doubled."""
+    clip = lambda x: min(1.0, max(0.0, x))  # noqa: E731 - rates just outside [0, 1] by rounding
+    return abs(2 * np.arcsin(np.sqrt(clip(p))) - 2 * np.arcsin(np.sqrt(clip(q))))
+
+
+RATES = ("rate",)  # units of figures that are rates (``Finding.unit``); "points" are differences of rates
+
+
+def effect(value: float, lo: float, hi: float, null: float, unit: str, units: int = 0, base: float | None = None) -> float:
+    """The effect size of ``value`` against ``null`` (module docstring): Cohen's h for a rate,
+    Cohen's d for anything else, with the standard deviation of one of ``units`` independent
+    units from the interval. A difference of rates (unit "points") from ``base`` is the rate
+    ``base + value`` against ``base``. NaN where there is no interval."""
     if not all(np.isfinite(x) for x in (value, lo, hi, null)):
         return np.nan
-    se = _half(value, lo, hi, null)
-    return abs(value - null) / se if se > 0 else (np.inf if value != null else 0.0)
+    if unit in RATES:
+        return cohen_h(value, null)
+    if unit == "points" and base is not None and np.isfinite(base):
+        return cohen_h(base + value, base + null)
+    sd = _half(value, lo, hi, null) * np.sqrt(max(units, 1))
+    return abs(value - null) / sd if sd > 0 else (np.inf if value != null else 0.0)
 
 
-def effect_between(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
-    """The distance between two figures (value, lo, hi) over the root of their squared standard
-    errors, each on the side of the other."""
+def effect_between(a: tuple[float, float, float], b: tuple[float, float, float], unit: str, units_a: int = 0,
+                   units_b: int = 0) -> float:  # fmt: skip
+    """The effect size between two figures (value, lo, hi): Cohen's h for rates, else their
+    distance over the root of the mean of their squared standard deviations (each ``sd = se x
+    sqrt(units)``, ``se`` on the side of the other)."""
     if not all(np.isfinite(x) for x in (*a, *b)):
         return np.nan
-    se = np.hypot(_half(*a, toward=b[0]), _half(*b, toward=a[0]))
-    return abs(a[0] - b[0]) / se if se > 0 else (np.inf if a[0] != b[0] else 0.0)
+    if unit in RATES:
+        return cohen_h(a[0], b[0])
+    sd = np.sqrt((_half(*a, toward=b[0]) ** 2 * max(units_a, 1) + _half(*b, toward=a[0]) ** 2 * max(units_b, 1)) / 2)
+    return abs(a[0] - b[0]) / sd if sd > 0 else (np.inf if a[0] != b[0] else 0.0)
 
 
 def _fmt(v: float, lo: float, hi: float, unit: str, signed: bool = False) -> str:
@@ -179,7 +204,7 @@ def _start_edge(ctx: Context) -> list[Finding]:
     for r in t.itertuples():
         if not np.isfinite(r.start_win):
             continue
-        e = effect(r.start_win, r.start_win_lo, r.start_win_hi, r.parity)
+        e = effect(r.start_win, r.start_win_lo, r.start_win_hi, r.parity, "rate")
         stated = not (r.start_win_lo <= r.parity <= r.start_win_hi)
         way = "wins more often than" if r.start_win > r.parity else "wins less often than"
         out.append(Finding("start_edge", f"{r.players} players",
@@ -205,7 +230,7 @@ def _cannons(ctx: Context) -> list[Finding]:
                            f"differ without them in {_fmt(r.changed, r.changed_lo, r.changed_hi, 'rate')} of "
                            f"{r.games:,} games ({_who(r.field)}).",
                            r.changed, r.changed_lo, r.changed_hi, CANNON_SHARE, "one game in ten (10%)", "rate",
-                           int(r.games), effect(r.changed, r.changed_lo, r.changed_hi, CANNON_SHARE), stated))  # fmt: skip
+                           int(r.games), effect(r.changed, r.changed_lo, r.changed_hi, CANNON_SHARE, "rate"), stated))  # fmt: skip
     return out
 
 
@@ -217,7 +242,7 @@ def _attacks(ctx: Context) -> list[Finding]:
         null = NEVER if never else ALWAYS
         stated = r.held_hi < NEVER if never else r.held_lo > ALWAYS
         games = int(r.n) // int(r.players)  # every seat meets every attack that comes
-        eff = effect(r.held, r.held_lo, r.held_hi, null)  # negative: on the far side of the threshold
+        eff = effect(r.held, r.held_lo, r.held_hi, null, "rate")  # negative: on the far side of the threshold
         words = "never held" if never else "always held"
         out.append(Finding("attacks", f"attack {r.attack} at {r.players} players",
                            f"Attack {r.attack} (strength {r.strength}) is {words}: at {r.players} players "
@@ -243,7 +268,7 @@ def _wall_bonus(ctx: Context) -> list[Finding]:
                     f"for the least valuable, the {least.side} side's ({least.bonus}) ({sub.n_games:,} games of the "
                     f"at-a-glance datasets; an association, not a cause).",
                     *a, b[0], f"the {least.side} side's {_fmt(*b, 'vp', signed=True)}", "vp", sub.n_games,
-                    effect_between(a, b), bool(stated))]  # fmt: skip
+                    effect_between(a, b, "vp", int(most.completers), int(least.completers)), bool(stated))]  # fmt: skip
 
 
 def _strongest_policy(ctx: Context) -> list[Finding]:
@@ -268,7 +293,8 @@ def _strongest_policy(ctx: Context) -> list[Finding]:
                            f"{_fmt(best.win_share, best.win_lo, best.win_hi, 'rate')} of their games, and their VP "
                            f"margin over the runner-up `{b}` in the same blocks is {_fmt(d, lo, hi, 'vp', signed=True)} "
                            f"per game ({_games(src.games)}, every seat arrangement on shared dice).",
-                           d, lo, hi, 0.0, "no difference (0 VP)", "vp", src.games, effect(d, lo, hi, 0.0),
+                           d, lo, hi, 0.0, "no difference (0 VP)", "vp", src.games,
+                           effect(d, lo, hi, 0.0, "vp", int(row["blocks"].iloc[0])),
                            not (lo <= 0.0 <= hi)))  # fmt: skip
     return out
 
@@ -294,7 +320,8 @@ def _variant(ctx: Context) -> list[Finding]:
                                      f"{vs.games:,} games of each of {len(vs.variants) - 1} variants"
                                      f"{', on the same dice' if vs.paired else ''}).",
                                      r.diff, r.diff_lo, r.diff_hi, 0.0, "no difference from the baseline", r.unit,
-                                     int(vs.games), effect(r.diff, r.diff_lo, r.diff_hi, 0.0),
+                                     int(vs.games), effect(r.diff, r.diff_lo, r.diff_hi, 0.0, r.unit,
+                                                           int(vs.games), float(b.value)),
                                      not (r.diff_lo <= 0.0 <= r.diff_hi)))  # fmt: skip
             if found:
                 out.append(max(found, key=lambda f: (f.stated, _rank(f))))
@@ -319,7 +346,7 @@ def _stronger(ctx: Context) -> list[Finding]:
                                f"seat ({_games(strong.n_games)}, {src.players} players) against {_fmt(*b, 'rate')} "
                                f"with `{A.REFERENCE}` ({_games(reference.n_games)}).",
                                *a, b[0], f"`{A.REFERENCE}`'s {_fmt(*b, 'rate')}", "rate", strong.n_games,
-                               effect_between(a, b), r.verdict == "changes"))  # fmt: skip
+                               effect_between(a, b, "rate"), r.verdict == "changes"))  # fmt: skip
     return out
 
 

@@ -15,15 +15,23 @@ from smsim.sim import simulate_to
 from smsim.stats import Z_95, wilson_interval
 
 
-def test_effect_is_the_distance_in_standard_errors_on_the_nulls_side():
-    # an asymmetric interval: the half-width towards the null counts
-    assert F.effect(0.30, 0.26, 0.36, 0.25) == pytest.approx(0.05 / (0.04 / Z_95))
-    assert F.effect(0.30, 0.26, 0.36, 0.40) == pytest.approx(0.10 / (0.06 / Z_95))
-    # the edge of the interval is 1.96 standard errors away
-    assert F.effect(0.5, 0.4, 0.6, 0.4) == pytest.approx(Z_95)
-    assert np.isnan(F.effect(0.5, np.nan, 0.6, 0.4))
+def test_effect_size_is_cohens_h_for_rates_and_d_for_other_figures():
+    # rates: Cohen's h, whatever the interval (it does not grow with the games)
+    h = 2 * np.arcsin(np.sqrt(0.30)) - 2 * np.arcsin(np.sqrt(0.25))
+    assert F.effect(0.30, 0.26, 0.36, 0.25, "rate") == pytest.approx(h)
+    assert F.effect(0.30, 0.29, 0.31, 0.25, "rate") == pytest.approx(h)
+    # a difference of rates from a base rate: the two rates' h
+    assert F.effect(0.05, 0.03, 0.07, 0.0, "points", 1000, base=0.25) == pytest.approx(h)
+    # other figures: Cohen's d, the sd of one unit from the interval on the null's side
+    se = 0.5 / Z_95  # the half-width towards the null, 2.0 - 1.5
+    assert F.effect(2.0, 1.5, 3.0, 0.0, "vp", units=100) == pytest.approx(2.0 / (se * 10))
+    # the same effect on four times the games: a narrower interval, the same size
+    assert F.effect(2.0, 1.75, 2.25, 0.0, "vp", units=400) == pytest.approx(2.0 / (se * 10))
+    assert np.isnan(F.effect(0.5, np.nan, 0.6, 0.4, "rate"))
     a, b = (10.0, 9.0, 11.0), (7.0, 6.0, 8.0)
-    assert F.effect_between(a, b) == pytest.approx(3.0 / np.hypot(1 / Z_95, 1 / Z_95))
+    sd = np.sqrt(((1 / Z_95) ** 2 * 25 + (1 / Z_95) ** 2 * 25) / 2)
+    assert F.effect_between(a, b, "vp", 25, 25) == pytest.approx(3.0 / sd)
+    assert F.effect_between((0.3, 0.2, 0.4), (0.25, 0.2, 0.3), "rate") == pytest.approx(h)
 
 
 def _raw_seats(path) -> pd.DataFrame:
@@ -58,7 +66,7 @@ def test_stated_findings_exclude_their_null_and_come_in_order_of_effect(planted)
     assert effects == sorted(effects, reverse=True) and len(effects) <= F.MAX_FINDINGS
     for c, f, others in found.stated:
         for g in (f, *others):
-            assert g.stated and g.effect > Z_95 * 0.999
+            assert g.stated and g.effect > 0
             if c.key in ("wall_bonus", "stronger"):  # two figures side by side: their intervals apart
                 continue
             assert not (g.lo <= g.null <= g.hi), g.sentence
