@@ -641,9 +641,9 @@ FINDINGS_RULE = (
     "for a seat's win rate, one game in ten for the cannons changing the winner, 1% and 99% of seats for an "
     "attack never or always held, no difference for a policy's margin or a variant's effect, and the other "
     "figure's interval where two are set side by side (stated where the intervals do not overlap). A finding "
-    "is stated only where its interval excludes its null, and the findings are ordered by effect size: the "
-    "distance from the null in standard errors of the figure (smsim/findings.py). Every sentence here is "
-    "generated from the data."
+    "is stated only where its interval excludes its null, and the findings are ordered by effect size, how "
+    "large the effect is whatever the games behind it: Cohen's h for a rate, Cohen's d for other figures "
+    "(smsim/findings.py, docs/report.md). Every sentence here is generated from the data."
 )
 
 
