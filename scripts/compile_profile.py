@@ -16,7 +16,9 @@ plays on its first run: one game of each policy given (default balanced, 4 playe
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -33,11 +35,25 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--search", action="store_true", help="also compile the search policy (rollout)")
     parser.add_argument("--top", type=int, default=15, help="rows of the per-function table")
-    parser.add_argument("--sizes", action="store_true", help="count the LLVM instructions each function's "
-                        "linked module holds after optimisation (slows the compile)")
-    parser.add_argument("--cache", help="numba cache directory (default: a new empty temporary one)")
+    parser.add_argument(
+        "--sizes",
+        action="store_true",
+        help="count the LLVM instructions each function's linked module holds after optimisation (slows the compile)",
+    )
+    parser.add_argument("--cache", help="numba cache directory (default: a new empty temporary one, removed after)")
+    parser.add_argument(
+        "--default-gc", action="store_true", help="Python's default garbage collection (smsim compiles with rarer ones)"
+    )
     args = parser.parse_args()
     os.environ["NUMBA_CACHE_DIR"] = args.cache or tempfile.mkdtemp(prefix="smsim-compile-profile-")
+    try:
+        profile(args)
+    finally:
+        if not args.cache:
+            shutil.rmtree(os.environ["NUMBA_CACHE_DIR"], ignore_errors=True)
+
+
+def profile(args: argparse.Namespace) -> None:
 
     t0 = clock()
     import numba  # noqa: F401
@@ -107,6 +123,10 @@ def main() -> None:
 
     from smsim.rules import Rules
     from smsim.sim import run_games
+    from smsim.warmup import compiling
+
+    gc_setting = contextlib.nullcontext() if args.default_gc else compiling()
+    gc_setting.__enter__()
 
     policies = list(dict.fromkeys(args.policy or ["balanced"]))
     wall = time.perf_counter()
@@ -117,10 +137,14 @@ def main() -> None:
     t_search = 0.0
     if args.search:
         start = clock()
-        run_games(1, args.players, ["rollout"] + ["balanced"] * (args.players - 1), 0, Rules(), threads=1)
+        from smsim.policies.registry import POLICIES, rollout_spec
+
+        quick = rollout_spec({"playouts": 1, "candidates": 2}, POLICIES["balanced"])  # the same code, short games
+        run_games(1, args.players, [quick] + ["balanced"] * (args.players - 1), 0, Rules(), threads=1)
         t_search = clock() - start
 
     wall = time.perf_counter() - wall
+    gc_setting.__exit__(None, None, None)
     print(f"cache: {os.environ['NUMBA_CACHE_DIR']}; CPU seconds unless said (wall clock of the games: {wall:.1f} s, "
           f"load average {os.getloadavg()[0]:.1f})")  # fmt: skip
     print(f"import numba {t_numba:.2f} s, numba + smsim {t_import:.2f} s")

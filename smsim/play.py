@@ -516,6 +516,9 @@ def borrow_snap_nb(snap):
                 borrow_nb(snap.ctx), borrow_nb(snap.rng), borrow_nb(snap.meta))  # fmt: skip
 
 
+# Not inlined into the entry points (as play_game_nb is here), though that would save a level of
+# compile: there the reference counting would free the Work it rebinds to borrowed views while
+# they play (rollout games then differed between 1 and 2 threads).
 @hot_njit
 def play_borrowed_nb(seed_key, first, w, rules, start_crates, kind, params, fns, base_kind, base_params, score_out,
                      player_out, game_out, search):
