@@ -254,7 +254,7 @@ def ask_nb(decision, n, s, w, seats, rules, search):
         capture_nb(w)
     # one call site per policy path (each is inlined code): a forced row still asks the policy,
     # so that its stream and memo move on as in the game replayed
-    if not forced and seats.kind[s] == ROLLOUT:
+    if not forced and search is not None and seats.kind[s] == ROLLOUT:
         row = search_nb(seats, s, w, rules, search)
     else:
         row = choose_nb(seats, s, w, rules)
