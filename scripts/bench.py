@@ -164,7 +164,8 @@ def main() -> None:
     env = {**os.environ, "NUMBA_CACHE_DIR": empty}
     cold = timed(smsim_cmd("simulate", "-n", "10", "-p", "4", "--policy", "balanced", "-q"), env)
     shutil.rmtree(empty, ignore_errors=True)
-    print(f"first compile (fresh process, empty cache, 10 games): {cold:.1f} s")
+    print(f"first compile (fresh process, empty cache, 10 games): {cold:.1f} s "
+          f"(where it goes: python scripts/compile_profile.py)")  # fmt: skip
     run_games(64, 2, ["random"], 0, Rules())  # warm this process
     warm = statistics.median(timed(smsim_cmd("simulate", "-n", "10000", "-p", "4", "--policy", "balanced", "-q"))
                              for _ in range(3))  # fmt: skip

@@ -170,10 +170,14 @@ def configure_cache() -> None:
 
 ENGINE_ENTRY = "play.play_games_nb-*.nbi"
 """The cache index of the play loop every batch of games runs: present once the engine is compiled."""
+SEARCH_ENTRY = "search.play_games_search_nb-*.nbi"
+"""The same for line-ups with a searching seat."""
 
 
-def engine_compiled() -> bool:
-    """Whether the engine's play loop is in the on-disk cache, so that a run will not compile it
-    (a first run on a machine, or after an edit of the engine, compiles for a minute or two)."""
+def engine_compiled(search: bool = False) -> bool:
+    """Whether the engine's play loop (with ``search``, the loop of line-ups with a searching
+    seat too) is in the on-disk cache, so that a run will not compile it (a first run on a
+    machine, or after an edit of the engine, compiles for a while)."""
     cache = os.environ.get("NUMBA_CACHE_DIR")
-    return bool(cache) and any(Path(cache).rglob(ENGINE_ENTRY))
+    entries = (ENGINE_ENTRY, SEARCH_ENTRY) if search else (ENGINE_ENTRY,)
+    return bool(cache) and all(any(Path(cache).rglob(entry)) for entry in entries)

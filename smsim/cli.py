@@ -302,24 +302,56 @@ def score(city_file: str, as_json: bool, rules_file, rule) -> None:
 
 # -- simulate ---------------------------------------------------------------------------------
 def _engine_ready(players: int, policies: list[str] | None, rules: Rules) -> None:
-    """The first run on a machine compiles the engine (a minute or two, once): say so on standard
-    error, and compile it with one game of each policy first, so that the progress and the games
-    per second printed afterwards are the playing rate, not the compiler's."""
+    """The first run on a machine compiles the engine (once): say so on standard error, and
+    compile it with one game of each policy first, so that the progress and the games per second
+    printed afterwards are the playing rate, not the compiler's."""
     import os
     import time
 
     from smsim._cache import engine_compiled
+    from smsim.policies.registry import any_search, resolve_policy
     from smsim.sim import run_games, verify_players
+    from smsim.warmup import compiling
 
-    if engine_compiled():
-        return
     players = verify_players(players)  # bad input is refused before anything is compiled
-    click.echo(f"smsim: compiling the game engine for this machine, once (a minute or two on 2 cores; cached in "
-               f"{os.environ.get('NUMBA_CACHE_DIR')}) ...", err=True)  # fmt: skip
+    names = list(dict.fromkeys(policies or ["balanced"]))
+    if engine_compiled(search=any_search([resolve_policy(name) for name in names])):
+        return
+    click.echo(f"smsim: compiling the game engine for this machine, first run only (cached in "
+               f"{os.environ.get('NUMBA_CACHE_DIR')}; `smsim warmup` compiles ahead) ...", err=True)  # fmt: skip
     start = time.perf_counter()
-    for name in dict.fromkeys(policies or ["balanced"]):
-        run_games(1, players, [name], 0, rules, threads=1)
+    with compiling():
+        for name in names:
+            run_games(1, players, [name], 0, rules, threads=1)
     click.echo(f"smsim: compiled in {time.perf_counter() - start:.0f} s", err=True)
+
+
+@cli.command()
+@click.option("--search", is_flag=True, help="Also the loop of line-ups with the search policy (rollout).")
+@click.option("--all", "everything", is_flag=True, help="Every part: the play loop, search, traces, advise.")
+def warmup(search: bool, everything: bool) -> None:
+    """Compile the engine now, ahead of the first run (for cluster workers and CI images).
+
+    \b
+    Compiles what simulate, compare, sweep, tune and fairness need with every policy but the
+    search policy; --search adds line-ups with a rollout seat, --all also `smsim play` and
+    `smsim advise`. The machine code goes to the on-disk cache, once per machine and engine
+    version; when it is there already, warmup only says so."""
+    import os
+
+    from smsim.warmup import ALL
+    from smsim.warmup import warmup as compile_parts
+
+    parts = ALL if everything else ("play", "search") if search else ("play",)
+    cache = os.environ.get("NUMBA_CACHE_DIR")
+    done = compile_parts(parts)
+    for part in done:
+        how = "compiled" if part.compiled else "already compiled, loaded"
+        click.echo(f"{part.name:<7} {how} in {part.seconds:.1f} s: {part.description}")
+    if any(part.compiled for part in done):
+        click.echo(f"compiled in {sum(p.seconds for p in done):.1f} s; cached in {cache}")
+    else:
+        click.echo(f"already compiled: nothing to do (cache {cache})")
 
 
 def _count(text: str, what: str) -> int:

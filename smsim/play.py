@@ -19,6 +19,7 @@ One game is ``play_game_nb``; ``play_games_nb`` plays a contiguous range of game
 5-tuple of POLICY_SIG functions.
 """
 
+import types as pytypes
 from collections import namedtuple
 
 import numpy as np
@@ -179,7 +180,8 @@ def _search_without_scratch(seats, s, w, rules, search):
     return None  # smsim.search registers the implementation for its scratch
 
 
-@hot_njit(inline="always")
+# Not inlined: only ``smsim advise`` captures, and every decision's code would hold a copy.
+@hot_njit
 def capture_nb(w):
     """Keep this decision (``smsim advise``): its candidates, context, the turn's rows so far and
     the turn's start state."""
@@ -233,7 +235,7 @@ def snapshot_nb(w, rnd, s):
     snap.meta[1] = s
 
 
-# Inlined, as are place_cells_nb and play_turn_nb: a call passes the Work tuple flattened into
+# Inlined, as is place_cells_nb (and the turn is written out in play_rounds_nb): a call passes the Work tuple flattened into
 # some 110 machine words, and that hop cost more than a random policy's whole decision.
 @hot_njit(inline="always")
 def ask_nb(decision, n, s, w, seats, rules, search):
@@ -247,20 +249,20 @@ def ask_nb(decision, n, s, w, seats, rules, search):
     w.ctx[L.CTX_SEAT] = s
     w.ctx[L.CTX_N] = n
     pos = w.tape_n[2]
-    if pos < w.tape_n[1]:
-        # the policy is still asked, so that its stream and memo move on as in the game replayed
-        choose_nb(seats, s, w, rules)
+    forced = pos < w.tape_n[1]
+    if not forced and w.cap.at[0] == w.ctx[L.CTX_INDEX] and w.cap.at[1] == 0:
+        capture_nb(w)
+    # one call site per policy path (each is inlined code): a forced row still asks the policy,
+    # so that its stream and memo move on as in the game replayed
+    if not forced and search is not None and seats.kind[s] == ROLLOUT:
+        row = search_nb(seats, s, w, rules, search)
+    else:
+        row = choose_nb(seats, s, w, rules)
+    if forced:
         row = w.forced[pos]
         w.tape_n[2] = pos + 1
-    else:
-        if w.cap.at[0] == w.ctx[L.CTX_INDEX] and w.cap.at[1] == 0:
-            capture_nb(w)
-        if seats.kind[s] == ROLLOUT:
-            row = search_nb(seats, s, w, rules, search)
-        else:
-            row = choose_nb(seats, s, w, rules)
-        if w.cap.at[0] == w.ctx[L.CTX_INDEX]:
-            w.cap.at[3] = row
+    elif w.cap.at[0] == w.ctx[L.CTX_INDEX]:
+        w.cap.at[3] = row
     w.ctx[L.CTX_INDEX] += 1
     if row < 0 or row >= n:
         if w.status[0] == 0:
@@ -339,72 +341,70 @@ def dice_key_nb(w):
     return w.keys[0] if w.tape_n[2] < w.tape_n[1] else w.keys[1]
 
 
-@hot_njit(inline="always")
-def play_turn_nb(rnd, s, w, seats, rules, search):
-    """One turn of seat s (docs/rules.md §3): roll with keeps, use one symbol, mark the swords."""
-    if seats.kind[s] == ROLLOUT or (w.cap.at[0] >= 0 and w.cap.at[1] == 0):
-        snapshot_nb(w, rnd, s)
-    w.tape_n[0] = 0
-    E.record_nb(w.trace, w.trace_n, E.EV_TURN, rnd, s, w.ctx[L.CTX_INDEX], 0, 0, 0, 0)
-    w.ctx[L.CTX_ROUND] = rnd
-    w.ctx[L.CTX_TURN] += 1
-    dice = w.dice
-    key = dice_key_nb(w)
-    for d in range(L.N_DICE):
-        dice[d] = roll_die_nb(key, rnd, s, 0, d)
-    E.record_nb(w.trace, w.trace_n, E.EV_ROLL, dice[0], dice[1], dice[2], dice[3], dice[4], 0, 0)
-    for roll in range(1, L.N_ROLLS):
-        n = list_keeps_nb(w.cands)
-        w.ctx[L.CTX_ROLL] = roll
-        mask = w.cands[ask_nb(KEEP, n, s, w, seats, rules, search), 0]
-        if mask == 0:
-            break
-        key = dice_key_nb(w)
-        for d in range(L.N_DICE):
-            if (mask >> d) & 1:
-                dice[d] = roll_die_nb(key, rnd, s, roll, d)
-        E.record_nb(w.trace, w.trace_n, E.EV_REROLL, mask, 0, 0, 0, 0, 0, 0)
-        E.record_nb(w.trace, w.trace_n, E.EV_ROLL, dice[0], dice[1], dice[2], dice[3], dice[4], 0, 0)
-
-    n = list_uses_nb(dice, w.counts, w.player[s, L.COINS], w.occ, s, rules, w.cands)
-    row = ask_nb(USE, n, s, w, seats, rules, search)
-    symbol = w.cands[row, L.C_SYMBOL]
-    k = w.cands[row, L.C_K]
-    rotated = w.cands[row, L.C_ROTATED]
-    person = w.cands[row, L.C_PERSON]
-    rotation_cost, delivery_cost = pay_for_use_nb(w.player, s, symbol, k, rotated, rules)
-    E.record_nb(w.trace, w.trace_n, E.EV_USE, symbol, k, rotated, person, rotation_cost, delivery_cost, 0)
-    w.ctx[L.CTX_SYMBOL] = symbol
-    w.ctx[L.CTX_K] = k
-    if symbol == CRATE_FACE:
-        place_cells_nb(CRATE, k, E.PLACED_ACTION, -1, s, w, seats, rules)
-    elif symbol == WALL_FACE:
-        place_cells_nb(WALL, k, E.PLACED_ACTION, -1, s, w, seats, rules)
-        new_sides = newly_complete_sides_nb(w.occ, w.player, s)
-        if new_sides != 0:
-            take_wall_bonuses_nb(new_sides, s, w, seats, rules)
-    elif symbol == HEAD:
-        person_nb(person, E.PLACED_ACTION, s, w, seats, rules)
-    elif symbol == CROSS:  # one church of size k
-        place_cells_nb(CHURCH_1 + k - 1, 1, E.PLACED_ACTION, -1, s, w, seats, rules)
-
-    n_swords = w.counts[SWORDS]
-    E.record_nb(w.trace, w.trace_n, E.EV_SWORDS, n_swords, 0, 0, 0, 0, 0, 0)
-    mark_swords_nb(n_swords, rnd, w.pirates, w.player, rules, w.trace, w.trace_n)
-    E.record_after_nb(w.trace, w.trace_n, w.player, rules)
-
-
-@hot_njit(inline="always")
-def rounds_nb(w, seats, rules, first_round, first_seat, search):
+def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
     """Play on from the turn of ``first_seat`` in ``first_round`` (docs/rules.md §4): rounds are played
     in full; the game ends after the round in which some city became full, or is marked aborted
-    at rules[R_MAX_ROUNDS] rounds. Returns (rounds played, some city full)."""
+    at rules[R_MAX_ROUNDS] rounds. Returns (rounds played, some city full). ``search``: the search
+    scratch, or None.
+
+    The turn is written out in the loop, not inlined from a function of its own: numba's inlining
+    copies the callee's IR once per block with all its variables, and for the turn, the engine's
+    largest piece of code, that copy alone took some 13 s of the first compile."""
     n_players = w.player.shape[0]
     rounds = first_round
     full = False
     for rnd in range(first_round, rules[R.R_MAX_ROUNDS]):
         for s in range(first_seat if rnd == first_round else 0, n_players):
-            play_turn_nb(rnd, s, w, seats, rules, search)
+            # seat s's turn (docs/rules.md §3): roll with keeps, use one symbol, mark the swords
+            if seats.kind[s] == ROLLOUT or (w.cap.at[0] >= 0 and w.cap.at[1] == 0):
+                snapshot_nb(w, rnd, s)
+            w.tape_n[0] = 0
+            E.record_nb(w.trace, w.trace_n, E.EV_TURN, rnd, s, w.ctx[L.CTX_INDEX], 0, 0, 0, 0)
+            w.ctx[L.CTX_ROUND] = rnd
+            w.ctx[L.CTX_TURN] += 1
+            dice = w.dice
+            key = dice_key_nb(w)
+            for d in range(L.N_DICE):
+                dice[d] = roll_die_nb(key, rnd, s, 0, d)
+            E.record_nb(w.trace, w.trace_n, E.EV_ROLL, dice[0], dice[1], dice[2], dice[3], dice[4], 0, 0)
+            for roll in range(1, L.N_ROLLS):
+                n = list_keeps_nb(w.cands)
+                w.ctx[L.CTX_ROLL] = roll
+                mask = w.cands[ask_nb(KEEP, n, s, w, seats, rules, search), 0]
+                if mask == 0:
+                    break
+                key = dice_key_nb(w)
+                for d in range(L.N_DICE):
+                    if (mask >> d) & 1:
+                        dice[d] = roll_die_nb(key, rnd, s, roll, d)
+                E.record_nb(w.trace, w.trace_n, E.EV_REROLL, mask, 0, 0, 0, 0, 0, 0)
+                E.record_nb(w.trace, w.trace_n, E.EV_ROLL, dice[0], dice[1], dice[2], dice[3], dice[4], 0, 0)
+
+            n = list_uses_nb(dice, w.counts, w.player[s, L.COINS], w.occ, s, rules, w.cands)
+            row = ask_nb(USE, n, s, w, seats, rules, search)
+            symbol = w.cands[row, L.C_SYMBOL]
+            k = w.cands[row, L.C_K]
+            rotated = w.cands[row, L.C_ROTATED]
+            person = w.cands[row, L.C_PERSON]
+            rotation_cost, delivery_cost = pay_for_use_nb(w.player, s, symbol, k, rotated, rules)
+            E.record_nb(w.trace, w.trace_n, E.EV_USE, symbol, k, rotated, person, rotation_cost, delivery_cost, 0)
+            w.ctx[L.CTX_SYMBOL] = symbol
+            w.ctx[L.CTX_K] = k
+            if symbol == HEAD:
+                person_nb(person, E.PLACED_ACTION, s, w, seats, rules)
+            elif symbol == CRATE_FACE or symbol == WALL_FACE or symbol == CROSS:
+                # k crates, k walls or one church of size k, from one call site: each is inlined code
+                what = CRATE if symbol == CRATE_FACE else (WALL if symbol == WALL_FACE else CHURCH_1 + k - 1)
+                place_cells_nb(what, 1 if symbol == CROSS else k, E.PLACED_ACTION, -1, s, w, seats, rules)
+                if symbol == WALL_FACE:
+                    new_sides = newly_complete_sides_nb(w.occ, w.player, s)
+                    if new_sides != 0:
+                        take_wall_bonuses_nb(new_sides, s, w, seats, rules)
+
+            n_swords = w.counts[SWORDS]
+            E.record_nb(w.trace, w.trace_n, E.EV_SWORDS, n_swords, 0, 0, 0, 0, 0, 0)
+            mark_swords_nb(n_swords, rnd, w.pirates, w.player, rules, w.trace, w.trace_n)
+            E.record_after_nb(w.trace, w.trace_n, w.player, rules)
         rounds = rnd + 1
         full = city_full_nb(w.player)
         if full:
@@ -412,20 +412,25 @@ def rounds_nb(w, seats, rules, first_round, first_seat, search):
     return rounds, full
 
 
-@hot_njit
-def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
-    """``rounds_nb`` for the games a run plays (``search``: the search scratch, or None)."""
-    return rounds_nb(w, seats, rules, first_round, first_seat, search)
+def _twin(fn, name):
+    """A copy of ``fn`` under its own name, to be compiled by a dispatcher of its own (numba's
+    cache files are named after the function: a name apiece keeps them apart)."""
+    twin = pytypes.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+    twin.__qualname__ = name
+    twin.__doc__ = fn.__doc__
+    return twin
 
 
-@hot_njit
-def continue_rounds_nb(w, seats, rules, first_round, first_seat):
-    """``rounds_nb`` for continuations: the same loop, compiled apart, without search (see
-    ``search_nb``)."""
-    return rounds_nb(w, seats, rules, first_round, first_seat, None)
+# The loop of the games a run plays, and the same loop for continuations, compiled apart (always
+# with search None, see ``search_nb``): two dispatchers of one source. The loop is the engine's
+# largest function; compiled here, not inlined into a wrapper, numba builds its IR once.
+continue_rounds_nb = hot_njit(_twin(play_rounds_nb, "continue_rounds_nb"))
+play_rounds_nb = hot_njit(play_rounds_nb)
 
 
-@hot_njit
+# Inlined: numba links a callee's code into its caller and optimises and emits it again there,
+# so each wrapper level around the loop cost seconds of first compile.
+@hot_njit(inline="always")
 def play_game_nb(game_key, w, seats, rules, start_crates, score, game_out, search):
     """Play one game from its key to the final score (docs/rules.md §4)."""
     start_game_nb(w.city, w.occ, w.player, w.pirates, start_crates, rules)
@@ -476,7 +481,7 @@ def continue_game_nb(snap, tape, n_tape, row, game_key, playout_key, cw, seats, 
     cw.status[1] = -1
     cw.cap.at[0] = -1
     new_game_memo_nb(cw.memo)
-    rounds, full = continue_rounds_nb(cw, seats, rules, snap.meta[0], snap.meta[1])
+    rounds, full = continue_rounds_nb(cw, seats, rules, snap.meta[0], snap.meta[1], None)
     finish_game_nb(cw.occ, cw.player, cw.pirates, cw.status, rounds, full, rules, score, game_out)
 
 
@@ -511,6 +516,9 @@ def borrow_snap_nb(snap):
                 borrow_nb(snap.ctx), borrow_nb(snap.rng), borrow_nb(snap.meta))  # fmt: skip
 
 
+# Not inlined into the entry points (as play_game_nb is here), though that would save a level of
+# compile: there the reference counting would free the Work it rebinds to borrowed views while
+# they play (rollout games then differed between 1 and 2 threads).
 @hot_njit
 def play_borrowed_nb(seed_key, first, w, rules, start_crates, kind, params, fns, base_kind, base_params, score_out,
                      player_out, game_out, search):

@@ -112,13 +112,16 @@ def test_the_remembered_list_follows_the_sources(package, tmp_path):
 
 
 def test_engine_compiled_reads_the_play_loop_from_the_cache(tmp_path, monkeypatch):
-    from smsim._cache import ENGINE_ENTRY, engine_compiled
+    from smsim._cache import ENGINE_ENTRY, SEARCH_ENTRY, engine_compiled
 
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     assert not engine_compiled()  # an empty cache: the first run compiles
     (tmp_path / "smsim_x").mkdir()
     (tmp_path / "smsim_x" / ENGINE_ENTRY.replace("*", "534.py311")).write_bytes(b"")
     assert engine_compiled()
+    assert not engine_compiled(search=True)  # a line-up with a searching seat compiles its own loop
+    (tmp_path / "smsim_x" / SEARCH_ENTRY.replace("*", "139.py311")).write_bytes(b"")
+    assert engine_compiled(search=True)
 
 
 def test_a_cold_engine_is_announced_and_compiled_before_the_timed_run(monkeypatch):
@@ -130,7 +133,7 @@ def test_a_cold_engine_is_announced_and_compiled_before_the_timed_run(monkeypatc
     import smsim._cache
     from smsim.cli import cli
 
-    monkeypatch.setattr(smsim._cache, "engine_compiled", lambda: False)
+    monkeypatch.setattr(smsim._cache, "engine_compiled", lambda search=False: False)
     r = CliRunner().invoke(cli, ["simulate", "-n", "20", "-p", "3", "-q"])
     assert r.exit_code == 0, r.output
     assert "compiling the game engine for this machine" in r.output and "compiled in" in r.output

@@ -1,0 +1,43 @@
+"""``smsim warmup``: the engine compiled ahead of a run, and nothing done when it already is."""
+
+import gc
+
+import pytest
+
+from smsim.warmup import ALL, PARTS, compiling, warmup
+
+
+def test_compiling_makes_collections_rarer_and_puts_the_thresholds_back():
+    before = gc.get_threshold()
+    with compiling():
+        assert gc.get_threshold()[0] >= 200_000
+        assert gc.get_threshold()[1:] == before[1:]
+        assert gc.isenabled()
+    assert gc.get_threshold() == before
+    with pytest.raises(RuntimeError), compiling():
+        raise RuntimeError("a failed compile")
+    assert gc.get_threshold() == before
+
+
+def test_a_second_warmup_compiles_nothing():
+    """The first call compiles the play loop or loads it (from this suite's cache or from memory);
+    the second finds every function it needs and says so."""
+    first = warmup()
+    assert [p.name for p in first] == ["play"]
+    again = warmup(["play", "play"])
+    assert [(p.name, p.compiled) for p in again] == [("play", False)]
+    assert again[0].description == PARTS["play"] and again[0].seconds >= 0
+
+
+def test_an_unknown_part_is_refused():
+    with pytest.raises(ValueError, match="unknown part 'plya'"):
+        warmup(["plya"])
+    assert ALL == ("play", "search", "trace", "advise")
+
+
+def test_the_command_says_when_everything_is_compiled_already(run):
+    run("warmup")  # compiles or loads the play loop
+    r = run("warmup")
+    assert r.exit_code == 0, r.output
+    assert "play    already compiled, loaded in" in r.output
+    assert "already compiled: nothing to do" in r.output
