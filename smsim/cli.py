@@ -310,7 +310,7 @@ def _engine_ready(players: int, policies: list[str] | None, rules: Rules) -> Non
 
     from smsim._cache import engine_compiled
     from smsim.policies.registry import any_search, resolve_policy
-    from smsim.sim import run_games, verify_players
+    from smsim.sim import simulate_summary, verify_players
     from smsim.warmup import compiling
 
     players = verify_players(players)  # bad input is refused before anything is compiled
@@ -321,8 +321,8 @@ def _engine_ready(players: int, policies: list[str] | None, rules: Rules) -> Non
                f"{os.environ.get('NUMBA_CACHE_DIR')}; `smsim warmup` compiles ahead) ...", err=True)  # fmt: skip
     start = time.perf_counter()
     with compiling():
-        for name in names:
-            run_games(1, players, [name], 0, rules, threads=1)
+        for name in names:  # through a command's path: the play loop and the headline sums (smsim/tally.py)
+            simulate_summary(1, players, [name], 0, rules, threads=1)
     click.echo(f"smsim: compiled in {time.perf_counter() - start:.0f} s", err=True)
 
 

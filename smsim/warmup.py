@@ -57,9 +57,9 @@ def compiling() -> Iterator[None]:
 
 def _play() -> None:
     from smsim.rules import Rules
-    from smsim.sim import run_games
+    from smsim.sim import simulate_summary
 
-    run_games(1, 2, ["balanced"], 0, Rules(), threads=1)
+    simulate_summary(1, 2, ["balanced"], 0, Rules(), threads=1)  # the play loop and the headline sums
 
 
 def _search() -> None:
