@@ -200,7 +200,7 @@ class ParquetStream:
         self.writer: pq.ParquetWriter | None = None
 
     def write(self, df: pd.DataFrame) -> None:
-        table = pa.Table.from_pandas(df, preserve_index=False)
+        table = pa.Table.from_pandas(df, preserve_index=False, nthreads=1)  # the run's own threads write in parallel
         if self.writer is None:
             if self.tmp is None:
                 self.tmp = staging_file(self.final)

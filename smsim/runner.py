@@ -108,14 +108,20 @@ def play_chunks(
     poll: Callable[[], None] | None = None,
     lineups: list[list[PolicySpec]] | None = None,
     stop: threading.Event | None = None,
+    variants: list[Rules] | None = None,
 ) -> None:
     """Play every (first game, games) chunk on ``threads`` threads and call ``finish`` for each
     chunk on the thread that completed it (see the module's docstring).
 
     ``lineups``: chunks of several line-ups in one run (``compare``'s seat arrangements): a chunk
-    is then (first game, games, line-up index) and ``specs`` is not used. ``stop``: set from
-    another thread, the threads stop after their slice and ``Stopped`` is raised."""
-    plays = [kernel(players, lineup, seed, rules) for lineup in (lineups or [specs])]
+    is then (first game, games, line-up index) and ``specs`` is not used. ``variants``: likewise,
+    chunks under several rules (a sweep's variants), a chunk's third element indexing them and
+    ``rules`` not used. ``stop``: set from another thread, the threads stop after their slice and
+    ``Stopped`` is raised."""
+    if variants is not None:
+        plays = [kernel(players, specs, seed, v) for v in variants]
+    else:
+        plays = [kernel(players, lineup, seed, rules) for lineup in (lineups or [specs])]
     search = any(any_search(lineup) for lineup in (lineups or [specs]))
     slices = slice_plan(chunks, threads, 1, SEARCH_SLICE) if search else slice_plan(chunks, threads)
     lock = threading.Lock()
@@ -137,7 +143,7 @@ def play_chunks(
                     if i not in arrays:
                         arrays[i] = engine_arrays(chunks[i][1], players)
                     score, player, game_out = arrays[i]
-                play = plays[chunks[i][2] if lineups else 0]
+                play = plays[chunks[i][2] if len(chunks[i]) > 2 else 0]
                 play(chunks[i][0] + lo, score[lo:hi], player[lo:hi], game_out[lo:hi])
                 with lock:
                     left[i] -= 1

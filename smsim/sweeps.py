@@ -588,34 +588,37 @@ def play_sweep(
     players = verify_players(players)
     specs = resolve_policies(policies, players)
     start = time.perf_counter()
-    done = 0
-    per_variant: dict[str, pd.DataFrame] = {}
     names = [s.name for s in specs]
-    for i, v in enumerate(variants):
-        chunks = _chunks(0, games)
-        frames: dict[int, pd.DataFrame] = {}
-        lock = threading.Lock()
+    # every variant's chunks on one pool of threads, variant after variant: no wait between variants
+    chunks = [(first, n, i) for i in range(len(variants)) for first, n in _chunks(0, games)]
+    frames: dict[int, pd.DataFrame] = {}
+    lock = threading.Lock()
 
-        def finish(c: int, score, player, game_out, v=v, chunks=chunks, frames=frames, lock=lock) -> None:
-            first, _ = chunks[c]
-            _check_errors(game_out, specs, first)
-            seats = seat_table(score, player, game_out, names, v.rules, first)
-            metrics = game_metrics(seats, game_table(game_out, players, v.rules, first), v.rules)
-            with lock:
-                frames[c] = metrics
+    def finish(c: int, score, player, game_out) -> None:
+        first, _, i = chunks[c]
+        rules = variants[i].rules
+        _check_errors(game_out, specs, first)
+        seats = seat_table(score, player, game_out, names, rules, first)
+        metrics = game_metrics(seats, game_table(game_out, players, rules, first), rules)
+        with lock:
+            frames[c] = metrics
 
-        def poll(i=i, v=v, chunks=chunks, frames=frames, lock=lock, before=done) -> None:
-            if on_progress is None:
-                return
-            with lock:
-                now = before + sum(chunks[c][1] for c in frames)
-            elapsed = time.perf_counter() - start
-            on_progress(SweepProgress(now, games * len(variants), elapsed, now / elapsed if elapsed else 0.0,
-                                      v.name, i, len(variants)))  # fmt: skip
+    def poll() -> None:
+        if on_progress is None:
+            return
+        with lock:
+            done = sum(chunks[c][1] for c in frames)
+            now = max((chunks[c][2] for c in frames), default=0)
+        elapsed = time.perf_counter() - start
+        on_progress(SweepProgress(done, games * len(variants), elapsed, done / elapsed if elapsed else 0.0,
+                                  variants[now].name, now, len(variants)))  # fmt: skip
 
-        play_chunks(chunks, players, specs, seed, v.rules, threads or default_threads(), finish, poll)
-        per_variant[v.name] = pd.concat([frames[c] for c in range(len(chunks))])
-        done += games
+    play_chunks(chunks, players, specs, seed, Rules(), threads or default_threads(), finish, poll,
+                variants=[v.rules for v in variants])  # fmt: skip
+    per_variant: dict[str, pd.DataFrame] = {
+        v.name: pd.concat([frames[c] for c, chunk in enumerate(chunks) if chunk[2] == i]) for i, v in enumerate(variants)
+    }  # fmt: skip
+    done = games * len(variants)
     metrics = metrics_for(players, max(len(v.rules.pirate_strengths) for v in variants), names,
                           any(any(v.rules.seat_vp) for v in variants))  # fmt: skip
     return SweepResult(None, variants, variant_table(per_variant, metrics), done, per_variant)
