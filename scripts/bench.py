@@ -83,7 +83,7 @@ def _median_seconds(fn, runs: int) -> float:
     return statistics.median(times)
 
 
-def command_rates(games: int, runs: int, cores: int) -> None:
+def command_rates(games: int, runs: int, cores: int, only: list[str] | None = None) -> None:
     """Each command end to end (through its Python API, in this process) beside the engine alone
     (``run_games``) on the same games, on 1 thread and on every core, all measured in this run.
 
@@ -118,6 +118,8 @@ def command_rates(games: int, runs: int, cores: int) -> None:
           f"{f'{cores}t kernel':>10} {'ratio':>6} {'overhead':>8} {'serial':>7} {'16 cores':>8} {'64 cores':>8}")  # fmt: skip
     try:
         for label, (command, kernel, n) in cases.items():
+            if only and not any(o in label for o in only):
+                continue
             command(0, 1)  # warm: compile and load everything once
             times: dict[str, list[float]] = {"e1": [], "k1": [], "en": [], "kn": []}
             for r in range(runs):  # interleaved, so that a change in the machine's load hits all four alike
@@ -148,6 +150,7 @@ def main() -> None:
     parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory runs")
     parser.add_argument("--quick", action="store_true", help="--games 4000 --runs 3 --memory-games 20000 200000")
     parser.add_argument("--commands", action="store_true", help="only the commands beside the engine")
+    parser.add_argument("--command", action="append", help="with --commands: only the commands whose name holds this")
     args = parser.parse_args()
     if args.quick:
         args.games, args.runs, args.memory_games = 4000, 3, [20_000, 200_000]
@@ -156,7 +159,7 @@ def main() -> None:
 
     print(f"smsim bench: {cores} cores, numba {numba.__version__}, median of {args.runs} runs of {args.games:,} games")
     if args.commands:
-        command_rates(args.games, args.runs, cores)
+        command_rates(args.games, args.runs, cores, args.command)
         return
 
     # first compile: a fresh process with an empty cache

@@ -260,12 +260,14 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
 
     try:
         play_chunks([(lo, m) for _, lo, m in chunks], players, specs, seed, run_rules, threads, sink.finish, progress)
+        sink.close_all()
     except SimulationError as exc:  # the same games fail on any worker: no retry
         sink.abort()
         return PartFailed(str(exc))
     except BaseException:  # an I/O error: the scheduler retries the part
         sink.abort()
         raise
+    sink.abort()  # nothing left open: only stops the closing thread
     return k, n, True
 
 

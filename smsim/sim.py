@@ -333,6 +333,7 @@ def simulate_to(
     try:
         play_chunks([(first, n) for _, first, n in chunks], players, specs, seed, rules,
                     threads or default_threads(), parts.finish, parts.poll(progress))  # fmt: skip
+        parts.close_all()
     except OSError as exc:
         raise DatasetError(f"cannot write to {out!r}: {exc.strerror or exc}") from None
     finally:
@@ -360,6 +361,8 @@ class _PartSink:
         self.pending: dict[int, tuple] = {}  # chunk index -> what to write
         self.writing: set[int] = set()  # parts a thread is writing now
         self.writers: dict[int, object] = {}  # part -> its open PartWriter
+        self.closing = ThreadPoolExecutor(1, thread_name_prefix="smsim-close")
+        self.closes: list = []  # a finished part's close (fsync, rename or upload) on self.closing
         self.written = 0  # games written by this call
 
     def finish(self, i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
@@ -393,9 +396,9 @@ class _PartSink:
                 writer = self.writers.get(k) or PartWriter(self.path, k)
                 self.writers[k] = writer
                 writer.write(seats, game_df)
-                if last:
-                    writer.close()
+                if last:  # sync and rename it on the closing thread: a playing thread never waits on the disk
                     del self.writers[k]
+                    self.closes.append(self.closing.submit(writer.close))
             except BaseException:
                 with self.lock:
                     self.writing.discard(k)
@@ -415,7 +418,14 @@ class _PartSink:
 
         return report
 
+    def close_all(self) -> None:
+        """Wait until every finished part is synced and in place; raise the first error."""
+        for future in self.closes:
+            future.result()
+
     def abort(self) -> None:
+        """After an error or an interrupt: let the parts being closed finish, drop the others."""
+        self.closing.shutdown(wait=True)
         for writer in self.writers.values():
             writer.abort()
         self.writers.clear()

@@ -176,7 +176,9 @@ def test_a_part_whose_chunks_finish_out_of_order_is_written_in_game_order(tmp_pa
         sink.finish(i, *arrays[i])
     assert sink.written == 40 and not (tmp_path / "b" / "seats" / part_name(0)).exists()
     sink.finish(1, *arrays[1])  # writes chunk 1, then chunk 2 waiting behind it
+    sink.close_all()  # the part is synced and renamed on the closing thread
     assert sink.written == 120 and not sink.writers
+    sink.abort()
     for sub in ("seats", "games"):
         assert (tmp_path / "b" / sub / part_name(0)).read_bytes() == (tmp_path / "a" / sub / part_name(0)).read_bytes()
     for name, table in ordered.tables.items():
