@@ -94,11 +94,13 @@ def command_rates(games: int, runs: int, cores: int, only: list[str] | None = No
     en = (e1 - s) / c + s, gives s = (c en - e1) / (c - 1); and the speed-up over its own 1-thread
     rate that the command gets on 16 and 64 cores if the kernel scales linearly:
     (1 + o) / ((1 + o - s) / N + s), o and s as fractions of k1."""
-    from smsim.comparison import compare
+    from smsim.comparison import arrangements, compare
     from smsim.sim import simulate_summary, simulate_to
     from smsim.sweeps import plan_variants, play_sweep
 
     lineup = ["balanced", "greedy", "walls", "random"]
+    arrs = arrangements(lineup, 4)  # compare's games: every seat arrangement of each block's dice
+    blocks = games // len(arrs)
     variants = plan_variants(["side_defence=1,3"])
     root = tempfile.mkdtemp(prefix="smsim-bench-")
     fresh = (os.path.join(root, str(k)) for k in itertools.count())  # a new dataset directory per run
@@ -108,7 +110,8 @@ def command_rates(games: int, runs: int, cores: int, only: list[str] | None = No
         "simulate": (lambda r, t: simulate_summary(games, 4, ["balanced"], r, Rules(), threads=t),
                      lambda r, t: run_games(games, 4, ["balanced"], r, Rules(), threads=t), games),
         "compare (4 built-ins)": (lambda r, t: compare(lineup, 4, games, r, Rules(), threads=t, keep_games=False),
-                                  lambda r, t: run_games(games, 4, lineup, r, Rules(), threads=t), games),
+                                  lambda r, t: [run_games(blocks, 4, [lineup[i] for i in a], r, Rules(), threads=t)
+                                                for a in arrs], blocks * len(arrs)),
         "sweep (3 variants)": (lambda r, t: play_sweep(variants, games, 4, ["balanced"], r, t),
                                lambda r, t: [run_games(games, 4, ["balanced"], r, v.rules, threads=t) for v in variants],
                                games * len(variants)),
