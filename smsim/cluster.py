@@ -259,7 +259,8 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
             worker.log_event(PROGRESS_TOPIC, {"token": token, "part": k, "done": sink.written})
 
     try:
-        play_chunks([(lo, m) for _, lo, m in chunks], players, specs, seed, run_rules, threads, sink.finish, progress)
+        play_chunks([(lo, m) for _, lo, m in chunks], players, [(specs, run_rules)], seed, threads, sink.finish,
+                    progress)  # fmt: skip
         sink.close_all()
     except SimulationError as exc:  # the same games fail on any worker: no retry
         sink.abort()
@@ -267,7 +268,6 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
     except BaseException:  # an I/O error: the scheduler retries the part
         sink.abort()
         raise
-    sink.abort()  # nothing left open: only stops the closing thread
     return k, n, True
 
 

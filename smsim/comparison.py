@@ -96,11 +96,10 @@ def _seats_of(arrs: list[list[int]], n_policies: int) -> np.ndarray:
     return seats
 
 
-def _block_stats(games: RoundGames, arrs: list[list[int]], n_policies: int) -> tuple[np.ndarray, np.ndarray]:
+def _block_stats(games: RoundGames, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per block and policy: its win share (its seats' share of a game's win, a shared win split,
     averaged over the block's games it sat in) and its seats' mean VP; NaN where the policy did
-    not play in the block (more policies than seats)."""
-    seats = _seats_of(arrs, n_policies)
+    not play in the block (more policies than seats). ``seats``: ``_seats_of`` the arrangements."""
     won = games.won.astype(np.float64)
     winners = won.sum(axis=2, keepdims=True)
     credit = np.where(winners > 0, won / np.maximum(winners, 1), 0.0)
@@ -121,8 +120,8 @@ class _Tally:
         self.cannons = np.zeros(n_policies, dtype=np.int64)
         self.rankings: dict[tuple[int, ...], int] = {}
 
-    def add(self, games: RoundGames, arrs: list[list[int]]) -> None:
-        seats = _seats_of(arrs, len(self.seats))
+    def add(self, games: RoundGames, arrs: list[list[int]], seats: np.ndarray) -> None:
+        """Add a round's games; ``seats``: ``_seats_of`` the arrangements ``arrs``."""
         self.seats += games.blocks * seats.sum(axis=(0, 1)).astype(np.int64)
         self.cannons += np.einsum("bas,asi->i", games.cannons.astype(np.float64), seats).round().astype(np.int64)
         n, n_arr, players = games.rank.shape
@@ -210,6 +209,7 @@ def compare(
     seat_frames, game_frames = [], []
     credit_rounds, vp_rounds = [], []  # per round: each new block's win share and mean VP per policy
     tally = _Tally(len(names))
+    seated = _seats_of(arrs, len(names))  # which policy sits where, for every round's statistics
     done = 0
     rounds = [(first, min(step, max_blocks - first)) for first in range(0, max_blocks, step)]
     tables = keep_games or on_games is not None
@@ -221,7 +221,7 @@ def compare(
         played = blocks_on_cluster(cluster, rounds, arrs, specs, names, players, seed, rules, threads, tables)
     try:
         for (_, n), round_games in zip(rounds, played):
-            tally.add(round_games, arrs)
+            tally.add(round_games, arrs, seated)
             for seats, g in round_games.tables or ():
                 if on_games is not None:
                     on_games(seats, g)
@@ -230,7 +230,7 @@ def compare(
                     game_frames.append(g)
             # a block's statistics depend on its own games only, so each round adds only its own
             # blocks: many rounds cost what one round of all their games would
-            credit, vp = _block_stats(round_games, arrs, len(names))
+            credit, vp = _block_stats(round_games, seated)
             credit_rounds.append(credit)
             vp_rounds.append(vp)
             done += n
@@ -301,8 +301,8 @@ def play_rounds(rounds: list[tuple[int, int]], arrs: list[list[int]], specs: lis
 
     def produce() -> None:
         try:
-            play_chunks(chunks, players, [], seed, rules, threads or default_threads(), finish, lineups=lineups,
-                        stop=stop)  # fmt: skip
+            play_chunks(chunks, players, [(lineup, rules) for lineup in lineups], seed, threads or default_threads(),
+                        finish, stop=stop)  # fmt: skip
         except Stopped:
             pass
         except BaseException as exc:  # raised on the caller's thread

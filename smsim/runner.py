@@ -24,8 +24,7 @@ An exception in a thread stops the others after their current slice and is raise
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 
 import numpy as np
 
@@ -100,29 +99,22 @@ class Stopped(Exception):
 def play_chunks(
     chunks: list[tuple[int, int]] | list[tuple[int, int, int]],
     players: int,
-    specs: list[PolicySpec],
+    setups: list[tuple[list[PolicySpec], Rules]],
     seed: int,
-    rules: Rules,
     threads: int,
     finish: Callable[[int, np.ndarray, np.ndarray, np.ndarray], None],
     poll: Callable[[], None] | None = None,
-    lineups: list[list[PolicySpec]] | None = None,
     stop: threading.Event | None = None,
-    variants: list[Rules] | None = None,
 ) -> None:
     """Play every (first game, games) chunk on ``threads`` threads and call ``finish`` for each
     chunk on the thread that completed it (see the module's docstring).
 
-    ``lineups``: chunks of several line-ups in one run (``compare``'s seat arrangements): a chunk
-    is then (first game, games, line-up index) and ``specs`` is not used. ``variants``: likewise,
-    chunks under several rules (a sweep's variants), a chunk's third element indexing them and
-    ``rules`` not used. ``stop``: set from another thread, the threads stop after their slice and
+    ``setups``: the (line-up, rules) the chunks are played with. One run has one; ``compare``'s
+    seat arrangements and a sweep's variants have several, a chunk being then (first game, games,
+    setup index). ``stop``: set from another thread, the threads stop after their slice and
     ``Stopped`` is raised."""
-    if variants is not None:
-        plays = [kernel(players, specs, seed, v) for v in variants]
-    else:
-        plays = [kernel(players, lineup, seed, rules) for lineup in (lineups or [specs])]
-    search = any(any_search(lineup) for lineup in (lineups or [specs]))
+    plays = [kernel(players, lineup, seed, rules) for lineup, rules in setups]
+    search = any(any_search(lineup) for lineup, _ in setups)
     slices = slice_plan(chunks, threads, 1, SEARCH_SLICE) if search else slice_plan(chunks, threads)
     lock = threading.Lock()
     state = {"next": 0, "error": None}
@@ -178,25 +170,3 @@ def play_chunks(
         raise Stopped()
     if poll is not None:
         poll()
-
-
-def ahead(play: Callable[[object, threading.Event], object], items: list) -> Iterator:
-    """Yield ``play(item, stop)`` for each item in order, playing the next item on a background
-    thread while the caller uses this one (``compare``'s rounds of blocks: the threads go on
-    playing while a round's statistics are taken and its games written). At most two results
-    are in memory. Closing the generator sets ``stop`` and waits for the item in play to stop, so
-    no thread outlives it."""
-    if not items:
-        return
-    stop = threading.Event()
-    pool = ThreadPoolExecutor(1, thread_name_prefix="smsim-ahead")
-    try:
-        future = pool.submit(play, items[0], stop)
-        for nxt in items[1:]:
-            result = future.result()
-            future = pool.submit(play, nxt, stop)
-            yield result
-        yield future.result()
-    finally:
-        stop.set()
-        pool.shutdown(wait=True, cancel_futures=True)

@@ -331,7 +331,7 @@ def simulate_to(
     progress = _Reporter(on_progress, acc, games, done)
     parts = _PartSink(path, chunks, specs, rules, acc)
     try:
-        play_chunks([(first, n) for _, first, n in chunks], players, specs, seed, rules,
+        play_chunks([(first, n) for _, first, n in chunks], players, [(specs, rules)], seed,
                     threads or default_threads(), parts.finish, parts.poll(progress))  # fmt: skip
         parts.close_all()
     except OSError as exc:
@@ -419,9 +419,11 @@ class _PartSink:
         return report
 
     def close_all(self) -> None:
-        """Wait until every finished part is synced and in place; raise the first error."""
+        """Wait until every finished part is synced and in place (raising the first error), and
+        stop the closing thread."""
         for future in self.closes:
             future.result()
+        self.closing.shutdown(wait=True)
 
     def abort(self) -> None:
         """After an error or an interrupt: let the parts being closed finish, drop the others."""
@@ -473,7 +475,7 @@ def simulate_summary(
             if counted[0] != progress.played:
                 progress.update(counted[0])
 
-    play_chunks(chunks, players, specs, seed, rules, threads or default_threads(), finish, poll)
+    play_chunks(chunks, players, [(specs, rules)], seed, threads or default_threads(), finish, poll)
     return RunResult(None, acc.tables(), progress.done, progress.played)
 
 

@@ -613,8 +613,8 @@ def play_sweep(
         on_progress(SweepProgress(done, games * len(variants), elapsed, done / elapsed if elapsed else 0.0,
                                   variants[now].name, now, len(variants)))  # fmt: skip
 
-    play_chunks(chunks, players, specs, seed, Rules(), threads or default_threads(), finish, poll,
-                variants=[v.rules for v in variants])  # fmt: skip
+    play_chunks(chunks, players, [(specs, v.rules) for v in variants], seed, threads or default_threads(), finish,
+                poll)  # fmt: skip
     per_variant: dict[str, pd.DataFrame] = {
         v.name: pd.concat([frames[c] for c, chunk in enumerate(chunks) if chunk[2] == i]) for i, v in enumerate(variants)
     }  # fmt: skip

@@ -33,7 +33,7 @@ def test_every_chunk_is_finished_once_with_the_games_of_a_plain_run(threads, mon
             where.add(threading.current_thread().name)
 
     polls = []
-    runner.play_chunks(chunks, 3, specs, 4, Rules(), threads, finish, lambda: polls.append(1))
+    runner.play_chunks(chunks, 3, [(specs, Rules())], 4, threads, finish, lambda: polls.append(1))
     assert sorted(seen) == [0, 1, 2, 3]
     assert all(name.startswith("smsim-play-") for name in where)
     assert polls  # at least once, at the end
@@ -55,7 +55,7 @@ def test_an_error_in_a_thread_stops_the_run_and_reaches_the_caller(monkeypatch):
         finished.append(i)
 
     with pytest.raises(SimulationError, match="chunk 2 failed"):
-        runner.play_chunks(chunks, 2, resolve_policies(["random"], 2), 1, Rules(), 2, finish)
+        runner.play_chunks(chunks, 2, [(resolve_policies(["random"], 2), Rules())], 1, 2, finish)
     assert len(finished) < len(chunks) - 1  # the other thread stopped too, long before the end
 
 
