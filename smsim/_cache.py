@@ -170,8 +170,8 @@ def configure_cache() -> None:
 
 ENGINE_ENTRY = "play.play_games_nb-*.nbi"
 """The cache index of the play loop every batch of games runs: present once the engine is compiled."""
-SEARCH_ENTRY = "search.play_games_search_nb-*.nbi"
-"""The same for line-ups with a searching seat."""
+SEARCH_ENTRY = "search.rollout_nb-*.nbi"
+"""The search policy's decision, compiled into the play loop for line-ups with a searching seat."""
 
 
 def engine_compiled(search: bool = False) -> bool:

@@ -14,7 +14,7 @@ In the vocabulary of game-playing programs:
   (``engine.dice``), so the same game replays alone from (seed, game).
 
 One game is ``play_game_nb``; ``play_games_nb`` plays a contiguous range of games on one thread
-(``sim.run_games`` runs several ranges at once). ``Seats`` says who decides for each seat:
+(``runner`` runs several ranges at once). ``Seats`` says who decides for each seat:
 ``kind`` int64[P] (a ``layout.PolicyKind``), ``params`` float64[P, N_PARAMS], ``fns`` a
 5-tuple of POLICY_SIG functions.
 """
@@ -57,7 +57,7 @@ from smsim.engine.game import (
     pay_for_use_nb,
     start_game_nb,
 )
-from smsim.engine.memory import borrow_nb, hot_njit
+from smsim.engine.memory import borrow_nb, hot_njit, loop_njit
 from smsim.engine.pirates import mark_swords_nb
 from smsim.policies.heuristics import MEMO, heuristic_choice_nb, new_game_memo_nb, random_choice_nb
 
@@ -83,6 +83,7 @@ CHURCH_1, PERSON_0, EMPTY = int(L.Cell.CHURCH_1), L.PERSON_0, int(L.Cell.EMPTY)
 PLAYOUT_STREAM = np.uint64(0x8CB92BA72F3D8DD7)  # keeps continuations' dice apart from the game's
 MAX_PLAYOUTS = 1 << 20  # playouts a decision may have: the key's room for them
 MAX_TAPE = 64  # decisions one turn can hold, with room to spare (at most about 25)
+NO_TRACE = np.zeros((0, E.EVENT_WIDTH), dtype=np.int64)  # the trace of a game not traced: no rows, never written
 
 Work = namedtuple(
     "Work",
@@ -181,7 +182,7 @@ def _search_without_scratch(seats, s, w, rules, search):
 
 
 # Not inlined: only ``smsim advise`` captures, and every decision's code would hold a copy.
-@hot_njit
+@loop_njit
 def capture_nb(w):
     """Keep this decision (``smsim advise``): its candidates, context, the turn's rows so far and
     the turn's start state."""
@@ -217,7 +218,7 @@ def copy_state_nb(city, occ, player, pirates, ctx, rng, to_city, to_occ, to_play
         to_ctx[f] = ctx[f]
 
 
-@hot_njit
+@loop_njit
 def copy_snap_nb(src, dst):
     copy_state_nb(src.city, src.occ, src.player, src.pirates, src.ctx, src.rng,
                   dst.city, dst.occ, dst.player, dst.pirates, dst.ctx, dst.rng)  # fmt: skip
@@ -225,7 +226,7 @@ def copy_snap_nb(src, dst):
     dst.meta[1] = src.meta[1]
 
 
-@hot_njit
+@loop_njit
 def snapshot_nb(w, rnd, s):
     """The state at the start of seat s's turn in round rnd, for continuations (no allocation)."""
     snap = w.snap
@@ -295,7 +296,7 @@ def place_cells_nb(what, k, role, anchor, s, w, seats, rules):
 
 # Not inlined: it holds two placements, and inlining it where it is called cost 28 s of first
 # compile (46 -> 74 s) for about 3% of speed.
-@hot_njit
+@loop_njit
 def person_nb(person, role, s, w, seats, rules):
     """Place a person on an empty space with its effect; an architect then builds houses."""
     cell = lowest_bit_nb(place_cells_nb(PERSON_0 + person, 1, role, -1, s, w, seats, rules))
@@ -314,7 +315,7 @@ def person_nb(person, role, s, w, seats, rules):
     pay_for_houses_nb(w.player, s, h, rules)
 
 
-@hot_njit
+@loop_njit
 def take_wall_bonuses_nb(new_sides, s, w, seats, rules):
     """Give the bonus of every side completed this turn, in the order the seat picks (§5 Wall)."""
     complete_sides_nb(w.player, s, new_sides, w.ctx[L.CTX_ROUND])
@@ -424,8 +425,8 @@ def _twin(fn, name):
 # The loop of the games a run plays, and the same loop for continuations, compiled apart (always
 # with search None, see ``search_nb``): two dispatchers of one source. The loop is the engine's
 # largest function; compiled here, not inlined into a wrapper, numba builds its IR once.
-continue_rounds_nb = hot_njit(_twin(play_rounds_nb, "continue_rounds_nb"))
-play_rounds_nb = hot_njit(play_rounds_nb)
+continue_rounds_nb = loop_njit(_twin(play_rounds_nb, "continue_rounds_nb"))
+play_rounds_nb = loop_njit(play_rounds_nb)
 
 
 # Inlined: numba links a callee's code into its caller and optimises and emits it again there,
@@ -497,7 +498,7 @@ def play_one_nb(seed_key, game, rules, start_crates, kind, params, fns, trace):
     return score, w.player, w.city, game_out, w.trace_n[0]
 
 
-@hot_njit
+@loop_njit
 def borrow_work_nb(w):
     """``w`` with every buffer borrowed (``memory.borrow_nb``): the caller keeps ``w`` alive."""
     return Work(
@@ -510,20 +511,28 @@ def borrow_work_nb(w):
     )  # fmt: skip
 
 
-@hot_njit
+@loop_njit
 def borrow_snap_nb(snap):
     return Snap(borrow_nb(snap.city), borrow_nb(snap.occ), borrow_nb(snap.player), borrow_nb(snap.pirates),
                 borrow_nb(snap.ctx), borrow_nb(snap.rng), borrow_nb(snap.meta))  # fmt: skip
 
 
-# Not inlined into the entry points (as play_game_nb is here), though that would save a level of
-# compile: there the reference counting would free the Work it rebinds to borrowed views while
-# they play (rollout games then differed between 1 and 2 threads).
 @hot_njit
-def play_borrowed_nb(seed_key, first, w, rules, start_crates, kind, params, fns, base_kind, base_params, score_out,
-                     player_out, game_out, search):
-    """The loop of ``play_games_nb`` on borrowed views. Its arguments are owned by the caller
-    for the whole call, so the views cannot outlive them."""
+def play_games_nb(seed_key, first, w, rules, start_crates, kind, params, fns, base_kind, base_params, score_out,
+                  player_out, game_out, search):
+    """Play games first .. first + G - 1 (G = game_out.shape[0]) on the calling thread, releasing
+    the GIL so that ``runner`` can run several such ranges at once on its threads.
+
+    ``w`` holds the work buffers (``new_work_nb``), ``search`` the search scratch
+    (``search.new_search_nb``) where a seat searches, else None: the caller allocates them, once
+    per call, and owns them and every other argument for the whole call, so the borrowed views
+    the games run on (``smsim/engine/memory.py``) cannot outlive them. Called from Python, not
+    from an allocating jitted wrapper: such a wrapper links, optimises and emits the whole loop
+    again (about 1.5 s of the first compile).
+
+    Outputs: score_out int64[G, P, N_SCORE_FIELDS], player_out int64[G, P, N_PLAYER_FIELDS],
+    game_out int64[G, N_GAME_FIELDS].
+    """
     w = borrow_work_nb(w)
     seats = Seats(borrow_nb(kind), borrow_nb(params), fns, borrow_nb(base_kind), borrow_nb(base_params))
     rules = borrow_nb(rules)
@@ -537,17 +546,3 @@ def play_borrowed_nb(seed_key, first, w, rules, start_crates, kind, params, fns,
         for s in range(w.player.shape[0]):  # element by element: a slice copy would allocate
             for f in range(w.player.shape[1]):
                 player_out[g, s, f] = w.player[s, f]
-
-
-@njit(cache=True, nogil=True)
-def play_games_nb(seed_key, first, rules, start_crates, kind, params, fns, score_out, player_out, game_out):
-    """Play games first .. first + G - 1 (G = game_out.shape[0]) on the calling thread, releasing
-    the GIL so that ``sim.run_games`` can run several such ranges at once on its threads.
-
-    Outputs: score_out int64[G, P, N_SCORE_FIELDS], player_out int64[G, P, N_PLAYER_FIELDS],
-    game_out int64[G, N_GAME_FIELDS]. Work buffers are allocated once per call; the games run
-    on borrowed views of them and of the arguments (``smsim/engine/memory.py``).
-    """
-    w = new_work_nb(kind.shape[0], np.zeros((0, E.EVENT_WIDTH), dtype=np.int64))
-    play_borrowed_nb(seed_key, first, w, rules, start_crates, kind, params, fns, kind, params, score_out, player_out,
-                     game_out, None)

@@ -22,14 +22,13 @@ from numba.extending import overload
 from smsim import layout as L
 from smsim.engine import events as E
 from smsim.engine.dice import game_key_nb
-from smsim.engine.memory import hot_njit
+from smsim.engine.memory import hot_njit, loop_njit
 from smsim.play import (
     HEURISTIC,
     Seats,
     choose_nb,
     continue_game_nb,
     new_work_nb,
-    play_borrowed_nb,
     play_game_nb,
     playout_key_nb,
     search_nb,
@@ -75,7 +74,7 @@ def add_row_nb(rows, m, row):
     return m + 1
 
 
-@hot_njit
+@loop_njit
 def rollout_nb(seats, s, w, rules, search):
     """``rollout``'s pick at a KEEP or USE decision of seat s (see the module docstring)."""
     params = seats.params[s]
@@ -133,17 +132,6 @@ def _search_with_scratch(seats, s, w, rules, search):
     if isinstance(search, types.BaseNamedTuple) and search.instance_class is Search:
         return lambda seats, s, w, rules, search: rollout_nb(seats, s, w, rules, search)
     return None
-
-
-@njit(cache=True, nogil=True)
-def play_games_search_nb(seed_key, first, rules, start_crates, kind, params, fns, base_kind, base_params, score_out,
-                         player_out, game_out):
-    """``play.play_games_nb`` for line-ups with a searching seat: the same games, with the
-    search scratch allocated once per call."""
-    w = new_work_nb(kind.shape[0], np.zeros((0, E.EVENT_WIDTH), dtype=np.int64))
-    search = new_search_nb(kind.shape[0])
-    play_borrowed_nb(seed_key, first, w, rules, start_crates, kind, params, fns, base_kind, base_params, score_out,
-                     player_out, game_out, search)
 
 
 @njit(cache=True)

@@ -1,6 +1,7 @@
 """Placement and the persons' effects (docs/rules.md §5), against the rulebook's worked examples."""
 
 import numpy as np
+from numba import njit
 
 from smsim import layout as L
 from smsim.engine.actions import group_cells_nb, house_cells_nb
@@ -71,6 +72,10 @@ def test_s9_architect_two_logs_two_houses_6vp():
     """Architect with 2 logs used: 2 houses, 6 VP; logs are not paid for when used."""
     from smsim.play import Seats, new_work_nb, person_nb
     from smsim.policies.heuristics import N_PARAMS
+
+    @njit
+    def place_person_nb(person, role, s, w, seats, rules):
+        person_nb(person, role, s, w, seats, rules)  # compiled code only: Python cannot call the loop's functions
     from smsim.policies.interface import no_user_policy
 
     city, occ, player = state_from_cities(EMPTY_CITY, coins=3, logs=2)
@@ -86,7 +91,7 @@ def test_s9_architect_two_logs_two_houses_6vp():
     seen_two = False
     for _ in range(50):
         w.city[:], w.occ[:], w.player[:] = city, occ, player
-        person_nb(int(Person.ARCHITECT), 0, 0, w, seats, RULES_NB)
+        place_person_nb(int(Person.ARCHITECT), 0, 0, w, seats, RULES_NB)
         houses = [c for c in range(49) if w.city[0, c] == Cell.HOUSE]
         (arch_cell,) = [c for c in range(49) if w.city[0, c] == L.PERSON_0 + int(Person.ARCHITECT)]
         assert len(houses) <= 2
