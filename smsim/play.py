@@ -152,7 +152,7 @@ def new_work_nb(n_players, trace):
     )
 
 
-@hot_njit(inline="always")
+@loop_njit(forceinline=True)
 def choose_nb(seats, s, w, rules):
     """Row of w.cands[:n] that seat s's policy picks (n = w.ctx[CTX_N]). Only the branch taken
     touches the seat's weights or function."""

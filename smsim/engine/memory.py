@@ -34,13 +34,15 @@ from numba.extending import intrinsic
 
 # njit for a function of the game loop: cached, and compiled without reference counting
 # (``_nrt`` is numba's own switch for it; numba is pinned in pyproject.toml)
-hot_njit = functools.partial(njit, cache=True, _nrt=False, nogil=True)
+hot_njit = functools.partial(njit, cache=True, _nrt=False, nogil=True, forceinline=False)
 
 # hot_njit for a function that only compiled code calls (one taking the ``Work`` tuple): numba
 # then builds no wrapper to call it from Python, whose code to unbox and box a tuple of some
 # thirty arrays was compiled, optimised and linked into every caller for nothing (about 3 s of
 # the first compile). Python must never call such a function: there is no entry for it to call.
-loop_njit = functools.partial(hot_njit, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def loop_njit(fn=None, **options):
+    options = {'no_cpython_wrapper': True, 'no_cfunc_wrapper': True, **options}
+    return hot_njit(**options) if fn is None else hot_njit(fn, **options)
 
 
 @intrinsic

@@ -41,7 +41,7 @@ def mark_swords_nb(n_swords, rnd, pirates, player, rules, trace, trace_n):
                 if defence < strength:
                     player[s, L.CANNONS_LOST] += 1
                     lost |= 1 << s
-            record_attack_nb(trace, trace_n, row, strength, lost, player, rules)
+            record_attack_nb(trace, trace_n, row, strength, np.int64(lost), player, rules)
             pirates[L.PIRATE_ATTACKS] += 1
             made += 1
     return made
