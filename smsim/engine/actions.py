@@ -112,7 +112,7 @@ def group_cells_nb(empty, group, k_total):
     the group placed so far (which then always can be completed).
     """
     if group == ZERO:
-        return group_starts_nb(empty, k_total)
+        return group_starts_nb(empty, np.int64(k_total))
     return spread4_nb(group) & empty
 
 
@@ -121,7 +121,7 @@ def house_cells_nb(empty, group, k_total, architect_cell):
     """Next house of k_total: the first touches the architect (8-neighbourhood) and can start a
     group of k_total; later ones touch the houses placed so far (§5 Architect)."""
     if group == ZERO:
-        return group_starts_nb(empty, k_total) & NEIGH8_MASK[architect_cell]
+        return group_starts_nb(empty, np.int64(k_total)) & NEIGH8_MASK[architect_cell]
     return spread4_nb(group) & empty
 
 
@@ -134,9 +134,9 @@ def place_allowed_nb(what, empty, group, k_total, anchor):
     if what == WALL_CELL:
         return empty & U_OUTER
     if what == CRATE_CELL:
-        return group_cells_nb(empty, group, k_total)
+        return group_cells_nb(empty, group, np.int64(k_total))
     if what == HOUSE_CELL:
-        return house_cells_nb(empty, group, k_total, anchor)
+        return house_cells_nb(empty, group, np.int64(k_total), np.int64(anchor))
     return empty
 
 

@@ -117,7 +117,7 @@ def series_value_nb(counts, rules, extra_size, potential_weight):
 @hot_njit(inline="always")
 def church_value_nb(occ, s, rules, extra_size, potential_weight):
     """``series_value_nb`` of seat s's churches."""
-    return series_value_nb(church_counts_nb(occ, s), rules, extra_size, potential_weight)
+    return series_value_nb(church_counts_nb(occ, s), rules, np.int64(extra_size), potential_weight)
 
 
 @hot_njit
