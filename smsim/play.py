@@ -79,6 +79,9 @@ SWORDS = int(L.Face.SWORDS)
 CRATE_FACE, WALL_FACE, CROSS, HEAD = int(L.Face.CRATE), int(L.Face.WALL), int(L.Face.CROSS), int(L.Face.HEAD)
 CRATE, WALL, HOUSE = int(L.Cell.CRATE), int(L.Cell.WALL), int(L.Cell.HOUSE)
 CHURCH_1, PERSON_0, EMPTY = int(L.Cell.CHURCH_1), L.PERSON_0, int(L.Cell.EMPTY)
+# int64, not the literal a Python int constant is typed as: a function that is called, not inlined,
+# is compiled once per distinct argument types, so a literal argument costs a compile of its own
+ONE, NO_ANCHOR = np.int64(1), np.int64(-1)
 
 PLAYOUT_STREAM = np.uint64(0x8CB92BA72F3D8DD7)  # keeps continuations' dice apart from the game's
 MAX_PLAYOUTS = 1 << 20  # playouts a decision may have: the key's room for them
@@ -276,7 +279,7 @@ def ask_nb(decision, n, s, w, seats, rules, search):
     return row
 
 
-@hot_njit(inline="always")
+@loop_njit(forceinline=True)
 def place_cells_nb(what, k, role, anchor, s, w, seats, rules):
     """Place k cells of Cell code ``what``, one PLACE decision each, where the rules allow
     (``actions.place_allowed_nb``). Returns the cells' mask."""
@@ -299,7 +302,7 @@ def place_cells_nb(what, k, role, anchor, s, w, seats, rules):
 @loop_njit
 def person_nb(person, role, s, w, seats, rules):
     """Place a person on an empty space with its effect; an architect then builds houses."""
-    cell = lowest_bit_nb(place_cells_nb(PERSON_0 + person, 1, role, -1, s, w, seats, rules))
+    cell = lowest_bit_nb(place_cells_nb(PERSON_0 + person, ONE, role, NO_ANCHOR, s, w, seats, rules))
     apply_person_nb(w.occ, w.player, s, cell, person, rules)
     if person != ARCHITECT:
         return
@@ -311,7 +314,7 @@ def person_nb(person, role, s, w, seats, rules):
     h = w.cands[ask_nb(HOUSES, n, s, w, seats, rules, None), 0]
     if h == 0:
         return
-    place_cells_nb(HOUSE, h, E.PLACED_HOUSE, cell, s, w, seats, rules)
+    place_cells_nb(np.int64(HOUSE), h, np.int64(E.PLACED_HOUSE), cell, s, w, seats, rules)
     pay_for_houses_nb(w.player, s, h, rules)
 
 
@@ -396,7 +399,7 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
             elif symbol == CRATE_FACE or symbol == WALL_FACE or symbol == CROSS:
                 # k crates, k walls or one church of size k, from one call site: each is inlined code
                 what = CRATE if symbol == CRATE_FACE else (WALL if symbol == WALL_FACE else CHURCH_1 + k - 1)
-                place_cells_nb(what, 1 if symbol == CROSS else k, E.PLACED_ACTION, -1, s, w, seats, rules)
+                place_cells_nb(what, ONE if symbol == CROSS else k, np.int64(E.PLACED_ACTION), NO_ANCHOR, s, w, seats, rules)
                 if symbol == WALL_FACE:
                     new_sides = newly_complete_sides_nb(w.occ, w.player, s)
                     if new_sides != 0:
