@@ -64,12 +64,13 @@ from smsim.policies.heuristics import MEMO, heuristic_choice_nb, new_game_memo_n
 # float64 scratch a built-in policy may keep within one turn: the largest any policy declares
 MEMO_SIZE = MEMO.size
 
-KEEP = int(L.Decision.KEEP)
-USE = int(L.Decision.USE)
-PLACE = int(L.Decision.PLACE)
-HOUSES = int(L.Decision.HOUSES)
-BONUS_SIDE = int(L.Decision.BONUS_SIDE)
-BONUS_PERSON = int(L.Decision.BONUS_PERSON)
+# int64, not literals: ask_nb is compiled once for every decision (see ONE below)
+KEEP = np.int64(L.Decision.KEEP)
+USE = np.int64(L.Decision.USE)
+PLACE = np.int64(L.Decision.PLACE)
+HOUSES = np.int64(L.Decision.HOUSES)
+BONUS_SIDE = np.int64(L.Decision.BONUS_SIDE)
+BONUS_PERSON = np.int64(L.Decision.BONUS_PERSON)
 HEURISTIC = int(L.PolicyKind.HEURISTIC)
 USER = int(L.PolicyKind.USER)
 ROLLOUT = int(L.PolicyKind.ROLLOUT)
@@ -241,7 +242,7 @@ def snapshot_nb(w, rnd, s):
 
 # Inlined, as is place_cells_nb (and the turn is written out in play_rounds_nb): a call passes the Work tuple flattened into
 # some 110 machine words, and that hop cost more than a random policy's whole decision.
-@hot_njit(inline="always")
+@loop_njit(forceinline=True)
 def ask_nb(decision, n, s, w, seats, rules, search):
     """Seat s's policy picks one of n >= 1 candidates in w.cands. A row out of range is recorded
     in w.status (the game goes on with row 0 and the run reports the policy).
@@ -325,13 +326,13 @@ def take_wall_bonuses_nb(new_sides, s, w, seats, rules):
     left = new_sides
     while left != 0:
         n = list_sides_nb(left, w.cands)
-        side = w.cands[ask_nb(BONUS_SIDE, n, s, w, seats, rules, None) if n > 1 else 0, 0]
+        side = w.cands[ask_nb(BONUS_SIDE, np.int64(n), s, w, seats, rules, None) if n > 1 else 0, 0]
         left &= ~(1 << side)
         kind, amount = give_side_bonus_nb(w.player, s, side, rules)
         person = -1
         if kind == BONUS_PERSON_KIND and w.occ[s, EMPTY] != ZERO:  # a person of at most `amount` heads
             n = list_bonus_persons_nb(amount, w.cands)
-            person = w.cands[ask_nb(BONUS_PERSON, n, s, w, seats, rules, None), 0]
+            person = w.cands[ask_nb(BONUS_PERSON, np.int64(n), s, w, seats, rules, None), 0]
         E.record_nb(w.trace, w.trace_n, E.EV_BONUS, side, kind, amount, person, 0, 0, 0)
         if person >= 0:
             w.player[s, L.BONUS_PERSONS] += 1
