@@ -23,6 +23,7 @@ import ast
 import hashlib
 import json
 import os
+import sys
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -166,6 +167,11 @@ def configure_cache() -> None:
     )
     modules = _remembered_jit_modules(base, PACKAGE_DIR)
     os.environ["NUMBA_CACHE_DIR"] = os.path.join(base, source_hash(PACKAGE_DIR, modules))
+    if "numba.core.config" in sys.modules:
+        # numba was imported first (a notebook, a test module): it read its settings then, and
+        # would put smsim's cache beside the sources, where the check of a cold engine
+        # (``engine_compiled``) does not look
+        sys.modules["numba.core.config"].reload_config()
 
 
 ENGINE_ENTRY = "play.play_games_nb-*.nbi"

@@ -176,14 +176,18 @@ class _Game:
     def capture(self, decision: int):
         """Play the game alone, keeping decision ``decision`` (-1: none); returns the engine's
         (score, player, city, game_out, trace rows, work) and the trace buffer."""
-        from smsim.search import play_one_search_nb
+        from smsim.play import new_work
+        from smsim.search import new_search, play_one_search_nb
 
         kind, params, fns, base_kind, base_params = self.arrays
         trace = np.zeros((self.rules.max_rounds * self.players * EVENTS_PER_TURN + 16, E.EVENT_WIDTH), dtype=np.int64)
-        out = play_one_search_nb(seed_key(self.seed), self.game, self.rules_nb, self.crates, kind, params, fns,
-                                 base_kind, base_params, trace, decision)  # fmt: skip
+        w = new_work(self.players, trace)
+        score, game_out, n_rows = play_one_search_nb(seed_key(self.seed), self.game, self.rules_nb, self.crates, kind,
+                                                     params, fns, base_kind, base_params, w, new_search(self.players),
+                                                     decision)  # fmt: skip
+        out = (score, w.player, w.city, game_out, n_rows, w)
         try:
-            _check_errors(out[3][None, :], self.specs, self.game)
+            _check_errors(game_out[None, :], self.specs, self.game)
         except SimulationError as exc:
             raise AdviseError(str(exc)) from None
         return out, trace
@@ -196,13 +200,15 @@ class _Game:
 
     def evaluate(self, w, rows: np.ndarray, playouts: int, first_playout: int = 0):
         """Win share and final VP of the deciding seat, per (row, playout)."""
+        from smsim.play import new_work
         from smsim.search import evaluate_nb
 
         _, _, fns, base_kind, base_params = self.arrays
         win = np.zeros((len(rows), playouts))
         vp = np.zeros_like(win)
         margin = np.zeros_like(win)
-        evaluate_nb(w, self.rules_nb, fns, base_kind, base_params, np.ascontiguousarray(rows, dtype=np.int64),
+        evaluate_nb(w, new_work(self.players), self.rules_nb, fns, base_kind, base_params,
+                    np.ascontiguousarray(rows, dtype=np.int64),
                     first_playout, win, vp, margin)  # fmt: skip
         return win, vp
 

@@ -107,8 +107,8 @@ Capture = namedtuple("Capture", ["at", "cands", "ctx", "tape", "snap"])
 Seats = namedtuple("Seats", ["kind", "params", "fns", "base_kind", "base_params"])
 
 
-@njit(cache=True)
-def new_snap_nb(n_players):
+def new_snap(n_players: int) -> Snap:
+    """Buffers for the state at the start of a turn (``Snap``)."""
     return Snap(
         np.zeros((n_players, L.N_CELLS), dtype=np.int8),
         np.zeros((n_players, L.N_CELL_CODES), dtype=np.uint64),
@@ -120,8 +120,7 @@ def new_snap_nb(n_players):
     )
 
 
-@njit(cache=True)
-def new_work_nb(n_players, trace):
+def new_work(n_players: int, trace: np.ndarray = NO_TRACE) -> Work:
     """Fresh buffers for one thread: city int8[P, N_CELLS], occ uint64[P, N_CELL_CODES], player
     int64[P, N_PLAYER_FIELDS], pirates int64[N_PIRATE_FIELDS], dice int64[N_DICE], counts
     int64[N_FACES] (faces of the final dice), cands int64[MAX_CANDS, CAND_WIDTH], ctx
@@ -130,7 +129,11 @@ def new_work_nb(n_players, trace):
     uint64[2] (the game's dice key, the key of dice after a continuation's forced rows), tape
     int64[MAX_TAPE] (rows picked so far this turn), forced int64[MAX_TAPE] (rows a continuation
     replays), tape_n int64[3] (rows on the tape, forced rows, forced rows replayed), the turn's
-    start state and a capture."""
+    start state and a capture.
+
+    Allocated here, by numpy, and passed to the compiled code: a jitted allocator cost a second
+    of the first compile (numba's np.zeros for each shape and the boxing of the tuple), and the
+    caller that allocates is the owner the borrowed views need (``engine/memory.py``)."""
     return Work(
         np.zeros((n_players, L.N_CELLS), dtype=np.int8),
         np.zeros((n_players, L.N_CELL_CODES), dtype=np.uint64),
@@ -150,10 +153,10 @@ def new_work_nb(n_players, trace):
         np.zeros(MAX_TAPE, dtype=np.int64),
         np.zeros(MAX_TAPE, dtype=np.int64),
         np.zeros(3, dtype=np.int64),
-        new_snap_nb(n_players),
+        new_snap(n_players),
         Capture(np.array([-1, 0, 0, -1, 0], dtype=np.int64), np.zeros((L.MAX_CANDS, L.CAND_WIDTH), dtype=np.int64),
-                np.zeros(L.N_CTX, dtype=np.int64), np.zeros(MAX_TAPE, dtype=np.int64), new_snap_nb(n_players)),
-    )
+                np.zeros(L.N_CTX, dtype=np.int64), np.zeros(MAX_TAPE, dtype=np.int64), new_snap(n_players)),
+    )  # fmt: skip
 
 
 @loop_njit(forceinline=True)
@@ -240,9 +243,11 @@ def snapshot_nb(w, rnd, s):
     snap.meta[1] = s
 
 
-# Inlined, as is place_cells_nb (and the turn is written out in play_rounds_nb): a call passes the Work tuple flattened into
-# some 110 machine words, and that hop cost more than a random policy's whole decision.
-@loop_njit(forceinline=True)
+# ask_nb is inlined by numba (its search branch must resolve by the type of ``search`` where it is
+# called); its two halves are compiled once and inlined by LLVM (``forceinline``): a call passes
+# the Work tuple flattened into some 110 machine words, and that hop cost more than a random
+# policy's whole decision, while numba's own inlining re-types the code at every call site.
+@hot_njit(inline="always")
 def ask_nb(decision, n, s, w, seats, rules, search):
     """Seat s's policy picks one of n >= 1 candidates in w.cands. A row out of range is recorded
     in w.status (the game goes on with row 0 and the run reports the policy).
@@ -250,20 +255,35 @@ def ask_nb(decision, n, s, w, seats, rules, search):
     A continuation first replays its forced rows; every row picked goes on the turn's tape, so
     that a continuation can replay the turn up to any of its decisions. ``search`` is the search
     scratch where the seat may search (KEEP and USE), else None."""
+    pos = ask_begin_nb(decision, n, s, w)
+    # a forced row still asks the policy, so that its stream and memo move on as in the game replayed
+    if pos < 0 and search is not None and seats.kind[s] == ROLLOUT:
+        row = search_nb(seats, s, w, rules, search)
+    else:
+        row = choose_nb(seats, s, w, rules)
+    return ask_end_nb(decision, n, s, w, row, pos)
+
+
+@loop_njit(forceinline=True)
+def ask_begin_nb(decision, n, s, w):
+    """Describe the decision in w.ctx (and capture it for ``smsim advise``). Returns the tape
+    position of the row a continuation replays here, or -1 when the policy's pick stands."""
     w.ctx[L.CTX_DECISION] = decision
     w.ctx[L.CTX_SEAT] = s
     w.ctx[L.CTX_N] = n
     pos = w.tape_n[2]
-    forced = pos < w.tape_n[1]
-    if not forced and w.cap.at[0] == w.ctx[L.CTX_INDEX] and w.cap.at[1] == 0:
+    if pos < w.tape_n[1]:
+        return pos
+    if w.cap.at[0] == w.ctx[L.CTX_INDEX] and w.cap.at[1] == 0:
         capture_nb(w)
-    # one call site per policy path (each is inlined code): a forced row still asks the policy,
-    # so that its stream and memo move on as in the game replayed
-    if not forced and search is not None and seats.kind[s] == ROLLOUT:
-        row = search_nb(seats, s, w, rules, search)
-    else:
-        row = choose_nb(seats, s, w, rules)
-    if forced:
+    return np.int64(-1)
+
+
+@loop_njit(forceinline=True)
+def ask_end_nb(decision, n, s, w, row, pos):
+    """The row played: the forced one at tape position ``pos`` (>= 0), else the policy's pick
+    ``row`` (0 if out of range, recorded in w.status); it goes on the turn's tape."""
+    if pos >= 0:
         row = w.forced[pos]
         w.tape_n[2] = pos + 1
     elif w.cap.at[0] == w.ctx[L.CTX_INDEX]:
@@ -491,15 +511,15 @@ def continue_game_nb(snap, tape, n_tape, row, game_key, playout_key, cw, seats, 
 
 
 @njit(cache=True)
-def play_one_nb(seed_key, game, rules, start_crates, kind, params, fns, trace):
-    """Play game ``game`` alone with its trace; returns (score, player, city, game_out, rows traced)."""
+def play_one_nb(seed_key, game, rules, start_crates, kind, params, fns, w):
+    """Play game ``game`` alone on ``w`` (``new_work`` with a trace); returns (score, game_out,
+    rows traced); the final cities and counters are left in ``w``."""
     n_players = kind.shape[0]
-    w = new_work_nb(n_players, trace)
     score = np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64)
     game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
     seats = Seats(kind, params, fns, kind, params)
     play_game_nb(game_key_nb(seed_key, game), w, seats, rules, start_crates, score, game_out, None)
-    return score, w.player, w.city, game_out, w.trace_n[0]
+    return score, game_out, w.trace_n[0]
 
 
 @loop_njit
@@ -527,8 +547,8 @@ def play_games_nb(seed_key, first, w, rules, start_crates, kind, params, fns, ba
     """Play games first .. first + G - 1 (G = game_out.shape[0]) on the calling thread, releasing
     the GIL so that ``runner`` can run several such ranges at once on its threads.
 
-    ``w`` holds the work buffers (``new_work_nb``), ``search`` the search scratch
-    (``search.new_search_nb``) where a seat searches, else None: the caller allocates them, once
+    ``w`` holds the work buffers (``new_work``), ``search`` the search scratch
+    (``search.new_search``) where a seat searches, else None: the caller allocates them, once
     per call, and owns them and every other argument for the whole call, so the borrowed views
     the games run on (``smsim/engine/memory.py``) cannot outlive them. Called from Python, not
     from an allocating jitted wrapper: such a wrapper links, optimises and emits the whole loop

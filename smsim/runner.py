@@ -42,16 +42,16 @@ SEARCH_SLICE = 4  # at most, where a seat searches
 def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules) -> Callable:
     """``play(first, score, player, game_out)``: games first .. first + len(score) - 1 into the
     given arrays, with the engine (the search policy's loop where a seat searches)."""
-    from smsim.play import NO_TRACE, new_work_nb, play_games_nb
+    from smsim.play import new_work, play_games_nb
 
     kind, params, fns = policy_arrays(specs)
     base_kind, base_params = base_arrays(specs)
     rules_nb, crates, key = rules.to_nb(), rules.start_crate_cells(), seed_key(seed)
     if any_search(specs):
-        from smsim.search import new_search_nb
+        from smsim.search import new_search
 
         def scratch():
-            return new_search_nb(players)
+            return new_search(players)
     else:
 
         def scratch():
@@ -59,7 +59,7 @@ def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules) -> Ca
 
     def play(first: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
         # the work buffers (and search scratch) of this call: held here while the games run on views of them
-        work, search = new_work_nb(players, NO_TRACE), scratch()
+        work, search = new_work(players), scratch()
         play_games_nb(key, first, work, rules_nb, crates, kind, params, fns, base_kind, base_params, score, player,
                       game_out, search)  # fmt: skip
 

@@ -20,7 +20,6 @@ from numba import njit, types
 from numba.extending import overload
 
 from smsim import layout as L
-from smsim.engine import events as E
 from smsim.engine.dice import game_key_nb
 from smsim.engine.memory import hot_njit, loop_njit
 from smsim.play import (
@@ -28,7 +27,7 @@ from smsim.play import (
     Seats,
     choose_nb,
     continue_game_nb,
-    new_work_nb,
+    new_work,
     play_game_nb,
     playout_key_nb,
     search_nb,
@@ -43,10 +42,10 @@ USE = int(L.Decision.USE)
 Search = namedtuple("Search", ["cw", "score", "game_out", "rows"])
 
 
-@njit(cache=True)
-def new_search_nb(n_players):
+def new_search(n_players: int) -> Search:
+    """Fresh search scratch for one thread (allocated in Python, as ``play.new_work``)."""
     return Search(
-        new_work_nb(n_players, np.zeros((0, E.EVENT_WIDTH), dtype=np.int64)),
+        new_work(n_players),
         np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64),
         np.zeros(L.N_GAME_FIELDS, dtype=np.int64),
         np.zeros(L.MAX_CANDS, dtype=np.int64),
@@ -135,29 +134,28 @@ def _search_with_scratch(seats, s, w, rules, search):
 
 
 @njit(cache=True)
-def play_one_search_nb(seed_key, game, rules, start_crates, kind, params, fns, base_kind, base_params, trace,
+def play_one_search_nb(seed_key, game, rules, start_crates, kind, params, fns, base_kind, base_params, w, search,
                        capture_at):
-    """One game alone with its trace, any line-up; the decision numbered ``capture_at`` (-1: none)
-    is captured for ``evaluate_nb``. Returns (score, player, city, game_out, rows traced, work)."""
+    """One game alone on ``w`` (``play.new_work`` with a trace), any line-up, ``search`` the
+    search scratch (``new_search``); the decision numbered ``capture_at`` (-1: none) is captured
+    in ``w`` for ``evaluate_nb``. Returns (score, game_out, rows traced)."""
     n_players = kind.shape[0]
-    w = new_work_nb(n_players, trace)
     w.cap.at[0] = capture_at
-    search = new_search_nb(n_players)
     score = np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64)
     game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
     seats = Seats(kind, params, fns, base_kind, base_params)
     play_game_nb(game_key_nb(seed_key, game), w, seats, rules, start_crates, score, game_out, search)
-    return score, w.player, w.city, game_out, w.trace_n[0], w
+    return score, game_out, w.trace_n[0]
 
 
 @njit(cache=True)
-def evaluate_nb(w, rules, fns, base_kind, base_params, rows, first_playout, win, vp, margin_vp):
-    """Continuations of the decision captured in ``w`` (``play_one_search_nb``): for each of
+def evaluate_nb(w, cw, rules, fns, base_kind, base_params, rows, first_playout, win, vp, margin_vp):
+    """Continuations of the decision captured in ``w`` (``play_one_search_nb``), played on ``cw``
+    (``play.new_work``): for each of
     ``rows`` (candidate rows) and playout k, the deciding seat's win share ``win[c, k]``, final VP
     ``vp[c, k]`` and VP margin over the best other seat ``margin_vp[c, k]``, every seat played by
     its base policy. Playout k uses dice stream ``first_playout + k`` for every candidate."""
     n_players = base_kind.shape[0]
-    cw = new_work_nb(n_players, np.zeros((0, E.EVENT_WIDTH), dtype=np.int64))
     score = np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64)
     game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
     seats = Seats(base_kind, base_params, fns, base_kind, base_params)

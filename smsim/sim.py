@@ -18,7 +18,7 @@ from smsim import layout as L
 from smsim.engine import events as E
 from smsim.engine.dice import seed_key
 from smsim.engine.scoring import N_SCORE_FIELDS
-from smsim.play import play_one_nb
+from smsim.play import new_work, play_one_nb
 from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays, resolve_policies
 from smsim.rules import Rules
 from smsim.trace import events_to_records
@@ -103,17 +103,19 @@ def play_game(
     kind, params, fns = policy_arrays(specs)
     capacity = rules.max_rounds * players * EVENTS_PER_TURN + 16
     trace = np.zeros((capacity, E.EVENT_WIDTH), dtype=np.int64)
+    w = new_work(players, trace)
     if any_search(specs):
-        from smsim.search import play_one_search_nb
+        from smsim.search import new_search, play_one_search_nb
 
-        score, player, city, game_out, n_rows, _ = play_one_search_nb(
+        score, game_out, n_rows = play_one_search_nb(
             seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, *base_arrays(specs),
-            trace, -1,
+            w, new_search(players), -1,
         )  # fmt: skip
     else:
-        score, player, city, game_out, n_rows = play_one_nb(
-            seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, trace
+        score, game_out, n_rows = play_one_nb(
+            seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, w
         )
+    player, city = w.player, w.city
     if n_rows < 0:
         raise SimulationError("the trace buffer overflowed")  # pragma: no cover - bounded by EVENTS_PER_TURN
     _check_errors(game_out[None, :], specs, game)

@@ -1,6 +1,7 @@
 """The numba cache key covers exactly the sources compiled code can depend on (smsim/_cache.py)."""
 
 import importlib
+import os
 import shutil
 import sys
 import types
@@ -139,3 +140,18 @@ def test_a_cold_engine_is_announced_and_compiled_before_the_timed_run(monkeypatc
     assert "compiling the game engine for this machine" in r.output and "compiled in" in r.output
     r = CliRunner().invoke(cli, ["simulate", "-n", "20", "-p", "7"])
     assert r.exit_code == 2 and "players must be from 2 to 5" in r.output
+
+
+def test_the_cache_is_smsims_even_when_numba_was_imported_first(tmp_path):
+    """A notebook or a test module may import numba before smsim: numba has read its settings
+    then, and smsim's compiled code must still go to smsim's cache, where ``engine_compiled``
+    looks for it."""
+    import subprocess
+
+    code = ("import numba, os\nimport smsim\nfrom smsim.play import play_games_nb\n"
+            "print(os.environ['NUMBA_CACHE_DIR']); print(play_games_nb._cache._cache_path)")  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["SMSIM_CACHE_DIR"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    cache_dir, path = out.stdout.split()
+    assert cache_dir.startswith(str(tmp_path)) and path.startswith(cache_dir)

@@ -4,19 +4,17 @@ import numpy as np
 import pytest
 
 from smsim import layout as L
-from smsim.engine import events as E
 from smsim.engine.dice import seed_key
-from smsim.play import Seats, continue_game_nb, new_work_nb, playout_key_nb
+from smsim.play import Seats, continue_game_nb, new_work, playout_key_nb
 from smsim.policies import PolicyError
 from smsim.policies.registry import base_arrays, policy_arrays, resolve_policies, resolve_policy
 from smsim.rules import Rules
-from smsim.search import evaluate_nb, play_one_search_nb
+from smsim.search import evaluate_nb, new_search, play_one_search_nb
 from smsim.sim import run_games
 
 RULES = Rules()
 RULES_NB = RULES.to_nb()
 CRATES = RULES.start_crate_cells()
-NO_TRACE = np.zeros((0, E.EVENT_WIDTH), dtype=np.int64)
 LINEUP = ["balanced", "greedy", "random", "walls"]
 
 
@@ -24,9 +22,10 @@ def captured(policies, seed, game, at):
     specs = resolve_policies(policies, len(policies))
     kind, params, fns = policy_arrays(specs)
     base_kind, base_params = base_arrays(specs)
-    out = play_one_search_nb(seed_key(seed), game, RULES_NB, CRATES, kind, params, fns, base_kind, base_params,
-                             NO_TRACE, at)  # fmt: skip
-    return out, (fns, base_kind, base_params)
+    w = new_work(len(policies))
+    score, game_out, n_rows = play_one_search_nb(seed_key(seed), game, RULES_NB, CRATES, kind, params, fns, base_kind,
+                                                 base_params, w, new_search(len(policies)), at)  # fmt: skip
+    return (score, w.player, w.city, game_out, n_rows, w), (fns, base_kind, base_params)
 
 
 @pytest.mark.parametrize("at", [0, 1, 7, 40, 133, 260])
@@ -37,7 +36,7 @@ def test_a_continuation_with_the_games_own_pick_and_dice_replays_the_game(at):
     (score, player, city, game_out, _, w), (fns, base_kind, base_params) = captured(LINEUP, 5, 3, at)
     cap = w.cap
     assert cap.at[1] == 1 and cap.ctx[L.CTX_INDEX] == at
-    cw = new_work_nb(4, NO_TRACE)
+    cw = new_work(4)
     again = np.zeros_like(score)
     out = np.zeros_like(game_out)
     seats = Seats(base_kind, base_params, fns, base_kind, base_params)
@@ -53,7 +52,7 @@ def test_continuations_draw_their_own_dice_not_the_games():
     (score, _, _, _, _, w), (fns, base_kind, base_params) = captured(LINEUP, 5, 3, 12)
     cap = w.cap
     seats = Seats(base_kind, base_params, fns, base_kind, base_params)
-    cw = new_work_nb(4, NO_TRACE)
+    cw = new_work(4)
     totals = []
     for k in range(6):
         sc = np.zeros_like(score)
@@ -75,7 +74,7 @@ def test_evaluate_is_deterministic_and_uses_common_dice_for_every_candidate():
         win = np.zeros((n, 8))
         vp = np.zeros_like(win)
         margin = np.zeros_like(win)
-        evaluate_nb(w, RULES_NB, fns, base_kind, base_params, rows, first, win, vp, margin)
+        evaluate_nb(w, new_work(w.player.shape[0]), RULES_NB, fns, base_kind, base_params, rows, first, win, vp, margin)
         return win, vp, margin
 
     a, b = run(0), run(0)
@@ -109,7 +108,7 @@ def test_rollout_picks_the_candidate_with_the_best_continuations(tmp_path):
         win = np.zeros((n, 6))
         vp = np.zeros_like(win)
         margin = np.zeros_like(win)
-        evaluate_nb(w, RULES_NB, fns, base_kind, base_params, rows, 0, win, vp, margin)
+        evaluate_nb(w, new_work(w.player.shape[0]), RULES_NB, fns, base_kind, base_params, rows, 0, win, vp, margin)
         value = (win + 0.1 * margin).sum(axis=1)
         assert value[cap.at[3]] >= value.max() - 1e-9, at
         checked += 1

@@ -10,7 +10,7 @@ CPU-second, 4 players, one thread).
 A borrowed view has the same data, shape and strides but no meminfo, so those updates become a
 null check. It owns nothing: its owner must outlive it. ``play_games_nb`` keeps to that by
 borrowing only arrays that its caller holds for the whole call (the Python-side inputs and
-outputs, and the work buffers allocated one frame up). Borrowed views must never be returned to
+outputs, and the work buffers, which its Python caller allocates: ``play.new_work``). Borrowed views must never be returned to
 Python.
 
 Even a null check is a call: the loop's functions are therefore compiled with ``hot_njit``,
@@ -33,15 +33,26 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 # njit for a function of the game loop: cached, and compiled without reference counting
-# (``_nrt`` is numba's own switch for it; numba is pinned in pyproject.toml)
+# (``_nrt`` is numba's own switch for it; numba is pinned in pyproject.toml). ``nogil`` is for the
+# batch entry ``play.play_games_nb``, set on all so that every loop function shares one set of
+# flags: numba builds the implementations of the builtins a function uses once per set of flags.
+# ``forceinline`` is set (to False) so that a function's callees do not inherit a caller's True
+# (numba passes it down when unset).
 hot_njit = functools.partial(njit, cache=True, _nrt=False, nogil=True, forceinline=False)
 
-# hot_njit for a function that only compiled code calls (one taking the ``Work`` tuple): numba
-# then builds no wrapper to call it from Python, whose code to unbox and box a tuple of some
-# thirty arrays was compiled, optimised and linked into every caller for nothing (about 3 s of
-# the first compile). Python must never call such a function: there is no entry for it to call.
+
 def loop_njit(fn=None, **options):
-    options = {'no_cpython_wrapper': True, 'no_cfunc_wrapper': True, **options}
+    """hot_njit for a function that only compiled code calls (one taking the ``Work`` tuple):
+    numba then builds no wrapper to call it from Python, whose code to unbox and box a tuple of
+    some thirty arrays was compiled, optimised and linked into every caller for nothing (about
+    3 s of the first compile). Python must never call such a function: there is no entry for it
+    to call (a test that needs one calls it from an njit function of its own).
+
+    ``loop_njit(forceinline=True)``: the function is compiled once and LLVM inlines it at every
+    call site, for the speed of numba's ``inline="always"`` without numba typing its code again
+    at each site (the arguments must then have one type at every site: a literal constant
+    compiles a specialisation of its own)."""
+    options = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True, **options}
     return hot_njit(**options) if fn is None else hot_njit(fn, **options)
 
 

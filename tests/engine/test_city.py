@@ -70,7 +70,7 @@ def test_s9_juggler_three_types_6vp():
 
 def test_s9_architect_two_logs_two_houses_6vp():
     """Architect with 2 logs used: 2 houses, 6 VP; logs are not paid for when used."""
-    from smsim.play import Seats, new_work_nb, person_nb
+    from smsim.play import Seats, new_work, person_nb
     from smsim.policies.heuristics import N_PARAMS
 
     @njit
@@ -79,7 +79,7 @@ def test_s9_architect_two_logs_two_houses_6vp():
     from smsim.policies.interface import no_user_policy
 
     city, occ, player = state_from_cities(EMPTY_CITY, coins=3, logs=2)
-    w = new_work_nb(1, np.zeros((0, 8), dtype=np.int64))
+    w = new_work(1)
     w.city[:], w.occ[:], w.player[:] = city, occ, player
     # random picks the architect's cell, how many houses and where: check every outcome obeys the rule
     kind, params = np.zeros(1, dtype=np.int64), np.zeros((1, N_PARAMS))

@@ -73,11 +73,11 @@ def test_estimate_and_lead():
 def test_turn_table_best_values_match_brute_force():
     """memo[M_BEST]: the best value with n dice showing a symbol, using any k <= n + r of them
     after r affordable rotations, each costing coin * rotation_cost; 0 when nothing is better."""
-    from smsim.play import new_work_nb
+    from smsim.play import new_work
     from smsim.policies.registry import POLICIES
 
     city, occ, player = state_from_cities(CITY.replace(". C C . . . .", ". C C 1 2 . .", 1), CITY, coins=5, logs=1)
-    w = new_work_nb(2, np.zeros((0, 8), dtype=np.int64))
+    w = new_work(2)
     w.city[:], w.occ[:], w.player[:] = city, occ, player
     for name in ("balanced", "greedy", "merchant"):
         params = POLICIES[name].params
