@@ -47,19 +47,13 @@ def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules) -> Ca
     kind, params, fns = policy_arrays(specs)
     base_kind, base_params = base_arrays(specs)
     rules_nb, crates, key = rules.to_nb(), rules.start_crate_cells(), seed_key(seed)
-    if any_search(specs):
+    searching = any_search(specs)
+    if searching:
         from smsim.search import new_search
-
-        def scratch():
-            return new_search(players)
-    else:
-
-        def scratch():
-            return None
 
     def play(first: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
         # the work buffers (and search scratch) of this call: held here while the games run on views of them
-        work, search = new_work(players), scratch()
+        work, search = new_work(players), new_search(players) if searching else None
         play_games_nb(key, first, work, rules_nb, crates, kind, params, fns, base_kind, base_params, score, player,
                       game_out, search)  # fmt: skip
 
