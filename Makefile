@@ -14,8 +14,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test,dask,remote]'
 	touch $(STAMP)
 
+# a comparison free of seat bias: every policy in every seat equally often, on the same dice
 demo: $(STAMP)
-	$(BIN)/smsim simulate --games 20000 --players 4 --policy balanced --policy greedy --policy walls --policy random --seed 2026
+	$(BIN)/smsim compare balanced greedy walls random --players 4 --games 20000 --seed 2026
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

@@ -14,6 +14,11 @@ sweep) end to end beside the engine on the same games: their speed ratio, the se
 the speed-up it implies on 16 and 64 cores (Amdahl).
 
     python scripts/bench.py --commands      # that table alone
+    python scripts/bench.py --bad-input --runs 3   # each bad-input case on an empty cache
+
+``--bad-input`` runs every bad-input case of tests/test_cli.py (``cold_cases``) as a user would,
+``smsim ARGS`` in a fresh process on an empty numba cache, and prints the slowest, the median and
+the exit statuses: bad input must be answered before anything is compiled.
 """
 
 from __future__ import annotations
@@ -142,6 +147,35 @@ def command_rates(games: int, runs: int, cores: int, only: list[str] | None = No
         shutil.rmtree(root, ignore_errors=True)
 
 
+def bad_input_times(runs: int) -> None:
+    """Each bad-input case of the test suite, ``smsim ARGS`` in a fresh process on an empty cache."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    from tests.test_cli import cold_cases
+
+    work = tempfile.mkdtemp(prefix="smsim-bad-input-")
+    try:
+        cases = cold_cases(__import__("pathlib").Path(work))
+        times, statuses = [], []
+        for args, _ in cases:
+            per_run = []
+            for _ in range(runs):
+                cache = tempfile.mkdtemp(prefix="smsim-cold-", dir=work)
+                env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+                start = time.perf_counter()
+                done = subprocess.run(smsim_cmd(*args), env=env, capture_output=True)
+                per_run.append(time.perf_counter() - start)
+                statuses.append(done.returncode)
+            times.append((statistics.median(per_run), args))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    times.sort(reverse=True)
+    print(f"bad input on an empty cache: {len(times)} cases, median of {runs} fresh processes each; exit statuses "
+          f"{sorted(set(statuses))}")  # fmt: skip
+    print(f"  median case {statistics.median(t for t, _ in times):.2f} s, slowest {times[0][0]:.2f} s")
+    for t, args in times[:5]:
+        print(f"  {t:5.2f} s  smsim {' '.join(args)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20000, help="games per speed run")
@@ -154,7 +188,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="--games 4000 --runs 3 --memory-games 20000 200000")
     parser.add_argument("--commands", action="store_true", help="only the commands beside the engine")
     parser.add_argument("--command", action="append", help="with --commands: only the commands whose name holds this")
+    parser.add_argument("--bad-input", action="store_true", help="only the bad-input cases on an empty cache")
     args = parser.parse_args()
+    if args.bad_input:
+        bad_input_times(args.runs)
+        return
     if args.quick:
         args.games, args.runs, args.memory_games = 4000, 3, [20_000, 200_000]
     cores = default_threads()

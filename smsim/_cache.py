@@ -159,11 +159,20 @@ def _remembered_jit_modules(base: str, package_dir: Path) -> list[str]:
     return modules
 
 
+def _setting(name: str) -> str | None:
+    """An environment variable's value, or None where it is unset or empty: CI systems and
+    container set-ups often leave a variable defined but empty, and that must mean "not set"."""
+    value = os.environ.get(name, "").strip()
+    return value or None
+
+
 def configure_cache() -> None:
-    if "NUMBA_CACHE_DIR" in os.environ:
+    """Set ``NUMBA_CACHE_DIR`` (unless the user set it) to ``$SMSIM_CACHE_DIR/<hash>``, or
+    ``$XDG_CACHE_HOME/smsim/<hash>``, or ``~/.cache/smsim/<hash>``; an empty variable counts as unset."""
+    if _setting("NUMBA_CACHE_DIR"):
         return
-    base = os.environ.get("SMSIM_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "smsim"
+    base = _setting("SMSIM_CACHE_DIR") or os.path.join(
+        _setting("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "smsim"
     )
     modules = _remembered_jit_modules(base, PACKAGE_DIR)
     os.environ["NUMBA_CACHE_DIR"] = os.path.join(base, source_hash(PACKAGE_DIR, modules))
@@ -180,10 +189,15 @@ SEARCH_ENTRY = "search.rollout_nb-*.nbi"
 """The search policy's decision, compiled into the play loop for line-ups with a searching seat."""
 
 
+def cache_dir() -> str:
+    """The directory numba caches smsim's machine code in (``configure_cache`` has set it)."""
+    return os.environ.get("NUMBA_CACHE_DIR", "")
+
+
 def engine_compiled(search: bool = False) -> bool:
     """Whether the engine's play loop (with ``search``, the loop of line-ups with a searching
     seat too) is in the on-disk cache, so that a run will not compile it (a first run on a
     machine, or after an edit of the engine, compiles for a while)."""
-    cache = os.environ.get("NUMBA_CACHE_DIR")
+    cache = cache_dir()
     entries = (ENGINE_ENTRY, SEARCH_ENTRY) if search else (ENGINE_ENTRY,)
     return bool(cache) and all(any(Path(cache).rglob(entry)) for entry in entries)

@@ -45,6 +45,28 @@ def _policies(values: tuple[str, ...]) -> list[str] | None:
     return names or None
 
 
+def _lineup(players: int, values: tuple[str, ...]) -> list:
+    """The policy of every seat (``sim.verify_lineup``), checked before the engine is compiled."""
+    from smsim.sim import SimulationError, verify_lineup
+
+    try:
+        return verify_lineup(players, _policies(values))[1]
+    except (SimulationError, PolicyError) as exc:
+        _fail(str(exc))
+        raise  # unreachable
+
+
+def _check_file_out(path: str, what: str) -> None:
+    """An output file that could not be written is refused before any game is played."""
+    from smsim.storage import unwritable
+
+    if Path(path).is_dir():
+        _fail(f"{what} {path!r} is a directory")
+    why = unwritable(Path(path))
+    if why is not None:
+        _fail(f"cannot write {what} {path!r}: {why}")
+
+
 rules_options = [
     click.option("--rules", "rules_file", type=str, default=None, help="A variant: TOML file of rules fields."),
     click.option("--rule", multiple=True, metavar="FIELD=VALUE", help="Override one rules field (repeatable)."),
@@ -124,6 +146,9 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
     if game < 0:
         _fail(f"--game must be >= 0, got {game}")
     kinds = _advise_kinds(advise_kinds, advise_playouts)
+    _lineup(players, policy)
+    if trace_file:
+        _check_file_out(trace_file, "trace")
     try:
         traced = play_game(players, seed, game, _policies(policy), rules)
     except (SimulationError, PolicyError) as exc:
@@ -212,6 +237,7 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, as_json,
             rules = _rules(rules_file, rule)
             if game is not None and game < 0:
                 _fail(f"--game must be >= 0, got {game}")
+            _lineup(4 if players is None else players, policy)
             result = run_advise(4 if players is None else players, 0 if seed is None else seed,
                                 0 if game is None else game, decision, _policies(policy), playouts, rules)  # fmt: skip
     except AdviseError as exc:
@@ -301,28 +327,26 @@ def score(city_file: str, as_json: bool, rules_file, rule) -> None:
 
 
 # -- simulate ---------------------------------------------------------------------------------
-def _engine_ready(players: int, policies: list[str] | None, rules: Rules) -> None:
+def _engine_ready(players: int, specs: list, rules: Rules) -> None:
     """The first run on a machine compiles the engine (once): say so on standard error, and
     compile it with one game of each policy first, so that the progress and the games per second
-    printed afterwards are the playing rate, not the compiler's."""
-    import os
+    printed afterwards are the playing rate, not the compiler's. Called once every argument has
+    been checked: bad input never waits for the compiler."""
     import time
 
-    from smsim._cache import engine_compiled
-    from smsim.policies.registry import any_search, resolve_policy
-    from smsim.sim import simulate_summary, verify_players
+    from smsim._cache import cache_dir, engine_compiled
+    from smsim.policies.registry import any_search
+    from smsim.sim import simulate_summary
     from smsim.warmup import compiling
 
-    players = verify_players(players)  # bad input is refused before anything is compiled
-    names = list(dict.fromkeys(policies or ["balanced"]))
-    if engine_compiled(search=any_search([resolve_policy(name) for name in names])):
+    if engine_compiled(search=any_search(specs)):
         return
     click.echo(f"smsim: compiling the game engine for this machine, first run only (cached in "
-               f"{os.environ.get('NUMBA_CACHE_DIR')}; `smsim warmup` compiles ahead) ...", err=True)  # fmt: skip
+               f"{cache_dir()}; `smsim warmup` compiles ahead) ...", err=True)  # fmt: skip
     start = time.perf_counter()
     with compiling():
-        for name in names:  # through a command's path: the play loop and the headline sums (smsim/tally.py)
-            simulate_summary(1, players, [name], 0, rules, threads=1)
+        for spec in {s.name: s for s in specs}.values():  # a command's path: the play loop and the headline sums
+            simulate_summary(1, players, [spec], 0, rules, threads=1)
     click.echo(f"smsim: compiled in {time.perf_counter() - start:.0f} s", err=True)
 
 
@@ -337,13 +361,12 @@ def warmup(search: bool, everything: bool) -> None:
     search policy; --search adds line-ups with a rollout seat, --all also `smsim play` and
     `smsim advise`. The machine code goes to the on-disk cache, once per machine and engine
     version; when it is there already, warmup only says so."""
-    import os
-
+    from smsim._cache import cache_dir
     from smsim.warmup import ALL
     from smsim.warmup import warmup as compile_parts
 
     parts = ALL if everything else ("play", "search") if search else ("play",)
-    cache = os.environ.get("NUMBA_CACHE_DIR")
+    cache = cache_dir()
     done = compile_parts(parts)
     for part in done:
         how = "compiled" if part.compiled else "already compiled, loaded"
@@ -426,8 +449,11 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, 
         _fail(f"--threads must be >= 1, got {threads}")
     _check_cluster(cluster, out)
     _check_out(out)
+    specs = _lineup(players, policy)
+    if out is not None:
+        _check_run_out(out, n_games, players, specs, seed, rules, batch_size)
     try:
-        _engine_ready(players, _policies(policy), rules)
+        _engine_ready(players, specs, rules)
         if out is None:
             start = time.perf_counter()
             with _progress(n_games, quiet) as report:
@@ -467,6 +493,21 @@ def _check_cluster(cluster: str | None, out: str | None, needs_out: bool = True)
         _fail(str(exc))
     if out is None and needs_out:
         _fail("--cluster needs --out DIR: the workers write the dataset there (a directory every worker sees)")
+
+
+def _check_run_out(out: str, games: int, players: int, specs: list, seed: int, rules: Rules,
+                   batch: int | None) -> None:
+    """``simulate --out``: a directory that holds another run, or cannot be written, is refused
+    before the engine is compiled (``dataset.check_run``; the run itself checks again)."""
+    from smsim.dataset import DatasetError, check_run, run_identity
+    from smsim.sim import SimulationError, verify_batch
+    from smsim.storage import location
+
+    try:
+        identity = run_identity(games, players, specs, seed, rules, verify_batch(batch, games))
+        check_run(location(out), identity)
+    except (DatasetError, SimulationError) as exc:
+        _fail(str(exc))
 
 
 def _check_out(out: str | None) -> None:
@@ -586,6 +627,12 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
         _fail(f"--threads must be >= 1, got {threads}")
     names = [name for value in policies for name in value.split(",") if name]
     _check_cluster(cluster, out, needs_out=False)
+    from smsim.comparison import verify_compare
+
+    try:
+        _, _, specs, _ = verify_compare(names, players, n_games, precision)
+    except (SimulationError, PolicyError) as exc:
+        _fail(str(exc))
     writer = None
     if out:  # made before any game is played: an unwritable output fails at once
         from smsim.comparison import ComparisonWriter
@@ -599,7 +646,7 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
         except OSError as exc:
             _fail(f"cannot write to {out!r}: {exc.strerror}")
     try:
-        _engine_ready(players, names, rules)
+        _engine_ready(players, specs, rules)
         with _compare_progress() as report:
             result = run_compare(names, players, n_games, seed, rules, precision=precision, threads=threads,
                                  on_progress=report, keep_games=False, on_games=writer.add if writer else None,
@@ -661,7 +708,9 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
     from smsim.dataset import DatasetError
     from smsim.sim import SimulationError
     from smsim.summary import print_sweep
-    from smsim.sweeps import SweepError, plan_variants, play_sweep, run_sweep
+    from smsim.sim import verify_batch
+    from smsim.storage import location
+    from smsim.sweeps import SweepError, check_sweep, plan_variants, play_sweep, run_sweep, sweep_identity
 
     base = _rules(rules_file, rule)
     n_games = _count(games, "--games")
@@ -672,9 +721,13 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
         _fail("give the variants: --vary FIELD=V1,V2,... or --variant NAME=FILE.toml")
     _check_cluster(cluster, out)
     _check_out(out)
+    specs = _lineup(players, policy)
     try:
         variants = plan_variants(list(vary), list(variant_files), one_at_a_time, base)
-        _engine_ready(players, _policies(policy), base)
+        if out is not None:  # a directory holding another sweep is refused before the compile
+            check_sweep(location(out), sweep_identity(variants, n_games, players, specs, seed,
+                                                      verify_batch(batch_size, n_games)))  # fmt: skip
+        _engine_ready(players, specs, base)
         with _sweep_progress(n_games * len(variants), quiet) as report:
             if out is None:
                 result = play_sweep(variants, n_games, players, _policies(policy), seed, threads, on_progress=report)
@@ -1059,6 +1112,14 @@ def fairness(players, policy, by, games, seed, check_games, check_seed, max_comp
         _fail(f"--by must be coins or vp, got {by!r}")
     if max_compensation < 0:
         _fail(f"--max must be >= 0, got {max_compensation}")
+    if out is not None:  # checked before the search: its result is written only at the end
+        from smsim.storage import unwritable
+
+        if Path(out).exists() and not Path(out).is_dir():
+            _fail(f"--out {out!r} exists and is not a directory")
+        why = unwritable(Path(out))
+        if why is not None:
+            _fail(f"cannot write to {out!r}: {why}")
     try:
         with _fairness_progress(quiet or as_json) as report:
             result = run_fairness(players, policy, by, n_games, seed, n_check, check_seed, max_compensation,

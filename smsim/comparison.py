@@ -141,6 +141,39 @@ class _Tally:
         return pd.DataFrame(rows, columns=["game", "policy", "rank", "count"])
 
 
+def verify_compare(
+    policies: list, players: int, games: int, precision: float | None = None
+) -> tuple[int, int, list[PolicySpec], list[int] | None]:
+    """``compare``'s input checked before anything is played: players, games, the policies
+    (distinct ones, in order) and, for a line-up with a policy named in several seats, which
+    policy sits in each seat (else None). Raises ``SimulationError`` or ``PolicyError``."""
+    players = verify_players(players)
+    games = verify_games(games)
+    specs: list[PolicySpec] = [resolve_policy(p) for p in policies]
+    if len(specs) < 2:
+        raise SimulationError("compare needs at least 2 policies")
+    names = [s.name for s in specs]
+    lineup = None
+    if len(set(names)) != len(names):
+        # a line-up with a policy in several seats (``rollout balanced balanced balanced``): one
+        # policy per seat, every cyclic rotation of the line-up in each block
+        if len(names) != players:
+            raise SimulationError(f"a policy named twice makes a line-up: give one policy per seat ({players}), "
+                                  f"got {', '.join(names)}")  # fmt: skip
+        distinct = list(dict.fromkeys(names))
+        if len(distinct) < 2:
+            raise SimulationError(f"compare needs at least 2 different policies, got {', '.join(names)}")
+        by_name = {s.name: s for s in specs}
+        for s in specs:
+            if s is not by_name[s.name] and not np.array_equal(s.params, by_name[s.name].params):
+                raise SimulationError(f"two different policies are named {s.name!r}")
+        lineup = [distinct.index(n) for n in names]
+        specs = [by_name[n] for n in distinct]
+    if precision is not None and not (0 < precision < 1):
+        raise SimulationError(f"precision must be between 0 and 1 (a width of a win rate), got {precision}")
+    return players, games, specs, lineup
+
+
 def compare(
     policies: list,
     players: int,
@@ -170,32 +203,9 @@ def compare(
     """
     from smsim.sim import CHUNK_GAMES
 
-    players = verify_players(players)
-    games = verify_games(games)
-    rules = rules or Rules()
-    specs: list[PolicySpec] = [resolve_policy(p) for p in policies]
-    if len(specs) < 2:
-        raise SimulationError("compare needs at least 2 policies")
+    players, games, specs, lineup = verify_compare(policies, players, games, precision)
     names = [s.name for s in specs]
-    lineup = None
-    if len(set(names)) != len(names):
-        # a line-up with a policy in several seats (``rollout balanced balanced balanced``): one
-        # policy per seat, every cyclic rotation of the line-up in each block
-        if len(names) != players:
-            raise SimulationError(f"a policy named twice makes a line-up: give one policy per seat ({players}), "
-                                  f"got {', '.join(names)}")  # fmt: skip
-        distinct = list(dict.fromkeys(names))
-        if len(distinct) < 2:
-            raise SimulationError(f"compare needs at least 2 different policies, got {', '.join(names)}")
-        by_name = {s.name: s for s in specs}
-        for s in specs:
-            if s is not by_name[s.name] and not np.array_equal(s.params, by_name[s.name].params):
-                raise SimulationError(f"two different policies are named {s.name!r}")
-        lineup = [distinct.index(n) for n in names]
-        specs = [by_name[n] for n in distinct]
-        names = distinct
-    if precision is not None and not (0 < precision < 1):
-        raise SimulationError(f"precision must be between 0 and 1 (a width of a win rate), got {precision}")
+    rules = rules or Rules()
     if cluster is not None:
         from smsim.cluster import check
 

@@ -48,7 +48,7 @@ import pandas as pd
 
 from smsim import layout as L
 from smsim.rules import Rules, RulesError
-from smsim.stats import chi2_sf, mean_and_interval
+from smsim.stats import chi2_sf, interval_text, mean_and_interval
 
 BY_FIELD = {"coins": "seat_coins", "vp": "seat_vp"}  # --by -> the rules field searched
 DEFAULT_MAX = 6
@@ -390,12 +390,13 @@ def print_result(result: FairnessResult, console=None) -> None:
                   f"(at zero {c['search_objective_zero']:.2e})")  # fmt: skip
     t = Table(title=f"Held-out check: {result.check_games:,} games on seed {result.check_seed}, without and with "
                     f"the compensation (win share; 95% intervals; parity {_pct(result.parity)})")  # fmt: skip
-    for col in ("seat", unit, "before", "95% CI", "after", "95% CI", "after differs from parity?"):
+    for col in ("seat", unit, "before [95% interval]", "after [95% interval]", "after differs from parity?"):
         t.add_column(col, justify="right")
     for r in result.table.itertuples():
         who = " (start)" if r.seat == 0 else ""
-        t.add_row(f"{r.seat}{who}", f"{r.compensation:+d}" if r.compensation else "0", _pct(r.before),
-                  f"{_pct(r.before_lo)} - {_pct(r.before_hi)}", _pct(r.after), f"{_pct(r.after_lo)} - {_pct(r.after_hi)}",
+        t.add_row(f"{r.seat}{who}", f"{r.compensation:+d}" if r.compensation else "0",
+                  interval_text(r.before, r.before_lo, r.before_hi, scale=100, unit="%"),
+                  interval_text(r.after, r.after_lo, r.after_hi, scale=100, unit="%"),
                   "yes" if r.distinguishable else "no")  # fmt: skip
     console.print(t)
     console.print(f"largest |win share - parity|: before {100 * c['before_max_deviation']:.1f} points, after "

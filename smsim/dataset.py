@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 from smsim import layout as L
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.rules import SIDE_NAMES, Rules, normalised
-from smsim.storage import Remote, location, publish, reading, staging_file, temp_name, write_text
+from smsim.storage import Remote, location, publish, reading, staging_file, temp_name, unwritable, write_text
 from smsim.summary import with_seat_vp
 
 if TYPE_CHECKING:
@@ -321,13 +321,11 @@ def run_identity(games: int, players: int, specs: list[PolicySpec], seed: int, r
     }  # fmt: skip
 
 
-def open_run(path: Path | Remote, identity: dict[str, Any], command: list[str]) -> set[int]:
-    """Make ``path`` the dataset of the run ``identity`` and return the parts it already holds.
-
-    An empty or missing directory gets the run's manifest (no parts); a dataset of the same run
-    is resumed (its finished parts are kept, the leftovers of a write cut short removed); a
-    directory that is not a dataset, or holds a different run, is refused with a
-    ``DatasetError`` before anything in it is touched."""
+def check_run(path: Path | Remote, identity: dict[str, Any]) -> bool:
+    """Whether ``path`` already holds the dataset of the run ``identity`` (True: it resumes) or can
+    become it (False: missing or empty, and writable). Anything else raises ``DatasetError``: a
+    file, a directory that is not a dataset, a dataset of a different run, a place that cannot be
+    written. Reads only, so a command checks its output before the engine is compiled."""
     out = str(path)
     if path.exists() and not path.is_dir():
         raise DatasetError(f"output {out!r} exists and is not a directory")
@@ -340,7 +338,22 @@ def open_run(path: Path | Remote, identity: dict[str, Any], command: list[str]) 
                 f"output {out!r} holds a different run (its {', '.join(differs)} "
                 f"{'differs' if len(differs) == 1 else 'differ'}); choose another --out or delete it"
             )
-    else:
+        return True
+    why = unwritable(path)
+    if why is not None:
+        raise DatasetError(f"cannot write to {out!r}: {why}")
+    return False
+
+
+def open_run(path: Path | Remote, identity: dict[str, Any], command: list[str]) -> set[int]:
+    """Make ``path`` the dataset of the run ``identity`` and return the parts it already holds.
+
+    An empty or missing directory gets the run's manifest (no parts); a dataset of the same run
+    is resumed (its finished parts are kept, the leftovers of a write cut short removed); a
+    directory that is not a dataset, or holds a different run, is refused with a
+    ``DatasetError`` before anything in it is touched."""
+    out = str(path)
+    if not check_run(path, identity):
         try:
             write_manifest(path, {
                 "format": "smsim-dataset", "format_version": FORMAT_VERSION, "run": identity,

@@ -39,6 +39,13 @@ def verify_players(players: int) -> int:
     return int(players)
 
 
+def verify_lineup(players: int, policies: list | None) -> tuple[int, list[PolicySpec]]:
+    """The players and one policy per seat (one given for every seat, or one per seat), checked
+    before anything is compiled or played. Raises ``SimulationError`` or ``PolicyError``."""
+    players = verify_players(players)
+    return players, resolve_policies(policies, players)
+
+
 # A game is numbered by an int64 index (the engine's and the dataset's ``game``; the dice key
 # hashes it as a uint64), so indices stop at MAX_GAME_INDEX. A run is capped far below that, at
 # days of play on a workstation, so that a typo such as 1e99 is refused before any game is played

@@ -27,6 +27,27 @@ import pandas as pd
 
 Z_95 = 1.959963984540054
 
+
+def interval_text(value: float, lo: float, hi: float, digits: int = 1, signed: bool = False, scale: float = 1.0,
+                  unit: str = "") -> str:  # fmt: skip
+    """A figure and its interval, written one way wherever smsim prints one: ``63.1% [62.0, 64.2]``,
+    ``+5.2 [+4.9, +5.5]`` (``signed``: a difference, every number with its sign), never a
+    half-width. ``scale`` multiplies all three (100 for a rate in percent); ``unit`` follows the
+    value ("%", " pts").
+
+    >>> interval_text(0.631, 0.62, 0.642, scale=100, unit="%")
+    '63.1% [62.0, 64.2]'
+    >>> interval_text(0.005, -0.009, 0.019, scale=100, signed=True, unit=" pts")
+    '+0.5 pts [-0.9, +1.9]'
+    >>> interval_text(float("nan"), 0, 1)
+    '-'
+    """
+    if not np.isfinite(value):
+        return "-"
+    spec = f"{'+' if signed else ''}.{digits}f"
+    bounds = ", ".join("-" if not np.isfinite(x) else format(scale * x, spec) for x in (lo, hi))
+    return f"{format(scale * value, spec)}{unit} [{bounds}]"
+
 SUM_COLUMNS = ("n", "total", "total_sq", "clusters", "cluster_sq", "cluster_cross", "cluster_n_sq", "cluster_max")
 """The cluster sums of a group: rows, sum and sum of squares of the values; clusters, sum over
 clusters of (cluster total)^2, (cluster total x cluster rows) and (cluster rows)^2, and the most

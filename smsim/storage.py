@@ -60,6 +60,26 @@ def location(text: str | os.PathLike) -> Path | Remote:
     return Remote(fs, path, url)
 
 
+def unwritable(path: Path | Remote) -> str | None:
+    """Why ``path`` (a directory or file to be made or replaced) cannot be written, or None: the
+    nearest part of it that exists must be a directory we may write in (a file that exists is
+    checked for itself). Checked before any game is played, so that a typo in an output path costs
+    no compile and no games. A URL is not checked here: its filesystem says so at the first write."""
+    if isinstance(path, Remote):
+        return None
+    path = Path(path)
+    if path.exists():
+        return None if os.access(path, os.W_OK) else "permission denied"
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{str(parent)!r} is not a directory"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"permission denied in {str(parent)!r}"
+    return None
+
+
 def _missing(scheme: str, exc: ImportError) -> str:
     """What to install for ``scheme``: the package of its fsspec implementation (s3fs for s3://),
     or fsspec's own line where the implementation is in fsspec and needs another package."""

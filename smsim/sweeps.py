@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 from smsim.dataset import DatasetError, done_parts, part_name, read_manifest
 from smsim.rules import Rules, RulesError, normalised
 from smsim.stats import Z_95
-from smsim.storage import Remote, location, reading, write_text
+from smsim.storage import Remote, location, reading, unwritable, write_text
 from smsim.summary import VP_SOURCES, with_seat_vp
 
 SWEEP_FORMAT = "smsim-sweep"
@@ -405,9 +405,9 @@ def sweep_identity(variants: list[Variant], games: int, players: int, specs, see
             "variants": [v.describe() for v in variants]}  # fmt: skip
 
 
-def _open_sweep(path: Path | Remote, identity: dict, command: list[str]) -> None:
-    """Make ``path`` this sweep's directory, or check that it already is; anything else is refused
-    before a file in it is touched."""
+def check_sweep(path: Path | Remote, identity: dict) -> bool:
+    """Whether ``path`` already is this sweep's directory (True: it resumes) or can become it
+    (False: missing or empty, and writable); anything else raises ``DatasetError``. Reads only."""
     out = str(path)
     if path.exists() and not path.is_dir():
         raise DatasetError(f"output {out!r} exists and is not a directory")
@@ -420,10 +420,22 @@ def _open_sweep(path: Path | Remote, identity: dict, command: list[str]) -> None
             raise DatasetError(f"output {out!r} holds a different sweep (its {', '.join(differs)} "
                                f"{'differs' if len(differs) == 1 else 'differ'}); choose another --out or "
                                "delete it")  # fmt: skip
-        return
+        return True
     if path.is_dir() and any(path.iterdir()):
         raise DatasetError(f"output {out!r} is not empty and holds no sweep ({MANIFEST} is missing); choose "
                            "another --out")  # fmt: skip
+    why = unwritable(path)
+    if why is not None:
+        raise DatasetError(f"cannot write to {out!r}: {why}")
+    return False
+
+
+def _open_sweep(path: Path | Remote, identity: dict, command: list[str]) -> None:
+    """Make ``path`` this sweep's directory, or check that it already is; anything else is refused
+    before a file in it is touched."""
+    out = str(path)
+    if check_sweep(path, identity):
+        return
     from smsim.dataset import environment
 
     try:

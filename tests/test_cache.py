@@ -155,3 +155,37 @@ def test_the_cache_is_smsims_even_when_numba_was_imported_first(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     cache_dir, path = out.stdout.split()
     assert cache_dir.startswith(str(tmp_path)) and path.startswith(cache_dir)
+
+
+@pytest.mark.parametrize("empty", ["", "   "])
+def test_an_empty_cache_variable_counts_as_unset(tmp_path, empty):
+    """CI systems and containers often leave NUMBA_CACHE_DIR or SMSIM_CACHE_DIR defined but empty:
+    smsim's own cache is used then, and the status line names it."""
+    import subprocess
+
+    code = ("import os, smsim\nfrom smsim._cache import cache_dir\nfrom smsim.play import play_games_nb\n"
+            "print(cache_dir()); print(play_games_nb._cache._cache_path)")  # fmt: skip
+    base = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "SMSIM_CACHE_DIR", "XDG_CACHE_HOME")}
+    for env, where in (({"NUMBA_CACHE_DIR": empty, "SMSIM_CACHE_DIR": str(tmp_path / "a")}, tmp_path / "a"),
+                       ({"NUMBA_CACHE_DIR": empty, "SMSIM_CACHE_DIR": empty, "XDG_CACHE_HOME": str(tmp_path / "x")},
+                        tmp_path / "x" / "smsim")):  # fmt: skip
+        out = subprocess.run([sys.executable, "-c", code], env={**base, **env}, capture_output=True, text=True,
+                             check=True).stdout.split()  # fmt: skip
+        assert len(out) == 2, out
+        cache, path = out
+        assert Path(cache).parent == where and len(Path(cache).name) == 16  # <base>/<source hash>
+        assert path.startswith(cache)
+
+
+def test_the_status_line_names_the_real_cache(monkeypatch, tmp_path):
+    from click.testing import CliRunner
+
+    import smsim._cache
+    from smsim.cli import cli
+
+    monkeypatch.setattr(smsim._cache, "engine_compiled", lambda search=False: False)
+    r = CliRunner().invoke(cli, ["simulate", "-n", "5", "-p", "2", "-q"])
+    assert r.exit_code == 0, r.output
+    assert f"(cached in {os.environ['NUMBA_CACHE_DIR']};" in r.output and os.environ["NUMBA_CACHE_DIR"]
+    r = CliRunner().invoke(cli, ["warmup"])
+    assert f"cache {os.environ['NUMBA_CACHE_DIR']})" in r.output or f"cached in {os.environ['NUMBA_CACHE_DIR']}" in r.output

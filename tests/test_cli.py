@@ -1,6 +1,7 @@
 """The click CLI under CliRunner: outputs, and one-line errors with exit status 2."""
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -138,9 +139,7 @@ def test_simulate_prints_tables(run):
     assert "300 games" in result.output and "win rate" in result.output
 
 
-@pytest.mark.parametrize(
-    "args, words",
-    [
+BAD_INPUT = [
         (["simulate", "--games", "0"], ["games", ">= 1"]),
         (["simulate", "--games", "-5"], ["games"]),
         (["simulate", "--games", "ten"], ["--games", "whole number"]),
@@ -167,8 +166,10 @@ def test_simulate_prints_tables(run):
         (["score", "/nonexistent/city.txt"], ["cannot read city file"]),
         (["validate", "/nonexistent/trace.jsonl"], ["no trace file"]),
         (["frobnicate"], ["frobnicate"]),
-    ],
-)
+]
+
+
+@pytest.mark.parametrize("args, words", BAD_INPUT)
 def test_bad_input_is_one_line_and_exit_2(run, args, words):
     assert_bad_input(run(*args), *words)
 
@@ -214,19 +215,124 @@ def test_simulate_out_summary_formats_and_refusal(run, tmp_path):
     assert len(list((out / "seats").glob("*.parquet"))) == 3
 
 
-@pytest.mark.parametrize(
-    "args, words",
-    [
+MORE_BAD_INPUT = [
         (["summary", "/nonexistent/run"], ["not an smsim dataset"]),
         (["compare", "greedy"], ["at least 2 policies"]),
         (["compare", "greedy", "nobody"], ["unknown policy 'nobody'"]),
         (["compare", "greedy", "random", "--precision", "3"], ["precision"]),
         (["simulate", "--games", "2.5"], ["--games", "whole number"]),
         (["simulate", "--batch", "0"], ["--batch", ">= 1"]),
-    ],
-)
+]
+
+
+@pytest.mark.parametrize("args, words", MORE_BAD_INPUT)
 def test_more_bad_input(run, args, words):
     assert_bad_input(run(*args), *words)
+
+
+# Input every command can refuse without playing a game; ``{tmp}`` is a directory holding
+# ``file`` (a regular file), ``foreign/`` (a directory with a file that is no dataset) and
+# ``bad.toml``. A path under ``{tmp}/file`` cannot be made, whoever runs the test (root too).
+NEEDS_NO_GAME = [
+    (["simulate", "--players", "3", "--policy", "greedy,random"], ["2 policies for 3 players"]),
+    (["simulate", "--policy", "{tmp}/bad.toml"], ["not valid TOML"]),
+    (["simulate", "--out", "{tmp}/foreign", "-n", "10"], ["not an smsim dataset"]),
+    (["simulate", "--out", "{tmp}/file/run", "-n", "10"], ["cannot write", "not a directory"]),
+    (["simulate", "--out", "{tmp}/file", "-n", "10"], ["not a directory"]),
+    (["play", "--players", "2", "--policy", "greedy,random,walls"], ["3 policies for 2 players"]),
+    (["play", "--trace", "{tmp}/file/game.jsonl"], ["cannot write trace", "not a directory"]),
+    (["play", "--trace", "{tmp}"], ["is a directory"]),
+    (["advise", "--decision", "3", "--players", "2", "--policy", "a,b,c"], ["policies"]),
+    (["advise", "{tmp}/file", "--decision", "3"], ["not a trace"]),
+    (["compare", "greedy", "random", "--precision", "3"], ["precision"]),
+    (["compare", "greedy", "greedy", "random", "--players", "4"], ["line-up"]),
+    (["compare", "greedy", "random", "--out", "{tmp}/file/cmp"], ["cannot write"]),
+    (["sweep", "--vary", "side_defence=1,2", "--players", "3", "--policy", "greedy,random"], ["2 policies"]),
+    (["sweep", "--vary", "side_defence=1,2", "--out", "{tmp}/foreign"], ["holds no sweep"]),
+    (["sweep", "--vary", "side_defence=1,2", "--out", "{tmp}/file/sweep"], ["cannot write", "not a directory"]),
+    (["sweep", "--vary", "no_such_field=1,2"], ["no_such_field"]),
+    (["tune", "--against", "greedy,genius", "--out", "{tmp}/t.toml"], ["unknown policy 'genius'"]),
+    (["tune", "--out", "{tmp}/file/w.toml"], ["cannot write", "no directory"]),
+    (["fairness", "--policy", "genius"], ["unknown policy 'genius'"]),
+    (["fairness", "--out", "{tmp}/file/fair"], ["cannot write", "not a directory"]),
+    (["report", "{tmp}/foreign", "--out", "{tmp}/rep"], ["not an smsim dataset"]),
+]
+
+
+def cold_cases(tmp: Path) -> list[tuple[list[str], list[str]]]:
+    """Every bad-input case of this module that needs no file of its own, paths made under ``tmp``."""
+    (tmp / "file").write_text("not a dataset\n")
+    (tmp / "foreign").mkdir(exist_ok=True)
+    (tmp / "foreign" / "notes.txt").write_text("not a dataset\n")
+    (tmp / "bad.toml").write_text("wall = [unclosed\n")
+    cases = BAD_INPUT + MORE_BAD_INPUT + NEEDS_NO_GAME
+    return [([a.replace("{tmp}", str(tmp)) for a in args], words) for args, words in cases]
+
+
+@pytest.mark.parametrize("index", range(len(NEEDS_NO_GAME)))
+def test_input_refused_without_a_game(run, tmp_path, index):
+    args, words = cold_cases(tmp_path)[len(BAD_INPUT) + len(MORE_BAD_INPUT) + index]
+    foreign = sorted((tmp_path / "foreign").iterdir())
+    assert_bad_input(run(*args), *words)
+    assert sorted((tmp_path / "foreign").iterdir()) == foreign  # a refused directory is left as it was
+    assert (tmp_path / "file").read_text() == "not a dataset\n"
+
+
+COLD_RUN = """
+import json, sys, time
+from pathlib import Path
+
+from numba.core import event  # numba first: smsim's cache is configured all the same
+
+compiled = []
+
+
+class Compiles(event.Listener):
+    def on_start(self, ev):
+        compiled.append(str(ev.data["dispatcher"].py_func.__qualname__))
+
+    def on_end(self, ev):
+        pass
+
+
+event.register("numba:compile", Compiles())
+
+from click.testing import CliRunner  # noqa: E402
+
+from smsim.cli import cli  # noqa: E402
+from tests.test_cli import cold_cases  # noqa: E402
+
+out = []
+for args, words in cold_cases(Path(sys.argv[1])):
+    start, before = time.perf_counter(), len(compiled)
+    result = CliRunner().invoke(cli, args)
+    out.append({"args": args, "exit": result.exit_code, "output": result.output,
+                "compiled": compiled[before:], "seconds": time.perf_counter() - start})
+print(json.dumps(out))
+"""
+
+
+def test_bad_input_is_answered_before_anything_is_compiled(tmp_path):
+    """On an empty numba cache, every bad-input case above answers without compiling a function:
+    a typo never waits for the engine's compile (``scripts/bench.py --bad-input`` times them)."""
+    import subprocess
+    import sys
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "SMSIM_CACHE_DIR")}
+    env.update(NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    (tmp_path / "in").mkdir()
+    done = subprocess.run([sys.executable, "-c", COLD_RUN, str(tmp_path / "in")], env=env, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)
+    assert len(results) == len(BAD_INPUT + MORE_BAD_INPUT + NEEDS_NO_GAME)
+    for r in results:
+        lines = [line for line in r["output"].splitlines() if line.strip()]
+        assert r["exit"] == 2 and len(lines) == 1 and lines[0].startswith("Error: "), r
+        assert r["compiled"] == [], r
+    assert [p for p in cache.rglob("*") if p.is_file()] == []
 
 
 def test_compare_prints_tables_and_writes(run, tmp_path):

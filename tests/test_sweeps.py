@@ -3,6 +3,7 @@ unpaired intervals against their formulas, the sweep directory (baseline = a pla
 resumption, refusals), the expected effects of a rule, and the command line."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -247,6 +248,8 @@ def test_cli_sweep_prints_and_writes(defence_sweep, tmp_path):
                             "-q"])  # fmt: skip
     assert r.exit_code == 0, r.output
     assert "side_defence=3" in r.output and "narrower" in r.output
+    # a difference and its interval as "+0.5 [-0.9, +1.9]": never a signed half-width ("± +1.4")
+    assert "±" not in r.output and re.search(r"[+-]\d+\.\d+ \[[+-]\d+\.\d+, [+-]\d+\.\d+\]", r.output)
     manifest = json.loads((tmp_path / "s" / "sweep.json").read_text())
     assert manifest["command"][:2] == ["smsim", "sweep"] or manifest["command"]
     r = runner.invoke(cli, ["sweep", "--vary", "side_defence=1,3", "-n", "200", "--format", "csv", "-q"])

@@ -45,7 +45,19 @@ POLICY_SIG = types.int64(
 MAX_SEATS = 5  # the engine always takes 5 policy functions, so it compiles once for every P
 
 
-@njit(POLICY_SIG, cache=True)
+@njit(cache=True)
 def no_user_policy(ctx, dice, cands, n, city, occ, player, pirates, rules, params, rng):
-    """Stands in the function tuple for seats played by a built-in bot; never called."""
+    """Stands in the function tuple for seats played by a built-in bot; never called. Compiled
+    for POLICY_SIG by ``placeholder_policy`` when a line-up is first played, not at import: a
+    command answers bad input before anything is compiled."""
     return -1
+
+
+def placeholder_policy():
+    """``no_user_policy``, compiled for ``POLICY_SIG`` (or loaded from the on-disk cache)."""
+    if not no_user_policy.signatures:
+        no_user_policy.compile(POLICY_SIG)
+        # one signature and no other, as ``@njit(POLICY_SIG)`` leaves a user's policy: the play
+        # loop types every seat's function alike and is compiled once for any line-up
+        no_user_policy.disable_compile()
+    return no_user_policy

@@ -26,7 +26,7 @@ import numpy as np
 from smsim.layout import PolicyKind
 from smsim.policies import PolicyError
 from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES
-from smsim.policies.interface import MAX_SEATS, POLICY_SIG, no_user_policy
+from smsim.policies.interface import MAX_SEATS, POLICY_SIG, placeholder_policy
 from smsim.policies.rollout import ROLLOUT_BASE, ROLLOUT_DEFAULTS, ROLLOUT_LIMITS, ROLLOUT_PARAMS
 
 
@@ -272,8 +272,9 @@ def policy_arrays(specs: list[PolicySpec]) -> tuple[np.ndarray, np.ndarray, tupl
     """``kind`` int64[P], ``params`` float64[P, N_PARAMS] and the 5-tuple of functions."""
     kind = np.array([int(s.kind) for s in specs], dtype=np.int64)
     params = np.ascontiguousarray(np.stack([s.params.astype(np.float64) for s in specs]))
-    fns = [s.decider.fn if s.decider.kind == PolicyKind.USER else no_user_policy for s in specs]
-    fns += [no_user_policy] * (MAX_SEATS - len(fns))
+    placeholder = placeholder_policy()
+    fns = [s.decider.fn if s.decider.kind == PolicyKind.USER else placeholder for s in specs]
+    fns += [placeholder] * (MAX_SEATS - len(fns))
     return kind, params, tuple(fns)
 
 
