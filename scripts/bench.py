@@ -38,7 +38,7 @@ import numpy as np
 
 from smsim.engine.dice import dice_floor_nb, seed_key
 from smsim.rules import Rules
-from smsim.sim import default_threads, run_games
+from smsim.runs.batch import default_threads, run_games
 
 
 def median_rate(fn, games: int, runs: int) -> float:
@@ -99,9 +99,9 @@ def command_rates(games: int, runs: int, cores: int, only: list[str] | None = No
     en = (e1 - s) / c + s, gives s = (c en - e1) / (c - 1); and the speed-up over its own 1-thread
     rate that the command gets on 16 and 64 cores if the kernel scales linearly:
     (1 + o) / ((1 + o - s) / N + s), o and s as fractions of k1."""
-    from smsim.comparison import arrangements, compare
-    from smsim.sim import simulate_summary, simulate_to
-    from smsim.sweeps import plan_variants, play_sweep
+    from smsim.studies.compare import arrangements, compare
+    from smsim.runs.batch import simulate_summary, simulate_to
+    from smsim.studies.sweep import plan_variants, play_sweep
 
     lineup = ["balanced", "greedy", "walls", "random"]
     arrs = arrangements(lineup, 4)  # compare's games: every seat arrangement of each block's dice

@@ -63,7 +63,7 @@ def profile(args: argparse.Namespace) -> None:
     from numba.core.caching import Cache
     from numba.core.codegen import CPUCodeLibrary, JITCodeLibrary
 
-    import smsim.sim  # noqa: F401  (the engine's modules, no compile yet)
+    import smsim.runs.batch  # noqa: F401  (the engine's modules, no compile yet)
 
     t_import = clock() - t0
 
@@ -122,7 +122,7 @@ def profile(args: argparse.Namespace) -> None:
     ev.register("numba:compile", Compiles())
 
     from smsim.rules import Rules
-    from smsim.sim import run_games
+    from smsim.runs.batch import run_games
     from smsim.warmup import compiling
 
     gc_setting = contextlib.nullcontext() if args.default_gc else compiling()

@@ -6,7 +6,7 @@
 
 The heavy entry points load on first use: ``smsim.simulate``, ``smsim.simulate_to``,
 ``smsim.simulate_summary``, ``smsim.load``, ``smsim.compare``, ``smsim.tune`` (the heuristic's
-weights by CMA-ES, in ``smsim.tuning``), ``smsim.sweep`` (rule variants on common dice),
+weights by CMA-ES, in ``smsim.studies.tune``), ``smsim.sweep`` (rule variants on common dice),
 ``smsim.fairness`` (the per-seat compensation that evens out the seats' win rates),
 ``smsim.play_game``, and for balance reports ``smsim.report_tables`` (the report's tables as
 DataFrames) and ``smsim.make_report``.
@@ -21,18 +21,18 @@ __version__ = "0.1.0"
 from smsim.rules import Rules, RulesError, load_rules  # noqa: E402
 
 _LAZY = {
-    "simulate": ("smsim.sim", "simulate"),
-    "simulate_to": ("smsim.sim", "simulate_to"),
-    "simulate_summary": ("smsim.sim", "simulate_summary"),
-    "play_game": ("smsim.sim", "play_game"),
-    "load": ("smsim.dataset", "load"),
-    "compare": ("smsim.comparison", "compare"),
-    "tune": ("smsim.tuning", "tune"),
-    "sweep": ("smsim.sweeps", "sweep"),
+    "simulate": ("smsim.runs.batch", "simulate"),
+    "simulate_to": ("smsim.runs.batch", "simulate_to"),
+    "simulate_summary": ("smsim.runs.batch", "simulate_summary"),
+    "play_game": ("smsim.runs.batch", "play_game"),
+    "load": ("smsim.runs.dataset", "load"),
+    "compare": ("smsim.studies.compare", "compare"),
+    "tune": ("smsim.studies.tune", "tune"),
+    "sweep": ("smsim.studies.sweep", "sweep"),
     "POLICIES": ("smsim.policies.registry", "POLICIES"),
-    "report_tables": ("smsim.analysis", "report_tables"),
-    "make_report": ("smsim.report", "report"),
-    "fairness": ("smsim.compensation", "fairness"),
+    "report_tables": ("smsim.report.tables", "report_tables"),
+    "make_report": ("smsim.report.page", "report"),
+    "fairness": ("smsim.studies.fairness", "fairness"),
 }
 __all__ = ["Rules", "RulesError", "load_rules", "__version__", *_LAZY]
 

@@ -355,12 +355,12 @@ class Decision(IntEnum):
 
 
 class PolicyKind(IntEnum):
-    """How a seat decides (``smsim.play``): a built-in bot is data, a user's policy a function."""
+    """How a seat decides (``smsim.play.loop``): a built-in bot is data, a user's policy a function."""
 
     RANDOM = 0
     HEURISTIC = 1  # the parameterised heuristic; every built-in but random is a preset of it
     USER = 2  # the seat's function in the tuple of policy functions
-    ROLLOUT = 3  # the search policy (smsim.search): continuations played by its base policy
+    ROLLOUT = 3  # the search policy (smsim.play.search): continuations played by its base policy
 
 
 MAX_CANDS = 128

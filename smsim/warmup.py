@@ -57,7 +57,7 @@ def compiling() -> Iterator[None]:
 
 def _play() -> None:
     from smsim.rules import Rules
-    from smsim.sim import simulate_summary
+    from smsim.runs.batch import simulate_summary
 
     simulate_summary(1, 2, ["balanced"], 0, Rules(), threads=1)  # the play loop and the headline sums
 
@@ -65,7 +65,7 @@ def _play() -> None:
 def _search() -> None:
     from smsim.policies.registry import POLICIES, rollout_spec
     from smsim.rules import Rules
-    from smsim.sim import run_games
+    from smsim.runs.batch import run_games
 
     # the fewest playouts: the search's code is the same, its games much shorter
     quick = rollout_spec({"playouts": 1, "candidates": 2}, POLICIES["random"])
@@ -73,13 +73,13 @@ def _search() -> None:
 
 
 def _trace() -> None:
-    from smsim.sim import play_game
+    from smsim.runs.batch import play_game
 
     play_game(2, 0, 0, ["random"])
 
 
 def _advise() -> None:
-    from smsim.advise import advise
+    from smsim.studies.advise import advise
 
     advise(players=2, seed=0, game=0, decision=0, policies=["random"], playouts=1)
 

@@ -10,9 +10,9 @@ import pytest  # noqa: E402
 def report_datasets(tmp_path_factory):
     """Small datasets for the report, plot and CLI tests: a 4-player run with four policies, a
     2-player mirror, a 3-player comparison, a 3-game run and a dataset with no finished part."""
-    from smsim.comparison import compare, save_comparison
+    from smsim.studies.compare import compare, save_comparison
     from smsim.rules import Rules
-    from smsim.sim import simulate_to
+    from smsim.runs.batch import simulate_to
 
     root = tmp_path_factory.mktemp("report-data")
     simulate_to(str(root / "four"), 600, 4, ["balanced", "greedy", "walls", "random"], seed=3, batch=300)

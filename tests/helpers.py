@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from smsim import layout as L
-from smsim.board import parse_city
+from smsim.play.board import parse_city
 from smsim.engine.city import set_city_nb
 from smsim.rules import Rules
 

@@ -1,17 +1,17 @@
-"""``smsim advise`` and ``smsim play --advise`` (smsim/advise.py)."""
+"""``smsim advise`` and ``smsim play --advise`` (smsim/studies/advise.py)."""
 
 import json
 
 import pytest
 
-from smsim.advise import (
+from smsim.studies.advise import (
     AdviseError,
     advise,
     advise_trace,
     annotate_game,
     t_quantile_975,
 )
-from smsim.sim import play_game
+from smsim.runs.batch import play_game
 
 CANDIDATE_KEYS = {"move", "win", "win_lo", "win_hi", "vp", "vp_lo", "vp_hi", "pick", "rows"}
 

@@ -1,4 +1,4 @@
-"""The balance tables of smsim.analysis, each recomputed here from the raw parquet files.
+"""The balance tables of smsim.report.tables, each recomputed here from the raw parquet files.
 
 Every recomputation follows the table's docstring and the column meanings of docs/dataset.md,
 with its own plain pandas, so that the reading of the datasets and the tables' arithmetic are both
@@ -18,11 +18,11 @@ import pandas as pd
 import pandas.testing as pdt
 import pytest
 
-from smsim.analysis import TABLES, read_report_data
-from smsim.comparison import compare, save_comparison
-from smsim.dataset import DatasetError
+from smsim.report.tables import TABLES, read_report_data
+from smsim.studies.compare import compare, save_comparison
+from smsim.runs.dataset import DatasetError
 from smsim.rules import Rules
-from smsim.sim import simulate_to
+from smsim.runs.batch import simulate_to
 
 Z = 1.959963984540054
 SIDES = ("top", "right", "bottom", "left")
@@ -580,7 +580,7 @@ def test_church_vp_share_is_the_ratio_of_sums_with_its_delta_interval(reports):
     """Church VP over total VP per player count and policy; its interval is the delta method's:
     share +- z x the standard error of the mean of (church - share x total) / mean total, the
     larger of the independent and the cluster-robust one (seats of a game, a comparison's block)."""
-    from smsim.analysis import church_vp_share
+    from smsim.report.tables import church_vp_share
 
     data, seats, _, _ = reports["main"]
     rows = []
@@ -597,7 +597,7 @@ def test_church_vp_share_is_the_ratio_of_sums_with_its_delta_interval(reports):
 
 
 def test_vp_source_means_are_vp_by_source_with_intervals(reports):
-    from smsim.analysis import vp_by_source, vp_source_means
+    from smsim.report.tables import vp_by_source, vp_source_means
 
     data, seats, _, _ = reports["main"]
     rows = []
@@ -624,7 +624,7 @@ def test_vp_source_means_are_vp_by_source_with_intervals(reports):
     ((0.0, 0.01), (np.nan, np.nan), np.nan, "no data"),
 ])  # fmt: skip
 def test_verdict_follows_the_stated_rule(ref, new, parity, want):
-    from smsim.analysis import verdict
+    from smsim.report.tables import verdict
 
     assert verdict(*ref, *new, parity) == want
 
@@ -632,7 +632,7 @@ def test_verdict_follows_the_stated_rule(ref, new, parity, want):
 def test_stronger_play_sets_each_figure_beside_the_reference(stronger_runs):
     """Every headline figure of each sample, recomputed here from the parquet files, and the
     verdict of the stated rule on the two intervals."""
-    from smsim.analysis import stronger_play, verdict
+    from smsim.report.tables import stronger_play, verdict
 
     data = read_report_data([stronger_runs["bal4"], stronger_runs["mixed4"]], stronger=[stronger_runs["ro4"]])
     assert [s.stronger for s in data.sources] == [False, False, True]

@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from smsim.board import EMPTY_CITY, BoardError, format_city, parse_city, parse_position
+from smsim.play.board import EMPTY_CITY, BoardError, format_city, parse_city, parse_position
 from smsim.layout import Cell
 
 FULL = """

@@ -86,7 +86,7 @@ def test_every_module_with_compiled_code_and_what_it_reads_is_covered():
     objects a covered module holds as globals."""
     from numba.core.dispatcher import Dispatcher
 
-    importlib.import_module("smsim.sim")  # loads the engine and the policies
+    importlib.import_module("smsim.runs.batch")  # loads the engine and the policies
     covered = {
         ".".join(["smsim", *Path(rel).with_suffix("").parts]).removesuffix(".__init__") for rel in jit_modules()
     }
@@ -148,7 +148,7 @@ def test_the_cache_is_smsims_even_when_numba_was_imported_first(tmp_path):
     looks for it."""
     import subprocess
 
-    code = ("import numba, os\nimport smsim\nfrom smsim.play import play_games_nb\n"
+    code = ("import numba, os\nimport smsim\nfrom smsim.play.loop import play_games_nb\n"
             "print(os.environ['NUMBA_CACHE_DIR']); print(play_games_nb._cache._cache_path)")  # fmt: skip
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["SMSIM_CACHE_DIR"] = str(tmp_path)
@@ -163,7 +163,7 @@ def test_an_empty_cache_variable_counts_as_unset(tmp_path, empty):
     smsim's own cache is used then, and the status line names it."""
     import subprocess
 
-    code = ("import os, smsim\nfrom smsim._cache import cache_dir\nfrom smsim.play import play_games_nb\n"
+    code = ("import os, smsim\nfrom smsim._cache import cache_dir\nfrom smsim.play.loop import play_games_nb\n"
             "print(cache_dir()); print(play_games_nb._cache._cache_path)")  # fmt: skip
     base = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "SMSIM_CACHE_DIR", "XDG_CACHE_HOME")}
     for env, where in (({"NUMBA_CACHE_DIR": empty, "SMSIM_CACHE_DIR": str(tmp_path / "a")}, tmp_path / "a"),

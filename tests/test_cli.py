@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from smsim import __version__
-from smsim.board import EMPTY_CITY
+from smsim.play.board import EMPTY_CITY
 
 
 def assert_bad_input(result, *words):
@@ -387,7 +387,7 @@ def test_the_command_line_loads_neither_numba_nor_matplotlib_until_a_command_nee
 
 
 def test_plot_help_lists_every_figure_kind(run):
-    from smsim.plots import PLOTS
+    from smsim.report.plots import PLOTS
 
     result = run("plot", "--help")
     assert result.exit_code == 0

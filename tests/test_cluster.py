@@ -19,9 +19,9 @@ import pytest
 from click.testing import CliRunner
 
 import smsim
-import smsim.cluster
+import smsim.runs.executors.dask
 from smsim.cli import cli
-from smsim.cluster import (
+from smsim.runs.executors.dask import (
     DASK_MISSING,
     ClusterError,
     PartFailed,
@@ -29,13 +29,13 @@ from smsim.cluster import (
     rebuild_policy,
     ship_policy,
 )
-from smsim.cluster import play_part as real_play_part
-from smsim.dataset import MANIFEST, part_name, read_manifest
+from smsim.runs.executors.dask import play_part as real_play_part
+from smsim.runs.dataset import MANIFEST, part_name, read_manifest
 from smsim.policies import PolicyError
 from smsim.policies.registry import resolve_policy
 from smsim.rules import Rules
-from smsim.sim import simulate_to
-from smsim.sweeps import plan_variants, run_sweep
+from smsim.runs.batch import simulate_to
+from smsim.studies.sweep import plan_variants, run_sweep
 
 PACKAGE = Path(smsim.__file__).parent
 USER_POLICY = "docs/example_policy.py:next_church"
@@ -139,8 +139,8 @@ def test_only_the_cluster_module_imports_dask_and_only_inside_functions():
     top = [node for node in tree.body if not isinstance(node, (ast.FunctionDef, ast.ClassDef))]
     assert not imported_names(ast.Module(body=top, type_ignores=[])) & dask
     assert imported_names(tree) & dask  # it does use Dask, inside functions
-    # and at run time: the command line, the API and smsim.cluster itself load no Dask
-    code = ("import sys, smsim.cli, smsim.sim, smsim.sweeps, smsim.cluster; "
+    # and at run time: the command line, the API and smsim.runs.executors.dask itself load no Dask
+    code = ("import sys, smsim.cli, smsim.runs.batch, smsim.studies.sweep, smsim.runs.executors.dask; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -304,7 +304,7 @@ def test_a_worker_killed_mid_part_loses_nothing(client, tmp_path, monkeypatch):
                     return
             time.sleep(0.05)
 
-    monkeypatch.setattr(smsim.cluster, "play_part", slow_play_part)
+    monkeypatch.setattr(smsim.runs.executors.dask, "play_part", slow_play_part)
     killer = threading.Thread(target=kill_first_player)
     killer.start()
     result = simulate_to(str(out), **kwargs, cluster=client)
@@ -319,7 +319,7 @@ def test_a_worker_killed_mid_part_loses_nothing(client, tmp_path, monkeypatch):
 
 
 def test_compare_on_the_cluster_equals_compare_here(client):
-    from smsim.comparison import compare
+    from smsim.studies.compare import compare
 
     ready(client)
     args = (["balanced", "greedy", "random"], 3, 3600)
@@ -356,7 +356,7 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path, monkeypatch):
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    monkeypatch.setattr(smsim.cluster, "CONNECT_TIMEOUT", 2)
+    monkeypatch.setattr(smsim.runs.executors.dask, "CONNECT_TIMEOUT", 2)
     r = CliRunner().invoke(cli, ["simulate", "-n", "10", "--out", str(tmp_path / "run"), "--cluster",
                                  f"tcp://127.0.0.1:{port}"])  # fmt: skip
     assert r.exit_code == 2
@@ -370,6 +370,6 @@ def fails_on_the_worker(*args, **kwargs):
 
 def test_a_task_that_fails_on_the_cluster_is_one_line(client, tmp_path, monkeypatch):
     ready(client)
-    monkeypatch.setattr(smsim.cluster, "play_part", fails_on_the_worker)
+    monkeypatch.setattr(smsim.runs.executors.dask, "play_part", fails_on_the_worker)
     with pytest.raises(ClusterError, match="part 0 failed on the cluster: RuntimeError: no smsim here"):
         simulate_to(str(tmp_path / "run"), 100, 2, ["random"], seed=1, batch=100, cluster=client)

@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim.comparison import arrangements, compare
+from smsim.studies.compare import arrangements, compare
 from smsim.rules import Rules
-from smsim.sim import SimulationError
+from smsim.runs.batch import SimulationError
 from smsim.stats import mean_and_interval
 
 
@@ -68,7 +68,7 @@ def test_rounds_of_blocks_give_the_tables_of_all_games_at_once():
     """Blocks come in rounds, and compare keeps only each block's statistics and a tally of the
     rankings; its tables must be those computed from every game at once: intervals over blocks,
     seats and cannons lost per policy, and the Plackett-Luce fit to every game's ranking."""
-    from smsim.ratings import fit_plackett_luce
+    from smsim.studies.ratings import fit_plackett_luce
 
     names = ["greedy", "walls", "random"]
     reports = []
@@ -92,7 +92,7 @@ def test_rounds_of_blocks_give_the_tables_of_all_games_at_once():
 def test_games_streamed_to_a_writer_instead_of_kept(tmp_path):
     """keep_games=False keeps no rows; on_games sees every game, and ComparisonWriter writes
     them as the kept games would be, with the tables and the manifest."""
-    from smsim.comparison import ComparisonWriter, save_comparison
+    from smsim.studies.compare import ComparisonWriter, save_comparison
 
     kept = compare(["greedy", "random"], 2, 2 * 30, seed=9)
     writer = ComparisonWriter(tmp_path / "c")
@@ -113,8 +113,8 @@ def test_games_streamed_to_a_writer_instead_of_kept(tmp_path):
 
 
 def test_a_saved_comparison_reads_back_as_written(tmp_path):
-    from smsim.comparison import comparison_manifest, read_comparison, save_comparison
-    from smsim.dataset import DatasetError
+    from smsim.studies.compare import comparison_manifest, read_comparison, save_comparison
+    from smsim.runs.dataset import DatasetError
 
     result = compare(["greedy", "random"], 2, 2 * 20, seed=4)
     save_comparison(result, str(tmp_path / "c"), ["smsim", "compare", "greedy", "random"], 4, Rules())
@@ -170,9 +170,9 @@ def test_rounds_of_blocks_come_in_order_with_the_games_of_plain_runs_and_closing
     closing the generator early leaves no thread behind."""
     import threading
 
-    from smsim.comparison import RANK, TOTAL, WON, play_rounds
+    from smsim.studies.compare import RANK, TOTAL, WON, play_rounds
     from smsim.policies.registry import resolve_policy
-    from smsim.sim import run_games
+    from smsim.runs.batch import run_games
 
     names = ["balanced", "random"]
     specs = [resolve_policy(n) for n in names]
@@ -193,7 +193,7 @@ def test_rounds_of_blocks_come_in_order_with_the_games_of_plain_runs_and_closing
 def test_a_policy_error_in_a_later_round_reaches_the_caller_without_hanging(tmp_path):
     """A user policy that breaks the interface only now and then (one placement in a thousand or
     so) stops every thread of play_rounds, however far ahead they are, and compare reports it."""
-    from smsim.sim import SimulationError
+    from smsim.runs.batch import SimulationError
 
     policy = tmp_path / "rarely_bad.py"
     policy.write_text(

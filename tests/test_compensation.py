@@ -11,7 +11,7 @@ import pytest
 
 import smsim
 from smsim import layout as L
-from smsim.compensation import (
+from smsim.studies.fairness import (
     CHECK_SEED_OFFSET,
     FairnessError,
     FairnessResult,
@@ -21,7 +21,7 @@ from smsim.compensation import (
     read_fairness,
 )
 from smsim.rules import Rules, load_rules
-from smsim.sim import run_games
+from smsim.runs.batch import run_games
 
 
 def shares_of(score, game_out):
@@ -160,7 +160,7 @@ def test_written_result_reads_back_and_its_rules_load(vp2, tmp_path):
 
 
 def test_fairness_figure_draws(vp2):
-    from smsim.plots import fairness_figure
+    from smsim.report.plots import fairness_figure
 
     other = smsim.fairness(players=3, by="coins", games=300, seed=2, max_compensation=1, threads=1)
     fig, caption = fairness_figure([vp2, other])
@@ -230,7 +230,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(run, args, words):
 
 
 def test_api_bad_input_raises_naming_it():
-    from smsim.sim import SimulationError
+    from smsim.runs.batch import SimulationError
 
     with pytest.raises(FairnessError, match="--by must be coins or vp"):
         smsim.fairness(players=2, by="dice", games=10)
@@ -269,8 +269,8 @@ def test_two_players_by_vp_the_found_compensation_holds_on_held_out_games(seed):
 
 
 def test_report_has_the_seat_compensation_section(vp2, tmp_path):
-    from smsim.report import report
-    from smsim.sim import simulate_to
+    from smsim.report.page import report
+    from smsim.runs.batch import simulate_to
 
     vp2.write(tmp_path / "fair2")
     simulate_to(str(tmp_path / "p2"), 200, 2, ["balanced"], seed=3)

@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim.dataset import DatasetError, done_parts, load
+from smsim.runs.dataset import DatasetError, done_parts, load
 from smsim.rules import Rules
-from smsim.sim import simulate, simulate_to
+from smsim.runs.batch import simulate, simulate_to
 
 POLICIES = ["balanced", "random", "greedy"]
 
@@ -37,8 +37,8 @@ def test_seat_table_columns_from_the_engine_arrays():
     """The policy column names each seat's policy game after game (categories sorted), and
     sides_completed counts the bits of the engine's completed-sides mask."""
     from smsim import layout as L
-    from smsim.dataset import seat_table
-    from smsim.sim import run_games
+    from smsim.runs.dataset import seat_table
+    from smsim.runs.batch import run_games
 
     names = ["walls", "random", "walls"]
     score, player, game_out = run_games(400, 3, names, 11, Rules())
@@ -70,7 +70,7 @@ def test_resuming_adds_only_missing_parts(tmp_path):
 
 
 def test_open_run_writes_the_manifest_resumes_its_own_run_and_refuses_another(tmp_path):
-    from smsim.dataset import open_run, read_manifest, run_identity
+    from smsim.runs.dataset import open_run, read_manifest, run_identity
     from smsim.policies.registry import resolve_policies
 
     specs = resolve_policies(["random"], 2)
@@ -97,7 +97,8 @@ def test_parts_larger_than_a_chunk_are_written_chunk_by_chunk(tmp_path, monkeypa
     an uninterrupted run."""
     import pyarrow.parquet as pq
 
-    from smsim import dataset, sim
+    from smsim.runs import dataset
+    from smsim.runs import batch as sim
 
     monkeypatch.setattr(sim, "CHUNK_GAMES", 100)
     args = dict(games=620, players=3, policies=["greedy", "random", "random"], seed=4, batch=250)
@@ -212,7 +213,7 @@ def test_kill_9_and_resume_gives_the_uninterrupted_dataset(tmp_path, kills):
 
 def test_summary_of_parts_equals_summary_of_the_whole(tmp_path):
     """The part-by-part summary (flat memory) gives the tables pandas gives on the whole."""
-    from smsim.summary import summarise_dataset, summary_tables
+    from smsim.runs.summary import summarise_dataset, summary_tables
 
     result = simulate_to(str(tmp_path / "d"), 900, 4, ["balanced", "random", "greedy", "walls"], seed=2, batch=200)
     data = load(tmp_path / "d")
@@ -239,7 +240,7 @@ def test_a_dataset_written_before_a_rules_field_existed_keeps_its_identity(tmp_p
     run resumes and reports beside today's datasets."""
     import json
 
-    from smsim.dataset import read_manifest
+    from smsim.runs.dataset import read_manifest
 
     out = tmp_path / "old"
     simulate_to(str(out), 400, 2, ["random"], seed=3, batch=200)
@@ -257,9 +258,9 @@ def test_a_dataset_written_before_seat_vp_reads_with_seat_vp_0(tmp_path):
     value it had, and a run of the printed game still resumes them (its rules dict is unchanged)."""
     import pyarrow.parquet as pq
 
-    from smsim.analysis import read_report_data, vp_by_source
-    from smsim.dataset import run_identity
-    from smsim.summary import summarise_dataset
+    from smsim.report.tables import read_report_data, vp_by_source
+    from smsim.runs.dataset import run_identity
+    from smsim.runs.summary import summarise_dataset
 
     out = tmp_path / "old"
     simulate_to(str(out), 400, 3, ["balanced"], seed=2, batch=200)
@@ -279,8 +280,8 @@ def test_a_dataset_written_before_seat_vp_reads_with_seat_vp_0(tmp_path):
 
 
 def test_a_compensated_dataset_reports_seat_vp_in_the_breakdown(tmp_path):
-    from smsim.analysis import read_report_data, vp_by_source
-    from smsim.summary import summarise_dataset
+    from smsim.report.tables import read_report_data, vp_by_source
+    from smsim.runs.summary import summarise_dataset
 
     out = tmp_path / "comp"
     simulate_to(str(out), 300, 3, ["balanced"], seed=4, rules=Rules(seat_vp=(0, 2, 3)))

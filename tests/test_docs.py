@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from smsim import referee
+from smsim.play import referee
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES_DOC = ROOT / "docs" / "rules.md"

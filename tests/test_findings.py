@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim import findings as F
-from smsim.analysis import read_report_data
+from smsim.report import findings as F
+from smsim.report.tables import read_report_data
 from smsim.rules import Rules
-from smsim.sim import simulate_to
+from smsim.runs.batch import simulate_to
 from smsim.stats import Z_95, wilson_interval
 
 

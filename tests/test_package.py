@@ -61,16 +61,16 @@ def full_imports(path: Path) -> set[str]:
 
 def test_layers_read_top_to_bottom():
     """engine/ (the rules) knows neither the bots nor the loop; policies/ (who decides) does not
-    know the loop; the loop (smsim.play) stands above both."""
+    know the loop; the loop (smsim.play.loop) stands above both."""
     for path in (PACKAGE / "engine").glob("*.py"):
-        above = {n for n in full_imports(path) if n.startswith(("smsim.policies", "smsim.play"))}
+        above = {n for n in full_imports(path) if n.startswith(("smsim.policies", "smsim.play.loop"))}
         assert not above, f"{path.name} imports {above}"
     for path in (PACKAGE / "policies").glob("*.py"):
-        above = {n for n in full_imports(path) if n.startswith("smsim.play")}
+        above = {n for n in full_imports(path) if n.startswith("smsim.play.loop")}
         assert not above, f"{path.name} imports {above}"
 
 
 def test_the_layer_test_sees_a_forbidden_import(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("from smsim.policies import heuristics\nfrom smsim import play\n")
-    assert {"smsim.policies", "smsim.policies.heuristics", "smsim.play"} <= full_imports(bad)
+    assert {"smsim.policies", "smsim.policies.heuristics", "smsim.play.loop"} <= full_imports(bad)

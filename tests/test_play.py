@@ -17,7 +17,7 @@ from smsim.layout import (
     S_TOTAL,
 )
 from smsim.rules import Rules
-from smsim.sim import play_game, run_games
+from smsim.runs.batch import play_game, run_games
 
 POLICY_MIXES = [["random"], ["greedy"], ["random", "greedy"]]
 

@@ -5,8 +5,8 @@ import io
 
 import pytest
 
-from smsim.analysis import read_report_data
-from smsim.plots import PLOTS
+from smsim.report.tables import read_report_data
+from smsim.report.plots import PLOTS
 
 # kind -> (title, x label of the first panel, y label of the first panel)
 EXPECTED = {

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim.ratings import Ratings, fit_plackett_luce
+from smsim.studies.ratings import Ratings, fit_plackett_luce
 
 WORTHS = {"w1": 1.0, "w2": 2.0, "w4": 4.0, "w8": 8.0}
 
@@ -68,7 +68,7 @@ def brute_log_likelihood(ranks: pd.DataFrame, beta: dict[str, float], prior: flo
     """Coarsened Plackett-Luce log-likelihood by enumerating every strict order of every game.
 
     A game's likelihood is the summed probability of the strict orders consistent with its
-    ranks (the tie method documented in smsim.ratings), plus ``prior`` wins and losses of
+    ranks (the tie method documented in smsim.studies.ratings), plus ``prior`` wins and losses of
     each policy against a reference of log-strength 0.
     """
     total = 0.0
@@ -382,7 +382,7 @@ def test_large_input_is_vectorised():
 
 
 def test_elo_scale_puts_a_tenfold_strength_400_points_apart():
-    from smsim.ratings import elo, elo_points
+    from smsim.studies.ratings import elo, elo_points
 
     assert elo(0.0) == 1500.0
     assert elo(np.log(10.0)) - elo(0.0) == pytest.approx(400.0)

@@ -1,4 +1,4 @@
-"""Tests of the independent referee (smsim/referee.py) on hand-made traces.
+"""Tests of the independent referee (smsim/play/referee.py) on hand-made traces.
 
 Each trace is written turn by turn as docs/trace.md describes it; the state each turn leaves
 (``after``) is stated by the test itself, from docs/rules.md, never computed by the referee. Legal
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from smsim.referee import (
+from smsim.play.referee import (
     Discrepancy,
     Referee,
     check_game,

@@ -9,12 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim.analysis import TABLES, read_report_data
-from smsim.dataset import DatasetError
-from smsim.findings import MAX_FINDINGS
-from smsim.report import MAX_COLUMNS, display_table, markdown_table, slug, split_columns, write_report
+from smsim.report.tables import TABLES, read_report_data
+from smsim.runs.dataset import DatasetError
+from smsim.report.findings import MAX_FINDINGS
+from smsim.report.page import MAX_COLUMNS, display_table, markdown_table, slug, split_columns, write_report
 from smsim.rules import Rules
-from smsim.sim import simulate_to
+from smsim.runs.batch import simulate_to
 
 SECTIONS = ["At a glance", "Church series", "Wall bonuses", "Pirate losses", "Outcomes", "Heuristics compared",
             "Under stronger play", "Data and rules"]

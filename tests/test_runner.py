@@ -1,4 +1,4 @@
-"""The pool of threads that plays a run's chunks and hands each on (smsim.runner)."""
+"""The pool of threads that plays a run's chunks and hands each on (smsim.runs.runner)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import threading
 import numpy as np
 import pytest
 
-from smsim import runner
+from smsim.runs import runner
 from smsim.policies.registry import resolve_policies
 from smsim.rules import Rules
-from smsim.sim import SimulationError, run_games
+from smsim.runs.batch import SimulationError, run_games
 
 LINEUP = ["balanced", "random", "walls"]
 

@@ -1,16 +1,16 @@
-"""Continuations from any decision and the search policy ``rollout`` (smsim/search.py)."""
+"""Continuations from any decision and the search policy ``rollout`` (smsim/play/search.py)."""
 
 import numpy as np
 import pytest
 
 from smsim import layout as L
 from smsim.engine.dice import seed_key
-from smsim.play import Seats, continue_game_nb, new_work, playout_key_nb
+from smsim.play.loop import Seats, continue_game_nb, new_work, playout_key_nb
 from smsim.policies import PolicyError
 from smsim.policies.registry import base_arrays, policy_arrays, resolve_policies, resolve_policy
 from smsim.rules import Rules
-from smsim.search import evaluate_nb, new_search, play_one_search_nb
-from smsim.sim import run_games
+from smsim.play.search import evaluate_nb, new_search, play_one_search_nb
+from smsim.runs.batch import run_games
 
 RULES = Rules()
 RULES_NB = RULES.to_nb()

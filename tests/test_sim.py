@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim.board import EMPTY_CITY, parse_city
+from smsim.play.board import EMPTY_CITY, parse_city
 from smsim import layout as L
 from smsim.rules import Rules
-from smsim.sim import (
+from smsim.runs.batch import (
     MAX_GAME_INDEX,
     MAX_GAMES,
     SimulationError,
@@ -118,8 +118,8 @@ def test_defence_at_each_attack_splits_into_complete_sides_and_soldiers():
 def test_simulate_summary_gives_the_tables_of_all_rows_a_chunk_at_a_time(monkeypatch):
     """smsim simulate without --out keeps only running sums; its tables equal those of the full
     in-memory tables, exactly, however the games are cut into chunks."""
-    from smsim import sim
-    from smsim.summary import summary_tables
+    from smsim.runs import batch as sim
+    from smsim.runs.summary import summary_tables
 
     monkeypatch.setattr(sim, "CHUNK_GAMES", 70)
     reports = []
@@ -161,10 +161,10 @@ def test_a_part_whose_chunks_finish_out_of_order_is_written_in_game_order(tmp_pa
     """simulate_to's threads finish chunks in any order; a part's row groups still go in game
     order, and the file appears only when its last chunk is written, byte for byte the part a
     single thread writes."""
-    from smsim import sim
-    from smsim.dataset import part_name
+    from smsim.runs import batch as sim
+    from smsim.runs.dataset import part_name
     from smsim.policies.registry import resolve_policies
-    from smsim.summary import SummaryAccumulator
+    from smsim.runs.summary import SummaryAccumulator
 
     monkeypatch.setattr(sim, "CHUNK_GAMES", 40)
     ordered = sim.simulate_to(str(tmp_path / "a"), 120, 2, ["random", "greedy"], seed=3, batch=120, threads=1)

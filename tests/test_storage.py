@@ -1,4 +1,4 @@
-"""Datasets at fsspec URLs (smsim.storage): the in-process memory:// filesystem and file:// stand in
+"""Datasets at fsspec URLs (smsim.runs.storage): the in-process memory:// filesystem and file:// stand in
 for an object store and a renaming filesystem; the parts are the bytes a local run writes."""
 
 import os
@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from smsim.dataset import DatasetError, ParquetStream, done_parts, load, part_name, read_manifest
-from smsim.sim import simulate_to
-from smsim.storage import Remote, is_url, location
+from smsim.runs.dataset import DatasetError, ParquetStream, done_parts, load, part_name, read_manifest
+from smsim.runs.batch import simulate_to
+from smsim.runs.storage import Remote, is_url, location
 
 fsspec = pytest.importorskip("fsspec")
 
@@ -55,7 +55,7 @@ def test_urls_and_local_paths():
 
 
 def test_a_run_at_a_memory_url_is_the_local_run_byte_for_byte(tmp_path, memory, stage, monkeypatch):
-    from smsim import sim
+    from smsim.runs import batch as sim
 
     monkeypatch.setattr(sim, "CHUNK_GAMES", 100)  # parts of several row groups, as a big run writes them
     # an object store: each file uploaded once to its final name, never renamed
@@ -93,8 +93,8 @@ def test_resuming_at_a_url_plays_only_the_missing_parts(tmp_path, memory, stage)
 
 
 def test_an_aborted_part_leaves_nothing_at_the_url(memory, stage):
-    from smsim.dataset import PartWriter
-    from smsim.sim import simulate
+    from smsim.runs.dataset import PartWriter
+    from smsim.runs.batch import simulate
 
     seats, games = simulate(20, 2, ["random"], seed=1)
     writer = PartWriter(location(f"memory://{ROOT}/c"), 0)
@@ -124,7 +124,7 @@ def test_a_file_url_renames_into_place_and_equals_the_local_run(tmp_path, stage,
 
 
 def test_a_sweep_and_its_summary_at_a_url(tmp_path, memory, stage, run):
-    from smsim.sweeps import plan_variants, read_sweep, run_sweep, sweep_table
+    from smsim.studies.sweep import plan_variants, read_sweep, run_sweep, sweep_table
 
     variants = plan_variants(["side_defence=1,2"], [], False, None)
     args = (variants, 200, 2, ["random", "greedy"], 3, 100)

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from smsim.analysis import report_tables
-from smsim.sim import simulate
+from smsim.report.tables import report_tables
+from smsim.runs.batch import simulate
 from smsim.stats import mean_interval, wilson_interval
-from smsim.summary import summarise_dataset, summary_tables
+from smsim.runs.summary import summarise_dataset, summary_tables
 
 
 @pytest.mark.parametrize("name", ["four", "two"])
@@ -49,7 +49,7 @@ def test_the_printed_breakdown_shows_seat_compensation_only_where_there_is_some(
     from rich.console import Console
 
     from smsim.rules import Rules
-    from smsim.summary import print_tables
+    from smsim.runs.summary import print_tables
 
     def printed(rules):
         buf = io.StringIO()
@@ -66,7 +66,7 @@ def _printed(seats, games) -> str:
 
     from rich.console import Console
 
-    from smsim.summary import print_tables
+    from smsim.runs.summary import print_tables
 
     buf = io.StringIO()
     print_tables(summary_tables(seats, games), console=Console(file=buf, width=200))

@@ -13,11 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 from smsim.cli import cli
-from smsim.dataset import DatasetError
+from smsim.runs.dataset import DatasetError
 from smsim.rules import Rules
-from smsim.sim import simulate_to
+from smsim.runs.batch import simulate_to
 from smsim.stats import Z_95
-from smsim.sweeps import (
+from smsim.studies.sweep import (
     BASELINE,
     Metric,
     SweepError,
@@ -283,7 +283,7 @@ def test_cli_sweep_refuses_another_sweeps_directory(defence_sweep, tmp_path):
 
 # -- report ------------------------------------------------------------------------------------------------------
 def test_report_of_a_sweep_has_the_variants_section(defence_sweep, tmp_path):
-    from smsim.report import report
+    from smsim.report.page import report
 
     out, _ = defence_sweep
     md = report([str(out)], str(tmp_path / "rep")).read_text()
@@ -295,7 +295,7 @@ def test_report_of_a_sweep_has_the_variants_section(defence_sweep, tmp_path):
 
 
 def test_report_compares_datasets_whose_rules_differ(tmp_path):
-    from smsim.report import report
+    from smsim.report.page import report
 
     simulate_to(str(tmp_path / "std"), 300, 2, ["balanced"], seed=5)
     simulate_to(str(tmp_path / "gentle"), 300, 2, ["balanced"], seed=5, rules=Rules(soldier_defence=2))
@@ -317,7 +317,7 @@ def test_report_refuses_a_variant_without_a_baseline(tmp_path):
 
 # -- shipped variants -----------------------------------------------------------------------------------------------
 def test_shipped_variants_load_and_say_what_they_change():
-    from smsim.sweeps import named_variants
+    from smsim.studies.sweep import named_variants
 
     shipped = named_variants()
     assert len(shipped) >= 5

@@ -1,4 +1,4 @@
-"""The compiled per-group sums of the headline tables (smsim.tally), against pandas."""
+"""The compiled per-group sums of the headline tables (smsim.runs.tally), against pandas."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smsim.stats import SUM_COLUMNS, cluster_sums
-from smsim.tally import tally_nb
+from smsim.runs.tally import tally_nb
 
 
 @settings(max_examples=40, deadline=None)

@@ -3,8 +3,8 @@
 import itertools
 import json
 
-from smsim.sim import play_game
-from smsim.trace import read_jsonl, series_lengths, write_jsonl
+from smsim.runs.batch import play_game
+from smsim.play.trace import read_jsonl, series_lengths, write_jsonl
 
 TURN_KEYS = {"type", "round", "seat", "rolls", "rerolled", "use", "rotation_cost", "delivery_cost", "cells",
              "houses", "bonuses", "swords", "attacks", "after", "decisions"}  # fmt: skip

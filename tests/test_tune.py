@@ -1,4 +1,4 @@
-"""smsim tune: CMA-ES over the heuristic's weights (smsim.tuning) and its command.
+"""smsim tune: CMA-ES over the heuristic's weights (smsim.studies.tune) and its command.
 
 Budgets here are tiny (a few candidates of a few hundred 2-player games), so these check the
 machinery: determinism, common dice, held-out dice, the weights file, and that the optimizer
@@ -15,13 +15,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim.comparison import compare
+from smsim.studies.compare import compare
 from smsim.layout import PolicyKind
 from smsim.policies.heuristics import PARAM_NAMES
 from smsim.policies.registry import POLICIES, PolicySpec, load_weights_file, resolve_policy
 from smsim.rules import Rules
-from smsim.sim import run_games
-from smsim.tuning import FLOOR_SCALE, TuneError, held_out_seed, tune, write_weights
+from smsim.runs.batch import run_games
+from smsim.studies.tune import FLOOR_SCALE, TuneError, held_out_seed, tune, write_weights
 
 TINY = {"players": 2, "games": 120, "budget": 6, "held_out_games": 240}
 PIRATE = PARAM_NAMES.index("pirate_next")

@@ -47,7 +47,7 @@ COMPILE_ONCE = """
 import gc, json
 from numba.core.registry import CPUDispatcher
 from smsim.rules import Rules
-from smsim.sim import run_games
+from smsim.runs.batch import run_games
 
 run_games(2, 4, ["balanced"], 0, Rules(), threads=1)
 run_games(2, 3, ["random", "greedy", "balanced"], 0, Rules(), threads=1)
@@ -70,5 +70,5 @@ def test_a_first_run_compiles_each_loop_function_once(tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
     out = subprocess.run([sys.executable, "-c", COMPILE_ONCE], env=env, capture_output=True, text=True, check=True)
     compiled = json.loads(out.stdout.strip().splitlines()[-1])
-    assert "smsim.play.play_games_nb" in compiled and "smsim.play.person_nb" in compiled
+    assert "smsim.play.loop.play_games_nb" in compiled and "smsim.play.loop.person_nb" in compiled
     assert {name: sigs for name, sigs in compiled.items() if len(sigs) > 1} == {}

@@ -1,4 +1,4 @@
-"""The event log a traced game writes, turned into JSON lines by ``smsim.trace``.
+"""The event log a traced game writes, turned into JSON lines by ``smsim.play.trace``.
 
 ``trace``: int64[capacity, 8], one event per row: column 0 the EV_* code, columns 1..7 its
 arguments (below). ``trace_n``: int64[1], rows written. A batch run passes a trace of 0 rows and

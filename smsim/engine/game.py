@@ -3,7 +3,7 @@
 Each function here applies one step whose choice has already been made: start the game, pay for
 the dice used, count the houses an architect built, give a completed side's bonus, close the
 game and score it. Who makes the choices, and in which order the steps come, is the play loop's
-business (``smsim.play``); what may legally be chosen is ``engine.actions``'.
+business (``smsim.play.loop``); what may legally be chosen is ``engine.actions``'.
 """
 
 from smsim import layout as L

@@ -1,4 +1,4 @@
-"""The knobs of the search policy ``rollout`` (its decisions are ``smsim.search``'s).
+"""The knobs of the search policy ``rollout`` (its decisions are ``smsim.play.search``'s).
 
 ``rollout`` values each candidate of a decision it searches by playing continuations of the game
 to the end, every seat played by its base policy, and picks the candidate with the best mean

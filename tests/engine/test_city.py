@@ -70,7 +70,7 @@ def test_s9_juggler_three_types_6vp():
 
 def test_s9_architect_two_logs_two_houses_6vp():
     """Architect with 2 logs used: 2 houses, 6 VP; logs are not paid for when used."""
-    from smsim.play import Seats, new_work, person_nb
+    from smsim.play.loop import Seats, new_work, person_nb
     from smsim.policies.heuristics import N_PARAMS
 
     @njit

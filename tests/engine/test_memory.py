@@ -7,7 +7,8 @@ from numba import njit
 from numba.core.dispatcher import Dispatcher
 from numba.core.errors import NumbaError
 
-from smsim import play, search
+from smsim.play import loop as play
+from smsim.play import search
 from smsim.engine import actions, city, dice, events, game, memory, pirates, scoring
 from smsim.policies import features, heuristics
 

@@ -73,7 +73,7 @@ def test_estimate_and_lead():
 def test_turn_table_best_values_match_brute_force():
     """memo[M_BEST]: the best value with n dice showing a symbol, using any k <= n + r of them
     after r affordable rotations, each costing coin * rotation_cost; 0 when nothing is better."""
-    from smsim.play import new_work
+    from smsim.play.loop import new_work
     from smsim.policies.registry import POLICIES
 
     city, occ, player = state_from_cities(CITY.replace(". C C . . . .", ". C C 1 2 . .", 1), CITY, coins=5, logs=1)

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from smsim.referee import check_game
+from smsim.play.referee import check_game
 from smsim.rules import Rules
-from smsim.sim import SimulationError, play_game, run_games, simulate
+from smsim.runs.batch import SimulationError, play_game, run_games, simulate
 
 EXAMPLE = "docs/example_policy.py:next_church"
 FIXTURES = "tests/policies/fixtures/bad_policies.py"
@@ -43,7 +43,7 @@ def test_user_params_reach_the_function():
 
 
 def test_swapping_user_functions_reuses_the_compiled_engine():
-    from smsim.play import play_games_nb
+    from smsim.play.loop import play_games_nb
 
     run_games(4, 2, [EXAMPLE, "greedy"], seed=1, rules=Rules())
     before = len(play_games_nb.signatures)

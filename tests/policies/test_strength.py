@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim.comparison import Comparison, compare
+from smsim.studies.compare import Comparison, compare
 from smsim.stats import Z_95, mean_and_interval
 
 Z = 3.0  # a 3-sigma margin: such a test fails by chance about once in 700 runs, and never here

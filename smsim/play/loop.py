@@ -174,7 +174,7 @@ def choose_nb(seats, s, w, rules):
 
 
 def search_nb(seats, s, w, rules, search):
-    """The searching policy's pick (``smsim.search`` implements it for a real ``search``
+    """The searching policy's pick (``smsim.play.search`` implements it for a real ``search``
     scratch; with ``None`` it is the seat's base policy). Resolved by argument type at compile
     time, so that the loop that plays continuations, compiled with ``None``, never contains the
     search again (numba cannot compile a function that calls itself through another type)."""
@@ -185,7 +185,7 @@ def search_nb(seats, s, w, rules, search):
 def _search_without_scratch(seats, s, w, rules, search):
     if search is types.none or isinstance(search, types.NoneType):
         return lambda seats, s, w, rules, search: choose_nb(seats, s, w, rules)
-    return None  # smsim.search registers the implementation for its scratch
+    return None  # smsim.play.search registers the implementation for its scratch
 
 
 # Not inlined: only ``smsim advise`` captures, and every decision's code would hold a copy.

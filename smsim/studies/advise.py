@@ -34,14 +34,14 @@ import numpy as np
 from smsim import layout as L
 from smsim.engine import events as E
 from smsim.engine.dice import seed_key
-from smsim.narrate import _Cities
-from smsim.play import MAX_PLAYOUTS
+from smsim.play.narrate import _Cities
+from smsim.play.loop import MAX_PLAYOUTS
 from smsim.policies import PolicyError
 from smsim.policies.registry import PolicySpec, base_arrays, policy_arrays, resolve_policies
 from smsim.rules import SIDE_NAMES, Rules, RulesError
-from smsim.sim import EVENTS_PER_TURN, SimulationError, _check_errors, verify_game_index, verify_players
+from smsim.runs.batch import EVENTS_PER_TURN, SimulationError, _check_errors, verify_game_index, verify_players
 from smsim.stats import Z_95, wilson_interval
-from smsim.trace import FACE_NAMES, PERSON_NAMES, events_to_records, turn_records
+from smsim.play.trace import FACE_NAMES, PERSON_NAMES, events_to_records, turn_records
 
 # Warm, a 4-player decision with 40 candidates (the most a placement early in the game has) takes
 # about 1 s at 200 playouts on one core of the development machine (docs/advise.md); a keep
@@ -176,8 +176,8 @@ class _Game:
     def capture(self, decision: int):
         """Play the game alone, keeping decision ``decision`` (-1: none); returns the engine's
         (score, player, city, game_out, trace rows, work) and the trace buffer."""
-        from smsim.play import new_work
-        from smsim.search import new_search, play_one_search_nb
+        from smsim.play.loop import new_work
+        from smsim.play.search import new_search, play_one_search_nb
 
         kind, params, fns, base_kind, base_params = self.arrays
         trace = np.zeros((self.rules.max_rounds * self.players * EVENTS_PER_TURN + 16, E.EVENT_WIDTH), dtype=np.int64)
@@ -200,8 +200,8 @@ class _Game:
 
     def evaluate(self, w, rows: np.ndarray, playouts: int, first_playout: int = 0):
         """Win share and final VP of the deciding seat, per (row, playout)."""
-        from smsim.play import new_work
-        from smsim.search import evaluate_nb
+        from smsim.play.loop import new_work
+        from smsim.play.search import evaluate_nb
 
         _, _, fns, base_kind, base_params = self.arrays
         win = np.zeros((len(rows), playouts))

@@ -218,13 +218,13 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
     dataset ``out``, a chunk of games at a time, exactly as ``sim.simulate_to`` does here. Returns
     (k, n, played): played is False when the part was already there (a retry after its writer
     died between writing and reporting). Runs on a worker; every argument is plain data."""
-    from smsim.dataset import MANIFEST, DatasetError, part_name, read_manifest
+    from smsim.runs.dataset import MANIFEST, DatasetError, part_name, read_manifest
     from smsim.policies import PolicyError
     from smsim.rules import Rules
-    from smsim.runner import play_chunks
-    from smsim.sim import SimulationError, _chunks, _PartSink
-    from smsim.storage import location
-    from smsim.summary import SummaryAccumulator
+    from smsim.runs.runner import play_chunks
+    from smsim.runs.batch import SimulationError, _chunks, _PartSink
+    from smsim.runs.storage import location
+    from smsim.runs.summary import SummaryAccumulator
 
     worker = _worker()
     where = f"worker {worker.address}" if worker is not None else "this worker"
@@ -281,8 +281,8 @@ def play_parts(cluster, path, parts: list[tuple[int, int, int]], players: int, s
     Parts go to the scheduler all at once (each with a unique key, ``retries`` for I/O errors; a
     part whose worker dies is rescheduled by the scheduler itself) and are taken back in the order
     they finish."""
-    from smsim.dataset import DatasetError, part_name
-    from smsim.sim import SimulationError
+    from smsim.runs.dataset import DatasetError, part_name
+    from smsim.runs.batch import SimulationError
 
     if not parts:
         return
@@ -356,10 +356,10 @@ def play_blocks(first: int, n: int, arrs: list, policies: list, names: list, pla
     """Blocks first .. first + n - 1 of a comparison (``comparison.play_blocks``) on a worker: their
     ``RoundGames`` (with the tables per seat arrangement when ``tables``), or ``PartFailed`` for a
     policy that broke the interface."""
-    from smsim.comparison import play_blocks as play
+    from smsim.studies.compare import play_blocks as play
     from smsim.policies import PolicyError
     from smsim.rules import Rules
-    from smsim.sim import SimulationError
+    from smsim.runs.batch import SimulationError
 
     try:
         specs = [rebuild_policy(p) for p in policies]
@@ -375,7 +375,7 @@ def blocks_on_cluster(cluster, rounds: list[tuple[int, int]], arrs: list, specs:
     ``cluster``: a few rounds ahead of the one taken are in flight (twice the cluster's threads),
     so a comparison that stops early (``precision``) leaves little work behind; closing the
     generator cancels it."""
-    from smsim.sim import SimulationError
+    from smsim.runs.batch import SimulationError
 
     if not rounds:
         return

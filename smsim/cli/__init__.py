@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from smsim import __version__
-from smsim.board import BoardError
+from smsim.play.board import BoardError
 from smsim.policies import PolicyError
 from smsim.rules import Rules, RulesError, load_rules
 
@@ -47,7 +47,7 @@ def _policies(values: tuple[str, ...]) -> list[str] | None:
 
 def _lineup(players: int, values: tuple[str, ...]) -> list:
     """The policy of every seat (``sim.verify_lineup``), checked before the engine is compiled."""
-    from smsim.sim import SimulationError, verify_lineup
+    from smsim.runs.batch import SimulationError, verify_lineup
 
     try:
         return verify_lineup(players, _policies(values))[1]
@@ -58,7 +58,7 @@ def _lineup(players: int, values: tuple[str, ...]) -> list:
 
 def _check_file_out(path: str, what: str) -> None:
     """An output file that could not be written is refused before any game is played."""
-    from smsim.storage import unwritable
+    from smsim.runs.storage import unwritable
 
     if Path(path).is_dir():
         _fail(f"{what} {path!r} is a directory")
@@ -139,8 +139,8 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
       smsim play -p 4 --policy greedy,random,greedy,random --trace game.jsonl
       smsim play -p 4 --seed 7 --advise use
     """
-    from smsim.sim import SimulationError, play_game
-    from smsim.trace import write_jsonl
+    from smsim.runs.batch import SimulationError, play_game
+    from smsim.play.trace import write_jsonl
 
     rules = _rules(rules_file, rule)
     if game < 0:
@@ -155,7 +155,7 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
         _fail(str(exc))
     notes = None
     if kinds:
-        from smsim.advise import ANNOTATE_PLAYOUTS, AdviseError, annotate_game
+        from smsim.studies.advise import ANNOTATE_PLAYOUTS, AdviseError, annotate_game
 
         try:
             _, notes, _ = annotate_game(players, seed, game, _policies(policy), rules, kinds,
@@ -168,7 +168,7 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
                 write_jsonl(traced.records, fh)
         except OSError as exc:
             _fail(f"cannot write trace {trace_file!r}: {exc.strerror}")
-    from smsim.narrate import narrate
+    from smsim.play.narrate import narrate
 
     click.echo(narrate(traced.records, quiet=quiet, notes=notes))
 
@@ -215,8 +215,8 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, as_json,
       smsim advise --players 4 --seed 7 --game 0 --decision 41
       smsim play --seed 7 --trace game.jsonl && smsim advise game.jsonl --decision 41 --json
     """
-    from smsim.advise import DEFAULT_PLAYOUTS, AdviseError, advise_trace
-    from smsim.advise import advise as run_advise
+    from smsim.studies.advise import DEFAULT_PLAYOUTS, AdviseError, advise_trace
+    from smsim.studies.advise import advise as run_advise
 
     playouts = DEFAULT_PLAYOUTS if playouts is None else playouts
     if playouts < 1:
@@ -256,7 +256,7 @@ def validate(trace_file: str) -> None:
     Example:
       smsim play --seed 3 --trace game.jsonl && smsim validate game.jsonl
     """
-    from smsim.referee import check_trace
+    from smsim.play.referee import check_trace
 
     path = Path(trace_file)
     if not path.is_file():
@@ -289,8 +289,8 @@ def score(city_file: str, as_json: bool, rules_file, rule) -> None:
     Example:
       smsim score city.txt --json
     """
-    from smsim.board import parse_position
-    from smsim.sim import score_city
+    from smsim.play.board import parse_position
+    from smsim.runs.batch import score_city
 
     rules = _rules(rules_file, rule)
     try:
@@ -336,7 +336,7 @@ def _engine_ready(players: int, specs: list, rules: Rules) -> None:
 
     from smsim._cache import cache_dir, engine_compiled
     from smsim.policies.registry import any_search
-    from smsim.sim import simulate_summary
+    from smsim.runs.batch import simulate_summary
     from smsim.warmup import compiling
 
     if engine_compiled(search=any_search(specs)):
@@ -379,7 +379,7 @@ def warmup(search: bool, everything: bool) -> None:
 
 def _count(text: str, what: str) -> int:
     """A whole number of games from 1 to ``sim.MAX_GAMES``, such as 10000, 10_000 or 1e6."""
-    from smsim.sim import MAX_GAMES
+    from smsim.runs.batch import MAX_GAMES
 
     cleaned = text.replace("_", "").replace(",", "").strip()
     try:
@@ -437,10 +437,10 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, 
     """
     import time
 
-    from smsim.cluster import ClusterError
-    from smsim.dataset import DatasetError
-    from smsim.sim import SimulationError, simulate_summary, simulate_to
-    from smsim.summary import print_tables
+    from smsim.runs.executors.dask import ClusterError
+    from smsim.runs.dataset import DatasetError
+    from smsim.runs.batch import SimulationError, simulate_summary, simulate_to
+    from smsim.runs.summary import print_tables
 
     rules = _rules(rules_file, rule)
     n_games = _count(games, "--games")
@@ -482,8 +482,8 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, 
 
 def _check_cluster(cluster: str | None, out: str | None, needs_out: bool = True) -> None:
     """A bad --cluster, or one without --out, or without Dask installed: one line, exit 2
-    (smsim.cluster imports Dask only inside its functions)."""
-    from smsim.cluster import ClusterError, check
+    (smsim.runs.executors.dask imports Dask only inside its functions)."""
+    from smsim.runs.executors.dask import ClusterError, check
 
     if cluster is None:
         return
@@ -499,9 +499,9 @@ def _check_run_out(out: str, games: int, players: int, specs: list, seed: int, r
                    batch: int | None) -> None:
     """``simulate --out``: a directory that holds another run, or cannot be written, is refused
     before the engine is compiled (``dataset.check_run``; the run itself checks again)."""
-    from smsim.dataset import DatasetError, check_run, run_identity
-    from smsim.sim import SimulationError, verify_batch
-    from smsim.storage import location
+    from smsim.runs.dataset import DatasetError, check_run, run_identity
+    from smsim.runs.batch import SimulationError, verify_batch
+    from smsim.runs.storage import location
 
     try:
         identity = run_identity(games, players, specs, seed, rules, verify_batch(batch, games))
@@ -512,9 +512,9 @@ def _check_run_out(out: str, games: int, players: int, specs: list, seed: int, r
 
 def _check_out(out: str | None) -> None:
     """An --out URL that cannot be opened (no fsspec, or its scheme's package missing): one line,
-    exit 2, before the engine is compiled or anything written (smsim.storage)."""
-    from smsim.dataset import DatasetError
-    from smsim.storage import is_url, location
+    exit 2, before the engine is compiled or anything written (smsim.runs.storage)."""
+    from smsim.runs.dataset import DatasetError
+    from smsim.runs.storage import is_url, location
 
     if out is not None and is_url(out):
         try:
@@ -616,10 +616,10 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
     With --cluster the rounds of blocks are played on a Dask distributed cluster
     (docs/cluster.md); workers send each round's games back, so --out need not be shared.
     """
-    from smsim.cluster import ClusterError
-    from smsim.comparison import compare as run_compare
-    from smsim.sim import SimulationError
-    from smsim.summary import print_comparison
+    from smsim.runs.executors.dask import ClusterError
+    from smsim.studies.compare import compare as run_compare
+    from smsim.runs.batch import SimulationError
+    from smsim.runs.summary import print_comparison
 
     rules = _rules(rules_file, rule)
     n_games = _count(games, "--games")
@@ -627,7 +627,7 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
         _fail(f"--threads must be >= 1, got {threads}")
     names = [name for value in policies for name in value.split(",") if name]
     _check_cluster(cluster, out, needs_out=False)
-    from smsim.comparison import verify_compare
+    from smsim.studies.compare import verify_compare
 
     try:
         _, _, specs, _ = verify_compare(names, players, n_games, precision)
@@ -635,8 +635,8 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
         _fail(str(exc))
     writer = None
     if out:  # made before any game is played: an unwritable output fails at once
-        from smsim.comparison import ComparisonWriter
-        from smsim.storage import is_url
+        from smsim.studies.compare import ComparisonWriter
+        from smsim.runs.storage import is_url
 
         if is_url(out):  # else a local directory named like the URL
             _fail(f"compare --out {out!r}: a comparison is written to a local directory (URLs are for simulate "
@@ -704,13 +704,13 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
       smsim sweep --vary 'pirate_strengths=[1,3,6,8,10,12];[1,3,5,7,9,11]' -n 20000
       smsim sweep --variant gentle-last-attacks --variant mine=my-rules.toml -n 20000 -o runs/gentle
     """
-    from smsim.cluster import ClusterError
-    from smsim.dataset import DatasetError
-    from smsim.sim import SimulationError
-    from smsim.summary import print_sweep
-    from smsim.sim import verify_batch
-    from smsim.storage import location
-    from smsim.sweeps import SweepError, check_sweep, plan_variants, play_sweep, run_sweep, sweep_identity
+    from smsim.runs.executors.dask import ClusterError
+    from smsim.runs.dataset import DatasetError
+    from smsim.runs.batch import SimulationError
+    from smsim.runs.summary import print_sweep
+    from smsim.runs.batch import verify_batch
+    from smsim.runs.storage import location
+    from smsim.studies.sweep import SweepError, check_sweep, plan_variants, play_sweep, run_sweep, sweep_identity
 
     base = _rules(rules_file, rule)
     n_games = _count(games, "--games")
@@ -771,8 +771,8 @@ def summary(dataset: str, fmt: str) -> None:
       smsim summary runs/three
       smsim summary runs/three --format markdown > results.md
     """
-    from smsim.dataset import DatasetError
-    from smsim.summary import print_tables, summarise_dataset
+    from smsim.runs.dataset import DatasetError
+    from smsim.runs.summary import print_tables, summarise_dataset
 
     try:
         tables, done, planned = summarise_dataset(dataset)
@@ -836,9 +836,9 @@ def report_cmd(datasets: tuple[str, ...], out: str, title: str, stronger: tuple[
       smsim report runs/defence-sweep --out reports/defence
       smsim report runs/p4 runs/fair4 --out reports/fair
     """
-    from smsim.compensation import FairnessError
-    from smsim.dataset import DatasetError
-    from smsim.report import report
+    from smsim.studies.fairness import FairnessError
+    from smsim.runs.dataset import DatasetError
+    from smsim.report.page import report
 
     try:
         path = report(list(datasets), out, title, list(stronger))
@@ -848,13 +848,13 @@ def report_cmd(datasets: tuple[str, ...], out: str, title: str, stronger: tuple[
 
 
 class _PlotKind(click.ParamType):
-    """A figure kind of ``smsim.plots.PLOTS``, looked up only when the plot command runs, so
+    """A figure kind of ``smsim.report.plots.PLOTS``, looked up only when the plot command runs, so
     that no other command pays for loading matplotlib."""
 
     name = "kind"
 
     def convert(self, value, param, ctx):
-        from smsim.plots import PLOTS
+        from smsim.report.plots import PLOTS
 
         if value not in PLOTS:
             self.fail(f"{value!r} is not a figure kind; choose from {', '.join(PLOTS)}", param, ctx)
@@ -865,7 +865,7 @@ class _PlotCommand(click.Command):
     """The plot command, whose help lists the figure kinds (loaded for the help alone)."""
 
     def format_epilog(self, ctx, formatter) -> None:
-        from smsim.plots import PLOTS
+        from smsim.report.plots import PLOTS
 
         kinds = list(PLOTS)
         with formatter.section("Kinds"):
@@ -885,9 +885,9 @@ def plot_cmd(kind: str, datasets: tuple[str, ...], out: str | None) -> None:
       smsim plot seat-advantage runs/p2 runs/p3 runs/p4 --out seats.svg
       smsim plot cannons runs/four
     """
-    from smsim.analysis import read_report_data
-    from smsim.dataset import DatasetError
-    from smsim.plots import PLOTS
+    from smsim.report.tables import read_report_data
+    from smsim.runs.dataset import DatasetError
+    from smsim.report.plots import PLOTS
 
     out = out or f"{kind}.png"
     suffix = out.rsplit(".", 1)[-1].lower() if "." in out else ""
@@ -979,9 +979,9 @@ def tune(base, against, players, games, budget, seed, only, held_out_games, out,
       smsim tune --players 4 --games 4000 --budget 120 --seed 1 --out tuned.toml
       smsim tune --base walls --against balanced,builder --only wall,wall_progress --out walls2.toml
     """
-    from smsim.sim import SimulationError, verify_players
-    from smsim.tuning import TuneError, check_out, verify_tune_input, write_weights
-    from smsim.tuning import tune as run_tune
+    from smsim.runs.batch import SimulationError, verify_players
+    from smsim.studies.tune import TuneError, check_out, verify_tune_input, write_weights
+    from smsim.studies.tune import tune as run_tune
 
     rules = _rules(rules_file, rule)
     n_games = _count(games, "--games")
@@ -1099,9 +1099,9 @@ def fairness(players, policy, by, games, seed, check_games, check_seed, max_comp
       smsim fairness --players 4 --policy balanced --by coins --games 20000 --seed 1
       smsim fairness -p 2 --by vp --max 4 --games 50000 --out runs/fair2 --json
     """
-    from smsim.compensation import FairnessError, print_result
-    from smsim.compensation import fairness as run_fairness
-    from smsim.sim import SimulationError
+    from smsim.studies.fairness import FairnessError, print_result
+    from smsim.studies.fairness import fairness as run_fairness
+    from smsim.runs.batch import SimulationError
 
     rules = _rules(rules_file, rule)
     n_games = _count(games, "--games")
@@ -1113,7 +1113,7 @@ def fairness(players, policy, by, games, seed, check_games, check_seed, max_comp
     if max_compensation < 0:
         _fail(f"--max must be >= 0, got {max_compensation}")
     if out is not None:  # checked before the search: its result is written only at the end
-        from smsim.storage import unwritable
+        from smsim.runs.storage import unwritable
 
         if Path(out).exists() and not Path(out).is_dir():
             _fail(f"--out {out!r} exists and is not a directory")
@@ -1185,7 +1185,7 @@ def list_variants() -> None:
     """
     import tomllib
 
-    from smsim.sweeps import named_variants
+    from smsim.studies.sweep import named_variants
 
     shipped = named_variants()
     width = max(len(name) for name in shipped)

@@ -13,7 +13,7 @@ Every policy therefore sits in every seat equally, on the same dice as its rival
 are computed per block (a policy's share of the block's wins, its mean VP in the block), and
 blocks are independent, so the 95% intervals are normal intervals over blocks: honest even
 though the games within a block are strongly correlated. Ratings are Plackett-Luce strengths
-fitted to every game's final ranking (``smsim.ratings``).
+fitted to every game's final ranking (``smsim.studies.ratings``).
 """
 
 from __future__ import annotations
@@ -28,14 +28,14 @@ import numpy as np
 import pandas as pd
 
 from smsim import layout as L
-from smsim.dataset import DatasetError, ParquetStream, game_table, seat_table
+from smsim.runs.dataset import DatasetError, ParquetStream, game_table, seat_table
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.policies.registry import PolicySpec, resolve_policy
-from smsim.ratings import Ratings, fit_plackett_luce
+from smsim.studies.ratings import Ratings, fit_plackett_luce
 from smsim.rules import Rules
-from smsim.sim import SimulationError, verify_games, verify_players
+from smsim.runs.batch import SimulationError, verify_games, verify_players
 from smsim.stats import mean_and_interval
-from smsim.summary import with_seat_vp
+from smsim.runs.summary import with_seat_vp
 
 
 WON, TOTAL, RANK = (SCORE_FIELD_NAMES.index(f) for f in ("won", "total", "rank"))
@@ -195,19 +195,19 @@ def compare(
     receives the games' tables as they are played (``ComparisonWriter.add`` writes them); with
     ``keep_games=False`` they are not kept, and memory stays flat however many games are played.
 
-    ``cluster``: play the rounds of blocks on a Dask distributed cluster (``smsim.cluster``, a
+    ``cluster``: play the rounds of blocks on a Dask distributed cluster (``smsim.runs.executors.dask``, a
     ``distributed.Client`` or an address such as ``"local:2"``). Workers play a round each and
     send its tables back; they are taken in order, so the result, the games and where
     ``precision`` stops are those of a run here (a few rounds beyond the stop are played and
     dropped).
     """
-    from smsim.sim import CHUNK_GAMES
+    from smsim.runs.batch import CHUNK_GAMES
 
     players, games, specs, lineup = verify_compare(policies, players, games, precision)
     names = [s.name for s in specs]
     rules = rules or Rules()
     if cluster is not None:
-        from smsim.cluster import check
+        from smsim.runs.executors.dask import check
 
         check(cluster)
     arrs = arrangements(names, players) if lineup is None else [lineup[r:] + lineup[:r] for r in range(players)]
@@ -226,7 +226,7 @@ def compare(
     if cluster is None:
         played = play_rounds(rounds, arrs, specs, names, players, seed, rules, threads, tables)
     else:
-        from smsim.cluster import blocks_on_cluster
+        from smsim.runs.executors.dask import blocks_on_cluster
 
         played = blocks_on_cluster(cluster, rounds, arrs, specs, names, players, seed, rules, threads, tables)
     try:
@@ -270,8 +270,8 @@ def play_rounds(rounds: list[tuple[int, int]], arrs: list[list[int]], specs: lis
     arrangement), and the seats' ``policy_index``. Closing the generator stops the threads."""
     import threading
 
-    from smsim.runner import Stopped, play_chunks
-    from smsim.sim import _check_errors, default_threads
+    from smsim.runs.runner import Stopped, play_chunks
+    from smsim.runs.batch import _check_errors, default_threads
 
     if not rounds:
         return
@@ -419,7 +419,7 @@ class ComparisonWriter:
     def finish(self, result: Comparison, command: list[str], seed: int, rules: Rules) -> None:
         import json
 
-        from smsim.dataset import environment
+        from smsim.runs.dataset import environment
 
         self.seats.close()
         self.games.close()

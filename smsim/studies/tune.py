@@ -36,12 +36,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from smsim.comparison import Comparison, arrangements, compare
+from smsim.studies.compare import Comparison, arrangements, compare
 from smsim.layout import PolicyKind
 from smsim.policies.heuristics import PARAM_NAMES
 from smsim.policies.registry import POLICIES, PRESETS, PolicySpec, resolve_policy
 from smsim.rules import Rules
-from smsim.sim import verify_players
+from smsim.runs.batch import verify_players
 
 # a weight whose zero stands for another value (``church``: 0 reads as 1, face value) is searched
 # from the value it stands for, not from a zero that is no multiplier at all

@@ -22,7 +22,7 @@ from numba.extending import overload
 from smsim import layout as L
 from smsim.engine.dice import game_key_nb
 from smsim.engine.memory import hot_njit, loop_njit
-from smsim.play import (
+from smsim.play.loop import (
     HEURISTIC,
     Seats,
     choose_nb,

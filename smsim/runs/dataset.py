@@ -32,8 +32,8 @@ import pyarrow.parquet as pq
 from smsim import layout as L
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.rules import SIDE_NAMES, Rules, normalised
-from smsim.storage import Remote, location, publish, reading, staging_file, temp_name, unwritable, write_text
-from smsim.summary import with_seat_vp
+from smsim.runs.storage import Remote, location, publish, reading, staging_file, temp_name, unwritable, write_text
+from smsim.runs.summary import with_seat_vp
 
 if TYPE_CHECKING:
     from smsim.policies.registry import PolicySpec
@@ -91,7 +91,7 @@ def summary_columns(score: np.ndarray, player: np.ndarray, first: int) -> dict[s
     """The seat columns the headline tables read (``summary.SummaryAccumulator``), straight from
     the engine's arrays, as ``seat_table`` has them: game, seat, won, shared, total, cannons
     lost, longest series, sides completed and the VP by source."""
-    from smsim.summary import VP_SOURCES
+    from smsim.runs.summary import VP_SOURCES
 
     n_games, n_players = score.shape[:2]
     flat_score = score.reshape(n_games * n_players, -1)

@@ -1,7 +1,7 @@
 """Balance reports: a Markdown page and the same as one self-contained HTML page (``smsim report``).
 
-A report is a list of sections; each holds text, tables from :mod:`smsim.analysis` and figures
-from :mod:`smsim.plots`. What is written:
+A report is a list of sections; each holds text, tables from :mod:`smsim.report.tables` and figures
+from :mod:`smsim.report.plots`. What is written:
 
 - ``report.md`` and ``report.html`` (figures embedded, so the HTML file travels alone);
 - ``figures/KIND.png`` and ``figures/KIND.svg`` (for print);
@@ -27,10 +27,10 @@ import numpy as np
 import pandas as pd
 
 from smsim import __version__
-from smsim import analysis as A
-from smsim import findings as F
-from smsim import plots as P
-from smsim.dataset import DatasetError
+from smsim.report import tables as A
+from smsim.report import findings as F
+from smsim.report import plots as P
+from smsim.runs.dataset import DatasetError
 
 # columns shown as percentages (with their intervals, when the table has them)
 PERCENT = {
@@ -462,8 +462,8 @@ def _largest(t, key: str) -> str | None:
 def variants_section(sets: list, tables: list | None = None) -> tuple[Section, list[str]]:
     """The section "Rule variants" (``sweep.VariantSet``s; ``tables``: their ``table()``s, where
     already computed) and its at-a-glance lines."""
-    from smsim.summary import SWEEP_HEADINGS
-    from smsim.sweeps import HEADLINE, variance_reduction
+    from smsim.runs.summary import SWEEP_HEADINGS
+    from smsim.studies.sweep import HEADLINE, variance_reduction
 
     s = Section("Rule variants", "What changes when a rule changes. Each variant plays the same games as its "
                 "baseline; where they also meet the same dice (a sweep, or datasets of one seed and line-up) a "
@@ -643,7 +643,7 @@ FINDINGS_RULE = (
     "figure's interval where two are set side by side (stated where the intervals do not overlap). A finding "
     "is stated only where its interval excludes its null, and the findings are ordered by effect size, how "
     "large the effect is whatever the games behind it: Cohen's h for a rate, Cohen's d for other figures "
-    "(smsim/findings.py, docs/report.md). Every sentence here is generated from the data."
+    "(smsim/report/findings.py, docs/report.md). Every sentence here is generated from the data."
 )
 
 
@@ -865,7 +865,7 @@ def report(paths: list[str], out: str, title: str = "Saint Malo balance report",
     directories, and datasets whose rules differ from the others', are compared in the section
     "Rule variants" (``analysis.split_variants``); results of ``smsim fairness --out`` make the
     section "Seat compensation"."""
-    from smsim.compensation import is_fairness, read_fairness
+    from smsim.studies.fairness import is_fairness, read_fairness
 
     compensations = [read_fairness(p) for p in paths if is_fairness(p)]
     main, variants = A.split_variants([p for p in paths if not is_fairness(p)])

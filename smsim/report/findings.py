@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from smsim import analysis as A
+from smsim.report import tables as A
 from smsim.stats import Z_95
 
 MAX_FINDINGS = 6
@@ -301,7 +301,7 @@ def _strongest_policy(ctx: Context) -> list[Finding]:
 
 def _variant(ctx: Context) -> list[Finding]:
     """Per variant, its largest effect on a headline figure (its paired difference from the baseline)."""
-    from smsim.sweeps import HEADLINE
+    from smsim.studies.sweep import HEADLINE
 
     out = []
     for vs, t in zip(ctx.variants, ctx.variant_tables):

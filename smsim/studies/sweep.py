@@ -35,11 +35,11 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from smsim.dataset import DatasetError, done_parts, part_name, read_manifest
+from smsim.runs.dataset import DatasetError, done_parts, part_name, read_manifest
 from smsim.rules import Rules, RulesError, normalised
 from smsim.stats import Z_95
-from smsim.storage import Remote, location, reading, unwritable, write_text
-from smsim.summary import VP_SOURCES, with_seat_vp
+from smsim.runs.storage import Remote, location, reading, unwritable, write_text
+from smsim.runs.summary import VP_SOURCES, with_seat_vp
 
 SWEEP_FORMAT = "smsim-sweep"
 SWEEP_FORMAT_VERSION = 1
@@ -166,7 +166,7 @@ def plan_variants(
     return unique
 
 
-VARIANTS_DIR = Path(__file__).resolve().parent / "variants"
+VARIANTS_DIR = Path(__file__).resolve().parents[1] / "variants"  # smsim/variants/
 """The named variants smsim ships: one TOML rules file each, its first comment line says what it changes."""
 
 
@@ -398,7 +398,7 @@ class SweepResult:
 
 
 def sweep_identity(variants: list[Variant], games: int, players: int, specs, seed: int, batch: int) -> dict:
-    from smsim.dataset import _policy_identity
+    from smsim.runs.dataset import _policy_identity
 
     return {"games": games, "players": players, "seed": seed, "batch": batch,
             "policies": [_policy_identity(s) for s in specs],
@@ -436,7 +436,7 @@ def _open_sweep(path: Path | Remote, identity: dict, command: list[str]) -> None
     out = str(path)
     if check_sweep(path, identity):
         return
-    from smsim.dataset import environment
+    from smsim.runs.dataset import environment
 
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -490,14 +490,14 @@ def run_sweep(
     import contextlib
 
     from smsim.policies.registry import resolve_policies
-    from smsim.sim import verify_batch, verify_games, verify_players
+    from smsim.runs.batch import verify_batch, verify_games, verify_players
 
     games = verify_games(games)
     players = verify_players(players)
     specs = resolve_policies(policies, players)
     batch = verify_batch(batch, games)
     if cluster is not None:
-        from smsim.cluster import check
+        from smsim.runs.executors.dask import check
 
         check(cluster)  # a bad address or a missing Dask: refused before the directory is made
     path = location(out)  # a local directory, or a URL (a scheme not installed: refused here)
@@ -505,7 +505,7 @@ def run_sweep(
     _open_sweep(path, identity, command or [])
     with contextlib.ExitStack() as stack:
         if cluster is not None:
-            from smsim.cluster import connect
+            from smsim.runs.executors.dask import connect
 
             cluster = stack.enter_context(connect(cluster))  # started once, for every variant
         played = _play_variants(path, variants, games, players, specs, seed, batch, threads, command, on_progress,
@@ -519,7 +519,7 @@ def _play_variants(path, variants: list[Variant], games: int, players: int, spec
     """Each variant's dataset in turn; the games this call played."""
     import time
 
-    from smsim.sim import simulate_to
+    from smsim.runs.batch import simulate_to
 
     start = time.perf_counter()
     total = games * len(variants)
@@ -591,10 +591,10 @@ def play_sweep(
     import threading
     import time
 
-    from smsim.dataset import game_table, seat_table
+    from smsim.runs.dataset import game_table, seat_table
     from smsim.policies.registry import resolve_policies
-    from smsim.runner import play_chunks
-    from smsim.sim import _check_errors, _chunks, default_threads, verify_games, verify_players
+    from smsim.runs.runner import play_chunks
+    from smsim.runs.batch import _check_errors, _chunks, default_threads, verify_games, verify_players
 
     games = verify_games(games)
     players = verify_players(players)

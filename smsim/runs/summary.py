@@ -12,7 +12,7 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from smsim.ratings import elo_points
+from smsim.studies.ratings import elo_points
 from smsim.stats import SUM_COLUMNS, Z_95, clustered_mean, clustered_rate, interval_text
 
 # the final score's breakdown: the parts sum to ``total``. ``seat_vp`` is the seat compensation of a
@@ -105,8 +105,8 @@ class SummaryAccumulator:
         """Add part k of the dataset at ``path``, a row group (one chunk of games) at a time."""
         import pyarrow.parquet as pq
 
-        from smsim.dataset import part_name
-        from smsim.storage import reading
+        from smsim.runs.dataset import part_name
+        from smsim.runs.storage import reading
 
         with reading(path / "seats" / part_name(k)) as seats, reading(path / "games" / part_name(k)) as games:
             seat_file, game_file = pq.ParquetFile(seats), pq.ParquetFile(games)
@@ -166,7 +166,7 @@ class SummaryAccumulator:
 def arrays_sums(score: np.ndarray, player: np.ndarray, game_out: np.ndarray, policy_names: list[str],
                 first: int) -> dict:  # fmt: skip
     """``chunk_sums`` of a chunk given as the engine's arrays: no table is built."""
-    from smsim.dataset import game_summary_columns, policy_codes, summary_columns
+    from smsim.runs.dataset import game_summary_columns, policy_codes, summary_columns
 
     codes, labels = policy_codes(policy_names, score.shape[0])
     return chunk_sums(summary_columns(score, player, first), codes, labels,
@@ -181,7 +181,7 @@ def _group_sums(group: np.ndarray, n_groups: int, game: np.ndarray, values: np.n
     """Per group: rows, the sums of SUM_FIELDS, the histograms, and the cluster sums
     (``stats.SUM_COLUMNS``, a game being a cluster) of ``FIGURES``, all whole numbers
     (``tally.tally_nb``)."""
-    from smsim.tally import tally_nb
+    from smsim.runs.tally import tally_nb
 
     figures = np.array([SUMMED.index(f) for f in FIGURES], dtype=np.int64)
     count, sums, squares, hist, series, sides, cluster = tally_nb(
@@ -238,8 +238,8 @@ def summary_tables(seats: pd.DataFrame, games: pd.DataFrame) -> dict[str, pd.Dat
 
 def summarise_dataset(path) -> tuple[dict[str, pd.DataFrame], int, int]:
     """The headline tables of a dataset on disk, part by part; (tables, games done, games planned)."""
-    from smsim.dataset import done_parts, read_manifest
-    from smsim.storage import location
+    from smsim.runs.dataset import done_parts, read_manifest
+    from smsim.runs.storage import location
 
     path = location(path)  # a local directory or a URL
     manifest = read_manifest(path)
@@ -314,7 +314,7 @@ def fixed_seats(tables: dict[str, pd.DataFrame]) -> bool:
 
 
 def print_comparison(result, console: Console | None = None) -> None:
-    """Print a comparison's tables (``smsim.comparison.Comparison``) for the terminal: per
+    """Print a comparison's tables (``smsim.studies.compare.Comparison``) for the terminal: per
     policy, then the mean VP difference of every pair."""
     console = console or Console(width=max(100, Console().width))
     played = result.blocks * result.games_per_block
@@ -369,7 +369,7 @@ def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None)
     """Print a sweep's headline metrics (``sweep.variant_table``) for the terminal: the baseline's
     value, then each variant's paired difference from it with its 95% interval, and how much the
     common dice narrowed those intervals."""
-    from smsim.sweeps import BASELINE, HEADLINE, variance_reduction
+    from smsim.studies.sweep import BASELINE, HEADLINE, variance_reduction
 
     console = console or Console(width=max(140, Console().width))
     variants = list(dict.fromkeys(table["variant"]))

@@ -1,6 +1,6 @@
 """The report's figures, one function per kind (``smsim plot KIND DATASET``).
 
-Each figure function takes a :class:`~smsim.analysis.ReportData` and returns a ``(Figure,
+Each figure function takes a :class:`~smsim.report.tables.ReportData` and returns a ``(Figure,
 caption)`` pair, or ``None`` when the data hold nothing to draw (the caption then says why in the
 report). Figures are built on ``matplotlib.figure.Figure`` directly, without pyplot's global
 state, so they can be made from threads and never open a window.
@@ -15,10 +15,10 @@ import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
-from smsim import analysis as A
-from smsim.ratings import elo
+from smsim.report import tables as A
+from smsim.studies.ratings import elo
 from smsim.rules import SIDE_NAMES
-from smsim.sweeps import HEADLINE
+from smsim.studies.sweep import HEADLINE
 
 Plot = tuple[Figure, str]
 WIDTH = 3.6  # inches per panel
@@ -394,7 +394,7 @@ def variant_effects(table: pd.DataFrame, varied: dict[str, tuple[str, object]], 
 
 def fairness_figure(results: list) -> Plot | None:
     """Win share of each seat on the held-out games of ``smsim fairness``, without and with the
-    compensation found (``smsim.compensation.FairnessResult``), with 95% intervals against parity; one
+    compensation found (``smsim.studies.fairness.FairnessResult``), with 95% intervals against parity; one
     panel per player count (the "before" of the first result of a player count, an "after" per
     result). Seats are numbered from 1 as in the report's seat figure. None without results."""
     if not results:
@@ -433,7 +433,7 @@ def seat_parity(data: A.ReportData) -> Plot | None:
     """The report's headline figure: every seat's win rate minus parity, in points, with its 95%
     interval, one series per player count, from the games of the at-a-glance table
     (``findings.glance_sources``: the dataset measuring the seats alone with the most games)."""
-    from smsim.findings import glance_sources
+    from smsim.report.findings import glance_sources
 
     chosen = [(p, i) for p, i in glance_sources(data).items() if data.sources[i].fair_seating]
     if not chosen:

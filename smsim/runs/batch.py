@@ -1,6 +1,6 @@
 """The Python API: check inputs, derive keys, allocate, call the engine, return tables.
 
->>> from smsim.sim import simulate
+>>> from smsim.runs.batch import simulate
 >>> seats, games = simulate(100, players=3, policies=["greedy", "random", "random"], seed=1)  # doctest: +SKIP
 """
 
@@ -18,10 +18,10 @@ from smsim import layout as L
 from smsim.engine import events as E
 from smsim.engine.dice import seed_key
 from smsim.engine.scoring import N_SCORE_FIELDS
-from smsim.play import new_work, play_one_nb
+from smsim.play.loop import new_work, play_one_nb
 from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays, resolve_policies
 from smsim.rules import Rules
-from smsim.trace import events_to_records
+from smsim.play.trace import events_to_records
 
 MIN_PLAYERS, MAX_PLAYERS = L.MIN_PLAYERS, L.MAX_PLAYERS
 EVENTS_PER_TURN = 64  # generous bound on trace rows one turn writes
@@ -112,7 +112,7 @@ def play_game(
     trace = np.zeros((capacity, E.EVENT_WIDTH), dtype=np.int64)
     w = new_work(players, trace)
     if any_search(specs):
-        from smsim.search import new_search, play_one_search_nb
+        from smsim.play.search import new_search, play_one_search_nb
 
         score, game_out, n_rows = play_one_search_nb(
             seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, *base_arrays(specs),
@@ -152,7 +152,7 @@ def run_games(
     The batch is cut into one contiguous chunk per thread; each game's dice depend only on
     (seed, game), so the result does not depend on ``threads``.
     """
-    from smsim.runner import engine_arrays, kernel
+    from smsim.runs.runner import engine_arrays, kernel
 
     specs = resolve_policies(policies, players)
     score, player, game_out = engine_arrays(games, players)
@@ -190,7 +190,7 @@ def simulate(
     ``simulate_to`` writes them a chunk at a time and ``simulate_summary`` keeps only the
     headline tables.
     """
-    from smsim.dataset import game_table, seat_table
+    from smsim.runs.dataset import game_table, seat_table
 
     games = verify_games(games, first)
     players = verify_players(players)
@@ -218,7 +218,7 @@ def score_city(
     """
     from smsim.engine.city import set_city_nb
     from smsim.engine.scoring import score_game_nb
-    from smsim.trace import score_dict
+    from smsim.play.trace import score_dict
 
     rules = rules or Rules()
     cells = np.asarray(city, dtype=np.int8)
@@ -299,16 +299,16 @@ def simulate_to(
     Resumable: rerun with the same arguments and only the missing parts are played; the result
     is identical to an uninterrupted run. A directory made by a different run is refused.
 
-    ``cluster``: play the missing parts on a Dask distributed cluster (``smsim.cluster``, docs/cluster.md):
+    ``cluster``: play the missing parts on a Dask distributed cluster (``smsim.runs.executors.dask``, docs/cluster.md):
     a ``distributed.Client``, or an address, ``"local:N"`` (N worker processes here) or
     ``"tcp://host:8786"``. Workers write the parts into ``out``, which they must all see (a shared
     filesystem or a URL); the dataset is byte-identical to one played here. ``threads`` is then the
     threads of each part on its worker (default: the worker's cores shared among its threads).
     """
-    from smsim.dataset import DatasetError, open_run, run_identity
-    from smsim.runner import play_chunks
-    from smsim.storage import location
-    from smsim.summary import SummaryAccumulator
+    from smsim.runs.dataset import DatasetError, open_run, run_identity
+    from smsim.runs.runner import play_chunks
+    from smsim.runs.storage import location
+    from smsim.runs.summary import SummaryAccumulator
 
     games = verify_games(games)
     players = verify_players(players)
@@ -316,7 +316,7 @@ def simulate_to(
     specs = resolve_policies(policies, players)
     batch = verify_batch(batch, games)
     if cluster is not None:
-        from smsim.cluster import check
+        from smsim.runs.executors.dask import check
 
         check(cluster)  # a bad address or a missing Dask: refused before the directory is made
     path = location(out)  # a local directory, or a URL (a scheme not installed: refused here)
@@ -328,7 +328,7 @@ def simulate_to(
         acc.add_part(path, k)
     done = sum(min(batch, games - k * batch) for k in have)
     if cluster is not None:  # a worker plays and writes each missing part; here only the summary
-        from smsim.cluster import play_parts
+        from smsim.runs.executors.dask import play_parts
 
         progress = _Reporter(on_progress, acc, games, done)
         parts = [(k, k * batch, min(batch, games - k * batch)) for k in range(n_parts) if k not in have]
@@ -375,8 +375,8 @@ class _PartSink:
         self.written = 0  # games written by this call
 
     def finish(self, i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
-        from smsim.dataset import game_table, seat_table
-        from smsim.summary import arrays_sums
+        from smsim.runs.dataset import game_table, seat_table
+        from smsim.runs.summary import arrays_sums
 
         k, first, n = self.chunks[i]
         _check_errors(game_out, self.specs, first)
@@ -392,7 +392,7 @@ class _PartSink:
 
     def _drain(self, k: int) -> None:
         """Write part k's chunks that are ready, in order (one thread per part at a time)."""
-        from smsim.dataset import PartWriter
+        from smsim.runs.dataset import PartWriter
 
         while True:
             with self.lock:
@@ -457,8 +457,8 @@ def simulate_summary(
     row instead."""
     import threading
 
-    from smsim.runner import play_chunks
-    from smsim.summary import SummaryAccumulator, arrays_sums
+    from smsim.runs.runner import play_chunks
+    from smsim.runs.summary import SummaryAccumulator, arrays_sums
 
     games = verify_games(games)
     players = verify_players(players)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from smsim import layout as L
-from smsim.board import format_city
+from smsim.play.board import format_city
 from smsim.engine import events as E
 from smsim.rules import BONUS_KINDS, SIDE_NAMES, Rules
 

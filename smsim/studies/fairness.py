@@ -100,7 +100,7 @@ class _Player:
         self.players, self.policies, self.by, self.rules, self.threads = players, [policy] * players, by, rules, threads
 
     def shares(self, compensation: tuple[int, ...], games: int, seed: int) -> np.ndarray:
-        from smsim.sim import run_games
+        from smsim.runs.batch import run_games
 
         rules = compensated(self.rules, self.by, compensation)
         score, _, game_out = run_games(games, self.players, self.policies, seed, rules, threads=self.threads)
@@ -221,7 +221,7 @@ class FairnessResult:
     def write(self, out: str | Path) -> Path:
         """Write ``out/fairness.json`` and ``out/rules.toml`` (the compensated rules, a variant
         file for ``--rules``); returns the JSON's path."""
-        from smsim.dataset import environment
+        from smsim.runs.dataset import environment
 
         out = Path(out)
         try:
@@ -274,7 +274,7 @@ def verify_fairness_input(players: Any, policy: Any, by: Any, games: Any, check_
                           seed: Any, check_seed: Any, rules: Rules) -> None:  # fmt: skip
     """Raise ``FairnessError``, ``SimulationError`` or ``PolicyError`` naming the first bad input."""
     from smsim.policies.registry import resolve_policies
-    from smsim.sim import verify_games, verify_players
+    from smsim.runs.batch import verify_games, verify_players
 
     if by not in BY_FIELD:
         raise FairnessError(f"--by must be coins or vp, got {by!r}")

@@ -1,0 +1,3 @@
+from smsim.cli import main
+
+main()
