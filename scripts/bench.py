@@ -38,7 +38,8 @@ import numpy as np
 
 from smsim.engine.dice import dice_floor_nb, seed_key
 from smsim.rules import Rules
-from smsim.runs.batch import default_threads, run_games
+from smsim.runs.spec import default_threads
+from smsim.runs.batch import run_games
 
 
 def median_rate(fn, games: int, runs: int) -> float:

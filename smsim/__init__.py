@@ -18,13 +18,14 @@ configure_cache()  # before numba is imported anywhere
 
 __version__ = "0.1.0"
 
-from smsim.rules import Rules, RulesError, load_rules  # noqa: E402
+from smsim.rules import Rules, load_rules  # noqa: E402
+from smsim.errors import RulesError
 
 _LAZY = {
     "simulate": ("smsim.runs.batch", "simulate"),
     "simulate_to": ("smsim.runs.batch", "simulate_to"),
     "simulate_summary": ("smsim.runs.batch", "simulate_summary"),
-    "play_game": ("smsim.runs.batch", "play_game"),
+    "play_game": ("smsim.play.api", "play_game"),
     "load": ("smsim.runs.dataset", "load"),
     "compare": ("smsim.studies.compare", "compare"),
     "tune": ("smsim.studies.tune", "tune"),

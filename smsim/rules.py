@@ -24,6 +24,8 @@ vector whose layout is given by the ``R_*`` index constants below.
 
 from __future__ import annotations
 
+from smsim.errors import RulesError
+
 import dataclasses
 import tomllib
 from dataclasses import dataclass, fields
@@ -47,10 +49,6 @@ from smsim.layout import (
 
 SIDE_NAMES: tuple[str, ...] = tuple(side.name.lower() for side in Side)
 BONUS_KINDS: tuple[str, ...] = tuple(kind.name.lower() for kind in BonusKind)
-
-
-class RulesError(ValueError):
-    """A rules configuration or variant file that cannot be played; the message names the field."""
 
 
 @dataclass(frozen=True)

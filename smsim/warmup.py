@@ -73,7 +73,7 @@ def _search() -> None:
 
 
 def _trace() -> None:
-    from smsim.runs.batch import play_game
+    from smsim.play.api import play_game
 
     play_game(2, 0, 0, ["random"])
 

@@ -11,7 +11,7 @@ from smsim.studies.advise import (
     annotate_game,
     t_quantile_975,
 )
-from smsim.runs.batch import play_game
+from smsim.play.api import play_game
 
 CANDIDATE_KEYS = {"move", "win", "win_lo", "win_hi", "vp", "vp_lo", "vp_hi", "pick", "rows"}
 

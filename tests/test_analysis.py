@@ -20,7 +20,7 @@ import pytest
 
 from smsim.report.tables import TABLES, read_report_data
 from smsim.studies.compare import compare, save_comparison
-from smsim.runs.dataset import DatasetError
+from smsim.errors import DatasetError
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
 

@@ -5,7 +5,8 @@ import re
 import numpy as np
 import pytest
 
-from smsim.play.board import EMPTY_CITY, BoardError, format_city, parse_city, parse_position
+from smsim.play.board import EMPTY_CITY, format_city, parse_city, parse_position
+from smsim.errors import BoardError
 from smsim.layout import Cell
 
 FULL = """

@@ -31,7 +31,7 @@ from smsim.runs.executors.dask import (
 )
 from smsim.runs.executors.dask import play_part as real_play_part
 from smsim.runs.dataset import MANIFEST, part_name, read_manifest
-from smsim.policies import PolicyError
+from smsim.errors import PolicyError
 from smsim.policies.registry import resolve_policy
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to

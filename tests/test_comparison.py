@@ -6,7 +6,7 @@ import pytest
 
 from smsim.studies.compare import arrangements, compare
 from smsim.rules import Rules
-from smsim.runs.batch import SimulationError
+from smsim.errors import SimulationError
 from smsim.stats import mean_and_interval
 
 
@@ -114,7 +114,7 @@ def test_games_streamed_to_a_writer_instead_of_kept(tmp_path):
 
 def test_a_saved_comparison_reads_back_as_written(tmp_path):
     from smsim.studies.compare import comparison_manifest, read_comparison, save_comparison
-    from smsim.runs.dataset import DatasetError
+    from smsim.errors import DatasetError
 
     result = compare(["greedy", "random"], 2, 2 * 20, seed=4)
     save_comparison(result, str(tmp_path / "c"), ["smsim", "compare", "greedy", "random"], 4, Rules())
@@ -193,7 +193,7 @@ def test_rounds_of_blocks_come_in_order_with_the_games_of_plain_runs_and_closing
 def test_a_policy_error_in_a_later_round_reaches_the_caller_without_hanging(tmp_path):
     """A user policy that breaks the interface only now and then (one placement in a thousand or
     so) stops every thread of play_rounds, however far ahead they are, and compare reports it."""
-    from smsim.runs.batch import SimulationError
+    from smsim.errors import SimulationError
 
     policy = tmp_path / "rarely_bad.py"
     policy.write_text(

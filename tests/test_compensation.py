@@ -230,7 +230,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(run, args, words):
 
 
 def test_api_bad_input_raises_naming_it():
-    from smsim.runs.batch import SimulationError
+    from smsim.errors import SimulationError
 
     with pytest.raises(FairnessError, match="--by must be coins or vp"):
         smsim.fairness(players=2, by="dice", games=10)

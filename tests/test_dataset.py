@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim.runs.dataset import DatasetError, done_parts, load
+from smsim.runs.dataset import done_parts, load
+from smsim.errors import DatasetError
 from smsim.rules import Rules
 from smsim.runs.batch import simulate, simulate_to
 
@@ -98,9 +99,9 @@ def test_parts_larger_than_a_chunk_are_written_chunk_by_chunk(tmp_path, monkeypa
     import pyarrow.parquet as pq
 
     from smsim.runs import dataset
-    from smsim.runs import batch as sim
+    from smsim.runs import spec
 
-    monkeypatch.setattr(sim, "CHUNK_GAMES", 100)
+    monkeypatch.setattr(spec, "CHUNK_GAMES", 100)
     args = dict(games=620, players=3, policies=["greedy", "random", "random"], seed=4, batch=250)
     clean = simulate_to(str(tmp_path / "clean"), **args)
     assert [pq.ParquetFile(tmp_path / "clean" / "seats" / dataset.part_name(k)).num_row_groups

@@ -17,7 +17,8 @@ from smsim.layout import (
     S_TOTAL,
 )
 from smsim.rules import Rules
-from smsim.runs.batch import play_game, run_games
+from smsim.play.api import play_game
+from smsim.runs.batch import run_games
 
 POLICY_MIXES = [["random"], ["greedy"], ["random", "greedy"]]
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from smsim.report.tables import TABLES, read_report_data
-from smsim.runs.dataset import DatasetError
+from smsim.errors import DatasetError
 from smsim.report.findings import MAX_FINDINGS
 from smsim.report.page import MAX_COLUMNS, display_table, markdown_table, slug, split_columns, write_report
 from smsim.rules import Rules

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from smsim.rules import Rules, RulesError, load_rules
+from smsim.rules import Rules, load_rules
+from smsim.errors import RulesError
 
 
 def test_defaults_are_rules_md():

@@ -10,7 +10,8 @@ import pytest
 from smsim.runs import runner
 from smsim.policies.registry import resolve_policies
 from smsim.rules import Rules
-from smsim.runs.batch import SimulationError, run_games
+from smsim.runs.batch import run_games
+from smsim.errors import SimulationError
 
 LINEUP = ["balanced", "random", "walls"]
 

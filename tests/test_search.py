@@ -6,7 +6,7 @@ import pytest
 from smsim import layout as L
 from smsim.engine.dice import seed_key
 from smsim.play.loop import Seats, continue_game_nb, new_work, playout_key_nb
-from smsim.policies import PolicyError
+from smsim.errors import PolicyError
 from smsim.policies.registry import base_arrays, policy_arrays, resolve_policies, resolve_policy
 from smsim.rules import Rules
 from smsim.play.search import evaluate_nb, new_search, play_one_search_nb

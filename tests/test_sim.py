@@ -7,16 +7,10 @@ import pytest
 from smsim.play.board import EMPTY_CITY, parse_city
 from smsim import layout as L
 from smsim.rules import Rules
-from smsim.runs.batch import (
-    MAX_GAME_INDEX,
-    MAX_GAMES,
-    SimulationError,
-    play_game,
-    run_games,
-    score_city,
-    simulate,
-    simulate_summary,
-)
+from smsim.errors import SimulationError
+from smsim.play.api import MAX_GAME_INDEX, play_game, score_city
+from smsim.runs.batch import run_games, simulate, simulate_summary
+from smsim.runs.spec import MAX_GAMES
 
 
 def test_simulate_returns_one_row_per_seat_and_per_game():
@@ -118,10 +112,10 @@ def test_defence_at_each_attack_splits_into_complete_sides_and_soldiers():
 def test_simulate_summary_gives_the_tables_of_all_rows_a_chunk_at_a_time(monkeypatch):
     """smsim simulate without --out keeps only running sums; its tables equal those of the full
     in-memory tables, exactly, however the games are cut into chunks."""
-    from smsim.runs import batch as sim
+    from smsim.runs import batch as sim, spec
     from smsim.runs.summary import summary_tables
 
-    monkeypatch.setattr(sim, "CHUNK_GAMES", 70)
+    monkeypatch.setattr(spec, "CHUNK_GAMES", 70)
     reports = []
     result = sim.simulate_summary(300, 3, ["walls", "random", "greedy"], seed=6, on_progress=reports.append)
     seats, games = simulate(300, 3, ["walls", "random", "greedy"], seed=6)
@@ -161,12 +155,12 @@ def test_a_part_whose_chunks_finish_out_of_order_is_written_in_game_order(tmp_pa
     """simulate_to's threads finish chunks in any order; a part's row groups still go in game
     order, and the file appears only when its last chunk is written, byte for byte the part a
     single thread writes."""
-    from smsim.runs import batch as sim
+    from smsim.runs import batch as sim, spec
     from smsim.runs.dataset import part_name
     from smsim.policies.registry import resolve_policies
     from smsim.runs.summary import SummaryAccumulator
 
-    monkeypatch.setattr(sim, "CHUNK_GAMES", 40)
+    monkeypatch.setattr(spec, "CHUNK_GAMES", 40)
     ordered = sim.simulate_to(str(tmp_path / "a"), 120, 2, ["random", "greedy"], seed=3, batch=120, threads=1)
     chunks = [(0, 0, 40), (0, 40, 40), (0, 80, 40)]
     acc = SummaryAccumulator()

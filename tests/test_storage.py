@@ -10,7 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from smsim.runs.dataset import DatasetError, ParquetStream, done_parts, load, part_name, read_manifest
+from smsim.runs.dataset import ParquetStream, done_parts, load, part_name, read_manifest
+from smsim.errors import DatasetError
 from smsim.runs.batch import simulate_to
 from smsim.runs.storage import Remote, is_url, location
 
@@ -55,9 +56,9 @@ def test_urls_and_local_paths():
 
 
 def test_a_run_at_a_memory_url_is_the_local_run_byte_for_byte(tmp_path, memory, stage, monkeypatch):
-    from smsim.runs import batch as sim
+    from smsim.runs import spec
 
-    monkeypatch.setattr(sim, "CHUNK_GAMES", 100)  # parts of several row groups, as a big run writes them
+    monkeypatch.setattr(spec, "CHUNK_GAMES", 100)  # parts of several row groups, as a big run writes them
     # an object store: each file uploaded once to its final name, never renamed
     monkeypatch.setattr(type(memory), "mv", lambda *a, **k: pytest.fail("renamed on an object store"))
     local = simulate_to(str(tmp_path / "local"), **RUN)

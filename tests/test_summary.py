@@ -49,7 +49,7 @@ def test_the_printed_breakdown_shows_seat_compensation_only_where_there_is_some(
     from rich.console import Console
 
     from smsim.rules import Rules
-    from smsim.runs.summary import print_tables
+    from smsim.report.terminal import print_tables
 
     def printed(rules):
         buf = io.StringIO()
@@ -66,7 +66,7 @@ def _printed(seats, games) -> str:
 
     from rich.console import Console
 
-    from smsim.runs.summary import print_tables
+    from smsim.report.terminal import print_tables
 
     buf = io.StringIO()
     print_tables(summary_tables(seats, games), console=Console(file=buf, width=200))

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from smsim.cli import cli
-from smsim.runs.dataset import DatasetError
+from smsim.errors import DatasetError
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
 from smsim.stats import Z_95

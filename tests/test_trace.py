@@ -3,7 +3,7 @@
 import itertools
 import json
 
-from smsim.runs.batch import play_game
+from smsim.play.api import play_game
 from smsim.play.trace import read_jsonl, series_lengths, write_jsonl
 
 TURN_KEYS = {"type", "round", "seat", "rolls", "rerolled", "use", "rotation_cost", "delivery_cost", "cells",

@@ -13,9 +13,10 @@ from typing import Any
 import click
 
 from smsim import __version__
-from smsim.play.board import BoardError
-from smsim.policies import PolicyError
-from smsim.rules import Rules, RulesError, load_rules
+from smsim.errors import BoardError
+from smsim.errors import PolicyError
+from smsim.rules import Rules, load_rules
+from smsim.errors import RulesError
 
 EXIT_BAD_INPUT = 2
 EXIT_DISCREPANCY = 1
@@ -47,7 +48,8 @@ def _policies(values: tuple[str, ...]) -> list[str] | None:
 
 def _lineup(players: int, values: tuple[str, ...]) -> list:
     """The policy of every seat (``sim.verify_lineup``), checked before the engine is compiled."""
-    from smsim.runs.batch import SimulationError, verify_lineup
+    from smsim.play.api import verify_lineup
+    from smsim.errors import SimulationError
 
     try:
         return verify_lineup(players, _policies(values))[1]
@@ -139,7 +141,8 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
       smsim play -p 4 --policy greedy,random,greedy,random --trace game.jsonl
       smsim play -p 4 --seed 7 --advise use
     """
-    from smsim.runs.batch import SimulationError, play_game
+    from smsim.play.api import play_game
+    from smsim.errors import SimulationError
     from smsim.play.trace import write_jsonl
 
     rules = _rules(rules_file, rule)
@@ -155,7 +158,8 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
         _fail(str(exc))
     notes = None
     if kinds:
-        from smsim.studies.advise import ANNOTATE_PLAYOUTS, AdviseError, annotate_game
+        from smsim.studies.advise import ANNOTATE_PLAYOUTS, annotate_game
+        from smsim.errors import AdviseError
 
         try:
             _, notes, _ = annotate_game(players, seed, game, _policies(policy), rules, kinds,
@@ -215,7 +219,8 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, as_json,
       smsim advise --players 4 --seed 7 --game 0 --decision 41
       smsim play --seed 7 --trace game.jsonl && smsim advise game.jsonl --decision 41 --json
     """
-    from smsim.studies.advise import DEFAULT_PLAYOUTS, AdviseError, advise_trace
+    from smsim.studies.advise import DEFAULT_PLAYOUTS, advise_trace
+    from smsim.errors import AdviseError
     from smsim.studies.advise import advise as run_advise
 
     playouts = DEFAULT_PLAYOUTS if playouts is None else playouts
@@ -290,7 +295,7 @@ def score(city_file: str, as_json: bool, rules_file, rule) -> None:
       smsim score city.txt --json
     """
     from smsim.play.board import parse_position
-    from smsim.runs.batch import score_city
+    from smsim.play.api import score_city
 
     rules = _rules(rules_file, rule)
     try:
@@ -379,7 +384,7 @@ def warmup(search: bool, everything: bool) -> None:
 
 def _count(text: str, what: str) -> int:
     """A whole number of games from 1 to ``sim.MAX_GAMES``, such as 10000, 10_000 or 1e6."""
-    from smsim.runs.batch import MAX_GAMES
+    from smsim.runs.spec import MAX_GAMES
 
     cleaned = text.replace("_", "").replace(",", "").strip()
     try:
@@ -437,10 +442,11 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, 
     """
     import time
 
-    from smsim.runs.executors.dask import ClusterError
-    from smsim.runs.dataset import DatasetError
-    from smsim.runs.batch import SimulationError, simulate_summary, simulate_to
-    from smsim.runs.summary import print_tables
+    from smsim.errors import ClusterError
+    from smsim.errors import DatasetError
+    from smsim.runs.batch import simulate_summary, simulate_to
+    from smsim.errors import SimulationError
+    from smsim.report.terminal import print_tables
 
     rules = _rules(rules_file, rule)
     n_games = _count(games, "--games")
@@ -483,7 +489,8 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, 
 def _check_cluster(cluster: str | None, out: str | None, needs_out: bool = True) -> None:
     """A bad --cluster, or one without --out, or without Dask installed: one line, exit 2
     (smsim.runs.executors.dask imports Dask only inside its functions)."""
-    from smsim.runs.executors.dask import ClusterError, check
+    from smsim.runs.executors.dask import check
+    from smsim.errors import ClusterError
 
     if cluster is None:
         return
@@ -499,8 +506,10 @@ def _check_run_out(out: str, games: int, players: int, specs: list, seed: int, r
                    batch: int | None) -> None:
     """``simulate --out``: a directory that holds another run, or cannot be written, is refused
     before the engine is compiled (``dataset.check_run``; the run itself checks again)."""
-    from smsim.runs.dataset import DatasetError, check_run, run_identity
-    from smsim.runs.batch import SimulationError, verify_batch
+    from smsim.runs.dataset import check_run, run_identity
+    from smsim.errors import DatasetError
+    from smsim.runs.spec import verify_batch
+    from smsim.errors import SimulationError
     from smsim.runs.storage import location
 
     try:
@@ -513,7 +522,7 @@ def _check_run_out(out: str, games: int, players: int, specs: list, seed: int, r
 def _check_out(out: str | None) -> None:
     """An --out URL that cannot be opened (no fsspec, or its scheme's package missing): one line,
     exit 2, before the engine is compiled or anything written (smsim.runs.storage)."""
-    from smsim.runs.dataset import DatasetError
+    from smsim.errors import DatasetError
     from smsim.runs.storage import is_url, location
 
     if out is not None and is_url(out):
@@ -616,10 +625,10 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
     With --cluster the rounds of blocks are played on a Dask distributed cluster
     (docs/cluster.md); workers send each round's games back, so --out need not be shared.
     """
-    from smsim.runs.executors.dask import ClusterError
+    from smsim.errors import ClusterError
     from smsim.studies.compare import compare as run_compare
-    from smsim.runs.batch import SimulationError
-    from smsim.runs.summary import print_comparison
+    from smsim.errors import SimulationError
+    from smsim.report.terminal import print_comparison
 
     rules = _rules(rules_file, rule)
     n_games = _count(games, "--games")
@@ -704,13 +713,14 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
       smsim sweep --vary 'pirate_strengths=[1,3,6,8,10,12];[1,3,5,7,9,11]' -n 20000
       smsim sweep --variant gentle-last-attacks --variant mine=my-rules.toml -n 20000 -o runs/gentle
     """
-    from smsim.runs.executors.dask import ClusterError
-    from smsim.runs.dataset import DatasetError
-    from smsim.runs.batch import SimulationError
-    from smsim.runs.summary import print_sweep
-    from smsim.runs.batch import verify_batch
+    from smsim.errors import ClusterError
+    from smsim.errors import DatasetError
+    from smsim.errors import SimulationError
+    from smsim.report.terminal import print_sweep
+    from smsim.runs.spec import verify_batch
     from smsim.runs.storage import location
-    from smsim.studies.sweep import SweepError, check_sweep, plan_variants, play_sweep, run_sweep, sweep_identity
+    from smsim.studies.sweep import check_sweep, plan_variants, play_sweep, run_sweep, sweep_identity
+    from smsim.errors import SweepError
 
     base = _rules(rules_file, rule)
     n_games = _count(games, "--games")
@@ -771,8 +781,9 @@ def summary(dataset: str, fmt: str) -> None:
       smsim summary runs/three
       smsim summary runs/three --format markdown > results.md
     """
-    from smsim.runs.dataset import DatasetError
-    from smsim.runs.summary import print_tables, summarise_dataset
+    from smsim.errors import DatasetError
+    from smsim.report.terminal import print_tables
+    from smsim.runs.summary import summarise_dataset
 
     try:
         tables, done, planned = summarise_dataset(dataset)
@@ -836,8 +847,8 @@ def report_cmd(datasets: tuple[str, ...], out: str, title: str, stronger: tuple[
       smsim report runs/defence-sweep --out reports/defence
       smsim report runs/p4 runs/fair4 --out reports/fair
     """
-    from smsim.studies.fairness import FairnessError
-    from smsim.runs.dataset import DatasetError
+    from smsim.errors import FairnessError
+    from smsim.errors import DatasetError
     from smsim.report.page import report
 
     try:
@@ -886,7 +897,7 @@ def plot_cmd(kind: str, datasets: tuple[str, ...], out: str | None) -> None:
       smsim plot cannons runs/four
     """
     from smsim.report.tables import read_report_data
-    from smsim.runs.dataset import DatasetError
+    from smsim.errors import DatasetError
     from smsim.report.plots import PLOTS
 
     out = out or f"{kind}.png"
@@ -979,8 +990,10 @@ def tune(base, against, players, games, budget, seed, only, held_out_games, out,
       smsim tune --players 4 --games 4000 --budget 120 --seed 1 --out tuned.toml
       smsim tune --base walls --against balanced,builder --only wall,wall_progress --out walls2.toml
     """
-    from smsim.runs.batch import SimulationError, verify_players
-    from smsim.studies.tune import TuneError, check_out, verify_tune_input, write_weights
+    from smsim.play.api import verify_players
+    from smsim.errors import SimulationError
+    from smsim.studies.tune import check_out, verify_tune_input, write_weights
+    from smsim.errors import TuneError
     from smsim.studies.tune import tune as run_tune
 
     rules = _rules(rules_file, rule)
@@ -1099,9 +1112,10 @@ def fairness(players, policy, by, games, seed, check_games, check_seed, max_comp
       smsim fairness --players 4 --policy balanced --by coins --games 20000 --seed 1
       smsim fairness -p 2 --by vp --max 4 --games 50000 --out runs/fair2 --json
     """
-    from smsim.studies.fairness import FairnessError, print_result
+    from smsim.studies.fairness import print_result
+    from smsim.errors import FairnessError
     from smsim.studies.fairness import fairness as run_fairness
-    from smsim.runs.batch import SimulationError
+    from smsim.errors import SimulationError
 
     rules = _rules(rules_file, rule)
     n_games = _count(games, "--games")

@@ -21,15 +21,13 @@ smsim.play.board.BoardError: row 2, column 1: tower '+' off the corners
 
 from __future__ import annotations
 
+from smsim.errors import BoardError
+
 import numpy as np
 
 from smsim.layout import CELL_CHAR, CHAR_CELL, CORNERS, N_CELLS, SIZE, Cell, cell_index, is_outer
 
 CITY_EXTRA_FIELDS = ("coins", "logs", "cannons", "vp")
-
-
-class BoardError(ValueError):
-    """A city text that does not follow docs/rules.md §8; the message says where."""
 
 
 def parse_city(text: str) -> np.ndarray:

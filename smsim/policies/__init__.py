@@ -1,6 +1,5 @@
 """Policies (bots): who decides what, given the candidates the engine lists."""
 
+from smsim.errors import PolicyError  # noqa: F401  (where the registry and its users have always found it)
 
-class PolicyError(ValueError):
-    """An unknown or malformed policy; the message names it. Defined here, not in the registry,
-    so that the command line can name it without loading the jitted policies."""
+

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from smsim.layout import PolicyKind
-from smsim.policies import PolicyError
+from smsim.errors import PolicyError
 from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES
 from smsim.policies.interface import MAX_SEATS, POLICY_SIG, placeholder_policy
 from smsim.policies.rollout import ROLLOUT_BASE, ROLLOUT_DEFAULTS, ROLLOUT_LIMITS, ROLLOUT_PARAMS

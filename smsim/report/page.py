@@ -30,7 +30,7 @@ from smsim import __version__
 from smsim.report import tables as A
 from smsim.report import findings as F
 from smsim.report import plots as P
-from smsim.runs.dataset import DatasetError
+from smsim.errors import DatasetError
 
 # columns shown as percentages (with their intervals, when the table has them)
 PERCENT = {
@@ -462,7 +462,7 @@ def _largest(t, key: str) -> str | None:
 def variants_section(sets: list, tables: list | None = None) -> tuple[Section, list[str]]:
     """The section "Rule variants" (``sweep.VariantSet``s; ``tables``: their ``table()``s, where
     already computed) and its at-a-glance lines."""
-    from smsim.runs.summary import SWEEP_HEADINGS
+    from smsim.report.terminal import SWEEP_HEADINGS
     from smsim.studies.sweep import HEADLINE, variance_reduction
 
     s = Section("Rule variants", "What changes when a rule changes. Each variant plays the same games as its "

@@ -29,10 +29,11 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from smsim.studies.compare import comparison_manifest, read_comparison
-from smsim.runs.dataset import DatasetError, done_parts, part_name, read_manifest
+from smsim.runs.dataset import done_parts, part_name, read_manifest
+from smsim.errors import DatasetError
 from smsim.rules import SIDE_NAMES, Rules
 from smsim.stats import Z_95, grouped_mean, grouped_rate
-from smsim.runs.summary import vp_sources, with_seat_vp  # the breakdown of the final score, one list for every table
+from smsim.runs.dataset import vp_sources, with_seat_vp  # the breakdown of the final score, one list for every table
 
 BY = ["players", "policy"]
 SIZES = range(1, 6)
@@ -536,7 +537,7 @@ def game_length(data: ReportData) -> pd.DataFrame:
 
 
 def _sources(data: ReportData) -> tuple[str, ...]:
-    """The final score's parts (``summary.VP_SOURCES``); ``seat_vp`` only where the rules give a
+    """The final score's parts (``dataset.VP_SOURCES``); ``seat_vp`` only where the rules give a
     seat VP compensation (a designer's variant, docs/rules.md §7), to spare the printed game's
     report a column of zeros."""
     return vp_sources(any(data.rules.seat_vp))

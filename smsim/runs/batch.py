@@ -1,4 +1,6 @@
-"""The Python API: check inputs, derive keys, allocate, call the engine, return tables.
+"""The batch API: many games played on a pool of threads (or a Dask cluster), returned as the
+dataset's tables (``simulate``), written part by part into a resumable dataset (``simulate_to``),
+or kept only as headline tables (``simulate_summary``).
 
 >>> from smsim.runs.batch import simulate
 >>> seats, games = simulate(100, players=3, policies=["greedy", "random", "random"], seed=1)  # doctest: +SKIP
@@ -6,136 +8,17 @@
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from smsim import layout as L
-from smsim.engine import events as E
-from smsim.engine.dice import seed_key
-from smsim.engine.scoring import N_SCORE_FIELDS
-from smsim.play.loop import new_work, play_one_nb
-from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays, resolve_policies
+from smsim.play.api import check_errors, verify_players
+from smsim.policies.registry import PolicySpec, resolve_policies
 from smsim.rules import Rules
-from smsim.play.trace import events_to_records
-
-MIN_PLAYERS, MAX_PLAYERS = L.MIN_PLAYERS, L.MAX_PLAYERS
-EVENTS_PER_TURN = 64  # generous bound on trace rows one turn writes
-
-
-class SimulationError(ValueError):
-    """Bad input to a simulation, or a policy that broke the interface; the message says which."""
-
-
-def verify_players(players: int) -> int:
-    if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
-        raise SimulationError(f"players must be a whole number from {MIN_PLAYERS} to {MAX_PLAYERS}, got {players!r}")
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise SimulationError(f"players must be from {MIN_PLAYERS} to {MAX_PLAYERS}, got {players}")
-    return int(players)
-
-
-def verify_lineup(players: int, policies: list | None) -> tuple[int, list[PolicySpec]]:
-    """The players and one policy per seat (one given for every seat, or one per seat), checked
-    before anything is compiled or played. Raises ``SimulationError`` or ``PolicyError``."""
-    players = verify_players(players)
-    return players, resolve_policies(policies, players)
-
-
-# A game is numbered by an int64 index (the engine's and the dataset's ``game``; the dice key
-# hashes it as a uint64), so indices stop at MAX_GAME_INDEX. A run is capped far below that, at
-# days of play on a workstation, so that a typo such as 1e99 is refused before any game is played
-# (and the run's list of chunks stays small).
-MAX_GAME_INDEX = 2**63 - 1
-MAX_GAMES = 10**10
-
-
-def verify_game_index(game: int, what: str = "game") -> int:
-    if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not 0 <= game <= MAX_GAME_INDEX:
-        raise SimulationError(f"{what} must be a whole number from 0 to 2**63 - 1 (an int64 game index), got {game!r}")
-    return int(game)
-
-
-def verify_games(games: int, first: int = 0) -> int:
-    """A run of ``games`` games numbered from ``first``: 1 to MAX_GAMES games, all indices int64."""
-    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
-        raise SimulationError(f"games must be a whole number >= 1, got {games!r}")
-    if games > MAX_GAMES:
-        got = f"{games:,}" if games < 10**15 else f"{float(games):.3g}".replace("e+", "e")
-        raise SimulationError(f"games must be at most {MAX_GAMES:,} (1e10) per run, got {got}")
-    first = verify_game_index(first, "first")
-    verify_game_index(first + games - 1, "the last game's index (first + games - 1)")
-    return int(games)
-
-
-def _check_errors(game_out: np.ndarray, specs: list[PolicySpec], first: int) -> None:
-    bad = np.nonzero(game_out[:, L.G_ERROR])[0]
-    if len(bad):
-        g = int(bad[0])
-        decision = L.Decision(int(game_out[g, L.G_ERROR]) - 1).name
-        seat = int(game_out[g, L.G_ERROR_SEAT])
-        raise SimulationError(
-            f"policy {specs[seat].name!r} (seat {seat}) returned a choice outside the legal candidates "
-            f"at a {decision} decision in game {first + g}"
-        )
-
-
-@dataclass
-class TracedGame:
-    """One game played alone: its records (docs/trace.md) and final arrays."""
-
-    records: list[dict[str, Any]]
-    score: np.ndarray  # int64[P, N_SCORE_FIELDS]
-    player: np.ndarray  # int64[P, N_PLAYER_FIELDS]
-    city: np.ndarray  # int8[P, 49]
-    game_out: np.ndarray  # int64[L.N_GAME_FIELDS]
-
-
-def play_game(
-    players: int = 4,
-    seed: int = 0,
-    game: int = 0,
-    policies: list | None = None,
-    rules: Rules | None = None,
-) -> TracedGame:
-    """Play game ``game`` of the run keyed by ``seed`` alone, with its full trace."""
-    players = verify_players(players)
-    game = verify_game_index(game)
-    rules = rules or Rules()
-    specs = resolve_policies(policies, players)
-    kind, params, fns = policy_arrays(specs)
-    capacity = rules.max_rounds * players * EVENTS_PER_TURN + 16
-    trace = np.zeros((capacity, E.EVENT_WIDTH), dtype=np.int64)
-    w = new_work(players, trace)
-    if any_search(specs):
-        from smsim.play.search import new_search, play_one_search_nb
-
-        score, game_out, n_rows = play_one_search_nb(
-            seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, *base_arrays(specs),
-            w, new_search(players), -1,
-        )  # fmt: skip
-    else:
-        score, game_out, n_rows = play_one_nb(
-            seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, w
-        )
-    player, city = w.player, w.city
-    if n_rows < 0:
-        raise SimulationError("the trace buffer overflowed")  # pragma: no cover - bounded by EVENTS_PER_TURN
-    _check_errors(game_out[None, :], specs, game)
-    records = events_to_records(
-        trace[:n_rows], seed=seed, game=game, policies=[s.name for s in specs], rules=rules,
-        score=score, city=city, game_out=game_out,
-    )  # fmt: skip
-    return TracedGame(records, score, player, city, game_out)
-
-
-def default_threads() -> int:
-    """Threads a batch uses: ``SMSIM_THREADS``, else every core."""
-    return max(1, int(os.environ.get("SMSIM_THREADS", 0)) or os.cpu_count() or 1)
+from smsim.runs import spec
+from smsim.runs.spec import default_threads, verify_batch, verify_games
 
 
 def run_games(
@@ -168,7 +51,7 @@ def run_games(
     else:
         with ThreadPoolExecutor(threads) as pool:
             list(pool.map(run, bounds[:-1], bounds[1:]))
-    _check_errors(game_out, specs, first)
+    check_errors(game_out, specs, first)
     return score, player, game_out
 
 
@@ -201,54 +84,7 @@ def simulate(
     return seat_table(score, player, game_out, names, rules, first), game_table(game_out, players, rules, first)
 
 
-def score_city(
-    city: np.ndarray,
-    coins: int = 0,
-    logs: int = 0,
-    cannons: int = 0,
-    vp: int = 0,
-    rules: Rules | None = None,
-) -> dict[str, Any]:
-    """End-of-game score of one written city (docs/rules.md §4) with the jitted scoring.
-
-    Returns the keys ``churches`` (count of size 1..5), ``series`` (lengths, longest first),
-    ``church_vp``, ``coins``, ``logs``, ``cannons`` (the VP of each, not counts: 7 coins are
-    ``coins`` 3), ``full_city``, ``earned`` and ``total`` (VP), and the counts scored,
-    ``coins_left``, ``logs_left`` and ``cannons_lost``.
-    """
-    from smsim.engine.city import set_city_nb
-    from smsim.engine.scoring import score_game_nb
-    from smsim.play.trace import score_dict
-
-    rules = rules or Rules()
-    cells = np.asarray(city, dtype=np.int8)
-    city_arr = np.zeros((1, 49), dtype=np.int8)
-    occ = np.zeros((1, L.N_CELL_CODES), dtype=np.uint64)
-    player = np.zeros((1, L.N_PLAYER_FIELDS), dtype=np.int64)
-    set_city_nb(city_arr, occ, player, 0, cells)
-    player[0, L.COINS], player[0, L.LOGS], player[0, L.CANNONS_LOST], player[0, L.VP] = coins, logs, cannons, vp
-    score = np.zeros((1, N_SCORE_FIELDS), dtype=np.int64)
-    score_game_nb(occ, player, rules.to_nb(), score)
-    full = score_dict(score[0], 0)
-    keys = ("churches", "series", "church_vp", "coins", "logs", "cannons", "full_city", "earned", "total")
-    counts = {"coins_left": int(coins), "logs_left": int(logs), "cannons_lost": int(cannons)}
-    return {**{k: full[k] for k in keys}, **counts}
-
-
 # -- runs written to disk, resumable ---------------------------------------------------------------
-def verify_batch(batch: int | None, games: int) -> int:
-    """Games per part of a run written to disk: ``batch``, or ``default_batch`` when None."""
-    batch = batch or default_batch(games)
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-        raise SimulationError(f"batch must be a whole number >= 1, got {batch!r}")
-    return batch
-
-
-def default_batch(games: int) -> int:
-    """Games per part: at least 10,000, and at most about 1,000 parts for any run."""
-    return max(1, min(games, max(10_000, -(-games // 1000))))
-
-
 @dataclass
 class RunResult:
     """A run: the dataset it wrote (None when nothing was written), its headline tables
@@ -305,7 +141,8 @@ def simulate_to(
     filesystem or a URL); the dataset is byte-identical to one played here. ``threads`` is then the
     threads of each part on its worker (default: the worker's cores shared among its threads).
     """
-    from smsim.runs.dataset import DatasetError, open_run, run_identity
+    from smsim.runs.dataset import open_run, run_identity
+    from smsim.errors import DatasetError
     from smsim.runs.runner import play_chunks
     from smsim.runs.storage import location
     from smsim.runs.summary import SummaryAccumulator
@@ -336,7 +173,7 @@ def simulate_to(
         return RunResult(str(path), acc.tables(), progress.done, progress.played)
     # every part left to play, cut into chunks: (part, first game, games)
     chunks = [(k, first, n) for k in range(n_parts) if k not in have
-              for first, n in _chunks(k * batch, min(batch, games - k * batch))]  # fmt: skip
+              for first, n in spec.split_chunks(k * batch, min(batch, games - k * batch))]  # fmt: skip
     progress = _Reporter(on_progress, acc, games, done)
     parts = _PartSink(path, chunks, specs, rules, acc)
     try:
@@ -379,7 +216,7 @@ class _PartSink:
         from smsim.runs.summary import arrays_sums
 
         k, first, n = self.chunks[i]
-        _check_errors(game_out, self.specs, first)
+        check_errors(game_out, self.specs, first)
         item = (seat_table(score, player, game_out, self.names, self.rules, first),
                 game_table(game_out, score.shape[1], self.rules, first), arrays_sums(score, player, game_out,
                 self.names, first), n, i + 1 == len(self.chunks) or self.chunks[i + 1][0] != k)  # fmt: skip
@@ -464,7 +301,7 @@ def simulate_summary(
     players = verify_players(players)
     rules = rules or Rules()
     specs = resolve_policies(policies, players)
-    chunks = _chunks(0, games)
+    chunks = spec.split_chunks(0, games)
     acc = SummaryAccumulator()
     progress = _Reporter(on_progress, acc, games, 0)
     lock = threading.Lock()
@@ -473,7 +310,7 @@ def simulate_summary(
 
     def finish(i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
         first, n = chunks[i]
-        _check_errors(game_out, specs, first)
+        check_errors(game_out, specs, first)
         sums = arrays_sums(score, player, game_out, names, first)  # no table: only the sums
         with lock:
             acc.merge(sums)
@@ -486,14 +323,6 @@ def simulate_summary(
 
     play_chunks(chunks, players, [(specs, rules)], seed, threads or default_threads(), finish, poll)
     return RunResult(None, acc.tables(), progress.done, progress.played)
-
-
-CHUNK_GAMES = 10_000  # games played and turned into tables at a time: a run holds two chunks
-
-
-def _chunks(first: int, n: int) -> list[tuple[int, int]]:
-    """Games first .. first + n - 1 as (first, games) chunks of at most CHUNK_GAMES."""
-    return [(lo, min(CHUNK_GAMES, first + n - lo)) for lo in range(first, first + n, CHUNK_GAMES)]
 
 
 class _Reporter:

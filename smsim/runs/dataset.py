@@ -17,6 +17,8 @@ and writes it, a part still reaching it whole or not at all.
 
 from __future__ import annotations
 
+from smsim.errors import DatasetError
+
 import json
 import os
 import platform
@@ -33,7 +35,6 @@ from smsim import layout as L
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.rules import SIDE_NAMES, Rules, normalised
 from smsim.runs.storage import Remote, location, publish, reading, staging_file, temp_name, unwritable, write_text
-from smsim.runs.summary import with_seat_vp
 
 if TYPE_CHECKING:
     from smsim.policies.registry import PolicySpec
@@ -52,9 +53,24 @@ PLAYER_COLUMNS = {
     "passes": L.N_PASSES, "bonus_persons": L.BONUS_PERSONS,
 }  # fmt: skip
 
+# the final score's breakdown: the parts sum to ``total``. ``seat_vp`` is the seat compensation of a
+# designer's variant (rules seat_vp, docs/rules.md §7), 0 in the printed game: tables for people
+# show it only where a seat has some (``vp_sources``).
+VP_SOURCES = ("earned", "church_vp", "coins_vp", "logs_vp", "full_city_vp", "cannon_vp", "seat_vp")
 
-class DatasetError(ValueError):
-    """A directory that is not an smsim dataset, or not the one this command would write."""
+
+def vp_sources(seat_vp: bool) -> tuple[str, ...]:
+    """``VP_SOURCES``, without ``seat_vp`` where no seat has a VP compensation."""
+    return VP_SOURCES if seat_vp else tuple(src for src in VP_SOURCES if src != "seat_vp")
+
+
+def with_seat_vp(seats: pd.DataFrame) -> pd.DataFrame:
+    """A seat table read from a dataset written before seat compensation existed gets its
+    ``seat_vp`` column: 0, as it was then."""
+    if len(seats.columns) and "seat_vp" not in seats:
+        seats["seat_vp"] = np.zeros(len(seats), dtype=np.int16)
+    return seats
+
 
 
 def policy_codes(policy_names: list[str], n_games: int) -> tuple[np.ndarray, list[str]]:
@@ -91,7 +107,6 @@ def summary_columns(score: np.ndarray, player: np.ndarray, first: int) -> dict[s
     """The seat columns the headline tables read (``summary.SummaryAccumulator``), straight from
     the engine's arrays, as ``seat_table`` has them: game, seat, won, shared, total, cannons
     lost, longest series, sides completed and the VP by source."""
-    from smsim.runs.summary import VP_SOURCES
 
     n_games, n_players = score.shape[:2]
     flat_score = score.reshape(n_games * n_players, -1)

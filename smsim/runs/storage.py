@@ -44,7 +44,7 @@ def location(text: str | os.PathLike) -> Path | Remote:
         return text
     if not is_url(text):
         return Path(text)
-    from smsim.runs.dataset import DatasetError
+    from smsim.errors import DatasetError
 
     url = text.rstrip("/")
     try:

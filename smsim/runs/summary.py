@@ -1,38 +1,20 @@
-"""Headline tables of a batch of games, for pandas users and the terminal (rich).
+"""Headline tables of a batch of games, as DataFrames, from running sums.
 
 ``summary_tables`` is the single source: ``smsim summary --format csv|json|markdown`` prints
-its tables and ``print_tables`` renders the same numbers for the terminal; ``print_comparison``
-renders the tables of a comparison (``smsim compare``).
+its tables and ``report.terminal.print_tables`` renders the same numbers for the terminal. The
+sums of a chunk of games (``arrays_sums``) merge in any order (``SummaryAccumulator``), so a run's
+tables come out the same on any executor and after a resume.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from rich.console import Console
-from rich.table import Table
 
-from smsim.studies.ratings import elo_points
-from smsim.stats import SUM_COLUMNS, Z_95, clustered_mean, clustered_rate, interval_text
-
-# the final score's breakdown: the parts sum to ``total``. ``seat_vp`` is the seat compensation of a
-# designer's variant (rules seat_vp, docs/rules.md §7), 0 in the printed game: tables for people
-# show it only where a seat has some (``vp_sources``).
-VP_SOURCES = ("earned", "church_vp", "coins_vp", "logs_vp", "full_city_vp", "cannon_vp", "seat_vp")
-
-
-def vp_sources(seat_vp: bool) -> tuple[str, ...]:
-    """``VP_SOURCES``, without ``seat_vp`` where no seat has a VP compensation."""
-    return VP_SOURCES if seat_vp else tuple(src for src in VP_SOURCES if src != "seat_vp")
-
-
-def with_seat_vp(seats: pd.DataFrame) -> pd.DataFrame:
-    """A seat table read from a dataset written before seat compensation existed gets its
-    ``seat_vp`` column: 0, as it was then."""
-    if len(seats.columns) and "seat_vp" not in seats:
-        seats["seat_vp"] = np.zeros(len(seats), dtype=np.int16)
-    return seats
-
+from smsim.runs.dataset import VP_SOURCES, with_seat_vp, done_parts, game_summary_columns, policy_codes, read_manifest, summary_columns
+from smsim.runs.storage import location
+from smsim.runs.tally import tally_nb
+from smsim.stats import SUM_COLUMNS, clustered_mean, clustered_rate
 
 SEAT_COLUMNS = ("game", "policy", "seat", "won", "shared", "total", "cannons_lost", "longest_series", "sides_completed",
                 *VP_SOURCES)  # fmt: skip
@@ -166,7 +148,6 @@ class SummaryAccumulator:
 def arrays_sums(score: np.ndarray, player: np.ndarray, game_out: np.ndarray, policy_names: list[str],
                 first: int) -> dict:  # fmt: skip
     """``chunk_sums`` of a chunk given as the engine's arrays: no table is built."""
-    from smsim.runs.dataset import game_summary_columns, policy_codes, summary_columns
 
     codes, labels = policy_codes(policy_names, score.shape[0])
     return chunk_sums(summary_columns(score, player, first), codes, labels,
@@ -181,7 +162,6 @@ def _group_sums(group: np.ndarray, n_groups: int, game: np.ndarray, values: np.n
     """Per group: rows, the sums of SUM_FIELDS, the histograms, and the cluster sums
     (``stats.SUM_COLUMNS``, a game being a cluster) of ``FIGURES``, all whole numbers
     (``tally.tally_nb``)."""
-    from smsim.runs.tally import tally_nb
 
     figures = np.array([SUMMED.index(f) for f in FIGURES], dtype=np.int64)
     count, sums, squares, hist, series, sides, cluster = tally_nb(
@@ -238,8 +218,6 @@ def summary_tables(seats: pd.DataFrame, games: pd.DataFrame) -> dict[str, pd.Dat
 
 def summarise_dataset(path) -> tuple[dict[str, pd.DataFrame], int, int]:
     """The headline tables of a dataset on disk, part by part; (tables, games done, games planned)."""
-    from smsim.runs.dataset import done_parts, read_manifest
-    from smsim.runs.storage import location
 
     path = location(path)  # a local directory or a URL
     manifest = read_manifest(path)
@@ -247,154 +225,3 @@ def summarise_dataset(path) -> tuple[dict[str, pd.DataFrame], int, int]:
     for k in sorted(done_parts(path)):  # a row group (one chunk of games) at a time: flat memory
         acc.add_part(path, k)
     return acc.tables(), acc.game_sums["games"], manifest["run"]["games"]
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
-def _rate(value: float, lo: float, hi: float) -> str:
-    return interval_text(value, lo, hi, scale=100, unit="%")
-
-
-def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, console: Console | None = None) -> None:
-    """Print the headline tables for the terminal."""
-    console = console or Console(width=max(100, Console().width))
-    g = tables["games"].iloc[0]
-    n_games = int(g["games"])
-    speed = f", {n_games / elapsed:,.0f} games/s" if elapsed else ""
-    console.print(
-        f"[bold]{n_games:,} games[/], {int(g['players'])} players{speed}; mean {g['rounds_mean']:.1f} rounds, "
-        f"{int(g['aborted'])} aborted, {int(g['shared_wins'])} with a shared win"
-    )
-    t = Table(title="Results by policy (shared wins count as wins; [95% interval])")
-    for col in ("policy", "seats", "win rate", "mean VP", "VP p10/p50/p90", "cannons lost"):
-        t.add_column(col, justify="right")
-    for key, row in tables["by_policy"].iterrows():
-        t.add_row(str(key), f"{int(row.seats):,}", _rate(row.win_rate, row.win_lo, row.win_hi),
-                  interval_text(row.vp_mean, row.vp_lo, row.vp_hi),
-                  f"{row.vp_p10:.0f} / {row.vp_p50:.0f} / {row.vp_p90:.0f}", f"{row.cannons_lost:.2f}")  # fmt: skip
-    console.print(t)
-    if fixed_seats(tables):
-        names = " ".join(str(k) for k in tables["by_policy"].index)
-        console.print(f"Each policy sat in one seat only, so these rates mix the policy's strength with its seat's "
-                      f"edge; `smsim compare {names}` plays every policy in every seat on the same dice.")  # fmt: skip
-    t = Table(title="Mean VP by source")
-    sources = vp_sources(bool((tables["vp_by_source"]["seat_vp"] != 0).any()))
-    headers = {"earned": "earned in play", "church_vp": "churches", "coins_vp": "coins", "logs_vp": "logs",
-               "full_city_vp": "full city", "cannon_vp": "cannons", "seat_vp": "seat compensation"}  # fmt: skip
-    for col in ("policy", *(headers[c] for c in sources), "total"):
-        t.add_column(col, justify="right")
-    for key, row in tables["vp_by_source"].iterrows():
-        t.add_row(str(key), *(f"{row[c]:.1f}" for c in sources), f"{row.total:.1f}")
-    console.print(t)
-    t = Table(title="Longest church series (share of seats) and sides completed")
-    for col in ("policy", *(f"series {k}" for k in range(6)), "mean sides"):
-        t.add_column(col, justify="right")
-    for key, row in tables["church_series"].iterrows():
-        t.add_row(str(key), *(_pct(row[f"longest_{k}"]) for k in range(6)),
-                  f"{tables['sides_completed'].loc[key, 'mean']:.2f}")
-    console.print(t)
-    if fixed_seats(tables):  # the seat table would repeat the policy table row for row
-        return
-    t = Table(title="Results by seat (seat 0 starts; [95% interval])")
-    for col in ("seat", "seats", "win rate", "mean VP"):
-        t.add_column(col, justify="right")
-    for key, row in tables["by_seat"].iterrows():
-        t.add_row(str(key), f"{int(row.seats):,}", _rate(row.win_rate, row.win_lo, row.win_hi),
-                  interval_text(row.vp_mean, row.vp_lo, row.vp_hi))  # fmt: skip
-    console.print(t)
-
-
-def fixed_seats(tables: dict[str, pd.DataFrame]) -> bool:
-    """Whether every policy of the run sat in one seat only (a line-up of distinct policies):
-    then its policy rates are its seat's, and by-seat rows say nothing more."""
-    by_policy, by_seat = tables["by_policy"], tables["by_seat"]
-    return len(by_policy) > 1 and len(by_policy) == len(by_seat)
-
-
-def print_comparison(result, console: Console | None = None) -> None:
-    """Print a comparison's tables (``smsim.studies.compare.Comparison``) for the terminal: per
-    policy, then the mean VP difference of every pair."""
-    console = console or Console(width=max(100, Console().width))
-    played = result.blocks * result.games_per_block
-    console.print(f"[bold]{played:,} games[/], {result.players} players: {result.blocks:,} blocks of "
-                  f"{result.games_per_block} seat arrangements on the same dice. Every policy sat in every seat "
-                  f"equally often, so its win share is its own, free of the seats' edge.")  # fmt: skip
-    t = Table(title="Policies ([95% interval] over blocks; shared wins split)")
-    for col in ("policy", "win share", "mean VP", "cannons lost", "rating (Elo scale)"):
-        t.add_column(col, justify="right")
-    order = list(result.table.sort_values("win_share", ascending=False).index)
-    for name in order:
-        row = result.table.loc[name]
-        half = elo_points(Z_95 * row.log_strength_se)
-        t.add_row(name, _rate(row.win_share, row.win_lo, row.win_hi), interval_text(row.vp_mean, row.vp_lo, row.vp_hi),
-                  f"{row.cannons_lost:.2f}", interval_text(row.elo, row.elo - half, row.elo + half, digits=0))  # fmt: skip
-    console.print(t)
-    t = Table(title="Mean VP difference, row minus column, in the same blocks (95% CI)")
-    t.add_column("")
-    for b in order:
-        t.add_column(b, justify="right")
-    pairs = result.pairs.set_index(["a", "b"])
-    for a in order:
-        cells = []
-        for b in order:
-            if a == b:
-                cells.append("")
-            else:
-                r = pairs.loc[(a, b)]
-                cells.append(interval_text(r.vp_diff, r.lo, r.hi, signed=True))
-        t.add_row(a, *cells)
-    console.print(t)
-
-
-SWEEP_HEADINGS = {"start_edge": "start edge", "cannons_changed_winner": "cannons change winner",
-                  "cannons_lost": "cannons lost", "vp_total": "VP per seat", "church_vp_share": "church VP share",
-                  "rounds": "rounds"}  # fmt: skip
-"""Short column headings of the headline metrics (``sweep.HEADLINE``) for narrow tables."""
-
-
-def _metric_text(value: float, unit: str) -> str:
-    """A baseline's value: a rate in percent, points (a difference of rates) signed."""
-    if not np.isfinite(value):
-        return "-"
-    if unit == "points":
-        return f"{100 * value:+.1f} pts"
-    if unit == "rate":
-        return f"{100 * value:.1f}%"
-    return f"{value:.2f}"
-
-
-def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None) -> None:
-    """Print a sweep's headline metrics (``sweep.variant_table``) for the terminal: the baseline's
-    value, then each variant's paired difference from it with its 95% interval, and how much the
-    common dice narrowed those intervals."""
-    from smsim.studies.sweep import BASELINE, HEADLINE, variance_reduction
-
-    console = console or Console(width=max(140, Console().width))
-    variants = list(dict.fromkeys(table["variant"]))
-    console.print(f"[bold]{len(variants)} variants[/] x {games:,} games on common dice (game g has the same dice "
-                  "in every variant)")  # fmt: skip
-    t = Table(title="The baseline's values; each variant's paired difference from the baseline [95% interval] "
-                    "(rates in points)")  # fmt: skip
-    t.add_column("variant", no_wrap=True)
-    rows = table.set_index(["variant", "metric"])
-    for key in HEADLINE:
-        t.add_column(SWEEP_HEADINGS[key], justify="right")
-    for v in variants:
-        cells = []
-        for key in HEADLINE:
-            r = rows.loc[(v, key)]
-            if v == BASELINE:
-                cells.append(_metric_text(r.value, r.unit))
-            else:
-                scale = 100 if r.unit in ("rate", "points") else 1
-                cells.append(interval_text(r["diff"], r.diff_lo, r.diff_hi, digits=1 if scale == 100 else 2,
-                                           signed=True, scale=scale))  # fmt: skip
-        t.add_row(v, *cells)
-    console.print(t)
-    vr = variance_reduction(table)
-    if len(vr):
-        median = float(vr["narrower"].median())
-        console.print(f"Paired intervals are {median:.2f}x narrower than two independent samples would give "
-                      f"(median over {len(vr)} metrics; as many games as {median ** 2:.1f}x more unpaired).")  # fmt: skip

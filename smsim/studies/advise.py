@@ -22,6 +22,8 @@ legal row.
 
 from __future__ import annotations
 
+from smsim.errors import AdviseError
+
 import json
 import math
 from collections.abc import Callable
@@ -36,10 +38,12 @@ from smsim.engine import events as E
 from smsim.engine.dice import seed_key
 from smsim.play.narrate import _Cities
 from smsim.play.loop import MAX_PLAYOUTS
-from smsim.policies import PolicyError
+from smsim.errors import PolicyError
 from smsim.policies.registry import PolicySpec, base_arrays, policy_arrays, resolve_policies
-from smsim.rules import SIDE_NAMES, Rules, RulesError
-from smsim.runs.batch import EVENTS_PER_TURN, SimulationError, _check_errors, verify_game_index, verify_players
+from smsim.rules import SIDE_NAMES, Rules
+from smsim.errors import RulesError
+from smsim.play.api import EVENTS_PER_TURN, check_errors, verify_game_index, verify_players
+from smsim.errors import SimulationError
 from smsim.stats import Z_95, wilson_interval
 from smsim.play.trace import FACE_NAMES, PERSON_NAMES, events_to_records, turn_records
 
@@ -53,10 +57,6 @@ DEFAULT_PLAYOUTS = 200
 ANNOTATE_PLAYOUTS = 128
 ANNOTATE_KINDS = ("USE",)
 DECISION_NAMES = tuple(d.name for d in L.Decision)
-
-
-class AdviseError(ValueError):
-    """Bad input to ``advise``: the message is one line saying what is wrong."""
 
 
 @dataclass
@@ -187,7 +187,7 @@ class _Game:
                                                      decision)  # fmt: skip
         out = (score, w.player, w.city, game_out, n_rows, w)
         try:
-            _check_errors(game_out[None, :], self.specs, self.game)
+            check_errors(game_out[None, :], self.specs, self.game)
         except SimulationError as exc:
             raise AdviseError(str(exc)) from None
         return out, trace

@@ -28,14 +28,17 @@ import numpy as np
 import pandas as pd
 
 from smsim import layout as L
-from smsim.runs.dataset import DatasetError, ParquetStream, game_table, seat_table
+from smsim.runs.dataset import ParquetStream, game_table, seat_table
+from smsim.errors import DatasetError
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.policies.registry import PolicySpec, resolve_policy
 from smsim.studies.ratings import Ratings, fit_plackett_luce
 from smsim.rules import Rules
-from smsim.runs.batch import SimulationError, verify_games, verify_players
+from smsim.play.api import verify_players
+from smsim.runs.spec import verify_games
+from smsim.errors import SimulationError
 from smsim.stats import mean_and_interval
-from smsim.runs.summary import with_seat_vp
+from smsim.runs.dataset import with_seat_vp
 
 
 WON, TOTAL, RANK = (SCORE_FIELD_NAMES.index(f) for f in ("won", "total", "rank"))
@@ -201,7 +204,7 @@ def compare(
     ``precision`` stops are those of a run here (a few rounds beyond the stop are played and
     dropped).
     """
-    from smsim.runs.batch import CHUNK_GAMES
+    from smsim.runs.spec import CHUNK_GAMES
 
     players, games, specs, lineup = verify_compare(policies, players, games, precision)
     names = [s.name for s in specs]
@@ -271,7 +274,8 @@ def play_rounds(rounds: list[tuple[int, int]], arrs: list[list[int]], specs: lis
     import threading
 
     from smsim.runs.runner import Stopped, play_chunks
-    from smsim.runs.batch import _check_errors, default_threads
+    from smsim.play.api import check_errors
+    from smsim.runs.spec import default_threads
 
     if not rounds:
         return
@@ -288,7 +292,7 @@ def play_rounds(rounds: list[tuple[int, int]], arrs: list[list[int]], specs: lis
     def finish(i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
         r, a = divmod(i, per_block)
         first, n = rounds[r]
-        _check_errors(game_out, lineups[a], first)
+        check_errors(game_out, lineups[a], first)
         with cond:
             games = filling.get(r)
             if games is None:

@@ -36,6 +36,8 @@ The check
 
 from __future__ import annotations
 
+from smsim.errors import FairnessError
+
 import dataclasses
 import json
 from collections.abc import Callable
@@ -47,7 +49,8 @@ import numpy as np
 import pandas as pd
 
 from smsim import layout as L
-from smsim.rules import Rules, RulesError
+from smsim.rules import Rules
+from smsim.errors import RulesError
 from smsim.stats import chi2_sf, interval_text, mean_and_interval
 
 BY_FIELD = {"coins": "seat_coins", "vp": "seat_vp"}  # --by -> the rules field searched
@@ -56,10 +59,6 @@ CHECK_SEED_OFFSET = 1_000_003  # the default held-out seed: seed + this
 FILE = "fairness.json"
 RULES_FILE = "rules.toml"
 KIND = "fairness"
-
-
-class FairnessError(ValueError):
-    """Bad input to a fairness search; the message names it."""
 
 
 # -- one candidate ------------------------------------------------------------------------------
@@ -274,7 +273,8 @@ def verify_fairness_input(players: Any, policy: Any, by: Any, games: Any, check_
                           seed: Any, check_seed: Any, rules: Rules) -> None:  # fmt: skip
     """Raise ``FairnessError``, ``SimulationError`` or ``PolicyError`` naming the first bad input."""
     from smsim.policies.registry import resolve_policies
-    from smsim.runs.batch import verify_games, verify_players
+    from smsim.play.api import verify_players
+    from smsim.runs.spec import verify_games
 
     if by not in BY_FIELD:
         raise FairnessError(f"--by must be coins or vp, got {by!r}")

@@ -23,6 +23,8 @@ normal 95% intervals over independent games (``variant_table``).
 
 from __future__ import annotations
 
+from smsim.errors import SweepError
+
 import itertools
 import json
 import re
@@ -35,20 +37,18 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from smsim.runs.dataset import DatasetError, done_parts, part_name, read_manifest
-from smsim.rules import Rules, RulesError, normalised
+from smsim.runs.dataset import done_parts, part_name, read_manifest
+from smsim.errors import DatasetError
+from smsim.rules import Rules, normalised
+from smsim.errors import RulesError
 from smsim.stats import Z_95
 from smsim.runs.storage import Remote, location, reading, unwritable, write_text
-from smsim.runs.summary import VP_SOURCES, with_seat_vp
+from smsim.runs.dataset import VP_SOURCES, with_seat_vp
 
 SWEEP_FORMAT = "smsim-sweep"
 SWEEP_FORMAT_VERSION = 1
 MANIFEST = "sweep.json"
 BASELINE = "baseline"
-
-
-class SweepError(ValueError):
-    """A sweep that cannot be planned or a directory that is not this sweep's; the message says which."""
 
 
 # -- planning ---------------------------------------------------------------------------------------
@@ -490,7 +490,8 @@ def run_sweep(
     import contextlib
 
     from smsim.policies.registry import resolve_policies
-    from smsim.runs.batch import verify_batch, verify_games, verify_players
+    from smsim.play.api import verify_players
+    from smsim.runs.spec import verify_batch, verify_games
 
     games = verify_games(games)
     players = verify_players(players)
@@ -594,7 +595,8 @@ def play_sweep(
     from smsim.runs.dataset import game_table, seat_table
     from smsim.policies.registry import resolve_policies
     from smsim.runs.runner import play_chunks
-    from smsim.runs.batch import _check_errors, _chunks, default_threads, verify_games, verify_players
+    from smsim.play.api import check_errors, verify_players
+    from smsim.runs.spec import split_chunks, default_threads, verify_games
 
     games = verify_games(games)
     players = verify_players(players)
@@ -602,14 +604,14 @@ def play_sweep(
     start = time.perf_counter()
     names = [s.name for s in specs]
     # every variant's chunks on one pool of threads, variant after variant: no wait between variants
-    chunks = [(first, n, i) for i in range(len(variants)) for first, n in _chunks(0, games)]
+    chunks = [(first, n, i) for i in range(len(variants)) for first, n in split_chunks(0, games)]
     frames: dict[int, pd.DataFrame] = {}
     lock = threading.Lock()
 
     def finish(c: int, score, player, game_out) -> None:
         first, _, i = chunks[c]
         rules = variants[i].rules
-        _check_errors(game_out, specs, first)
+        check_errors(game_out, specs, first)
         seats = seat_table(score, player, game_out, names, rules, first)
         metrics = game_metrics(seats, game_table(game_out, players, rules, first), rules)
         with lock:

@@ -26,6 +26,8 @@ True
 
 from __future__ import annotations
 
+from smsim.errors import TuneError
+
 import hashlib
 import os
 import tempfile
@@ -41,7 +43,7 @@ from smsim.layout import PolicyKind
 from smsim.policies.heuristics import PARAM_NAMES
 from smsim.policies.registry import POLICIES, PRESETS, PolicySpec, resolve_policy
 from smsim.rules import Rules
-from smsim.runs.batch import verify_players
+from smsim.play.api import verify_players
 
 # a weight whose zero stands for another value (``church``: 0 reads as 1, face value) is searched
 # from the value it stands for, not from a zero that is no multiplier at all
@@ -50,10 +52,6 @@ FLOOR_SCALE = 0.5  # VP: the search scale of a weight that is zero (or tiny) in 
 DECIMALS = 3  # weights are played and written rounded to this many decimals
 HELD_OUT_LABEL = "smsim tune held-out"  # hashed with the tuning seed into the held-out seed
 OPTIMIZER_LABEL = "smsim tune cma"  # hashed with the tuning seed into CMA-ES's own seed
-
-
-class TuneError(ValueError):
-    """Bad input to ``tune``: one line naming what is wrong."""
 
 
 def _hash_seed(label: str, seed: int, bits: int) -> int:

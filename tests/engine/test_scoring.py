@@ -8,7 +8,7 @@ from smsim.play.board import parse_city
 from smsim.engine.scoring import score_church_series_nb, score_game_nb
 from smsim.layout import S_CHURCH_VP, S_RANK, S_SEAT_VP, S_SHARED, S_TOTAL, S_WON
 from smsim.rules import Rules
-from smsim.runs.batch import score_city
+from smsim.play.api import score_city
 from tests.helpers import RULES_NB, state_from_cities
 
 SERIES_VP = RULES_NB[R.R_CHURCH_SERIES_VP : R.R_CHURCH_SERIES_VP + 6]  # series of length 0..5

@@ -23,6 +23,8 @@ functions only, and no other module of smsim imports it at all.
 
 from __future__ import annotations
 
+from smsim.errors import ClusterError
+
 import contextlib
 import hashlib
 import os
@@ -37,10 +39,6 @@ DASK_MISSING = "--cluster needs Dask: pip install 'smsim[dask]'"
 PROGRESS_TOPIC = "smsim-part-progress"  # workers' per-chunk reports (Worker.log_event)
 CONNECT_TIMEOUT = 20  # seconds to wait for a remote scheduler to answer
 _REMOTE = re.compile(r"^(tcp|tls)://([^\s:/]+|\[[0-9a-fA-F:]+\]):(\d{1,5})/?$")
-
-
-class ClusterError(ValueError):
-    """A bad ``--cluster`` address, Dask missing, or a cluster that cannot do the run; one line."""
 
 
 # -- the address --------------------------------------------------------------------------------
@@ -167,7 +165,7 @@ def ship_policy(spec):
 
 def rebuild_policy(shipped):
     """The PolicySpec ``ship_policy`` shipped, on a worker."""
-    from smsim.policies import PolicyError
+    from smsim.errors import PolicyError
     from smsim.policies.registry import load_user_policy
 
     if isinstance(shipped, UserPolicyRef):
@@ -218,11 +216,14 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
     dataset ``out``, a chunk of games at a time, exactly as ``sim.simulate_to`` does here. Returns
     (k, n, played): played is False when the part was already there (a retry after its writer
     died between writing and reporting). Runs on a worker; every argument is plain data."""
-    from smsim.runs.dataset import MANIFEST, DatasetError, part_name, read_manifest
-    from smsim.policies import PolicyError
+    from smsim.runs.dataset import MANIFEST, part_name, read_manifest
+    from smsim.errors import DatasetError
+    from smsim.errors import PolicyError
     from smsim.rules import Rules
     from smsim.runs.runner import play_chunks
-    from smsim.runs.batch import SimulationError, _chunks, _PartSink
+    from smsim.runs.spec import split_chunks
+    from smsim.runs.batch import _PartSink
+    from smsim.errors import SimulationError
     from smsim.runs.storage import location
     from smsim.runs.summary import SummaryAccumulator
 
@@ -248,7 +249,7 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
         run_rules = Rules.from_dict(rules)
     except (PolicyError, ValueError) as exc:
         return PartFailed(f"{where}: {exc}")
-    chunks = [(k, lo, m) for lo, m in _chunks(first, n)]
+    chunks = [(k, lo, m) for lo, m in split_chunks(first, n)]
     sink = _PartSink(path, chunks, specs, run_rules, SummaryAccumulator())  # the client sums the part from disk
     threads = _part_threads(threads, worker)
     reported = [0]
@@ -281,8 +282,9 @@ def play_parts(cluster, path, parts: list[tuple[int, int, int]], players: int, s
     Parts go to the scheduler all at once (each with a unique key, ``retries`` for I/O errors; a
     part whose worker dies is rescheduled by the scheduler itself) and are taken back in the order
     they finish."""
-    from smsim.runs.dataset import DatasetError, part_name
-    from smsim.runs.batch import SimulationError
+    from smsim.runs.dataset import part_name
+    from smsim.errors import DatasetError
+    from smsim.errors import SimulationError
 
     if not parts:
         return
@@ -357,9 +359,9 @@ def play_blocks(first: int, n: int, arrs: list, policies: list, names: list, pla
     ``RoundGames`` (with the tables per seat arrangement when ``tables``), or ``PartFailed`` for a
     policy that broke the interface."""
     from smsim.studies.compare import play_blocks as play
-    from smsim.policies import PolicyError
+    from smsim.errors import PolicyError
     from smsim.rules import Rules
-    from smsim.runs.batch import SimulationError
+    from smsim.errors import SimulationError
 
     try:
         specs = [rebuild_policy(p) for p in policies]
@@ -375,7 +377,7 @@ def blocks_on_cluster(cluster, rounds: list[tuple[int, int]], arrs: list, specs:
     ``cluster``: a few rounds ahead of the one taken are in flight (twice the cluster's threads),
     so a comparison that stops early (``precision``) leaves little work behind; closing the
     generator cancels it."""
-    from smsim.runs.batch import SimulationError
+    from smsim.errors import SimulationError
 
     if not rounds:
         return

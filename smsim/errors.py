@@ -1,0 +1,55 @@
+"""Every error smsim raises for bad input, under one base, ``SmsimError``.
+
+Each is a ``ValueError`` whose message is one line naming what is wrong; the command line prints
+it as ``Error: ...`` and exits 2. They live here, at the bottom of the package, so that any layer
+can raise them and the command line can catch them without loading what raises them.
+
+>>> issubclass(DatasetError, SmsimError) and issubclass(SmsimError, ValueError)
+True
+"""
+
+from __future__ import annotations
+
+
+class SmsimError(ValueError):
+    """Bad input to smsim: the message is one line saying what is wrong."""
+
+
+class RulesError(SmsimError):
+    """A rules configuration or variant file that cannot be played; the message names the field."""
+
+
+class PolicyError(SmsimError):
+    """An unknown or malformed policy; the message names it."""
+
+
+class BoardError(SmsimError):
+    """A city text that does not follow docs/rules.md §8; the message says where."""
+
+
+class SimulationError(SmsimError):
+    """Bad input to a simulation, or a policy that broke the interface; the message says which."""
+
+
+class DatasetError(SmsimError):
+    """A directory that is not an smsim dataset, or not the one this command would write."""
+
+
+class ClusterError(SmsimError):
+    """A bad ``--cluster`` address, Dask missing, or a cluster that cannot do the run."""
+
+
+class SweepError(SmsimError):
+    """A sweep that cannot be planned or a directory that is not this sweep's."""
+
+
+class FairnessError(SmsimError):
+    """Bad input to a fairness search; the message names it."""
+
+
+class TuneError(SmsimError):
+    """Bad input to ``tune``."""
+
+
+class AdviseError(SmsimError):
+    """Bad input to ``advise``."""

@@ -1,0 +1,148 @@
+"""One game through the Python API: ``play_game`` (a game alone, with its full trace) and
+``score_city`` (the jitted scoring of one written city), and the checks every layer above applies
+to a line-up: the players, one policy per seat, a game's index, and the engine's error flag.
+
+>>> verify_players(4)
+4
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from smsim import layout as L
+from smsim.engine import events as E
+from smsim.engine.city import set_city_nb
+from smsim.engine.dice import seed_key
+from smsim.engine.scoring import N_SCORE_FIELDS, score_game_nb
+from smsim.errors import SimulationError
+from smsim.play.loop import new_work, play_one_nb
+from smsim.play.trace import events_to_records, score_dict
+from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays, resolve_policies
+from smsim.rules import Rules
+
+MIN_PLAYERS, MAX_PLAYERS = L.MIN_PLAYERS, L.MAX_PLAYERS
+EVENTS_PER_TURN = 64  # generous bound on trace rows one turn writes
+
+
+def verify_players(players: int) -> int:
+    if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
+        raise SimulationError(f"players must be a whole number from {MIN_PLAYERS} to {MAX_PLAYERS}, got {players!r}")
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise SimulationError(f"players must be from {MIN_PLAYERS} to {MAX_PLAYERS}, got {players}")
+    return int(players)
+
+
+def verify_lineup(players: int, policies: list | None) -> tuple[int, list[PolicySpec]]:
+    """The players and one policy per seat (one given for every seat, or one per seat), checked
+    before anything is compiled or played. Raises ``SimulationError`` or ``PolicyError``."""
+    players = verify_players(players)
+    return players, resolve_policies(policies, players)
+
+
+# A game is numbered by an int64 index (the engine's and the dataset's ``game``; the dice key
+# hashes it as a uint64), so indices stop at MAX_GAME_INDEX.
+MAX_GAME_INDEX = 2**63 - 1
+
+
+def verify_game_index(game: int, what: str = "game") -> int:
+    if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not 0 <= game <= MAX_GAME_INDEX:
+        raise SimulationError(f"{what} must be a whole number from 0 to 2**63 - 1 (an int64 game index), got {game!r}")
+    return int(game)
+
+
+def check_errors(game_out: np.ndarray, specs: list[PolicySpec], first: int) -> None:
+    """Raise ``SimulationError`` naming the first game (numbered from ``first``) in which a policy
+    chose outside the legal candidates: the engine flags it in ``game_out`` and plays on."""
+    bad = np.nonzero(game_out[:, L.G_ERROR])[0]
+    if len(bad):
+        g = int(bad[0])
+        decision = L.Decision(int(game_out[g, L.G_ERROR]) - 1).name
+        seat = int(game_out[g, L.G_ERROR_SEAT])
+        raise SimulationError(
+            f"policy {specs[seat].name!r} (seat {seat}) returned a choice outside the legal candidates "
+            f"at a {decision} decision in game {first + g}"
+        )
+
+
+@dataclass
+class TracedGame:
+    """One game played alone: its records (docs/trace.md) and final arrays."""
+
+    records: list[dict[str, Any]]
+    score: np.ndarray  # int64[P, N_SCORE_FIELDS]
+    player: np.ndarray  # int64[P, N_PLAYER_FIELDS]
+    city: np.ndarray  # int8[P, 49]
+    game_out: np.ndarray  # int64[L.N_GAME_FIELDS]
+
+
+def play_game(
+    players: int = 4,
+    seed: int = 0,
+    game: int = 0,
+    policies: list | None = None,
+    rules: Rules | None = None,
+) -> TracedGame:
+    """Play game ``game`` of the run keyed by ``seed`` alone, with its full trace."""
+    players = verify_players(players)
+    game = verify_game_index(game)
+    rules = rules or Rules()
+    specs = resolve_policies(policies, players)
+    kind, params, fns = policy_arrays(specs)
+    capacity = rules.max_rounds * players * EVENTS_PER_TURN + 16
+    trace = np.zeros((capacity, E.EVENT_WIDTH), dtype=np.int64)
+    w = new_work(players, trace)
+    if any_search(specs):
+        from smsim.play.search import new_search, play_one_search_nb
+
+        score, game_out, n_rows = play_one_search_nb(
+            seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, *base_arrays(specs),
+            w, new_search(players), -1,
+        )  # fmt: skip
+    else:
+        score, game_out, n_rows = play_one_nb(
+            seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, w
+        )
+    player, city = w.player, w.city
+    if n_rows < 0:
+        raise SimulationError("the trace buffer overflowed")  # pragma: no cover - bounded by EVENTS_PER_TURN
+    check_errors(game_out[None, :], specs, game)
+    records = events_to_records(
+        trace[:n_rows], seed=seed, game=game, policies=[s.name for s in specs], rules=rules,
+        score=score, city=city, game_out=game_out,
+    )  # fmt: skip
+    return TracedGame(records, score, player, city, game_out)
+
+
+def score_city(
+    city: np.ndarray,
+    coins: int = 0,
+    logs: int = 0,
+    cannons: int = 0,
+    vp: int = 0,
+    rules: Rules | None = None,
+) -> dict[str, Any]:
+    """End-of-game score of one written city (docs/rules.md §4) with the jitted scoring.
+
+    Returns the keys ``churches`` (count of size 1..5), ``series`` (lengths, longest first),
+    ``church_vp``, ``coins``, ``logs``, ``cannons`` (the VP of each, not counts: 7 coins are
+    ``coins`` 3), ``full_city``, ``earned`` and ``total`` (VP), and the counts scored,
+    ``coins_left``, ``logs_left`` and ``cannons_lost``.
+    """
+
+    rules = rules or Rules()
+    cells = np.asarray(city, dtype=np.int8)
+    city_arr = np.zeros((1, 49), dtype=np.int8)
+    occ = np.zeros((1, L.N_CELL_CODES), dtype=np.uint64)
+    player = np.zeros((1, L.N_PLAYER_FIELDS), dtype=np.int64)
+    set_city_nb(city_arr, occ, player, 0, cells)
+    player[0, L.COINS], player[0, L.LOGS], player[0, L.CANNONS_LOST], player[0, L.VP] = coins, logs, cannons, vp
+    score = np.zeros((1, N_SCORE_FIELDS), dtype=np.int64)
+    score_game_nb(occ, player, rules.to_nb(), score)
+    full = score_dict(score[0], 0)
+    keys = ("churches", "series", "church_vp", "coins", "logs", "cannons", "full_city", "earned", "total")
+    counts = {"coins_left": int(coins), "logs_left": int(logs), "cannons_lost": int(cannons)}
+    return {**{k: full[k] for k in keys}, **counts}

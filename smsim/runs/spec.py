@@ -1,0 +1,57 @@
+"""A run's sizes, checked before anything is compiled or played: the games (and their int64
+indices), the games per part of a dataset, the chunks a run is played in, and the threads.
+
+>>> split_chunks(0, 25_000)
+[(0, 10000), (10000, 10000), (20000, 5000)]
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from smsim.errors import SimulationError
+from smsim.play.api import verify_game_index
+
+# A run is capped far below the int64 game indices, at days of play on a workstation, so that a
+# typo such as 1e99 is refused before any game is played (and the run's list of chunks stays small).
+MAX_GAMES = 10**10
+
+
+def verify_games(games: int, first: int = 0) -> int:
+    """A run of ``games`` games numbered from ``first``: 1 to MAX_GAMES games, all indices int64."""
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise SimulationError(f"games must be a whole number >= 1, got {games!r}")
+    if games > MAX_GAMES:
+        got = f"{games:,}" if games < 10**15 else f"{float(games):.3g}".replace("e+", "e")
+        raise SimulationError(f"games must be at most {MAX_GAMES:,} (1e10) per run, got {got}")
+    first = verify_game_index(first, "first")
+    verify_game_index(first + games - 1, "the last game's index (first + games - 1)")
+    return int(games)
+
+
+def default_threads() -> int:
+    """Threads a batch uses: ``SMSIM_THREADS``, else every core."""
+    return max(1, int(os.environ.get("SMSIM_THREADS", 0)) or os.cpu_count() or 1)
+
+
+def verify_batch(batch: int | None, games: int) -> int:
+    """Games per part of a run written to disk: ``batch``, or ``default_batch`` when None."""
+    batch = batch or default_batch(games)
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise SimulationError(f"batch must be a whole number >= 1, got {batch!r}")
+    return batch
+
+
+def default_batch(games: int) -> int:
+    """Games per part: at least 10,000, and at most about 1,000 parts for any run."""
+    return max(1, min(games, max(10_000, -(-games // 1000))))
+
+
+CHUNK_GAMES = 10_000  # games played and turned into tables at a time: a run holds two chunks
+
+
+def split_chunks(first: int, n: int) -> list[tuple[int, int]]:
+    """Games first .. first + n - 1 as (first, games) chunks of at most CHUNK_GAMES."""
+    return [(lo, min(CHUNK_GAMES, first + n - lo)) for lo in range(first, first + n, CHUNK_GAMES)]
