@@ -24,8 +24,6 @@ vector whose layout is given by the ``R_*`` index constants below.
 
 from __future__ import annotations
 
-from smsim.errors import RulesError
-
 import dataclasses
 import tomllib
 from dataclasses import dataclass, fields
@@ -34,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from smsim.errors import RulesError
 from smsim.layout import (
     CORNERS,
     MAX_PIRATE_ROWS,

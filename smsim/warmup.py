@@ -24,6 +24,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from smsim.play.api import play_game
+from smsim.policies.registry import POLICIES, rollout_spec
+from smsim.rules import Rules
+from smsim.runs.batch import run_games, simulate_summary
+from smsim.studies.advise import advise
+
 PARTS = {
     "play": "the play loop (simulate, compare, sweep, tune, fairness; every non-search policy)",
     "search": "the play loop of line-ups with a searching seat (rollout)",
@@ -56,16 +62,11 @@ def compiling() -> Iterator[None]:
 
 
 def _play() -> None:
-    from smsim.rules import Rules
-    from smsim.runs.batch import simulate_summary
 
     simulate_summary(1, 2, ["balanced"], 0, Rules(), threads=1)  # the play loop and the headline sums
 
 
 def _search() -> None:
-    from smsim.policies.registry import POLICIES, rollout_spec
-    from smsim.rules import Rules
-    from smsim.runs.batch import run_games
 
     # the fewest playouts: the search's code is the same, its games much shorter
     quick = rollout_spec({"playouts": 1, "candidates": 2}, POLICIES["random"])
@@ -73,13 +74,11 @@ def _search() -> None:
 
 
 def _trace() -> None:
-    from smsim.play.api import play_game
 
     play_game(2, 0, 0, ["random"])
 
 
 def _advise() -> None:
-    from smsim.studies.advise import advise
 
     advise(players=2, seed=0, game=0, decision=0, policies=["random"], playouts=1)
 

@@ -20,6 +20,7 @@ from smsim.engine.dice import seed_key
 from smsim.engine.scoring import N_SCORE_FIELDS, score_game_nb
 from smsim.errors import SimulationError
 from smsim.play.loop import new_work, play_one_nb
+from smsim.play.search import new_search, play_one_search_nb
 from smsim.play.trace import events_to_records, score_dict
 from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays, resolve_policies
 from smsim.rules import Rules
@@ -96,7 +97,6 @@ def play_game(
     trace = np.zeros((capacity, E.EVENT_WIDTH), dtype=np.int64)
     w = new_work(players, trace)
     if any_search(specs):
-        from smsim.play.search import new_search, play_one_search_nb
 
         score, game_out, n_rows = play_one_search_nb(
             seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, *base_arrays(specs),

@@ -21,10 +21,9 @@ smsim.play.board.BoardError: row 2, column 1: tower '+' off the corners
 
 from __future__ import annotations
 
-from smsim.errors import BoardError
-
 import numpy as np
 
+from smsim.errors import BoardError
 from smsim.layout import CELL_CHAR, CHAR_CELL, CORNERS, N_CELLS, SIZE, Cell, cell_index, is_outer
 
 CITY_EXTRA_FIELDS = ("coins", "logs", "cannons", "vp")

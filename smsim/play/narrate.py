@@ -19,7 +19,7 @@ def _dice(faces: list[str]) -> str:
     return " ".join(f"{f:<6}" for f in faces).rstrip()
 
 
-class _Cities:
+class Cities:
     """Cities rebuilt from the records, to draw them as the game goes."""
 
     def __init__(self, n_players: int, start_crates: list[list[int]]):
@@ -70,7 +70,7 @@ def narrate(records: list[dict[str, Any]], quiet: bool = False, notes: dict[int,
     n_players = header["players"]
     policies = header["policies"]
     rules = header["rules"]
-    cities = _Cities(n_players, rules["start_crates"])
+    cities = Cities(n_players, rules["start_crates"])
     row_len = rules["pirate_boxes_per_player"] * n_players
     n_rows = len(rules["pirate_strengths"])
     out = [f"Saint Malo, {n_players} players, seed {header['seed']}, game {header['game']}: "

@@ -40,8 +40,8 @@ from dataclasses import dataclass, fields
 from os import PathLike
 from typing import Any, Sequence
 
-from smsim.rules import SIDE_NAMES, Rules
 from smsim.errors import RulesError
+from smsim.rules import SIDE_NAMES, Rules
 
 __all__ = [
     "Discrepancy",

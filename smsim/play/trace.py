@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from smsim import layout as L
-from smsim.play.board import format_city
 from smsim.engine import events as E
+from smsim.play.board import format_city
 from smsim.rules import BONUS_KINDS, SIDE_NAMES, Rules
 
 FACE_NAMES = tuple(f.name.lower() for f in L.Face)

@@ -37,6 +37,7 @@ import pandas as pd
 
 from smsim.report import tables as A
 from smsim.stats import Z_95
+from smsim.studies.sweep import HEADLINE
 
 MAX_FINDINGS = 6
 """At most this many findings open the report (the strongest by effect size)."""
@@ -301,7 +302,6 @@ def _strongest_policy(ctx: Context) -> list[Finding]:
 
 def _variant(ctx: Context) -> list[Finding]:
     """Per variant, its largest effect on a headline figure (its paired difference from the baseline)."""
-    from smsim.studies.sweep import HEADLINE
 
     out = []
     for vs, t in zip(ctx.variants, ctx.variant_tables):

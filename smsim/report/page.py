@@ -27,10 +27,13 @@ import numpy as np
 import pandas as pd
 
 from smsim import __version__
-from smsim.report import tables as A
+from smsim.errors import DatasetError
 from smsim.report import findings as F
 from smsim.report import plots as P
-from smsim.errors import DatasetError
+from smsim.report import tables as A
+from smsim.report.terminal import SWEEP_HEADINGS
+from smsim.studies.fairness import is_fairness, read_fairness
+from smsim.studies.sweep import HEADLINE, variance_reduction
 
 # columns shown as percentages (with their intervals, when the table has them)
 PERCENT = {
@@ -462,8 +465,6 @@ def _largest(t, key: str) -> str | None:
 def variants_section(sets: list, tables: list | None = None) -> tuple[Section, list[str]]:
     """The section "Rule variants" (``sweep.VariantSet``s; ``tables``: their ``table()``s, where
     already computed) and its at-a-glance lines."""
-    from smsim.report.terminal import SWEEP_HEADINGS
-    from smsim.studies.sweep import HEADLINE, variance_reduction
 
     s = Section("Rule variants", "What changes when a rule changes. Each variant plays the same games as its "
                 "baseline; where they also meet the same dice (a sweep, or datasets of one seed and line-up) a "
@@ -865,7 +866,6 @@ def report(paths: list[str], out: str, title: str = "Saint Malo balance report",
     directories, and datasets whose rules differ from the others', are compared in the section
     "Rule variants" (``analysis.split_variants``); results of ``smsim fairness --out`` make the
     section "Seat compensation"."""
-    from smsim.studies.fairness import is_fairness, read_fairness
 
     compensations = [read_fairness(p) for p in paths if is_fairness(p)]
     main, variants = A.split_variants([p for p in paths if not is_fairness(p)])

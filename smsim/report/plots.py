@@ -16,8 +16,9 @@ from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from smsim.report import tables as A
-from smsim.studies.ratings import elo
+from smsim.report.findings import glance_sources
 from smsim.rules import SIDE_NAMES
+from smsim.studies.ratings import elo
 from smsim.studies.sweep import HEADLINE
 
 Plot = tuple[Figure, str]
@@ -433,7 +434,6 @@ def seat_parity(data: A.ReportData) -> Plot | None:
     """The report's headline figure: every seat's win rate minus parity, in points, with its 95%
     interval, one series per player count, from the games of the at-a-glance table
     (``findings.glance_sources``: the dataset measuring the seats alone with the most games)."""
-    from smsim.report.findings import glance_sources
 
     chosen = [(p, i) for p, i in glance_sources(data).items() if data.sources[i].fair_seating]
     if not chosen:

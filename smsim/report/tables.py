@@ -28,12 +28,18 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from smsim.studies.compare import comparison_manifest, read_comparison
-from smsim.runs.dataset import done_parts, part_name, read_manifest
 from smsim.errors import DatasetError
 from smsim.rules import SIDE_NAMES, Rules
+from smsim.runs.dataset import (  # the breakdown of the final score, one list for every table
+    done_parts,
+    part_name,
+    read_manifest,
+    vp_sources,
+    with_seat_vp,
+)
 from smsim.stats import Z_95, grouped_mean, grouped_rate
-from smsim.runs.dataset import vp_sources, with_seat_vp  # the breakdown of the final score, one list for every table
+from smsim.studies.compare import comparison_manifest, read_comparison
+from smsim.studies.sweep import is_sweep, read_sweep, variant_set_from_datasets, variant_set_from_sweep
 
 BY = ["players", "policy"]
 SIZES = range(1, 6)
@@ -744,7 +750,6 @@ def split_variants(paths: list[str | Path]) -> tuple[list[str], list]:
     describes those with the standard rules (docs/rules.md), or else those with the first one's
     rules, and sets each other one beside a dataset it describes of the same players (the same
     policies and seed where there is one: then the differences are paired)."""
-    from smsim.studies.sweep import is_sweep, read_sweep, variant_set_from_datasets, variant_set_from_sweep
 
     sweeps = [Path(p) for p in paths if is_sweep(p)]
     rest = [Path(p) for p in paths if not is_sweep(p)]

@@ -14,11 +14,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from smsim.errors import DatasetError
 from smsim.play.api import check_errors, verify_players
 from smsim.policies.registry import PolicySpec, resolve_policies
 from smsim.rules import Rules
 from smsim.runs import spec
+from smsim.runs.dataset import PartWriter, game_table, open_run, run_identity, seat_table
+from smsim.runs.runner import engine_arrays, kernel, play_chunks
 from smsim.runs.spec import default_threads, verify_batch, verify_games
+from smsim.runs.storage import location
+from smsim.runs.summary import SummaryAccumulator, arrays_sums
 
 
 def run_games(
@@ -35,7 +40,6 @@ def run_games(
     The batch is cut into one contiguous chunk per thread; each game's dice depend only on
     (seed, game), so the result does not depend on ``threads``.
     """
-    from smsim.runs.runner import engine_arrays, kernel
 
     specs = resolve_policies(policies, players)
     score, player, game_out = engine_arrays(games, players)
@@ -73,7 +77,6 @@ def simulate(
     ``simulate_to`` writes them a chunk at a time and ``simulate_summary`` keeps only the
     headline tables.
     """
-    from smsim.runs.dataset import game_table, seat_table
 
     games = verify_games(games, first)
     players = verify_players(players)
@@ -141,11 +144,6 @@ def simulate_to(
     filesystem or a URL); the dataset is byte-identical to one played here. ``threads`` is then the
     threads of each part on its worker (default: the worker's cores shared among its threads).
     """
-    from smsim.runs.dataset import open_run, run_identity
-    from smsim.errors import DatasetError
-    from smsim.runs.runner import play_chunks
-    from smsim.runs.storage import location
-    from smsim.runs.summary import SummaryAccumulator
 
     games = verify_games(games)
     players = verify_players(players)
@@ -212,8 +210,6 @@ class _PartSink:
         self.written = 0  # games written by this call
 
     def finish(self, i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
-        from smsim.runs.dataset import game_table, seat_table
-        from smsim.runs.summary import arrays_sums
 
         k, first, n = self.chunks[i]
         check_errors(game_out, self.specs, first)
@@ -229,7 +225,6 @@ class _PartSink:
 
     def _drain(self, k: int) -> None:
         """Write part k's chunks that are ready, in order (one thread per part at a time)."""
-        from smsim.runs.dataset import PartWriter
 
         while True:
             with self.lock:
@@ -294,8 +289,6 @@ def simulate_summary(
     row instead."""
     import threading
 
-    from smsim.runs.runner import play_chunks
-    from smsim.runs.summary import SummaryAccumulator, arrays_sums
 
     games = verify_games(games)
     players = verify_players(players)

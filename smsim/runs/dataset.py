@@ -17,8 +17,6 @@ and writes it, a part still reaching it whole or not at all.
 
 from __future__ import annotations
 
-from smsim.errors import DatasetError
-
 import json
 import os
 import platform
@@ -31,8 +29,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from smsim import __version__
 from smsim import layout as L
 from smsim.engine.scoring import SCORE_FIELD_NAMES
+from smsim.errors import DatasetError
 from smsim.rules import SIDE_NAMES, Rules, normalised
 from smsim.runs.storage import Remote, location, publish, reading, staging_file, temp_name, unwritable, write_text
 
@@ -310,14 +310,13 @@ def read_manifest(path: str | Path | Remote) -> dict[str, Any]:
 def environment() -> dict[str, str]:
     import numba
 
-    from smsim import __version__
 
     return {"smsim": __version__, "numba": numba.__version__, "numpy": np.__version__,
             "python": platform.python_version()}  # fmt: skip
 
 
 # -- resuming a run ---------------------------------------------------------------------------------
-def _policy_identity(spec: PolicySpec) -> dict[str, Any]:
+def policy_identity(spec: PolicySpec) -> dict[str, Any]:
     """What a manifest records of a policy, with a hash of a user policy's file."""
     import hashlib
 
@@ -332,7 +331,7 @@ def run_identity(games: int, players: int, specs: list[PolicySpec], seed: int, r
     """The fields that make two runs the same run: a directory is resumed only by its own."""
     return {
         "games": games, "players": players, "seed": seed, "batch": batch,
-        "policies": [_policy_identity(s) for s in specs], "rules": rules.to_dict(),
+        "policies": [policy_identity(s) for s in specs], "rules": rules.to_dict(),
     }  # fmt: skip
 
 

@@ -31,6 +31,8 @@ import numpy as np
 from smsim import layout as L
 from smsim.engine.dice import seed_key
 from smsim.engine.scoring import N_SCORE_FIELDS
+from smsim.play.loop import new_work, play_games_nb
+from smsim.play.search import new_search
 from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays
 from smsim.rules import Rules
 
@@ -42,14 +44,11 @@ SEARCH_SLICE = 4  # at most, where a seat searches
 def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules) -> Callable:
     """``play(first, score, player, game_out)``: games first .. first + len(score) - 1 into the
     given arrays, with the engine (the search policy's loop where a seat searches)."""
-    from smsim.play.loop import new_work, play_games_nb
 
     kind, params, fns = policy_arrays(specs)
     base_kind, base_params = base_arrays(specs)
     rules_nb, crates, key = rules.to_nb(), rules.start_crate_cells(), seed_key(seed)
     searching = any_search(specs)
-    if searching:
-        from smsim.play.search import new_search
 
     def play(first: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
         # the work buffers (and search scratch) of this call: held here while the games run on views of them

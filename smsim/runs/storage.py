@@ -26,6 +26,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from smsim.errors import DatasetError
+
 FSSPEC_MISSING = "needs fsspec to read and write datasets at a URL: pip install 'smsim[remote]'"
 # schemes whose files are objects: an upload becomes visible whole, when it completes
 OBJECT_STORES = frozenset({"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "oss", "memory"})
@@ -44,7 +46,6 @@ def location(text: str | os.PathLike) -> Path | Remote:
         return text
     if not is_url(text):
         return Path(text)
-    from smsim.errors import DatasetError
 
     url = text.rstrip("/")
     try:

@@ -11,8 +11,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from smsim.runs.dataset import VP_SOURCES, with_seat_vp, done_parts, game_summary_columns, policy_codes, read_manifest, summary_columns
-from smsim.runs.storage import location
+from smsim.runs.dataset import (
+    VP_SOURCES,
+    done_parts,
+    game_summary_columns,
+    part_name,
+    policy_codes,
+    read_manifest,
+    summary_columns,
+    with_seat_vp,
+)
+from smsim.runs.storage import location, reading
 from smsim.runs.tally import tally_nb
 from smsim.stats import SUM_COLUMNS, clustered_mean, clustered_rate
 
@@ -87,8 +96,6 @@ class SummaryAccumulator:
         """Add part k of the dataset at ``path``, a row group (one chunk of games) at a time."""
         import pyarrow.parquet as pq
 
-        from smsim.runs.dataset import part_name
-        from smsim.runs.storage import reading
 
         with reading(path / "seats" / part_name(k)) as seats, reading(path / "games" / part_name(k)) as games:
             seat_file, game_file = pq.ParquetFile(seats), pq.ParquetFile(games)

@@ -22,8 +22,6 @@ legal row.
 
 from __future__ import annotations
 
-from smsim.errors import AdviseError
-
 import json
 import math
 from collections.abc import Callable
@@ -36,16 +34,15 @@ import numpy as np
 from smsim import layout as L
 from smsim.engine import events as E
 from smsim.engine.dice import seed_key
-from smsim.play.narrate import _Cities
-from smsim.play.loop import MAX_PLAYOUTS
-from smsim.errors import PolicyError
+from smsim.errors import AdviseError, PolicyError, RulesError, SimulationError
+from smsim.play.api import EVENTS_PER_TURN, check_errors, verify_game_index, verify_players
+from smsim.play.loop import MAX_PLAYOUTS, new_work
+from smsim.play.narrate import Cities
+from smsim.play.search import evaluate_nb, new_search, play_one_search_nb
+from smsim.play.trace import FACE_NAMES, PERSON_NAMES, events_to_records, turn_records
 from smsim.policies.registry import PolicySpec, base_arrays, policy_arrays, resolve_policies
 from smsim.rules import SIDE_NAMES, Rules
-from smsim.errors import RulesError
-from smsim.play.api import EVENTS_PER_TURN, check_errors, verify_game_index, verify_players
-from smsim.errors import SimulationError
 from smsim.stats import Z_95, wilson_interval
-from smsim.play.trace import FACE_NAMES, PERSON_NAMES, events_to_records, turn_records
 
 # Warm, a 4-player decision with 40 candidates (the most a placement early in the game has) takes
 # about 1 s at 200 playouts on one core of the development machine (docs/advise.md); a keep
@@ -176,8 +173,6 @@ class _Game:
     def capture(self, decision: int):
         """Play the game alone, keeping decision ``decision`` (-1: none); returns the engine's
         (score, player, city, game_out, trace rows, work) and the trace buffer."""
-        from smsim.play.loop import new_work
-        from smsim.play.search import new_search, play_one_search_nb
 
         kind, params, fns, base_kind, base_params = self.arrays
         trace = np.zeros((self.rules.max_rounds * self.players * EVENTS_PER_TURN + 16, E.EVENT_WIDTH), dtype=np.int64)
@@ -200,8 +195,6 @@ class _Game:
 
     def evaluate(self, w, rows: np.ndarray, playouts: int, first_playout: int = 0):
         """Win share and final VP of the deciding seat, per (row, playout)."""
-        from smsim.play.loop import new_work
-        from smsim.play.search import evaluate_nb
 
         _, _, fns, base_kind, base_params = self.arrays
         win = np.zeros((len(rows), playouts))
@@ -310,7 +303,7 @@ def _position(g: _Game, w, trace: np.ndarray, decision: int, decisions: int) -> 
     ctx, snap = cap.ctx, cap.snap
     seat, rnd = int(ctx[L.CTX_SEAT]), int(ctx[L.CTX_ROUND])
     turns, _ = turn_records(trace[: int(cap.at[4])], g.players)
-    cities = _Cities(g.players, g.rules.to_dict()["start_crates"])
+    cities = Cities(g.players, g.rules.to_dict()["start_crates"])
     for rec in turns:
         cities.place_turn(rec)
     current = turns[-1] if turns else None

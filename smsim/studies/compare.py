@@ -28,18 +28,16 @@ import numpy as np
 import pandas as pd
 
 from smsim import layout as L
-from smsim.runs.dataset import ParquetStream, game_table, seat_table
-from smsim.errors import DatasetError
 from smsim.engine.scoring import SCORE_FIELD_NAMES
+from smsim.errors import DatasetError, SimulationError
+from smsim.play.api import check_errors, verify_players
 from smsim.policies.registry import PolicySpec, resolve_policy
-from smsim.studies.ratings import Ratings, fit_plackett_luce
-from smsim.rules import Rules
-from smsim.play.api import verify_players
-from smsim.runs.spec import verify_games
-from smsim.errors import SimulationError
+from smsim.rules import Rules, normalised
+from smsim.runs.dataset import ParquetStream, environment, game_table, seat_table, with_seat_vp
+from smsim.runs.runner import Stopped, play_chunks
+from smsim.runs.spec import CHUNK_GAMES, default_threads, verify_games
 from smsim.stats import mean_and_interval
-from smsim.runs.dataset import with_seat_vp
-
+from smsim.studies.ratings import Ratings, fit_plackett_luce
 
 WON, TOTAL, RANK = (SCORE_FIELD_NAMES.index(f) for f in ("won", "total", "rank"))
 
@@ -204,7 +202,6 @@ def compare(
     ``precision`` stops are those of a run here (a few rounds beyond the stop are played and
     dropped).
     """
-    from smsim.runs.spec import CHUNK_GAMES
 
     players, games, specs, lineup = verify_compare(policies, players, games, precision)
     names = [s.name for s in specs]
@@ -273,9 +270,6 @@ def play_rounds(rounds: list[tuple[int, int]], arrs: list[list[int]], specs: lis
     arrangement), and the seats' ``policy_index``. Closing the generator stops the threads."""
     import threading
 
-    from smsim.runs.runner import Stopped, play_chunks
-    from smsim.play.api import check_errors
-    from smsim.runs.spec import default_threads
 
     if not rounds:
         return
@@ -423,7 +417,6 @@ class ComparisonWriter:
     def finish(self, result: Comparison, command: list[str], seed: int, rules: Rules) -> None:
         import json
 
-        from smsim.runs.dataset import environment
 
         self.seats.close()
         self.games.close()
@@ -483,7 +476,6 @@ def comparison_manifest(path: str | Path) -> dict | None:
     if not (isinstance(manifest, dict) and manifest.get("format") == FORMAT):
         return None
     if isinstance(manifest.get("rules"), dict):
-        from smsim.rules import normalised
 
         manifest["rules"] = normalised(manifest["rules"])  # a field added since it was written takes its default
     return manifest

@@ -36,8 +36,6 @@ The check
 
 from __future__ import annotations
 
-from smsim.errors import FairnessError
-
 import dataclasses
 import json
 from collections.abc import Callable
@@ -49,8 +47,13 @@ import numpy as np
 import pandas as pd
 
 from smsim import layout as L
+from smsim.errors import FairnessError, RulesError
+from smsim.play.api import verify_players
+from smsim.policies.registry import resolve_policies
 from smsim.rules import Rules
-from smsim.errors import RulesError
+from smsim.runs.batch import run_games
+from smsim.runs.dataset import environment
+from smsim.runs.spec import verify_games
 from smsim.stats import chi2_sf, interval_text, mean_and_interval
 
 BY_FIELD = {"coins": "seat_coins", "vp": "seat_vp"}  # --by -> the rules field searched
@@ -99,7 +102,6 @@ class _Player:
         self.players, self.policies, self.by, self.rules, self.threads = players, [policy] * players, by, rules, threads
 
     def shares(self, compensation: tuple[int, ...], games: int, seed: int) -> np.ndarray:
-        from smsim.runs.batch import run_games
 
         rules = compensated(self.rules, self.by, compensation)
         score, _, game_out = run_games(games, self.players, self.policies, seed, rules, threads=self.threads)
@@ -220,7 +222,6 @@ class FairnessResult:
     def write(self, out: str | Path) -> Path:
         """Write ``out/fairness.json`` and ``out/rules.toml`` (the compensated rules, a variant
         file for ``--rules``); returns the JSON's path."""
-        from smsim.runs.dataset import environment
 
         out = Path(out)
         try:
@@ -272,9 +273,6 @@ def read_fairness(path: str | Path) -> FairnessResult:
 def verify_fairness_input(players: Any, policy: Any, by: Any, games: Any, check_games: Any, max_compensation: Any,
                           seed: Any, check_seed: Any, rules: Rules) -> None:  # fmt: skip
     """Raise ``FairnessError``, ``SimulationError`` or ``PolicyError`` naming the first bad input."""
-    from smsim.policies.registry import resolve_policies
-    from smsim.play.api import verify_players
-    from smsim.runs.spec import verify_games
 
     if by not in BY_FIELD:
         raise FairnessError(f"--by must be coins or vp, got {by!r}")

@@ -23,8 +23,6 @@ normal 95% intervals over independent games (``variant_table``).
 
 from __future__ import annotations
 
-from smsim.errors import SweepError
-
 import itertools
 import json
 import re
@@ -37,13 +35,26 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from smsim.runs.dataset import done_parts, part_name, read_manifest
-from smsim.errors import DatasetError
+from smsim.errors import DatasetError, RulesError, SweepError
+from smsim.play.api import check_errors, verify_players
+from smsim.policies.registry import resolve_policies
 from smsim.rules import Rules, normalised
-from smsim.errors import RulesError
-from smsim.stats import Z_95
+from smsim.runs.batch import simulate_to
+from smsim.runs.dataset import (
+    VP_SOURCES,
+    policy_identity,
+    done_parts,
+    environment,
+    game_table,
+    part_name,
+    read_manifest,
+    seat_table,
+    with_seat_vp,
+)
+from smsim.runs.runner import play_chunks
+from smsim.runs.spec import default_threads, split_chunks, verify_batch, verify_games
 from smsim.runs.storage import Remote, location, reading, unwritable, write_text
-from smsim.runs.dataset import VP_SOURCES, with_seat_vp
+from smsim.stats import Z_95
 
 SWEEP_FORMAT = "smsim-sweep"
 SWEEP_FORMAT_VERSION = 1
@@ -398,10 +409,9 @@ class SweepResult:
 
 
 def sweep_identity(variants: list[Variant], games: int, players: int, specs, seed: int, batch: int) -> dict:
-    from smsim.runs.dataset import _policy_identity
 
     return {"games": games, "players": players, "seed": seed, "batch": batch,
-            "policies": [_policy_identity(s) for s in specs],
+            "policies": [policy_identity(s) for s in specs],
             "variants": [v.describe() for v in variants]}  # fmt: skip
 
 
@@ -436,7 +446,6 @@ def _open_sweep(path: Path | Remote, identity: dict, command: list[str]) -> None
     out = str(path)
     if check_sweep(path, identity):
         return
-    from smsim.runs.dataset import environment
 
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -489,9 +498,6 @@ def run_sweep(
     ``distributed.Client`` or an address; one connection for every variant, played in turn)."""
     import contextlib
 
-    from smsim.policies.registry import resolve_policies
-    from smsim.play.api import verify_players
-    from smsim.runs.spec import verify_batch, verify_games
 
     games = verify_games(games)
     players = verify_players(players)
@@ -520,7 +526,6 @@ def _play_variants(path, variants: list[Variant], games: int, players: int, spec
     """Each variant's dataset in turn; the games this call played."""
     import time
 
-    from smsim.runs.batch import simulate_to
 
     start = time.perf_counter()
     total = games * len(variants)
@@ -592,11 +597,6 @@ def play_sweep(
     import threading
     import time
 
-    from smsim.runs.dataset import game_table, seat_table
-    from smsim.policies.registry import resolve_policies
-    from smsim.runs.runner import play_chunks
-    from smsim.play.api import check_errors, verify_players
-    from smsim.runs.spec import split_chunks, default_threads, verify_games
 
     games = verify_games(games)
     players = verify_players(players)

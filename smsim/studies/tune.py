@@ -26,8 +26,6 @@ True
 
 from __future__ import annotations
 
-from smsim.errors import TuneError
-
 import hashlib
 import os
 import tempfile
@@ -38,12 +36,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from smsim.studies.compare import Comparison, arrangements, compare
+from smsim.errors import TuneError
 from smsim.layout import PolicyKind
+from smsim.play.api import verify_players
 from smsim.policies.heuristics import PARAM_NAMES
 from smsim.policies.registry import POLICIES, PRESETS, PolicySpec, resolve_policy
 from smsim.rules import Rules
-from smsim.play.api import verify_players
+from smsim.studies.compare import Comparison, arrangements, compare
 
 # a weight whose zero stands for another value (``church``: 0 reads as 1, face value) is searched
 # from the value it stands for, not from a zero that is no multiplier at all
