@@ -16,7 +16,7 @@ the speed-up it implies on 16 and 64 cores (Amdahl).
     python scripts/bench.py --commands      # that table alone
     python scripts/bench.py --bad-input --runs 3   # each bad-input case on an empty cache
 
-``--bad-input`` runs every bad-input case of tests/test_cli.py (``cold_cases``) as a user would,
+``--bad-input`` runs every bad-input case of tests/cli/test_cli.py (``cold_cases``) as a user would,
 ``smsim ARGS`` in a fresh process on an empty numba cache, and prints the slowest, the median and
 the exit statuses: bad input must be answered before anything is compiled.
 """
@@ -151,7 +151,7 @@ def command_rates(games: int, runs: int, cores: int, only: list[str] | None = No
 def bad_input_times(runs: int) -> None:
     """Each bad-input case of the test suite, ``smsim ARGS`` in a fresh process on an empty cache."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    from tests.test_cli import cold_cases
+    from tests.cli.test_cli import cold_cases
 
     work = tempfile.mkdtemp(prefix="smsim-bad-input-")
     try:

@@ -183,7 +183,7 @@ def configure_cache() -> None:
         sys.modules["numba.core.config"].reload_config()
 
 
-ENGINE_ENTRY = "play.play_games_nb-*.nbi"
+ENGINE_ENTRY = "loop.play_games_nb-*.nbi"
 """The cache index of the play loop every batch of games runs: present once the engine is compiled."""
 SEARCH_ENTRY = "search.rollout_nb-*.nbi"
 """The search policy's decision, compiled into the play loop for line-ups with a searching seat."""

@@ -16,7 +16,7 @@
 >>> Rules.from_dict({"rotation_cost": -1})
 Traceback (most recent call last):
 ...
-smsim.rules.RulesError: rules field 'rotation_cost': must be >= 0, got -1
+smsim.errors.RulesError: rules field 'rotation_cost': must be >= 0, got -1
 
 The jitted core never sees this class: :meth:`Rules.to_nb` flattens it into an ``int64``
 vector whose layout is given by the ``R_*`` index constants below.

@@ -16,7 +16,7 @@
 >>> parse_city("+ . . . . . +\\n" * 7)
 Traceback (most recent call last):
 ...
-smsim.play.board.BoardError: row 2, column 1: tower '+' off the corners
+smsim.errors.BoardError: row 2, column 1: tower '+' off the corners
 """
 
 from __future__ import annotations

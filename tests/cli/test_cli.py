@@ -300,7 +300,7 @@ event.register("numba:compile", Compiles())
 from click.testing import CliRunner  # noqa: E402
 
 from smsim.cli import cli  # noqa: E402
-from tests.test_cli import cold_cases  # noqa: E402
+from tests.cli.test_cli import cold_cases  # noqa: E402
 
 out = []
 for args, words in cold_cases(Path(sys.argv[1])):
@@ -321,7 +321,7 @@ def test_bad_input_is_answered_before_anything_is_compiled(tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "SMSIM_CACHE_DIR")}
-    env.update(NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    env.update(NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     (tmp_path / "in").mkdir()
     done = subprocess.run([sys.executable, "-c", COLD_RUN, str(tmp_path / "in")], env=env, capture_output=True,
                           text=True, timeout=300)  # fmt: skip
