@@ -53,3 +53,7 @@ class TuneError(SmsimError):
 
 class AdviseError(SmsimError):
     """Bad input to ``advise``."""
+
+
+class TaskFailed(SimulationError):
+    """A task that would fail the same way on any executor (its message says why)."""

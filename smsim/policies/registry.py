@@ -17,14 +17,14 @@ import importlib.util
 import sys
 import tomllib
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from smsim.layout import PolicyKind
 from smsim.errors import PolicyError
+from smsim.layout import PolicyKind
 from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES
 from smsim.policies.interface import MAX_SEATS, POLICY_SIG, placeholder_policy
 from smsim.policies.rollout import ROLLOUT_BASE, ROLLOUT_DEFAULTS, ROLLOUT_LIMITS, ROLLOUT_PARAMS
@@ -292,3 +292,48 @@ def any_search(specs: list[PolicySpec]) -> bool:
 
 # numba marks first-class functions experimental; smsim pins numba and tests the contract
 warnings.filterwarnings("ignore", message="First-class function type feature is experimental")
+
+
+# -- policies shipped as plain data (to a cluster's workers, or between a run's tasks) ----------
+@dataclass(frozen=True)
+class UserPolicyRef:
+    """A user's ``file.py:function`` policy as a worker rebuilds it: the file must be at the same
+    absolute path on every worker (a shared filesystem) and hold the same bytes as here."""
+
+    spec: Any  # the PolicySpec without its jitted function
+    path: str
+    name: str
+    sha256: str
+
+
+def ship_policy(spec):
+    """What a worker needs to rebuild ``spec``: the spec itself (plain data: name, kind, weights),
+    with a user's jitted function replaced by a reference to its file."""
+
+    if spec.base is not None:
+        spec = replace(spec, base=ship_policy(spec.base))
+    if spec.kind != PolicyKind.USER:
+        return spec
+    file, _, name = spec.source.rpartition(":")
+    path = Path(file).resolve()
+    return UserPolicyRef(replace(spec, fn=None), str(path), name, hashlib.sha256(path.read_bytes()).hexdigest())
+
+
+def rebuild_policy(shipped):
+    """The PolicySpec ``ship_policy`` shipped, on a worker."""
+
+    if isinstance(shipped, UserPolicyRef):
+        path = Path(shipped.path)
+        if not path.is_file():
+            raise PolicyError(f"policy {shipped.spec.source!r}: no file {shipped.path!r} on this worker "
+                              "(a user's policy file must be at the same path on every worker)")  # fmt: skip
+        if hashlib.sha256(path.read_bytes()).hexdigest() != shipped.sha256:
+            raise PolicyError(f"policy {shipped.spec.source!r}: {shipped.path!r} differs on this worker "
+                              "from the client's copy")  # fmt: skip
+        fn = load_user_policy(f"{shipped.path}:{shipped.name}").fn
+        return replace(shipped.spec, fn=fn)
+    if shipped.base is not None:
+        return replace(shipped, base=rebuild_policy(shipped.base))
+    return shipped
+
+

@@ -8,18 +8,31 @@ or kept only as headline tables (``simulate_summary``).
 
 from __future__ import annotations
 
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from smsim.errors import DatasetError
+from smsim.errors import DatasetError, PolicyError, SimulationError
 from smsim.play.api import check_errors, verify_players
-from smsim.policies.registry import PolicySpec, resolve_policies
+from smsim.policies.registry import PolicySpec, rebuild_policy, resolve_policies, ship_policy
 from smsim.rules import Rules
 from smsim.runs import spec
-from smsim.runs.dataset import PartWriter, game_table, open_run, run_identity, seat_table
+from smsim.runs.dataset import (
+    MANIFEST,
+    PartWriter,
+    game_table,
+    open_run,
+    part_name,
+    read_manifest,
+    run_identity,
+    seat_table,
+)
+from smsim.runs.executors import Failed, Task, open_executor, report, stop_event, threads_here
+from smsim.runs.executors import check as check_cluster
 from smsim.runs.runner import engine_arrays, kernel, play_chunks
 from smsim.runs.spec import default_threads, verify_batch, verify_games
 from smsim.runs.storage import location
@@ -150,39 +163,115 @@ def simulate_to(
     rules = rules or Rules()
     specs = resolve_policies(policies, players)
     batch = verify_batch(batch, games)
-    if cluster is not None:
-        from smsim.runs.executors.dask import check
-
-        check(cluster)  # a bad address or a missing Dask: refused before the directory is made
+    check_cluster(cluster)  # a bad address or a missing Dask: refused before the directory is made
     path = location(out)  # a local directory, or a URL (a scheme not installed: refused here)
-    identity = run_identity(games, players, specs, seed, rules, batch)
-    have = open_run(path, identity, command or [])
-    n_parts = -(-games // batch)
-    acc = SummaryAccumulator()
-    for k in sorted(have):  # the summary continues from what earlier runs wrote
-        acc.add_part(path, k)
-    done = sum(min(batch, games - k * batch) for k in have)
-    if cluster is not None:  # a worker plays and writes each missing part; here only the summary
-        from smsim.runs.executors.dask import play_parts
-
+    with open_executor(cluster) as executor:  # connected (a cluster) before anything is written
+        identity = run_identity(games, players, specs, seed, rules, batch)
+        have = open_run(path, identity, command or [])
+        acc = SummaryAccumulator()
+        for k in sorted(have):  # the summary continues from what earlier runs wrote
+            acc.add_part(path, k)
+        done = sum(min(batch, games - k * batch) for k in have)
         progress = _Reporter(on_progress, acc, games, done)
-        parts = [(k, k * batch, min(batch, games - k * batch)) for k in range(n_parts) if k not in have]
-        play_parts(cluster, path, parts, players, specs, seed, rules, identity, threads, acc, progress)
-        return RunResult(str(path), acc.tables(), progress.done, progress.played)
-    # every part left to play, cut into chunks: (part, first game, games)
-    chunks = [(k, first, n) for k in range(n_parts) if k not in have
-              for first, n in spec.split_chunks(k * batch, min(batch, games - k * batch))]  # fmt: skip
-    progress = _Reporter(on_progress, acc, games, done)
-    parts = _PartSink(path, chunks, specs, rules, acc)
-    try:
-        play_chunks([(first, n) for _, first, n in chunks], players, [(specs, rules)], seed,
-                    threads or default_threads(), parts.finish, parts.poll(progress))  # fmt: skip
-        parts.close_all()
-    except OSError as exc:
-        raise DatasetError(f"cannot write to {out!r}: {exc.strerror or exc}") from None
-    finally:
-        parts.abort()  # the parts left unfinished by an error or an interrupt (none after a whole run)
+        parts = [(k, k * batch, min(batch, games - k * batch)) for k in range(-(-games // batch)) if k not in have]
+        play_parts(executor, path, parts, players, specs, seed, rules, identity, threads, acc, progress)
     return RunResult(str(path), acc.tables(), progress.done, progress.played)
+
+
+def part_tasks(path, parts: list[tuple[int, int, int]], players: int, specs: list[PolicySpec], seed: int,
+               rules: Rules, identity: dict, threads: int | None) -> list[Task]:  # fmt: skip
+    """One task per dataset part (k, first game, games): ``play_part``, with plain-data arguments."""
+    shipped = [ship_policy(s) for s in specs]
+    return [Task(play_part, (str(path), k, first, n, players, shipped, seed, rules.to_dict(), identity, threads),
+                 f"part-{k:06d}") for k, first, n in parts]  # fmt: skip
+
+
+def play_parts(executor, path, parts: list[tuple[int, int, int]], players: int, specs: list[PolicySpec], seed: int,
+               rules: Rules, identity: dict, threads: int | None, acc: SummaryAccumulator,
+               progress: _Reporter) -> None:  # fmt: skip
+    """Play the dataset parts ``parts`` ((k, first game, games) each) on ``executor`` and add each
+    finished part to the summary ``acc``; ``progress`` hears the games written so far, across a
+    cluster's workers too."""
+    if not parts:
+        return
+    tasks = part_tasks(path, parts, players, specs, seed, rules, identity, threads)
+    in_flight: dict[str, int] = {}  # task name -> games of its part written so far
+    finished = 0
+
+    def heard(name: str, written: int) -> None:
+        in_flight[name] = written
+        progress.update(finished + sum(in_flight.values()), executor.workers)
+
+    try:
+        for i, (k, n, sums) in executor.run(tasks, on_progress=heard):
+            if sums is None:  # the part was there already (a retry after its writer died): read it back
+                if not all((path / sub / part_name(k)).is_file() for sub in ("seats", "games")):
+                    raise DatasetError(f"a worker wrote part {k}, but it is not in {str(path)!r} here: --out "
+                                       "must be a directory every worker sees, on a shared filesystem or at a "
+                                       "URL")  # fmt: skip
+                acc.add_part(path, k)
+            else:
+                acc.merge(sums)
+            in_flight.pop(tasks[i].name, None)
+            finished += n
+            progress.update(finished + sum(in_flight.values()), executor.workers)
+    except OSError as exc:
+        raise DatasetError(f"cannot write to {str(path)!r}: {exc.strerror or exc}") from None
+    finally:
+        for stale in path.glob("*/.part-*.tmp-*"):  # a dead worker's half-written part
+            stale.unlink(missing_ok=True)
+
+
+def play_part(out: str, k: int, first: int, n: int, players: int, policies: list, seed: int, rules: dict,
+              identity: dict, threads: int | None = None) -> tuple[int, int, dict | None] | Failed:  # fmt: skip
+    """Play part ``k`` (games first .. first + n - 1) of the run ``identity`` and write it into the
+    dataset ``out``, a chunk of games at a time, on the executor's threads. Returns (k, n, the
+    part's sums), or (k, n, None) when the part was there already (a retry after its writer died
+    between writing and reporting). Runs wherever the executor runs it; every argument is plain
+    data."""
+    where = "this worker"
+    try:
+        path = location(out)  # a URL: this worker needs fsspec and the scheme's package too
+    except DatasetError as exc:
+        return Failed(f"{where}: {exc}")
+    if not (path / MANIFEST).is_file():
+        return Failed(f"{where} does not see the dataset {out!r} (no {MANIFEST} there): --out must be a "
+                      "directory every worker sees, on a shared filesystem or at a URL")  # fmt: skip
+    try:
+        if read_manifest(path).get("run") != identity:
+            return Failed(f"{where} sees a different run in {out!r} than the client: --out must be the same "
+                          "directory on every worker")  # fmt: skip
+    except DatasetError as exc:
+        return Failed(f"{where}: {exc}")
+    if all((path / sub / part_name(k)).is_file() for sub in ("seats", "games")):
+        return k, n, None
+    try:
+        specs = [rebuild_policy(p) for p in policies]
+        run_rules = Rules.from_dict(rules)
+    except (PolicyError, ValueError) as exc:
+        return Failed(f"{where}: {exc}")
+    chunks = [(k, lo, m) for lo, m in spec.split_chunks(first, n)]
+    acc = SummaryAccumulator()
+    sink = _PartSink(path, chunks, specs, run_rules, acc)
+
+    told = [0]
+
+    def progress() -> None:
+        if sink.written != told[0]:
+            told[0] = sink.written
+            report(sink.written)
+
+    try:
+        play_chunks([(lo, m) for _, lo, m in chunks], players, [(specs, run_rules)], seed,
+                    threads or threads_here() or default_threads(), sink.finish, progress, stop_event())  # fmt: skip
+        sink.close_all()
+    except SimulationError as exc:  # the same games fail anywhere: not retried
+        sink.abort()
+        return Failed(str(exc))
+    except BaseException:  # an I/O error (retried on a cluster), or an interrupt
+        sink.abort()
+        raise
+    return k, n, acc.sums()
 
 
 class _PartSink:
@@ -193,7 +282,6 @@ class _PartSink:
     written side by side, each by one thread at a time."""
 
     def __init__(self, path, chunks: list[tuple[int, int, int]], specs: list[PolicySpec], rules: Rules, acc) -> None:
-        import threading
 
         self.path, self.chunks = path, chunks
         self.specs, self.names, self.rules, self.acc = specs, [s.name for s in specs], rules, acc
@@ -212,7 +300,6 @@ class _PartSink:
     def finish(self, i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
 
         k, first, n = self.chunks[i]
-        check_errors(game_out, self.specs, first)
         item = (seat_table(score, player, game_out, self.names, self.rules, first),
                 game_table(game_out, score.shape[1], self.rules, first), arrays_sums(score, player, game_out,
                 self.names, first), n, i + 1 == len(self.chunks) or self.chunks[i + 1][0] != k)  # fmt: skip
@@ -249,16 +336,6 @@ class _PartSink:
                 self.written += n
                 self.next[k] += 1
 
-    def poll(self, progress: _Reporter):
-        def report() -> None:
-            with self.lock:
-                written = self.written
-                if written == progress.played:
-                    return
-                progress.update(written)  # reads the sums: under the lock
-
-        return report
-
     def close_all(self) -> None:
         """Wait until every finished part is synced and in place (raising the first error), and
         stop the closing thread."""
@@ -287,7 +364,6 @@ def simulate_summary(
     ``summary.summary_tables`` gives), a chunk of games at a time: memory stays flat whatever
     ``games`` is. What ``smsim simulate`` without ``--out`` prints; ``simulate`` returns every
     row instead."""
-    import threading
 
 
     games = verify_games(games)
@@ -303,7 +379,6 @@ def simulate_summary(
 
     def finish(i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
         first, n = chunks[i]
-        check_errors(game_out, specs, first)
         sums = arrays_sums(score, player, game_out, names, first)  # no table: only the sums
         with lock:
             acc.merge(sums)
@@ -322,7 +397,6 @@ class _Reporter:
     """Calls ``on_progress`` with a ``Progress`` after each chunk."""
 
     def __init__(self, on_progress, acc, total: int, done: int) -> None:
-        import time
 
         self.on_progress, self.acc, self.total, self.done, self.played = on_progress, acc, total, done, 0
         self.clock = time.perf_counter

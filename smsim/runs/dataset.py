@@ -17,6 +17,7 @@ and writes it, a part still reaching it whole or not at all.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numba
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -308,7 +310,6 @@ def read_manifest(path: str | Path | Remote) -> dict[str, Any]:
 
 
 def environment() -> dict[str, str]:
-    import numba
 
 
     return {"smsim": __version__, "numba": numba.__version__, "numpy": np.__version__,
@@ -318,7 +319,6 @@ def environment() -> dict[str, str]:
 # -- resuming a run ---------------------------------------------------------------------------------
 def policy_identity(spec: PolicySpec) -> dict[str, Any]:
     """What a manifest records of a policy, with a hash of a user policy's file."""
-    import hashlib
 
     info = spec.describe()
     if spec.fn is not None:

@@ -31,6 +31,7 @@ import numpy as np
 from smsim import layout as L
 from smsim.engine.dice import seed_key
 from smsim.engine.scoring import N_SCORE_FIELDS
+from smsim.play.api import check_errors
 from smsim.play.loop import new_work, play_games_nb
 from smsim.play.search import new_search
 from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays
@@ -106,6 +107,9 @@ def play_chunks(
     """Play every (first game, games) chunk on ``threads`` threads and call ``finish`` for each
     chunk on the thread that completed it (see the module's docstring).
 
+    A chunk in which a policy chose outside its candidates raises ``SimulationError`` (naming the
+    game) instead of reaching ``finish``.
+
     ``setups``: the (line-up, rules) the chunks are played with. One run has one; ``compare``'s
     seat arrangements and a sweep's variants have several, a chunk being then (first game, games,
     setup index). ``stop``: set from another thread, the threads stop after their slice and
@@ -139,7 +143,8 @@ def play_chunks(
                     last = left[i] == 0
                     if last:
                         del arrays[i]
-                if last:
+                if last:  # the engine flags a policy that chose outside its candidates; no caller checks again
+                    check_errors(game_out, setups[chunks[i][2] if len(chunks[i]) > 2 else 0][0], chunks[i][0])
                     finish(i, score, player, game_out)
         except BaseException as exc:  # handed to the calling thread, which raises it
             with lock:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from smsim.runs.dataset import (
     VP_SOURCES,
@@ -92,10 +93,13 @@ class SummaryAccumulator:
         if sums["players"]:
             self.players = sums["players"]
 
+    def sums(self) -> dict:
+        """Everything added so far as the sums of one chunk: ``merge`` adds them to another
+        accumulator (a part's sums, sent back by whoever played it)."""
+        return {"groups": self.groups, "games": dict(self.game_sums), "players": self.players}
+
     def add_part(self, path, k: int) -> None:
         """Add part k of the dataset at ``path``, a row group (one chunk of games) at a time."""
-        import pyarrow.parquet as pq
-
 
         with reading(path / "seats" / part_name(k)) as seats, reading(path / "games" / part_name(k)) as games:
             seat_file, game_file = pq.ParquetFile(seats), pq.ParquetFile(games)

@@ -19,22 +19,26 @@ fitted to every game's final ranking (``smsim.studies.ratings``).
 from __future__ import annotations
 
 import itertools
+import json
 import math
-from collections.abc import Iterator
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from smsim import layout as L
 from smsim.engine.scoring import SCORE_FIELD_NAMES
-from smsim.errors import DatasetError, SimulationError
-from smsim.play.api import check_errors, verify_players
-from smsim.policies.registry import PolicySpec, resolve_policy
+from smsim.errors import DatasetError, PolicyError, SimulationError
+from smsim.play.api import verify_players
+from smsim.policies.registry import PolicySpec, rebuild_policy, resolve_policy, ship_policy
 from smsim.rules import Rules, normalised
 from smsim.runs.dataset import ParquetStream, environment, game_table, seat_table, with_seat_vp
-from smsim.runs.runner import Stopped, play_chunks
+from smsim.runs.executors import Failed, Task, open_executor, stop_event, threads_here
+from smsim.runs.executors import check as check_cluster
+from smsim.runs.runner import play_chunks
 from smsim.runs.spec import CHUNK_GAMES, default_threads, verify_games
 from smsim.stats import mean_and_interval
 from smsim.studies.ratings import Ratings, fit_plackett_luce
@@ -78,7 +82,7 @@ class Comparison:
 class RoundGames:
     """The games of a round of blocks (first block, blocks): per block, seat arrangement and seat,
     the figures the comparison's statistics read (int64 [blocks, arrangements, players]) and,
-    when asked for, each arrangement's seat and game tables (``play_blocks``)."""
+    when asked for, each arrangement's seat and game tables (``play_round``)."""
 
     first: int
     blocks: int
@@ -206,10 +210,7 @@ def compare(
     players, games, specs, lineup = verify_compare(policies, players, games, precision)
     names = [s.name for s in specs]
     rules = rules or Rules()
-    if cluster is not None:
-        from smsim.runs.executors.dask import check
-
-        check(cluster)
+    check_cluster(cluster)  # a bad address or a missing Dask: refused before any game
     arrs = arrangements(names, players) if lineup is None else [lineup[r:] + lineup[:r] for r in range(players)]
     per_block = len(arrs)
     max_blocks = max(1, games // per_block)
@@ -223,34 +224,36 @@ def compare(
     done = 0
     rounds = [(first, min(step, max_blocks - first)) for first in range(0, max_blocks, step)]
     tables = keep_games or on_games is not None
-    if cluster is None:
-        played = play_rounds(rounds, arrs, specs, names, players, seed, rules, threads, tables)
-    else:
-        from smsim.runs.executors.dask import blocks_on_cluster
-
-        played = blocks_on_cluster(cluster, rounds, arrs, specs, names, players, seed, rules, threads, tables)
-    try:
-        for (_, n), round_games in zip(rounds, played):
-            tally.add(round_games, arrs, seated)
-            for seats, g in round_games.tables or ():
-                if on_games is not None:
-                    on_games(seats, g)
-                if keep_games:
-                    seat_frames.append(seats)
-                    game_frames.append(g)
-            # a block's statistics depend on its own games only, so each round adds only its own
-            # blocks: many rounds cost what one round of all their games would
-            credit, vp = _block_stats(round_games, seated)
-            credit_rounds.append(credit)
-            vp_rounds.append(vp)
-            done += n
-            width = _max_width(np.concatenate(credit_rounds))
-            if on_progress is not None:
-                on_progress(done * per_block, max_blocks * per_block, width)
-            if precision is not None and width < precision:
-                break
-    finally:
-        played.close()  # the rounds still in play are stopped (on a cluster: cancelled)
+    shipped = [ship_policy(s) for s in specs]
+    tasks = [Task(play_round_task, (first, n, arrs, shipped, names, players, seed, rules.to_dict(), threads, tables),
+                  f"blocks-{first:09d}") for first, n in rounds]  # fmt: skip
+    with open_executor(cluster) as executor:
+        # a few rounds beyond the one summed are in play (on a cluster, twice its threads), so a
+        # comparison that stops early (``precision``) leaves little work behind
+        ahead = max(ROUNDS_AHEAD, 2 * executor.threads()) if executor.workers else ROUNDS_AHEAD
+        played = executor.run(tasks, ordered=True, ahead=ahead)
+        try:
+            for (_, n), (_, round_games) in zip(rounds, played):
+                tally.add(round_games, arrs, seated)
+                for seats, g in round_games.tables or ():
+                    if on_games is not None:
+                        on_games(seats, g)
+                    if keep_games:
+                        seat_frames.append(seats)
+                        game_frames.append(g)
+                # a block's statistics depend on its own games only, so each round adds only its own
+                # blocks: many rounds cost what one round of all their games would
+                credit, vp = _block_stats(round_games, seated)
+                credit_rounds.append(credit)
+                vp_rounds.append(vp)
+                done += n
+                width = _max_width(np.concatenate(credit_rounds))
+                if on_progress is not None:
+                    on_progress(done * per_block, max_blocks * per_block, width)
+                if precision is not None and width < precision:
+                    break
+        finally:
+            played.close()  # the rounds still in play are stopped (on a cluster: cancelled)
     seats_all = pd.concat(seat_frames, ignore_index=True) if keep_games else None
     games_all = pd.concat(game_frames, ignore_index=True) if keep_games else None
     return _summarise(names, np.concatenate(credit_rounds), np.concatenate(vp_rounds), tally, done, per_block,
@@ -260,84 +263,42 @@ def compare(
 ROUNDS_AHEAD = 2  # rounds of blocks played beyond the one compare is summing, at most
 
 
-def play_rounds(rounds: list[tuple[int, int]], arrs: list[list[int]], specs: list[PolicySpec], names: list[str],
-                players: int, seed: int, rules: Rules, threads: int | None, tables: bool = True) -> Iterator[RoundGames]:  # fmt: skip
-    """Yield the games of each round (first block, blocks) in order, played on one pool of threads
-    (``runner.play_chunks``; an arrangement's games in a round are a chunk), so the threads never
-    wait for a round to end: they go on into the next rounds, at most ``ROUNDS_AHEAD`` beyond the
-    one taken, while the caller sums it. With ``tables``, each arrangement's seat and game tables
-    too, with each game's ``block``, ``arrangement`` and ``game_id`` (block * arrangements +
-    arrangement), and the seats' ``policy_index``. Closing the generator stops the threads."""
-    import threading
-
-
-    if not rounds:
-        return
+def play_round(first: int, n: int, arrs: list[list[int]], specs: list[PolicySpec], names: list[str], players: int,
+               seed: int, rules: Rules, threads: int, tables: bool = True,
+               stop: threading.Event | None = None) -> RoundGames:  # fmt: skip
+    """The games of blocks first .. first + n - 1, every seat arrangement of each, on ``threads``
+    threads (``runner.play_chunks``; an arrangement's games are a chunk). With ``tables``, each
+    arrangement's seat and game tables too, with each game's ``block``, ``arrangement`` and
+    ``game_id`` (block * arrangements + arrangement), and the seats' ``policy_index``."""
     per_block = len(arrs)
     lineups = [[specs[i] for i in arrangement] for arrangement in arrs]
-    chunks = [(first, n, a) for first, n in rounds for a in range(per_block)]
-    cond = threading.Condition()
-    stop = threading.Event()
-    filling: dict[int, RoundGames] = {}  # rounds with some arrangements played
-    left = [per_block] * len(rounds)
-    ready: dict[int, RoundGames] = {}
-    state: dict = {"taken": 0, "over": False, "error": None}
+    shape = (n, per_block, players)
+    games = RoundGames(first, n, *(np.zeros(shape, dtype=np.int64) for _ in range(4)),
+                       [None] * per_block if tables else None)  # fmt: skip
 
-    def finish(i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
-        r, a = divmod(i, per_block)
-        first, n = rounds[r]
-        check_errors(game_out, lineups[a], first)
-        with cond:
-            games = filling.get(r)
-            if games is None:
-                shape = (n, per_block, players)
-                games = filling[r] = RoundGames(first, n, *(np.zeros(shape, dtype=np.int64) for _ in range(4)),
-                                                [None] * per_block if tables else None)  # fmt: skip
+    def finish(a: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
         games.won[:, a] = score[:, :, WON]  # each arrangement its own column: threads never write the same cells
         games.total[:, a] = score[:, :, TOTAL]
         games.rank[:, a] = score[:, :, RANK]
         games.cannons[:, a] = player[:, :, L.CANNONS_LOST]
         if tables:
             games.tables[a] = _arrangement_tables(score, player, game_out, arrs, a, names, rules, first)
-        with cond:
-            left[r] -= 1
-            if left[r] == 0:
-                ready[r] = filling.pop(r)
-                cond.notify_all()
-            while r >= state["taken"] + ROUNDS_AHEAD and not stop.is_set():
-                cond.wait(0.1)  # far enough ahead: wait for the caller (or for an error elsewhere to stop all)
 
-    def produce() -> None:
-        try:
-            play_chunks(chunks, players, [(lineup, rules) for lineup in lineups], seed, threads or default_threads(),
-                        finish, stop=stop)  # fmt: skip
-        except Stopped:
-            pass
-        except BaseException as exc:  # raised on the caller's thread
-            state["error"] = exc
-        finally:
-            with cond:
-                state["over"] = True
-                cond.notify_all()
+    play_chunks([(first, n, a) for a in range(per_block)], players, [(lineup, rules) for lineup in lineups], seed,
+                threads, finish, stop=stop)  # fmt: skip
+    return games
 
-    producer = threading.Thread(target=produce, name="smsim-rounds", daemon=True)
-    producer.start()
+
+def play_round_task(first: int, n: int, arrs: list[list[int]], policies: list, names: list[str], players: int,
+                    seed: int, rules: dict, threads: int | None, tables: bool) -> RoundGames | Failed:  # fmt: skip
+    """``play_round`` as an executor's task: plain-data arguments, on the executor's threads; a
+    policy that breaks the interface is ``Failed`` (the same anywhere: not retried)."""
     try:
-        for r in range(len(rounds)):
-            with cond:
-                while r not in ready and not state["over"]:
-                    cond.wait()
-                if r not in ready:
-                    raise state["error"] or RuntimeError("the rounds of blocks stopped early")
-                games = ready.pop(r)
-                state["taken"] = r + 1
-                cond.notify_all()
-            yield games
-    finally:
-        stop.set()
-        with cond:
-            cond.notify_all()
-        producer.join()
+        specs = [rebuild_policy(p) for p in policies]
+        return play_round(first, n, arrs, specs, names, players, seed, Rules.from_dict(rules),
+                          threads or threads_here() or default_threads(), tables, stop_event())  # fmt: skip
+    except (SimulationError, PolicyError) as exc:
+        return Failed(str(exc))
 
 
 def _arrangement_tables(score: np.ndarray, player: np.ndarray, game_out: np.ndarray, arrs: list[list[int]], a: int,
@@ -354,13 +315,6 @@ def _arrangement_tables(score: np.ndarray, player: np.ndarray, game_out: np.ndar
     seats["policy_index"] = np.tile(arrangement, n)
     seats["policy"] = pd.Categorical(seats["policy"].astype(str), categories=names)
     return seats, g
-
-
-def play_blocks(first: int, n: int, arrs: list[list[int]], specs: list[PolicySpec], names: list[str], players: int,
-                seed: int, rules: Rules, threads: int | None, tables: bool = True) -> RoundGames:  # fmt: skip
-    """The games of blocks first .. first + n - 1 (one round of ``play_rounds``): what a cluster's
-    worker plays at a time."""
-    return next(play_rounds([(first, n)], arrs, specs, names, players, seed, rules, threads, tables))
 
 
 def _max_width(credit: np.ndarray) -> float:
@@ -415,7 +369,6 @@ class ComparisonWriter:
         self.games.write(games)
 
     def finish(self, result: Comparison, command: list[str], seed: int, rules: Rules) -> None:
-        import json
 
 
         self.seats.close()
@@ -466,7 +419,6 @@ class SavedComparison:
 
 def comparison_manifest(path: str | Path) -> dict | None:
     """The manifest of the comparison directory ``path``; None when ``path`` holds no comparison."""
-    import json
 
     file = Path(path) / "manifest.json"
     try:
@@ -483,7 +435,6 @@ def comparison_manifest(path: str | Path) -> dict | None:
 
 def read_comparison(path: str | Path, manifest: dict | None = None) -> SavedComparison:
     """Read a comparison directory written by ``smsim compare --out`` (``ComparisonWriter``)."""
-    import pyarrow.parquet as pq
 
     path = Path(path)
     manifest = manifest or comparison_manifest(path)

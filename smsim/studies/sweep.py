@@ -26,6 +26,8 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import threading
+import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,21 +38,23 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from smsim.errors import DatasetError, RulesError, SweepError
-from smsim.play.api import check_errors, verify_players
+from smsim.play.api import verify_players
 from smsim.policies.registry import resolve_policies
 from smsim.rules import Rules, normalised
 from smsim.runs.batch import simulate_to
 from smsim.runs.dataset import (
     VP_SOURCES,
-    policy_identity,
     done_parts,
     environment,
     game_table,
     part_name,
+    policy_identity,
     read_manifest,
     seat_table,
     with_seat_vp,
 )
+from smsim.runs.executors import check as check_cluster
+from smsim.runs.executors import open_executor
 from smsim.runs.runner import play_chunks
 from smsim.runs.spec import default_threads, split_chunks, verify_batch, verify_games
 from smsim.runs.storage import Remote, location, reading, unwritable, write_text
@@ -496,37 +500,25 @@ def run_sweep(
 
     ``cluster``: play the parts on a Dask distributed cluster, as ``simulate_to`` does (a
     ``distributed.Client`` or an address; one connection for every variant, played in turn)."""
-    import contextlib
-
-
     games = verify_games(games)
     players = verify_players(players)
     specs = resolve_policies(policies, players)
     batch = verify_batch(batch, games)
-    if cluster is not None:
-        from smsim.runs.executors.dask import check
-
-        check(cluster)  # a bad address or a missing Dask: refused before the directory is made
+    check_cluster(cluster)  # a bad address or a missing Dask: refused before the directory is made
     path = location(out)  # a local directory, or a URL (a scheme not installed: refused here)
     identity = sweep_identity(variants, games, players, specs, seed, batch)
-    _open_sweep(path, identity, command or [])
-    with contextlib.ExitStack() as stack:
-        if cluster is not None:
-            from smsim.runs.executors.dask import connect
-
-            cluster = stack.enter_context(connect(cluster))  # started once, for every variant
+    # one executor for every variant; on a cluster, connected before anything is written
+    with open_executor(cluster) as executor:
+        _open_sweep(path, identity, command or [])
         played = _play_variants(path, variants, games, players, specs, seed, batch, threads, command, on_progress,
-                                cluster)  # fmt: skip
+                                executor)  # fmt: skip
     table, metrics = sweep_table(path, with_metrics=True)
     return SweepResult(str(path), variants, table, played, metrics)
 
 
 def _play_variants(path, variants: list[Variant], games: int, players: int, specs, seed: int, batch: int,
-                   threads: int | None, command, on_progress, cluster) -> int:
+                   threads: int | None, command, on_progress, executor) -> int:
     """Each variant's dataset in turn; the games this call played."""
-    import time
-
-
     start = time.perf_counter()
     total = games * len(variants)
     done_before = played_before = 0
@@ -541,7 +533,7 @@ def _play_variants(path, variants: list[Variant], games: int, players: int, spec
                                       v.name, i, len(variants), p.workers))  # fmt: skip
 
         result = simulate_to(str(path / variant_dir(i, v.name)), games, players, specs, seed, v.rules, batch=batch,
-                             threads=threads, command=command, on_progress=report, cluster=cluster)  # fmt: skip
+                             threads=threads, command=command, on_progress=report, cluster=executor)  # fmt: skip
         played_before += result.played
         done_before += games
     return played_before
@@ -594,8 +586,6 @@ def play_sweep(
     on_progress: Callable[[SweepProgress], None] | None = None,
 ) -> SweepResult:
     """A sweep played in memory: per variant, chunk after chunk, only the per-game metrics kept."""
-    import threading
-    import time
 
 
     games = verify_games(games)
@@ -611,7 +601,6 @@ def play_sweep(
     def finish(c: int, score, player, game_out) -> None:
         first, _, i = chunks[c]
         rules = variants[i].rules
-        check_errors(game_out, specs, first)
         seats = seat_table(score, player, game_out, names, rules, first)
         metrics = game_metrics(seats, game_table(game_out, players, rules, first), rules)
         with lock:

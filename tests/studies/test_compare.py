@@ -165,34 +165,37 @@ def test_a_line_up_is_played_in_every_rotation_and_its_seats_pool_their_wins():
 
 
 def test_rounds_of_blocks_come_in_order_with_the_games_of_plain_runs_and_closing_stops_the_threads():
-    """play_rounds keeps its threads playing ahead of the round being summed; the rounds still
+    """The local executor plays rounds of blocks ahead of the one being summed; the rounds still
     come in order, each arrangement's games are those run_games plays for its line-up, and
-    closing the generator early leaves no thread behind."""
+    closing the results early leaves no thread behind."""
     import threading
 
-    from smsim.studies.compare import RANK, TOTAL, WON, play_rounds
-    from smsim.policies.registry import resolve_policy
+    from smsim.policies.registry import resolve_policy, ship_policy
     from smsim.runs.batch import run_games
+    from smsim.runs.executors import LocalExecutor, Task
+    from smsim.studies.compare import RANK, TOTAL, WON, play_round_task
 
     names = ["balanced", "random"]
-    specs = [resolve_policy(n) for n in names]
+    shipped = [ship_policy(resolve_policy(n)) for n in names]
     arrs = arrangements(names, 2)
     rounds = [(f, 4) for f in range(0, 40, 4)]
-    got = play_rounds(rounds, arrs, specs, names, 2, 7, Rules(), 2, tables=False)
-    for (first, n), games in zip(rounds[:3], got):
-        assert (games.first, games.blocks) == (first, n)
+    tasks = [Task(play_round_task, (first, n, arrs, shipped, names, 2, 7, Rules().to_dict(), 2, False), f"b{first}")
+             for first, n in rounds]  # fmt: skip
+    got = LocalExecutor().run(tasks, ordered=True, ahead=2)
+    for (first, n), (i, games) in zip(rounds[:3], got):
+        assert (games.first, games.blocks) == (first, n) and tasks[i].args[0] == first
         for a, arrangement in enumerate(arrs):
             score, player, _ = run_games(n, 2, [names[i] for i in arrangement], 7, Rules(), first=first, threads=1)
             np.testing.assert_array_equal(games.won[:, a], score[:, :, WON])
             np.testing.assert_array_equal(games.total[:, a], score[:, :, TOTAL])
             np.testing.assert_array_equal(games.rank[:, a], score[:, :, RANK])
     got.close()
-    assert not [t.name for t in threading.enumerate() if t.name.startswith(("smsim-play", "smsim-rounds"))]
+    assert not [t.name for t in threading.enumerate() if t.name.startswith(("smsim-play", "smsim-tasks"))]
 
 
 def test_a_policy_error_in_a_later_round_reaches_the_caller_without_hanging(tmp_path):
     """A user policy that breaks the interface only now and then (one placement in a thousand or
-    so) stops every thread of play_rounds, however far ahead they are, and compare reports it."""
+    so) stops every thread of the rounds in play, however far ahead they are, and compare reports it."""
     from smsim.errors import SimulationError
 
     policy = tmp_path / "rarely_bad.py"

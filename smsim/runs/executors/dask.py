@@ -1,16 +1,14 @@
-"""Runs on a Dask distributed cluster (``--cluster``, docs/cluster.md).
+"""The Dask executor (``--cluster``, docs/cluster.md): tasks run on a Dask distributed cluster.
 
-The unit of work of ``simulate`` and ``sweep`` is one part of a dataset (games k*B .. (k+1)*B - 1):
-a worker plays it and writes it with ``dataset.PartWriter`` straight into the output directory,
-which every worker must see (a shared filesystem, or a URL such as ``s3://bucket/run``: ``storage``);
-the client keeps the manifest, the summary and the progress. A part is written under a temporary
-name and renamed (at a URL: uploaded whole), so a worker that dies mid-part leaves no part behind,
-and the scheduler gives the part to another worker; every game depends only on (seed, game), so
-the dataset is byte-identical to one written on this machine alone.
+It is handed ``Task``s (``executors.task``) and hands back their results, knowing nothing of what
+they do: ``simulate`` and ``sweep`` hand it one task per dataset part (the worker writes the part
+into the output directory, which every worker must see), ``compare`` one per round of blocks
+(the worker sends the round's games back). Each task is submitted under a unique key with
+retries for errors that may pass (I/O); a task whose worker dies is given to another worker by
+the scheduler, and since every game depends only on (seed, game), the results are those of a run
+on this machine alone. A task that would fail anywhere returns ``Failed``, which is not retried.
 
-The unit of work of ``compare`` is one round of blocks: a worker plays it and sends its tables
-back (a comparison's games are one file, written by the client), and the client takes the rounds
-in order, so the comparison is the one played here.
+Workers report progress (``task.report``) through ``Worker.log_event``; the client hears it.
 
 Dask is an optional dependency (``pip install 'smsim[dask]'``): this module imports it inside
 functions only, and no other module of smsim imports it at all.
@@ -23,20 +21,20 @@ functions only, and no other module of smsim imports it at all.
 
 from __future__ import annotations
 
-from smsim.errors import ClusterError
-
 import contextlib
-import hashlib
 import os
 import re
 import time
 import uuid
-from dataclasses import dataclass, replace
-from pathlib import Path
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from smsim.errors import ClusterError, TaskFailed
+from smsim.runs.executors.local import LocalExecutor
+from smsim.runs.executors.task import Failed, Task, run_with_hook
+
 DASK_MISSING = "--cluster needs Dask: pip install 'smsim[dask]'"
-PROGRESS_TOPIC = "smsim-part-progress"  # workers' per-chunk reports (Worker.log_event)
+PROGRESS_TOPIC = "smsim-task-progress"  # workers' reports of their tasks' progress (Worker.log_event)
 CONNECT_TIMEOUT = 20  # seconds to wait for a remote scheduler to answer
 _REMOTE = re.compile(r"^(tcp|tls)://([^\s:/]+|\[[0-9a-fA-F:]+\]):(\d{1,5})/?$")
 
@@ -74,7 +72,10 @@ def require_dask() -> None:
 
 
 def check(cluster) -> None:
-    """Refuse a bad address, or a missing Dask, before anything is written (a Client passes)."""
+    """Refuse a bad address, or a missing Dask, before anything is written (None, this machine
+    alone, and a Client pass)."""
+    if cluster is None or isinstance(cluster, (LocalExecutor, DaskExecutor)):
+        return
     if isinstance(cluster, str):
         parse_address(cluster)
     require_dask()
@@ -137,282 +138,125 @@ def worker_count(client) -> int:
     return len(client.scheduler_info()["workers"])
 
 
-# -- policies shipped to workers ------------------------------------------------------------------
-@dataclass(frozen=True)
-class UserPolicyRef:
-    """A user's ``file.py:function`` policy as a worker rebuilds it: the file must be at the same
-    absolute path on every worker (a shared filesystem) and hold the same bytes as here."""
-
-    spec: Any  # the PolicySpec without its jitted function
-    path: str
-    name: str
-    sha256: str
-
-
-def ship_policy(spec):
-    """What a worker needs to rebuild ``spec``: the spec itself (plain data: name, kind, weights),
-    with a user's jitted function replaced by a reference to its file."""
-    from smsim.layout import PolicyKind
-
-    if spec.base is not None:
-        spec = replace(spec, base=ship_policy(spec.base))
-    if spec.kind != PolicyKind.USER:
-        return spec
-    file, _, name = spec.source.rpartition(":")
-    path = Path(file).resolve()
-    return UserPolicyRef(replace(spec, fn=None), str(path), name, hashlib.sha256(path.read_bytes()).hexdigest())
-
-
-def rebuild_policy(shipped):
-    """The PolicySpec ``ship_policy`` shipped, on a worker."""
-    from smsim.errors import PolicyError
-    from smsim.policies.registry import load_user_policy
-
-    if isinstance(shipped, UserPolicyRef):
-        path = Path(shipped.path)
-        if not path.is_file():
-            raise PolicyError(f"policy {shipped.spec.source!r}: no file {shipped.path!r} on this worker "
-                              "(a user's policy file must be at the same path on every worker)")  # fmt: skip
-        if hashlib.sha256(path.read_bytes()).hexdigest() != shipped.sha256:
-            raise PolicyError(f"policy {shipped.spec.source!r}: {shipped.path!r} differs on this worker "
-                              "from the client's copy")  # fmt: skip
-        fn = load_user_policy(f"{shipped.path}:{shipped.name}").fn
-        return replace(shipped.spec, fn=fn)
-    if shipped.base is not None:
-        return replace(shipped, base=rebuild_policy(shipped.base))
-    return shipped
-
-
 # -- the worker's side --------------------------------------------------------------------------
-@dataclass(frozen=True)
-class PartFailed:
-    """A part that cannot be played anywhere (a policy that broke the interface, a directory this
-    worker does not see): returned, not raised, so that the scheduler does not retry it."""
-
-    message: str
-
-
 def _worker():
     try:
         from distributed import get_worker
 
         return get_worker()
-    except (ImportError, ValueError):  # called outside a worker (tests call it directly)
+    except (ImportError, ValueError):  # called outside a worker
         return None
 
 
-def _part_threads(threads: int | None, worker) -> int:
-    """Engine threads for one part: ``threads`` if given, else the worker's cores shared among the
-    parts it runs at once (one per worker thread)."""
-    if threads:
-        return threads
+def worker_threads(worker) -> int:
+    """Engine threads for one task on ``worker``: its cores shared among the tasks it runs at once
+    (one per worker thread)."""
     slots = getattr(worker, "nthreads", 1) if worker is not None else 1
     return max(1, (os.cpu_count() or 1) // max(1, slots))
 
 
-def play_part(out: str, k: int, first: int, n: int, players: int, policies: list, seed: int, rules: dict,
-              identity: dict, threads: int | None = None, token: str = "") -> tuple[int, int, bool] | PartFailed:
-    """Play part ``k`` (games first .. first + n - 1) of the run ``identity`` and write it into the
-    dataset ``out``, a chunk of games at a time, exactly as ``sim.simulate_to`` does here. Returns
-    (k, n, played): played is False when the part was already there (a retry after its writer
-    died between writing and reporting). Runs on a worker; every argument is plain data."""
-    from smsim.runs.dataset import MANIFEST, part_name, read_manifest
-    from smsim.errors import DatasetError
-    from smsim.errors import PolicyError
-    from smsim.rules import Rules
-    from smsim.runs.runner import play_chunks
-    from smsim.runs.spec import split_chunks
-    from smsim.runs.batch import _PartSink
-    from smsim.errors import SimulationError
-    from smsim.runs.storage import location
-    from smsim.runs.summary import SummaryAccumulator
-
+def run_task(fn: Callable[..., Any], args: tuple, name: str, token: str) -> Any:
+    """``fn(*args)`` on a worker, its ``report``s sent to the client as events."""
     worker = _worker()
-    where = f"worker {worker.address}" if worker is not None else "this worker"
-    try:
-        path = location(out)  # a URL: this worker needs fsspec and the scheme's package too
-    except DatasetError as exc:
-        return PartFailed(f"{where}: {exc}")
-    if not (path / MANIFEST).is_file():
-        return PartFailed(f"{where} does not see the dataset {out!r} (no {MANIFEST} there): --out must be a "
-                          "directory every worker sees, on a shared filesystem or at a URL")  # fmt: skip
-    try:
-        if read_manifest(path).get("run") != identity:
-            return PartFailed(f"{where} sees a different run in {out!r} than the client: --out must be the same "
-                              "directory on every worker")  # fmt: skip
-    except DatasetError as exc:
-        return PartFailed(f"{where}: {exc}")
-    if all((path / sub / part_name(k)).is_file() for sub in ("seats", "games")):
-        return k, n, False
-    try:
-        specs = [rebuild_policy(p) for p in policies]
-        run_rules = Rules.from_dict(rules)
-    except (PolicyError, ValueError) as exc:
-        return PartFailed(f"{where}: {exc}")
-    chunks = [(k, lo, m) for lo, m in split_chunks(first, n)]
-    sink = _PartSink(path, chunks, specs, run_rules, SummaryAccumulator())  # the client sums the part from disk
-    threads = _part_threads(threads, worker)
-    reported = [0]
 
-    def progress() -> None:
-        if worker is not None and reported[0] < sink.written < n:
-            reported[0] = sink.written
-            worker.log_event(PROGRESS_TOPIC, {"token": token, "part": k, "done": sink.written})
+    def hook(done: int) -> None:
+        if worker is not None:
+            worker.log_event(PROGRESS_TOPIC, {"token": token, "name": name, "done": done})
 
-    try:
-        play_chunks([(lo, m) for _, lo, m in chunks], players, [(specs, run_rules)], seed, threads, sink.finish,
-                    progress)  # fmt: skip
-        sink.close_all()
-    except SimulationError as exc:  # the same games fail on any worker: no retry
-        sink.abort()
-        return PartFailed(str(exc))
-    except BaseException:  # an I/O error: the scheduler retries the part
-        sink.abort()
-        raise
-    return k, n, True
+    return run_with_hook(Task(fn, args, name), hook, worker_threads(worker))
 
 
 # -- the client's side ---------------------------------------------------------------------------
-def play_parts(cluster, path, parts: list[tuple[int, int, int]], players: int, specs: list, seed: int,
-               rules, identity: dict, threads: int | None, acc, progress, retries: int = 3) -> None:
-    """Play the dataset parts ``parts`` ((k, first game, games) each) on ``cluster`` (a Client or
-    an address) and add each finished part to the summary ``acc`` from what was written;
-    ``progress`` (``sim._Reporter``) hears games done across the cluster as workers play them.
+class DaskExecutor:
+    """Runs tasks on the cluster of a ``distributed.Client``."""
 
-    Parts go to the scheduler all at once (each with a unique key, ``retries`` for I/O errors; a
-    part whose worker dies is rescheduled by the scheduler itself) and are taken back in the order
-    they finish."""
-    from smsim.runs.dataset import part_name
-    from smsim.errors import DatasetError
-    from smsim.errors import SimulationError
+    def __init__(self, client, retries: int = 3) -> None:
+        self.client, self.retries = client, retries
+        self._workers, self._asked = worker_count(client), time.monotonic()
 
-    if not parts:
-        return
-    with connect(cluster) as client:
-        from distributed import KilledWorker, as_completed
+    @property
+    def workers(self) -> int:
+        """The cluster's workers now (asked of the scheduler at most every 2 s)."""
+        now = time.monotonic()
+        if now - self._asked > 2:
+            self._workers, self._asked = worker_count(self.client), now
+        return self._workers
 
-        token = uuid.uuid4().hex
-        in_flight: dict[int, int] = {}  # part -> games of it written so far (reports from workers)
+    def threads(self) -> int:
+        return sum(self.client.nthreads().values())
 
-        def heard(event) -> None:  # runs on the client's event loop: only updates the dict
+    def run(self, tasks: Sequence[Task], *, ordered: bool = False, ahead: int | None = None,
+            on_progress: Callable[[str, int], None] | None = None) -> Iterator[tuple[int, Any]]:  # fmt: skip
+        """Yield (index, result) of each task: as they finish, or in the order given (``ordered``).
+        ``ahead``: at most that many tasks in flight (else all at once). Closing the iterator, or
+        an error, cancels the tasks still in flight."""
+        from distributed import KilledWorker, wait
+
+        if not tasks:
+            return
+        client, token = self.client, uuid.uuid4().hex
+        heard: dict[str, int] = {}  # task name -> its last report (written by the client's event loop)
+
+        def listen(event) -> None:
             msg = event[1] if isinstance(event, tuple) else event
             if isinstance(msg, dict) and msg.get("token") == token:
-                in_flight[msg["part"]] = msg["done"]
+                heard[msg["name"]] = msg["done"]
 
-        client.subscribe_topic(PROGRESS_TOPIC, heard)
-        shipped = [ship_policy(s) for s in specs]
-        futures = {}
-        for k, first, n in parts:
-            future = client.submit(play_part, str(path), k, first, n, players, shipped, seed, rules.to_dict(),
-                                   identity, threads, token, key=f"smsim-part-{k:06d}-{token}", pure=False,
-                                   retries=retries)  # fmt: skip
-            futures[future] = (k, first, n)
-        finished, told = 0, None
-        workers, asked = worker_count(client), time.monotonic()
-        pending = as_completed(list(futures))
+        if on_progress is not None:
+            client.subscribe_topic(PROGRESS_TOPIC, listen)
+        waiting = iter(enumerate(tasks))
+        flight: dict = {}  # future -> task index
+
+        def submit(count: int) -> None:
+            for i, task in waiting:
+                future = client.submit(run_task, task.fn, task.args, task.name, token, key=f"smsim-{task.name}-{token}",
+                                       pure=False, retries=self.retries)  # fmt: skip
+                flight[future] = i
+                count -= 1
+                if count == 0:
+                    return
+
+        def result(future):
+            task = tasks[flight.pop(future)]
+            try:
+                value = future.result()
+            except KilledWorker:
+                raise ClusterError(f"{task.name} was given up: the workers that ran it died (see their logs)") from None
+            except OSError:
+                raise  # the caller knows what the task was writing
+            except Exception as exc:  # e.g. a worker without smsim, or the scheduler gone
+                raise ClusterError(f"{task.name} failed on the cluster: {type(exc).__name__}: {exc}") from None
+            if isinstance(value, Failed):
+                raise TaskFailed(value.message)
+            return value
+
+        told: dict[str, int] = {}
         try:
-            while not pending.is_empty():
-                batch = pending.next_batch(block=False)
-                for future in batch:
-                    k, first, n = futures[future]
-                    try:
-                        result = future.result()
-                    except KilledWorker:
-                        raise SimulationError(f"part {k} (games {first} to {first + n - 1}) was given up: the "
-                                              "workers that played it died (see their logs)") from None  # fmt: skip
-                    except OSError as exc:
-                        raise DatasetError(f"cannot write part {k} to {str(path)!r} on a worker: {exc}") from None
-                    except Exception as exc:  # e.g. a worker without smsim, or the scheduler gone
-                        raise ClusterError(f"part {k} failed on the cluster: {type(exc).__name__}: {exc}") from None
-                    if isinstance(result, PartFailed):
-                        raise SimulationError(result.message)
-                    if not all((path / sub / part_name(k)).is_file() for sub in ("seats", "games")):
-                        raise DatasetError(f"a worker wrote part {k}, but it is not in {str(path)!r} here: --out "
-                                           "must be a directory every worker sees, on a shared filesystem or at a "
-                                           "URL")  # fmt: skip
-                    acc.add_part(path, k)
-                    in_flight.pop(k, None)
-                    finished += n
-                now = time.monotonic()
-                if now - asked > 2:
-                    workers, asked = worker_count(client), now
-                news = (finished + sum(in_flight.values()), workers)
-                if news != told:
-                    progress.update(*news)
-                    told = news
-                if not batch:
-                    time.sleep(0.2)
-        finally:
-            for future in futures:  # on an error or an interrupt: nothing left running for this run
-                if not future.done():
-                    future.cancel()
-            with contextlib.suppress(Exception):
-                client.unsubscribe_topic(PROGRESS_TOPIC)
-    for stale in path.glob("*/.part-*.tmp-*"):  # a dead worker's half-written part
-        stale.unlink(missing_ok=True)
-
-
-# -- compare: rounds of blocks ------------------------------------------------------------------
-def play_blocks(first: int, n: int, arrs: list, policies: list, names: list, players: int, seed: int, rules: dict,
-                threads: int | None = None, tables: bool = True):  # fmt: skip
-    """Blocks first .. first + n - 1 of a comparison (``comparison.play_blocks``) on a worker: their
-    ``RoundGames`` (with the tables per seat arrangement when ``tables``), or ``PartFailed`` for a
-    policy that broke the interface."""
-    from smsim.studies.compare import play_blocks as play
-    from smsim.errors import PolicyError
-    from smsim.rules import Rules
-    from smsim.errors import SimulationError
-
-    try:
-        specs = [rebuild_policy(p) for p in policies]
-        return play(first, n, arrs, specs, names, players, seed, Rules.from_dict(rules),
-                    _part_threads(threads, _worker()), tables)  # fmt: skip
-    except (SimulationError, PolicyError) as exc:
-        return PartFailed(str(exc))
-
-
-def blocks_on_cluster(cluster, rounds: list[tuple[int, int]], arrs: list, specs: list, names: list, players: int,
-                      seed: int, rules, threads: int | None, tables: bool = True, retries: int = 3):  # fmt: skip
-    """Yield the games (``comparison.RoundGames``) of each round (first block, blocks) of a comparison, in order, played on
-    ``cluster``: a few rounds ahead of the one taken are in flight (twice the cluster's threads),
-    so a comparison that stops early (``precision``) leaves little work behind; closing the
-    generator cancels it."""
-    from smsim.errors import SimulationError
-
-    if not rounds:
-        return
-    with connect(cluster) as client:
-        from distributed import KilledWorker
-
-        token = uuid.uuid4().hex
-        shipped = [ship_policy(s) for s in specs]
-        ahead = max(2, 2 * sum(client.nthreads().values()))
-        waiting = iter(rounds)
-        flight: list = []
-
-        def submit_next() -> None:
-            for first, n in waiting:
-                flight.append(client.submit(play_blocks, first, n, arrs, shipped, names, players, seed, rules.to_dict(),
-                                            threads, tables, key=f"smsim-blocks-{first:09d}-{token}", pure=False,
-                                            retries=retries))  # fmt: skip
-                return
-
-        try:
-            for _ in range(ahead):
-                submit_next()
+            submit(ahead or len(tasks))
             while flight:
-                future = flight.pop(0)
-                try:
-                    result = future.result()
-                except KilledWorker:
-                    raise SimulationError("a round of blocks was given up: the workers that played it died (see "
-                                          "their logs)") from None  # fmt: skip
-                except Exception as exc:  # e.g. a worker without smsim, or the scheduler gone
-                    raise ClusterError(f"a round of blocks failed on the cluster: {type(exc).__name__}: {exc}") from None
-                if isinstance(result, PartFailed):
-                    raise SimulationError(result.message)
-                submit_next()
-                yield result
+                if ordered:
+                    future = min(flight, key=flight.get)
+                    done = [future] if future.done() else []
+                else:
+                    done = [f for f in flight if f.done()]
+                for future in sorted(done, key=flight.get):
+                    i = flight[future]
+                    value = result(future)
+                    heard.pop(tasks[i].name, None)
+                    yield i, value
+                    if ahead:
+                        submit(1)
+                if on_progress is not None:
+                    for name, count in list(heard.items()):
+                        if told.get(name) != count:
+                            told[name] = count
+                            on_progress(name, count)
+                if not done:
+                    with contextlib.suppress(Exception):
+                        wait(list(flight), timeout=0.2, return_when="FIRST_COMPLETED")
         finally:
-            for future in flight:
+            for future in flight:  # on an error, an interrupt or an early stop: nothing left running
                 future.cancel()
+            if on_progress is not None:
+                with contextlib.suppress(Exception):
+                    client.unsubscribe_topic(PROGRESS_TOPIC)

@@ -19,20 +19,15 @@ import pytest
 from click.testing import CliRunner
 
 import smsim
+import smsim.runs.batch
 import smsim.runs.executors.dask
 from smsim.cli import cli
-from smsim.runs.executors.dask import (
-    DASK_MISSING,
-    ClusterError,
-    PartFailed,
-    parse_address,
-    rebuild_policy,
-    ship_policy,
-)
-from smsim.runs.executors.dask import play_part as real_play_part
+from smsim.errors import ClusterError, PolicyError
+from smsim.policies.registry import rebuild_policy, resolve_policy, ship_policy
+from smsim.runs.batch import play_part as real_play_part
 from smsim.runs.dataset import MANIFEST, part_name, read_manifest
-from smsim.errors import PolicyError
-from smsim.policies.registry import resolve_policy
+from smsim.runs.executors import Failed
+from smsim.runs.executors.dask import DASK_MISSING, parse_address
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
 from smsim.studies.sweep import plan_variants, run_sweep
@@ -178,11 +173,11 @@ def test_a_worker_that_does_not_see_the_dataset_says_so(tmp_path):
     identity = read_manifest(out)["run"]
     args = (0, 0, 10, 2, [ship_policy(resolve_policy("random"))] * 2, 1, Rules().to_dict())
     failed = real_play_part(str(tmp_path / "elsewhere"), *args, identity)
-    assert isinstance(failed, PartFailed) and "every worker sees" in failed.message
+    assert isinstance(failed, Failed) and "every worker sees" in failed.message
     assert not (tmp_path / "elsewhere").exists()
     failed = real_play_part(str(out), *args, {**identity, "seed": 2})
-    assert isinstance(failed, PartFailed) and "different run" in failed.message
-    assert real_play_part(str(out), *args, identity) == (0, 10, False)  # already there: not played again
+    assert isinstance(failed, Failed) and "different run" in failed.message
+    assert real_play_part(str(out), *args, identity) == (0, 10, None)  # already there: not played again
 
 
 def test_a_worker_without_fsspec_says_so_for_a_url(tmp_path, monkeypatch):
@@ -192,7 +187,7 @@ def test_a_worker_without_fsspec_says_so_for_a_url(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "fsspec.core", None)
     args = (0, 0, 10, 2, [ship_policy(resolve_policy("random"))] * 2, 1, Rules().to_dict())
     failed = real_play_part(f"file://{out}", *args, read_manifest(out)["run"])
-    assert isinstance(failed, PartFailed) and "pip install 'smsim[remote]'" in failed.message
+    assert isinstance(failed, Failed) and "pip install 'smsim[remote]'" in failed.message
 
 
 # -- on a LocalCluster of two worker processes -------------------------------------------------------
@@ -305,7 +300,7 @@ def test_a_worker_killed_mid_part_loses_nothing(client, tmp_path, monkeypatch):
                     return
             time.sleep(0.05)
 
-    monkeypatch.setattr(smsim.runs.executors.dask, "play_part", slow_play_part)
+    monkeypatch.setattr(smsim.runs.batch, "play_part", slow_play_part)
     killer = threading.Thread(target=kill_first_player)
     killer.start()
     result = simulate_to(str(out), **kwargs, cluster=client)
@@ -371,6 +366,6 @@ def fails_on_the_worker(*args, **kwargs):
 
 def test_a_task_that_fails_on_the_cluster_is_one_line(client, tmp_path, monkeypatch):
     ready(client)
-    monkeypatch.setattr(smsim.runs.executors.dask, "play_part", fails_on_the_worker)
-    with pytest.raises(ClusterError, match="part 0 failed on the cluster: RuntimeError: no smsim here"):
+    monkeypatch.setattr(smsim.runs.batch, "play_part", fails_on_the_worker)
+    with pytest.raises(ClusterError, match="part-000000 failed on the cluster: RuntimeError: no smsim here"):
         simulate_to(str(tmp_path / "run"), 100, 2, ["random"], seed=1, batch=100, cluster=client)

@@ -1,0 +1,66 @@
+"""What an executor is handed and hands back: a ``Task`` (a picklable function and its arguments,
+under a name unique within the run) and, from a task that cannot succeed anywhere, ``Failed``.
+
+A running task says how far it has got with ``report(done)``; its executor passes that on as
+``on_progress(name, done)``, from this machine's threads or from a cluster's workers alike.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Task:
+    """``fn(*args)``, run by an executor. ``fn`` is a module-level function (a worker imports it
+    by name), ``args`` plain data; ``name`` is unique within a run (``part-000003``)."""
+
+    fn: Callable[..., Any]
+    args: tuple
+    name: str
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The result of a task that would fail the same way on any worker (a policy that broke the
+    interface, a directory the worker does not see): returned, not raised, so that no executor
+    retries it. The executor raises ``TaskFailed`` with its message."""
+
+    message: str
+
+
+_running = threading.local()  # the progress hook and the threads of the task this thread runs
+
+
+def report(done: int) -> None:
+    """Called by a running task: ``done`` (games written, say) so far. A no-op where no executor
+    listens (a task called directly)."""
+    hook = getattr(_running, "hook", None)
+    if hook is not None:
+        hook(done)
+
+
+def stop_event() -> threading.Event | None:
+    """Set when the executor wants the task running on this thread to stop (the caller closed the
+    results, or Ctrl-C): a task that plays games passes it to ``play_chunks``."""
+    return getattr(_running, "stop", None)
+
+
+def threads_here() -> int | None:
+    """The engine threads the executor gives the task running on this thread (None outside one)."""
+    return getattr(_running, "threads", None)
+
+
+def run_with_hook(task: Task, hook: Callable[[int], None] | None, threads: int | None = None,
+                  stop: threading.Event | None = None) -> Any:  # fmt: skip
+    """Run ``task`` on this thread, with ``report`` calling ``hook``, ``threads_here`` saying
+    ``threads`` and ``stop_event`` giving ``stop``."""
+    before = getattr(_running, "hook", None), getattr(_running, "threads", None), getattr(_running, "stop", None)
+    _running.hook, _running.threads, _running.stop = hook, threads, stop
+    try:
+        return task.fn(*task.args)
+    finally:
+        _running.hook, _running.threads, _running.stop = before

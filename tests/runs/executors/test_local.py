@@ -1,0 +1,87 @@
+"""The local executor: tasks in order, a few ahead of the caller, progress on the caller's thread,
+a task's ``Failed`` raised as ``TaskFailed``, and nothing left running when the caller stops."""
+
+import threading
+import time
+
+import pytest
+
+from smsim.errors import TaskFailed
+from smsim.runs.executors import Failed, LocalExecutor, Task, open_executor, report, stop_event, threads_here
+
+
+def square(x: int) -> int:
+    report(x)
+    return x * x
+
+
+def test_results_come_in_order_with_progress_heard_on_the_callers_thread():
+    heard = []
+    caller = threading.current_thread()
+
+    def on_progress(name: str, done: int) -> None:
+        assert threading.current_thread() is caller
+        heard.append((name, done))
+
+    tasks = [Task(square, (x,), f"sq{x}") for x in range(6)]
+    assert list(LocalExecutor().run(tasks, on_progress=on_progress)) == [(x, x * x) for x in range(6)]
+    assert set(heard) <= {(f"sq{x}", x) for x in range(6)}
+
+
+def test_a_task_runs_ahead_of_the_caller_but_no_further_than_ahead():
+    started = []
+
+    def note(x: int) -> int:
+        started.append(x)
+        return x
+
+    results = LocalExecutor().run([Task(note, (x,), str(x)) for x in range(10)], ahead=2)
+    assert next(results) == (0, 0)
+    deadline = time.monotonic() + 10
+    while len(started) < 4 and time.monotonic() < deadline:  # the executor plays on while the caller holds 0
+        time.sleep(0.01)
+    time.sleep(0.2)  # time enough to run further, were it allowed to
+    assert started == [0, 1, 2, 3]  # the one taken, and at most two beyond the next
+    results.close()
+    assert not [t for t in threading.enumerate() if t.name == "smsim-tasks"]
+
+
+def test_failed_is_raised_and_stops_the_rest():
+    ran = []
+
+    def fails_at(x: int):
+        ran.append(x)
+        return Failed(f"task {x} cannot be played") if x == 1 else x
+
+    with pytest.raises(TaskFailed, match="task 1 cannot be played"):
+        list(LocalExecutor().run([Task(fails_at, (x,), str(x)) for x in range(50)], ahead=1))
+    assert len(ran) < 50
+
+
+def test_closing_early_sets_the_running_tasks_stop_event():
+    stopped = threading.Event()
+    entered = threading.Event()
+
+    def waits() -> int:
+        entered.set()
+        assert stop_event() is not None and threads_here() == 3
+        if stop_event().wait(10):
+            stopped.set()
+        return 0
+
+    results = LocalExecutor(threads=3).run([Task(square, (2,), "a"), Task(waits, (), "b")], ahead=1)
+    assert next(results) == (0, 4)
+    assert entered.wait(10)
+    results.close()
+    assert stopped.is_set()
+
+
+def test_open_executor_is_local_without_a_cluster_and_passes_an_executor_through():
+    with open_executor() as executor:
+        assert isinstance(executor, LocalExecutor) and executor.workers == 0
+        with open_executor(executor) as same:
+            assert same is executor
+
+
+def test_a_task_called_directly_reports_to_nobody():
+    assert square(3) == 9 and stop_event() is None and threads_here() is None
