@@ -47,12 +47,14 @@ import numpy as np
 import pandas as pd
 
 from smsim import layout as L
-from smsim.errors import FairnessError, RulesError
+from smsim.errors import FairnessError, PolicyError, RulesError, SimulationError
 from smsim.play.api import verify_players
-from smsim.policies.registry import resolve_policies
+from smsim.policies.registry import rebuild_policy, resolve_policies, resolve_policy, ship_policy
 from smsim.rules import Rules
 from smsim.runs.batch import run_games
 from smsim.runs.dataset import environment
+from smsim.runs.executors import Failed, Task, open_executor, threads_here
+from smsim.runs.executors import check as check_cluster
 from smsim.runs.spec import verify_games
 from smsim.stats import chi2_sf, interval_text, mean_and_interval
 
@@ -95,17 +97,39 @@ def compensated(rules: Rules, by: str, compensation: tuple[int, ...]) -> Rules:
     return dataclasses.replace(rules, **{BY_FIELD[by]: tuple(int(c) for c in compensation)})
 
 
-class _Player:
-    """Plays mirror games (one policy in every seat) for a compensation vector."""
+def mirror_shares(players: int, policy, by: str, rules: dict, compensation: tuple[int, ...], games: int, seed: int,
+                  threads: int | None) -> np.ndarray | Failed:  # fmt: skip
+    """The win share of each seat in each of games 0 .. games - 1 of ``seed``, ``policy`` (shipped:
+    ``registry.ship_policy``) in every seat, under ``rules`` with ``compensation``: one candidate
+    of the search, as an executor's task."""
+    try:
+        lineup = [rebuild_policy(policy)] * players
+        run_rules = compensated(Rules.from_dict(rules), by, compensation)
+        score, _, game_out = run_games(games, players, lineup, seed, run_rules, threads=threads or threads_here())
+    except (SimulationError, PolicyError) as exc:  # the same anywhere: not retried
+        return Failed(str(exc))
+    return win_shares(score, game_out)
 
-    def __init__(self, players: int, policy: str, by: str, rules: Rules, threads: int | None) -> None:
-        self.players, self.policies, self.by, self.rules, self.threads = players, [policy] * players, by, rules, threads
+
+class _Player:
+    """Plays mirror games (one policy in every seat) for compensation vectors, as tasks on an
+    executor (several candidates of a step at once, on a cluster)."""
+
+    def __init__(self, players: int, policy: str, by: str, rules: Rules, threads: int | None, executor) -> None:
+        self.players, self.by, self.rules, self.threads = players, by, rules, threads
+        self.policy, self.executor = ship_policy(resolve_policy(policy)), executor
+
+    def shares_of(self, compensations: list[tuple[int, ...]], games: int, seed: int) -> list[np.ndarray]:
+        tasks = [Task(mirror_shares, (self.players, self.policy, self.by, self.rules.to_dict(), c, games, seed,
+                                      self.threads), f"candidate-{'_'.join(map(str, c))}-{seed}")
+                 for c in compensations]  # fmt: skip
+        shares: list = [None] * len(tasks)
+        for i, result in self.executor.run(tasks):
+            shares[i] = result
+        return shares
 
     def shares(self, compensation: tuple[int, ...], games: int, seed: int) -> np.ndarray:
-
-        rules = compensated(self.rules, self.by, compensation)
-        score, _, game_out = run_games(games, self.players, self.policies, seed, rules, threads=self.threads)
-        return win_shares(score, game_out)
+        return self.shares_of([compensation], games, seed)[0]
 
 
 # -- the search ---------------------------------------------------------------------------------
@@ -113,20 +137,25 @@ class Search:
     """The memoised search over compensation vectors (module docstring): ``evaluate`` plays a
     vector on the search games once, ``run`` walks from zero to a local minimum."""
 
-    def __init__(self, play: Callable[[tuple[int, ...]], np.ndarray], players: int, lo: int, hi: int,
+    def __init__(self, play: Callable[[list[tuple[int, ...]]], list[np.ndarray]], players: int, lo: int, hi: int,
                  on_step: Callable[[dict], None] | None = None) -> None:  # fmt: skip
         self.play, self.players, self.lo, self.hi, self.on_step = play, players, lo, hi, on_step
         self.memo: dict[tuple[int, ...], Evaluation] = {}
         self.history: list[Evaluation] = []  # in the order played
 
-    def evaluate(self, compensation: tuple[int, ...]) -> Evaluation:
-        if compensation not in self.memo:
-            win = tuple(float(w) for w in self.play(compensation).mean(axis=0))
-            ev = Evaluation(compensation, win, objective(win))
-            self.memo[compensation] = ev
+    def evaluate_all(self, compensations: list[tuple[int, ...]]) -> list[Evaluation]:
+        """Each vector played on the search games once (those not yet played, together)."""
+        new = [c for c in dict.fromkeys(compensations) if c not in self.memo]
+        for c, shares in zip(new, self.play(new) if new else []):
+            win = tuple(float(w) for w in shares.mean(axis=0))
+            ev = Evaluation(c, win, objective(win))
+            self.memo[c] = ev
             self.history.append(ev)
             self._report("candidate", ev)
-        return self.memo[compensation]
+        return [self.memo[c] for c in compensations]
+
+    def evaluate(self, compensation: tuple[int, ...]) -> Evaluation:
+        return self.evaluate_all([compensation])[0]
 
     def _moves(self, current: Evaluation) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
         """The neighbours of ``current`` (one seat moved by 1, inside the bounds): those that
@@ -148,8 +177,7 @@ class Search:
         while True:
             best = current
             for group in self._moves(current):
-                for c in group:
-                    ev = self.evaluate(c)
+                for ev in self.evaluate_all(group):
                     if ev.objective < best.objective:
                         best = ev
                 if best is not current:
@@ -324,6 +352,7 @@ def fairness(
     threads: int | None = None,
     on_step: Callable[[dict], None] | None = None,
     command: list[str] | None = None,
+    cluster=None,
 ) -> FairnessResult:
     """Search the per-seat compensation (``by``: ``"coins"`` or ``"vp"``) that brings every seat's
     win share closest to 1/``players`` when ``policy`` sits in every seat, on games 0..games-1 of
@@ -332,22 +361,25 @@ def fairness(
     compensation is added to. ``on_step`` receives a dict at the start, at each accepted move and
     at the end of the search (``what``: ``start``, ``step``, ``done``), after each candidate played
     (``candidate``) and before the check (``check``). See the module docstring for the search and
-    the check."""
+    the check. ``cluster``: play the candidates of each step side by side on a Dask cluster
+    (``runs.executors``; each candidate's games are those played here)."""
     rules = rules or Rules()
     check_games = games if check_games is None else check_games
     check_seed = seed + CHECK_SEED_OFFSET if check_seed is None else check_seed
     verify_fairness_input(players, policy, by, games, check_games, max_compensation, seed, check_seed, rules)
     players, games, check_games, max_compensation = int(players), int(games), int(check_games), int(max_compensation)
-    player = _Player(players, policy, by, rules, threads)
-    lo = 0 if by == "coins" else -max_compensation
-    search = Search(lambda c: player.shares(c, games, seed), players, lo, max_compensation, on_step)
-    best = search.run()
-    if on_step is not None:
-        on_step({"what": "check", "evaluated": len(search.history), "compensation": best.compensation,
-                 "objective": best.objective, "win": best.win})  # fmt: skip
-    zero = (0,) * players
-    before = player.shares(zero, check_games, check_seed)
-    after = before if best.compensation == zero else player.shares(best.compensation, check_games, check_seed)
+    check_cluster(cluster)
+    with open_executor(cluster) as executor:
+        player = _Player(players, policy, by, rules, threads, executor)
+        lo = 0 if by == "coins" else -max_compensation
+        search = Search(lambda cs: player.shares_of(cs, games, seed), players, lo, max_compensation, on_step)
+        best = search.run()
+        if on_step is not None:
+            on_step({"what": "check", "evaluated": len(search.history), "compensation": best.compensation,
+                     "objective": best.objective, "win": best.win})  # fmt: skip
+        zero = (0,) * players
+        before = player.shares(zero, check_games, check_seed)
+        after = before if best.compensation == zero else player.shares(best.compensation, check_games, check_seed)
     parity = 1.0 / players
     rows = []
     for s, ((b, b_lo, b_hi), (a, a_lo, a_hi)) in enumerate(zip(_seat_stats(before), _seat_stats(after))):

@@ -48,12 +48,14 @@ def model_shares(strength, c):
 
 
 def model_play(calls, strength):
-    """The search's play function on the model, counting the vectors played; every game gives the
-    same shares (one row of them is enough for the search's mean)."""
+    """The search's play function on the model (the vectors of a step, played together), counting
+    the vectors played; every game gives the same shares (one row of them is enough for the
+    search's mean)."""
 
-    def play(c):
-        calls[c] += 1
-        return model_shares(strength, c)[None, :]
+    def play(cs):
+        for c in cs:
+            calls[c] += 1
+        return [model_shares(strength, c)[None, :] for c in cs]
 
     return play
 

@@ -369,3 +369,16 @@ def test_a_task_that_fails_on_the_cluster_is_one_line(client, tmp_path, monkeypa
     monkeypatch.setattr(smsim.runs.batch, "play_part", fails_on_the_worker)
     with pytest.raises(ClusterError, match="part-000000 failed on the cluster: RuntimeError: no smsim here"):
         simulate_to(str(tmp_path / "run"), 100, 2, ["random"], seed=1, batch=100, cluster=client)
+
+
+def test_fairness_on_the_cluster_equals_fairness_here(client):
+    """fairness hands each step's candidates to the executor: on a cluster they are played side by
+    side, and the search walks the same way to the same compensation and check."""
+    ready(client)
+    kwargs = dict(players=2, policy="balanced", by="vp", games=400, seed=3, max_compensation=1)
+    here = smsim.fairness(**kwargs, threads=1)
+    there = smsim.fairness(**kwargs, cluster=client)
+    assert here.compensation == there.compensation
+    assert [e.compensation for e in here.search] == [e.compensation for e in there.search]
+    assert [e.win for e in here.search] == [e.win for e in there.search] and here.check == there.check
+    pd.testing.assert_frame_equal(here.table, there.table, check_exact=True)
