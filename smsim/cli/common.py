@@ -1,0 +1,205 @@
+"""What every command shares: the ``smsim`` group, one-line errors (exit status 2), and the checks
+of arguments, rules, line-ups and outputs that run before the engine is compiled or loaded."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from smsim import __version__
+from smsim.errors import PolicyError, RulesError
+from smsim.rules import Rules, load_rules
+
+EXIT_BAD_INPUT = 2
+
+
+EXIT_DISCREPANCY = 1
+
+
+class InputError(click.ClickException):
+    """Bad input: one line, exit status 2."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+def fail(message: str) -> None:
+    raise InputError(message)
+
+
+def rules_from(rules_file: str | None, rule: tuple[str, ...]) -> Rules:
+    try:
+        return load_rules(rules_file, list(rule))
+    except RulesError as exc:
+        fail(str(exc))
+        raise  # unreachable
+
+
+def policy_names(values: tuple[str, ...]) -> list[str] | None:
+    """``--policy a --policy b`` or ``--policy a,b``."""
+    names = [name.strip() for value in values for name in value.split(",") if name.strip()]
+    return names or None
+
+
+def lineup(players: int, values: tuple[str, ...]) -> list:
+    """The policy of every seat (``sim.verify_lineup``), checked before the engine is compiled."""
+    from smsim.errors import SimulationError
+    from smsim.play.api import verify_lineup
+
+    try:
+        return verify_lineup(players, policy_names(values))[1]
+    except (SimulationError, PolicyError) as exc:
+        fail(str(exc))
+        raise  # unreachable
+
+
+def check_file_out(path: str, what: str) -> None:
+    """An output file that could not be written is refused before any game is played."""
+    from smsim.runs.storage import unwritable
+
+    if Path(path).is_dir():
+        fail(f"{what} {path!r} is a directory")
+    why = unwritable(Path(path))
+    if why is not None:
+        fail(f"cannot write {what} {path!r}: {why}")
+
+
+rules_options = [
+    click.option("--rules", "rules_file", type=str, default=None, help="A variant: TOML file of rules fields."),
+    click.option("--rule", multiple=True, metavar="FIELD=VALUE", help="Override one rules field (repeatable)."),
+]
+
+
+def with_rules(f):
+    for option in reversed(rules_options):
+        f = option(f)
+    return f
+
+
+class SmsimGroup(click.Group):
+    """click's own usage errors become one line ``Error: ...`` with exit status 2."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(130)
+        except click.ClickException as exc:
+            click.echo(f"Error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code if isinstance(exc, InputError) else EXIT_BAD_INPUT)
+
+
+@click.group(cls=SmsimGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="smsim")
+def cli() -> None:
+    """smsim: Monte Carlo strategy analysis of the dice game Saint Malo.
+
+    \b
+    Examples:
+      smsim play --players 3 --seed 7
+      smsim simulate --games 100000 --players 4 --policy greedy --policy random
+      smsim score city.txt --json
+      smsim validate game.jsonl
+      smsim tune --games 4000 --budget 120 --out tuned.toml
+      smsim advise game.jsonl --decision 41
+      smsim sweep --vary side_defence=1,2,3 --games 20000 --out runs/defence
+      smsim fairness --players 4 --by coins --games 20000
+    """
+
+
+# -- simulate ---------------------------------------------------------------------------------
+def engine_ready(players: int, specs: list, rules: Rules) -> None:
+    """The first run on a machine compiles the engine (once): say so on standard error, and
+    compile it with one game of each policy first, so that the progress and the games per second
+    printed afterwards are the playing rate, not the compiler's. Called once every argument has
+    been checked: bad input never waits for the compiler."""
+    import time
+
+    from smsim._cache import cache_dir, engine_compiled
+    from smsim.policies.registry import any_search
+    from smsim.runs.batch import simulate_summary
+    from smsim.warmup import compiling
+
+    if engine_compiled(search=any_search(specs)):
+        return
+    click.echo(f"smsim: compiling the game engine for this machine, first run only (cached in "
+               f"{cache_dir()}; `smsim warmup` compiles ahead) ...", err=True)  # fmt: skip
+    start = time.perf_counter()
+    with compiling():
+        for spec in {s.name: s for s in specs}.values():  # a command's path: the play loop and the headline sums
+            simulate_summary(1, players, [spec], 0, rules, threads=1)
+    click.echo(f"smsim: compiled in {time.perf_counter() - start:.0f} s", err=True)
+
+
+def count_of(text: str, what: str) -> int:
+    """A whole number of games from 1 to ``sim.MAX_GAMES``, such as 10000, 10_000 or 1e6."""
+    from smsim.runs.spec import MAX_GAMES
+
+    cleaned = text.replace("_", "").replace(",", "").strip()
+    try:
+        value = int(cleaned)
+    except ValueError:
+        try:
+            as_float = float(cleaned)
+        except ValueError:
+            fail(f"{what} must be a whole number, got {text!r}")
+        if as_float == float("inf"):
+            value = MAX_GAMES + 1
+        elif not as_float.is_integer():
+            fail(f"{what} must be a whole number, got {text!r}")
+        else:
+            value = int(as_float)
+    if value < 1:
+        fail(f"{what} must be >= 1, got {text!r}")
+    if value > MAX_GAMES:  # a game index is an int64; a run stops far below that (sim.MAX_GAMES)
+        fail(f"{what} must be at most {MAX_GAMES:,} (1e10), got {text!r}")
+    return value
+
+
+def check_cluster_option(cluster: str | None, out: str | None, needs_out: bool = True) -> None:
+    """A bad --cluster, or one without --out, or without Dask installed: one line, exit 2
+    (smsim.runs.executors.dask imports Dask only inside its functions)."""
+    from smsim.errors import ClusterError
+    from smsim.runs.executors.dask import check
+
+    if cluster is None:
+        return
+    try:
+        check(cluster)
+    except ClusterError as exc:
+        fail(str(exc))
+    if out is None and needs_out:
+        fail("--cluster needs --out DIR: the workers write the dataset there (a directory every worker sees)")
+
+
+def check_run_out(out: str, games: int, players: int, specs: list, seed: int, rules: Rules,
+                   batch: int | None) -> None:
+    """``simulate --out``: a directory that holds another run, or cannot be written, is refused
+    before the engine is compiled (``dataset.check_run``; the run itself checks again)."""
+    from smsim.errors import DatasetError, SimulationError
+    from smsim.runs.dataset import check_run, run_identity
+    from smsim.runs.spec import verify_batch
+    from smsim.runs.storage import location
+
+    try:
+        identity = run_identity(games, players, specs, seed, rules, verify_batch(batch, games))
+        check_run(location(out), identity)
+    except (DatasetError, SimulationError) as exc:
+        fail(str(exc))
+
+
+def check_out(out: str | None) -> None:
+    """An --out URL that cannot be opened (no fsspec, or its scheme's package missing): one line,
+    exit 2, before the engine is compiled or anything written (smsim.runs.storage)."""
+    from smsim.errors import DatasetError
+    from smsim.runs.storage import is_url, location
+
+    if out is not None and is_url(out):
+        try:
+            location(out)
+        except DatasetError as exc:
+            fail(str(exc))

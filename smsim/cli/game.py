@@ -1,0 +1,238 @@
+"""Commands about one game: ``play`` (with its trace and advice), ``advise``, ``validate`` (the
+referee) and ``score`` (one written city)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from smsim.cli.common import (
+    EXIT_DISCREPANCY,
+    check_file_out,
+    cli,
+    fail,
+    lineup,
+    policy_names,
+    rules_from,
+    with_rules,
+)
+from smsim.errors import BoardError, PolicyError
+
+
+# -- play -------------------------------------------------------------------------------------
+@cli.command()
+@click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The run's seed.")
+@click.option("--game", "-g", type=int, default=0, show_default=True, help="Game index within the run.")
+@click.option("--policy", multiple=True, help="One for all seats, or one per seat (repeat or comma-separate).")
+@click.option("--trace", "trace_file", type=click.Path(dir_okay=False), help="Write the JSON-lines trace here.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the final scores.")
+@click.option("--advise", "advise_kinds", is_flag=False, flag_value="use", default=None, metavar="[KINDS]",
+              help="Mark the decisions whose pick is significantly worse than the best move (docs/advise.md); "
+                   "KINDS: comma-separated decision kinds, e.g. keep,use [default: use].")  # fmt: skip
+@click.option("--advise-playouts", type=int, default=None, help="Playouts per candidate for --advise [default: 128].")
+@with_rules
+def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_playouts, rules_file, rule) -> None:
+    """Play one game and tell it turn by turn, cities drawn in the board text format.
+
+    With --advise, each turn is followed by the decisions where the policy's pick was
+    significantly worse than the best move found by playouts (``smsim advise``), with the
+    estimated cost in win probability.
+
+    \b
+    Examples:
+      smsim play --players 3 --seed 7 --game 2
+      smsim play -p 4 --policy greedy,random,greedy,random --trace game.jsonl
+      smsim play -p 4 --seed 7 --advise use
+    """
+    from smsim.errors import SimulationError
+    from smsim.play.api import play_game
+    from smsim.play.trace import write_jsonl
+
+    rules = rules_from(rules_file, rule)
+    if game < 0:
+        fail(f"--game must be >= 0, got {game}")
+    kinds = _advise_kinds(advise_kinds, advise_playouts)
+    lineup(players, policy)
+    if trace_file:
+        check_file_out(trace_file, "trace")
+    try:
+        traced = play_game(players, seed, game, policy_names(policy), rules)
+    except (SimulationError, PolicyError) as exc:
+        fail(str(exc))
+    notes = None
+    if kinds:
+        from smsim.errors import AdviseError
+        from smsim.studies.advise import ANNOTATE_PLAYOUTS, annotate_game
+
+        try:
+            _, notes, _ = annotate_game(players, seed, game, policy_names(policy), rules, kinds,
+                                        advise_playouts or ANNOTATE_PLAYOUTS)  # fmt: skip
+        except AdviseError as exc:
+            fail(str(exc))
+    if trace_file:
+        try:
+            with open(trace_file, "w", encoding="utf-8") as fh:
+                write_jsonl(traced.records, fh)
+        except OSError as exc:
+            fail(f"cannot write trace {trace_file!r}: {exc.strerror}")
+    from smsim.play.narrate import narrate
+
+    click.echo(narrate(traced.records, quiet=quiet, notes=notes))
+
+
+def _advise_kinds(value: str | None, playouts: int | None) -> tuple[str, ...]:
+    """The decision kinds ``play --advise`` evaluates (upper-case ``layout.Decision`` names)."""
+    from smsim.layout import Decision
+
+    if value is None:
+        if playouts is not None:
+            fail("--advise-playouts needs --advise")
+        return ()
+    if playouts is not None and playouts < 1:
+        fail(f"--advise-playouts must be >= 1, got {playouts}")
+    kinds = tuple(dict.fromkeys(k.strip().upper() for k in value.split(",") if k.strip()))
+    unknown = [k for k in kinds if k not in Decision.__members__]
+    if unknown or not kinds:
+        known = ", ".join(d.name.lower() for d in Decision)
+        fail(f"--advise: unknown decision kind {unknown[0].lower() if unknown else value!r}; known: {known}")
+    return kinds
+
+
+# -- advise -----------------------------------------------------------------------------------
+@cli.command()
+@click.argument("trace_file", required=False, type=str)
+@click.option("--decision", "-d", type=int, required=True, help="The decision's number (docs/trace.md), from 0.")
+@click.option("--players", "-p", type=int, default=None, help="Players, 2 to 5 [default: 4].")
+@click.option("--seed", "-s", type=int, default=None, help="The run's seed [default: 0].")
+@click.option("--game", "-g", type=int, default=None, help="Game index within the run [default: 0].")
+@click.option("--policy", multiple=True, help="One for all seats, or one per seat (repeat or comma-separate).")
+@click.option("--playouts", "-k", type=int, default=None, help="Continuations per candidate [default: 200].")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@with_rules
+def advise(trace_file, decision, players, seed, game, policy, playouts, as_json, rules_file, rule) -> None:
+    """The best move at one decision of a game: every legal candidate valued by playouts to the
+    end (common dice; each seat's base policy plays on), with its win probability and mean final
+    VP and their 95% intervals, best first, the policy's own pick marked (docs/advise.md).
+
+    The game is game --game of --seed with those --policy and rules, or the first game of
+    TRACE_FILE (``smsim play --trace``). Decision numbers are in the trace's turn lines.
+
+    \b
+    Examples:
+      smsim advise --players 4 --seed 7 --game 0 --decision 41
+      smsim play --seed 7 --trace game.jsonl && smsim advise game.jsonl --decision 41 --json
+    """
+    from smsim.errors import AdviseError
+    from smsim.studies.advise import DEFAULT_PLAYOUTS, advise_trace
+    from smsim.studies.advise import advise as run_advise
+
+    playouts = DEFAULT_PLAYOUTS if playouts is None else playouts
+    if playouts < 1:
+        fail(f"--playouts must be >= 1, got {playouts}")
+    if decision < 0:
+        fail(f"--decision must be >= 0, got {decision}")
+    try:
+        if trace_file is not None:
+            given = [name for name, value in (("--players", players), ("--seed", seed), ("--game", game),
+                                              ("--policy", policy or None), ("--rules", rules_file),
+                                              ("--rule", rule or None)) if value is not None]  # fmt: skip
+            if given:
+                fail(f"{', '.join(given)} cannot be given with a trace file: the trace says its game")
+            if not Path(trace_file).is_file():
+                fail(f"no trace file {trace_file!r}")
+            result = advise_trace(trace_file, decision, playouts)
+        else:
+            rules = rules_from(rules_file, rule)
+            if game is not None and game < 0:
+                fail(f"--game must be >= 0, got {game}")
+            lineup(4 if players is None else players, policy)
+            result = run_advise(4 if players is None else players, 0 if seed is None else seed,
+                                0 if game is None else game, decision, policy_names(policy), playouts, rules)  # fmt: skip
+    except AdviseError as exc:
+        fail(str(exc))
+    click.echo(result.to_json() if as_json else result.text())
+
+
+# -- validate ---------------------------------------------------------------------------------
+@cli.command()
+@click.argument("trace_file", type=str)
+def validate(trace_file: str) -> None:
+    """Replay a trace with the independent referee; exit 1 at the first discrepancy (exit 2 for
+    a file that holds no game at all).
+
+    \b
+    Example:
+      smsim play --seed 3 --trace game.jsonl && smsim validate game.jsonl
+    """
+    from smsim.play.referee import check_trace
+
+    path = Path(trace_file)
+    if not path.is_file():
+        fail(f"no trace file {trace_file!r}")
+    n_games, problems = check_trace(path)
+    if n_games == 0:  # nothing to check: not a trace at all, which is bad input, not a broken rule
+        why = problems[0].message.replace("\n", " ") if problems else "no game line"
+        fail(f"{trace_file!r} is not a trace (docs/trace.md): {why}")
+    if problems:
+        for problem in problems:
+            click.echo(str(problem))
+        click.echo(f"{len(problems)} of {n_games} games broke a rule")
+        sys.exit(EXIT_DISCREPANCY)
+    click.echo(f"{n_games} games checked: every move legal, every gain and score right")
+
+
+# -- score ------------------------------------------------------------------------------------
+@cli.command()
+@click.argument("city_file", type=str)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@with_rules
+def score(city_file: str, as_json: bool, rules_file, rule) -> None:
+    """End-of-game score of a written city: each part in VP, beside the count it comes from.
+
+    CITY_FILE is the board text (docs/rules.md §8), then optional lines ``coins: N``, ``logs: N``,
+    ``cannons: N`` (lost) and ``vp: N`` (earned during play). With --json, ``coins``, ``logs``,
+    ``cannons`` are the VP they score and ``coins_left``, ``logs_left``, ``cannons_lost`` the counts.
+
+    \b
+    Example:
+      smsim score city.txt --json
+    """
+    from smsim.play.api import score_city
+    from smsim.play.board import parse_position
+
+    rules = rules_from(rules_file, rule)
+    try:
+        text = Path(city_file).read_text(encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot read city file {city_file!r}: {exc.strerror}")
+    except UnicodeDecodeError:
+        fail(f"city file {city_file!r} is not text")
+    try:
+        city, extra = parse_position(text)
+    except BoardError as exc:
+        fail(f"{city_file}: {exc}")
+    result = score_city(city, extra["coins"], extra["logs"], extra["cannons"], extra["vp"], rules)
+    if as_json:  # coins, logs, cannons are VP (as in the dataset's *_vp columns); *_left, *_lost are counts
+        click.echo(json.dumps(result))
+        return
+    series = ", ".join(f"{n} ({rules.church_series_vp[n - 1]} VP)" for n in result["series"]) or "none"
+    rows = [  # (what, count or "", VP)
+        ("churches", sum(result["churches"]), result["church_vp"]),
+        ("earned during play", "", result["earned"]),
+        ("coins left", result["coins_left"], result["coins"]),
+        ("logs left", result["logs_left"], result["logs"]),
+        ("cannons lost", result["cannons_lost"], result["cannons"]),
+        ("full city", "", result["full_city"]),
+        ("total", "", result["total"]),
+    ]
+    lines = [
+        f"churches by size 1-5  {' '.join(str(n) for n in result['churches'])}",
+        f"church series         {series}",
+        f"{'':<20}  {'count':>5}  {'VP':>4}",
+        *(f"{what:<20}  {count:>5}  {vp:>4}" for what, count, vp in rows),
+    ]
+    click.echo("\n".join(lines))

@@ -1,0 +1,105 @@
+"""Commands that write for people: ``report`` (the balance report) and ``plot`` (one figure)."""
+
+from __future__ import annotations
+
+import click
+
+from smsim.cli.common import (
+    cli,
+    fail,
+)
+
+
+# -- report and plot --------------------------------------------------------------------------
+@cli.command("report")
+@click.argument("datasets", nargs=-1, required=True, type=str)
+@click.option("--out", "-o", required=True, type=str, help="Directory for report.md, report.html, figures/, tables/.")
+@click.option("--title", default="Saint Malo balance report", show_default=True)
+@click.option("--stronger", multiple=True, type=str,
+              help="A mirror dataset of a stronger policy (e.g. rollout in every seat), set beside the balanced "
+                   "mirror of its player count in the section 'Under stronger play' and kept out of the others.")
+def report_cmd(datasets: tuple[str, ...], out: str, title: str, stronger: tuple[str, ...]) -> None:
+    """Write a balance report of one or more datasets (``simulate --out``, ``compare --out``):
+    church series, wall bonuses, pirate losses, outcomes, for comparisons the heuristics
+    compared, and, with --stronger, whether the headline figures hold under stronger play;
+    sweeps (``sweep --out``) and datasets with other rules add the rule variants, results of
+    ``fairness --out`` the seat compensation. Markdown and self-contained HTML, figures as PNG
+    and SVG, tables as CSV.
+
+    \b
+    Examples:
+      smsim report runs/four --out reports/four
+      smsim report runs/p2 runs/p3 runs/p4 runs/p5 runs/compare4 --out reports/all
+      smsim report runs/p4 --stronger runs/rollout4 --out reports/stronger
+      smsim report runs/defence-sweep --out reports/defence
+      smsim report runs/p4 runs/fair4 --out reports/fair
+    """
+    from smsim.errors import DatasetError, FairnessError
+    from smsim.report.page import report
+
+    try:
+        path = report(list(datasets), out, title, list(stronger))
+    except (DatasetError, FairnessError) as exc:
+        fail(str(exc))
+    click.echo(f"written: {path} and {path.with_suffix('.html')}")
+
+
+class _PlotKind(click.ParamType):
+    """A figure kind of ``smsim.report.plots.PLOTS``, looked up only when the plot command runs, so
+    that no other command pays for loading matplotlib."""
+
+    name = "kind"
+
+    def convert(self, value, param, ctx):
+        from smsim.report.plots import PLOTS
+
+        if value not in PLOTS:
+            self.fail(f"{value!r} is not a figure kind; choose from {', '.join(PLOTS)}", param, ctx)
+        return value
+
+
+class _PlotCommand(click.Command):
+    """The plot command, whose help lists the figure kinds (loaded for the help alone)."""
+
+    def format_epilog(self, ctx, formatter) -> None:
+        from smsim.report.plots import PLOTS
+
+        kinds = list(PLOTS)
+        with formatter.section("Kinds"):
+            for i in range(0, len(kinds), 5):  # whole names: the text wrapper would break them at hyphens
+                formatter.write(" " * formatter.current_indent + ", ".join(kinds[i:i + 5]) + "\n")
+
+
+@cli.command("plot", cls=_PlotCommand)
+@click.argument("kind", type=_PlotKind())
+@click.argument("datasets", nargs=-1, required=True, type=str)
+@click.option("--out", "-o", type=str, default=None, help="File to write (.png, .svg or .pdf) [default: KIND.png].")
+def plot_cmd(kind: str, datasets: tuple[str, ...], out: str | None) -> None:
+    """Draw one of the report's figures on its own, e.g. for slides; prints its caption.
+
+    \b
+    Examples:
+      smsim plot seat-advantage runs/p2 runs/p3 runs/p4 --out seats.svg
+      smsim plot cannons runs/four
+    """
+    from smsim.errors import DatasetError
+    from smsim.report.plots import PLOTS
+    from smsim.report.tables import read_report_data
+
+    out = out or f"{kind}.png"
+    suffix = out.rsplit(".", 1)[-1].lower() if "." in out else ""
+    if suffix not in ("png", "svg", "pdf"):
+        fail(f"--out {out!r}: the file name must end in .png, .svg or .pdf")
+    try:
+        made = PLOTS[kind](read_report_data(list(datasets)))
+    except DatasetError as exc:
+        fail(str(exc))
+    if made is None:
+        fail(f"nothing to draw for {kind!r} in these data")
+    fig, caption = made
+    try:
+        fig.savefig(out, dpi=150)
+    except OSError as exc:
+        fail(f"cannot write {out!r}: {exc.strerror}")
+    click.echo(f"written: {out}")
+    click.echo(caption)

@@ -1,0 +1,347 @@
+"""Commands of the studies: ``compare``, ``sweep``, ``tune`` and ``fairness``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from smsim.cli.common import (
+    check_cluster_option,
+    check_out,
+    cli,
+    count_of,
+    engine_ready,
+    fail,
+    lineup,
+    policy_names,
+    rules_from,
+    with_rules,
+)
+from smsim.cli.progress import (
+    CompareProgressBar,
+    FairnessProgressBar,
+    SweepProgressBar,
+    TuneProgressBar,
+)
+from smsim.errors import PolicyError
+
+
+# -- compare ----------------------------------------------------------------------------------
+@cli.command()
+@click.argument("policies", nargs=-1, required=True)
+@click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
+@click.option("--games", "-n", type=str, default="20000", show_default=True, help="Most games to play.")
+@click.option("--precision", type=float, default=None,
+              help="Stop once every win-share interval is narrower than this (e.g. 0.02).")  # fmt: skip
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The run's seed.")
+@click.option("--threads", type=int, default=None, help="Threads (default: every core).")
+@click.option("--out", "-o", type=str, default=None, help="Directory for the games and the result tables.")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Play on a Dask cluster: local:N worker processes, or tcp://host:8786.")
+@with_rules
+def compare(policies, players, games, precision, seed, threads, out, cluster, rules_file, rule) -> None:
+    """Compare policies free of seat bias: every policy in every seat equally, each seat
+    arrangement played on the same dice (common random numbers). Prints win shares and mean VP
+    with 95% intervals computed over independent blocks, mean VP differences for every pair, and
+    Plackett-Luce ratings fitted to the final rankings.
+
+    \b
+    Examples:
+      smsim compare balanced greedy walls random --players 4 --games 48000
+      smsim compare balanced my_weights.toml --players 2 --precision 0.02 --games 1e6
+      smsim compare balanced greedy --players 2 --games 1e7 --cluster tcp://scheduler:8786
+
+    With --cluster the rounds of blocks are played on a Dask distributed cluster
+    (docs/cluster.md); workers send each round's games back, so --out need not be shared.
+    """
+    from smsim.errors import ClusterError, SimulationError
+    from smsim.report.terminal import print_comparison
+    from smsim.studies.compare import compare as run_compare
+
+    rules = rules_from(rules_file, rule)
+    n_games = count_of(games, "--games")
+    if threads is not None and threads < 1:
+        fail(f"--threads must be >= 1, got {threads}")
+    names = [name for value in policies for name in value.split(",") if name]
+    check_cluster_option(cluster, out, needs_out=False)
+    from smsim.studies.compare import verify_compare
+
+    try:
+        _, _, specs, _ = verify_compare(names, players, n_games, precision)
+    except (SimulationError, PolicyError) as exc:
+        fail(str(exc))
+    writer = None
+    if out:  # made before any game is played: an unwritable output fails at once
+        from smsim.runs.storage import is_url
+        from smsim.studies.compare import ComparisonWriter
+
+        if is_url(out):  # else a local directory named like the URL
+            fail(f"compare --out {out!r}: a comparison is written to a local directory (URLs are for simulate "
+                  "and sweep --out)")  # fmt: skip
+        try:
+            writer = ComparisonWriter(out)
+        except OSError as exc:
+            fail(f"cannot write to {out!r}: {exc.strerror}")
+    try:
+        engine_ready(players, specs, rules)
+        with CompareProgressBar() as report:
+            result = run_compare(names, players, n_games, seed, rules, precision=precision, threads=threads,
+                                 on_progress=report, keep_games=False, on_games=writer.add if writer else None,
+                                 cluster=cluster)  # fmt: skip
+    except (SimulationError, PolicyError, ValueError, OSError, ClusterError) as exc:
+        if writer is not None:
+            writer.abort()
+        fail(f"cannot write to {out!r}: {exc.strerror}" if isinstance(exc, OSError) else str(exc))
+    except KeyboardInterrupt:
+        if writer is not None:
+            writer.abort()
+        click.echo("\ninterrupted", err=True)
+        sys.exit(130)
+    print_comparison(result)
+    if writer is not None:
+        try:
+            writer.finish(result, command=["smsim", *sys.argv[1:]], seed=seed, rules=rules)
+        except OSError as exc:
+            writer.abort()
+            fail(f"cannot write to {out!r}: {exc.strerror}")
+        click.echo(f"written: {out}")
+
+
+# -- sweep ------------------------------------------------------------------------------------
+@cli.command()
+@click.option("--games", "-n", type=str, default="10000", show_default=True, help="Games per variant (1 to 1e10).")
+@click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
+@click.option("--policy", multiple=True, help="One for all seats, or one per seat (repeat or comma-separate).")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The sweep's seed: every variant's dice.")
+@click.option("--vary", multiple=True, metavar="FIELD=V1,V2,...",
+              help="Values of one rules field (repeatable: a full grid; lists separated by ';').")
+@click.option("--variant", "variant_files", multiple=True, metavar="NAME=FILE.toml",
+              help="A named variant from a rules file (repeatable).")
+@click.option("--one-at-a-time", is_flag=True, help="Vary each --vary field alone around the base rules, not a grid.")
+@click.option("--out", "-o", type=str, default=None, help="Sweep directory to write (resumable); else in memory.")
+@click.option("--batch", type=str, default=None, help="Games per part file (default: by run size).")
+@click.option("--threads", type=int, default=None, help="Threads (default: every core, or SMSIM_THREADS).")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv"]), default="table", show_default=True,
+              help="table: the headline metrics; csv: every metric of every variant (the tidy table).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Play on a Dask cluster (with --out): local:N worker processes, or tcp://host:8786.")
+@with_rules
+def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out, batch, threads, fmt, quiet,
+          cluster, rules_file, rule) -> None:  # fmt: skip
+    """Play the same games under several rules variants (common dice) and compare them with
+    paired intervals. The base rules (docs/rules.md, or --rules/--rule) are always the first
+    variant, "baseline". With --out the games are written as one dataset per variant plus a
+    manifest (resumable like simulate; `smsim report DIR` writes the variants report).
+
+    \b
+    Examples:
+      smsim sweep --vary side_defence=1,2,3 --games 20000 --out runs/defence
+      smsim sweep --vary side_defence=1,3 --vary rotation_cost=0,1 --one-at-a-time -n 20000
+      smsim sweep --vary 'pirate_strengths=[1,3,6,8,10,12];[1,3,5,7,9,11]' -n 20000
+      smsim sweep --variant gentle-last-attacks --variant mine=my-rules.toml -n 20000 -o runs/gentle
+    """
+    from smsim.errors import ClusterError, DatasetError, SimulationError, SweepError
+    from smsim.report.terminal import print_sweep
+    from smsim.runs.spec import verify_batch
+    from smsim.runs.storage import location
+    from smsim.studies.sweep import check_sweep, plan_variants, play_sweep, run_sweep, sweep_identity
+
+    base = rules_from(rules_file, rule)
+    n_games = count_of(games, "--games")
+    batch_size = count_of(batch, "--batch") if batch is not None else None
+    if threads is not None and threads < 1:
+        fail(f"--threads must be >= 1, got {threads}")
+    if not vary and not variant_files:
+        fail("give the variants: --vary FIELD=V1,V2,... or --variant NAME=FILE.toml")
+    check_cluster_option(cluster, out)
+    check_out(out)
+    specs = lineup(players, policy)
+    try:
+        variants = plan_variants(list(vary), list(variant_files), one_at_a_time, base)
+        if out is not None:  # a directory holding another sweep is refused before the compile
+            check_sweep(location(out), sweep_identity(variants, n_games, players, specs, seed,
+                                                      verify_batch(batch_size, n_games)))  # fmt: skip
+        engine_ready(players, specs, base)
+        with SweepProgressBar(n_games * len(variants), quiet) as report:
+            if out is None:
+                result = play_sweep(variants, n_games, players, policy_names(policy), seed, threads, on_progress=report)
+            else:
+                result = run_sweep(out, variants, n_games, players, policy_names(policy), seed, batch_size, threads,
+                                   command=["smsim", *sys.argv[1:]], on_progress=report, cluster=cluster)  # fmt: skip
+    except (SweepError, SimulationError, PolicyError, DatasetError, ClusterError) as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        where = f": the parts already written in {out} are complete; run the same command to go on" if out else ""
+        click.echo(f"\ninterrupted{where}", err=True)
+        sys.exit(130)
+    if fmt == "csv":
+        click.echo(result.table.to_csv(index=False), nl=False)
+        return
+    print_sweep(result.table, n_games)
+    if out is not None:
+        click.echo(f"sweep: {out} ({len(variants)} variants; {result.played:,} games played now)")
+
+
+@cli.command()
+@click.option("--base", default="balanced", show_default=True, help="Weights to start from: a preset or a .toml file.")
+@click.option("--against", default=None, help="The field: comma-separated policies [default: the base].")
+@click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
+@click.option("--games", "-n", type=str, default="2000", show_default=True, help="Most games per candidate.")
+@click.option("--budget", "-b", type=str, default="60", show_default=True, help="Candidates to score.")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The tuning seed.")
+@click.option("--only", default=None, help="Comma-separated weights to search [default: all].")
+@click.option("--held-out-games", type=str, default=None, help="Games of the held-out check [default: 4 x --games].")
+@click.option("--out", "-o", required=True, type=str, help="The weights file to write (.toml).")
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.option("--threads", type=int, default=None, help="Threads (default: every core).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@with_rules
+def tune(base, against, players, games, budget, seed, only, held_out_games, out, force, threads, quiet,
+         rules_file, rule) -> None:  # fmt: skip
+    """Search the heuristic's weights with CMA-ES and write the best as a weights file.
+
+    Every candidate plays the field (--against, default the base) in `smsim compare`'s seat
+    arrangements on the same dice (seed --seed), scored by its win share. The best candidate then
+    plays the base on held-out dice it never tuned on; that result, with its 95% interval, is
+    printed and recorded in the file's description. The file is a policy: --policy tuned.toml.
+
+    \b
+    Examples:
+      smsim tune --players 4 --games 4000 --budget 120 --seed 1 --out tuned.toml
+      smsim tune --base walls --against balanced,builder --only wall,wall_progress --out walls2.toml
+    """
+    from smsim.errors import SimulationError, TuneError
+    from smsim.play.api import verify_players
+    from smsim.studies.tune import check_out, verify_tune_input, write_weights
+    from smsim.studies.tune import tune as run_tune
+
+    rules = rules_from(rules_file, rule)
+    n_games = count_of(games, "--games")
+    n_budget = count_of(budget, "--budget")
+    n_held = count_of(held_out_games, "--held-out-games") if held_out_games is not None else 4 * n_games
+    if threads is not None and threads < 1:
+        fail(f"--threads must be >= 1, got {threads}")
+    field = [n.strip() for n in against.split(",") if n.strip()] if against else None
+    names = [n.strip() for n in only.split(",") if n.strip()] if only else None
+    try:
+        verify_players(players)
+        verify_tune_input(base, field, players, n_games, n_budget, names)
+        path = check_out(out, force)
+    except (SimulationError, PolicyError, TuneError) as exc:
+        fail(str(exc))
+    command = (f"smsim tune --base {base} --against {','.join(field) if field else base} --players {players} "
+               f"--games {n_games} --budget {n_budget} --seed {seed}" + (f" --only {','.join(names)}" if names else "")
+               + f" --held-out-games {n_held} --out {out}")  # fmt: skip
+    try:
+        with TuneProgressBar(quiet) as report:
+            result = run_tune(base, field, players, n_games, n_budget, seed, names, n_held, rules=rules,
+                              threads=threads, on_progress=report)  # fmt: skip
+    except (SimulationError, PolicyError, TuneError) as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted: nothing written", err=True)
+        sys.exit(130)
+    share, lo, hi = result.held_out_share
+    parity = result.held_out_parity
+    verdict = ("the base itself scored best on the tuning dice: nothing better was found" if not result.changed else
+               "better than the base (the interval excludes parity)" if lo > parity else
+               "worse than the base (the interval excludes parity)" if hi < parity else
+               "not shown to differ from the base (the interval holds parity)")  # fmt: skip
+    base_w = result.base.weights()
+    changed = ", ".join(f"{k} {base_w[k]:g} -> {v:g}" for k, v in result.changed.items()) or "none"
+    click.echo(f"tuned {len(result.searched)} weight(s) of {result.base.name}: {len(result.history)} candidates of "
+               f"{n_games:,} games, {players} players, against {', '.join(result.field)}, seed {seed}")  # fmt: skip
+    click.echo(f"best on the tuning dice: {100 * result.score:.1f}% [{100 * result.score_lo:.1f}, "
+               f"{100 * result.score_hi:.1f}] (the base {100 * result.base_score:.1f}%, parity {100 * result.parity:.1f}%)")  # fmt: skip
+    played = result.held_out.blocks * result.held_out.games_per_block
+    click.echo(f"held out ({played:,} games on seed {result.held_out_seed}): tuned against {result.base.name} "
+               f"{100 * share:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] (parity {100 * parity:.1f}%): {verdict}")  # fmt: skip
+    click.echo(f"changed: {changed}")
+    try:
+        write_weights(result, path, command)
+    except OSError as exc:
+        fail(f"cannot write {out!r}: {exc.strerror}")
+    click.echo(f"written: {out} (use it as --policy {out})")
+
+
+@cli.command()
+@click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
+@click.option("--policy", default="balanced", show_default=True, help="The policy in every seat.")
+@click.option("--by", default="coins", show_default=True, help="Compensate by coins (seat_coins) or vp (seat_vp).")
+@click.option("--games", "-n", type=str, default="20000", show_default=True, help="Games per candidate.")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The search games' seed.")
+@click.option("--check-games", type=str, default=None, help="Games of the held-out check [default: --games].")
+@click.option("--check-seed", type=int, default=None, help="Seed of the held-out check [default: seed + 1000003].")
+@click.option("--max", "max_compensation", type=int, default=6, show_default=True,
+              help="Largest compensation of a seat (coins 0..max, VP -max..max).")  # fmt: skip
+@click.option("--threads", type=int, default=None, help="Threads (default: every core).")
+@click.option("--out", "-o", type=str, default=None, help="Directory for fairness.json and rules.toml.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (no progress).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@with_rules
+def fairness(players, policy, by, games, seed, check_games, check_seed, max_compensation, threads, out, as_json,
+             quiet, rules_file, rule) -> None:  # fmt: skip
+    """Find per-seat compensation that makes every seat win equally often.
+
+    With --policy in every seat, searches the extra start coins (--by coins, 0..--max) or VP
+    (--by vp, -max..max) of seats 1.. (seat 0, the start player, gets none) that bring every
+    seat's win share closest to 1/players, every candidate on the same --games games of --seed.
+    The compensation found is then checked on held-out games (--check-seed): win share per seat
+    without and with it, with 95% intervals. --out DIR writes DIR/fairness.json and
+    DIR/rules.toml, the compensated rules (use them as --rules DIR/rules.toml).
+
+    \b
+    Examples:
+      smsim fairness --players 4 --policy balanced --by coins --games 20000 --seed 1
+      smsim fairness -p 2 --by vp --max 4 --games 50000 --out runs/fair2 --json
+    """
+    from smsim.errors import FairnessError, SimulationError
+    from smsim.studies.fairness import fairness as run_fairness
+    from smsim.studies.fairness import print_result
+
+    rules = rules_from(rules_file, rule)
+    n_games = count_of(games, "--games")
+    n_check = count_of(check_games, "--check-games") if check_games is not None else None
+    if threads is not None and threads < 1:
+        fail(f"--threads must be >= 1, got {threads}")
+    if by not in ("coins", "vp"):
+        fail(f"--by must be coins or vp, got {by!r}")
+    if max_compensation < 0:
+        fail(f"--max must be >= 0, got {max_compensation}")
+    if out is not None:  # checked before the search: its result is written only at the end
+        from smsim.runs.storage import unwritable
+
+        if Path(out).exists() and not Path(out).is_dir():
+            fail(f"--out {out!r} exists and is not a directory")
+        why = unwritable(Path(out))
+        if why is not None:
+            fail(f"cannot write to {out!r}: {why}")
+    try:
+        with FairnessProgressBar(quiet or as_json) as report:
+            result = run_fairness(players, policy, by, n_games, seed, n_check, check_seed, max_compensation,
+                                  rules=rules, threads=threads, on_step=report)  # fmt: skip
+        # the command with every default spelled out: it reruns this search
+        result.command = ["smsim", "fairness", "--players", str(players), "--policy", policy, "--by", by,
+                          "--games", str(n_games), "--seed", str(seed), "--check-games", str(result.check_games),
+                          "--check-seed", str(result.check_seed), "--max", str(max_compensation)]  # fmt: skip
+        if rules_file:
+            result.command += ["--rules", rules_file]
+        for text in rule:
+            result.command += ["--rule", text]
+        if out is not None:
+            result.write(out)
+    except (FairnessError, SimulationError, PolicyError) as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted: nothing written", err=True)
+        sys.exit(130)
+    if as_json:
+        click.echo(json.dumps(result.to_dict()))
+        return
+    print_result(result)
+    if out is not None:
+        click.echo(f"written: {out}/fairness.json and {out}/rules.toml (use it as --rules {out}/rules.toml)")
