@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from smsim import __version__
 from smsim.errors import PolicyError, RulesError
 from smsim.rules import Rules, load_rules
+
+if TYPE_CHECKING:
+    from smsim.runs.spec import RunSpec
 
 EXIT_BAD_INPUT = 2
 
@@ -49,6 +53,20 @@ def lineup(players: int, values: tuple[str, ...]) -> list:
 
     try:
         return verify_lineup(players, policy_names(values))[1]
+    except (SimulationError, PolicyError) as exc:
+        fail(str(exc))
+        raise  # unreachable
+
+
+def run_of(games: str, players: int, policy: tuple[str, ...], seed: int, rules: Rules) -> RunSpec:
+    """A run's inputs from the command line (``--games`` as text, ``--policy`` as given), checked
+    once (``spec.verify_run``) before the engine is compiled; the command passes this on."""
+    from smsim.errors import SimulationError
+    from smsim.runs.spec import verify_run
+
+    n_games = count_of(games, "--games")
+    try:
+        return verify_run(n_games, players, policy_names(policy), seed, rules)
     except (SimulationError, PolicyError) as exc:
         fail(str(exc))
         raise  # unreachable
@@ -112,7 +130,7 @@ def cli() -> None:
 
 
 # -- simulate ---------------------------------------------------------------------------------
-def engine_ready(players: int, specs: list, rules: Rules) -> None:
+def engine_ready(players: int, specs: list, rules: Rules) -> None:  # the line-up: RunSpec.lineup
     """The first run on a machine compiles the engine (once): say so on standard error, and
     compile it with one game of each policy first, so that the progress and the games per second
     printed afterwards are the playing rate, not the compiler's. Called once every argument has
@@ -176,8 +194,7 @@ def check_cluster_option(cluster: str | None, out: str | None, needs_out: bool =
         fail("--cluster needs --out DIR: the workers write the dataset there (a directory every worker sees)")
 
 
-def check_run_out(out: str, games: int, players: int, specs: list, seed: int, rules: Rules,
-                   batch: int | None) -> None:
+def check_run_out(out: str, run: RunSpec, batch: int | None) -> None:
     """``simulate --out``: a directory that holds another run, or cannot be written, is refused
     before the engine is compiled (``dataset.check_run``; the run itself checks again)."""
     from smsim.errors import DatasetError, SimulationError
@@ -186,7 +203,7 @@ def check_run_out(out: str, games: int, players: int, specs: list, seed: int, ru
     from smsim.runs.storage import location
 
     try:
-        identity = run_identity(games, players, specs, seed, rules, verify_batch(batch, games))
+        identity = run_identity(run.games, run.players, run.lineup, run.seed, run.rules, verify_batch(batch, run.games))
         check_run(location(out), identity)
     except (DatasetError, SimulationError) as exc:
         fail(str(exc))

@@ -15,9 +15,8 @@ from smsim.cli.common import (
     count_of,
     engine_ready,
     fail,
-    lineup,
-    policy_names,
     rules_from,
+    run_of,
     with_rules,
 )
 from smsim.cli.progress import RunProgressBar
@@ -91,27 +90,26 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, 
     from smsim.runs.batch import simulate_summary, simulate_to
 
     rules = rules_from(rules_file, rule)
-    n_games = count_of(games, "--games")
+    run = run_of(games, players, policy, seed, rules)
     batch_size = count_of(batch, "--batch") if batch is not None else None
     if threads is not None and threads < 1:
         fail(f"--threads must be >= 1, got {threads}")
     check_cluster_option(cluster, out)
     check_out(out)
-    specs = lineup(players, policy)
     if out is not None:
-        check_run_out(out, n_games, players, specs, seed, rules, batch_size)
+        check_run_out(out, run, batch_size)
     try:
-        engine_ready(players, specs, rules)
+        engine_ready(run.players, run.lineup, run.rules)
         if out is None:
             start = time.perf_counter()
-            with RunProgressBar(n_games, quiet) as report:
-                result = simulate_summary(n_games, players, policy_names(policy), seed, rules, threads=threads,
+            with RunProgressBar(run.games, quiet) as report:
+                result = simulate_summary(run.games, run.players, run.lineup, run.seed, run.rules, threads=threads,
                                           on_progress=report)  # fmt: skip
             print_tables(result.tables, elapsed=time.perf_counter() - start)
             return
         start = time.perf_counter()
-        with RunProgressBar(n_games, quiet) as report:
-            result = simulate_to(out, n_games, players, policy_names(policy), seed, rules, batch=batch_size,
+        with RunProgressBar(run.games, quiet) as report:
+            result = simulate_to(out, run.games, run.players, run.lineup, run.seed, run.rules, batch=batch_size,
                                  threads=threads, command=["smsim", *sys.argv[1:]], on_progress=report,
                                  cluster=cluster)  # fmt: skip
         elapsed = time.perf_counter() - start

@@ -15,9 +15,8 @@ from smsim.cli.common import (
     count_of,
     engine_ready,
     fail,
-    lineup,
-    policy_names,
     rules_from,
+    run_of,
     with_rules,
 )
 from smsim.cli.progress import (
@@ -151,7 +150,7 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
     from smsim.studies.sweep import check_sweep, plan_variants, play_sweep, run_sweep, sweep_identity
 
     base = rules_from(rules_file, rule)
-    n_games = count_of(games, "--games")
+    run = run_of(games, players, policy, seed, base)
     batch_size = count_of(batch, "--batch") if batch is not None else None
     if threads is not None and threads < 1:
         fail(f"--threads must be >= 1, got {threads}")
@@ -159,18 +158,17 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
         fail("give the variants: --vary FIELD=V1,V2,... or --variant NAME=FILE.toml")
     check_cluster_option(cluster, out)
     check_out(out)
-    specs = lineup(players, policy)
     try:
         variants = plan_variants(list(vary), list(variant_files), one_at_a_time, base)
         if out is not None:  # a directory holding another sweep is refused before the compile
-            check_sweep(location(out), sweep_identity(variants, n_games, players, specs, seed,
-                                                      verify_batch(batch_size, n_games)))  # fmt: skip
-        engine_ready(players, specs, base)
-        with SweepProgressBar(n_games * len(variants), quiet) as report:
+            check_sweep(location(out), sweep_identity(variants, run.games, run.players, run.lineup, run.seed,
+                                                      verify_batch(batch_size, run.games)))  # fmt: skip
+        engine_ready(run.players, run.lineup, base)
+        with SweepProgressBar(run.games * len(variants), quiet) as report:
             if out is None:
-                result = play_sweep(variants, n_games, players, policy_names(policy), seed, threads, on_progress=report)
+                result = play_sweep(variants, run.games, run.players, run.lineup, run.seed, threads, on_progress=report)
             else:
-                result = run_sweep(out, variants, n_games, players, policy_names(policy), seed, batch_size, threads,
+                result = run_sweep(out, variants, run.games, run.players, run.lineup, run.seed, batch_size, threads,
                                    command=["smsim", *sys.argv[1:]], on_progress=report, cluster=cluster)  # fmt: skip
     except (SweepError, SimulationError, PolicyError, DatasetError, ClusterError) as exc:
         fail(str(exc))
@@ -181,7 +179,7 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
     if fmt == "csv":
         click.echo(result.table.to_csv(index=False), nl=False)
         return
-    print_sweep(result.table, n_games)
+    print_sweep(result.table, run.games)
     if out is not None:
         click.echo(f"sweep: {out} ({len(variants)} variants; {result.played:,} games played now)")
 

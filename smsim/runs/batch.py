@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from smsim.errors import DatasetError, PolicyError, SimulationError
-from smsim.play.api import check_errors, verify_players
+from smsim.play.api import check_errors
 from smsim.policies.registry import PolicySpec, rebuild_policy, resolve_policies, ship_policy
 from smsim.rules import Rules
 from smsim.runs import spec
@@ -34,7 +34,7 @@ from smsim.runs.dataset import (
 from smsim.runs.executors import Failed, Task, open_executor, report, stop_event, threads_here
 from smsim.runs.executors import check as check_cluster
 from smsim.runs.runner import engine_arrays, kernel, play_chunks
-from smsim.runs.spec import default_threads, verify_batch, verify_games
+from smsim.runs.spec import default_threads, verify_batch, verify_run
 from smsim.runs.storage import location
 from smsim.runs.summary import SummaryAccumulator, arrays_sums
 
@@ -91,13 +91,10 @@ def simulate(
     headline tables.
     """
 
-    games = verify_games(games, first)
-    players = verify_players(players)
-    rules = rules or Rules()
-    specs = resolve_policies(policies, players)
-    score, player, game_out = run_games(games, players, specs, seed, rules, first, threads)
-    names = [s.name for s in specs]
-    return seat_table(score, player, game_out, names, rules, first), game_table(game_out, players, rules, first)
+    run = verify_run(games, players, policies, seed, rules, first)
+    score, player, game_out = run_games(run.games, run.players, run.lineup, run.seed, run.rules, run.first, threads)
+    return (seat_table(score, player, game_out, run.names, run.rules, run.first),
+            game_table(game_out, run.players, run.rules, run.first))  # fmt: skip
 
 
 # -- runs written to disk, resumable ---------------------------------------------------------------
@@ -158,10 +155,8 @@ def simulate_to(
     threads of each part on its worker (default: the worker's cores shared among its threads).
     """
 
-    games = verify_games(games)
-    players = verify_players(players)
-    rules = rules or Rules()
-    specs = resolve_policies(policies, players)
+    run = verify_run(games, players, policies, seed, rules)
+    games, players, specs, rules = run.games, run.players, run.lineup, run.rules
     batch = verify_batch(batch, games)
     check_cluster(cluster)  # a bad address or a missing Dask: refused before the directory is made
     path = location(out)  # a local directory, or a URL (a scheme not installed: refused here)
@@ -366,10 +361,8 @@ def simulate_summary(
     row instead."""
 
 
-    games = verify_games(games)
-    players = verify_players(players)
-    rules = rules or Rules()
-    specs = resolve_policies(policies, players)
+    run = verify_run(games, players, policies, seed, rules)
+    games, players, specs, rules = run.games, run.players, run.lineup, run.rules
     chunks = spec.split_chunks(0, games)
     acc = SummaryAccumulator()
     progress = _Reporter(on_progress, acc, games, 0)

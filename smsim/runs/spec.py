@@ -1,5 +1,6 @@
-"""A run's sizes, checked before anything is compiled or played: the games (and their int64
-indices), the games per part of a dataset, the chunks a run is played in, and the threads.
+"""A run's inputs, checked once before anything is compiled or played (``RunSpec``: the games and
+their int64 indices, the players, one policy per seat, the seed and the rules), the games per
+part of a dataset, the chunks a run is played in, and the threads.
 
 >>> split_chunks(0, 25_000)
 [(0, 10000), (10000, 10000), (20000, 5000)]
@@ -8,15 +9,49 @@ indices), the games per part of a dataset, the chunks a run is played in, and th
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 import numpy as np
 
 from smsim.errors import SimulationError
-from smsim.play.api import verify_game_index
+from smsim.play.api import verify_game_index, verify_lineup
+from smsim.policies.registry import PolicySpec
+from smsim.rules import Rules
 
 # A run is capped far below the int64 game indices, at days of play on a workstation, so that a
 # typo such as 1e99 is refused before any game is played (and the run's list of chunks stays small).
 MAX_GAMES = 10**10
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """A run's inputs as every layer below the Python API takes them, checked once
+    (``verify_run``): games first .. first + games - 1 of ``seed``, ``players`` seats with one
+    policy each (``lineup``), under ``rules``."""
+
+    games: int
+    players: int
+    lineup: list[PolicySpec]
+    seed: int
+    rules: Rules
+    first: int = 0
+
+    @property
+    def names(self) -> list[str]:
+        """The policy of each seat, by name."""
+        return [s.name for s in self.lineup]
+
+
+def verify_run(games: int, players: int = 4, policies: list | None = None, seed: int = 0, rules: Rules | None = None,
+               first: int = 0) -> RunSpec:  # fmt: skip
+    """A run's inputs checked (``SimulationError``, ``PolicyError``): 1 to MAX_GAMES games whose
+    indices fit an int64, 2 to 5 players, one policy given for every seat or one per seat, whole
+    seed; no rules means docs/rules.md's."""
+    games = verify_games(games, first)
+    players, lineup = verify_lineup(players, policies)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise SimulationError(f"seed must be a whole number, got {seed!r}")
+    return RunSpec(games, players, lineup, int(seed), rules or Rules(), int(first))
 
 
 def verify_games(games: int, first: int = 0) -> int:

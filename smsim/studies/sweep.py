@@ -38,8 +38,6 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from smsim.errors import DatasetError, RulesError, SweepError
-from smsim.play.api import verify_players
-from smsim.policies.registry import resolve_policies
 from smsim.rules import Rules, normalised
 from smsim.runs.batch import simulate_to
 from smsim.runs.dataset import (
@@ -56,7 +54,7 @@ from smsim.runs.dataset import (
 from smsim.runs.executors import check as check_cluster
 from smsim.runs.executors import open_executor
 from smsim.runs.runner import play_chunks
-from smsim.runs.spec import default_threads, split_chunks, verify_batch, verify_games
+from smsim.runs.spec import default_threads, split_chunks, verify_batch, verify_run
 from smsim.runs.storage import Remote, location, reading, unwritable, write_text
 from smsim.stats import Z_95
 
@@ -500,9 +498,8 @@ def run_sweep(
 
     ``cluster``: play the parts on a Dask distributed cluster, as ``simulate_to`` does (a
     ``distributed.Client`` or an address; one connection for every variant, played in turn)."""
-    games = verify_games(games)
-    players = verify_players(players)
-    specs = resolve_policies(policies, players)
+    run = verify_run(games, players, policies, seed)
+    games, players, specs = run.games, run.players, run.lineup
     batch = verify_batch(batch, games)
     check_cluster(cluster)  # a bad address or a missing Dask: refused before the directory is made
     path = location(out)  # a local directory, or a URL (a scheme not installed: refused here)
@@ -588,9 +585,8 @@ def play_sweep(
     """A sweep played in memory: per variant, chunk after chunk, only the per-game metrics kept."""
 
 
-    games = verify_games(games)
-    players = verify_players(players)
-    specs = resolve_policies(policies, players)
+    run = verify_run(games, players, policies, seed)
+    games, players, specs = run.games, run.players, run.lineup
     start = time.perf_counter()
     names = [s.name for s in specs]
     # every variant's chunks on one pool of threads, variant after variant: no wait between variants
