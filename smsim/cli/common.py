@@ -47,7 +47,7 @@ def policy_names(values: tuple[str, ...]) -> list[str] | None:
 
 
 def lineup(players: int, values: tuple[str, ...]) -> list:
-    """The policy of every seat (``sim.verify_lineup``), checked before the engine is compiled."""
+    """The policy of every seat (``play.api.verify_lineup``), checked before the engine is compiled."""
     from smsim.errors import SimulationError
     from smsim.play.api import verify_lineup
 
@@ -154,7 +154,7 @@ def engine_ready(players: int, specs: list, rules: Rules) -> None:  # the line-u
 
 
 def count_of(text: str, what: str) -> int:
-    """A whole number of games from 1 to ``sim.MAX_GAMES``, such as 10000, 10_000 or 1e6."""
+    """A whole number of games from 1 to ``runs.spec.MAX_GAMES``, such as 10000, 10_000 or 1e6."""
     from smsim.runs.spec import MAX_GAMES
 
     cleaned = text.replace("_", "").replace(",", "").strip()
@@ -173,7 +173,7 @@ def count_of(text: str, what: str) -> int:
             value = int(as_float)
     if value < 1:
         fail(f"{what} must be >= 1, got {text!r}")
-    if value > MAX_GAMES:  # a game index is an int64; a run stops far below that (sim.MAX_GAMES)
+    if value > MAX_GAMES:  # a game index is an int64; a run stops far below that (runs.spec.MAX_GAMES)
         fail(f"{what} must be at most {MAX_GAMES:,} (1e10), got {text!r}")
     return value
 

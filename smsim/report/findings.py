@@ -16,7 +16,7 @@ Both are unit-free, so win rates, VP and rounds rank together; h = 0.2 is conven
 effect, 0.5 a medium one, as d. A finding that sets two figures side by side (the most against
 the least valuable wall bonus, stronger play against the reference) uses the distance between
 them over the root of their mean squared standard deviation, and is stated only where the two
-intervals do not overlap (the rule of ``analysis.VERDICT_RULE``). Whether a finding is stated at
+intervals do not overlap (the rule of ``report.tables.VERDICT_RULE``). Whether a finding is stated at
 all depends only on its interval; the effect size only orders the stated ones. The intervals are
 the report's own (``smsim.stats`` through the analysis tables, a comparison's block intervals, a
 sweep's paired ones): nothing here computes an interval.

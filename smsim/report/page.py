@@ -336,7 +336,7 @@ def _parity_words(lo: float, hi: float, parity: float) -> str:
 
 def stronger_sentence(row, reference: str, stronger: str) -> str:
     """One sentence saying whether a figure's conclusion holds for the stronger play (a row of
-    ``analysis.stronger_play``; the verdict is its ``verdict``, by ``analysis.VERDICT_RULE``)."""
+    ``report.tables.stronger_play``; the verdict is its ``verdict``, by ``report.tables.VERDICT_RULE``)."""
     ref = _value(row.reference, row.reference_lo, row.reference_hi, row.unit)
     new = _value(row.stronger, row.stronger_lo, row.stronger_hi, row.unit)
     both = f"{new} under {stronger} against {ref} under {reference}"
@@ -864,7 +864,7 @@ def report(paths: list[str], out: str, title: str = "Saint Malo balance report",
     """Read datasets and write their report (the Python side of ``smsim report``); ``stronger``:
     mirror samples of stronger play, for the section "Under stronger play" alone. Sweep
     directories, and datasets whose rules differ from the others', are compared in the section
-    "Rule variants" (``analysis.split_variants``); results of ``smsim fairness --out`` make the
+    "Rule variants" (``report.tables.split_variants``); results of ``smsim fairness --out`` make the
     section "Seat compensation"."""
 
     compensations = [read_fairness(p) for p in paths if is_fairness(p)]

@@ -459,7 +459,7 @@ def seat_parity(data: A.ReportData) -> Plot | None:
 
 
 def stronger_figure(table: pd.DataFrame, stronger: str, reference: str, title: str) -> Plot | None:
-    """The rates of ``analysis.stronger_play`` under the reference and the stronger play, with
+    """The rates of ``report.tables.stronger_play`` under the reference and the stronger play, with
     their 95% intervals, one row per figure."""
     t = table[(table["unit"] == "rate") & np.isfinite(table["stronger"].astype(float))]
     if t.empty:

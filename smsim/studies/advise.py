@@ -386,7 +386,7 @@ def advise(
     first_playout: int = 0,
 ) -> Advice:
     """Every legal move at decision ``decision`` of game ``game`` of the run keyed by ``seed``
-    (policies and rules as for ``sim.play_game``), valued by ``playouts`` continuations each,
+    (policies and rules as for ``play.api.play_game``), valued by ``playouts`` continuations each,
     playout streams ``first_playout`` onwards. Raises AdviseError for bad input."""
     _check_counts(decision, playouts)
     whole = isinstance(first_playout, (int, np.integer)) and not isinstance(first_playout, bool)
