@@ -4,11 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim.play.board import EMPTY_CITY, parse_city
 from smsim import layout as L
 from smsim.rules import Rules
 from smsim.errors import SimulationError
-from smsim.play.api import MAX_GAME_INDEX, play_game, score_city
+from smsim.play.api import play_game
 from smsim.runs.batch import run_games, simulate, simulate_summary
 from smsim.runs.spec import MAX_GAMES
 
@@ -64,28 +63,6 @@ def test_game_counts_and_indices_past_an_int64_game_index_are_refused_before_pla
     count such as 1e99 is refused at once rather than starting to play."""
     with pytest.raises(SimulationError, match=message):
         call()
-
-
-def test_the_last_int64_game_index_plays():
-    traced = play_game(2, seed=1, game=MAX_GAME_INDEX, policies=["random"])
-    assert traced.records[0]["game"] == MAX_GAME_INDEX and traced.records[-1]["type"] == "end"
-
-
-def test_score_city_full_city_bonus():
-    full = "\n".join(["+ # # # # # +"] + ["# 1 2 3 4 5 #"] * 5 + ["+ # # # # # +"])
-    result = score_city(parse_city(full), coins=3, logs=0, cannons=0, vp=0)
-    assert result["full_city"] == 5
-    assert result["series"] == [5, 5, 5, 5, 5] and result["church_vp"] == 100
-    assert result["coins"] == 1 and result["total"] == 106
-
-
-def test_score_city_follows_the_rules_variant():
-    rules = Rules(church_series_vp=(2, 5, 9, 14, 21), coins_per_vp=3, full_city_vp=0)
-    city = parse_city(EMPTY_CITY.replace("+ . . . . . +", "+ 1 2 . . . +", 1))
-    result = score_city(city, coins=7, rules=rules)
-    assert (result["church_vp"], result["coins"], result["total"]) == (5, 2, 7)  # VP
-    assert (result["coins_left"], result["logs_left"], result["cannons_lost"]) == (7, 0, 0)  # counts
-    assert np.array_equal(city, parse_city(EMPTY_CITY.replace("+ . . . . . +", "+ 1 2 . . . +", 1)))
 
 
 def test_defence_at_each_attack_splits_into_complete_sides_and_soldiers():
