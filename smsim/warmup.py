@@ -24,6 +24,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from numba.core.event import install_recorder
+
 from smsim.play.api import play_game
 from smsim.policies.registry import POLICIES, rollout_spec
 from smsim.rules import Rules
@@ -89,7 +91,6 @@ _RUN = {"play": _play, "search": _search, "trace": _trace, "advise": _advise}
 def warmup(parts: tuple[str, ...] | list[str] = ("play",)) -> list[Part]:
     """Compile (or load from the cache) the code of each part named (``PARTS``; ``ALL`` for
     every one). Returns, per part, the seconds it took and whether anything was compiled."""
-    from numba.core.event import install_recorder
 
     unknown = [p for p in parts if p not in PARTS]
     if unknown:

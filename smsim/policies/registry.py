@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numba.core.registry import CPUDispatcher
 
 from smsim.errors import PolicyError
 from smsim.layout import PolicyKind
@@ -217,7 +218,6 @@ def _import_file(path: Path):
 
 def load_user_policy(ref: str) -> PolicySpec:
     """``path.py:name``: a function of the file jitted with POLICY_SIG."""
-    from numba.core.registry import CPUDispatcher
 
     path, _, name = ref.rpartition(":")
     p = Path(path)

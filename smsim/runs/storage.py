@@ -49,7 +49,7 @@ def location(text: str | os.PathLike) -> Path | Remote:
 
     url = text.rstrip("/")
     try:
-        import fsspec.core
+        import fsspec.core  # optional (the remote extra): only for a URL
     except ImportError:
         raise DatasetError(f"{url!r} {FSSPEC_MISSING}") from None
     try:
@@ -84,7 +84,7 @@ def unwritable(path: Path | Remote) -> str | None:
 def _missing(scheme: str, exc: ImportError) -> str:
     """What to install for ``scheme``: the package of its fsspec implementation (s3fs for s3://),
     or fsspec's own line where the implementation is in fsspec and needs another package."""
-    from fsspec.registry import known_implementations
+    from fsspec.registry import known_implementations  # optional, as above
 
     package = known_implementations.get(scheme, {}).get("class", "").split(".")[0]
     if package and package != "fsspec":

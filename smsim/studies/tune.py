@@ -242,7 +242,7 @@ def tune(
     searched (default all of ``PARAM_NAMES``). The winner then plays the base in
     ``held_out_games`` games (default ``4 * games``) on ``held_out_seed(seed)``.
     """
-    import cma
+    import cma  # the CMA-ES library loads only when a tuning runs
 
     base_spec, field_specs, searched = verify_tune_input(base, against, players, games, budget, only)
     held_out_games = 4 * games if held_out_games is None else held_out_games

@@ -66,7 +66,7 @@ def parse_address(text: str) -> tuple[str, int | str]:
 def require_dask() -> None:
     """Raise ``ClusterError(DASK_MISSING)`` unless dask.distributed can be imported."""
     try:
-        import distributed  # noqa: F401
+        import distributed  # noqa: F401  (optional: whether it is installed)
     except ImportError:
         raise ClusterError(DASK_MISSING) from None
 
@@ -97,7 +97,7 @@ def connect(cluster):
         return
     import logging
 
-    from distributed import Client, LocalCluster
+    from distributed import Client, LocalCluster  # Dask is optional: loaded only for --cluster
 
     kind, where = parse_address(cluster)
     if kind == "local":
@@ -141,7 +141,7 @@ def worker_count(client) -> int:
 # -- the worker's side --------------------------------------------------------------------------
 def _worker():
     try:
-        from distributed import get_worker
+        from distributed import get_worker  # optional, as everywhere in this module
 
         return get_worker()
     except (ImportError, ValueError):  # called outside a worker
@@ -190,7 +190,7 @@ class DaskExecutor:
         """Yield (index, result) of each task: as they finish, or in the order given (``ordered``).
         ``ahead``: at most that many tasks in flight (else all at once). Closing the iterator, or
         an error, cancels the tasks still in flight."""
-        from distributed import KilledWorker, wait
+        from distributed import KilledWorker, wait  # optional, as everywhere in this module
 
         if not tasks:
             return
