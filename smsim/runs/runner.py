@@ -30,7 +30,6 @@ import numpy as np
 
 from smsim import layout as L
 from smsim.engine.dice import seed_key
-from smsim.engine.scoring import N_SCORE_FIELDS
 from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays
 from smsim.rules import Rules
 
@@ -62,7 +61,7 @@ def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules) -> Ca
 
 def engine_arrays(games: int, players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Zeroed (score, player, game_out) for ``games`` games."""
-    return (np.zeros((games, players, N_SCORE_FIELDS), dtype=np.int64),
+    return (np.zeros((games, players, L.N_SCORE_FIELDS), dtype=np.int64),
             np.zeros((games, players, L.N_PLAYER_FIELDS), dtype=np.int64),
             np.zeros((games, L.N_GAME_FIELDS), dtype=np.int64))  # fmt: skip
 
