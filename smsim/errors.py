@@ -53,3 +53,15 @@ class TuneError(SmsimError):
 
 class AdviseError(SmsimError):
     """Bad input to ``advise``."""
+
+
+class TraceError(SmsimError):
+    """A file that is not a JSON-lines trace (docs/trace.md); the message names the file and the
+    line. ``detail`` is the message without the file's name, for a report that names it itself."""
+
+    def __init__(self, message: str, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.detail = message if detail is None else detail
+
+    def __reduce__(self):
+        return type(self), (str(self), self.detail)

@@ -22,7 +22,7 @@ legal row.
 
 from __future__ import annotations
 
-from smsim.errors import AdviseError
+from smsim.errors import AdviseError, TraceError
 
 import json
 import math
@@ -46,6 +46,7 @@ from smsim.play.api import EVENTS_PER_TURN, check_errors, verify_game_index, ver
 from smsim.errors import SimulationError
 from smsim.stats import Z_95, wilson_interval
 from smsim.play.trace import FACE_NAMES, PERSON_NAMES, events_to_records, turn_records
+from smsim.play.tracefile import iter_jsonl
 
 # Warm, a 4-player decision with 40 candidates (the most a placement early in the game has) takes
 # about 1 s at 200 playouts on one core of the development machine (docs/advise.md); a keep
@@ -405,32 +406,16 @@ def advise(
 def read_trace_game(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The first game of a trace file: its ``game`` record and the records after it (to its
     ``end``). Raises AdviseError, one line, for a file that is not a trace."""
-    path = Path(path)
-    try:
-        handle = open(path, encoding="utf-8")  # noqa: SIM115 - closed by the with below
-    except OSError as exc:
-        raise AdviseError(f"cannot read trace {str(path)!r}: {exc.strerror}") from None
     records: list[dict[str, Any]] = []
-    with handle:
-        try:
-            for lineno, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    why = f"line {lineno} is not JSON"
-                    raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): {why}") from None
-                if not records and (not isinstance(rec, dict) or rec.get("type") != "game"):
-                    raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): it does not start with a "
-                                      f"game line")  # fmt: skip
-                if records and isinstance(rec, dict) and rec.get("type") == "game":
-                    break  # the next game: advise looks at the first
-                records.append(rec)
-        except UnicodeDecodeError:
-            raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): not text") from None
-    if not records:
-        raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): it is empty")
+    try:
+        for _, rec in iter_jsonl(path):
+            if not records and rec.get("type") != "game":
+                raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): it does not start with a game line")
+            if records and rec.get("type") == "game":
+                break  # the next game: advise looks at the first
+            records.append(rec)
+    except TraceError as exc:
+        raise AdviseError(str(exc)) from None
     header = records[0]
     for key, kind in (("seed", int), ("game", int), ("players", int), ("policies", list), ("rules", dict)):
         if not isinstance(header.get(key), kind) or isinstance(header.get(key), bool):
