@@ -5,14 +5,9 @@ Run it:  smsim simulate --players 3 --policy docs/example_policy.py:next_church 
 
 from numba import njit
 
-from smsim.layout import C_K, C_PERSON, C_ROTATED, C_SYMBOL, CTX_DECISION, CTX_SEAT, Cell, Decision, Face
+from smsim import layout as L
+from smsim.layout import C_K, C_PERSON, C_ROTATED, C_SYMBOL, CTX_DECISION, CTX_SEAT
 from smsim.policies.interface import POLICY_SIG
-
-KEEP = int(Decision.KEEP)
-USE = int(Decision.USE)
-CROSS = int(Face.CROSS)
-HEAD = int(Face.HEAD)
-CHURCH_1 = int(Cell.CHURCH_1)
 
 
 @njit(POLICY_SIG, cache=True)
@@ -20,26 +15,26 @@ def next_church(ctx, dice, cands, n, city, occ, player, pirates, rules, params, 
     """Keep crosses; build the smallest church size the city lacks; else the biggest person."""
     seat = ctx[CTX_SEAT]
     decision = ctx[CTX_DECISION]
-    if decision == KEEP:
+    if decision == L.DECISION_KEEP:
         # row i of a KEEP decision is the reroll mask i: roll again every die not showing a cross
         mask = 0
         for d in range(5):
-            if dice[d] != CROSS:
+            if dice[d] != L.FACE_CROSS:
                 mask |= 1 << d
         return mask
-    if decision == USE:
+    if decision == L.DECISION_USE:
         want = 0  # the smallest size with no church yet (0: the series is complete)
         for size in range(5, 0, -1):
-            if occ[seat, CHURCH_1 + size - 1] == 0:
+            if occ[seat, L.CELL_CHURCH_1 + size - 1] == 0:
                 want = size
         best, best_score = 0, -2
         for i in range(n):
             if cands[i, C_ROTATED] > 0:
                 continue  # never pay for a rotation
             score = 0
-            if cands[i, C_SYMBOL] == CROSS:
+            if cands[i, C_SYMBOL] == L.FACE_CROSS:
                 score = 100 if cands[i, C_K] == want else -1  # only the size the series lacks
-            elif cands[i, C_SYMBOL] == HEAD:
+            elif cands[i, C_SYMBOL] == L.FACE_HEAD:
                 score = 10 + cands[i, C_K] + (1 if cands[i, C_PERSON] >= 0 else 0)
             elif cands[i, C_SYMBOL] >= 0:
                 score = cands[i, C_K]

@@ -57,3 +57,15 @@ class AdviseError(SmsimError):
 
 class TaskFailed(SimulationError):
     """A task that would fail the same way on any executor (its message says why)."""
+
+
+class TraceError(SmsimError):
+    """A file that is not a JSON-lines trace (docs/trace.md); the message names the file and the
+    line. ``detail`` is the message without the file's name, for a report that names it itself."""
+
+    def __init__(self, message: str, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.detail = message if detail is None else detail
+
+    def __reduce__(self):
+        return type(self), (str(self), self.detail)

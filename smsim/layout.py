@@ -3,9 +3,10 @@ once from coordinates (docs/rules.md §2).
 
 The enums (:class:`Face`, :class:`Person`, :class:`Cell`, :class:`Side`, :class:`BonusKind`,
 :class:`Decision`, :class:`PolicyKind`) are the only declarations of those codes; code elsewhere
-uses them by name. Each int64 array the engine fills is a :class:`Record` (``PLAYER``,
-``PIRATES``, ``SCORE``, ``GAME``, ``CAND``, ``CTX``; the rules vector in ``smsim.rules``), from
-which the index constants (``COINS``, ``S_TOTAL``, ``CTX_DECISION``, ...), the array lengths
+uses them by name, jitted code by the plain ints declared once at the end of this module
+(``FACE_SWORDS``, ``CELL_WALL``, ``DECISION_KEEP``, ...: the enum's name, then the member's).
+Each int64 array the engine fills is a :class:`Record` (``PLAYER``, ``PIRATES``, ``SCORE``,
+``GAME``, ``CAND``, ``CTX``; the rules vector in ``smsim.rules``), from which the index constants (``COINS``, ``S_TOTAL``, ``CTX_DECISION``, ...), the array lengths
 and the column names are generated.
 
 A city is ``int8[49]``: cell ``r * 7 + c`` holds a :class:`Cell` code; towers sit at 0, 6, 42, 48.
@@ -90,6 +91,7 @@ class Cell(IntEnum):
 N_CELL_CODES = len(Cell)
 PERSON_0 = int(Cell.CITIZEN)
 CHURCH_CELLS = (Cell.CHURCH_1, Cell.CHURCH_2, Cell.CHURCH_3, Cell.CHURCH_4, Cell.CHURCH_5)  # by size 1..5
+N_CHURCH_SIZES = len(CHURCH_CELLS)
 CELL_CHAR = {
     Cell.EMPTY: ".", Cell.TOWER: "+", Cell.WALL: "#", Cell.CRATE: "C", Cell.HOUSE: "H",
     Cell.CHURCH_1: "1", Cell.CHURCH_2: "2", Cell.CHURCH_3: "3", Cell.CHURCH_4: "4",
@@ -238,8 +240,8 @@ SCORE = Record("score", "S_", "N_SCORE_FIELDS", (
     ("rank", 1, "1 = best; tied seats share a rank"),
     ("won", 1, "1 for every winner"),
     ("shared", 1, "1 for a winner who shares the win"),
-    ("churches", 5, "churches of size 1..5"),
-    ("series", 5, "church series of length 1..5"),
+    ("churches", N_CHURCH_SIZES, "churches of size 1..5"),
+    ("series", N_CHURCH_SIZES, "church series of length 1..5"),
 ))  # fmt: skip
 SCORE.export(globals())
 
@@ -392,3 +394,48 @@ CTX = Record("decision context", "CTX_", "N_CTX", (
     ("index", 1, "decisions asked before this one in this game: the decision's number, from 0"),
 ))  # fmt: skip
 CTX.export(globals())
+
+
+# -- the codes as plain ints, for jitted code ------------------------------------------------------
+# Jitted code names a code by one of these, never through its enum: a module-level int is a
+# compile-time constant in cached numba code. Each is the enum's name, then the member's
+# (FACE_SWORDS is Face.SWORDS). A person's cell code is PERSON_0 + the Person; a church's,
+# CELL_CHURCH_1 + its size - 1.
+FACE_LOG = int(Face.LOG)
+FACE_CRATE = int(Face.CRATE)
+FACE_WALL = int(Face.WALL)
+FACE_CROSS = int(Face.CROSS)
+FACE_HEAD = int(Face.HEAD)
+FACE_SWORDS = int(Face.SWORDS)
+
+PERSON_CITIZEN = int(Person.CITIZEN)
+PERSON_SOLDIER = int(Person.SOLDIER)
+PERSON_PRIEST = int(Person.PRIEST)
+PERSON_ARCHITECT = int(Person.ARCHITECT)
+PERSON_MERCHANT = int(Person.MERCHANT)
+PERSON_JUGGLER = int(Person.JUGGLER)
+PERSON_NOBLE = int(Person.NOBLE)
+
+CELL_EMPTY = int(Cell.EMPTY)
+CELL_TOWER = int(Cell.TOWER)
+CELL_WALL = int(Cell.WALL)
+CELL_CRATE = int(Cell.CRATE)
+CELL_HOUSE = int(Cell.HOUSE)
+CELL_CHURCH_1 = int(Cell.CHURCH_1)
+
+BONUS_KIND_NONE = int(BonusKind.NONE)
+BONUS_KIND_PERSON = int(BonusKind.PERSON)
+BONUS_KIND_COINS = int(BonusKind.COINS)
+BONUS_KIND_VP = int(BonusKind.VP)
+
+DECISION_KEEP = int(Decision.KEEP)
+DECISION_USE = int(Decision.USE)
+DECISION_PLACE = int(Decision.PLACE)
+DECISION_HOUSES = int(Decision.HOUSES)
+DECISION_BONUS_SIDE = int(Decision.BONUS_SIDE)
+DECISION_BONUS_PERSON = int(Decision.BONUS_PERSON)
+
+POLICY_KIND_RANDOM = int(PolicyKind.RANDOM)
+POLICY_KIND_HEURISTIC = int(PolicyKind.HEURISTIC)
+POLICY_KIND_USER = int(PolicyKind.USER)
+POLICY_KIND_ROLLOUT = int(PolicyKind.ROLLOUT)

@@ -119,15 +119,42 @@ def _module_sources():
     return sorted(package.rglob("*.py"))
 
 
+def _layout_alias(value) -> bool:
+    """``L.NAME``, ``int(L.Face.SWORDS)``, ``np.int64(Cell.WALL)``: a layout constant or an enum
+    member given a second name."""
+    import ast
+
+    if isinstance(value, ast.Tuple):
+        return any(_layout_alias(v) for v in value.elts)
+    if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
+        func = value.func
+        caster = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        arg = value.args[0]
+        return caster in ("int", "int64") and isinstance(arg, ast.Attribute) and (
+            isinstance(arg.value, ast.Attribute) and arg.value.attr in ENUM_NAMES
+            or isinstance(arg.value, ast.Name) and arg.value.id in ENUM_NAMES)
+    return (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "L"
+            and value.attr.isupper())
+
+
+ENUM_NAMES = {enum.__name__ for enum in ENUMS}
+
+
 def redeclarations(name: str, text: str) -> list[str]:
     """Places in a module's source that number an encoding again: ``A, B = range(n)``,
-    ``NAME = <int>`` for an enum member's name, or a bonus or policy kind compared with a bare int."""
+    ``NAME = <int>`` for an enum member's name, a bonus or policy kind compared with a bare int,
+    or a second module-level name for a layout constant (``SWORDS = int(L.Face.SWORDS)``: jitted
+    code says ``L.FACE_SWORDS``)."""
     import ast
     import re
 
     member_names = {m.name for enum in ENUMS for m in enum}
     found = []
-    for node in ast.walk(ast.parse(text)):
+    tree = ast.parse(text)
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and _layout_alias(node.value):
+            found.append(f"{name}:{node.lineno}: a second name for a layout constant")
+    for node in ast.walk(tree):
         if not isinstance(node, ast.Assign):
             continue
         value = node.value
@@ -154,5 +181,28 @@ def test_no_module_redeclares_an_encoding():
 
 
 def test_the_redeclaration_check_catches_each_shape():
-    source = "CITIZEN, SOLDIER = range(2)\nWALL = 2\nif kind == 1:\n    pass\nx = int(Cell.WALL)\n"
+    source = "CITIZEN, SOLDIER = range(2)\nWALL = 2\nif kind == 1:\n    pass\nx = L.Cell.WALL + 1\n"
     assert len(redeclarations("bad.py", source)) == 3
+    aliases = ("SWORDS = int(L.Face.SWORDS)\nKEEP = np.int64(Decision.KEEP)\nSIDE_MASK = L.SIDE_MASK\n"
+               "LO, HI = L.MIN_PLAYERS, L.MAX_PLAYERS\nK_SPAN = L.N_DICE + 1\ndef f():\n    x = L.N_DICE\n")
+    assert len(redeclarations("bad.py", aliases)) == 4
+
+
+# each plain int jitted code reads, by the enum it comes from (layout.py's last block)
+PLAIN_INTS = {L.Face: "FACE_", L.Person: "PERSON_", L.Cell: "CELL_", L.BonusKind: "BONUS_KIND_",
+              L.Decision: "DECISION_", L.PolicyKind: "POLICY_KIND_"}  # fmt: skip
+
+
+def test_each_plain_int_is_its_enum_member():
+    """``L.FACE_SWORDS`` is ``int(Face.SWORDS)``, a plain int; every member of the small enums
+    has one; a cell holding a person or a church is PERSON_0 + person, CELL_CHURCH_1 + size - 1."""
+    for enum, prefix in PLAIN_INTS.items():
+        for member in enum:
+            value = getattr(L, prefix + member.name, None)
+            if enum is not L.Cell:
+                assert value is not None, prefix + member.name
+            if value is not None:
+                assert type(value) is int and value == member, prefix + member.name
+    assert [L.PERSON_0 + p for p in L.Person] == [int(L.Cell[p.name]) for p in L.Person]
+    assert [L.CELL_CHURCH_1 + i for i in range(L.N_CHURCH_SIZES)] == [int(c) for c in L.CHURCH_CELLS]
+    assert L.SCORE.width("churches") == L.SCORE.width("series") == L.N_CHURCH_SIZES

@@ -2,6 +2,7 @@
 layers themselves are held by tests/test_layers.py."""
 
 import ast
+import os
 from pathlib import Path
 
 import smsim
@@ -32,6 +33,20 @@ def test_referee_does_not_use_the_jitted_core():
     assert "numba" not in names
     text = (PACKAGE / "play" / "referee.py").read_text()
     assert "smsim.engine" not in text and "smsim.policies" not in text
+
+
+def test_importing_the_referee_loads_no_jitted_code():
+    """Nor through what it imports (the trace reader, play/tracefile.py, included)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, smsim.play.referee\n"
+            "print(' '.join(m for m in sys.modules if m.split('.')[0] in ('numba', 'llvmlite')\n"
+            "      or m.startswith(('smsim.engine', 'smsim.policies', 'smsim.play.trace', 'smsim.play.loop'))\n"
+            "      and m != 'smsim.play.tracefile'))\n")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": str(PACKAGE.parent)})  # fmt: skip
+    assert done.stdout.split() == []
 
 
 def test_every_lazy_entry_point_resolves():

@@ -50,7 +50,7 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
     """
     from smsim.errors import SimulationError
     from smsim.play.api import play_game
-    from smsim.play.trace import write_jsonl
+    from smsim.play.tracefile import write_jsonl
 
     rules = rules_from(rules_file, rule)
     if game < 0:

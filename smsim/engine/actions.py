@@ -9,9 +9,6 @@ import numpy as np
 from smsim import layout as L
 from smsim import rules as R
 from smsim.engine.city import (
-    EMPTY,
-    NEIGH8_MASK,
-    OUTER_MASK,
     ZERO,
     group_starts_nb,
     largest_group_upto_nb,
@@ -20,14 +17,6 @@ from smsim.engine.city import (
     spread4_nb,
 )
 from smsim.engine.memory import hot_njit
-
-LOG = int(L.Face.LOG)
-HEAD = int(L.Face.HEAD)
-SWORDS = int(L.Face.SWORDS)
-WALL_CELL = int(L.Cell.WALL)
-CRATE_CELL = int(L.Cell.CRATE)
-HOUSE_CELL = int(L.Cell.HOUSE)
-U_OUTER = np.uint64(OUTER_MASK)
 
 
 @hot_njit
@@ -59,21 +48,21 @@ def list_uses_nb(dice, counts, coins, occ, s, rules, cands):
     count_faces_nb(dice, counts)
     cost = rules[R.R_ROTATION_COST]
     delivery = rules[R.R_LOG_DELIVERY_COST]
-    empty = occ[s, EMPTY]
+    empty = occ[s, L.CELL_EMPTY]
     # the most dice each symbol can use, whatever they cost (logs: any number, if paid for)
     # in Face order: LOG, CRATE, WALL, CROSS, HEAD (a church or a person takes one empty space)
     k_max_space = L.N_DICE if empty != ZERO else 0
-    k_max = (L.N_DICE, largest_group_upto_nb(empty, L.N_DICE), popcount_nb(empty & U_OUTER),
+    k_max = (L.N_DICE, largest_group_upto_nb(empty, L.N_DICE), popcount_nb(empty & L.OUTER_MASK),
              k_max_space, k_max_space)  # fmt: skip
     n = 0
     plain_use = False
     for symbol in range(L.N_SYMBOLS):
         shown = counts[symbol]
-        rotatable = L.N_DICE - shown - counts[SWORDS]
+        rotatable = L.N_DICE - shown - counts[L.FACE_SWORDS]
         for rotated in range(rotatable + 1):
             if rotated * cost > coins:
                 break
-            if symbol == LOG and coins - rotated * cost < delivery:
+            if symbol == L.FACE_LOG and coins - rotated * cost < delivery:
                 continue
             for used in range(shown + 1):
                 k = used + rotated
@@ -81,7 +70,7 @@ def list_uses_nb(dice, counts, coins, occ, s, rules, cands):
                     continue
                 if rotated == 0:
                     plain_use = True
-                if symbol == HEAD:
+                if symbol == L.FACE_HEAD:
                     for person in range(L.N_PERSONS):
                         if L.PERSON_HEADS[person] == k:
                             n = add_use_nb(cands, n, symbol, k, rotated, person)
@@ -121,7 +110,7 @@ def house_cells_nb(empty, group, k_total, architect_cell):
     """Next house of k_total: the first touches the architect (8-neighbourhood) and can start a
     group of k_total; later ones touch the houses placed so far (§5 Architect)."""
     if group == ZERO:
-        return group_starts_nb(empty, np.int64(k_total)) & NEIGH8_MASK[architect_cell]
+        return group_starts_nb(empty, np.int64(k_total)) & L.NEIGH8_MASK[architect_cell]
     return spread4_nb(group) & empty
 
 
@@ -131,11 +120,11 @@ def place_allowed_nb(what, empty, group, k_total, anchor):
     (docs/rules.md §5): walls on empty outer spaces; crates and houses as one orthogonally connected
     group (houses: the first touching the architect on ``anchor``); a church or a person on any
     empty space. ``group`` holds the cells placed so far in this placement."""
-    if what == WALL_CELL:
-        return empty & U_OUTER
-    if what == CRATE_CELL:
+    if what == L.CELL_WALL:
+        return empty & L.OUTER_MASK
+    if what == L.CELL_CRATE:
         return group_cells_nb(empty, group, np.int64(k_total))
-    if what == HOUSE_CELL:
+    if what == L.CELL_HOUSE:
         return house_cells_nb(empty, group, np.int64(k_total), np.int64(anchor))
     return empty
 

@@ -4,7 +4,7 @@ State of seat s, mutated in place by the ``apply_*`` functions:
 
 - ``city[s]``: int8[49], Cell codes, cell = r * 7 + c.
 - ``occ[s]``: uint64[N_CELL_CODES], bit c of ``occ[s, code]`` set iff ``city[s, c] == code``;
-  ``occ[s, EMPTY]`` is the set of empty spaces.
+  ``occ[s, L.CELL_EMPTY]`` is the set of empty spaces.
 - ``player[s]``: int64[N_PLAYER_FIELDS], indexed by the layout constants (COINS, ...).
 - ``rules``: int64[N_RULE_FIELDS] from ``Rules.to_nb()``.
 """
@@ -18,28 +18,6 @@ from smsim import layout as L
 from smsim import rules as R
 from smsim.engine.memory import hot_njit
 
-EMPTY = int(L.Cell.EMPTY)
-WALL = int(L.Cell.WALL)
-CRATE = int(L.Cell.CRATE)
-HOUSE = int(L.Cell.HOUSE)
-TOWER = int(L.Cell.TOWER)
-SPACES_MASK = np.uint64(L.SPACES_MASK)
-CHURCH_1 = int(L.Cell.CHURCH_1)
-PERSON_0 = L.PERSON_0
-N_PERSONS = L.N_PERSONS
-CITIZEN = int(L.Person.CITIZEN)
-SOLDIER = int(L.Person.SOLDIER)
-PRIEST = int(L.Person.PRIEST)
-ARCHITECT = int(L.Person.ARCHITECT)
-MERCHANT = int(L.Person.MERCHANT)
-JUGGLER = int(L.Person.JUGGLER)
-NOBLE = int(L.Person.NOBLE)
-N_CHURCH_SIZES = int(L.Cell.CHURCH_5) - CHURCH_1 + 1
-
-NEIGH8_MASK = L.NEIGH8_MASK
-SIDE_OF_CELL = L.SIDE_OF_CELL
-SIDE_MASK = L.SIDE_MASK
-OUTER_MASK = L.OUTER_MASK
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
 ALL_CELLS = np.uint64((1 << L.N_CELLS) - 1)
@@ -141,8 +119,8 @@ def largest_group_upto_nb(empty, cap):
 @hot_njit(inline="always")
 def church_mask_nb(occ, s):
     m = ZERO
-    for size in range(N_CHURCH_SIZES):
-        m |= occ[s, CHURCH_1 + size]
+    for size in range(L.N_CHURCH_SIZES):
+        m |= occ[s, L.CELL_CHURCH_1 + size]
     return m
 
 
@@ -150,8 +128,8 @@ def church_mask_nb(occ, s):
 def count_person_types_nb(occ, s, mask):
     """Distinct person types standing on the cells of ``mask``."""
     n = 0
-    for p in range(N_PERSONS):
-        if occ[s, PERSON_0 + p] & mask != ZERO:
+    for p in range(L.N_PERSONS):
+        if occ[s, L.PERSON_0 + p] & mask != ZERO:
             n += 1
     return n
 
@@ -170,11 +148,11 @@ def fill_cell_nb(city, occ, player, s, cell, code):
     """Put ``code`` on an empty space; a non-wall on an outer space destroys its side (§3)."""
     b = bit_nb(cell)
     city[s, cell] = code
-    occ[s, EMPTY] &= ~b
+    occ[s, L.CELL_EMPTY] &= ~b
     occ[s, code] |= b
     player[s, L.N_EMPTY] -= 1
-    side = SIDE_OF_CELL[cell]
-    if side >= 0 and code != WALL:
+    side = L.SIDE_OF_CELL[cell]
+    if side >= 0 and code != L.CELL_WALL:
         player[s, L.SIDES_BROKEN] |= 1 << side
 
 
@@ -183,27 +161,27 @@ def apply_person_nb(occ, player, s, cell, person, rules):
     """Take the effect of the person just placed on ``cell`` (docs/rules.md §5 Head), at once and
     only now; the architect's houses are a further decision, made by the caller.
     Returns the VP or coins gained."""
-    near = NEIGH8_MASK[cell]
+    near = L.NEIGH8_MASK[cell]
     gain = 0
-    if person == CITIZEN:
+    if person == L.PERSON_CITIZEN:
         gain = rules[R.R_CITIZEN_VP]
         player[s, L.VP] += gain
         player[s, L.VP_CITIZEN] += gain
-    elif person == SOLDIER:
+    elif person == L.PERSON_SOLDIER:
         player[s, L.SOLDIERS] += 1
-    elif person == PRIEST:
+    elif person == L.PERSON_PRIEST:
         gain = rules[R.R_PRIEST_VP_PER_CHURCH] * popcount_nb(near & church_mask_nb(occ, s))
         player[s, L.VP] += gain
         player[s, L.VP_PRIEST] += gain
-    elif person == MERCHANT:
-        gain = rules[R.R_MERCHANT_COINS_PER_CRATE] * popcount_nb(near & occ[s, CRATE])
+    elif person == L.PERSON_MERCHANT:
+        gain = rules[R.R_MERCHANT_COINS_PER_CRATE] * popcount_nb(near & occ[s, L.CELL_CRATE])
         player[s, L.COINS] += gain
         player[s, L.COINS_MERCHANT] += gain
-    elif person == JUGGLER:
+    elif person == L.PERSON_JUGGLER:
         gain = rules[R.R_JUGGLER_VP_PER_TYPE] * count_person_types_nb(occ, s, near)
         player[s, L.VP] += gain
         player[s, L.VP_JUGGLER] += gain
-    elif person == NOBLE:
+    elif person == L.PERSON_NOBLE:
         gain = rules[R.R_NOBLE_VP]
         player[s, L.VP] += gain
         player[s, L.VP_NOBLE] += gain
@@ -215,8 +193,8 @@ def max_houses_nb(occ, player, s, architect_cell, rules):
     """Most houses the architect just placed on ``architect_cell`` can build (§5 Architect):
     limited by the rule, the logs, and the largest group of empty cells touching him."""
     cap = min(rules[R.R_ARCHITECT_MAX_HOUSES], player[s, L.LOGS])
-    empty = occ[s, EMPTY]
-    touching = empty & NEIGH8_MASK[architect_cell]
+    empty = occ[s, L.CELL_EMPTY]
+    touching = empty & L.NEIGH8_MASK[architect_cell]
     best = 0
     left = touching
     while left != ZERO and best < cap:
@@ -231,10 +209,10 @@ def max_houses_nb(occ, player, s, architect_cell, rules):
 @hot_njit
 def newly_complete_sides_nb(occ, player, s):
     """Mask of sides whose five spaces are all walls and were not complete before (§5 Wall)."""
-    walls = occ[s, WALL]
+    walls = occ[s, L.CELL_WALL]
     new = 0
     for side in range(L.N_SIDES):
-        if (player[s, L.SIDES_DONE] >> side) & 1 == 0 and walls & SIDE_MASK[side] == SIDE_MASK[side]:
+        if (player[s, L.SIDES_DONE] >> side) & 1 == 0 and walls & L.SIDE_MASK[side] == L.SIDE_MASK[side]:
             new |= 1 << side
     return new
 
@@ -244,7 +222,7 @@ def reset_city_nb(city, occ, player, s, start_crates, rules):
     """Seat s's start state (docs/rules.md §1): coins (and the seat's ``seat_coins``, §7), logs,
     the printed crates."""
     for c in range(L.N_CELLS):
-        city[s, c] = EMPTY
+        city[s, c] = L.CELL_EMPTY
     for code in range(occ.shape[1]):
         occ[s, code] = ZERO
     for f in range(player.shape[1]):
@@ -255,14 +233,14 @@ def reset_city_nb(city, occ, player, s, start_crates, rules):
         player[s, L.ATTACK_DEFENCE + f] = -1
         player[s, L.ATTACK_SIDES + f] = -1
     for c in L.CORNERS:
-        city[s, c] = TOWER
-        occ[s, TOWER] |= bit_nb(c)
-    occ[s, EMPTY] = SPACES_MASK
+        city[s, c] = L.CELL_TOWER
+        occ[s, L.CELL_TOWER] |= bit_nb(c)
+    occ[s, L.CELL_EMPTY] = L.SPACES_MASK
     player[s, L.N_EMPTY] = L.N_SPACES
     player[s, L.COINS] = rules[R.R_START_COINS] + rules[R.R_SEAT_COINS + s]  # seat_coins: 0 past its list
     player[s, L.LOGS] = rules[R.R_START_LOGS]
     for i in range(start_crates.shape[0]):
-        fill_cell_nb(city, occ, player, s, start_crates[i], CRATE)
+        fill_cell_nb(city, occ, player, s, start_crates[i], L.CELL_CRATE)
 
 
 @hot_njit
@@ -277,14 +255,14 @@ def set_city_nb(city, occ, player, s, cells):
         code = cells[c]
         city[s, c] = code
         occ[s, code] |= bit_nb(c)
-        if code == EMPTY and SPACES_MASK & bit_nb(c) != ZERO:
+        if code == L.CELL_EMPTY and L.SPACES_MASK & bit_nb(c) != ZERO:
             n_empty += 1
-        side = SIDE_OF_CELL[c]
-        if side >= 0 and code != EMPTY and code != WALL:
+        side = L.SIDE_OF_CELL[c]
+        if side >= 0 and code != L.CELL_EMPTY and code != L.CELL_WALL:
             broken |= 1 << side
     done = 0
     for side in range(L.N_SIDES):
-        if occ[s, WALL] & SIDE_MASK[side] == SIDE_MASK[side]:
+        if occ[s, L.CELL_WALL] & L.SIDE_MASK[side] == L.SIDE_MASK[side]:
             done |= 1 << side
     player[s, L.N_EMPTY] = n_empty
     player[s, L.SIDES_BROKEN] = broken

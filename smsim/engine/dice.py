@@ -24,7 +24,6 @@ SHIFT_27 = np.uint64(27)
 SHIFT_31 = np.uint64(31)
 SHIFT_32 = np.uint64(32)
 SIX = np.uint64(L.N_FACES)
-SWORDS = int(L.Face.SWORDS)
 
 
 @hot_njit(inline="always")
@@ -101,5 +100,5 @@ def dice_floor_nb(seed_key, first, n_games, n_players, rounds, out):
                         if dice[d] != best:
                             dice[d] = roll_die_nb(key, rnd, s, roll, d)
                 for d in range(L.N_DICE):
-                    swords += dice[d] == SWORDS
+                    swords += dice[d] == L.FACE_SWORDS
         out[g] = swords

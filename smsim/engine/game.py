@@ -8,14 +8,9 @@ business (``smsim.play.loop``); what may legally be chosen is ``engine.actions``
 
 from smsim import layout as L
 from smsim import rules as R
-from smsim.engine.city import SIDE_MASK, WALL, popcount_nb, reset_city_nb
+from smsim.engine.city import popcount_nb, reset_city_nb
 from smsim.engine.memory import hot_njit
 from smsim.engine.scoring import score_game_nb
-
-LOG = int(L.Face.LOG)
-BONUS_PERSON_KIND = int(L.BonusKind.PERSON)
-BONUS_COINS_KIND = int(L.BonusKind.COINS)
-BONUS_VP_KIND = int(L.BonusKind.VP)
 
 
 @hot_njit
@@ -33,14 +28,14 @@ def pay_for_use_nb(player, s, symbol, k, rotated, rules):
     pay the rotations and a log delivery, take the logs, count a pass. Returns the rotation
     cost and the delivery cost, for the trace."""
     rotation_cost = rotated * rules[R.R_ROTATION_COST]
-    delivery_cost = rules[R.R_LOG_DELIVERY_COST] if symbol == LOG else 0
+    delivery_cost = rules[R.R_LOG_DELIVERY_COST] if symbol == L.FACE_LOG else 0
     player[s, L.COINS] -= rotation_cost + delivery_cost
     player[s, L.COINS_ROTATION] += rotation_cost
     player[s, L.COINS_DELIVERY] += delivery_cost
     player[s, L.N_ROTATED] += rotated
     if symbol == L.NO_SYMBOL:
         player[s, L.N_PASSES] += 1
-    elif symbol == LOG:
+    elif symbol == L.FACE_LOG:
         player[s, L.LOGS] += k
         player[s, L.LOGS_DELIVERED] += k
     return rotation_cost, delivery_cost
@@ -70,10 +65,10 @@ def give_side_bonus_nb(player, s, side, rules):
     amount; a person bonus is bought by the caller, who asks which person."""
     kind = rules[R.R_WALL_BONUS_KIND + side]
     amount = rules[R.R_WALL_BONUS_AMOUNT + side]
-    if kind == BONUS_COINS_KIND:
+    if kind == L.BONUS_KIND_COINS:
         player[s, L.COINS] += amount
         player[s, L.COINS_WALL_BONUS] += amount
-    elif kind == BONUS_VP_KIND:
+    elif kind == L.BONUS_KIND_VP:
         player[s, L.VP] += amount
         player[s, L.VP_WALL_BONUS] += amount
     return kind, amount
@@ -87,7 +82,7 @@ def finish_game_nb(occ, player, pirates, status, rounds, full, rules, score, gam
     n_players = player.shape[0]
     for s in range(n_players):
         for side in range(L.N_SIDES):
-            player[s, L.SIDE_WALLS + side] = popcount_nb(occ[s, WALL] & SIDE_MASK[side])
+            player[s, L.SIDE_WALLS + side] = popcount_nb(occ[s, L.CELL_WALL] & L.SIDE_MASK[side])
     winners = score_game_nb(occ, player, rules, score)
     filled = 0
     for s in range(n_players):

@@ -9,13 +9,11 @@ from numba import njit
 
 from smsim import layout as L
 from smsim import rules as R
-from smsim.engine.city import CHURCH_1, popcount_nb
+from smsim.engine.city import popcount_nb
 from smsim.engine.memory import hot_njit
 
 # the fields of ``score`` are declared once, in ``layout.SCORE``
-N_SCORE_FIELDS = L.N_SCORE_FIELDS
 SCORE_FIELD_NAMES = L.SCORE.columns()
-N_CHURCH_SIZES = L.SCORE.width("churches")
 
 
 @hot_njit
@@ -34,13 +32,13 @@ def score_church_series_nb(church_counts, series_vp, series_out):
     Series i (1, 2, ...) takes one church of each size 1, 2, ... while the i-th church of that
     size exists, so its length is the number of leading sizes with at least i churches.
     """
-    for n in range(N_CHURCH_SIZES):
+    for n in range(L.N_CHURCH_SIZES):
         series_out[n] = 0
     vp = 0
     i = 1
     while True:
         length = 0
-        while length < N_CHURCH_SIZES and church_counts[length] >= i:
+        while length < L.N_CHURCH_SIZES and church_counts[length] >= i:
             length += 1
         if length == 0:
             return vp
@@ -54,15 +52,15 @@ def score_game_nb(occ, player, rules, score):
     """Fill ``score`` for every seat: the breakdown, then ranks and wins (docs/rules.md §4); a
     seat's ``seat_vp`` (§7) counts in its total before ranks are decided."""
     n_players = player.shape[0]
-    counts = np.zeros(N_CHURCH_SIZES, dtype=np.int64)
-    series = np.zeros(N_CHURCH_SIZES, dtype=np.int64)
-    series_vp = rules[R.R_CHURCH_SERIES_VP : R.R_CHURCH_SERIES_VP + N_CHURCH_SIZES + 1]
+    counts = np.zeros(L.N_CHURCH_SIZES, dtype=np.int64)
+    series = np.zeros(L.N_CHURCH_SIZES, dtype=np.int64)
+    series_vp = rules[R.R_CHURCH_SERIES_VP : R.R_CHURCH_SERIES_VP + L.N_CHURCH_SIZES + 1]
     for s in range(n_players):
-        for size in range(N_CHURCH_SIZES):
-            counts[size] = popcount_nb(occ[s, CHURCH_1 + size])
+        for size in range(L.N_CHURCH_SIZES):
+            counts[size] = popcount_nb(occ[s, L.CELL_CHURCH_1 + size])
             score[s, L.S_CHURCHES + size] = counts[size]
         church_vp = score_church_series_nb(counts, series_vp, series)
-        for n in range(N_CHURCH_SIZES):
+        for n in range(L.N_CHURCH_SIZES):
             score[s, L.S_SERIES + n] = series[n]
         empty = player[s, L.N_EMPTY]
         score[s, L.S_EARNED] = player[s, L.VP]

@@ -17,7 +17,7 @@ from smsim import layout as L
 from smsim.engine import events as E
 from smsim.engine.city import set_city_nb
 from smsim.engine.dice import seed_key
-from smsim.engine.scoring import N_SCORE_FIELDS, score_game_nb
+from smsim.engine.scoring import score_game_nb
 from smsim.errors import SimulationError
 from smsim.play.loop import new_work, play_one_nb
 from smsim.play.search import new_search, play_one_search_nb
@@ -25,15 +25,16 @@ from smsim.play.trace import events_to_records, score_dict
 from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays, resolve_policies
 from smsim.rules import Rules
 
-MIN_PLAYERS, MAX_PLAYERS = L.MIN_PLAYERS, L.MAX_PLAYERS
 EVENTS_PER_TURN = 64  # generous bound on trace rows one turn writes
 
 
 def verify_players(players: int) -> int:
     if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
-        raise SimulationError(f"players must be a whole number from {MIN_PLAYERS} to {MAX_PLAYERS}, got {players!r}")
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise SimulationError(f"players must be from {MIN_PLAYERS} to {MAX_PLAYERS}, got {players}")
+        raise SimulationError(
+            f"players must be a whole number from {L.MIN_PLAYERS} to {L.MAX_PLAYERS}, got {players!r}"
+        )
+    if not L.MIN_PLAYERS <= players <= L.MAX_PLAYERS:
+        raise SimulationError(f"players must be from {L.MIN_PLAYERS} to {L.MAX_PLAYERS}, got {players}")
     return int(players)
 
 
@@ -140,7 +141,7 @@ def score_city(
     player = np.zeros((1, L.N_PLAYER_FIELDS), dtype=np.int64)
     set_city_nb(city_arr, occ, player, 0, cells)
     player[0, L.COINS], player[0, L.LOGS], player[0, L.CANNONS_LOST], player[0, L.VP] = coins, logs, cannons, vp
-    score = np.zeros((1, N_SCORE_FIELDS), dtype=np.int64)
+    score = np.zeros((1, L.N_SCORE_FIELDS), dtype=np.int64)
     score_game_nb(occ, player, rules.to_nb(), score)
     full = score_dict(score[0], 0)
     keys = ("churches", "series", "church_vp", "coins", "logs", "cannons", "full_city", "earned", "total")

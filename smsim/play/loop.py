@@ -64,22 +64,6 @@ from smsim.policies.heuristics import MEMO, heuristic_choice_nb, new_game_memo_n
 # float64 scratch a built-in policy may keep within one turn: the largest any policy declares
 MEMO_SIZE = MEMO.size
 
-# int64, not literals: ask_nb is compiled once for every decision (see ONE below)
-KEEP = np.int64(L.Decision.KEEP)
-USE = np.int64(L.Decision.USE)
-PLACE = np.int64(L.Decision.PLACE)
-HOUSES = np.int64(L.Decision.HOUSES)
-BONUS_SIDE = np.int64(L.Decision.BONUS_SIDE)
-BONUS_PERSON = np.int64(L.Decision.BONUS_PERSON)
-HEURISTIC = int(L.PolicyKind.HEURISTIC)
-USER = int(L.PolicyKind.USER)
-ROLLOUT = int(L.PolicyKind.ROLLOUT)
-ARCHITECT = int(L.Person.ARCHITECT)
-BONUS_PERSON_KIND = int(L.BonusKind.PERSON)
-SWORDS = int(L.Face.SWORDS)
-CRATE_FACE, WALL_FACE, CROSS, HEAD = int(L.Face.CRATE), int(L.Face.WALL), int(L.Face.CROSS), int(L.Face.HEAD)
-CRATE, WALL, HOUSE = int(L.Cell.CRATE), int(L.Cell.WALL), int(L.Cell.HOUSE)
-CHURCH_1, PERSON_0, EMPTY = int(L.Cell.CHURCH_1), L.PERSON_0, int(L.Cell.EMPTY)
 # int64, not the literal a Python int constant is typed as: a function that is called, not inlined,
 # is compiled once per distinct argument types, so a literal argument costs a compile of its own
 ONE, NO_ANCHOR = np.int64(1), np.int64(-1)
@@ -165,9 +149,9 @@ def choose_nb(seats, s, w, rules):
     touches the seat's weights or function."""
     kind = seats.base_kind[s]  # a searching seat's own decisions, where it does not search
     n = w.ctx[L.CTX_N]
-    if kind == HEURISTIC:
+    if kind == L.POLICY_KIND_HEURISTIC:
         return heuristic_choice_nb(seats.base_params[s], s, w, rules)
-    if kind == USER:
+    if kind == L.POLICY_KIND_USER:
         fn = seats.fns[s]
         return fn(w.ctx, w.dice, w.cands, n, w.city, w.occ, w.player, w.pirates, rules, seats.base_params[s], w.rng)
     return random_choice_nb(n, w.rng, s)
@@ -254,10 +238,12 @@ def ask_nb(decision, n, s, w, seats, rules, search):
 
     A continuation first replays its forced rows; every row picked goes on the turn's tape, so
     that a continuation can replay the turn up to any of its decisions. ``search`` is the search
-    scratch where the seat may search (KEEP and USE), else None."""
+    scratch where the seat may search (KEEP and USE), else None. ``decision`` is passed as an
+    int64, ``np.int64(L.DECISION_KEEP)``, not the literal: ask_nb is then compiled once for every
+    decision (see ONE)."""
     pos = ask_begin_nb(decision, n, s, w)
     # a forced row still asks the policy, so that its stream and memo move on as in the game replayed
-    if pos < 0 and search is not None and seats.kind[s] == ROLLOUT:
+    if pos < 0 and search is not None and seats.kind[s] == L.POLICY_KIND_ROLLOUT:
         row = search_nb(seats, s, w, rules, search)
     else:
         row = choose_nb(seats, s, w, rules)
@@ -308,10 +294,10 @@ def place_cells_nb(what, k, role, anchor, s, w, seats, rules):
     w.ctx[L.CTX_WHAT] = what
     w.ctx[L.CTX_ANCHOR] = anchor
     for i in range(k):
-        n = list_cells_nb(place_allowed_nb(what, w.occ[s, EMPTY], group, k, anchor), w.cands)
+        n = list_cells_nb(place_allowed_nb(what, w.occ[s, L.CELL_EMPTY], group, k, anchor), w.cands)
         w.ctx[L.CTX_LEFT] = k - i
         w.ctx[L.CTX_GROUP] = np.int64(group)
-        cell = w.cands[ask_nb(PLACE, n, s, w, seats, rules, None), 0]
+        cell = w.cands[ask_nb(np.int64(L.DECISION_PLACE), n, s, w, seats, rules, None), 0]
         fill_cell_nb(w.city, w.occ, w.player, s, cell, what)
         group |= bit_nb(cell)
         E.record_nb(w.trace, w.trace_n, E.EV_PLACE, cell, what, role, 0, 0, 0, 0)
@@ -323,19 +309,19 @@ def place_cells_nb(what, k, role, anchor, s, w, seats, rules):
 @loop_njit
 def person_nb(person, role, s, w, seats, rules):
     """Place a person on an empty space with its effect; an architect then builds houses."""
-    cell = lowest_bit_nb(place_cells_nb(PERSON_0 + person, ONE, role, NO_ANCHOR, s, w, seats, rules))
+    cell = lowest_bit_nb(place_cells_nb(L.PERSON_0 + person, ONE, role, NO_ANCHOR, s, w, seats, rules))
     apply_person_nb(w.occ, w.player, s, cell, person, rules)
-    if person != ARCHITECT:
+    if person != L.PERSON_ARCHITECT:
         return
     h_max = max_houses_nb(w.occ, w.player, s, cell, rules)
     if h_max == 0:
         return
     n = list_houses_nb(h_max, w.cands)
     w.ctx[L.CTX_ANCHOR] = cell
-    h = w.cands[ask_nb(HOUSES, n, s, w, seats, rules, None), 0]
+    h = w.cands[ask_nb(np.int64(L.DECISION_HOUSES), n, s, w, seats, rules, None), 0]
     if h == 0:
         return
-    place_cells_nb(np.int64(HOUSE), h, np.int64(E.PLACED_HOUSE), cell, s, w, seats, rules)
+    place_cells_nb(np.int64(L.CELL_HOUSE), h, np.int64(E.PLACED_HOUSE), cell, s, w, seats, rules)
     pay_for_houses_nb(w.player, s, h, rules)
 
 
@@ -346,13 +332,14 @@ def take_wall_bonuses_nb(new_sides, s, w, seats, rules):
     left = new_sides
     while left != 0:
         n = list_sides_nb(left, w.cands)
-        side = w.cands[ask_nb(BONUS_SIDE, np.int64(n), s, w, seats, rules, None) if n > 1 else 0, 0]
+        pick = ask_nb(np.int64(L.DECISION_BONUS_SIDE), np.int64(n), s, w, seats, rules, None) if n > 1 else 0
+        side = w.cands[pick, 0]
         left &= ~(1 << side)
         kind, amount = give_side_bonus_nb(w.player, s, side, rules)
         person = -1
-        if kind == BONUS_PERSON_KIND and w.occ[s, EMPTY] != ZERO:  # a person of at most `amount` heads
+        if kind == L.BONUS_KIND_PERSON and w.occ[s, L.CELL_EMPTY] != ZERO:  # a person of at most `amount` heads
             n = list_bonus_persons_nb(amount, w.cands)
-            person = w.cands[ask_nb(BONUS_PERSON, np.int64(n), s, w, seats, rules, None), 0]
+            person = w.cands[ask_nb(np.int64(L.DECISION_BONUS_PERSON), np.int64(n), s, w, seats, rules, None), 0]
         E.record_nb(w.trace, w.trace_n, E.EV_BONUS, side, kind, amount, person, 0, 0, 0)
         if person >= 0:
             w.player[s, L.BONUS_PERSONS] += 1
@@ -381,7 +368,7 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
     for rnd in range(first_round, rules[R.R_MAX_ROUNDS]):
         for s in range(first_seat if rnd == first_round else 0, n_players):
             # seat s's turn (docs/rules.md §3): roll with keeps, use one symbol, mark the swords
-            if seats.kind[s] == ROLLOUT or (w.cap.at[0] >= 0 and w.cap.at[1] == 0):
+            if seats.kind[s] == L.POLICY_KIND_ROLLOUT or (w.cap.at[0] >= 0 and w.cap.at[1] == 0):
                 snapshot_nb(w, rnd, s)
             w.tape_n[0] = 0
             E.record_nb(w.trace, w.trace_n, E.EV_TURN, rnd, s, w.ctx[L.CTX_INDEX], 0, 0, 0, 0)
@@ -395,7 +382,7 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
             for roll in range(1, L.N_ROLLS):
                 n = list_keeps_nb(w.cands)
                 w.ctx[L.CTX_ROLL] = roll
-                mask = w.cands[ask_nb(KEEP, n, s, w, seats, rules, search), 0]
+                mask = w.cands[ask_nb(np.int64(L.DECISION_KEEP), n, s, w, seats, rules, search), 0]
                 if mask == 0:
                     break
                 key = dice_key_nb(w)
@@ -406,7 +393,7 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
                 E.record_nb(w.trace, w.trace_n, E.EV_ROLL, dice[0], dice[1], dice[2], dice[3], dice[4], 0, 0)
 
             n = list_uses_nb(dice, w.counts, w.player[s, L.COINS], w.occ, s, rules, w.cands)
-            row = ask_nb(USE, n, s, w, seats, rules, search)
+            row = ask_nb(np.int64(L.DECISION_USE), n, s, w, seats, rules, search)
             symbol = w.cands[row, L.C_SYMBOL]
             k = w.cands[row, L.C_K]
             rotated = w.cands[row, L.C_ROTATED]
@@ -415,18 +402,20 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
             E.record_nb(w.trace, w.trace_n, E.EV_USE, symbol, k, rotated, person, rotation_cost, delivery_cost, 0)
             w.ctx[L.CTX_SYMBOL] = symbol
             w.ctx[L.CTX_K] = k
-            if symbol == HEAD:
+            if symbol == L.FACE_HEAD:
                 person_nb(person, E.PLACED_ACTION, s, w, seats, rules)
-            elif symbol == CRATE_FACE or symbol == WALL_FACE or symbol == CROSS:
+            elif symbol == L.FACE_CRATE or symbol == L.FACE_WALL or symbol == L.FACE_CROSS:
                 # k crates, k walls or one church of size k, from one call site: each is inlined code
-                what = CRATE if symbol == CRATE_FACE else (WALL if symbol == WALL_FACE else CHURCH_1 + k - 1)
-                place_cells_nb(what, ONE if symbol == CROSS else k, np.int64(E.PLACED_ACTION), NO_ANCHOR, s, w, seats, rules)
-                if symbol == WALL_FACE:
+                what = L.CELL_CRATE if symbol == L.FACE_CRATE else (
+                    L.CELL_WALL if symbol == L.FACE_WALL else L.CELL_CHURCH_1 + k - 1)
+                place_cells_nb(what, ONE if symbol == L.FACE_CROSS else k, np.int64(E.PLACED_ACTION), NO_ANCHOR, s, w,
+                               seats, rules)  # fmt: skip
+                if symbol == L.FACE_WALL:
                     new_sides = newly_complete_sides_nb(w.occ, w.player, s)
                     if new_sides != 0:
                         take_wall_bonuses_nb(new_sides, s, w, seats, rules)
 
-            n_swords = w.counts[SWORDS]
+            n_swords = w.counts[L.FACE_SWORDS]
             E.record_nb(w.trace, w.trace_n, E.EV_SWORDS, n_swords, 0, 0, 0, 0, 0, 0)
             mark_swords_nb(n_swords, rnd, w.pirates, w.player, rules, w.trace, w.trace_n)
             E.record_after_nb(w.trace, w.trace_n, w.player, rules)

@@ -1,8 +1,9 @@
 """The independent referee: replays a game trace (docs/trace.md) against docs/rules.md.
 
 The referee is written from docs/rules.md and docs/trace.md alone; it shares no code with the
-engine (only :mod:`smsim.rules`, for the names and meaning of the rules fields), so that it
-can catch the engine's mistakes. It keeps its own full state of every seat (city, coins,
+engine (only :mod:`smsim.rules`, for the names and meaning of the rules fields, and
+:mod:`smsim.play.tracefile`, the plain-Python reader of trace files), so that it can catch the
+engine's mistakes. It keeps its own full state of every seat (city, coins,
 logs, VP earned, cannons lost, soldiers, sides complete or destroyed) and of the pirate
 track, and checks every ``turn`` line and the ``end`` line of a game. It reports the first
 discrepancy of each game, naming the docs/rules.md section it enforces, with what it expected
@@ -15,7 +16,8 @@ Contract
   same discrepancy on every later call: checking stops there).
 - :func:`check_game` runs a whole game given as a list of records.
 - :func:`check_trace` reads a JSON-lines file of one or more games and never raises: a
-  malformed file (bad JSON, a missing or stray line, a game without end) is a discrepancy.
+  malformed file (bad JSON, a missing or stray line, a game without end) is a discrepancy;
+  a line that cannot be read at all ends the check there.
 
 Plain Python on purpose (no numba, no numpy): a few dozen microseconds per turn.
 
@@ -35,12 +37,12 @@ Plain Python on purpose (no numba, no numpy): a few dozen microseconds per turn.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, fields
 from os import PathLike
 from typing import Any, Sequence
 
-from smsim.errors import RulesError
+from smsim.errors import RulesError, TraceError
+from smsim.play.tracefile import iter_jsonl
 from smsim.rules import SIDE_NAMES, Rules
 
 __all__ = [
@@ -985,9 +987,11 @@ def check_trace(path: str | PathLike[str]) -> tuple[int, list[Discrepancy]]:
     n_games : int
         Number of games checked (``game`` lines read).
     discrepancies : list of Discrepancy
-        The first discrepancy of each bad game, in file order. A malformed file (a line
-        that is not JSON, a turn or end line outside a game, a game without an end line,
-        no game at all, an unreadable file) is reported here too, never raised.
+        The first discrepancy of each bad game, in file order. A malformed file (a turn or
+        end line outside a game, a game without an end line, no game at all) is reported
+        here too, never raised; so is a file that ``tracefile.iter_jsonl`` refuses (missing,
+        empty, a line that is not a JSON object), as the discrepancy of the game it is in:
+        the check stops at that line, the games before it checked.
     """
     bad: list[Discrepancy] = []
     n_games = 0
@@ -1006,46 +1010,32 @@ def check_trace(path: str | PathLike[str]) -> tuple[int, list[Discrepancy]]:
         report(Discrepancy(game, None, None, None, FORMAT, f"line {lineno}: {what}"))
 
     try:
-        handle = open(path, encoding="utf-8")
-    except OSError as exc:
-        return 0, [Discrepancy(-1, None, None, None, FORMAT, f"cannot read trace {str(path)!r}: {exc.strerror}")]
-    with handle:
-        try:
-            for lineno, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except ValueError as exc:
-                    stray(lineno, f"not valid JSON ({exc})")
-                    continue
-                kind = rec.get("type") if isinstance(rec, dict) else None
-                if kind == "game":
-                    if is_open and ref is not None:
-                        report(Discrepancy(ref.game, None, None, None, FORMAT,
-                                           f"the game has no end line (next game starts at line {lineno})"))
-                    n_games += 1
-                    ref, is_open, failed = Referee(rec), True, False
-                    if ref.error is not None:
-                        report(ref.error)
-                elif kind in ("turn", "end"):
-                    line = "a turn line" if kind == "turn" else "an end line"
-                    if ref is None:
-                        stray(lineno, f"{line} before any game line")
-                    elif not is_open:
-                        stray(lineno, f"{line} after the game's end line")
-                    elif not failed:
-                        found = ref.turn(rec) if kind == "turn" else ref.end(rec)
-                        if found is not None:
-                            report(found)
-                    if kind == "end":
-                        is_open = False
-                else:
-                    stray(lineno, f"unknown line type {kind!r}" if isinstance(rec, dict) else "not an object")
-        except (OSError, UnicodeDecodeError) as exc:
-            report(Discrepancy(ref.game if ref else -1, None, None, None, FORMAT, f"cannot read trace: {exc}"))
+        for lineno, rec in iter_jsonl(path):
+            kind = rec.get("type")
+            if kind == "game":
+                if is_open and ref is not None:
+                    report(Discrepancy(ref.game, None, None, None, FORMAT,
+                                       f"the game has no end line (next game starts at line {lineno})"))
+                n_games += 1
+                ref, is_open, failed = Referee(rec), True, False
+                if ref.error is not None:
+                    report(ref.error)
+            elif kind in ("turn", "end"):
+                line = "a turn line" if kind == "turn" else "an end line"
+                if ref is None:
+                    stray(lineno, f"{line} before any game line")
+                elif not is_open:
+                    stray(lineno, f"{line} after the game's end line")
+                elif not failed:
+                    found = ref.turn(rec) if kind == "turn" else ref.end(rec)
+                    if found is not None:
+                        report(found)
+                if kind == "end":
+                    is_open = False
+            else:
+                stray(lineno, f"unknown line type {kind!r}")
+    except TraceError as exc:  # the file stops being a trace here: the check stops too
+        report(Discrepancy(ref.game if ref is not None else -1, None, None, None, FORMAT, exc.detail))
     if is_open and ref is not None:
         report(Discrepancy(ref.game, None, None, None, FORMAT, "the game has no end line"))
-    if n_games == 0 and not bad:
-        bad.append(Discrepancy(-1, None, None, None, FORMAT, "no game line in the file"))
     return n_games, bad

@@ -23,7 +23,6 @@ from smsim import layout as L
 from smsim.engine.dice import game_key_nb
 from smsim.engine.memory import hot_njit, loop_njit
 from smsim.play.loop import (
-    HEURISTIC,
     Seats,
     choose_nb,
     continue_game_nb,
@@ -33,9 +32,6 @@ from smsim.play.loop import (
     search_nb,
 )
 from smsim.policies import rollout as RO
-
-KEEP = int(L.Decision.KEEP)
-USE = int(L.Decision.USE)
 
 # Per-thread scratch of the search: the continuation's Work, its score and outcome, the candidate
 # rows and their values.
@@ -80,12 +76,12 @@ def rollout_nb(seats, s, w, rules, search):
     decision = w.ctx[L.CTX_DECISION]
     n = w.ctx[L.CTX_N]
     base_row = choose_nb(seats, s, w, rules)  # the base policy's pick (USE: its values in w.values)
-    searched = params[RO.RO_SEARCH_KEEP] if decision == KEEP else params[RO.RO_SEARCH_USE]
+    searched = params[RO.RO_SEARCH_KEEP] if decision == L.DECISION_KEEP else params[RO.RO_SEARCH_USE]
     if n <= 1 or searched <= 0.0 or base_row < 0 or base_row >= n:
         return base_row
     rows = search.rows
     m = add_row_nb(rows, 0, base_row)
-    if decision == KEEP:
+    if decision == L.DECISION_KEEP:
         m = add_row_nb(rows, m, 0)  # stop rolling
         for symbol in range(L.N_SYMBOLS):  # roll again every die not showing the symbol
             mask = 0
@@ -95,7 +91,7 @@ def rollout_nb(seats, s, w, rules, search):
             m = add_row_nb(rows, m, mask)
     else:
         limit = min(int(params[RO.RO_CANDIDATES]), n)
-        by_value = seats.base_kind[s] == HEURISTIC
+        by_value = seats.base_kind[s] == L.POLICY_KIND_HEURISTIC
         while m < limit:  # the base policy's best by its own values (else in candidate order)
             best = -1
             for i in range(n):

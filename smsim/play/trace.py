@@ -1,9 +1,9 @@
-"""Turn the engine's event log into the JSON-lines records of ``docs/trace.md``."""
+"""Turn the engine's event log into the JSON-lines records of ``docs/trace.md`` (the file itself is
+read and written by ``smsim.play.tracefile``)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -144,14 +144,3 @@ def end_record(score: np.ndarray, city: np.ndarray, game_out: np.ndarray) -> dic
         "scores": [score_dict(score[s], s) for s in range(n_players)],
         "cities": [format_city(city[s]) for s in range(n_players)],
     }
-
-
-def write_jsonl(records: Iterable[dict[str, Any]], fh) -> None:
-    for rec in records:
-        fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
-
-
-def read_jsonl(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
-    for line in lines:
-        if line.strip():
-            yield json.loads(line)

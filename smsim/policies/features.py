@@ -10,23 +10,7 @@ import numpy as np
 
 from smsim import layout as L
 from smsim import rules as R
-from smsim.engine.city import (  # noqa: F401  (persons by name, for heuristics.py too)
-    ARCHITECT,
-    CHURCH_1,
-    CITIZEN,
-    CRATE,
-    EMPTY,
-    JUGGLER,
-    MERCHANT,
-    NEIGH8_MASK,
-    NOBLE,
-    OUTER_MASK,
-    PERSON_0,
-    PRIEST,
-    SIDE_MASK,
-    SIDE_OF_CELL,
-    SOLDIER,
-    WALL,
+from smsim.engine.city import (
     ZERO,
     church_mask_nb,
     component4_nb,
@@ -38,16 +22,6 @@ from smsim.engine.city import (  # noqa: F401  (persons by name, for heuristics.
 from smsim.engine.memory import hot_njit
 from smsim.policies import heuristic_layout as HL
 
-LOG = int(L.Face.LOG)
-CRATE_FACE = int(L.Face.CRATE)
-WALL_FACE = int(L.Face.WALL)
-CROSS = int(L.Face.CROSS)
-HEAD = int(L.Face.HEAD)
-SWORDS = int(L.Face.SWORDS)
-BONUS_PERSON_KIND = int(L.BonusKind.PERSON)
-BONUS_COINS_KIND = int(L.BonusKind.COINS)
-BONUS_VP_KIND = int(L.BonusKind.VP)
-U_OUTER = np.uint64(OUTER_MASK)
 
 def _reroll_odds() -> np.ndarray:
     """REROLL_ODDS[r - 1, m, j]: chance that j of m dice rolled again show a wanted symbol at
@@ -71,8 +45,9 @@ REROLL_ODDS = _reroll_odds()
 @hot_njit(inline="always")
 def church_counts_nb(occ, s):
     """Seat s's churches of each size 1..5, as a tuple."""
-    return (popcount_nb(occ[s, CHURCH_1]), popcount_nb(occ[s, CHURCH_1 + 1]), popcount_nb(occ[s, CHURCH_1 + 2]),
-            popcount_nb(occ[s, CHURCH_1 + 3]), popcount_nb(occ[s, CHURCH_1 + 4]))  # fmt: skip
+    church = L.CELL_CHURCH_1
+    return (popcount_nb(occ[s, church]), popcount_nb(occ[s, church + 1]), popcount_nb(occ[s, church + 2]),
+            popcount_nb(occ[s, church + 3]), popcount_nb(occ[s, church + 4]))  # fmt: skip
 
 
 def _series_layer_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -167,7 +142,7 @@ def defence_gain_nb(params, player, pirates, s, rules, delta):
 
 @hot_njit(inline="always")
 def side_walls_nb(occ, side, s):
-    return popcount_nb(occ[s, WALL] & SIDE_MASK[side])
+    return popcount_nb(occ[s, L.CELL_WALL] & L.SIDE_MASK[side])
 
 
 @hot_njit(inline="always")
@@ -179,11 +154,11 @@ def side_intact_nb(player, s, side):
 def bonus_value_nb(params, rules, side):
     kind = rules[R.R_WALL_BONUS_KIND + side]
     amount = rules[R.R_WALL_BONUS_AMOUNT + side]
-    if kind == BONUS_PERSON_KIND:
+    if kind == L.BONUS_KIND_PERSON:
         return params[HL.P_BONUS_PERSON]
-    if kind == BONUS_COINS_KIND:
+    if kind == L.BONUS_KIND_COINS:
         return params[HL.P_COIN] * amount
-    if kind == BONUS_VP_KIND:
+    if kind == L.BONUS_KIND_VP:
         return float(amount)
     return 0.0
 
@@ -202,7 +177,7 @@ def walls_values_nb(params, occ, player, pirates, s, rules, out, at):
         for side in range(L.N_SIDES):
             if (done >> side) & 1 or not side_intact_nb(player, s, side):
                 continue
-            need = popcount_nb(occ[s, EMPTY] & SIDE_MASK[side])
+            need = popcount_nb(occ[s, L.CELL_EMPTY] & L.SIDE_MASK[side])
             if need < best_need:
                 best_need = need
                 best_side = side
@@ -235,7 +210,7 @@ def walls_values_nb(params, occ, player, pirates, s, rules, out, at):
 @hot_njit(inline="always")
 def outer_cost_nb(params, occ, player, s, cell):
     """Cost of putting a non-wall on ``cell``: destroying an intact side and its walls."""
-    side = SIDE_OF_CELL[cell]
+    side = L.SIDE_OF_CELL[cell]
     return side_break_cost_nb(params, occ, player, s, side) if side >= 0 else 0.0
 
 
@@ -251,8 +226,8 @@ def side_break_cost_nb(params, occ, player, s, side):
 def scan_inputs_nb(params, occ, player, s):
     """What the cell scans read for every cell, loaded once: (the cells of each person type,
     the cost of breaking each side)."""
-    persons = (occ[s, PERSON_0], occ[s, PERSON_0 + 1], occ[s, PERSON_0 + 2], occ[s, PERSON_0 + 3],
-               occ[s, PERSON_0 + 4], occ[s, PERSON_0 + 5], occ[s, PERSON_0 + 6])  # fmt: skip
+    persons = (occ[s, L.PERSON_0], occ[s, L.PERSON_0 + 1], occ[s, L.PERSON_0 + 2], occ[s, L.PERSON_0 + 3],
+               occ[s, L.PERSON_0 + 4], occ[s, L.PERSON_0 + 5], occ[s, L.PERSON_0 + 6])  # fmt: skip
     side_cost = (side_break_cost_nb(params, occ, player, s, 0), side_break_cost_nb(params, occ, player, s, 1),
                  side_break_cost_nb(params, occ, player, s, 2), side_break_cost_nb(params, occ, player, s, 3))  # fmt: skip
     return persons, side_cost
@@ -261,7 +236,7 @@ def scan_inputs_nb(params, occ, player, s):
 @hot_njit(inline="always")
 def outer_cost_at_nb(side_cost, cell):
     """outer_cost_nb from the scan's side costs."""
-    side = SIDE_OF_CELL[cell]
+    side = L.SIDE_OF_CELL[cell]
     return side_cost[side] if side >= 0 else 0.0
 
 
@@ -279,7 +254,7 @@ def person_types_near_nb(persons, near):
 def house_starts_nb(occ, s):
     """(m1, .., m5): m_h = empty cells that can start a group of h houses (one component pass)."""
     m1 = m2 = m3 = m4 = m5 = ZERO
-    empty = occ[s, EMPTY]
+    empty = occ[s, L.CELL_EMPTY]
     left = empty
     while left != ZERO:
         comp = component4_nb(left & (ZERO - left), empty)
@@ -301,7 +276,7 @@ def house_starts_nb(occ, s):
 def houses_at_nb(starts, cap, cell):
     """Most houses (<= cap) an architect on ``cell`` could build. The architect's own cell is
     counted as free: a slight overestimate where it would cut its component, fine for valuing."""
-    near = NEIGH8_MASK[cell]
+    near = L.NEIGH8_MASK[cell]
     for h in range(min(cap, 5), 0, -1):
         if starts[h - 1] & near != ZERO:
             return h
@@ -325,24 +300,24 @@ def person_cell_value_nb(params, occ, player, pirates, s, rules, person, cell, h
     what an architect there could build). The definition, cell by cell: the scans
     (``best_persons_nb``, ``place_values_nb``) compute the same terms with what cells share
     hoisted, and the tests hold them to it."""
-    near = NEIGH8_MASK[cell]
+    near = L.NEIGH8_MASK[cell]
     v = -outer_cost_nb(params, occ, player, s, cell)
-    if person == CITIZEN:
+    if person == L.PERSON_CITIZEN:
         v += rules[R.R_CITIZEN_VP]
-    elif person == SOLDIER:
+    elif person == L.PERSON_SOLDIER:
         v += defence_gain_nb(params, player, pirates, s, rules, rules[R.R_SOLDIER_DEFENCE])
-    elif person == PRIEST:
+    elif person == L.PERSON_PRIEST:
         v += rules[R.R_PRIEST_VP_PER_CHURCH] * popcount_nb(near & church_mask_nb(occ, s))
-    elif person == ARCHITECT:
+    elif person == L.PERSON_ARCHITECT:
         v += houses * house_gain_nb(params, rules)
-    elif person == MERCHANT:
-        v += params[HL.P_COIN] * rules[R.R_MERCHANT_COINS_PER_CRATE] * popcount_nb(near & occ[s, CRATE])
-    elif person == JUGGLER:
+    elif person == L.PERSON_MERCHANT:
+        v += params[HL.P_COIN] * rules[R.R_MERCHANT_COINS_PER_CRATE] * popcount_nb(near & occ[s, L.CELL_CRATE])
+    elif person == L.PERSON_JUGGLER:
         v += rules[R.R_JUGGLER_VP_PER_TYPE] * count_person_types_nb(occ, s, near)
     else:
         v += rules[R.R_NOBLE_VP]
-    if person != MERCHANT:
-        v -= params[HL.P_MERCHANT_SPOT] * 0.25 * popcount_nb(near & occ[s, CRATE])
+    if person != L.PERSON_MERCHANT:
+        v -= params[HL.P_MERCHANT_SPOT] * 0.25 * popcount_nb(near & occ[s, L.CELL_CRATE])
     v += params[HL.P_PERSON_CLUSTER] * 0.5 * count_person_types_nb(occ, s, near)
     return v
 
@@ -354,7 +329,7 @@ def best_persons_nb(params, occ, player, pirates, s, rules, starts, out, at):
     everything the scan reads held in locals. Returns (most houses an architect could build on
     any empty cell, most crates next to one)."""
     churches = church_mask_nb(occ, s)
-    crates = occ[s, CRATE]
+    crates = occ[s, L.CELL_CRATE]
     persons, side_cost = scan_inputs_nb(params, occ, player, s)
     cap = house_cap_nb(player, s, rules)
     soldier = defence_gain_nb(params, player, pirates, s, rules, rules[R.R_SOLDIER_DEFENCE])
@@ -369,11 +344,11 @@ def best_persons_nb(params, occ, player, pirates, s, rules, starts, out, at):
     b0 = b1 = b2 = b3 = b4 = b5 = b6 = HL.NEG
     best_houses = 0
     best_crates = 0
-    m = occ[s, EMPTY]
+    m = occ[s, L.CELL_EMPTY]
     while m != ZERO:
         c = lowest_bit_nb(m)
         m &= m - np.uint64(1)
-        near = NEIGH8_MASK[c]
+        near = L.NEIGH8_MASK[c]
         n_crates = popcount_nb(near & crates)
         n_types = person_types_near_nb(persons, near)
         outer = outer_cost_at_nb(side_cost, c)
@@ -415,19 +390,19 @@ def exact_use_value_nb(params, occ, player, memo, s, rules, symbol, k, churches)
     ``churches``: church_counts_nb of the seat."""
     n_empty = player[s, L.N_EMPTY]
     coins = player[s, L.COINS]
-    if symbol == LOG:
+    if symbol == L.FACE_LOG:
         if coins < rules[R.R_LOG_DELIVERY_COST]:
             return HL.NEG
         return params[HL.P_LOG] * k - params[HL.P_COIN] * rules[R.R_LOG_DELIVERY_COST]
-    if symbol == CRATE_FACE:
+    if symbol == L.FACE_CRATE:
         if k > memo[HL.M_LARGEST]:
             return HL.NEG
         # the first crate can go beside the most crates; later ones beside the new group
         near = min(memo[HL.M_BEST_CRATE_NEAR], 3.0) + (k - 1)
         return k * params[HL.P_CRATE] + params[HL.P_CRATE_CLUSTER] * near + finish_value_nb(
             params, player, s, rules, k, memo[HL.M_LEAD])
-    if symbol == WALL_FACE:
-        if k > popcount_nb(occ[s, EMPTY] & U_OUTER):
+    if symbol == L.FACE_WALL:
+        if k > popcount_nb(occ[s, L.CELL_EMPTY] & L.OUTER_MASK):
             return HL.NEG
         return memo[HL.M_WALLS + k] + finish_value_nb(params, player, s, rules, k, memo[HL.M_LEAD])
     if n_empty == 0:
@@ -444,7 +419,7 @@ def head_value_nb(params, player, memo, s, rules, person):
     if player[s, L.N_EMPTY] == 0:
         return HL.NEG
     v = memo[HL.M_PERSON + person]
-    if person == ARCHITECT:
+    if person == L.PERSON_ARCHITECT:
         return v + finish_value_nb(params, player, s, rules, 1 + int(memo[HL.M_BEST_N]), memo[HL.M_LEAD])
     return v + finish_value_nb(params, player, s, rules, 1, memo[HL.M_LEAD])
 
@@ -486,13 +461,13 @@ def fill_turn_table_nb(params, occ, player, pirates, memo, s, rules):
     for symbol in range(L.N_SYMBOLS):
         memo[HL.M_EXACT + symbol * HL.K_SPAN] = 0.0
         for k in range(1, HL.K_SPAN):
-            if symbol == HEAD:
+            if symbol == L.FACE_HEAD:
                 memo[HL.M_EXACT + symbol * HL.K_SPAN + k] = HL.NEG  # the persons below fill it
             else:
                 memo[HL.M_EXACT + symbol * HL.K_SPAN + k] = exact_use_value_nb(params, occ, player, memo, s, rules, symbol, k,
                                                                     churches)  # fmt: skip
     for p in range(L.N_PERSONS):  # heads: the best person that number of heads buys
-        at = HL.M_EXACT + HEAD * HL.K_SPAN + L.PERSON_HEADS[p]
+        at = HL.M_EXACT + L.FACE_HEAD * HL.K_SPAN + L.PERSON_HEADS[p]
         memo[at] = max(memo[at], head_value_nb(params, player, memo, s, rules, p))
     cost = rules[R.R_ROTATION_COST]
     affordable = player[s, L.COINS] // cost if cost > 0 else L.N_DICE

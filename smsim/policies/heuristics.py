@@ -27,30 +27,12 @@ Ties between equally valued candidates are broken uniformly at random from the s
 
 from smsim import layout as L
 from smsim import rules as R
-from smsim.engine.city import (
-    CHURCH_1,
-    CRATE,
-    EMPTY,
-    NEIGH8_MASK,
-    PERSON_0,
-    SIDE_OF_CELL,
-    WALL,
-    ZERO,
-    church_mask_nb,
-    popcount_nb,
-)
+from smsim.engine.city import ZERO, church_mask_nb, popcount_nb
 from smsim.engine.dice import rand_below_nb
 from smsim.engine.memory import hot_njit
 from smsim.policies import heuristic_layout as HL
 from smsim.policies.features import (
-    ARCHITECT,
-    CITIZEN,
-    HEAD,
-    JUGGLER,
-    MERCHANT,
-    PRIEST,
     REROLL_ODDS,
-    SOLDIER,
     best_persons_nb,
     defence_gain_nb,
     head_value_nb,
@@ -66,12 +48,6 @@ from smsim.policies.features import (
     turn_table_nb,
 )
 from smsim.policies.heuristic_layout import MEMO, N_PARAMS, PARAM_NAMES, PARAMS  # noqa: F401  (the policy's interface)
-
-KEEP = int(L.Decision.KEEP)
-USE = int(L.Decision.USE)
-PLACE = int(L.Decision.PLACE)
-HOUSES = int(L.Decision.HOUSES)
-BONUS_PERSON = int(L.Decision.BONUS_PERSON)
 
 
 @hot_njit(inline="always")
@@ -129,7 +105,7 @@ def use_row_value_nb(params, cands, occ, player, pirates, memo, s, rules, row):
         return 0.0
     k = cands[row, L.C_K]
     v = -params[HL.P_COIN] * cands[row, L.C_ROTATED] * rules[R.R_ROTATION_COST]
-    if symbol == HEAD:
+    if symbol == L.FACE_HEAD:
         return v + head_value_nb(params, player, memo, s, rules, cands[row, L.C_PERSON])
     return v + memo[HL.M_EXACT + symbol * HL.K_SPAN + k]
 
@@ -138,11 +114,11 @@ def use_row_value_nb(params, cands, occ, player, pirates, memo, s, rules, row):
 def place_values_nb(params, occ, player, pirates, s, rules, what, cands, n, values):
     """values[i] <- value of putting ``what`` (a Cell code) on the empty cell cands[i, 0]. What
     every cell shares is computed once; persons as in person_cell_value_nb."""
-    crates = occ[s, CRATE]
-    if what == WALL:
+    crates = occ[s, L.CELL_CRATE]
+    if what == L.CELL_WALL:
         progress = 0.1 * params[HL.P_WALL_PROGRESS]
         for i in range(n):
-            side = SIDE_OF_CELL[cands[i, 0]]
+            side = L.SIDE_OF_CELL[cands[i, 0]]
             if side >= 0 and side_intact_nb(player, s, side):
                 values[i] = 1.0 + side_walls_nb(occ, side, s) + progress
             else:
@@ -151,36 +127,36 @@ def place_values_nb(params, occ, player, pirates, s, rules, what, cands, n, valu
     persons, side_cost = scan_inputs_nb(params, occ, player, s)
     churches = church_mask_nb(occ, s)
     spot = params[HL.P_MERCHANT_SPOT] * 0.25
-    if what >= PERSON_0:
-        person = what - PERSON_0
+    if what >= L.PERSON_0:
+        person = what - L.PERSON_0
         cap = house_cap_nb(player, s, rules)
-        starts = house_starts_nb(occ, s) if person == ARCHITECT else (ZERO, ZERO, ZERO, ZERO, ZERO)
+        starts = house_starts_nb(occ, s) if person == L.PERSON_ARCHITECT else (ZERO, ZERO, ZERO, ZERO, ZERO)
         house = house_gain_nb(params, rules)
         coin_per_crate = params[HL.P_COIN] * rules[R.R_MERCHANT_COINS_PER_CRATE]
         cluster = params[HL.P_PERSON_CLUSTER] * 0.5
-        if person == SOLDIER:
+        if person == L.PERSON_SOLDIER:
             flat = defence_gain_nb(params, player, pirates, s, rules, rules[R.R_SOLDIER_DEFENCE])
-        elif person == CITIZEN:
+        elif person == L.PERSON_CITIZEN:
             flat = float(rules[R.R_CITIZEN_VP])
         else:
             flat = float(rules[R.R_NOBLE_VP])
         for i in range(n):
             c = cands[i, 0]
-            near = NEIGH8_MASK[c]
+            near = L.NEIGH8_MASK[c]
             n_crates = popcount_nb(near & crates)
             n_types = person_types_near_nb(persons, near)
             v = -outer_cost_at_nb(side_cost, c)
-            if person == PRIEST:
+            if person == L.PERSON_PRIEST:
                 v += rules[R.R_PRIEST_VP_PER_CHURCH] * popcount_nb(near & churches)
-            elif person == ARCHITECT:
+            elif person == L.PERSON_ARCHITECT:
                 v += houses_at_nb(starts, cap, c) * house
-            elif person == MERCHANT:
+            elif person == L.PERSON_MERCHANT:
                 v += coin_per_crate * n_crates
-            elif person == JUGGLER:
+            elif person == L.PERSON_JUGGLER:
                 v += rules[R.R_JUGGLER_VP_PER_TYPE] * n_types
             else:
                 v += flat
-            if person != MERCHANT:
+            if person != L.PERSON_MERCHANT:
                 v -= spot * n_crates
             v += cluster * n_types
             values[i] = v
@@ -188,14 +164,14 @@ def place_values_nb(params, occ, player, pirates, s, rules, what, cands, n, valu
     crate_cluster = params[HL.P_CRATE_CLUSTER]
     church_cluster = params[HL.P_CHURCH_CLUSTER]
     room = 0.1 * params[HL.P_CHURCH_CLUSTER]  # room for a priest
-    empty = occ[s, EMPTY]
+    empty = occ[s, L.CELL_EMPTY]
     for i in range(n):
         c = cands[i, 0]
-        near = NEIGH8_MASK[c]
+        near = L.NEIGH8_MASK[c]
         v = -outer_cost_at_nb(side_cost, c)
-        if what == CRATE:
+        if what == L.CELL_CRATE:
             v += crate_cluster * popcount_nb(near & crates)
-        elif what >= CHURCH_1:
+        elif what >= L.CELL_CHURCH_1:
             v += church_cluster * popcount_nb(near & churches)
             v += room * popcount_nb(near & empty)
             v -= spot * popcount_nb(near & crates)
@@ -229,7 +205,7 @@ def heuristic_choice_nb(params, s, w, rules):
     """The parameterised heuristic's pick at any decision. Inlined into the engine's one call
     site per decision; the work is in two functions that take only the arrays they read (a call
     costs in proportion to its arguments)."""
-    if w.ctx[L.CTX_DECISION] == KEEP:
+    if w.ctx[L.CTX_DECISION] == L.DECISION_KEEP:
         return heuristic_keep_nb(params, s, w.ctx, w.dice, w.occ, w.player, w.pirates, w.memo, rules)
     return heuristic_pick_nb(params, s, w.ctx, w.cands, w.occ, w.player, w.pirates, w.memo, w.values, w.rng, rules)
 
@@ -246,16 +222,16 @@ def heuristic_pick_nb(params, s, ctx, cands, occ, player, pirates, memo, values,
     """Every decision but KEEP: value each candidate row, pick the best."""
     decision = ctx[L.CTX_DECISION]
     n = ctx[L.CTX_N]
-    if decision == USE:
+    if decision == L.DECISION_USE:
         turn_table_nb(params, ctx, occ, player, pirates, memo, s, rules)
         for i in range(n):
             values[i] = use_row_value_nb(params, cands, occ, player, pirates, memo, s, rules, i)
-    elif decision == PLACE:
+    elif decision == L.DECISION_PLACE:
         place_values_nb(params, occ, player, pirates, s, rules, ctx[L.CTX_WHAT], cands, n, values)
-    elif decision == HOUSES:
+    elif decision == L.DECISION_HOUSES:
         for i in range(n):
             values[i] = cands[i, 0] * house_gain_nb(params, rules)
-    elif decision == BONUS_PERSON:
+    elif decision == L.DECISION_BONUS_PERSON:
         # the city has changed since the turn's table: every person's best cell, in one scan
         best_persons_nb(params, occ, player, pirates, s, rules, house_starts_nb(occ, s), memo, HL.M_BONUS_PERSON)
         for i in range(n):

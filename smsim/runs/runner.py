@@ -30,7 +30,6 @@ import numpy as np
 
 from smsim import layout as L
 from smsim.engine.dice import seed_key
-from smsim.engine.scoring import N_SCORE_FIELDS
 from smsim.play.api import check_errors
 from smsim.play.loop import new_work, play_games_nb
 from smsim.play.search import new_search
@@ -62,7 +61,7 @@ def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules) -> Ca
 
 def engine_arrays(games: int, players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Zeroed (score, player, game_out) for ``games`` games."""
-    return (np.zeros((games, players, N_SCORE_FIELDS), dtype=np.int64),
+    return (np.zeros((games, players, L.N_SCORE_FIELDS), dtype=np.int64),
             np.zeros((games, players, L.N_PLAYER_FIELDS), dtype=np.int64),
             np.zeros((games, L.N_GAME_FIELDS), dtype=np.int64))  # fmt: skip
 

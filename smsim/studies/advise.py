@@ -34,12 +34,13 @@ import numpy as np
 from smsim import layout as L
 from smsim.engine import events as E
 from smsim.engine.dice import seed_key
-from smsim.errors import AdviseError, PolicyError, RulesError, SimulationError
+from smsim.errors import AdviseError, PolicyError, RulesError, SimulationError, TraceError
 from smsim.play.api import EVENTS_PER_TURN, check_errors, verify_game_index, verify_players
 from smsim.play.loop import MAX_PLAYOUTS, new_work
 from smsim.play.narrate import Cities
 from smsim.play.search import evaluate_nb, new_search, play_one_search_nb
 from smsim.play.trace import FACE_NAMES, PERSON_NAMES, events_to_records, turn_records
+from smsim.play.tracefile import iter_jsonl
 from smsim.policies.registry import PolicySpec, base_arrays, policy_arrays, resolve_policies
 from smsim.rules import SIDE_NAMES, Rules
 from smsim.stats import Z_95, wilson_interval
@@ -398,32 +399,16 @@ def advise(
 def read_trace_game(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The first game of a trace file: its ``game`` record and the records after it (to its
     ``end``). Raises AdviseError, one line, for a file that is not a trace."""
-    path = Path(path)
-    try:
-        handle = open(path, encoding="utf-8")  # noqa: SIM115 - closed by the with below
-    except OSError as exc:
-        raise AdviseError(f"cannot read trace {str(path)!r}: {exc.strerror}") from None
     records: list[dict[str, Any]] = []
-    with handle:
-        try:
-            for lineno, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    why = f"line {lineno} is not JSON"
-                    raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): {why}") from None
-                if not records and (not isinstance(rec, dict) or rec.get("type") != "game"):
-                    raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): it does not start with a "
-                                      f"game line")  # fmt: skip
-                if records and isinstance(rec, dict) and rec.get("type") == "game":
-                    break  # the next game: advise looks at the first
-                records.append(rec)
-        except UnicodeDecodeError:
-            raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): not text") from None
-    if not records:
-        raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): it is empty")
+    try:
+        for _, rec in iter_jsonl(path):
+            if not records and rec.get("type") != "game":
+                raise AdviseError(f"{str(path)!r} is not a trace (docs/trace.md): it does not start with a game line")
+            if records and rec.get("type") == "game":
+                break  # the next game: advise looks at the first
+            records.append(rec)
+    except TraceError as exc:
+        raise AdviseError(str(exc)) from None
     header = records[0]
     for key, kind in (("seed", int), ("game", int), ("players", int), ("policies", list), ("rules", dict)):
         if not isinstance(header.get(key), kind) or isinstance(header.get(key), bool):

@@ -113,12 +113,12 @@ def test_validate_reports_a_planted_error_and_exits_1(run, tmp_path):
 
 @pytest.mark.parametrize("content, why", [
     (b"seat,policy,total\n0,greedy,41\n", "line 1: not valid JSON"),
-    (b"", "no game line"),
-    (b"\n\n", "no game line"),
+    (b"", "the file is empty"),
+    (b"\n\n", "the file has only blank lines"),
     (b'{"type": "turn", "seat": 0}\n', "a turn line before any game line"),
     (b'{"type": "end"}\n', "an end line before any game line"),
-    (b"[1, 2, 3]\n", "not an object"),
-    (b"\x89PNG\r\n\x1a\n\x00\xff\xfe", "cannot read trace"),
+    (b"[1, 2, 3]\n", "line 1: an array, not an object"),
+    (b"\x89PNG\r\n\x1a\n\x00\xff\xfe", "line 1: not UTF-8 text"),
 ])  # fmt: skip
 def test_validate_refuses_a_file_that_is_not_a_trace(run, tmp_path, content, why):
     path = tmp_path / "not-a-trace.jsonl"

@@ -624,7 +624,7 @@ def test_check_trace_good_and_bad_games(tmp_path) -> None:
     (lambda recs: recs[:3] + ["{not json"] + recs[3:], "not valid JSON"),
     (lambda recs: recs + [recs[1]], "after the game's end line"),
     (lambda recs: recs[1:], "before any game line"),
-    (lambda recs: [], "no game line"),
+    (lambda recs: [], "the file is empty"),
 ])
 def test_check_trace_malformed_files(tmp_path, mangle, what) -> None:
     g, end = church_game()
@@ -633,6 +633,24 @@ def test_check_trace_malformed_files(tmp_path, mangle, what) -> None:
     n, found = check_trace(path)
     assert len(found) == 1 and what in found[0].message, found
     assert found[0].rule == "docs/trace.md"
+
+
+def test_check_trace_stops_at_a_line_it_cannot_read(tmp_path) -> None:
+    """A trace cut off inside its end line: the game so far is checked, the cut line reported
+    (tracefile.iter_jsonl's message, without the file's name); a bad line in a second game
+    stops the check there, the first game checked."""
+    g, end = church_game()
+    path = tmp_path / "trace.jsonl"
+    text = "".join(json.dumps(r) + "\n" for r in [*g.records, end])
+    path.write_text(text[:-10])
+    n, found = check_trace(path)
+    assert n == 1 and len(found) == 1
+    assert found[0].message == f"line {len(g.records) + 1}: cut off, the file ends inside it"
+    assert found[0].game == g.header["game"] and found[0].rule == "docs/trace.md"
+    write_lines(path, [*g.records, end, g.records[0], "{not json", *g.records[1:], end])
+    n, found = check_trace(path)
+    assert n == 2 and len(found) == 1
+    assert found[0].message.startswith(f"line {len(g.records) + 3}: not valid JSON (")
 
 
 def test_check_trace_missing_file(tmp_path) -> None:

@@ -138,7 +138,7 @@ def cell_value_reference(params, occ, player, pirates, what, c):
     if what >= L.PERSON_0:
         person = what - L.PERSON_0
         starts = F.house_starts_nb(occ, 0)
-        houses = F.houses_at_nb(starts, F.house_cap_nb(player, 0, RULES_NB), c) if person == F.ARCHITECT else 0
+        houses = F.houses_at_nb(starts, F.house_cap_nb(player, 0, RULES_NB), c) if person == L.PERSON_ARCHITECT else 0
         return F.person_cell_value_nb(params, occ, player, pirates, 0, RULES_NB, person, c, houses)
     v = -(params[HL.P_OUTER_BREAK] * (1.0 + side_walls) if intact else 0.0)
     crates = count(occ[0, L.Cell.CRATE])
@@ -163,7 +163,7 @@ def test_best_persons_scan_equals_the_best_cell_of_each_person():
             for p in range(L.N_PERSONS):
                 cell_values = [
                     F.person_cell_value_nb(params, occ, player, pirates, 0, RULES_NB, p, c,
-                                           F.houses_at_nb(starts, cap, c) if p == F.ARCHITECT else 0)
+                                           F.houses_at_nb(starts, cap, c) if p == L.PERSON_ARCHITECT else 0)
                     for c in empty
                 ]  # fmt: skip
                 assert abs(out[3 + p] - (max(cell_values) if empty else HL.NEG)) < 1e-9
