@@ -16,6 +16,15 @@ the speed-up it implies on 16 and 64 cores (Amdahl).
     python scripts/bench.py --commands      # that table alone
     python scripts/bench.py --bad-input --runs 3   # each bad-input case on an empty cache
 
+    python scripts/bench.py --dask-deployed --games 100000   # a scheduler and 2 worker processes
+
+``--dask-deployed`` starts `dask scheduler` and two `dask worker --nworkers 1 --nthreads 1`
+processes on 127.0.0.1 (as tests/runs/executors/test_dask_deployed.py does), warms them, and times `smsim
+simulate --out` end to end against them (each part on one engine thread, so two processes use
+the two cores; and with the workers' default, the cores of the machine per part) beside the same
+command without `--cluster` on every core, interleaved; printed: the play time the command reports
+and the whole process, as games per second.
+
 ``--bad-input`` runs every bad-input case of tests/cli/test_cli.py (``cold_cases``) as a user would,
 ``smsim ARGS`` in a fresh process on an empty numba cache, and prints the slowest, the median and
 the exit statuses: bad input must be answered before anything is compiled.
@@ -24,6 +33,7 @@ the exit statuses: bad input must be answered before anything is compiled.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import os
 import shutil
@@ -38,8 +48,8 @@ import numpy as np
 
 from smsim.engine.dice import dice_floor_nb, seed_key
 from smsim.rules import Rules
-from smsim.runs.spec import default_threads
 from smsim.runs.batch import run_games
+from smsim.runs.spec import default_threads
 
 
 def median_rate(fn, games: int, runs: int) -> float:
@@ -100,8 +110,8 @@ def command_rates(games: int, runs: int, cores: int, only: list[str] | None = No
     en = (e1 - s) / c + s, gives s = (c en - e1) / (c - 1); and the speed-up over its own 1-thread
     rate that the command gets on 16 and 64 cores if the kernel scales linearly:
     (1 + o) / ((1 + o - s) / N + s), o and s as fractions of k1."""
-    from smsim.studies.compare import arrangements, compare
     from smsim.runs.batch import simulate_summary, simulate_to
+    from smsim.studies.compare import arrangements, compare
     from smsim.studies.sweep import plan_variants, play_sweep
 
     lineup = ["balanced", "greedy", "walls", "random"]
@@ -148,6 +158,81 @@ def command_rates(games: int, runs: int, cores: int, only: list[str] | None = No
         shutil.rmtree(root, ignore_errors=True)
 
 
+def dask_deployed(games: int, runs: int, cores: int) -> None:
+    """``smsim simulate`` on a scheduler and two worker processes started here beside the same run
+    without ``--cluster``, medians of ``runs`` interleaved runs (``--dask-deployed``)."""
+    import json
+    import re
+    import signal
+
+    from distributed import Client
+
+    from smsim.warmup import warmup
+
+    work = tempfile.mkdtemp(prefix="smsim-dask-")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), os.environ.get("PYTHONPATH")]))}  # fmt: skip
+    procs: list[subprocess.Popen] = []
+
+    def start(*args: str) -> None:  # in its own process group, so that it goes with what it started
+        procs.append(subprocess.Popen([sys.executable, "-m", "dask", *args], cwd=work, env=env, start_new_session=True,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))  # fmt: skip
+
+    def command(out: str, *extra: str) -> tuple[float, float]:
+        """(seconds the command reports for playing, seconds of the whole process)"""
+        start_time = time.perf_counter()
+        done = subprocess.run(smsim_cmd("simulate", "-n", str(games), "-p", "4", "--policy", "balanced", "-q",
+                                        "--out", out, *extra), env=env, check=True, capture_output=True, text=True)  # fmt: skip
+        wall = time.perf_counter() - start_time
+        played = re.search(r"played now in ([0-9.]+) s", done.stdout)
+        return float(played.group(1)), wall
+
+    try:
+        start("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file",
+              os.path.join(work, "scheduler.json"))  # fmt: skip
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with open(os.path.join(work, "scheduler.json")) as fh:
+                    address = json.load(fh)["address"]
+                break
+            except (OSError, ValueError, KeyError):
+                if time.monotonic() > deadline:
+                    raise SystemExit("the scheduler did not start within 60 s") from None
+                time.sleep(0.1)
+        for i in (1, 2):
+            start("worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1",
+                  "--local-directory", os.path.join(work, f"worker-{i}"))  # fmt: skip
+        warmup(["play"])
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=60)
+            client.run(warmup, ["play"])  # each worker loads the engine once, as `smsim warmup` would have
+        cases = {"here, every core": ["--threads", str(cores)],
+                 "2 workers x 1 thread": ["--cluster", address, "--threads", "1"],
+                 f"2 workers x {cores} threads": ["--cluster", address]}  # fmt: skip
+        fresh = (os.path.join(work, f"run-{k}") for k in itertools.count())  # a new dataset per run: none resumes
+        for extra in cases.values():  # once each: the workers' first part, files cached
+            command(next(fresh), *extra)
+        times: dict[str, list[tuple[float, float]]] = {label: [] for label in cases}
+        for _ in range(runs):  # interleaved, so that a change in the machine's load hits all alike
+            for label, extra in cases.items():
+                times[label].append(command(next(fresh), *extra))
+    finally:
+        for proc in procs:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"\nsmsim simulate -n {games:,} -p 4 --policy balanced --out DIR, median of {runs} runs, scheduler and "
+          f"workers on 127.0.0.1:")  # fmt: skip
+    print(f"{'where':>24} {'play s':>7} {'games/s':>9} {'process s':>9} {'games/s':>9}   play times")
+    for label, rows in times.items():
+        play = statistics.median(t for t, _ in rows)
+        wall = statistics.median(w for _, w in rows)
+        print(f"{label:>24} {play:>7.2f} {games / play:>9,.0f} {wall:>9.2f} {games / wall:>9,.0f}   "
+              f"{', '.join(f'{t:.2f}' for t, _ in rows)}")  # fmt: skip
+
+
 def bad_input_times(runs: int) -> None:
     """Each bad-input case of the test suite, ``smsim ARGS`` in a fresh process on an empty cache."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -190,9 +275,14 @@ def main() -> None:
     parser.add_argument("--commands", action="store_true", help="only the commands beside the engine")
     parser.add_argument("--command", action="append", help="with --commands: only the commands whose name holds this")
     parser.add_argument("--bad-input", action="store_true", help="only the bad-input cases on an empty cache")
+    parser.add_argument("--dask-deployed", action="store_true",
+                        help="only `simulate --out` on a scheduler and two worker processes beside a run here")  # fmt: skip
     args = parser.parse_args()
     if args.bad_input:
         bad_input_times(args.runs)
+        return
+    if args.dask_deployed:
+        dask_deployed(args.games, args.runs, default_threads())
         return
     if args.quick:
         args.games, args.runs, args.memory_games = 4000, 3, [20_000, 200_000]

@@ -134,6 +134,13 @@ def source_hash(package_dir: Path = PACKAGE_DIR, modules: list[str] | None = Non
     return digest.hexdigest()[:16]
 
 
+def package_hash(package_dir: Path = PACKAGE_DIR) -> str:
+    """``source_hash`` of every module of the package, not only the jit ones: two installs with
+    the same hash run the same Python too (how a part is written, not only how it is played).
+    The Dask executor compares it between the client and each worker."""
+    return source_hash(package_dir, sorted(p.relative_to(package_dir).as_posix() for p in package_dir.rglob("*.py")))
+
+
 def _remembered_jit_modules(base: str, package_dir: Path) -> list[str]:
     """``jit_modules``, remembered in ``base`` while no source file of the package has changed
     size or modification time (a file per package directory: several checkouts share ``base``)."""

@@ -1,13 +1,17 @@
-"""Shared test helpers: positions drawn in the board text format (docs/rules.md §8)."""
+"""Shared test helpers: positions drawn in the board text format (docs/rules.md §8), and datasets
+compared byte for byte."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 
 from smsim import layout as L
-from smsim.play.board import parse_city
 from smsim.engine.city import set_city_nb
+from smsim.play.board import parse_city
 from smsim.rules import Rules
+from smsim.runs.dataset import read_manifest
 
 
 def state_from_cities(*texts: str, coins: int = 0, logs: int = 0, soldiers: int = 0):
@@ -30,3 +34,18 @@ def cell(r: int, c: int) -> int:
 
 RULES = Rules()
 RULES_NB = RULES.to_nb()
+
+
+def tables_bytes(path: Path) -> dict[str, bytes]:
+    """Every file under seats/ and games/ (hidden ones too: a leftover temporary part counts)."""
+    return {p.relative_to(path).as_posix(): p.read_bytes()
+            for sub in ("seats", "games") for p in sorted((path / sub).iterdir())}  # fmt: skip
+
+
+def assert_same_dataset(a: Path, b: Path) -> None:
+    """The datasets ``a`` and ``b`` hold the same files byte for byte, and their manifests the same run."""
+    files_a, files_b = tables_bytes(a), tables_bytes(b)
+    assert sorted(files_a) == sorted(files_b)
+    for name in files_a:
+        assert files_a[name] == files_b[name], name
+    assert read_manifest(a)["run"] == read_manifest(b)["run"]

@@ -10,6 +10,11 @@ on this machine alone. A task that would fail anywhere returns ``Failed``, which
 
 Workers report progress (``task.report``) through ``Worker.log_event``; the client hears it.
 
+Connecting to a running scheduler (``tcp://host:port``) first asks every worker which smsim it
+imports (``verify_workers``): a worker without smsim, or with another version or other sources,
+stops the command with one line before anything is written, where it would otherwise fail every
+task it is given, or leave the run waiting for ever.
+
 Dask is an optional dependency (``pip install 'smsim[dask]'``): this module imports it inside
 functions only, and no other module of smsim imports it at all.
 
@@ -22,6 +27,8 @@ functions only, and no other module of smsim imports it at all.
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib
 import os
 import re
 import time
@@ -29,6 +36,8 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from smsim import __version__
+from smsim._cache import package_hash
 from smsim.errors import ClusterError, TaskFailed
 from smsim.runs.executors.local import LocalExecutor
 from smsim.runs.executors.task import Failed, Task, run_with_hook
@@ -36,6 +45,8 @@ from smsim.runs.executors.task import Failed, Task, run_with_hook
 DASK_MISSING = "--cluster needs Dask: pip install 'smsim[dask]'"
 PROGRESS_TOPIC = "smsim-task-progress"  # workers' reports of their tasks' progress (Worker.log_event)
 CONNECT_TIMEOUT = 20  # seconds to wait for a remote scheduler to answer
+CHECK_TIMEOUT = 30  # seconds for every worker to report its smsim (a worker busy compiling still answers)
+SAME_SMSIM = "install the same smsim on every worker"
 _REMOTE = re.compile(r"^(tcp|tls)://([^\s:/]+|\[[0-9a-fA-F:]+\]):(\d{1,5})/?$")
 
 
@@ -113,7 +124,66 @@ def connect(cluster):
     except (OSError, TimeoutError) as exc:
         raise ClusterError(f"--cluster {where}: no scheduler answered within {CONNECT_TIMEOUT} s ({exc})") from None
     with client:
+        # workers started by hand may run anything: one without smsim would fail every task it is
+        # given (and a run whose workers all lack it would wait forever), one with other sources
+        # could write other bytes; a LocalCluster's workers run this very interpreter
+        verify_workers(client, where)
         yield client
+
+
+@functools.cache  # hashed once per process: a worker whose checkout changes on disk under it still runs the old code
+def smsim_identity() -> tuple[str, str]:
+    """The smsim this process runs: (``smsim.__version__``, ``_cache.package_hash()``, a hash of
+    every module's source), what ``verify_workers`` compares between the client and each worker."""
+    return __version__, package_hash()
+
+
+def verify_workers(client, address: str, timeout: float | None = None) -> None:
+    """Raise a one-line ``ClusterError`` unless every worker of ``client`` imports the same smsim
+    as this process (``smsim_identity``) and says so within ``timeout`` seconds (``CHECK_TIMEOUT``).
+    Workers that join later are not checked (their tasks fail with the worker's own error)."""
+
+    def probe() -> tuple[str | None, str]:
+        # defined in here so that Dask ships it by value (cloudpickle), not as a name in this
+        # module: it runs on a worker where smsim may be missing or another, so it looks smsim up
+        # by name there, at run time, rather than importing it as this module's code does
+        try:
+            smsim = importlib.import_module("smsim")
+        except Exception as exc:  # ImportError, or an smsim that is broken on import
+            return None, f"{type(exc).__name__}: {exc}"
+        try:
+            return importlib.import_module("smsim.runs.executors.dask").smsim_identity()
+        except Exception:  # an smsim from before this check, or an incomplete one
+            return str(getattr(smsim, "__version__", "unknown")), "unknown"
+
+    timeout = CHECK_TIMEOUT if timeout is None else timeout
+    try:
+        # Client.run has no timeout of its own; this is the call it makes, under a bounded wait
+        answers = client.sync(client._run, probe, on_error="return", callback_timeout=timeout)
+    except TimeoutError:
+        raise ClusterError(f"--cluster {address}: the workers did not report their smsim version within {timeout:g} s "
+                           "(a worker hung?)") from None  # fmt: skip
+    except OSError as exc:  # the scheduler went away meanwhile
+        raise ClusterError(f"--cluster {address}: lost the scheduler while checking the workers ({exc})") from None
+    here = smsim_identity()
+    wrong = []
+    for worker, answer in sorted(answers.items()):
+        if isinstance(answer, BaseException):  # the probe itself could not run there
+            wrong.append(f"worker {worker} cannot run smsim's check ({_one_line(answer)})")
+        elif answer[0] is None:
+            wrong.append(f"worker {worker} cannot import smsim ({_one_line(answer[1])})")
+        elif tuple(answer) != here:
+            wrong.append(f"worker {worker} runs smsim {answer[0]} (source {answer[1]})")
+    if wrong:
+        more = f"; {len(wrong) - 1} more worker(s) differ too" if len(wrong) > 1 else ""
+        raise ClusterError(f"--cluster {address}: {wrong[0]}, this machine smsim {here[0]} (source {here[1]}): "
+                           f"{SAME_SMSIM}{more}")  # fmt: skip
+
+
+def _one_line(error) -> str:
+    """An exception (or its text) as one line: the first line of its message, with its type."""
+    text = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    return (text.strip().splitlines() or [""])[0]
 
 
 @contextlib.contextmanager

@@ -24,13 +24,14 @@ import smsim.runs.executors.dask
 from smsim.cli import cli
 from smsim.errors import ClusterError, PolicyError
 from smsim.policies.registry import rebuild_policy, resolve_policy, ship_policy
+from smsim.rules import Rules
 from smsim.runs.batch import play_part as real_play_part
+from smsim.runs.batch import simulate_to
 from smsim.runs.dataset import MANIFEST, part_name, read_manifest
 from smsim.runs.executors import Failed
 from smsim.runs.executors.dask import DASK_MISSING, parse_address
-from smsim.rules import Rules
-from smsim.runs.batch import simulate_to
 from smsim.studies.sweep import plan_variants, run_sweep
+from tests.helpers import assert_same_dataset, tables_bytes
 
 PACKAGE = Path(smsim.__file__).parent
 USER_POLICY = "docs/example_policy.py:next_church"
@@ -48,20 +49,6 @@ def ready(client):
     """The shared cluster with both workers up (a test may have killed one)."""
     client.wait_for_workers(2, timeout=60)
     return client
-
-
-def tables_bytes(path: Path) -> dict[str, bytes]:
-    """Every file under seats/ and games/ (hidden ones too: a leftover temporary part counts)."""
-    return {p.relative_to(path).as_posix(): p.read_bytes()
-            for sub in ("seats", "games") for p in sorted((path / sub).iterdir())}  # fmt: skip
-
-
-def assert_same_dataset(a: Path, b: Path) -> None:
-    files_a, files_b = tables_bytes(a), tables_bytes(b)
-    assert sorted(files_a) == sorted(files_b)
-    for name in files_a:
-        assert files_a[name] == files_b[name], name
-    assert read_manifest(a)["run"] == read_manifest(b)["run"]
 
 
 def assert_same_tables(x: dict, y: dict) -> None:
