@@ -24,8 +24,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from numba.core.event import install_recorder
-
 from smsim.play.api import play_game
 from smsim.policies.registry import POLICIES, rollout_spec
 from smsim.rules import Rules
@@ -91,6 +89,10 @@ _RUN = {"play": _play, "search": _search, "trace": _trace, "advise": _advise}
 def warmup(parts: tuple[str, ...] | list[str] = ("play",)) -> list[Part]:
     """Compile (or load from the cache) the code of each part named (``PARTS``; ``ALL`` for
     every one). Returns, per part, the seconds it took and whether anything was compiled."""
+    # numba's event recorder, imported here: numba at this module's top would make it, and all it
+    # imports, part of the compiled-code cache key (_cache.py), which an edit here must not reset
+    from numba.core.event import install_recorder
+
 
     unknown = [p for p in parts if p not in PARTS]
     if unknown:

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba.core.registry import CPUDispatcher
 
 from smsim.errors import PolicyError
 from smsim.layout import PolicyKind
@@ -218,6 +217,9 @@ def _import_file(path: Path):
 
 def load_user_policy(ref: str) -> PolicySpec:
     """``path.py:name``: a function of the file jitted with POLICY_SIG."""
+    # numba here, not at the top: it would make the registry part of the compiled-code cache key
+    from numba.core.registry import CPUDispatcher
+
 
     path, _, name = ref.rpartition(":")
     p = Path(path)

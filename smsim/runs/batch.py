@@ -191,9 +191,12 @@ def play_parts(executor, path, parts: list[tuple[int, int, int]], players: int, 
         return
     tasks = part_tasks(path, parts, players, specs, seed, rules, identity, threads)
     in_flight: dict[str, int] = {}  # task name -> games of its part written so far
+    over: set[str] = set()  # the parts whose result is in: a report of theirs heard late is old news
     finished = 0
 
     def heard(name: str, written: int) -> None:
+        if name in over:
+            return
         in_flight[name] = written
         progress.update(finished + sum(in_flight.values()), executor.workers)
 
@@ -208,6 +211,7 @@ def play_parts(executor, path, parts: list[tuple[int, int, int]], players: int, 
             else:
                 acc.merge(sums)
             in_flight.pop(tasks[i].name, None)
+            over.add(tasks[i].name)
             finished += n
             progress.update(finished + sum(in_flight.values()), executor.workers)
     except OSError as exc:

@@ -22,10 +22,10 @@ import json
 import os
 import platform
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numba
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -310,9 +310,8 @@ def read_manifest(path: str | Path | Remote) -> dict[str, Any]:
 
 
 def environment() -> dict[str, str]:
-
-
-    return {"smsim": __version__, "numba": numba.__version__, "numpy": np.__version__,
+    """The versions a manifest records: what made the data."""
+    return {"smsim": __version__, "numba": metadata.version("numba"), "numpy": np.__version__,
             "python": platform.python_version()}  # fmt: skip
 
 

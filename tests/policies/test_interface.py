@@ -51,7 +51,7 @@ def test_swapping_user_functions_reuses_the_compiled_engine():
     before = len(play_games_nb.signatures)
     run_games(4, 2, [f"{FIXTURES}:uses_params", EXAMPLE], seed=1, rules=Rules())
     run_games(4, 5, ["random", EXAMPLE, "greedy", "balanced", EXAMPLE], seed=1, rules=Rules())
-    assert len(play_games_nb.signatures) == before == 1
+    assert len(play_games_nb.signatures) == before  # no new compile: the functions are arguments
 
 
 def test_user_policy_results_are_deterministic_across_threads():

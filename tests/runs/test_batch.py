@@ -154,3 +154,16 @@ def test_a_part_whose_chunks_finish_out_of_order_is_written_in_game_order(tmp_pa
         assert (tmp_path / "b" / sub / part_name(0)).read_bytes() == (tmp_path / "a" / sub / part_name(0)).read_bytes()
     for name, table in ordered.tables.items():
         pd.testing.assert_frame_equal(acc.tables()[name], table)
+
+
+def test_progress_of_a_run_written_part_by_part_counts_each_game_once(tmp_path, monkeypatch):
+    """A part's last reports may reach the caller after its result: they are not counted again."""
+    from smsim.runs import batch, spec
+
+    monkeypatch.setattr(spec, "CHUNK_GAMES", 50)  # many reports per part
+    seen = []
+    result = batch.simulate_to(str(tmp_path / "run"), 600, 2, ["random", "greedy"], seed=4, batch=200,
+                               on_progress=seen.append)  # fmt: skip
+    done = [p.done for p in seen]
+    assert (result.games, result.played) == (600, 600)
+    assert done == sorted(done) and done[-1] == 600 and max(done) <= 600

@@ -96,6 +96,7 @@ class LocalExecutor:
                     if i not in ready:
                         raise state["error"] or RuntimeError("the tasks stopped early")
                     result = ready.pop(i)
+                    heard.pop(tasks[i].name, None)  # its last reports: the result says it all
                     state["taken"] = i + 1
                     cond.notify_all()
                 if isinstance(result, Failed):
