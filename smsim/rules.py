@@ -129,6 +129,8 @@ class Rules:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise RulesError(f"cannot read rules file {str(path)!r}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise RulesError(f"rules file {str(path)!r} is not valid TOML: not UTF-8 text") from None
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:

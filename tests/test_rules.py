@@ -78,6 +78,10 @@ def test_bad_toml_and_missing_file(tmp_path):
         load_rules(bad)
     with pytest.raises(RulesError, match="cannot read rules file"):
         load_rules(tmp_path / "missing.toml")
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff\xfe")
+    with pytest.raises(RulesError, match="is not valid TOML: not UTF-8 text"):
+        load_rules(binary)
 
 
 # -- seat compensation: a designer's variant (docs/rules.md §7) -------------------------------------

@@ -56,7 +56,7 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
     With --cluster the rounds of blocks are played on a Dask distributed cluster
     (docs/cluster.md); workers send each round's games back, so --out need not be shared.
     """
-    from smsim.errors import ClusterError, SimulationError
+    from smsim.errors import ClusterError, DatasetError, SimulationError
     from smsim.report.terminal import print_comparison
     from smsim.studies.compare import compare as run_compare
 
@@ -75,11 +75,15 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
     writer = None
     if out:  # made before any game is played: an unwritable output fails at once
         from smsim.runs.storage import is_url
-        from smsim.studies.compare import ComparisonWriter
+        from smsim.studies.compare import ComparisonWriter, check_comparison_out
 
         if is_url(out):  # else a local directory named like the URL
             fail(f"compare --out {out!r}: a comparison is written to a local directory (URLs are for simulate "
                   "and sweep --out)")  # fmt: skip
+        try:
+            check_comparison_out(out)
+        except DatasetError as exc:
+            fail(str(exc))
         try:
             writer = ComparisonWriter(out)
         except OSError as exc:
@@ -299,7 +303,7 @@ def fairness(players, policy, by, games, seed, check_games, check_seed, max_comp
     """
     from smsim.errors import FairnessError, SimulationError
     from smsim.studies.fairness import fairness as run_fairness
-    from smsim.studies.fairness import print_result
+    from smsim.studies.fairness import is_fairness, print_result
 
     rules = rules_from(rules_file, rule)
     n_games = count_of(games, "--games")
@@ -315,6 +319,8 @@ def fairness(players, policy, by, games, seed, check_games, check_seed, max_comp
 
         if Path(out).exists() and not Path(out).is_dir():
             fail(f"--out {out!r} exists and is not a directory")
+        if Path(out).is_dir() and any(Path(out).iterdir()) and not is_fairness(out):  # a dataset, say
+            fail(f"--out {out!r} is not empty and holds no result of smsim fairness; choose another --out")
         why = unwritable(Path(out))
         if why is not None:
             fail(f"cannot write to {out!r}: {why}")

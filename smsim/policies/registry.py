@@ -170,6 +170,8 @@ def load_weights_file(path: str) -> PolicySpec:
         raise PolicyError(f"policy {path!r}: cannot read weights file ({exc.strerror})") from None
     except tomllib.TOMLDecodeError as exc:
         raise PolicyError(f"policy {path!r}: not valid TOML ({exc})") from None
+    except UnicodeDecodeError:
+        raise PolicyError(f"policy {path!r}: not valid TOML (not UTF-8 text)") from None
     base_name = data.pop("base", None)
     description = data.pop("description", None)
     if base_name == "rollout":

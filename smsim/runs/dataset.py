@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
 FORMAT_VERSION = 3  # 2: sides_attack_N columns; 3: seat_vp (older datasets read with seat_vp 0)
 MANIFEST = "manifest.json"
+RUN_READ = ("games", "players", "policies", "rules")  # the fields of a manifest's run that its readers need
 
 # engine player fields -> dataset columns (the rest are derived below)
 PLAYER_COLUMNS = {
@@ -299,11 +300,14 @@ def read_manifest(path: str | Path | Remote) -> dict[str, Any]:
         raise DatasetError(f"{str(path)!r} is not an smsim dataset (no {MANIFEST})")
     try:
         manifest = json.loads(file.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8 text
         raise DatasetError(f"{str(path)!r}: unreadable {MANIFEST} ({exc})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != "smsim-dataset":
         raise DatasetError(f"{str(path)!r}: {MANIFEST} is not an smsim dataset manifest")
     run = manifest.get("run")
+    missing = [k for k in RUN_READ if not isinstance(run, dict) or k not in run]
+    if missing:  # cut short or edited by hand: refused here, not met later as a KeyError
+        raise DatasetError(f"{str(path)!r}: {MANIFEST} is damaged (its run has no {', '.join(missing)})")
     if isinstance(run, dict) and isinstance(run.get("rules"), dict):
         run["rules"] = normalised(run["rules"])  # a field added since it was written takes its default
     return manifest

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
+from smsim.errors import DatasetError
 from smsim.runs.dataset import (
     VP_SOURCES,
     done_parts,
@@ -99,14 +101,18 @@ class SummaryAccumulator:
         return {"groups": self.groups, "games": dict(self.game_sums), "players": self.players}
 
     def add_part(self, path, k: int) -> None:
-        """Add part k of the dataset at ``path``, a row group (one chunk of games) at a time."""
+        """Add part k of the dataset at ``path``, a row group (one chunk of games) at a time. A part
+        that cannot be read (cut short, say) raises ``DatasetError``, as ``dataset.load`` does."""
 
-        with reading(path / "seats" / part_name(k)) as seats, reading(path / "games" / part_name(k)) as games:
-            seat_file, game_file = pq.ParquetFile(seats), pq.ParquetFile(games)
-            columns = [c for c in SEAT_COLUMNS if c in seat_file.schema_arrow.names]  # seat_vp: since format 3
-            for g in range(seat_file.num_row_groups):
-                self.add(with_seat_vp(seat_file.read_row_group(g, columns=columns).to_pandas()),
-                         game_file.read_row_group(g, columns=list(GAME_COLUMNS)).to_pandas())  # fmt: skip
+        try:
+            with reading(path / "seats" / part_name(k)) as seats, reading(path / "games" / part_name(k)) as games:
+                seat_file, game_file = pq.ParquetFile(seats), pq.ParquetFile(games)
+                columns = [c for c in SEAT_COLUMNS if c in seat_file.schema_arrow.names]  # seat_vp: since format 3
+                for g in range(seat_file.num_row_groups):
+                    self.add(with_seat_vp(seat_file.read_row_group(g, columns=columns).to_pandas()),
+                             game_file.read_row_group(g, columns=list(GAME_COLUMNS)).to_pandas())  # fmt: skip
+        except (OSError, pa.ArrowInvalid) as exc:
+            raise DatasetError(f"{str(path)!r}: a part cannot be read ({exc})") from None
 
     # -- reading --------------------------------------------------------------------------------------
     def _sums(self, by: str, figure: str) -> pd.DataFrame:

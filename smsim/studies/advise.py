@@ -222,6 +222,8 @@ def _setup(players: int, seed: int, game: int, policies: list | None, rules: Rul
 def _check_counts(decision: int, playouts: int) -> None:
     if isinstance(decision, bool) or not isinstance(decision, (int, np.integer)) or decision < 0:
         raise AdviseError(f"the decision number must be a whole number >= 0, got {decision!r}")
+    if decision > np.iinfo(np.int64).max:  # the engine counts decisions in an int64
+        raise AdviseError(f"decision {decision} is past the end of any game")
     if isinstance(playouts, bool) or not isinstance(playouts, (int, np.integer)) or playouts < 1:
         raise AdviseError(f"playouts must be a whole number >= 1, got {playouts!r}")
     if playouts > MAX_PLAYOUTS:
@@ -466,6 +468,7 @@ def annotate_game(
     lines to print after each turn (by index in the records) where the policy's pick is
     significantly worse than the best move (their 95% win intervals do not overlap), and how
     many decisions were evaluated."""
+    _check_counts(0, playouts)
     g = _setup(players, seed, game, policies, rules)
     wanted = {L.Decision[k].value for k in kinds}
     out, trace = g.capture(-1)

@@ -417,19 +417,29 @@ class SavedComparison:
     manifest: dict
 
 
+def check_comparison_out(path: str | Path) -> None:
+    """Refuse (``DatasetError``) an output directory that is not empty and holds no comparison: a
+    dataset's manifest would be replaced, a sweep's or any other files mixed with the games. A
+    comparison there is written over; a missing or empty directory is made."""
+    path = Path(path)
+    if path.is_dir() and any(path.iterdir()) and comparison_manifest(path) is None:
+        raise DatasetError(f"output {str(path)!r} is not empty and holds no comparison; choose another --out")
+
+
 def comparison_manifest(path: str | Path) -> dict | None:
     """The manifest of the comparison directory ``path``; None when ``path`` holds no comparison."""
 
     file = Path(path) / "manifest.json"
     try:
         manifest = json.loads(file.read_text()) if file.is_file() else None
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8 text
         raise DatasetError(f"{str(path)!r}: unreadable manifest.json ({exc})") from None
     if not (isinstance(manifest, dict) and manifest.get("format") == FORMAT):
         return None
-    if isinstance(manifest.get("rules"), dict):
+    if not isinstance(manifest.get("rules"), dict):  # cut short or edited by hand
+        raise DatasetError(f"{str(path)!r}: manifest.json is damaged (it has no rules)")
 
-        manifest["rules"] = normalised(manifest["rules"])  # a field added since it was written takes its default
+    manifest["rules"] = normalised(manifest["rules"])  # a field added since it was written takes its default
     return manifest
 
 

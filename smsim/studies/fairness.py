@@ -278,23 +278,25 @@ def read_fairness(path: str | Path) -> FairnessResult:
         path = path / FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8 text
         raise FairnessError(f"{str(path)!r} cannot be read ({exc})") from None
     if not isinstance(data, dict) or data.get("kind") != KIND:
         raise FairnessError(f"{str(path)!r} is not a result of smsim fairness")
     try:
         rules = Rules.from_dict(data["rules"])
+        table = pd.DataFrame(data["seats"], columns=list(SEAT_COLUMNS))
+        search = [Evaluation(tuple(e["compensation"]), tuple(e.get("win", ())), float(e["objective"]))
+                  for e in data["search"]]  # fmt: skip
+        return FairnessResult(
+            players=data["players"], policy=data["policy"], by=data["by"], games=data["games"], seed=data["seed"],
+            check_games=data["check_games"], check_seed=data["check_seed"], max=data.get("max", DEFAULT_MAX),
+            compensation=tuple(data["compensation"]), rules=rules, table=table, search=search,
+            check=data.get("check", {}), command=data.get("command", []),
+        )  # fmt: skip
     except RulesError as exc:
         raise FairnessError(f"{str(path)!r}: {exc}") from None
-    table = pd.DataFrame(data["seats"], columns=list(SEAT_COLUMNS))
-    search = [Evaluation(tuple(e["compensation"]), tuple(e.get("win", ())), float(e["objective"]))
-              for e in data["search"]]  # fmt: skip
-    return FairnessResult(
-        players=data["players"], policy=data["policy"], by=data["by"], games=data["games"], seed=data["seed"],
-        check_games=data["check_games"], check_seed=data["check_seed"], max=data.get("max", DEFAULT_MAX),
-        compensation=tuple(data["compensation"]), rules=rules, table=table, search=search,
-        check=data.get("check", {}), command=data.get("command", []),
-    )  # fmt: skip
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # cut short or edited by hand
+        raise FairnessError(f"{str(path)!r} is damaged (a field is missing or wrong: {exc})") from None
 
 
 # -- the whole run ------------------------------------------------------------------------------

@@ -161,8 +161,9 @@ def plan_variants(
             rules = Rules.from_toml(path, base)
         except RulesError as exc:
             raise SweepError(f"variant {name!r}: {exc}") from None
-        held, was = rules.to_dict(), base.to_dict()
-        variants.append(Variant(name, {k: v for k, v in held.items() if was[k] != v}, rules, path))
+        held, was = rules.to_dict(), base.to_dict()  # a seat field is left out of to_dict while empty
+        varied = {k: held.get(k, []) for k in {**was, **held} if held.get(k, []) != was.get(k, [])}
+        variants.append(Variant(name, varied, rules, path))
     unique: list[Variant] = []
     seen: dict[str, str] = {}
     for v in variants:

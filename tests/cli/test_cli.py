@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -230,9 +231,12 @@ def test_more_bad_input(run, args, words):
     assert_bad_input(run(*args), *words)
 
 
+BINARY = b"\x89PNG\r\n\x1a\n\x00\xff\xfe"  # bytes that are no UTF-8 text
+
+
 # Input every command can refuse without playing a game; ``{tmp}`` is a directory holding
-# ``file`` (a regular file), ``foreign/`` (a directory with a file that is no dataset) and
-# ``bad.toml``. A path under ``{tmp}/file`` cannot be made, whoever runs the test (root too).
+# ``file`` (a regular file), ``foreign/`` (a directory with a file that is no dataset),
+# ``bad.toml`` and ``binary.toml``. A path under ``{tmp}/file`` cannot be made, whoever runs the test (root too).
 NEEDS_NO_GAME = [
     (["simulate", "--players", "3", "--policy", "greedy,random"], ["2 policies for 3 players"]),
     (["simulate", "--policy", "{tmp}/bad.toml"], ["not valid TOML"]),
@@ -247,6 +251,7 @@ NEEDS_NO_GAME = [
     (["compare", "greedy", "random", "--precision", "3"], ["precision"]),
     (["compare", "greedy", "greedy", "random", "--players", "4"], ["line-up"]),
     (["compare", "greedy", "random", "--out", "{tmp}/file/cmp"], ["cannot write"]),
+    (["compare", "greedy", "random", "--out", "{tmp}/foreign"], ["not empty and holds no comparison"]),
     (["sweep", "--vary", "side_defence=1,2", "--players", "3", "--policy", "greedy,random"], ["2 policies"]),
     (["sweep", "--vary", "side_defence=1,2", "--out", "{tmp}/foreign"], ["holds no sweep"]),
     (["sweep", "--vary", "side_defence=1,2", "--out", "{tmp}/file/sweep"], ["cannot write", "not a directory"]),
@@ -255,7 +260,10 @@ NEEDS_NO_GAME = [
     (["tune", "--out", "{tmp}/file/w.toml"], ["cannot write", "no directory"]),
     (["fairness", "--policy", "genius"], ["unknown policy 'genius'"]),
     (["fairness", "--out", "{tmp}/file/fair"], ["cannot write", "not a directory"]),
+    (["fairness", "--out", "{tmp}/foreign"], ["not empty and holds no result of smsim fairness"]),
     (["report", "{tmp}/foreign", "--out", "{tmp}/rep"], ["not an smsim dataset"]),
+    (["simulate", "--rules", "{tmp}/binary.toml"], ["not valid TOML", "not UTF-8 text"]),
+    (["simulate", "--policy", "{tmp}/binary.toml"], ["not valid TOML", "not UTF-8 text"]),
 ]
 
 
@@ -265,6 +273,7 @@ def cold_cases(tmp: Path) -> list[tuple[list[str], list[str]]]:
     (tmp / "foreign").mkdir(exist_ok=True)
     (tmp / "foreign" / "notes.txt").write_text("not a dataset\n")
     (tmp / "bad.toml").write_text("wall = [unclosed\n")
+    (tmp / "binary.toml").write_bytes(BINARY)
     cases = BAD_INPUT + MORE_BAD_INPUT + NEEDS_NO_GAME
     return [([a.replace("{tmp}", str(tmp)) for a in args], words) for args, words in cases]
 
@@ -363,6 +372,60 @@ def test_report_and_plot(run, report_datasets, tmp_path):
 ])
 def test_report_and_plot_bad_input(run, args, words):
     assert_bad_input(run(*args), *words)
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_simulate_refuses_to_resume_a_dataset_with_a_damaged_part(run, report_datasets, tmp_path):
+    """A part cut short (a full disk, a copy cut off) is met when a run resumes: one line, exit 2,
+    the dataset as it was, as ``summary`` says of it."""
+    data = tmp_path / "two"
+    shutil.copytree(report_datasets["two"], data)
+    part = data / "seats" / "part-000001.parquet"
+    part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])
+    before = snapshot(data)
+    # the command that wrote it (conftest.report_datasets): the same run, so it resumes
+    result = run("simulate", "-n", 400, "-p", 2, "--policy", "balanced", "--seed", 4, "--batch", 200, "--out", data)
+    assert_bad_input(result, "a part cannot be read")
+    assert snapshot(data) == before
+    assert_bad_input(run("summary", data), "a part cannot be read")
+
+
+def test_compare_and_fairness_refuse_an_output_that_holds_a_dataset(run, report_datasets, tmp_path):
+    """A dataset given as ``compare --out`` would have its manifest replaced by the comparison's
+    (and be read no more); as ``fairness --out``, it would be hidden from ``report``. Both refuse
+    it, as simulate and sweep do; a comparison is still written over by the next."""
+    data = tmp_path / "two"
+    shutil.copytree(report_datasets["two"], data)
+    before = snapshot(data)
+    assert_bad_input(run("compare", "balanced", "random", "-p", 2, "-n", 20, "--out", data), "holds no comparison")
+    assert_bad_input(run("fairness", "-p", 2, "-n", 20, "--out", data), "holds no result of smsim fairness")
+    assert snapshot(data) == before
+    shutil.copytree(report_datasets["cmp"], tmp_path / "cmp")
+    result = run("compare", "balanced", "random", "-p", 2, "-n", 20, "--out", tmp_path / "cmp")
+    assert result.exit_code == 0, result.output
+
+
+DAMAGED = {  # a manifest's text -> what a damaged copy holds instead
+    "binary": lambda text: BINARY,
+    "hollow": lambda text: json.dumps({"format": json.loads(text)["format"]}).encode(),  # says what it is, no more
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGED))
+@pytest.mark.parametrize("name", ["two", "cmp"])
+def test_a_damaged_manifest_is_refused_in_one_line(run, report_datasets, tmp_path, name, damage):
+    data = tmp_path / name
+    shutil.copytree(report_datasets[name], data)
+    manifest = data / "manifest.json"
+    manifest.write_bytes(DAMAGED[damage](manifest.read_text()))
+    before = snapshot(data)
+    for args in (["summary", data], ["report", data, "--out", tmp_path / "rep"],
+                 ["plot", "scores", data, "--out", tmp_path / "scores.png"]):  # fmt: skip
+        assert_bad_input(run(*args), str(data))
+    assert snapshot(data) == before
 
 
 def test_report_refuses_a_dataset_as_output_and_keeps_it(run, report_datasets, tmp_path):

@@ -55,6 +55,13 @@ def test_bad_weights_files(tmp_path, text, message):
         resolve_policy(str(path))
 
 
+def test_a_weights_file_that_is_not_text(tmp_path):
+    path = tmp_path / "w.toml"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff\xfe")
+    with pytest.raises(PolicyError, match="not valid TOML \\(not UTF-8 text\\)"):
+        resolve_policy(str(path))
+
+
 @pytest.mark.parametrize(
     "ref, message",
     [

@@ -125,6 +125,7 @@ def test_intervals_are_consistent_with_long_playouts_on_many_positions():
     [
         ({"decision": 100000}, "past the end of the game: it had"),
         ({"decision": -1}, "decision number"),
+        ({"decision": 2**64}, "past the end of any game"),
         ({"playouts": 0}, "playouts"),
         ({"playouts": -5}, "playouts"),
         ({"policies": ["nobody"]}, "unknown policy"),
@@ -249,4 +250,5 @@ def test_play_advise_notes_are_the_significantly_worse_picks(run):
 def test_play_advise_bad_options(run):
     assert_bad_input(run("play", "--advise", "juggle"), "unknown decision kind")
     assert_bad_input(run("play", "--advise", "use", "--advise-playouts", 0), "--advise-playouts")
+    assert_bad_input(run("play", "--advise", "use", "--advise-playouts", 10**30), "playouts must be at most")
     assert_bad_input(run("play", "--advise-playouts", 10), "needs --advise")

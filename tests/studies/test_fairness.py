@@ -161,6 +161,18 @@ def test_written_result_reads_back_and_its_rules_load(vp2, tmp_path):
         read_fairness(tmp_path / "x.json")
 
 
+@pytest.mark.parametrize("damage", ["binary", "hollow"])
+def test_a_damaged_result_is_refused_in_one_line(vp2, tmp_path, damage):
+    path = vp2.write(tmp_path / "fair")
+    text = path.read_text()
+    damaged = {"binary": b"\x89PNG\r\n\x1a\n\x00\xff\xfe",
+               "hollow": json.dumps({"kind": json.loads(text)["kind"]}).encode()}  # says what it is, no more
+    path.write_bytes(damaged[damage])
+    with pytest.raises(FairnessError, match="cannot be read|is damaged") as info:
+        read_fairness(tmp_path / "fair")
+    assert "\n" not in str(info.value)
+
+
 def test_fairness_figure_draws(vp2):
     from smsim.report.plots import fairness_figure
 

@@ -77,6 +77,17 @@ def test_plan_keeps_each_rules_once_and_refuses_a_sweep_of_one(tmp_path):
         plan_variants(files=[f"x={tmp_path / 'missing.toml'}"])
 
 
+def test_plan_a_variant_file_that_sets_or_clears_seat_compensation(tmp_path):
+    """A seat field is left out of ``Rules.to_dict`` while empty: a variant file that sets one (the
+    shipped catch-up-coins) or clears the base's is planned all the same, its change named."""
+    plan = plan_variants(files=["catch-up-coins"])
+    assert plan[1].name == "catch-up-coins" and plan[1].varied == {"seat_coins": [0, 0, 1, 1, 2]}
+    f = tmp_path / "plain.toml"
+    f.write_text("seat_coins = []\n")
+    plan = plan_variants(files=[f"plain={f}"], base=Rules(seat_coins=(0, 1)))
+    assert plan[1].varied == {"seat_coins": []} and plan[1].rules == Rules()
+
+
 # -- per-game metrics -------------------------------------------------------------------------------------
 def _games(rows: list[dict], rounds: list[int]) -> tuple[pd.DataFrame, pd.DataFrame]:
     seats = pd.DataFrame(rows)
