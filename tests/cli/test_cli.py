@@ -236,7 +236,8 @@ BINARY = b"\x89PNG\r\n\x1a\n\x00\xff\xfe"  # bytes that are no UTF-8 text
 
 # Input every command can refuse without playing a game; ``{tmp}`` is a directory holding
 # ``file`` (a regular file), ``foreign/`` (a directory with a file that is no dataset),
-# ``bad.toml`` and ``binary.toml``. A path under ``{tmp}/file`` cannot be made, whoever runs the test (root too).
+# ``bad.toml`` and ``binary.toml``. A path under ``{tmp}/file`` cannot be made, whoever runs the
+# test (root too).
 NEEDS_NO_GAME = [
     (["simulate", "--players", "3", "--policy", "greedy,random"], ["2 policies for 3 players"]),
     (["simulate", "--policy", "{tmp}/bad.toml"], ["not valid TOML"]),

@@ -352,7 +352,7 @@ def argument_lists(draw) -> list[str]:
     if name not in cli.commands:
         return [name]
     command = cli.commands[name]
-    params = [p for p in command.params if p.name not in ("help",) and not getattr(p, "hidden", False)]
+    params = [p for p in command.params if not getattr(p, "hidden", False)]
     bad = draw(st.sets(st.sampled_from([p.name for p in params]), max_size=2)) if params else set()
     options, arguments = [], []
     for param in params:
@@ -470,11 +470,12 @@ def run_example(template: Path, args: list[str]) -> int:
 SETTINGS = dict(deadline=None, database=None, suppress_health_check=list(HealthCheck))
 
 
-@settings(max_examples=250, derandomize=True, **SETTINGS)
+@settings(max_examples=150, derandomize=True, **SETTINGS)
 @given(args=st.one_of(argument_lists(), variations()))
 def test_any_arguments(template, args):
     """Any drawn argument list: exit 0 or 2, at most one Error line, no traceback, nothing
-    refused changed (the default suite: a fixed set of examples)."""
+    changed by a refused run, no dataset turned into another kind (the default suite: a fixed
+    set of examples)."""
     event(f"{args[0]}: exit {run_example(template, args)}")
 
 
