@@ -264,6 +264,9 @@ _NON_NEGATIVE = (
 )  # fmt: skip
 
 
+MAX_NUMBER = 10**9  # the largest number of any field: far beyond any game, far from int64 overflow
+
+
 def _fail(name: str, what: str) -> None:
     raise RulesError(f"rules field {name!r}: {what}")
 
@@ -306,6 +309,11 @@ def _coerce(name: str, raw: Any, default: Any) -> Any:
 
 def verify_rules(rules: Rules) -> None:
     """Raise :class:`RulesError` naming the first field that cannot be played."""
+    for f in fields(rules):  # the jitted core reads every number as an int64 (Rules.to_nb) and adds them up
+        value = getattr(rules, f.name)
+        for x in value if isinstance(value, tuple) else (value,):
+            if isinstance(x, int) and not isinstance(x, bool) and abs(x) > MAX_NUMBER:
+                _fail(f.name, f"must be from -{MAX_NUMBER:,} to {MAX_NUMBER:,}, got {x}")
     for name in _NON_NEGATIVE:
         value = getattr(rules, name)
         if value < 0:

@@ -64,6 +64,9 @@ def test_to_dict_round_trips():
         ({"start_coins": 1, "seat_coins": [0, -2]}, "'seat_coins': seat 1 would start with -1 coins"),
         ({"seat_vp": [0, True]}, "'seat_vp': must be a list of whole numbers"),
         ({"seat_vp": [0, 1, 2, 3, 4, 5]}, "'seat_vp': at most 5 values"),
+        ({"side_defence": 10**40}, "'side_defence': must be from -1,000,000,000 to 1,000,000,000"),
+        ({"seat_vp": [0, -(2**63)]}, "'seat_vp': must be from"),
+        ({"pirate_strengths": [1, 3, 2**64]}, "'pirate_strengths': must be from"),
     ],
 )
 def test_impossible_values_are_refused_naming_the_field(overrides, field):

@@ -160,6 +160,7 @@ BAD_INPUT = [
         (["play", "--rule", "start_crates=[[0,6]]"], ["start_crates", "tower"]),
         (["play", "--rule", "start_crates=[[3,9]]"], ["start_crates", "off the 7 x 7 grid"]),
         (["play", "--rule", "speed=3"], ["unknown rules field 'speed'"]),
+        (["simulate", "--rule", "side_defence=" + "9" * 40], ["side_defence", "1,000,000,000"]),
         (["play", "--rule", "allow_pass"], ["field=value"]),
         (["play", "--rules", "/nonexistent/variant.toml"], ["cannot read rules file"]),
         (["play", "--players", "x"], ["players"]),
