@@ -399,9 +399,6 @@ class _Reporter:
         self.clock = time.perf_counter
         self.start = self.clock()
 
-    def add(self, n: int) -> None:
-        self.update(self.played + n)
-
     def update(self, played: int, workers: int = 0) -> None:
         """Games played by this call so far (across a cluster's workers: ``workers``)."""
         self.done += played - self.played

@@ -253,6 +253,7 @@ class DaskExecutor:
         return self._workers
 
     def threads(self) -> int:
+        """The threads of every worker together."""
         return sum(self.client.nthreads().values())
 
     def run(self, tasks: Sequence[Task], *, ordered: bool = False, ahead: int | None = None,

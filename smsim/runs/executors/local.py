@@ -27,12 +27,6 @@ class LocalExecutor:
     def __init__(self, threads: int | None = None) -> None:
         self.threads = threads
 
-    def __enter__(self) -> LocalExecutor:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        return None
-
     def run(self, tasks: Sequence[Task], *, ordered: bool = False, ahead: int | None = None,
             on_progress: Callable[[str, int], None] | None = None) -> Iterator[tuple[int, Any]]:  # fmt: skip
         """Yield (index, result) of each task, in the order given (here they finish in that order,
