@@ -15,6 +15,15 @@ the speed-up it implies on 16 and 64 cores (Amdahl).
 
     python scripts/bench.py --commands      # that table alone
     python scripts/bench.py --bad-input --runs 3   # each bad-input case on an empty cache
+    python scripts/bench.py --search --runs 5 --games 40   # the search's cost per game
+    python scripts/bench.py --advise --seed 2026           # `smsim advise` at every decision of a game
+
+``--search`` times, on one thread, 4-player games of one search seat against three `balanced`:
+the search as it was before budgets (`rollout-flat`: 96 continuations for each of the base
+policy's 6 best USE candidates), the shipped `rollout` and `rollout-deep`, each on the same
+games in every run, runs interleaved, beside a `balanced` mirror; printed: core-seconds per game
+(median of the runs), continuations per game, and each one's ratio to `rollout-flat` in the same
+runs.
 
     python scripts/bench.py --dask-deployed --games 100000   # a scheduler and 2 worker processes
 
@@ -35,6 +44,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
+import json
 import os
 import shutil
 import statistics
@@ -262,6 +272,73 @@ def bad_input_times(runs: int) -> None:
         print(f"  {t:5.2f} s  smsim {' '.join(args)}")
 
 
+def advise_times(seed: int, players: int = 4) -> None:
+    """Wall time of `smsim advise --players P --seed S --decision D --json`, warm, a fresh
+    process for every decision of game 0: what a user waits for."""
+    from smsim.play.api import play_game
+
+    decisions = play_game(players, seed, 0).records[-1]["decisions"]
+    subprocess.run(smsim_cmd("advise", "--players", str(players), "--seed", str(seed), "--decision", "0", "--json"),
+                   check=True, capture_output=True)  # warm the cache  # fmt: skip
+    times = []
+    for d in range(decisions):
+        start = time.perf_counter()
+        out = subprocess.run(smsim_cmd("advise", "--players", str(players), "--seed", str(seed), "--decision", str(d),
+                                       "--json"), check=True, capture_output=True, text=True).stdout  # fmt: skip
+        wall = time.perf_counter() - start
+        advice = json.loads(out)
+        moves = sum(len(c["moves"]) for c in advice["candidates"])
+        times.append((wall, d, advice["kind"], moves, len(advice["candidates"])))
+    walls = sorted(t[0] for t in times)
+    print(f"`smsim advise --players {players} --seed {seed} --decision D --json`, warm, every decision of game 0 "
+          f"({decisions}): median {statistics.median(walls):.2f} s, 90th percentile {walls[int(0.9 * len(walls))]:.2f} s,"
+          f" slowest {walls[-1]:.2f} s")  # fmt: skip
+    print("the five slowest: " + "; ".join(f"decision {d} ({kind}, {moves} moves in {rows} rows) {w:.2f} s"
+                                           for w, d, kind, moves, rows in sorted(times, reverse=True)[:5]))  # fmt: skip
+    largest = max(times, key=lambda t: t[3])
+    print(f"the most moves: decision {largest[1]} ({largest[2]}, {largest[3]} moves in {largest[4]} rows) "
+          f"{largest[0]:.2f} s")
+
+
+def search_cost(games: int, runs: int, extra: list[str] | None = None) -> None:
+    from smsim.play.search import SEARCH_TOTALS
+    from smsim.policies.registry import POLICIES, resolve_policy, rollout_spec
+    from smsim.policies.rollout import FLAT_KNOBS
+
+    flat = rollout_spec(FLAT_KNOBS, POLICIES["balanced"], name="rollout-flat")
+    seats = {"rollout-flat": flat, "rollout": POLICIES["rollout"], "rollout-deep": POLICIES["rollout-deep"]}
+    for ref in extra or []:
+        seats[ref] = resolve_policy(ref)
+    lineups = {name: [spec, "balanced", "balanced", "balanced"] for name, spec in seats.items()}
+    for lineup in lineups.values():
+        run_games(2, 4, lineup, 10**6, Rules(), threads=1)  # compile
+    seconds: dict[str, list[float]] = {name: [] for name in lineups}
+    continuations: dict[str, list[float]] = {name: [] for name in lineups}
+    balanced = []
+    for r in range(runs):
+        for name, lineup in lineups.items():  # interleaved: the machine's load falls on each alike
+            before = SEARCH_TOTALS[0]
+            start = time.process_time()
+            run_games(games, 4, lineup, 1000 + r, Rules(), threads=1)
+            seconds[name].append((time.process_time() - start) / games)
+            continuations[name].append((SEARCH_TOTALS[0] - before) / games)
+        start = time.process_time()
+        run_games(games * 100, 4, ["balanced"], 1000 + r, Rules(), threads=1)
+        balanced.append((time.process_time() - start) / (games * 100))
+    flat_s = [statistics.median(seconds["rollout-flat"])]
+    print(f"search cost, 4 players, one search seat and three balanced, {games} games a run, median of {runs} runs, "
+          f"1 thread (CPU time)")  # fmt: skip
+    width = max(14, *(len(name) for name in lineups))
+    print(f"{'seat':>{width}} {'core-s/game':>12} {'continuations/game':>19} {'vs flat':>8} {'vs flat, each run':>30}")
+    for name in lineups:
+        ratios = [a / b for a, b in zip(seconds[name], seconds["rollout-flat"])]
+        print(f"{name:>{width}} {statistics.median(seconds[name]):>12.4f} {statistics.median(continuations[name]):>19,.0f} "
+              f"{statistics.median(seconds[name]) / flat_s[0]:>8.3f} {' '.join(f'{x:.3f}' for x in ratios):>30}")
+    b = statistics.median(balanced)
+    print(f"{'balanced x4':>{width}} {b:>12.6f} {'':>19} {b / flat_s[0]:>8.5f}   (the search seat costs "
+          f"{statistics.median(seconds['rollout']) / b:,.0f} x a balanced game)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20000, help="games per speed run")
@@ -275,11 +352,21 @@ def main() -> None:
     parser.add_argument("--commands", action="store_true", help="only the commands beside the engine")
     parser.add_argument("--command", action="append", help="with --commands: only the commands whose name holds this")
     parser.add_argument("--bad-input", action="store_true", help="only the bad-input cases on an empty cache")
+    parser.add_argument("--search", action="store_true", help="only the search's cost per game (--games per run)")
+    parser.add_argument("--search-policy", action="append", help="with --search: also this search policy (a TOML)")
+    parser.add_argument("--advise", action="store_true", help="only `smsim advise` at every decision of one game")
+    parser.add_argument("--seed", type=int, default=2026, help="with --advise: the game's seed")
     parser.add_argument("--dask-deployed", action="store_true",
                         help="only `simulate --out` on a scheduler and two worker processes beside a run here")  # fmt: skip
     args = parser.parse_args()
     if args.bad_input:
         bad_input_times(args.runs)
+        return
+    if args.search:
+        search_cost(args.games, args.runs, args.search_policy)
+        return
+    if args.advise:
+        advise_times(args.seed)
         return
     if args.dask_deployed:
         dask_deployed(args.games, args.runs, default_threads())

@@ -139,7 +139,8 @@ def profile(args: argparse.Namespace) -> None:
         start = clock()
         from smsim.policies.registry import POLICIES, rollout_spec
 
-        quick = rollout_spec({"playouts": 1, "candidates": 2}, POLICIES["balanced"])  # the same code, short games
+        quick = rollout_spec({"budget": 2, "min_playouts": 1, "candidates": 2, "search_place": 1, "place_budget": 2},
+                             POLICIES["balanced"])  # the same code, short games
         run_games(1, args.players, [quick] + ["balanced"] * (args.players - 1), 0, Rules(), threads=1)
         t_search = clock() - start
 

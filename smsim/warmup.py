@@ -69,7 +69,8 @@ def _play() -> None:
 def _search() -> None:
 
     # the fewest playouts: the search's code is the same, its games much shorter
-    quick = rollout_spec({"playouts": 1, "candidates": 2}, POLICIES["random"])
+    quick = rollout_spec({"budget": 2, "min_playouts": 1, "candidates": 2, "search_place": 1, "place_budget": 2},
+                         POLICIES["random"])
     run_games(1, 2, [quick, "random"], 0, Rules(), threads=1)
 
 

@@ -110,13 +110,19 @@ def _advise_kinds(value: str | None, playouts: int | None) -> tuple[str, ...]:
 @click.option("--seed", "-s", type=int, default=None, help="The run's seed [default: 0].")
 @click.option("--game", "-g", type=int, default=None, help="Game index within the run [default: 0].")
 @click.option("--policy", multiple=True, help="One for all seats, or one per seat (repeat or comma-separate).")
-@click.option("--playouts", "-k", type=int, default=None, help="Continuations per candidate [default: 200].")
+@click.option("--playouts", "-k", type=int, default=None,
+              help="Continuations for the leading moves [default: 200].")
+@click.option("--min-playouts", type=int, default=None,
+              help="Continuations every move gets before the worse are dropped [default: 32; = --playouts: all alike].")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @with_rules
-def advise(trace_file, decision, players, seed, game, policy, playouts, as_json, rules_file, rule) -> None:
+def advise(trace_file, decision, players, seed, game, policy, playouts, min_playouts, as_json, rules_file,
+           rule) -> None:  # fmt: skip
     """The best move at one decision of a game: every legal candidate valued by playouts to the
     end (common dice; each seat's base policy plays on), with its win probability and mean final
-    VP and their 95% intervals, best first, the policy's own pick marked (docs/advise.md).
+    VP and their 95% intervals, best first, the policy's own pick marked (docs/advise.md). Moves
+    that gave identical results on every playout are one row; the worse moves are dropped by
+    sequential halving, so each row says how many playouts it has.
 
     The game is game --game of --seed with those --policy and rules, or the first game of
     TRACE_FILE (``smsim play --trace``). Decision numbers are in the trace's turn lines.
@@ -127,12 +133,15 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, as_json,
       smsim play --seed 7 --trace game.jsonl && smsim advise game.jsonl --decision 41 --json
     """
     from smsim.errors import AdviseError
-    from smsim.studies.advise import DEFAULT_PLAYOUTS, advise_trace
+    from smsim.studies.advise import DEFAULT_MIN_PLAYOUTS, DEFAULT_PLAYOUTS, advise_trace
     from smsim.studies.advise import advise as run_advise
 
     playouts = DEFAULT_PLAYOUTS if playouts is None else playouts
     if playouts < 1:
         fail(f"--playouts must be >= 1, got {playouts}")
+    min_playouts = DEFAULT_MIN_PLAYOUTS if min_playouts is None else min_playouts
+    if min_playouts < 1:
+        fail(f"--min-playouts must be >= 1, got {min_playouts}")
     if decision < 0:
         fail(f"--decision must be >= 0, got {decision}")
     try:
@@ -144,14 +153,15 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, as_json,
                 fail(f"{', '.join(given)} cannot be given with a trace file: the trace says its game")
             if not Path(trace_file).is_file():
                 fail(f"no trace file {trace_file!r}")
-            result = advise_trace(trace_file, decision, playouts)
+            result = advise_trace(trace_file, decision, playouts, min_playouts=min_playouts)
         else:
             rules = rules_from(rules_file, rule)
             if game is not None and game < 0:
                 fail(f"--game must be >= 0, got {game}")
             lineup(4 if players is None else players, policy)
             result = run_advise(4 if players is None else players, 0 if seed is None else seed,
-                                0 if game is None else game, decision, policy_names(policy), playouts, rules)  # fmt: skip
+                                0 if game is None else game, decision, policy_names(policy), playouts, rules,
+                                min_playouts=min_playouts)  # fmt: skip
     except AdviseError as exc:
         fail(str(exc))
     click.echo(result.to_json() if as_json else result.text())

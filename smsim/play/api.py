@@ -20,7 +20,7 @@ from smsim.engine.dice import seed_key
 from smsim.engine.scoring import score_game_nb
 from smsim.errors import SimulationError
 from smsim.play.loop import new_work, play_one_nb
-from smsim.play.search import new_search, play_one_search_nb
+from smsim.play.search import new_search, play_one_search_nb, search_room
 from smsim.play.trace import events_to_records, score_dict
 from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays, resolve_policies
 from smsim.rules import Rules
@@ -101,7 +101,7 @@ def play_game(
 
         score, game_out, n_rows = play_one_search_nb(
             seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, *base_arrays(specs),
-            w, new_search(players), -1,
+            w, new_search(players, search_room(kind, params)), -1,
         )  # fmt: skip
     else:
         score, game_out, n_rows = play_one_nb(

@@ -84,8 +84,9 @@ Snap = namedtuple("Snap", ["city", "occ", "player", "pirates", "ctx", "rng", "me
 # One decision captured for ``smsim advise``: at[0] the decision's number to capture (-1: none),
 # at[1] 1 once captured, at[2] the decisions made before it in its turn, at[3] the policy's pick,
 # at[4] the trace rows written before it (the position as the trace tells it); its candidates,
-# context, the turn's earlier rows and the turn's start state.
-Capture = namedtuple("Capture", ["at", "cands", "ctx", "tape", "snap"])
+# context, the turn's earlier rows and the turn's start state; the dice in hand and the deciding
+# policy's values of the candidates (a heuristic's, for USE and PLACE: what a search orders them by).
+Capture = namedtuple("Capture", ["at", "cands", "ctx", "tape", "snap", "dice", "values"])
 # Who decides for each seat. A searching seat (PolicyKind.ROLLOUT) has its own knobs in ``params``
 # and its base policy in ``base_kind``/``base_params``; any other seat is its own base.
 Seats = namedtuple("Seats", ["kind", "params", "fns", "base_kind", "base_params"])
@@ -139,7 +140,8 @@ def new_work(n_players: int, trace: np.ndarray = NO_TRACE) -> Work:
         np.zeros(3, dtype=np.int64),
         new_snap(n_players),
         Capture(np.array([-1, 0, 0, -1, 0], dtype=np.int64), np.zeros((L.MAX_CANDS, L.CAND_WIDTH), dtype=np.int64),
-                np.zeros(L.N_CTX, dtype=np.int64), np.zeros(MAX_TAPE, dtype=np.int64), new_snap(n_players)),
+                np.zeros(L.N_CTX, dtype=np.int64), np.zeros(MAX_TAPE, dtype=np.int64), new_snap(n_players),
+                np.zeros(L.N_DICE, dtype=np.int64), np.zeros(L.MAX_CANDS, dtype=np.float64)),
     )  # fmt: skip
 
 
@@ -188,6 +190,8 @@ def capture_nb(w):
         cap.ctx[f] = w.ctx[f]
     for i in range(w.tape_n[0]):
         cap.tape[i] = w.tape[i]
+    for d in range(L.N_DICE):
+        cap.dice[d] = w.dice[d]
     copy_snap_nb(w.snap, cap.snap)
 
 
@@ -238,7 +242,7 @@ def ask_nb(decision, n, s, w, seats, rules, search):
 
     A continuation first replays its forced rows; every row picked goes on the turn's tape, so
     that a continuation can replay the turn up to any of its decisions. ``search`` is the search
-    scratch where the seat may search (KEEP and USE), else None. ``decision`` is passed as an
+    scratch where the seat may search (KEEP, USE and PLACE), else None. ``decision`` is passed as an
     int64, ``np.int64(L.DECISION_KEEP)``, not the literal: ask_nb is then compiled once for every
     decision (see ONE)."""
     pos = ask_begin_nb(decision, n, s, w)
@@ -274,6 +278,8 @@ def ask_end_nb(decision, n, s, w, row, pos):
         w.tape_n[2] = pos + 1
     elif w.cap.at[0] == w.ctx[L.CTX_INDEX]:
         w.cap.at[3] = row
+        for i in range(n):
+            w.cap.values[i] = w.values[i]
     w.ctx[L.CTX_INDEX] += 1
     if row < 0 or row >= n:
         if w.status[0] == 0:
@@ -287,9 +293,9 @@ def ask_end_nb(decision, n, s, w, row, pos):
 
 
 @loop_njit(forceinline=True)
-def place_cells_nb(what, k, role, anchor, s, w, seats, rules):
+def place_cells_nb(what, k, role, anchor, s, w, seats, rules, search):
     """Place k cells of Cell code ``what``, one PLACE decision each, where the rules allow
-    (``actions.place_allowed_nb``). Returns the cells' mask."""
+    (``actions.place_allowed_nb``). Returns the cells' mask. ``search``: as for ``ask_nb``."""
     group = ZERO
     w.ctx[L.CTX_WHAT] = what
     w.ctx[L.CTX_ANCHOR] = anchor
@@ -297,7 +303,7 @@ def place_cells_nb(what, k, role, anchor, s, w, seats, rules):
         n = list_cells_nb(place_allowed_nb(what, w.occ[s, L.CELL_EMPTY], group, k, anchor), w.cands)
         w.ctx[L.CTX_LEFT] = k - i
         w.ctx[L.CTX_GROUP] = np.int64(group)
-        cell = w.cands[ask_nb(np.int64(L.DECISION_PLACE), n, s, w, seats, rules, None), 0]
+        cell = w.cands[ask_nb(np.int64(L.DECISION_PLACE), n, s, w, seats, rules, search), 0]
         fill_cell_nb(w.city, w.occ, w.player, s, cell, what)
         group |= bit_nb(cell)
         E.record_nb(w.trace, w.trace_n, E.EV_PLACE, cell, what, role, 0, 0, 0, 0)
@@ -307,9 +313,9 @@ def place_cells_nb(what, k, role, anchor, s, w, seats, rules):
 # Not inlined: it holds two placements, and inlining it where it is called cost 28 s of first
 # compile (46 -> 74 s) for about 3% of speed.
 @loop_njit
-def person_nb(person, role, s, w, seats, rules):
+def person_nb(person, role, s, w, seats, rules, search):
     """Place a person on an empty space with its effect; an architect then builds houses."""
-    cell = lowest_bit_nb(place_cells_nb(L.PERSON_0 + person, ONE, role, NO_ANCHOR, s, w, seats, rules))
+    cell = lowest_bit_nb(place_cells_nb(L.PERSON_0 + person, ONE, role, NO_ANCHOR, s, w, seats, rules, search))
     apply_person_nb(w.occ, w.player, s, cell, person, rules)
     if person != L.PERSON_ARCHITECT:
         return
@@ -321,12 +327,12 @@ def person_nb(person, role, s, w, seats, rules):
     h = w.cands[ask_nb(np.int64(L.DECISION_HOUSES), n, s, w, seats, rules, None), 0]
     if h == 0:
         return
-    place_cells_nb(np.int64(L.CELL_HOUSE), h, np.int64(E.PLACED_HOUSE), cell, s, w, seats, rules)
+    place_cells_nb(np.int64(L.CELL_HOUSE), h, np.int64(E.PLACED_HOUSE), cell, s, w, seats, rules, search)
     pay_for_houses_nb(w.player, s, h, rules)
 
 
 @loop_njit
-def take_wall_bonuses_nb(new_sides, s, w, seats, rules):
+def take_wall_bonuses_nb(new_sides, s, w, seats, rules, search):
     """Give the bonus of every side completed this turn, in the order the seat picks (§5 Wall)."""
     complete_sides_nb(w.player, s, new_sides, w.ctx[L.CTX_ROUND])
     left = new_sides
@@ -343,7 +349,7 @@ def take_wall_bonuses_nb(new_sides, s, w, seats, rules):
         E.record_nb(w.trace, w.trace_n, E.EV_BONUS, side, kind, amount, person, 0, 0, 0)
         if person >= 0:
             w.player[s, L.BONUS_PERSONS] += 1
-            person_nb(person, E.PLACED_BONUS, s, w, seats, rules)
+            person_nb(person, E.PLACED_BONUS, s, w, seats, rules, search)
 
 
 @hot_njit(inline="always")
@@ -403,17 +409,17 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
             w.ctx[L.CTX_SYMBOL] = symbol
             w.ctx[L.CTX_K] = k
             if symbol == L.FACE_HEAD:
-                person_nb(person, E.PLACED_ACTION, s, w, seats, rules)
+                person_nb(person, E.PLACED_ACTION, s, w, seats, rules, search)
             elif symbol == L.FACE_CRATE or symbol == L.FACE_WALL or symbol == L.FACE_CROSS:
                 # k crates, k walls or one church of size k, from one call site: each is inlined code
                 what = L.CELL_CRATE if symbol == L.FACE_CRATE else (
                     L.CELL_WALL if symbol == L.FACE_WALL else L.CELL_CHURCH_1 + k - 1)
                 place_cells_nb(what, ONE if symbol == L.FACE_CROSS else k, np.int64(E.PLACED_ACTION), NO_ANCHOR, s, w,
-                               seats, rules)  # fmt: skip
+                               seats, rules, search)  # fmt: skip
                 if symbol == L.FACE_WALL:
                     new_sides = newly_complete_sides_nb(w.occ, w.player, s)
                     if new_sides != 0:
-                        take_wall_bonuses_nb(new_sides, s, w, seats, rules)
+                        take_wall_bonuses_nb(new_sides, s, w, seats, rules, search)
 
             n_swords = w.counts[L.FACE_SWORDS]
             E.record_nb(w.trace, w.trace_n, E.EV_SWORDS, n_swords, 0, 0, 0, 0, 0, 0)
@@ -520,7 +526,7 @@ def borrow_work_nb(w):
         borrow_nb(w.memo), borrow_nb(w.status), borrow_nb(w.trace), borrow_nb(w.trace_n), borrow_nb(w.keys),
         borrow_nb(w.tape), borrow_nb(w.forced), borrow_nb(w.tape_n), borrow_snap_nb(w.snap),
         Capture(borrow_nb(w.cap.at), borrow_nb(w.cap.cands), borrow_nb(w.cap.ctx), borrow_nb(w.cap.tape),
-                borrow_snap_nb(w.cap.snap)),
+                borrow_snap_nb(w.cap.snap), borrow_nb(w.cap.dice), borrow_nb(w.cap.values)),
     )  # fmt: skip
 
 

@@ -27,7 +27,15 @@ from smsim.errors import PolicyError
 from smsim.layout import PolicyKind
 from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES
 from smsim.policies.interface import MAX_SEATS, POLICY_SIG, placeholder_policy
-from smsim.policies.rollout import ROLLOUT_BASE, ROLLOUT_DEFAULTS, ROLLOUT_LIMITS, ROLLOUT_PARAMS
+from smsim.policies.rollout import (
+    ROLLOUT_BASE,
+    ROLLOUT_DEFAULTS,
+    ROLLOUT_LIMITS,
+    ROLLOUT_PARAMS,
+    ROLLOUT_PRESETS,
+    SWITCHES,
+    WHOLE_KNOBS,
+)
 
 
 @dataclass(frozen=True)
@@ -137,13 +145,14 @@ def rollout_spec(knobs: dict[str, Any], playout_policy: PolicySpec, name: str = 
         if key not in ROLLOUT_DEFAULTS:
             raise PolicyError(f"{where}: unknown rollout parameter {key!r}; known: {', '.join(ROLLOUT_DEFAULTS)}, "
                               f"playout_policy")  # fmt: skip
-        if isinstance(value, bool) and key.startswith("search_"):
+        if isinstance(value, bool) and key in SWITCHES:
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise PolicyError(f"{where}: rollout parameter {key!r} must be a number, got {value!r}")
         lo, hi = ROLLOUT_LIMITS[key]
-        if not lo <= value <= hi or (key in ("playouts", "candidates") and value != int(value)):
-            kind = "a whole number" if key in ("playouts", "candidates") else "a number"
+        whole = key in WHOLE_KNOBS or key in SWITCHES
+        if not lo <= value <= hi or (whole and value != int(value)):
+            kind = "a whole number" if whole else "a number"
             raise PolicyError(f"{where}: rollout parameter {key!r} must be {kind} from {lo:g} to {hi:g}, got {value!r}")
         values[key] = float(value)
     if playout_policy.kind not in (PolicyKind.HEURISTIC, PolicyKind.RANDOM, PolicyKind.USER):
@@ -152,13 +161,17 @@ def rollout_spec(knobs: dict[str, Any], playout_policy: PolicySpec, name: str = 
     params = np.zeros(N_PARAMS)
     for key, value in values.items():
         params[ROLLOUT_PARAMS.offset(key)] = value
-    kinds = " and ".join(k for k, on in (("KEEP", values["search_keep"]), ("USE", values["search_use"])) if on)
-    text = (f"search: each candidate of its {kinds or 'no'} decisions valued by {int(values['playouts'])} "
-            f"continuations played by {playout_policy.name}; elsewhere plays as {playout_policy.name}")  # fmt: skip
+    searched = [k for k in ("KEEP", "USE", "PLACE") if values[f"search_{k.lower()}"]]
+    spend = (f"{int(values['budget'])} continuations a decision by sequential halving" if values["halving"]
+             else f"{int(values['budget']) // int(values['candidates'])} continuations a candidate")  # fmt: skip
+    text = (f"search: the candidates of its {', '.join(searched) or 'no'} decisions valued by {spend}, played by "
+            f"{playout_policy.name}; elsewhere plays as {playout_policy.name}")  # fmt: skip
     return PolicySpec(name, PolicyKind.ROLLOUT, params, text, source=source, base=playout_policy)
 
 
 POLICIES["rollout"] = rollout_spec({}, POLICIES[ROLLOUT_BASE])
+for _name, _knobs in ROLLOUT_PRESETS.items():
+    POLICIES[_name] = rollout_spec(_knobs, POLICIES[ROLLOUT_BASE], name=_name)
 
 
 def load_weights_file(path: str) -> PolicySpec:

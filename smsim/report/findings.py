@@ -35,8 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from smsim.intervals import Z_95
 from smsim.report import tables as A
-from smsim.stats import Z_95
 from smsim.studies.sweep import HEADLINE
 
 MAX_FINDINGS = 6

@@ -29,6 +29,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from smsim.errors import DatasetError
+from smsim.intervals import Z_95
 from smsim.rules import SIDE_NAMES, Rules
 from smsim.runs.dataset import (  # the breakdown of the final score, one list for every table
     done_parts,
@@ -37,7 +38,7 @@ from smsim.runs.dataset import (  # the breakdown of the final score, one list f
     vp_sources,
     with_seat_vp,
 )
-from smsim.stats import Z_95, grouped_mean, grouped_rate
+from smsim.stats import grouped_mean, grouped_rate
 from smsim.studies.compare import comparison_manifest, read_comparison
 from smsim.studies.sweep import is_sweep, read_sweep, variant_set_from_datasets, variant_set_from_sweep
 

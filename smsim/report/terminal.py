@@ -1,5 +1,5 @@
 """The terminal's tables (rich): a run's headline tables, a comparison and a sweep, with every
-interval written one way (``stats.interval_text``). The numbers are ``runs.summary``'s and the
+interval written one way (``intervals.interval_text``). The numbers are ``runs.summary``'s and the
 studies' DataFrames; nothing here computes a figure.
 """
 
@@ -10,8 +10,8 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
+from smsim.intervals import Z_95, interval_text
 from smsim.runs.dataset import vp_sources
-from smsim.stats import Z_95, interval_text
 from smsim.studies.ratings import elo_points
 from smsim.studies.sweep import BASELINE, HEADLINE, variance_reduction
 

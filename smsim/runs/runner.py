@@ -32,7 +32,7 @@ from smsim import layout as L
 from smsim.engine.dice import seed_key
 from smsim.play.api import check_errors
 from smsim.play.loop import new_work, play_games_nb
-from smsim.play.search import new_search
+from smsim.play.search import SEARCH_TOTALS, new_search, search_room
 from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays
 from smsim.rules import Rules
 
@@ -49,12 +49,15 @@ def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules) -> Ca
     base_kind, base_params = base_arrays(specs)
     rules_nb, crates, key = rules.to_nb(), rules.start_crate_cells(), seed_key(seed)
     searching = any_search(specs)
+    room = search_room(kind, params)
 
     def play(first: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
         # the work buffers (and search scratch) of this call: held here while the games run on views of them
-        work, search = new_work(players), new_search(players) if searching else None
+        work, search = new_work(players), new_search(players, room) if searching else None
         play_games_nb(key, first, work, rules_nb, crates, kind, params, fns, base_kind, base_params, score, player,
                       game_out, search)  # fmt: skip
+        if search is not None:
+            SEARCH_TOTALS[:] += search.spent  # in place: the module's array
 
     return play
 

@@ -2,19 +2,30 @@
 
 A game is replayed from (seed, game, policies, rules) up to its decision number N (the numbers
 of docs/trace.md); every legal candidate there is forced in turn and the game played on to the
-end K times by each seat's base policy (``search.evaluate_nb``). Playout k of every candidate
-draws its dice from the same stream (common random numbers), keyed by (seed, game, N, k) and
-never by the real game's future dice. Each candidate gets:
+end by each seat's base policy (``search.evaluate_nb``). Playout k of every candidate draws its
+dice from the same stream (common random numbers), keyed by (seed, game, N, k) and never by the
+real game's future dice.
 
-- ``win``: the deciding seat's mean win share over the K playouts (a shared win split), with the
-  95% Wilson score interval of K trials. A win share lies in [0, 1], so its variance is at most
-  p(1 - p): the binomial interval is exact in form for unshared wins and slightly wide otherwise.
+The playouts are spent as ``rollout`` spends them (``search.race_nb``): every move first gets
+``min_playouts``; moves whose playouts all ended identically (every seat's score, counters and
+city) are the same move here and become one row, listing its moves ("wall at (0, 1), (0, 2),
+(0, 3)"), played once from then on; then
+sequential halving, the worse half of the moves dropped after each round, until the last two
+have ``playouts`` each. A move dropped early has fewer playouts and a wider interval: each row
+says how many it has. ``min_playouts`` equal to ``playouts`` values every move alike. Each row
+gets:
+
+- ``win``: the deciding seat's mean win share over its playouts (a shared win split), with the
+  95% Wilson score interval. A win share lies in [0, 1], so its variance is at most p(1 - p): the
+  binomial interval is exact in form for unshared wins and slightly wide otherwise.
 - ``vp``: the seat's mean final VP, with the 95% Student-t interval of the mean.
+
+Moves are ranked in the halving by win share plus a tenth of the VP margin (``rollout``'s
+outcome: the margin breaks the ties a win share alone leaves), and printed best first by win.
 
 Keep decisions: masks that roll again the same faces are the same move (dice are
 interchangeable), so they are one candidate, played with one of its masks (the policy's own,
-where it is among them); ``rows`` lists every mask of the group. Every other decision lists each
-legal row.
+where it is among them); ``rows`` lists every mask of the group.
 
 >>> advice = advise(3, seed=1, game=0, decision=4, playouts=8)  # doctest: +SKIP
 >>> print(advice.text())  # doctest: +SKIP
@@ -35,6 +46,7 @@ from smsim import layout as L
 from smsim.engine import events as E
 from smsim.engine.dice import seed_key
 from smsim.errors import AdviseError, PolicyError, RulesError, SimulationError, TraceError
+from smsim.intervals import Z_95, wilson_interval
 from smsim.play.api import EVENTS_PER_TURN, check_errors, verify_game_index, verify_players
 from smsim.play.loop import MAX_PLAYOUTS, new_work
 from smsim.play.narrate import Cities
@@ -42,13 +54,14 @@ from smsim.play.search import evaluate_nb, new_search, play_one_search_nb
 from smsim.play.trace import FACE_NAMES, PERSON_NAMES, events_to_records, turn_records
 from smsim.play.tracefile import iter_jsonl
 from smsim.policies.registry import PolicySpec, base_arrays, policy_arrays, resolve_policies
+from smsim.policies.rollout import ROLLOUT_DEFAULTS
 from smsim.rules import SIDE_NAMES, Rules
-from smsim.stats import Z_95, wilson_interval
 
-# Warm, a 4-player decision with 40 candidates (the most a placement early in the game has) takes
-# about 1 s at 200 playouts on one core of the development machine (docs/advise.md); a keep
-# decision (at most 32 masks, about 12 distinct moves) or a use of the dice far less.
+# The leading moves' playouts, and every move's first: with sequential halving a 4-player
+# placement of 41 cells costs some 2,000 playouts, not 41 x 200 (docs/advise.md gives the times).
 DEFAULT_PLAYOUTS = 200
+DEFAULT_MIN_PLAYOUTS = 32
+RANK_MARGIN = ROLLOUT_DEFAULTS["margin"]
 # ``smsim play --advise`` evaluates every use of the dice of a game by default (about 90 in a
 # 4-player game; about 6 s of one core at 128 playouts), keep decisions on request (about 180
 # more, 12 s at 64 playouts): docs/advise.md
@@ -61,8 +74,8 @@ DECISION_NAMES = tuple(d.name for d in L.Decision)
 class Candidate:
     """One legal move and what its playouts gave."""
 
-    move: str
-    rows: list[int]  # the candidate rows this move stands for (a keep decision's row is its mask)
+    move: str  # the moves of the row, in words ("wall at (0, 1), (0, 2)")
+    rows: list[int]  # the candidate rows this row stands for (a keep decision's row is its mask)
     row: int  # the row played in the playouts
     win: float
     win_lo: float
@@ -71,10 +84,13 @@ class Candidate:
     vp_lo: float
     vp_hi: float
     pick: bool  # the policy's own pick
+    playouts: int = 0  # the playouts behind the figures
+    moves: list[str] = field(default_factory=list)  # each move of the row (identical here), in words
 
     def to_dict(self) -> dict[str, Any]:
-        return {"move": self.move, "win": self.win, "win_lo": self.win_lo, "win_hi": self.win_hi, "vp": self.vp,
-                "vp_lo": self.vp_lo, "vp_hi": self.vp_hi, "pick": self.pick, "rows": self.rows}  # fmt: skip
+        return {"move": self.move, "moves": self.moves, "win": self.win, "win_lo": self.win_lo, "win_hi": self.win_hi,
+                "vp": self.vp, "vp_lo": self.vp_lo, "vp_hi": self.vp_hi, "playouts": self.playouts, "pick": self.pick,
+                "rows": self.rows}  # fmt: skip
 
 
 @dataclass
@@ -89,9 +105,10 @@ class Advice:
     seat: int
     kind: str  # a layout.Decision name
     round: int
-    playouts: int
+    playouts: int  # the leading moves'
     position: str  # the position in words and drawings (``text`` prints it)
     candidates: list[Candidate] = field(default_factory=list)
+    min_playouts: int = DEFAULT_MIN_PLAYOUTS
 
     @property
     def pick(self) -> Candidate:
@@ -105,7 +122,8 @@ class Advice:
         return {
             "decision": self.decision, "seat": self.seat, "kind": self.kind, "round": self.round,
             "policy": self.policies[self.seat], "seed": self.seed, "game": self.game, "playouts": self.playouts,
-            "decisions": self.decisions, "candidates": [c.to_dict() for c in self.candidates],
+            "min_playouts": self.min_playouts, "decisions": self.decisions,
+            "candidates": [c.to_dict() for c in self.candidates],
         }  # fmt: skip
 
     def to_json(self) -> str:
@@ -113,14 +131,18 @@ class Advice:
 
     def text(self) -> str:
         width = max(len("move"), *(len(c.move) for c in self.candidates))
+        moves = sum(len(c.moves) for c in self.candidates)
+        grouped = f" ({moves} moves: those in one row gave identical results)" if moves > len(self.candidates) else ""
+        spread = ("each" if self.min_playouts >= self.playouts
+                  else f"for the leading moves, at least {self.min_playouts} for the others (sequential halving)")
         lines = [self.position, "",
-                 (f"{len(self.candidates)} candidates, {self.playouts} playouts each (common dice), "
-                  f"continuations played by each seat's base policy; 95% intervals"),
-                 f"  {'move':<{width}}   win   [95% interval]     VP  [95% interval]"]  # fmt: skip
+                 f"{len(self.candidates)} candidates{grouped}, {self.playouts} playouts {spread}; common dice, "
+                 f"continuations played by each seat's base policy; 95% intervals",
+                 f"  {'move':<{width}}   win   [95% interval]     VP  [95% interval]  playouts"]  # fmt: skip
         for c in self.candidates:
             mark = "  <- the policy's pick" if c.pick else ""
             lines.append(f"{'*' if c.pick else ' '} {c.move:<{width}}  {c.win:.3f} [{c.win_lo:.3f}, {c.win_hi:.3f}]"
-                         f"  {c.vp:5.1f} [{c.vp_lo:5.1f}, {c.vp_hi:5.1f}]{mark}")  # fmt: skip
+                         f"  {c.vp:5.1f} [{c.vp_lo:5.1f}, {c.vp_hi:5.1f}]  {c.playouts:>8}{mark}")  # fmt: skip
         return "\n".join(lines)
 
 
@@ -194,17 +216,16 @@ class _Game:
                                  policies=[s.name for s in self.specs], rules=self.rules, score=score, city=city,
                                  game_out=game_out)  # fmt: skip
 
-    def evaluate(self, w, rows: np.ndarray, playouts: int, first_playout: int = 0):
-        """Win share and final VP of the deciding seat, per (row, playout)."""
+    def evaluate(self, w, rows: np.ndarray, playouts: int, min_playouts: int, first_playout: int = 0):
+        """The candidate ``rows`` raced (``search.evaluate_nb``): the search scratch, whose
+        ``played``, ``same``, ``win`` and ``vp`` say what each row's playouts gave."""
 
         _, _, fns, base_kind, base_params = self.arrays
-        win = np.zeros((len(rows), playouts))
-        vp = np.zeros_like(win)
-        margin = np.zeros_like(win)
-        evaluate_nb(w, new_work(self.players), self.rules_nb, fns, base_kind, base_params,
-                    np.ascontiguousarray(rows, dtype=np.int64),
-                    first_playout, win, vp, margin)  # fmt: skip
-        return win, vp
+        search = new_search(self.players, playouts, len(rows))
+        search.rows[: len(rows)] = rows
+        evaluate_nb(w, self.rules_nb, fns, base_kind, base_params, len(rows), first_playout, playouts,
+                    min(min_playouts, playouts), True, RANK_MARGIN, search)  # fmt: skip
+        return search
 
 
 def _setup(players: int, seed: int, game: int, policies: list | None, rules: Rules | None) -> _Game:
@@ -219,7 +240,7 @@ def _setup(players: int, seed: int, game: int, policies: list | None, rules: Rul
     return _Game(players, int(seed), game, specs, rules or Rules())
 
 
-def _check_counts(decision: int, playouts: int) -> None:
+def _check_counts(decision: int, playouts: int, min_playouts: int = DEFAULT_MIN_PLAYOUTS) -> None:
     if isinstance(decision, bool) or not isinstance(decision, (int, np.integer)) or decision < 0:
         raise AdviseError(f"the decision number must be a whole number >= 0, got {decision!r}")
     if decision > np.iinfo(np.int64).max:  # the engine counts decisions in an int64
@@ -228,6 +249,8 @@ def _check_counts(decision: int, playouts: int) -> None:
         raise AdviseError(f"playouts must be a whole number >= 1, got {playouts!r}")
     if playouts > MAX_PLAYOUTS:
         raise AdviseError(f"playouts must be at most {MAX_PLAYOUTS:,}, got {playouts:,}")
+    if isinstance(min_playouts, bool) or not isinstance(min_playouts, (int, np.integer)) or min_playouts < 1:
+        raise AdviseError(f"min_playouts must be a whole number >= 1, got {min_playouts!r}")
 
 
 # -- candidates in words ----------------------------------------------------------------------
@@ -350,7 +373,18 @@ def _position(g: _Game, w, trace: np.ndarray, decision: int, decisions: int) -> 
 
 
 # -- advise -----------------------------------------------------------------------------------
-def _advise(g: _Game, decision: int, playouts: int, first_playout: int = 0, captured=None) -> Advice:
+def merge_moves(words: list[str]) -> str:
+    """Moves of one row in words: placements of one piece as "wall at (0, 1), (0, 2)"."""
+    if len(words) == 1:
+        return words[0]
+    heads = {w.rpartition(" at ")[0] for w in words}
+    if len(heads) == 1 and all(" at " in w for w in words):
+        return f"{heads.pop()} at " + ", ".join(w.rpartition(" at ")[2] for w in words)
+    return " | ".join(words)
+
+
+def _advise(g: _Game, decision: int, playouts: int, min_playouts: int = DEFAULT_MIN_PLAYOUTS,
+            first_playout: int = 0, captured=None) -> Advice:  # fmt: skip
     (*_, w), trace = captured or g.capture(decision)
     cap = w.cap
     decisions = int(w.ctx[L.CTX_INDEX])
@@ -363,19 +397,26 @@ def _advise(g: _Game, decision: int, playouts: int, first_playout: int = 0, capt
     pick = int(cap.at[3])
     position, dice = _position(g, w, trace, decision, decisions)
     groups = _candidate_groups(kind, cands, dice, pick)
-    rows = np.array([grp[0] for grp in groups], dtype=np.int64)
-    win, vp = g.evaluate(w, rows, playouts, first_playout)
+    search = g.evaluate(w, np.array([grp[0] for grp in groups], dtype=np.int64), playouts, min_playouts,
+                        first_playout)  # fmt: skip
+    members: dict[int, list[int]] = {}  # the row standing for each set of identical moves, and its groups
+    for i in range(len(groups)):
+        members.setdefault(int(search.same[i]), []).append(i)
     out = []
-    for i, grp in enumerate(groups):
-        lo, hi = wilson_interval(float(win[i].sum()), playouts)
-        lo, hi = min(lo, float(win[i].mean())), max(hi, float(win[i].mean()))  # rounding at 0 and 1
-        mean, vp_lo, vp_hi = vp_interval(vp[i])
-        move = move_words(kind, cands[grp[0]], cap.ctx, dice)
-        out.append(Candidate(move, [int(r) for r in grp], int(grp[0]),
-                             float(win[i].mean()), lo, hi, mean, vp_lo, vp_hi, pick in grp))  # fmt: skip
+    for lead, indices in members.items():
+        t = int(search.played[lead])
+        win, vp = search.win[lead, :t], search.vp[lead, :t]
+        lo, hi = wilson_interval(float(win.sum()), t)
+        lo, hi = min(lo, float(win.mean())), max(hi, float(win.mean()))  # rounding at 0 and 1
+        mean, vp_lo, vp_hi = vp_interval(vp)
+        rows = [int(r) for i in indices for r in groups[i]]
+        words = [move_words(kind, cands[groups[i][0]], cap.ctx, dice) for i in indices]
+        out.append(Candidate(merge_moves(words), rows, int(groups[lead][0]), float(win.mean()), lo, hi, mean, vp_lo,
+                             vp_hi, pick in rows, t, words))  # fmt: skip
     out.sort(key=lambda c: (-c.win, -c.vp, c.row))
     return Advice(g.seed, g.game, [s.name for s in g.specs], decision, decisions, int(cap.ctx[L.CTX_SEAT]),
-                  DECISION_NAMES[kind], int(cap.ctx[L.CTX_ROUND]), playouts, position, out)  # fmt: skip
+                  DECISION_NAMES[kind], int(cap.ctx[L.CTX_ROUND]), playouts, position, out,
+                  min(min_playouts, playouts))  # fmt: skip
 
 
 def advise(
@@ -387,15 +428,18 @@ def advise(
     playouts: int = DEFAULT_PLAYOUTS,
     rules: Rules | None = None,
     first_playout: int = 0,
+    min_playouts: int = DEFAULT_MIN_PLAYOUTS,
 ) -> Advice:
     """Every legal move at decision ``decision`` of game ``game`` of the run keyed by ``seed``
-    (policies and rules as for ``play.api.play_game``), valued by ``playouts`` continuations each,
-    playout streams ``first_playout`` onwards. Raises AdviseError for bad input."""
-    _check_counts(decision, playouts)
+    (policies and rules as for ``play.api.play_game``), valued by continuations: at least
+    ``min_playouts`` each, ``playouts`` for the leading moves (module docstring), playout streams
+    ``first_playout`` onwards. Raises AdviseError for bad input."""
+    _check_counts(decision, playouts, min_playouts)
     whole = isinstance(first_playout, (int, np.integer)) and not isinstance(first_playout, bool)
     if not whole or not 0 <= first_playout <= MAX_PLAYOUTS - playouts:
         raise AdviseError(f"first_playout must be from 0 to {MAX_PLAYOUTS} - playouts, got {first_playout!r}")
-    return _advise(_setup(players, seed, game, policies, rules), int(decision), int(playouts), int(first_playout))
+    return _advise(_setup(players, seed, game, policies, rules), int(decision), int(playouts), int(min_playouts),
+                   int(first_playout))  # fmt: skip
 
 
 def read_trace_game(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -443,14 +487,15 @@ def _check_replay(path: str | Path, recorded: list[dict[str, Any]], replayed: li
                               f"policies or smsim's version different?")  # fmt: skip
 
 
-def advise_trace(path: str | Path, decision: int, playouts: int = DEFAULT_PLAYOUTS, first_playout: int = 0) -> Advice:
+def advise_trace(path: str | Path, decision: int, playouts: int = DEFAULT_PLAYOUTS, first_playout: int = 0,
+                 min_playouts: int = DEFAULT_MIN_PLAYOUTS) -> Advice:  # fmt: skip
     """``advise`` for the game of a trace file (its seed, game, players, policies by name and
     rules); the game is replayed and checked against the file's turns."""
-    _check_counts(decision, playouts)
+    _check_counts(decision, playouts, min_playouts)
     g, recorded = _trace_game(path)
     captured = g.capture(int(decision))
     _check_replay(path, recorded, g.records(*captured))
-    return _advise(g, int(decision), int(playouts), first_playout, captured)
+    return _advise(g, int(decision), int(playouts), int(min_playouts), first_playout, captured)
 
 
 # -- smsim play --advise ----------------------------------------------------------------------
@@ -487,7 +532,7 @@ def annotate_game(
             cap = captured[0][5].cap
             if int(cap.ctx[L.CTX_DECISION]) not in wanted or int(cap.ctx[L.CTX_N]) < 2:
                 continue
-            advice = _advise(g, d, playouts, 0, captured)
+            advice = _advise(g, d, playouts, DEFAULT_MIN_PLAYOUTS, 0, captured)
             evaluated += 1
             if len(advice.candidates) < 2:
                 continue

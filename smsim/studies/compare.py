@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 from smsim import layout as L
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.errors import DatasetError, PolicyError, SimulationError
+from smsim.intervals import mean_and_interval
 from smsim.play.api import verify_players
 from smsim.policies.registry import PolicySpec, rebuild_policy, resolve_policy, ship_policy
 from smsim.rules import Rules, normalised
@@ -40,7 +41,6 @@ from smsim.runs.executors import Failed, Task, open_executor, stop_event, thread
 from smsim.runs.executors import check as check_cluster
 from smsim.runs.runner import play_chunks
 from smsim.runs.spec import CHUNK_GAMES, default_threads, verify_games
-from smsim.stats import mean_and_interval
 from smsim.studies.ratings import Ratings, fit_plackett_luce
 
 WON, TOTAL, RANK = (SCORE_FIELD_NAMES.index(f) for f in ("won", "total", "rank"))

@@ -48,6 +48,7 @@ import pandas as pd
 
 from smsim import layout as L
 from smsim.errors import FairnessError, PolicyError, RulesError, SimulationError
+from smsim.intervals import chi2_sf, interval_text, mean_and_interval
 from smsim.play.api import verify_players
 from smsim.policies.registry import rebuild_policy, resolve_policies, resolve_policy, ship_policy
 from smsim.rules import Rules
@@ -56,7 +57,6 @@ from smsim.runs.dataset import environment
 from smsim.runs.executors import Failed, Task, open_executor, threads_here
 from smsim.runs.executors import check as check_cluster
 from smsim.runs.spec import verify_games
-from smsim.stats import chi2_sf, interval_text, mean_and_interval
 
 BY_FIELD = {"coins": "seat_coins", "vp": "seat_vp"}  # --by -> the rules field searched
 DEFAULT_MAX = 6

@@ -79,7 +79,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from smsim.stats import Z_95
+from smsim.intervals import Z_95
 
 __all__ = ["Ratings", "fit_plackett_luce", "MAX_TIE", "elo", "elo_points", "ELO_PER_LOG_STRENGTH", "ELO_MEAN"]
 

@@ -38,6 +38,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from smsim.errors import DatasetError, RulesError, SweepError
+from smsim.intervals import Z_95
 from smsim.rules import Rules, normalised
 from smsim.runs.batch import simulate_to
 from smsim.runs.dataset import (
@@ -56,7 +57,6 @@ from smsim.runs.executors import open_executor
 from smsim.runs.runner import play_chunks
 from smsim.runs.spec import default_threads, split_chunks, verify_batch, verify_run
 from smsim.runs.storage import Remote, location, reading, unwritable, write_text
-from smsim.stats import Z_95
 
 SWEEP_FORMAT = "smsim-sweep"
 SWEEP_FORMAT_VERSION = 1

@@ -266,6 +266,12 @@ NEEDS_NO_GAME = [
     (["report", "{tmp}/foreign", "--out", "{tmp}/rep"], ["not an smsim dataset"]),
     (["simulate", "--rules", "{tmp}/binary.toml"], ["not valid TOML", "not UTF-8 text"]),
     (["simulate", "--policy", "{tmp}/binary.toml"], ["not valid TOML", "not UTF-8 text"]),
+    (["compare", "{tmp}/no_budget.toml", "balanced"], ["'budget' must be a whole number from 1"]),
+    (["compare", "{tmp}/negative_budget.toml", "balanced"], ["'budget'", "got -5"]),
+    (["simulate", "--policy", "{tmp}/negative_stop.toml"], ["'stop_se' must be a number from 0"]),
+    (["simulate", "--policy", "{tmp}/unknown_knob.toml"], ["unknown rollout parameter 'breadth'"]),
+    (["simulate", "--policy", "{tmp}/no_base.toml"], ["unknown policy 'genius'"]),
+    (["advise", "--decision", "3", "--min-playouts", "0"], ["--min-playouts"]),
 ]
 
 
@@ -276,6 +282,10 @@ def cold_cases(tmp: Path) -> list[tuple[list[str], list[str]]]:
     (tmp / "foreign" / "notes.txt").write_text("not a dataset\n")
     (tmp / "bad.toml").write_text("wall = [unclosed\n")
     (tmp / "binary.toml").write_bytes(BINARY)
+    for name, knob in (("no_budget", "budget = 0"), ("negative_budget", "budget = -5"),
+                       ("negative_stop", "stop_se = -1.5"), ("unknown_knob", "breadth = 3"),
+                       ("no_base", 'playout_policy = "genius"')):  # fmt: skip
+        (tmp / f"{name}.toml").write_text(f'base = "rollout"\n{knob}\n')
     cases = BAD_INPUT + MORE_BAD_INPUT + NEEDS_NO_GAME
     return [([a.replace("{tmp}", str(tmp)) for a in args], words) for args, words in cases]
 

@@ -252,6 +252,7 @@ BY_NAME: dict[str, tuple[st.SearchStrategy[str] | None, st.SearchStrategy[str]]]
     "held_out_games": (_count(100), _pick(COUNTS_BAD)),
     "budget": (_count(3), _pick(COUNTS_BAD)),
     "playouts": (_ints(1, 6), _pick(["0", "-1", *HUGE_INTS[3:], *NOT_INTS])),
+    "min_playouts": (_ints(1, 6), _pick(["0", "-1", *NOT_INTS])),
     "advise_playouts": (_ints(1, 3), _pick(["0", "-1", *HUGE_INTS[3:], *NOT_INTS])),
     "threads": (_ints(1, 2), _pick(["0", "-1", *HUGE_INTS, *NOT_INTS])),
     "max_compensation": (_ints(0, 2), _pick(["-1", *HUGE_INTS[3:], *NOT_INTS])),

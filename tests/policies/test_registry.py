@@ -20,9 +20,10 @@ FIXTURES = "tests/policies/fixtures"
 
 def test_builtins_are_random_and_presets_of_one_heuristic():
     assert set(POLICIES) == {"random", "greedy", "churches", "walls", "merchant", "builder", "jugglers", "balanced",
-                             "rollout"}
+                             "rollout", "rollout-deep"}
     assert POLICIES["random"].kind == PolicyKind.RANDOM
-    assert POLICIES["rollout"].kind == PolicyKind.ROLLOUT and POLICIES["rollout"].base is POLICIES["balanced"]
+    for name in ("rollout", "rollout-deep"):
+        assert POLICIES[name].kind == PolicyKind.ROLLOUT and POLICIES[name].base is POLICIES["balanced"]
     for name in PRESETS:
         spec = POLICIES[name]
         assert spec.kind == PolicyKind.HEURISTIC and spec.params.shape == (N_PARAMS,) and spec.description

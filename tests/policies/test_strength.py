@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from smsim.studies.compare import Comparison, compare
-from smsim.stats import Z_95, mean_and_interval
+from smsim.intervals import Z_95, mean_and_interval
 
 Z = 3.0  # a 3-sigma margin: such a test fails by chance about once in 700 runs, and never here
 SLOW = pytest.mark.slow

@@ -12,7 +12,7 @@ from smsim.report import findings as F
 from smsim.report.tables import read_report_data
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
-from smsim.stats import Z_95, wilson_interval
+from smsim.intervals import Z_95, wilson_interval
 
 
 def test_effect_size_is_cohens_h_for_rates_and_d_for_other_figures():

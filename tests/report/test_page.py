@@ -222,7 +222,7 @@ def stronger(report_datasets, tmp_path_factory):
     """A 4-player balanced mirror, a tiny mirror of a cheap rollout (a search policy, fast enough
     for a test) and its report beside the 4-player run of mixed seats."""
     root = tmp_path_factory.mktemp("stronger")
-    (root / "cheap.toml").write_text('base = "rollout"\nplayouts = 2\ncandidates = 2\n')
+    (root / "cheap.toml").write_text('base = "rollout"\nbudget = 4\nmin_playouts = 2\ncandidates = 2\n')
     simulate_to(str(root / "bal4"), 300, 4, ["balanced"], seed=31, batch=300)
     simulate_to(str(root / "ro4"), 24, 4, [str(root / "cheap.toml")], seed=32, batch=8)
     main = [str(root / "bal4"), report_datasets["four"]]

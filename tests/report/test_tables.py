@@ -568,7 +568,7 @@ def stronger_runs(tmp_path_factory):
     search policy, fast enough for a test), and a 4-player run of mixed seats."""
     root = tmp_path_factory.mktemp("stronger")
     cheap = root / "cheap.toml"
-    cheap.write_text('base = "rollout"\nplayouts = 2\ncandidates = 2\n')
+    cheap.write_text('base = "rollout"\nbudget = 4\nmin_playouts = 2\ncandidates = 2\n')
     paths = {name: str(root / name) for name in ("bal4", "ro4", "mixed4")}
     simulate_to(paths["bal4"], 400, 4, ["balanced"], seed=21, batch=200)
     simulate_to(paths["ro4"], 30, 4, [str(cheap)], seed=22, batch=10)

@@ -5,7 +5,7 @@ import pytest
 
 from smsim.report.tables import report_tables
 from smsim.runs.batch import simulate
-from smsim.stats import mean_interval, wilson_interval
+from smsim.intervals import mean_interval, wilson_interval
 from smsim.runs.summary import summarise_dataset, summary_tables
 
 

@@ -13,7 +13,7 @@ from smsim.studies.advise import (
 )
 from smsim.play.api import play_game
 
-CANDIDATE_KEYS = {"move", "win", "win_lo", "win_hi", "vp", "vp_lo", "vp_hi", "pick", "rows"}
+CANDIDATE_KEYS = {"move", "moves", "win", "win_lo", "win_hi", "vp", "vp_lo", "vp_hi", "playouts", "pick", "rows"}
 
 
 def assert_bad_input(result, *words):
@@ -55,13 +55,47 @@ def test_the_pick_marked_is_the_policys_and_candidates_come_best_first():
         if u is None:
             assert b.pick.move == "use no die"
         else:
-            assert b.pick.move.startswith(f"use {u['dice']} {u['symbol']}")
-            assert (u["person"] or "") in b.pick.move
+            played = [m for m in b.pick.moves if m.startswith(f"use {u['dice']} {u['symbol']}")]
+            assert played and any((u["person"] or "") in m for m in played)
         for adv in (a, b):
             keys = [(-c.win, -c.vp) for c in adv.candidates]
             assert keys == sorted(keys)
             for c in adv.candidates:
                 assert c.win_lo <= c.win <= c.win_hi and c.vp_lo <= c.vp <= c.vp_hi
+
+
+def test_identical_moves_are_one_row_listing_them():
+    """Placements whose playouts all gave identical results are one row, its moves listed ("wall
+    at (0, 1), (0, 2)"), played once: every other row lists one move or several that are not
+    told apart, and the rows cover every legal cell once."""
+    found = 0
+    for decision in range(40, 160, 3):
+        a = advise(4, 3, 0, decision, playouts=16, min_playouts=8)
+        if a.kind != "PLACE":
+            continue
+        cells = [r for c in a.candidates for r in c.rows]
+        assert sorted(cells) == sorted(set(cells))
+        for c in a.candidates:
+            if len(c.moves) > 1:
+                found += 1
+                piece = c.moves[0].rpartition(" at ")[0]
+                assert c.move == f"{piece} at " + ", ".join(m.rpartition(" at ")[2] for m in c.moves)
+        if found >= 2:
+            break
+    assert found >= 1
+
+
+def test_sequential_halving_leaves_the_leaders_with_the_playouts():
+    """By default the leading moves have ``playouts`` and the others fewer, at least
+    ``min_playouts``; with ``min_playouts = playouts`` every row has them all."""
+    for decision in (9, 44, 60):
+        a = advise(4, 31, 0, decision, playouts=64, min_playouts=8)
+        counts = sorted((c.playouts for c in a.candidates), reverse=True)
+        assert counts[0] == 64 and counts[-1] >= 8
+        if len(counts) >= 3:
+            assert counts[-1] < 64
+        b = advise(4, 31, 0, decision, playouts=16, min_playouts=16)
+        assert {c.playouts for c in b.candidates} == {16}
 
 
 def test_keep_candidates_cover_every_mask_once():
@@ -81,14 +115,16 @@ def test_advice_is_deterministic():
 
 
 def _coverage(positions, short, long):
-    """Share of (candidate, measure) pairs whose long-run mean lies in the short run's interval."""
+    """Share of (candidate, measure) pairs whose long-run mean lies in the short run's interval:
+    the short run as advise spends it (halving: each row its own playouts), the long run every
+    move alike on other dice streams."""
     inside = total = 0
     for players, seed, game, decision in positions:
         a = advise(players, seed, game, decision, playouts=short)
-        b = advise(players, seed, game, decision, playouts=long, first_playout=short)
-        long_by_move = {c.move: c for c in b.candidates}
+        b = advise(players, seed, game, decision, playouts=long, first_playout=short, min_playouts=long)
+        long_by_move = {m: c for c in b.candidates for m in c.moves}
         for c in a.candidates:
-            ref = long_by_move[c.move]
+            ref = long_by_move[c.moves[0]]
             inside += (c.win_lo <= ref.win <= c.win_hi) + (c.vp_lo <= ref.vp <= c.vp_hi)
             total += 2
     return inside / total, total
@@ -128,6 +164,7 @@ def test_intervals_are_consistent_with_long_playouts_on_many_positions():
         ({"decision": 2**64}, "past the end of any game"),
         ({"playouts": 0}, "playouts"),
         ({"playouts": -5}, "playouts"),
+        ({"min_playouts": 0}, "min_playouts"),
         ({"policies": ["nobody"]}, "unknown policy"),
         ({"players": 1}, "players"),
         ({"players": 6}, "players"),
@@ -188,6 +225,7 @@ def test_bad_commands_exit_2(run, tmp_path):
     assert_bad_input(run("advise", "--seed", 4, "--decision", -2), "--decision")
     assert_bad_input(run("advise", "--seed", 4, "--decision", 3, "--playouts", -1), "--playouts")
     assert_bad_input(run("advise", "--seed", 4, "--decision", 3, "--playouts", 0), "--playouts")
+    assert_bad_input(run("advise", "--seed", 4, "--decision", 3, "--min-playouts", 0), "--min-playouts")
     assert_bad_input(run("advise", "--decision", 3, "--policy", "nobody"), "unknown policy 'nobody'")
     assert_bad_input(run("advise", "--decision", 3, "--players", 7), "players")
     assert_bad_input(run("advise", "--decision", 3, "--policy", "greedy,random"), "policies")

@@ -7,7 +7,7 @@ import pytest
 from smsim.studies.compare import arrangements, compare
 from smsim.rules import Rules
 from smsim.errors import SimulationError
-from smsim.stats import mean_and_interval
+from smsim.intervals import mean_and_interval
 
 
 def test_arrangements_put_every_policy_in_every_seat_equally():

@@ -16,7 +16,7 @@ from smsim.cli import cli
 from smsim.errors import DatasetError
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
-from smsim.stats import Z_95
+from smsim.intervals import Z_95
 from smsim.studies.sweep import (
     BASELINE,
     Metric,
