@@ -162,8 +162,12 @@ def rollout_spec(knobs: dict[str, Any], playout_policy: PolicySpec, name: str = 
     for key, value in values.items():
         params[ROLLOUT_PARAMS.offset(key)] = value
     searched = [k for k in ("KEEP", "USE", "PLACE") if values[f"search_{k.lower()}"]]
-    spend = (f"{int(values['budget'])} continuations a decision by sequential halving" if values["halving"]
+    spend = (f"{int(values['budget'])} continuations a decision" if values["halving"] or values["drop_se"]
              else f"{int(values['budget']) // int(values['candidates'])} continuations a candidate")  # fmt: skip
+    if values["search_place"]:
+        spend += f" ({int(values['place_budget'])} a placement)"
+    if values["halving"]:
+        spend += " by sequential halving"
     text = (f"search: the candidates of its {', '.join(searched) or 'no'} decisions valued by {spend}, played by "
             f"{playout_policy.name}; elsewhere plays as {playout_policy.name}")  # fmt: skip
     return PolicySpec(name, PolicyKind.ROLLOUT, params, text, source=source, base=playout_policy)
