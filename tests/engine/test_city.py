@@ -75,7 +75,7 @@ def test_s9_architect_two_logs_two_houses_6vp():
 
     @njit
     def place_person_nb(person, role, s, w, seats, rules):
-        person_nb(person, role, s, w, seats, rules)  # compiled code only: Python cannot call the loop's functions
+        person_nb(person, role, s, w, seats, rules, None)  # compiled code only: Python cannot call the loop's functions
     from smsim.policies.interface import placeholder_policy
 
     city, occ, player = state_from_cities(EMPTY_CITY, coins=3, logs=2)
