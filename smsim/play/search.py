@@ -48,10 +48,10 @@ from smsim.policies import rollout as RO
 # rows; per (candidate, continuation) the seat's win share, VP margin over the best other seat,
 # final VP and a hash of how it ended (``end_state_hash_nb``); per candidate its continuations played
 # (``played``), the candidate whose continuations stand for it (``same``: itself, or the first of
-# its group), whether it is still in (``alive``); ``spent`` int64[2] counts continuations played
+# its group), whether it is still in (``alive``), its mean value at a halving (``mean``); ``spent`` int64[2] counts continuations played
 # and decisions searched (for scripts and reports: it never changes a pick).
 Search = namedtuple("Search", ["cw", "score", "game_out", "rows", "win", "margin_vp", "vp", "fp", "played", "same",
-                               "alive", "spent"])  # fmt: skip
+                               "alive", "mean", "spent"])  # fmt: skip
 
 
 # continuations and searches played in this process by ``runs`` (each run adds its scratch's
@@ -75,6 +75,7 @@ def new_search(n_players: int, room: int = 1, cands: int = L.MAX_CANDS) -> Searc
         np.zeros(L.MAX_CANDS, dtype=np.int64),
         np.zeros(L.MAX_CANDS, dtype=np.int64),
         np.zeros(L.MAX_CANDS, dtype=np.int64),
+        np.zeros(L.MAX_CANDS, dtype=np.float64),
         np.zeros(2, dtype=np.int64),
     )
 
@@ -289,17 +290,19 @@ def race_nb(snap, tape, n_tape, game_key, index, first_playout, s, m, base, rule
         keep = (n_alive + 1) // 2
         for c in range(m):
             if search.alive[c] == 1:
-                v = mean_nb(search, c, t, margin)
+                search.mean[c] = mean_nb(search, c, t, margin)
+        for c in range(m):
+            if search.alive[c] == 1:
                 better = 0
                 for d in range(m):
-                    if d != c and search.alive[d] == 1:
-                        u = mean_nb(search, d, t, margin)
+                    if d != c and search.alive[d] >= 1:
+                        u, v = search.mean[d], search.mean[c]
                         if u > v + 1e-12 or (u > v - 1e-12 and d < c):
                             better += 1
-                search.played[c] = -1 - search.played[c] if better >= keep else search.played[c]
+                if better >= keep:
+                    search.alive[c] = 2  # out after this round (2, not 0: the field stays whole while ranked)
         for c in range(m):
-            if search.played[c] < 0:  # marked out above (marked, not cleared, so every mean saw the same field)
-                search.played[c] = -1 - search.played[c]
+            if search.alive[c] == 2:
                 search.alive[c] = 0
         n_alive = keep
         rounds_left -= 1
@@ -347,45 +350,48 @@ def candidate_rows_nb(decision, n, base_row, values, dice, wanted, by_value, gap
 @hot_njit(inline="always")
 def searched_nb(params, decision):
     """Whether a rollout seat with knobs ``params`` searches this kind of decision, how many
-    candidates (USE, PLACE) and its budget."""
+    candidates (USE, PLACE), its budget and the value gap that leaves candidates out (PLACE)."""
     if decision == L.DECISION_KEEP:
-        return params[RO.RO_SEARCH_KEEP] > 0.0, L.MAX_CANDS, int(params[RO.RO_BUDGET])
+        return params[RO.RO_SEARCH_KEEP] > 0.0, L.MAX_CANDS, int(params[RO.RO_BUDGET]), 0.0
     if decision == L.DECISION_USE:
-        return params[RO.RO_SEARCH_USE] > 0.0, int(params[RO.RO_CANDIDATES]), int(params[RO.RO_BUDGET])
+        return params[RO.RO_SEARCH_USE] > 0.0, int(params[RO.RO_CANDIDATES]), int(params[RO.RO_BUDGET]), 0.0
     if decision == L.DECISION_PLACE:
-        return params[RO.RO_SEARCH_PLACE] > 0.0, int(params[RO.RO_PLACE_CANDIDATES]), int(params[RO.RO_PLACE_BUDGET])
-    return False, 0, 0
+        return (params[RO.RO_SEARCH_PLACE] > 0.0, int(params[RO.RO_PLACE_CANDIDATES]), int(params[RO.RO_PLACE_BUDGET]),
+                params[RO.RO_PLACE_GAP])  # fmt: skip
+    return False, 0, 0, 0.0
 
 
-@hot_njit(inline="always")
-def flat_each_nb(params, budget):
-    """Continuations per candidate of a flat search (0: halving or racing)."""
-    if params[RO.RO_HALVING] > 0.0 or params[RO.RO_DROP_SE] > 0.0:
-        return 0
-    return max(budget // int(params[RO.RO_CANDIDATES]), 1)
+@loop_njit
+def search_decision_nb(params, decision, n, base_row, values, dice, by_value, snap, tape, n_tape, game_key, index,
+                       first_playout, s, base, rules, search):  # fmt: skip
+    """A rollout seat's search with knobs ``params`` at one decision (its state as ``snap`` and
+    the turn's ``tape``, the base policy's pick ``base_row`` and ``values``): its candidates into
+    ``search.rows``; returns (candidates, index of the pick in the rows), or (m, -1) where it
+    does not search."""
+    searched, wanted, budget, gap = searched_nb(params, decision)
+    if n <= 1 or not searched or base_row < 0 or base_row >= n:
+        return 0, -1
+    m = candidate_rows_nb(decision, n, base_row, values, dice, wanted, by_value, gap, search.rows)
+    if m <= 1:
+        return m, -1
+    flat_each = 0
+    if params[RO.RO_HALVING] <= 0.0 and params[RO.RO_DROP_SE] <= 0.0:
+        flat_each = max(budget // int(params[RO.RO_CANDIDATES]), 1)
+    c = race_nb(snap, tape, n_tape, game_key, index, first_playout, s, m, base, rules, search, budget, flat_each,
+                int(params[RO.RO_MIN_PLAYOUTS]), params[RO.RO_STOP_SE], params[RO.RO_GROUP] > 0.0, params[RO.RO_MARGIN],
+                0, params[RO.RO_HALVING] > 0.0, params[RO.RO_DROP_SE], params[RO.RO_SWITCH_SE])  # fmt: skip
+    return m, c
 
 
 @loop_njit
 def rollout_nb(seats, s, w, rules, search):
     """``rollout``'s pick at a KEEP, USE or PLACE decision of seat s (see the module docstring)."""
-    params = seats.params[s]
-    decision = w.ctx[L.CTX_DECISION]
-    n = w.ctx[L.CTX_N]
     base_row = choose_nb(seats, s, w, rules)  # the base policy's pick (USE, PLACE: its values in w.values)
-    searched, wanted, budget = searched_nb(params, decision)
-    if n <= 1 or not searched or base_row < 0 or base_row >= n:
-        return base_row
-    by_value = seats.base_kind[s] == L.POLICY_KIND_HEURISTIC
-    gap = params[RO.RO_PLACE_GAP] if decision == L.DECISION_PLACE else 0.0
-    m = candidate_rows_nb(decision, n, base_row, w.values, w.dice, wanted, by_value, gap, search.rows)
-    if m <= 1:
-        return base_row
     base = Seats(seats.base_kind, seats.base_params, seats.fns, seats.base_kind, seats.base_params)
-    c = race_nb(w.snap, w.tape, w.tape_n[0], w.keys[0], w.ctx[L.CTX_INDEX], 0, s, m, base, rules, search,
-                budget, flat_each_nb(params, budget), int(params[RO.RO_MIN_PLAYOUTS]), params[RO.RO_STOP_SE],
-                params[RO.RO_GROUP] > 0.0, params[RO.RO_MARGIN], 0, params[RO.RO_HALVING] > 0.0,
-                params[RO.RO_DROP_SE], params[RO.RO_SWITCH_SE])  # fmt: skip
-    return search.rows[c]
+    _, c = search_decision_nb(seats.params[s], w.ctx[L.CTX_DECISION], w.ctx[L.CTX_N], base_row, w.values, w.dice,
+                              seats.base_kind[s] == L.POLICY_KIND_HEURISTIC, w.snap, w.tape, w.tape_n[0], w.keys[0],
+                              w.ctx[L.CTX_INDEX], 0, s, base, rules, search)  # fmt: skip
+    return base_row if c < 0 else search.rows[c]
 
 
 @overload(search_nb, jit_options={"_nrt": False, "cache": True})
@@ -430,21 +436,8 @@ def search_captured_nb(w, rules, fns, base_kind, base_params, knobs, first_playo
     into ``search.rows``; returns (candidates, index of its pick in the rows), or (m, -1) where it
     would not search (scripts/search_quality.py)."""
     cap = w.cap
-    decision = cap.ctx[L.CTX_DECISION]
-    n = cap.ctx[L.CTX_N]
     s = cap.ctx[L.CTX_SEAT]
-    searched, wanted, budget = searched_nb(knobs, decision)
-    base_row = cap.at[3]
-    if n <= 1 or not searched:
-        return 0, -1
-    gap = knobs[RO.RO_PLACE_GAP] if decision == L.DECISION_PLACE else 0.0
-    m = candidate_rows_nb(decision, n, base_row, cap.values, cap.dice, wanted,
-                          base_kind[s] == L.POLICY_KIND_HEURISTIC, gap, search.rows)  # fmt: skip
-    if m <= 1:
-        return m, -1
     seats = Seats(base_kind, base_params, fns, base_kind, base_params)
-    c = race_nb(cap.snap, cap.tape, cap.at[2], w.keys[0], cap.ctx[L.CTX_INDEX], first_playout, s, m, seats, rules,
-                search, budget, flat_each_nb(knobs, budget), int(knobs[RO.RO_MIN_PLAYOUTS]),
-                knobs[RO.RO_STOP_SE], knobs[RO.RO_GROUP] > 0.0, knobs[RO.RO_MARGIN], 0, knobs[RO.RO_HALVING] > 0.0,
-                knobs[RO.RO_DROP_SE], knobs[RO.RO_SWITCH_SE])  # fmt: skip
-    return m, c
+    return search_decision_nb(knobs, cap.ctx[L.CTX_DECISION], cap.ctx[L.CTX_N], cap.at[3], cap.values, cap.dice,
+                              base_kind[s] == L.POLICY_KIND_HEURISTIC, cap.snap, cap.tape, cap.at[2], w.keys[0],
+                              cap.ctx[L.CTX_INDEX], first_playout, s, seats, rules, search)  # fmt: skip
