@@ -3,7 +3,7 @@
     python scripts/bench.py                 # everything (several minutes)
     python scripts/bench.py --quick         # fewer games, no 10M memory run
 
-Prints, for 2-5 players with `balanced` and `random` in every seat: games per second on 1
+Prints, for 2-5 players with `balanced`, `learned` and `random` in every seat: games per second on 1
 thread and on all cores, beside the dice-only floor measured in the same run (the same dice
 stream and three-roll keeps, no board) and the ratio game / floor; the first-compile time (a
 fresh process with an empty cache); the end-to-end time of a warm `smsim simulate --games 10000`;
@@ -17,6 +17,7 @@ the speed-up it implies on 16 and 64 cores (Amdahl).
     python scripts/bench.py --bad-input --runs 3   # each bad-input case on an empty cache
     python scripts/bench.py --search --runs 5 --games 40   # the search's cost per game
     python scripts/bench.py --advise --seed 2026           # `smsim advise` at every decision of a game
+    python scripts/bench.py --learned --runs 7             # a `learned` mirror beside a `balanced` one
 
 ``--search`` times, on one thread, 4-player games of one search seat against three `balanced`:
 the search as it was before budgets (`rollout-flat`: 96 continuations for each of the base
@@ -26,6 +27,10 @@ games in every run, runs interleaved, beside a `balanced` mirror; printed: core-
 runs.
 
     python scripts/bench.py --dask-deployed --games 100000   # a scheduler and 2 worker processes
+
+``--learned`` times mirrors of `learned` and of `balanced` on one thread, on the same games, runs
+interleaved, at 2-5 players; printed: games per second of each (median of the runs) and the
+ratio learned / balanced of each run's pair (median, and the range). The target: at least 1/8.
 
 ``--dask-deployed`` starts `dask scheduler` and two `dask worker --nworkers 1 --nthreads 1`
 processes on 127.0.0.1 (as tests/runs/executors/test_dask_deployed.py does), warms them, and times `smsim
@@ -339,12 +344,29 @@ def search_cost(games: int, runs: int, extra: list[str] | None = None) -> None:
           f"{statistics.median(seconds['rollout']) / b:,.0f} x a balanced game)")
 
 
+def learned_speed(games: int, runs: int, players_list: list[int]) -> None:
+    print(f"learned beside balanced, mirrors on 1 thread, {games:,} games a run, median of {runs} runs (interleaved):")
+    print(f"{'players':>7} {'balanced':>10} {'learned':>10} {'ratio':>7} {'ratio range':>13}   games/s")
+    for players in players_list:
+        for policy in ("balanced", "learned"):
+            run_games(200, players, [policy], 1, Rules(), threads=1)  # compiled and warm
+        rates: dict[str, list[float]] = {"balanced": [], "learned": []}
+        for r in range(runs):
+            for policy in rates:
+                start = time.perf_counter()
+                run_games(games, players, [policy], r, Rules(), threads=1)
+                rates[policy].append(games / (time.perf_counter() - start))
+        ratios = [lo / b for lo, b in zip(rates["learned"], rates["balanced"])]
+        print(f"{players:>7} {statistics.median(rates['balanced']):>10,.0f} {statistics.median(rates['learned']):>10,.0f} "
+              f"{statistics.median(ratios):>7.3f} {min(ratios):>6.3f}-{max(ratios):.3f}")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20000, help="games per speed run")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5])
-    parser.add_argument("--policy", nargs="+", default=["balanced", "random"])
+    parser.add_argument("--policy", nargs="+", default=["balanced", "learned", "random"])
     parser.add_argument("--memory-games", type=int, nargs="+", default=[1_000_000, 10_000_000])
     parser.add_argument("--memory-policy", default="random")
     parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory runs")
@@ -354,6 +376,7 @@ def main() -> None:
     parser.add_argument("--bad-input", action="store_true", help="only the bad-input cases on an empty cache")
     parser.add_argument("--search", action="store_true", help="only the search's cost per game (--games per run)")
     parser.add_argument("--search-policy", action="append", help="with --search: also this search policy (a TOML)")
+    parser.add_argument("--learned", action="store_true", help="only a learned mirror beside a balanced one")
     parser.add_argument("--advise", action="store_true", help="only `smsim advise` at every decision of one game")
     parser.add_argument("--seed", type=int, default=2026, help="with --advise: the game's seed")
     parser.add_argument("--dask-deployed", action="store_true",
@@ -367,6 +390,9 @@ def main() -> None:
         return
     if args.advise:
         advise_times(args.seed)
+        return
+    if args.learned:
+        learned_speed(args.games, args.runs, args.players)
         return
     if args.dask_deployed:
         dask_deployed(args.games, args.runs, default_threads())

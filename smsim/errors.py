@@ -51,6 +51,10 @@ class TuneError(SmsimError):
     """Bad input to ``tune``."""
 
 
+class LearnError(SmsimError):
+    """``smsim learn``: bad plan, or a label directory of another plan."""
+
+
 class AdviseError(SmsimError):
     """Bad input to ``advise``."""
 

@@ -363,6 +363,7 @@ class PolicyKind(IntEnum):
     HEURISTIC = 1  # the parameterised heuristic; every built-in but random is a preset of it
     USER = 2  # the seat's function in the tuple of policy functions
     ROLLOUT = 3  # the search policy (smsim.play.search): continuations played by its base policy
+    LEARNED = 4  # a model fitted to the search's values (smsim.policies.learned): its vector in params
 
 
 MAX_CANDS = 128
@@ -439,3 +440,4 @@ POLICY_KIND_RANDOM = int(PolicyKind.RANDOM)
 POLICY_KIND_HEURISTIC = int(PolicyKind.HEURISTIC)
 POLICY_KIND_USER = int(PolicyKind.USER)
 POLICY_KIND_ROLLOUT = int(PolicyKind.ROLLOUT)
+POLICY_KIND_LEARNED = int(PolicyKind.LEARNED)

@@ -13,13 +13,15 @@ from smsim.cli.common import cli
 def list_policies(weights: bool) -> None:
     """List the built-in policies: name, one-line description, weights.
 
-    Any of them, a TOML weights file (``base = "balanced"`` plus weights by name) or a jitted
-    function ``file.py:name`` can be given to ``--policy`` (docs/policies.md).
+    Any of them, a TOML weights file (``base = "balanced"`` plus weights by name), a model file
+    ``model.json`` of ``smsim learn`` or a jitted function ``file.py:name`` can be given to
+    ``--policy`` (docs/policies.md).
 
     \b
     Example:
       smsim policies --no-weights
     """
+    from smsim.layout import PolicyKind
     from smsim.policies.heuristics import PARAM_NAMES
     from smsim.policies.registry import POLICIES
 
@@ -28,7 +30,8 @@ def list_policies(weights: bool) -> None:
         click.echo(f"{name:<{width}}  {spec.description}")
         if weights and spec.weights():
             shown = ", ".join(f"{k}={v:g}" for k, v in spec.weights().items() if v != 0.0)
-            click.echo(f"{'':<{width}}  weights: {shown}")
+            what = "base heuristic" if spec.kind == PolicyKind.LEARNED else "weights"
+            click.echo(f"{'':<{width}}  {what}: {shown}")
     if weights:
         click.echo(f"\nweights (in VP): {', '.join(PARAM_NAMES)}")
 

@@ -159,3 +159,33 @@ class FairnessProgressBar:
         if self.status is not None:
             self.status.__exit__(*exc)
         return False
+
+
+class LearnProgress:
+    """``smsim learn``'s display on standard error: the games whose decisions have been labelled
+    (a part's games at a time), gone when it ends."""
+
+    def __init__(self, quiet: bool):
+        self.quiet, self.bar, self.games = quiet, None, 0
+
+    def __enter__(self):
+        return self.report
+
+    def report(self, name: str, done: int) -> None:
+        if self.quiet:
+            return
+        if self.bar is None:
+            from rich.console import Console
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(SpinnerColumn(), TextColumn("[bold]labelling[/] {task.fields[what]}"),
+                                TimeElapsedColumn(), console=Console(stderr=True), transient=True)  # fmt: skip
+            self.bar.__enter__()
+            self.task = self.bar.add_task("labels", total=None, what="")
+        self.games += done
+        self.bar.update(self.task, what=f"{name}: {self.games:,} games")
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+        return False

@@ -59,10 +59,11 @@ from smsim.engine.game import (
 )
 from smsim.engine.memory import borrow_nb, hot_njit, loop_njit
 from smsim.engine.pirates import mark_swords_nb
-from smsim.policies.heuristics import MEMO, heuristic_choice_nb, new_game_memo_nb, random_choice_nb
+from smsim.policies.heuristics import heuristic_choice_nb, new_game_memo_nb, random_choice_nb
+from smsim.policies.learned import LEARNED_MEMO, learned_choice_nb
 
 # float64 scratch a built-in policy may keep within one turn: the largest any policy declares
-MEMO_SIZE = MEMO.size
+MEMO_SIZE = LEARNED_MEMO.size
 
 # int64, not the literal a Python int constant is typed as: a function that is called, not inlined,
 # is compiled once per distinct argument types, so a literal argument costs a compile of its own
@@ -85,8 +86,9 @@ Snap = namedtuple("Snap", ["city", "occ", "player", "pirates", "ctx", "rng", "me
 # at[1] 1 once captured, at[2] the decisions made before it in its turn, at[3] the policy's pick,
 # at[4] the trace rows written before it (the position as the trace tells it); its candidates,
 # context, the turn's earlier rows and the turn's start state; the dice in hand and the deciding
-# policy's values of the candidates (a heuristic's, for USE and PLACE: what a search orders them by).
-Capture = namedtuple("Capture", ["at", "cands", "ctx", "tape", "snap", "dice", "values"])
+# policy's values of the candidates (a heuristic's, for USE and PLACE: what a search orders them by);
+# the state at the decision itself (``now``: what a learned policy's features read there).
+Capture = namedtuple("Capture", ["at", "cands", "ctx", "tape", "snap", "dice", "values", "now"])
 # Who decides for each seat. A searching seat (PolicyKind.ROLLOUT) has its own knobs in ``params``
 # and its base policy in ``base_kind``/``base_params``; any other seat is its own base.
 Seats = namedtuple("Seats", ["kind", "params", "fns", "base_kind", "base_params"])
@@ -141,7 +143,7 @@ def new_work(n_players: int, trace: np.ndarray = NO_TRACE) -> Work:
         new_snap(n_players),
         Capture(np.array([-1, 0, 0, -1, 0], dtype=np.int64), np.zeros((L.MAX_CANDS, L.CAND_WIDTH), dtype=np.int64),
                 np.zeros(L.N_CTX, dtype=np.int64), np.zeros(MAX_TAPE, dtype=np.int64), new_snap(n_players),
-                np.zeros(L.N_DICE, dtype=np.int64), np.zeros(L.MAX_CANDS, dtype=np.float64)),
+                np.zeros(L.N_DICE, dtype=np.int64), np.zeros(L.MAX_CANDS, dtype=np.float64), new_snap(n_players)),
     )  # fmt: skip
 
 
@@ -153,6 +155,8 @@ def choose_nb(seats, s, w, rules):
     n = w.ctx[L.CTX_N]
     if kind == L.POLICY_KIND_HEURISTIC:
         return heuristic_choice_nb(seats.base_params[s], s, w, rules)
+    if kind == L.POLICY_KIND_LEARNED:
+        return learned_choice_nb(seats.base_params[s], s, w, rules)
     if kind == L.POLICY_KIND_USER:
         fn = seats.fns[s]
         return fn(w.ctx, w.dice, w.cands, n, w.city, w.occ, w.player, w.pirates, rules, seats.base_params[s], w.rng)
@@ -193,6 +197,9 @@ def capture_nb(w):
     for d in range(L.N_DICE):
         cap.dice[d] = w.dice[d]
     copy_snap_nb(w.snap, cap.snap)
+    now = cap.now
+    copy_state_nb(w.city, w.occ, w.player, w.pirates, w.ctx, w.rng, now.city, now.occ, now.player, now.pirates,
+                  now.ctx, now.rng)  # fmt: skip
 
 
 @hot_njit
@@ -526,7 +533,7 @@ def borrow_work_nb(w):
         borrow_nb(w.memo), borrow_nb(w.status), borrow_nb(w.trace), borrow_nb(w.trace_n), borrow_nb(w.keys),
         borrow_nb(w.tape), borrow_nb(w.forced), borrow_nb(w.tape_n), borrow_snap_nb(w.snap),
         Capture(borrow_nb(w.cap.at), borrow_nb(w.cap.cands), borrow_nb(w.cap.ctx), borrow_nb(w.cap.tape),
-                borrow_snap_nb(w.cap.snap), borrow_nb(w.cap.dice), borrow_nb(w.cap.values)),
+                borrow_snap_nb(w.cap.snap), borrow_nb(w.cap.dice), borrow_nb(w.cap.values), borrow_snap_nb(w.cap.now)),
     )  # fmt: skip
 
 

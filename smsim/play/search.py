@@ -348,6 +348,13 @@ def candidate_rows_nb(decision, n, base_row, values, dice, wanted, by_value, gap
 
 
 @hot_njit(inline="always")
+def ordered_by_values_nb(base_kind):
+    """Whether a base policy leaves values of the candidates to order them by (a heuristic's
+    values, a learned model's scores)."""
+    return base_kind == L.POLICY_KIND_HEURISTIC or base_kind == L.POLICY_KIND_LEARNED
+
+
+@hot_njit(inline="always")
 def searched_nb(params, decision):
     """Whether a rollout seat with knobs ``params`` searches this kind of decision, how many
     candidates (USE, PLACE), its budget and the value gap that leaves candidates out (PLACE)."""
@@ -389,7 +396,7 @@ def rollout_nb(seats, s, w, rules, search):
     base_row = choose_nb(seats, s, w, rules)  # the base policy's pick (USE, PLACE: its values in w.values)
     base = Seats(seats.base_kind, seats.base_params, seats.fns, seats.base_kind, seats.base_params)
     _, c = search_decision_nb(seats.params[s], w.ctx[L.CTX_DECISION], w.ctx[L.CTX_N], base_row, w.values, w.dice,
-                              seats.base_kind[s] == L.POLICY_KIND_HEURISTIC, w.snap, w.tape, w.tape_n[0], w.keys[0],
+                              ordered_by_values_nb(seats.base_kind[s]), w.snap, w.tape, w.tape_n[0], w.keys[0],
                               w.ctx[L.CTX_INDEX], 0, s, base, rules, search)  # fmt: skip
     return base_row if c < 0 else search.rows[c]
 
@@ -439,5 +446,5 @@ def search_captured_nb(w, rules, fns, base_kind, base_params, knobs, first_playo
     s = cap.ctx[L.CTX_SEAT]
     seats = Seats(base_kind, base_params, fns, base_kind, base_params)
     return search_decision_nb(knobs, cap.ctx[L.CTX_DECISION], cap.ctx[L.CTX_N], cap.at[3], cap.values, cap.dice,
-                              base_kind[s] == L.POLICY_KIND_HEURISTIC, cap.snap, cap.tape, cap.at[2], w.keys[0],
+                              ordered_by_values_nb(base_kind[s]), cap.snap, cap.tape, cap.at[2], w.keys[0],
                               cap.ctx[L.CTX_INDEX], first_playout, s, seats, rules, search)  # fmt: skip

@@ -6,7 +6,7 @@ float64, ``M_*``). The constants are generated from the declarations (``layout.R
 from smsim import layout as L
 
 # -- the weights: params[P_*], float64[N_PARAMS] -------------------------------------------------
-PARAMS = L.Record("heuristic weights", "P_", "N_PARAMS", (
+PARAMS = L.Record("heuristic weights", "P_", "N_HEURISTIC_PARAMS", (
     ("coin", 1, "value of a coin held"),
     ("log", 1, "value of a log held"),
     ("crate", 1, "value of a crate placed"),
@@ -30,6 +30,10 @@ PARAMS = L.Record("heuristic weights", "P_", "N_PARAMS", (
     ("spare", 4, "room for more weights without changing the kernels' signatures"),
 ))  # fmt: skip
 PARAMS.export(globals())
+# A seat's params vector is this wide, whatever its policy: the heuristic's weights above, a
+# rollout's knobs (policies/rollout.py) or a learned model (policies/learned.py) all fit in it, so
+# the kernels' signatures never change with the policy.
+N_PARAMS = 2560
 PARAM_NAMES = PARAMS.columns()[: PARAMS.offset("spare")]
 NEG = -1e9
 

@@ -220,6 +220,13 @@ def heuristic_keep_nb(params, s, ctx, dice, occ, player, pirates, memo, rules):
 @hot_njit
 def heuristic_pick_nb(params, s, ctx, cands, occ, player, pirates, memo, values, rng, rules):
     """Every decision but KEEP: value each candidate row, pick the best."""
+    heuristic_values_nb(params, s, ctx, cands, occ, player, pirates, memo, values, rules)
+    return pick_best_nb(values, ctx[L.CTX_N], rng, s)
+
+
+@hot_njit(inline="always")
+def heuristic_values_nb(params, s, ctx, cands, occ, player, pirates, memo, values, rules):
+    """values[i] <- the heuristic's value of candidate row i, at every decision but KEEP."""
     decision = ctx[L.CTX_DECISION]
     n = ctx[L.CTX_N]
     if decision == L.DECISION_USE:
@@ -239,4 +246,3 @@ def heuristic_pick_nb(params, s, ctx, cands, occ, player, pirates, memo, values,
     else:
         for i in range(n):
             values[i] = 0.0
-    return pick_best_nb(values, n, rng, s)

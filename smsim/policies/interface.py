@@ -27,6 +27,8 @@ Arguments (all arrays C-contiguous; never write to them):
 Return an int64 in 0..n-1. Anything else stops the run with an error naming the policy.
 """
 
+import threading
+
 from numba import njit, types
 
 POLICY_SIG = types.int64(
@@ -53,11 +55,15 @@ def no_user_policy(ctx, dice, cands, n, city, occ, player, pirates, rules, param
     return -1
 
 
+_COMPILING = threading.Lock()  # threads that make line-ups at once compile it once
+
+
 def placeholder_policy():
     """``no_user_policy``, compiled for ``POLICY_SIG`` (or loaded from the on-disk cache)."""
-    if not no_user_policy.signatures:
-        no_user_policy.compile(POLICY_SIG)
-        # one signature and no other, as ``@njit(POLICY_SIG)`` leaves a user's policy: the play
-        # loop types every seat's function alike and is compiled once for any line-up
-        no_user_policy.disable_compile()
+    with _COMPILING:
+        if not no_user_policy.signatures:
+            no_user_policy.compile(POLICY_SIG)
+            # one signature and no other, as ``@njit(POLICY_SIG)`` leaves a user's policy: the play
+            # loop types every seat's function alike and is compiled once for any line-up
+            no_user_policy.disable_compile()
     return no_user_policy

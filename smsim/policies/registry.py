@@ -7,7 +7,9 @@ A policy given on the command line or to the API is one of:
   ``pirate_next = 1.2``; any weight vector is a policy;
 - a user's function ``path.py:name``, jitted with ``smsim.policies.interface.POLICY_SIG``;
 - the search policy ``rollout``, or a TOML file ``base = "rollout"`` with its knobs
-  (``policies/rollout.py``) and ``playout_policy``, the heuristic its continuations play.
+  (``policies/rollout.py``) and ``playout_policy``, the policy its continuations play;
+- a learned model ``path.json`` written by ``smsim learn`` (``policies/model.py``), or the
+  built-in ``learned``, shipped as package data (``policies/data/learned.json``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from smsim.errors import PolicyError
 from smsim.layout import PolicyKind
 from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES
 from smsim.policies.interface import MAX_SEATS, POLICY_SIG, placeholder_policy
+from smsim.policies.model import Model
 from smsim.policies.rollout import (
     ROLLOUT_BASE,
     ROLLOUT_DEFAULTS,
@@ -49,16 +52,19 @@ class PolicySpec:
     base: "PolicySpec | None" = None  # ROLLOUT: the policy its continuations are played with
 
     def weights(self) -> dict[str, float]:
-        """The named weights (a rollout's knobs; empty for random and user policies)."""
+        """The named weights (a rollout's knobs, a learned model's base heuristic; empty for
+        random and user policies)."""
         if self.kind == PolicyKind.ROLLOUT:
             return {name: float(self.params[ROLLOUT_PARAMS.offset(name)]) for name in ROLLOUT_DEFAULTS}
-        if self.kind != PolicyKind.HEURISTIC:
+        if self.kind not in (PolicyKind.HEURISTIC, PolicyKind.LEARNED):
             return {}
-        return {name: float(self.params[i]) for i, name in enumerate(PARAM_NAMES)}
+        return {name: float(self.params[i]) for i, name in enumerate(PARAM_NAMES)}  # LEARNED: its base first
 
     def describe(self) -> dict[str, Any]:
         """What a manifest records of the policy."""
         out = {"name": self.name, "kind": self.kind.name.lower(), "source": self.source, "weights": self.weights()}
+        if self.kind == PolicyKind.LEARNED:  # the whole model, by its vector's digest
+            out["model_sha256"] = hashlib.sha256(self.params.astype("<f8").tobytes()).hexdigest()
         if self.base is not None:
             out["playout_policy"] = self.base.describe()
         return out
@@ -155,8 +161,8 @@ def rollout_spec(knobs: dict[str, Any], playout_policy: PolicySpec, name: str = 
             kind = "a whole number" if whole else "a number"
             raise PolicyError(f"{where}: rollout parameter {key!r} must be {kind} from {lo:g} to {hi:g}, got {value!r}")
         values[key] = float(value)
-    if playout_policy.kind not in (PolicyKind.HEURISTIC, PolicyKind.RANDOM, PolicyKind.USER):
-        raise PolicyError(f"{where}: the playout policy must be a heuristic, random or a user policy, "
+    if playout_policy.kind not in (PolicyKind.HEURISTIC, PolicyKind.RANDOM, PolicyKind.USER, PolicyKind.LEARNED):
+        raise PolicyError(f"{where}: the playout policy must be a heuristic, random, learned or a user policy, "
                           f"not {playout_policy.name!r}")  # fmt: skip
     params = np.zeros(N_PARAMS)
     for key, value in values.items():
@@ -173,9 +179,22 @@ def rollout_spec(knobs: dict[str, Any], playout_policy: PolicySpec, name: str = 
     return PolicySpec(name, PolicyKind.ROLLOUT, params, text, source=source, base=playout_policy)
 
 
+LEARNED_FILE = Path(__file__).parent / "data" / "learned.json"
+
+
+def load_model_file(path: str | Path, name: str | None = None, source: str | None = None) -> PolicySpec:
+    """A learned policy from a model file (``policies/model.py``): data, checked field by field."""
+    model = Model.load(path)
+    return PolicySpec(name or Path(path).name.removesuffix(".json"), PolicyKind.LEARNED, model.vector(),
+                      model.description, source=source or str(path))  # fmt: skip
+
+
+POLICIES["learned"] = load_model_file(LEARNED_FILE, "learned", "built-in")
 POLICIES["rollout"] = rollout_spec({}, POLICIES[ROLLOUT_BASE])
 for _name, _knobs in ROLLOUT_PRESETS.items():
     POLICIES[_name] = rollout_spec(_knobs, POLICIES[ROLLOUT_BASE], name=_name)
+# the search over the learned policy: the next round's teacher, and the strongest play shipped
+POLICIES["rollout-learned"] = rollout_spec({}, POLICIES["learned"], name="rollout-learned")
 
 
 def load_weights_file(path: str) -> PolicySpec:
@@ -273,10 +292,12 @@ def resolve_policy(ref: str | PolicySpec) -> PolicySpec:
         return POLICIES[ref]
     if ref.endswith(".toml"):
         return load_weights_file(ref)
+    if ref.endswith(".json"):
+        return load_model_file(ref)
     if ".py:" in ref:
         return load_user_policy(ref)
     raise PolicyError(f"unknown policy {ref!r}; built-in: {', '.join(POLICIES)} (or a .toml weights file, "
-                      f"or file.py:function)")  # fmt: skip
+                      f"a .json model file, or file.py:function)")  # fmt: skip
 
 
 def resolve_policies(refs: list | tuple | None, n_players: int) -> list[PolicySpec]:

@@ -20,8 +20,10 @@ FIXTURES = "tests/policies/fixtures"
 
 def test_builtins_are_random_and_presets_of_one_heuristic():
     assert set(POLICIES) == {"random", "greedy", "churches", "walls", "merchant", "builder", "jugglers", "balanced",
-                             "rollout", "rollout-deep"}
+                             "rollout", "rollout-deep", "learned", "rollout-learned"}
     assert POLICIES["random"].kind == PolicyKind.RANDOM
+    assert POLICIES["learned"].kind == PolicyKind.LEARNED  # a model file shipped as package data
+    assert POLICIES["rollout-learned"].base is POLICIES["learned"]
     for name in ("rollout", "rollout-deep"):
         assert POLICIES[name].kind == PolicyKind.ROLLOUT and POLICIES[name].base is POLICIES["balanced"]
     for name in PRESETS:

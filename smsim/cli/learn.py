@@ -1,0 +1,134 @@
+"""The command ``learn``: a learned policy distilled from ``rollout`` (``studies.learn``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from smsim.cli.common import cli, count_of, fail, rules_from, with_rules
+from smsim.errors import PolicyError
+
+
+def knobs_of(values: tuple[str, ...]) -> dict[str, float]:
+    """``--knob budget=256`` (repeatable): the teacher's rollout knobs, checked by the plan."""
+    knobs: dict[str, float] = {}
+    for text in values:
+        key, sep, value = text.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            knobs[key.strip()] = float(value)
+        except ValueError:
+            fail(f"--knob must be KEY=NUMBER (a rollout knob, docs/policies.md), got {text!r}")
+    return knobs
+
+
+@cli.command()
+@click.option("--out", "-o", required=True, type=str, help="Label directory (resumable): labels and each round's model.")
+@click.option("--model", "model_path", type=str, default=None, help="The model file to write [default: OUT/model.json].")
+@click.option("--decisions", "-n", type=str, default="20000", show_default=True,
+              help="Labelled decisions fitted on per round (held-out ones are labelled beside them).")
+@click.option("--iterations", "-k", type=int, default=1, show_default=True,
+              help="Rounds of expert iteration: round k+1's teacher searches over round k's student.")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The games' and the labels' seed.")
+@click.option("--players", "-p", type=str, default="2,3,4,5", show_default=True,
+              help="Player counts, comma-separated: game g is played at the (g mod count)-th.")
+@click.option("--base", default="balanced", show_default=True, help="Round 1's student: a heuristic or a model file.")
+@click.option("--rate", type=float, default=0.25, show_default=True,
+              help="Share of each game's decisions offered to the teacher.")
+@click.option("--hidden", type=int, default=16, show_default=True, help="Rectified units per decision kind (0: linear).")
+@click.option("--epochs", type=int, default=60, show_default=True, help="Passes over the labels when fitting.")
+@click.option("--knob", "knob", multiple=True, metavar="KEY=VALUE", help="A teacher rollout knob, e.g. budget=256.")
+@click.option("--threads", type=int, default=None, help="Threads (default: every core).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@with_rules
+def learn(out, model_path, decisions, iterations, seed, players, base, rate, hidden, epochs, knob, threads, quiet,
+          rules_file, rule) -> None:  # fmt: skip
+    """Distil rollout into a learned policy by expert iteration, and write its model file.
+
+    Each round the student (round 1: --base) plays games in every seat; a share (--rate) of their
+    decisions is searched by the teacher, rollout over the student; every candidate it weighs
+    becomes a label: the move's features and its value in the search, with its standard error.
+    A score per decision kind (linear plus --hidden rectified units) is fitted to all rounds' labels. On held-out labels (every
+    tenth part) each round prints, per decision kind, the student's agreement with the teacher's
+    pick and its mean regret, beside the base policy's. Labels are a resumable Parquet dataset
+    in --out: rerun the command after an interruption and it goes on where it stopped.
+
+    The model file is data (JSON): --policy FILE.json plays it, in any command.
+
+    \b
+    Examples:
+      smsim learn --out runs/learn --decisions 20000 --iterations 2 --seed 1
+      smsim compare runs/learn/model.json balanced --players 2 --games 20000
+    """
+    from smsim.errors import LearnError
+    from smsim.studies.learn import LearnPlan, verify_plan
+
+    rules = rules_from(rules_file, rule)
+    n_decisions = count_of(decisions, "--decisions")
+    if threads is not None and threads < 1:
+        fail(f"--threads must be >= 1, got {threads}")
+    try:
+        counts = tuple(int(p) for p in players.split(","))
+    except ValueError:
+        fail(f"--players must be player counts from 2 to 5, comma-separated, got {players!r}")
+    plan = LearnPlan(decisions=n_decisions, iterations=iterations, seed=seed, players=counts, base=base, rate=rate,
+                     hidden=hidden, epochs=epochs, teacher=knobs_of(knob))  # fmt: skip
+    target = Path(model_path) if model_path else Path(out) / "model.json"
+    try:
+        verify_plan(plan)
+    except (LearnError, PolicyError) as exc:
+        fail(str(exc))
+    if target.suffix != ".json":
+        fail(f"--model must name a .json file, got {str(target)!r}")
+    if target.exists() and target.is_dir():
+        fail(f"--model {str(target)!r} is a directory")
+    if model_path and not target.parent.is_dir():
+        fail(f"--model {str(target)!r}: no directory {str(target.parent)!r}")
+    _run(plan, out, target, rules, threads, quiet)
+
+
+def _run(plan, out, target, rules, threads, quiet) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from smsim.cli.progress import LearnProgress
+    from smsim.errors import LearnError, SimulationError
+    from smsim.studies.learn import check_out_dir, learn
+
+    try:
+        check_out_dir(Path(out), plan, rules)
+    except LearnError as exc:
+        fail(str(exc))
+    console = Console()
+
+    def on_round(round_no, table, shares) -> None:
+        view = Table(title=f"round {round_no}: held-out decisions (teacher: rollout over the "
+                           f"{'base' if round_no == 1 else 'round ' + str(round_no - 1) + ' student'})")  # fmt: skip
+        for name in ("kind", "decisions", "agreement", "regret", "base agreement", "base regret"):
+            view.add_column(name, justify="right")
+        for row in table.itertuples():
+            view.add_row(row.kind, f"{row.decisions:,}", f"{100 * row.agreement:.1f}%", f"{row.regret:.4f}",
+                         f"{100 * row.base_agreement:.1f}%", f"{row.base_regret:.4f}")  # fmt: skip
+        console.print(view)
+        if shares:
+            picked = max(range(len(shares)), key=shares.__getitem__)
+            console.print("fits from seeded starts, one seat against three of the base (4 players, "
+                          f"selection games): {', '.join(f'{100 * x:.1f}%' for x in shares)}; kept fit {picked + 1}")
+    try:
+        with LearnProgress(quiet) as progress:
+            result = learn(plan, out, rules=rules, threads=threads, on_progress=progress, on_round=on_round)
+    except (LearnError, PolicyError, SimulationError) as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted: the labels written so far are kept; run the command again to go on", err=True)
+        sys.exit(130)
+    try:
+        result.model.save(target)
+    except OSError as exc:
+        fail(f"cannot write {str(target)!r}: {exc.strerror}")
+    click.echo(f"labelled {sum(result.decisions):,} decisions in {plan.iterations} round(s), "
+               f"{result.cpu_seconds / 3600:.3f} core-hours this run")  # fmt: skip
+    click.echo(f"written: {target} (use it as --policy {target})")

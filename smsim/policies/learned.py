@@ -1,0 +1,369 @@
+"""The learned policy: a model fitted to ``rollout``'s values of moves (``smsim learn``), run
+inside the jitted play loop at heuristic speed.
+
+At a USE or PLACE decision it does what a ``rollout`` seat does before it searches: its base
+heuristic (the weights at the start of its vector) values every legal move, and the moves it
+would weigh are kept (the ``use_candidates`` best at a USE, the ``place_candidates`` best at a
+PLACE, none more than ``place_gap`` VP below the heuristic's pick). Instead of playing
+continuations it scores each of those moves with a linear model of the move's features
+(``USE_FEATURES``, ``PLACE_FEATURES``: the heuristic's value among them, the rest what the
+heuristic cannot weigh: how near the game's end is, the pirates' threat, the seat's standing,
+the neighbourhood of a cell, each crossed with the kind of move) and picks the best score. Every
+other decision (KEEP, the houses, wall bonuses) is the base heuristic's. The model is fitted to
+the search's mean outcome of each move (win share plus a tenth of the VP margin), so its score
+is in those units.
+
+A model's vector sits in the seat's ``params`` (``MODEL``: float64[N_PARAMS]); the features are
+computed here, in numba, with no Python call per decision. A model file (``policies/model.py``)
+names the features it was fitted on, so a file from another feature list is refused.
+"""
+
+import numpy as np
+
+from smsim import layout as L
+from smsim import rules as R
+from smsim.engine.city import ZERO, church_mask_nb, defence_nb, popcount_nb
+from smsim.engine.memory import hot_njit
+from smsim.policies import heuristic_layout as HL
+from smsim.policies.features import church_counts_nb, lead_nb, series_value_nb, side_intact_nb, side_walls_nb
+from smsim.policies.heuristics import heuristic_keep_nb, heuristic_pick_nb, heuristic_values_nb, pick_best_nb
+
+# The features of a USE candidate (a symbol used with k dice, some rotated; heads: a person).
+# Crossed with the symbol: end = how near the game's end is (1 - the fewest empty spaces of any
+# seat / 45); fill = the seat's own city filled; threat = the pirates' next attack near and the
+# seat's defence below its strength (0 .. 1).
+_SYMBOLS = ("log", "crate", "wall", "cross", "head")
+USE_FEATURES = L.Record("USE features", "UF_", "N_USE_FEATURES", (
+    ("value", 1, "the base heuristic's value of the move (VP)"),
+    ("best", 1, "1 where the move is the base heuristic's best"),
+    ("k", 1, "dice used / 5"),
+    ("rotated", 1, "dice turned (a coin each)"),
+    ("symbol", 5, "the symbol used: log, crate, wall, cross, head (a pass: none)"),
+    ("symbol_end", 5, "the symbol, times how near the game's end is"),
+    ("symbol_fill", 5, "the symbol, times the share of the seat's city filled"),
+    ("symbol_threat", 5, "the symbol, times the pirates' threat to the seat"),
+    ("symbol_k", 5, "the symbol, times dice used / 5"),
+    ("person", L.N_PERSONS, "heads: the person bought"),
+    ("person_end", L.N_PERSONS, "heads: the person, times how near the game's end is"),
+    ("ends", 1, "1 where the move fills the seat's city (the game ends after the round)"),
+    ("ends_lead", 1, "the move fills the city, times the seat's estimated lead / 10"),
+    ("completes_side", 1, "walls: 1 where they complete an intact side"),
+    ("series_gain", 1, "a cross: the church series VP the church adds now"),
+    ("log_stock", 1, "logs: the logs held / 5"),
+    ("coins_spent", 1, "coins the move spends (turns, a delivery) / 5"),
+    ("value_symbol", 5, "the heuristic's value, times the symbol (its scale, symbol by symbol)"),
+    ("church_size", L.N_CHURCH_SIZES, "a cross: the size of the church built"),
+    ("church_new_layer", 1, "a cross: the seat already has a church of that size (it starts a new series layer)"),
+    ("church_potential", 1, "a cross: the series VP its gaps could still add, gained by it"),
+    ("person_rotated", L.N_PERSONS, "heads: the person, where dice were turned to buy it"),
+    ("person_fill", L.N_PERSONS, "heads: the person, times the share of the seat's city filled"),
+    ("symbol_spare", 5, "the symbol, times the dice showing it that the move leaves unused / 5"),
+))  # fmt: skip
+USE_FEATURES.export(globals())
+
+# The features of a PLACE candidate (an empty cell for a crate, wall, church, person or house):
+# what stands around the cell, crossed with what is placed.
+_PLACED = ("crate", "church", "person", "house")
+_AROUND = ("outer", "side_walls", "crates", "churches", "persons", "empty", "houses")
+PLACE_FEATURES = L.Record("PLACE features", "PF_", "N_PLACE_FEATURES", (
+    ("value", 1, "the base heuristic's value of the cell (VP)"),
+    ("best", 1, "1 where the cell is the base heuristic's best"),
+    ("around", len(_PLACED) * len(_AROUND),
+     "crate, church, person, house, each times: the cell on an intact side, that side's walls / 5, "
+     "and crates, churches, person types, empty spaces, houses among its 8 neighbours / 8"),
+    ("wall_side", 1, "a wall: its side's walls / 5"),
+    ("wall_completes", 1, "a wall: 1 where it completes the side"),
+    ("wall_corner", 1, "a wall: 1 where the cell is next to a tower"),
+    ("outer_end", 1, "not a wall: the cell on an intact side, times how near the game's end is"),
+    ("outer_threat", 1, "not a wall: the cell on an intact side, times the pirates' threat"),
+    ("inner_empty", 1, "empty inner spaces among its 8 neighbours / 8 (room kept or used)"),
+    ("value_placed", 5, "the heuristic's value, times what is placed: crate, church, person, house, wall"),
+    ("wall_bonus", len(L.BonusKind), "a wall: the kind of bonus its side gives (none, person, coins, VP)"),
+    ("wall_completes_now", 1, "a wall: its side needs no more walls than this action still places"),
+    ("wall_need", 1, "a wall: the empty spaces of its side / 5"),
+    ("person_outer", L.N_PERSONS, "a person: which, where the cell is on an intact side"),
+    ("person_empty", L.N_PERSONS, "a person: which, times the empty spaces among its 8 neighbours / 8"),
+))  # fmt: skip
+PLACE_FEATURES.export(globals())
+MAX_FEATURES = max(N_USE_FEATURES, N_PLACE_FEATURES)  # noqa: F821  (exported above)
+
+# The model's vector: float64[N_PARAMS] in a seat's params. Per decision kind, a linear score of
+# the features plus a layer of ``hidden`` rectified units (0: linear alone), each unit a row of
+# weights over the features, a bias and its weight in the score.
+MAX_HIDDEN = 16
+MODEL = L.Record("learned model", "LM_", "N_MODEL", (
+    ("base", HL.N_HEURISTIC_PARAMS, "the base heuristic's weights (policies/heuristic_layout.py)"),
+    ("use_candidates", 1, "USE: most moves scored, the base heuristic's best"),
+    ("place_candidates", 1, "PLACE: most cells scored, the base heuristic's best"),
+    ("place_gap", 1, "PLACE: leave out cells the base heuristic values this many VP below its best (0: none)"),
+    ("hidden", 1, "rectified units per decision kind (0: a linear model)"),
+    ("use", N_USE_FEATURES, "the USE features' coefficients"),  # noqa: F821
+    ("place", N_PLACE_FEATURES, "the PLACE features' coefficients"),  # noqa: F821
+    ("use_units", MAX_HIDDEN * (N_USE_FEATURES + 2), "USE units: per unit its weights, bias, weight in the score"),  # noqa: F821
+    ("place_units", MAX_HIDDEN * (N_PLACE_FEATURES + 2), "PLACE units, likewise"),  # noqa: F821
+))  # fmt: skip
+MODEL.export(globals())
+assert MODEL.size <= HL.N_PARAMS
+
+# The policy's scratch beyond the heuristic's memo (w.memo): one candidate's features.
+LEARNED_MEMO = L.Record("learned memo", "LMM_", "LEARNED_MEMO_END", (
+    ("heuristic", HL.M_END, "the base heuristic's memo"),
+    ("features", MAX_FEATURES, "the features of the candidate being scored"),
+    ("base_values", L.MAX_CANDS, "the base heuristic's values of the candidates"),
+    ("kept", L.MAX_CANDS, "1.0 where the candidate is scored by the model"),
+))  # fmt: skip
+LEARNED_MEMO.export(globals())
+
+# the spaces next to a tower (the ends of each side)
+TOWER_NEIGHBOURS = np.uint64(np.bitwise_or.reduce(L.NEIGH8_MASK[list(L.CORNERS)]))
+
+
+@hot_njit(inline="always")
+def end_near_nb(player):
+    """How near the game's end is: 1 - the fewest empty spaces of any seat / N_SPACES."""
+    fewest = L.N_SPACES
+    for p in range(player.shape[0]):
+        fewest = min(fewest, player[p, L.N_EMPTY])
+    return 1.0 - fewest / L.N_SPACES
+
+
+@hot_njit
+def threat_nb(player, pirates, s, rules):
+    """The pirates' threat to seat s: how full the next attack's row is (0 .. 1) where the seat's
+    defence is below that attack's strength, else 0."""
+    row = pirates[L.PIRATE_ATTACKS]
+    if row >= rules[R.R_N_PIRATE_ROWS]:
+        return 0.0
+    if defence_nb(player, s, rules) >= rules[R.R_PIRATE_STRENGTHS + row]:
+        return 0.0
+    row_len = rules[R.R_PIRATE_BOXES_PER_PLAYER] * player.shape[0]
+    boxes_left = row_len * (row + 1) - pirates[L.PIRATE_BOXES]
+    return min(max(1.0 - (boxes_left - 1) / row_len, 0.0), 1.0)
+
+
+@hot_njit
+def use_features_nb(cands, row, dice, occ, player, pirates, s, rules, values, best, end, threat, lead, out, at):
+    """out[at + UF_*] <- the USE features of candidate ``row`` with ``dice`` in hand (``values``:
+    the heuristic's values of the rows, ``best`` its best value)."""
+    for f in range(N_USE_FEATURES):  # noqa: F821
+        out[at + f] = 0.0
+    symbol = cands[row, L.C_SYMBOL]
+    k = cands[row, L.C_K]
+    rotated = cands[row, L.C_ROTATED]
+    v = max(values[row], -50.0)
+    out[at + UF_VALUE] = v  # noqa: F821
+    out[at + UF_BEST] = 1.0 if values[row] >= best - 1e-9 else 0.0  # noqa: F821
+    out[at + UF_K] = k / 5.0  # noqa: F821
+    out[at + UF_ROTATED] = rotated  # noqa: F821
+    spent = rotated * rules[R.R_ROTATION_COST]
+    if symbol == L.NO_SYMBOL:
+        out[at + UF_COINS_SPENT] = spent / 5.0  # noqa: F821
+        return
+    n_empty = player[s, L.N_EMPTY]
+    fill = 1.0 - n_empty / L.N_SPACES
+    out[at + UF_SYMBOL + symbol] = 1.0  # noqa: F821
+    out[at + UF_SYMBOL_END + symbol] = end  # noqa: F821
+    out[at + UF_SYMBOL_FILL + symbol] = fill  # noqa: F821
+    out[at + UF_SYMBOL_THREAT + symbol] = threat  # noqa: F821
+    out[at + UF_SYMBOL_K + symbol] = k / 5.0  # noqa: F821
+    out[at + UF_VALUE_SYMBOL + symbol] = v  # noqa: F821
+    showing = 0
+    for d in range(L.N_DICE):
+        showing += dice[d] == symbol
+    out[at + UF_SYMBOL_SPARE + symbol] = max(showing - (k - rotated), 0) / 5.0  # noqa: F821
+    filled = 0
+    if symbol == L.FACE_HEAD:
+        person = cands[row, L.C_PERSON]
+        out[at + UF_PERSON + person] = 1.0  # noqa: F821
+        out[at + UF_PERSON_END + person] = end  # noqa: F821
+        out[at + UF_PERSON_FILL + person] = fill  # noqa: F821
+        if rotated > 0:
+            out[at + UF_PERSON_ROTATED + person] = 1.0  # noqa: F821
+        filled = 1
+    elif symbol == L.FACE_CRATE or symbol == L.FACE_WALL:
+        filled = k
+    elif symbol == L.FACE_CROSS:
+        filled = 1
+        counts = church_counts_nb(occ, s)
+        gain = series_value_nb(counts, rules, np.int64(k), 0.0) - series_value_nb(counts, rules, np.int64(0), 0.0)
+        out[at + UF_SERIES_GAIN] = gain  # noqa: F821
+        out[at + UF_CHURCH_SIZE + k - 1] = 1.0  # noqa: F821
+        if counts[k - 1] > 0:
+            out[at + UF_CHURCH_NEW_LAYER] = 1.0  # noqa: F821
+        out[at + UF_CHURCH_POTENTIAL] = (series_value_nb(counts, rules, np.int64(k), 1.0)  # noqa: F821
+                                         - series_value_nb(counts, rules, np.int64(0), 1.0) - gain)  # fmt: skip
+    else:  # logs
+        spent += rules[R.R_LOG_DELIVERY_COST]
+        out[at + UF_LOG_STOCK] = player[s, L.LOGS] / 5.0  # noqa: F821
+    if symbol == L.FACE_WALL:
+        for side in range(L.N_SIDES):
+            if side_intact_nb(player, s, side) and popcount_nb(occ[s, L.CELL_EMPTY] & L.SIDE_MASK[side]) <= k:
+                out[at + UF_COMPLETES_SIDE] = 1.0  # noqa: F821
+    if filled > 0 and filled >= n_empty:
+        out[at + UF_ENDS] = 1.0  # noqa: F821
+        out[at + UF_ENDS_LEAD] = lead / 10.0  # noqa: F821
+    out[at + UF_COINS_SPENT] = spent / 5.0  # noqa: F821
+
+
+@hot_njit
+def place_features_nb(what, left, cell, occ, player, s, rules, values, row, best, end, threat, out, at):
+    """out[at + PF_*] <- the PLACE features of putting ``what`` (a Cell code) on ``cell``."""
+    for f in range(N_PLACE_FEATURES):  # noqa: F821
+        out[at + f] = 0.0
+    out[at + PF_VALUE] = max(values[row], -50.0)  # noqa: F821
+    out[at + PF_BEST] = 1.0 if values[row] >= best - 1e-9 else 0.0  # noqa: F821
+    near = L.NEIGH8_MASK[cell]
+    side = L.SIDE_OF_CELL[cell]
+    intact = side >= 0 and side_intact_nb(player, s, side)
+    side_walls = side_walls_nb(occ, side, s) / 5.0 if side >= 0 else 0.0
+    inner_empty = popcount_nb(near & occ[s, L.CELL_EMPTY] & L.INNER_MASK) / 8.0
+    out[at + PF_INNER_EMPTY] = inner_empty  # noqa: F821
+    if what == L.CELL_WALL:
+        out[at + PF_VALUE_PLACED + 4] = out[at + PF_VALUE]  # noqa: F821
+        out[at + PF_WALL_SIDE] = side_walls  # noqa: F821
+        if side >= 0:
+            need = popcount_nb(occ[s, L.CELL_EMPTY] & L.SIDE_MASK[side])
+            out[at + PF_WALL_NEED] = need / 5.0  # noqa: F821
+            out[at + PF_WALL_COMPLETES] = 1.0 if need == 1 else 0.0  # noqa: F821
+            out[at + PF_WALL_COMPLETES_NOW] = 1.0 if need <= left else 0.0  # noqa: F821
+            out[at + PF_WALL_BONUS + rules[R.R_WALL_BONUS_KIND + side]] = 1.0  # noqa: F821
+        if TOWER_NEIGHBOURS & (np.uint64(1) << np.uint64(cell)) != ZERO:
+            out[at + PF_WALL_CORNER] = 1.0  # noqa: F821
+        return
+    if intact:
+        out[at + PF_OUTER_END] = end  # noqa: F821
+        out[at + PF_OUTER_THREAT] = threat  # noqa: F821
+    if what == L.CELL_CRATE:
+        group = 0
+    elif what >= L.PERSON_0:
+        group = 2
+    elif what == L.CELL_HOUSE:
+        group = 3
+    else:
+        group = 1
+    if what >= L.PERSON_0:
+        person = what - L.PERSON_0
+        out[at + PF_PERSON_OUTER + person] = 1.0 if intact else 0.0  # noqa: F821
+        out[at + PF_PERSON_EMPTY + person] = popcount_nb(near & occ[s, L.CELL_EMPTY]) / 8.0  # noqa: F821
+    persons = 0
+    for p in range(L.N_PERSONS):
+        if occ[s, L.PERSON_0 + p] & near != ZERO:
+            persons += 1
+    out[at + PF_VALUE_PLACED + group] = out[at + PF_VALUE]  # noqa: F821
+    base = at + PF_AROUND + group * 7  # noqa: F821
+    out[base] = 1.0 if intact else 0.0
+    out[base + 1] = side_walls if intact else 0.0
+    out[base + 2] = popcount_nb(near & occ[s, L.CELL_CRATE]) / 8.0
+    out[base + 3] = popcount_nb(near & church_mask_nb(occ, s)) / 8.0
+    out[base + 4] = persons / 8.0
+    out[base + 5] = popcount_nb(near & occ[s, L.CELL_EMPTY]) / 8.0
+    out[base + 6] = popcount_nb(near & occ[s, L.CELL_HOUSE]) / 8.0
+
+
+@hot_njit
+def candidate_features_nb(s, ctx, dice, cands, occ, player, pirates, rules, values, best, row, out, at):
+    """The features of candidate ``row`` of a USE or PLACE decision into out[at:], given the base
+    heuristic's ``values`` of the rows and its ``best`` value (and, at a USE, its turn table in
+    the memo). Returns the number of features."""
+    end = end_near_nb(player)
+    threat = threat_nb(player, pirates, s, rules)
+    if ctx[L.CTX_DECISION] == L.DECISION_USE:
+        lead = lead_nb(occ, player, s, rules) if player[s, L.N_EMPTY] <= 5 else 0.0  # read only near the end
+        use_features_nb(cands, row, dice, occ, player, pirates, s, rules, values, best, end, threat, lead, out, at)
+        return N_USE_FEATURES  # noqa: F821
+    place_features_nb(ctx[L.CTX_WHAT], ctx[L.CTX_LEFT], cands[row, 0], occ, player, s, rules, values, row, best, end,
+                      threat, out, at)  # fmt: skip
+    return N_PLACE_FEATURES  # noqa: F821
+
+
+@hot_njit(inline="always")
+def best_value_nb(values, n):
+    best = values[0]
+    for i in range(1, n):
+        best = max(best, values[i])
+    return best
+
+
+@hot_njit
+def keep_candidates_nb(model, decision, values, n, kept):
+    """kept[i] <- 1.0 for the rows the model scores, else 0.0: as ``rollout`` picks the
+    candidates it searches, the heuristic's best first, then its next best (ties: the earlier
+    row), the ``use_candidates`` or ``place_candidates`` best, none more than ``place_gap`` below
+    the best at a PLACE. Returns the best value."""
+    if decision == L.DECISION_USE:
+        wanted, gap = int(model[LM_USE_CANDIDATES]), 0.0  # noqa: F821
+    else:
+        wanted, gap = int(model[LM_PLACE_CANDIDATES]), model[LM_PLACE_GAP]  # noqa: F821
+    for i in range(n):
+        kept[i] = 0.0
+    top = best_value_nb(values, n)
+    for _ in range(min(wanted, n)):
+        pick = -1
+        for i in range(n):
+            if kept[i] == 0.0 and (pick < 0 or values[i] > values[pick]):
+                pick = i
+        if gap > 0.0 and values[pick] < top - gap:
+            break
+        kept[pick] = 1.0
+    return top
+
+
+@hot_njit(inline="always")
+def score_nb(model, coef, units, hidden, feats, f):
+    """The model's score of one move's ``f`` features: linear, plus its rectified units."""
+    score = 0.0
+    for j in range(f):
+        score += model[coef + j] * feats[j]
+    for h in range(hidden):
+        at = units + h * (f + 2)
+        z = model[at + f]
+        for j in range(f):
+            z += model[at + j] * feats[j]
+        if z > 0.0:
+            score += model[at + f + 1] * z
+    return score
+
+
+@hot_njit
+def learned_pick_nb(model, s, ctx, dice, cands, occ, player, pirates, memo, values, rng, rules):
+    """A USE or PLACE decision: the heuristic's values, then the model's score of the moves it
+    keeps; the others ranked below them by the heuristic's values. The scores stay in ``values``
+    (what a search over this policy orders its candidates by)."""
+    heuristic_values_nb(model, s, ctx, cands, occ, player, pirates, memo, values, rules)
+    n = ctx[L.CTX_N]
+    decision = ctx[L.CTX_DECISION]
+    if decision == L.DECISION_USE:
+        coef, units = LM_USE, LM_USE_UNITS  # noqa: F821
+    else:
+        coef, units = LM_PLACE, LM_PLACE_UNITS  # noqa: F821
+    hidden = int(model[LM_HIDDEN])  # noqa: F821
+    base = memo[LMM_BASE_VALUES:LMM_BASE_VALUES + n]  # noqa: F821
+    kept = memo[LMM_KEPT:LMM_KEPT + n]  # noqa: F821
+    feats = memo[LMM_FEATURES:LMM_FEATURES + MAX_FEATURES]  # noqa: F821
+    for i in range(n):
+        base[i] = values[i]
+    best = keep_candidates_nb(model, decision, base, n, kept)
+    only = -1  # a single move kept needs no score
+    for i in range(n):
+        if kept[i] > 0.0:
+            only = i if only == -1 else -2
+    for i in range(n):
+        if only >= 0:
+            values[i] = base[i] if i == only else HL.NEG + base[i]
+            continue
+        if kept[i] > 0.0:
+            f = candidate_features_nb(s, ctx, dice, cands, occ, player, pirates, rules, base, best, i, feats, 0)
+            values[i] = score_nb(model, coef, units, hidden, feats, f)
+        else:
+            values[i] = HL.NEG + base[i]
+    return pick_best_nb(values, n, rng, s)
+@hot_njit(inline="always")
+def learned_choice_nb(model, s, w, rules):
+    """The learned policy's pick at any decision (inlined into the engine's one call site)."""
+    decision = w.ctx[L.CTX_DECISION]
+    if decision == L.DECISION_KEEP:
+        return heuristic_keep_nb(model, s, w.ctx, w.dice, w.occ, w.player, w.pirates, w.memo, rules)
+    if decision == L.DECISION_USE or decision == L.DECISION_PLACE:
+        return learned_pick_nb(model, s, w.ctx, w.dice, w.cands, w.occ, w.player, w.pirates, w.memo, w.values, w.rng,
+                               rules)  # fmt: skip
+    return heuristic_pick_nb(model, s, w.ctx, w.cands, w.occ, w.player, w.pirates, w.memo, w.values, w.rng, rules)

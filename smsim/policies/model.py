@@ -1,0 +1,209 @@
+"""A learned model's file: plain JSON data, never code.
+
+``smsim learn`` writes one; ``--policy FILE.json`` plays it. Loading reads JSON and checks every
+field: nothing in the file is executed or unpickled. The file says what it is (``format``), its
+``schema`` version, the feature lists it was fitted on (a file fitted on another feature list is
+refused: its coefficients would mean other things), the base heuristic's weights by name, the
+candidate limits and one coefficient per feature, and how it was trained (``training``: the
+command, seeds and held-out figures; kept, never read).
+
+>>> model = Model(base={"coin": 1.0}, use=[0.0] * len(USE_NAMES), place=[0.0] * len(PLACE_NAMES))
+>>> Model.from_json(model.to_json()).vector().shape == (N_PARAMS,)
+True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from smsim.errors import PolicyError
+from smsim.layout import MAX_CANDS
+from smsim.policies.heuristic_layout import N_PARAMS, PARAM_NAMES
+from smsim.policies.learned import MAX_HIDDEN, MODEL, PLACE_FEATURES, USE_FEATURES
+
+FORMAT = "smsim learned model"
+SCHEMA = 1
+USE_NAMES: tuple[str, ...] = USE_FEATURES.columns()
+PLACE_NAMES: tuple[str, ...] = PLACE_FEATURES.columns()
+# the candidates a model scores unless told: the moves ``rollout`` searches (policies/rollout.py)
+DEFAULT_USE_CANDIDATES = 6
+DEFAULT_PLACE_CANDIDATES = 6
+DEFAULT_PLACE_GAP = 1.0
+
+
+@dataclass
+class Units:
+    """A layer of rectified units over one decision kind's features: unit h adds
+    ``out[h] * max(0, weights[h] . features + bias[h])`` to the score."""
+
+    weights: list[list[float]]
+    bias: list[float]
+    out: list[float]
+
+    def flat(self) -> list[float]:
+        """Unit by unit: its weights, its bias, its weight in the score (``learned.MODEL``)."""
+        return [x for w, b, o in zip(self.weights, self.bias, self.out) for x in (*w, b, o)]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"weights": [[float(x) for x in w] for w in self.weights], "bias": [float(x) for x in self.bias],
+                "out": [float(x) for x in self.out]}  # fmt: skip
+
+
+@dataclass
+class Model:
+    """A learned policy's model: the base heuristic's weights by name, the candidate limits, and
+    per decision kind the coefficients of its features (in ``USE_NAMES``, ``PLACE_NAMES``
+    order) and, if any, a layer of rectified units (``Units``)."""
+
+    base: dict[str, float]
+    use: list[float]
+    place: list[float]
+    use_units: Units | None = None
+    place_units: Units | None = None
+    use_candidates: int = DEFAULT_USE_CANDIDATES
+    place_candidates: int = DEFAULT_PLACE_CANDIDATES
+    place_gap: float = DEFAULT_PLACE_GAP
+    description: str = "a model fitted to rollout's values of moves"
+    training: dict[str, Any] = field(default_factory=dict)
+
+    def vector(self) -> np.ndarray:
+        """The seat's params vector: float64[N_PARAMS] laid out by ``learned.MODEL``."""
+        v = np.zeros(N_PARAMS)
+        base = MODEL.offset("base")
+        for name, value in self.base.items():
+            v[base + PARAM_NAMES.index(name)] = value
+        v[MODEL.offset("use_candidates")] = self.use_candidates
+        v[MODEL.offset("place_candidates")] = self.place_candidates
+        v[MODEL.offset("place_gap")] = self.place_gap
+        v[MODEL.offset("use") : MODEL.offset("use") + len(self.use)] = self.use
+        v[MODEL.offset("place") : MODEL.offset("place") + len(self.place)] = self.place
+        v[MODEL.offset("hidden")] = self.hidden
+        for name, units in (("use_units", self.use_units), ("place_units", self.place_units)):
+            if units is not None:
+                flat = units.flat()
+                v[MODEL.offset(name) : MODEL.offset(name) + len(flat)] = flat
+        return v
+
+    def score(self, kind: str, x: np.ndarray) -> np.ndarray:
+        """The model's scores of moves of ``kind`` ("USE", "PLACE") from their features (rows of
+        ``x``): what the policy computes in the play loop, in numpy."""
+        coef, units = (self.use, self.use_units) if kind == "USE" else (self.place, self.place_units)
+        score = x @ np.asarray(coef)
+        if units is not None:
+            score = score + np.maximum(x @ np.asarray(units.weights).T + np.asarray(units.bias), 0.0) @ np.asarray(units.out)
+        return score
+
+    @property
+    def hidden(self) -> int:
+        return 0 if self.use_units is None else len(self.use_units.bias)
+
+    def to_json(self) -> str:
+        """The file's text: the same model gives the same bytes (floats as Python writes them)."""
+        data = {
+            "format": FORMAT,
+            "schema": SCHEMA,
+            "description": self.description,
+            "base": {name: float(self.base[name]) for name in PARAM_NAMES if name in self.base},
+            "use_candidates": int(self.use_candidates),
+            "place_candidates": int(self.place_candidates),
+            "place_gap": float(self.place_gap),
+            "use_features": list(USE_NAMES),
+            "use": [float(x) for x in self.use],
+            "place_features": list(PLACE_NAMES),
+            "place": [float(x) for x in self.place],
+            "hidden": self.hidden,
+        }
+        if self.hidden:
+            data["use_units"] = self.use_units.to_dict()
+            data["place_units"] = self.place_units.to_dict()
+        data["training"] = self.training
+        return json.dumps(data, indent=1) + "\n"
+
+    def save(self, path: str | Path) -> None:
+        """Write the file whole or not at all (a temporary file renamed over it)."""
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(self.to_json(), encoding="utf-8")
+        tmp.replace(path)
+
+    @classmethod
+    def from_json(cls, text: str, where: str = "model") -> Model:
+        """Parse and check a model file's text; a bad one raises PolicyError in one line."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise PolicyError(f"{where}: not a model file (invalid JSON: {exc.msg} at line {exc.lineno})") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise PolicyError(f"{where}: not a model file (no \"format\": \"{FORMAT}\")")
+        if data.get("schema") != SCHEMA:
+            raise PolicyError(f"{where}: model schema {data.get('schema')!r}; this smsim reads schema {SCHEMA}")
+        for key, names in (("use_features", USE_NAMES), ("place_features", PLACE_NAMES)):
+            if data.get(key) != list(names):
+                raise PolicyError(f"{where}: the model was fitted on another feature list ({key} differs from "
+                                  f"this smsim's {len(names)} features); fit it again with smsim learn")  # fmt: skip
+        base = data.get("base")
+        if not isinstance(base, dict) or not all(k in PARAM_NAMES for k in base):
+            unknown = sorted(set(base) - set(PARAM_NAMES)) if isinstance(base, dict) else []
+            raise PolicyError(f"{where}: \"base\" must map heuristic weights to numbers (unknown: {unknown})")
+
+        def numbers(key: str, values: Any, length: int) -> list[float]:
+            if not isinstance(values, list) or len(values) != length or not all(_finite(x) for x in values):
+                raise PolicyError(f"{where}: {key!r} must be {length} finite numbers")
+            return [float(x) for x in values]
+
+        base = dict(zip(base, numbers("base", list(base.values()), len(base))))
+        use = numbers("use", data.get("use"), len(USE_NAMES))
+        place = numbers("place", data.get("place"), len(PLACE_NAMES))
+        limits = {}
+        for key in ("use_candidates", "place_candidates"):
+            value = data.get(key)
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CANDS:
+                raise PolicyError(f"{where}: {key!r} must be a whole number from 1 to {MAX_CANDS}, got {value!r}")
+            limits[key] = value
+        gap = data.get("place_gap")
+        if not _finite(gap) or gap < 0:
+            raise PolicyError(f"{where}: 'place_gap' must be a number >= 0, got {gap!r}")
+        hidden = data.get("hidden", 0)
+        if isinstance(hidden, bool) or not isinstance(hidden, int) or not 0 <= hidden <= MAX_HIDDEN:
+            raise PolicyError(f"{where}: 'hidden' must be a whole number from 0 to {MAX_HIDDEN}, got {hidden!r}")
+        layers = []
+        for key, n_f in (("use_units", len(USE_NAMES)), ("place_units", len(PLACE_NAMES))):
+            if hidden == 0:
+                layers.append(None)
+                continue
+            units = data.get(key)
+            if not isinstance(units, dict) or not isinstance(units.get("weights"), list):
+                raise PolicyError(f"{where}: {key!r} must hold 'weights', 'bias' and 'out' of {hidden} units")
+            if len(units["weights"]) != hidden:
+                raise PolicyError(f"{where}: {key!r} must have {hidden} rows of weights")
+            layers.append(Units([numbers(f"{key} weights", w, n_f) for w in units["weights"]],
+                                numbers(f"{key} bias", units.get("bias"), hidden),
+                                numbers(f"{key} out", units.get("out"), hidden)))  # fmt: skip
+        training = data.get("training", {})
+        description = data.get("description", "")
+        return cls(base, use, place, layers[0], layers[1], limits["use_candidates"], limits["place_candidates"],
+                   float(gap), str(description), training if isinstance(training, dict) else {})  # fmt: skip
+
+    @classmethod
+    def load(cls, path: str | Path) -> Model:
+        p = Path(path)
+        where = f"policy {str(path)!r}"
+        try:
+            raw = p.read_bytes()
+        except OSError as exc:
+            raise PolicyError(f"{where}: cannot read model file ({exc.strerror})") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise PolicyError(f"{where}: not a model file (not UTF-8 text)") from None
+        return cls.from_json(text, where)
+
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)

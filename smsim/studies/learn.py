@@ -1,0 +1,494 @@
+"""``smsim learn``: a learned policy distilled from ``rollout`` by expert iteration.
+
+Each round:
+
+1. **Labels.** The student (round 1: the base heuristic, ``balanced``) plays games in every seat,
+   at every player count of the plan in turn. Of each game's decisions a share (``rate``) is
+   offered to the teacher, ``rollout`` with the plan's knobs and the student as its base and
+   playout policy (``play.labels``): at each USE or PLACE decision it searches, every candidate
+   it weighed becomes a label row: the learned policy's features of the move, and the search's
+   mean outcome of it (win share plus ``margin`` times VP margin) with its standard error and
+   playouts (soft targets: every candidate's value, not only the pick).
+2. **Fit.** Per decision kind, a score of the move's features: linear plus a layer of
+   ``hidden`` rectified units (``learned.MODEL``), fitted to the labels of every round so far
+   on values centred within each decision (only differences between the moves of one decision
+   matter to a pick), each candidate weighted by the inverse of its squared standard error
+   (floored): the linear part first by weighted least squares with a ridge, then everything
+   together by Adam from there (``fit_units``). numpy alone: the model is small (a few thousand
+   numbers) and its gradient a few lines, so no fitting library is needed, and the fit is
+   deterministic from the seed.
+3. **Held out.** Every tenth part of the labels (the first among them) is never fitted on; on it the round prints, per
+   decision kind, how often the student picks the teacher's move (agreement) and the mean
+   regret: the teacher's value of its own pick minus its value of the student's.
+
+Round k + 1's student plays round k + 1's games and is the teacher's base there: the teacher
+searches over the student it is improving (expert iteration, Anthony et al. 2017).
+
+Labels are a resumable Parquet dataset, ``OUT/labels/round-K/part-NNNNNN.parquet``: a part is a
+fixed range of games, written whole (a temporary file renamed), so a run killed at any point
+(kill -9 included) resumes at the first missing part, losing and repeating no decision. Every
+label depends only on (seed, round, game, decision): the same command gives the same labels and
+the same model file, byte for byte, on any number of threads.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from smsim import layout as L
+from smsim.engine.dice import seed_key
+from smsim.errors import LearnError
+from smsim.play.labels import label_decision_nb
+from smsim.play.loop import new_work
+from smsim.play.search import new_search
+from smsim.policies.heuristic_layout import PARAM_NAMES
+from smsim.policies.learned import MAX_FEATURES, MAX_HIDDEN, N_PLACE_FEATURES, N_USE_FEATURES
+from smsim.policies.model import Model, Units
+from smsim.policies.registry import PolicySpec, policy_arrays, resolve_policy, rollout_spec
+from smsim.policies.rollout import ROLLOUT_PARAMS
+from smsim.rules import Rules
+from smsim.runs.executors import LocalExecutor, Task, open_executor, report, threads_here
+from smsim.studies.compare import compare
+
+KINDS = {"USE": L.DECISION_USE, "PLACE": L.DECISION_PLACE}
+N_FEATURES = {"USE": N_USE_FEATURES, "PLACE": N_PLACE_FEATURES}
+FEATURE_COLUMNS = [f"f{i}" for i in range(MAX_FEATURES)]
+SE_FLOOR = 0.02  # a candidate's standard error is at least this in its fitting weight
+UNIT_DECAY = 1e-4  # weight decay of the rectified units (fit_units)
+RESTARTS = 4  # fits from different seeded starts, the best in play kept (fit_model)
+SELECTION_GAMES = 4000  # 4-player games that pick among them
+SELECTION_SEED = 7_700_001  # their dice: plan.seed plus this (never a seed the figures are checked on)
+MAX_DECISIONS = 10**8
+
+
+@dataclass(frozen=True)
+class LearnPlan:
+    """What ``smsim learn`` does; the label directory records it and refuses another."""
+
+    decisions: int = 20_000  # labelled decisions fitted on per round (held-out ones beside them)
+    iterations: int = 1
+    seed: int = 0
+    players: tuple[int, ...] = (2, 3, 4, 5)  # game g is played at players[g % len(players)]
+    base: str = "balanced"  # round 1's student: a heuristic (a preset or a .toml file)
+    rate: float = 0.25  # share of a game's decisions offered to the teacher
+    games_per_part: int = 8
+    held_out_every: int = 10  # part p is held out where p % held_out_every == 0 (part 0 first)
+    ridge: float = 0.01  # on the linear part, standardised features (fit_kind)
+    hidden: int = 16  # rectified units per decision kind (0: linear)
+    epochs: int = 60  # passes over the labels when fitting the units
+    teacher: dict[str, float] = field(default_factory=dict)  # rollout knobs over ROLLOUT_DEFAULTS
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["players"] = list(self.players)
+        return d
+
+    def held_out(self, part: int) -> bool:
+        return part % self.held_out_every == 0
+
+
+def verify_plan(plan: LearnPlan) -> PolicySpec:
+    """Check the plan before anything is compiled; returns round 1's student."""
+    if not 1 <= plan.decisions <= MAX_DECISIONS:
+        raise LearnError(f"--decisions must be from 1 to {MAX_DECISIONS:,}, got {plan.decisions}")
+    if not 1 <= plan.iterations <= 100:
+        raise LearnError(f"--iterations must be from 1 to 100, got {plan.iterations}")
+    if not plan.players or any(p not in (2, 3, 4, 5) for p in plan.players):
+        raise LearnError(f"--players must be player counts from 2 to 5, got {','.join(map(str, plan.players))}")
+    if not 0 <= plan.hidden <= MAX_HIDDEN:
+        raise LearnError(f"--hidden must be from 0 to {MAX_HIDDEN}, got {plan.hidden}")
+    if not 1 <= plan.epochs <= 10_000:
+        raise LearnError(f"--epochs must be from 1 to 10000, got {plan.epochs}")
+    if not 0.0 < plan.rate <= 1.0:
+        raise LearnError(f"--rate must be in (0, 1], got {plan.rate}")
+    base = resolve_policy(plan.base)
+    if base.kind not in (L.PolicyKind.HEURISTIC, L.PolicyKind.LEARNED):
+        raise LearnError(f"--base must be a heuristic or a learned model, not {base.name!r}")
+    teacher_spec(plan, base)  # the knobs, checked as a rollout file's are
+    return base
+
+
+def teacher_spec(plan: LearnPlan, student: PolicySpec) -> PolicySpec:
+    """``rollout`` with the plan's knobs over ``student``."""
+    return rollout_spec(plan.teacher, student, name="teacher", where="--teacher")
+
+
+def student_of(vector: np.ndarray | None, base: PolicySpec) -> PolicySpec:
+    if vector is None:
+        return base
+    return PolicySpec("student", L.PolicyKind.LEARNED, vector)
+
+
+# -- labels ------------------------------------------------------------------------------------
+def label_part(plan: LearnPlan, round_no: int, part: int, student: PolicySpec, rules: Rules) -> pa.Table:
+    """The label rows of part ``part`` of round ``round_no``: its games on this task's threads."""
+    first = part * plan.games_per_part
+    games = list(range(first, first + plan.games_per_part))
+    threads = max(1, min(threads_here() or os.cpu_count() or 1, len(games)))
+    with ThreadPoolExecutor(threads) as pool:
+        per_game = list(pool.map(lambda g: label_game(plan, round_no, g, student, rules), games))
+    rows = [r for game_rows in per_game for r in game_rows]
+    report(len(games))
+    columns: dict[str, Any] = {
+        name: np.array([r[i] for r in rows], dtype=dtype) for i, (name, dtype) in enumerate(ROW_FIELDS)
+    }  # fmt: skip
+    feats = np.array([r[-1] for r in rows], dtype=np.float64).reshape(len(rows), MAX_FEATURES)
+    for j, name in enumerate(FEATURE_COLUMNS):
+        columns[name] = feats[:, j]
+    columns["part"] = np.full(len(rows), part, dtype=np.int64)
+    return pa.table(columns)
+
+
+ROW_FIELDS = (
+    ("round", np.int64), ("game", np.int64), ("players", np.int64), ("decision", np.int64), ("kind", np.int64),
+    ("seat", np.int64), ("candidate", np.int64), ("row", np.int64), ("group", np.int64), ("teacher_pick", np.bool_),
+    ("playouts", np.int64), ("value", np.float64), ("se", np.float64), ("win", np.float64),
+    ("margin_vp", np.float64),
+)  # fmt: skip
+
+
+def label_game(plan: LearnPlan, round_no: int, game: int, student: PolicySpec, rules: Rules) -> list[tuple]:
+    """Every label row of one game: its offered decisions that the teacher searches."""
+    players = plan.players[game % len(plan.players)]
+    specs = [student] * players
+    kind, params, fns = policy_arrays(specs)
+    knobs = teacher_spec(plan, student).params
+    margin = float(knobs[ROLLOUT_PARAMS.offset("margin")])
+    room = max(int(knobs[ROLLOUT_PARAMS.offset(k)]) for k in ("budget", "place_budget", "min_playouts"))
+    rules_nb, crates, key = rules.to_nb(), rules.start_crate_cells(), seed_key(plan.seed)
+    w, search = new_work(players), new_search(players, room)
+    feats = np.zeros((L.MAX_CANDS, MAX_FEATURES))
+    total = label_decision_nb(key, game, -1, rules_nb, crates, kind, params, fns, knobs, w, search, feats)[0]
+    offered = np.flatnonzero(np.random.default_rng([plan.seed, round_no, game]).random(total) < plan.rate)
+    out = []
+    for d in offered:
+        _, kind_d, m, pick, seat = label_decision_nb(key, game, int(d), rules_nb, crates, kind, params, fns, knobs, w,
+                                                     search, feats)  # fmt: skip
+        if m == 0:
+            continue
+        for c in range(m):
+            src = int(search.same[c])
+            t = int(search.played[c])
+            win = search.win[src, :t]
+            margin_vp = search.margin_vp[src, :t]
+            value = win + margin * margin_vp
+            se = float(value.std(ddof=1) / math.sqrt(t)) if t > 1 else 1.0
+            out.append((round_no, game, players, int(d), int(kind_d), int(seat), c, int(search.rows[c]), src,
+                        c == pick, t, float(value.mean()), se, float(win.mean()), float(margin_vp.mean()),
+                        feats[c].copy()))  # fmt: skip
+    return out
+
+
+def part_path(out: Path, round_no: int, part: int) -> Path:
+    return out / "labels" / f"round-{round_no}" / f"part-{part:06d}.parquet"
+
+
+def write_part(path: Path, table: pa.Table) -> None:
+    """Whole or not at all: a temporary file renamed (a kill leaves at most a stray .tmp)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    pq.write_table(table, tmp)
+    os.replace(tmp, path)
+
+
+def read_part(path: Path) -> pd.DataFrame:
+    try:
+        return pq.read_table(path).to_pandas()
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise LearnError(f"{path}: not a readable label part ({exc}); remove it and run again") from None
+
+
+def round_labels(plan: LearnPlan, out: Path, round_no: int, student: PolicySpec, rules: Rules, threads: int | None,
+                 on_progress: Callable[[str, int], None] | None) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
+    """The round's training and held-out labels: parts read where written, labelled where not,
+    in part order until ``plan.decisions`` training decisions; the training set is the first
+    ``plan.decisions`` of them, the held-out set the held-out parts up to the last part used."""
+    frames: list[pd.DataFrame] = []
+    training = 0
+    part = 0
+    batch = max(2, threads or os.cpu_count() or 1)
+    with open_executor(LocalExecutor(threads)) as executor:
+        while training < plan.decisions:
+            todo = [p for p in range(part, part + batch) if not part_path(out, round_no, p).exists()]
+            tasks = [Task(label_part, (plan, round_no, p, student, rules), f"round-{round_no}-part-{p:06d}")
+                     for p in todo]  # fmt: skip
+            for i, table in executor.run(tasks, on_progress=on_progress):
+                write_part(part_path(out, round_no, todo[i]), table)
+            for p in range(part, part + batch):
+                df = read_part(part_path(out, round_no, p))
+                frames.append(df)
+                if not plan.held_out(p):
+                    training += df.groupby(["game", "decision"]).ngroups if len(df) else 0
+                if training >= plan.decisions:
+                    break
+            part += batch
+    labels = pd.concat(frames, ignore_index=True)
+    held = labels[labels["part"].map(plan.held_out)]
+    train = labels[~labels["part"].map(plan.held_out)]
+    keys = train[["game", "decision"]].drop_duplicates().head(plan.decisions)
+    train = train.merge(keys, on=["game", "decision"])
+    return train, held
+
+
+# -- fit ---------------------------------------------------------------------------------------
+def kind_arrays(labels: pd.DataFrame, kind: str) -> tuple[np.ndarray, ...]:
+    """``kind``'s labels in a fixed order: features x, values y, weights 1 / max(se, SE_FLOOR)^2
+    and each row's decision (0, 1, ... in order)."""
+    n_f = N_FEATURES[kind]
+    df = labels[labels["kind"] == KINDS[kind]].sort_values(["round", "game", "decision", "candidate"])
+    x = df[FEATURE_COLUMNS[:n_f]].to_numpy()
+    wt = 1.0 / np.maximum(df["se"].to_numpy(), SE_FLOOR) ** 2
+    key = df["round"].to_numpy() * (1 << 40) + df["game"].to_numpy() * (1 << 16) + df["decision"].to_numpy()
+    _, group = np.unique(key, return_inverse=True)
+    return x, df["value"].to_numpy(), wt, group
+
+
+def centred(v: np.ndarray, wt: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """``v`` minus its weighted mean within each decision (columns of a 2-d ``v`` alike)."""
+    sw = np.bincount(group, weights=wt)
+    if v.ndim == 1:
+        return v - (np.bincount(group, weights=wt * v) / sw)[group]
+    means = np.stack([np.bincount(group, weights=wt * v[:, j]) for j in range(v.shape[1])], axis=1) / sw[:, None]
+    return v - means[group]
+
+
+def fit_kind(labels: pd.DataFrame, kind: str, ridge: float, hidden: int = 0, seed: int = 0,
+             epochs: int = 12, restart: int = 0) -> tuple[np.ndarray, Units | None]:  # fmt: skip
+    """``kind``'s coefficients, and its units where ``hidden`` > 0 (``fit_units``). The linear
+    part: weighted least squares on values centred within each decision, weights 1 / max(se,
+    SE_FLOOR)^2, a ridge of ``ridge`` on the features standardised (each feature's weighted
+    spread within decisions scaled to 1); a feature that never varies within a decision gets 0."""
+    n_f = N_FEATURES[kind]
+    x, y, wt, group = kind_arrays(labels, kind)
+    if len(y) == 0:
+        return np.zeros(n_f), (empty_units(hidden, n_f) if hidden else None)
+    xc, yc = centred(x, wt, group), centred(y, wt, group)
+    a = xc.T @ (xc * wt[:, None])
+    b = xc.T @ (wt * yc)
+    scale = np.sqrt(np.maximum(np.diag(a) / wt.sum(), 1e-12))
+    beta = np.linalg.solve(a / np.outer(scale, scale) + np.eye(n_f) * max(ridge, 1e-9) * wt.sum(), b / scale) / scale
+    if hidden == 0:
+        return beta, None
+    return fit_units(x, y, wt, group, beta, scale, hidden, ridge, seed, epochs, restart)
+
+
+def empty_units(hidden: int, n_f: int) -> Units:
+    return Units([[0.0] * n_f for _ in range(hidden)], [0.0] * hidden, [0.0] * hidden)
+
+
+def fit_units(x: np.ndarray, y: np.ndarray, wt: np.ndarray, group: np.ndarray, beta: np.ndarray, scale: np.ndarray,
+              hidden: int, ridge: float, seed: int, epochs: int, restart: int = 0) -> tuple[np.ndarray, Units]:  # fmt: skip
+    """The linear coefficients and a layer of ``hidden`` rectified units, trained together from
+    the linear fit by Adam on the same centred, weighted squared error, in mini-batches of whole
+    decisions, with weight decay ``ridge`` on the linear part and UNIT_DECAY on the units, over
+    the standardised features; the epoch of least error on a tenth of the decisions kept aside
+    (drawn from ``seed``) is returned. ``restart`` seeds the start and the shuffles."""
+    rng = np.random.default_rng(seed)
+    mu = np.average(x, axis=0, weights=wt)
+    z = (x - mu) / scale
+    n_groups = int(group.max()) + 1
+    order_groups = rng.permutation(n_groups)
+    aside = np.zeros(n_groups, dtype=bool)
+    aside[order_groups[: n_groups // 10]] = True
+    fit_groups = order_groups[n_groups // 10 :]
+    starts = np.searchsorted(group, np.arange(n_groups + 1))  # rows are sorted by decision
+    rows_aside = np.flatnonzero(aside[group])
+    p = train_units(z, y, wt, group, beta * scale, hidden, ridge, epochs, fit_groups, starts, rows_aside,
+                    np.random.default_rng([seed, restart]))  # fmt: skip
+    # back to the raw features: w . (x - mu) / scale + b = (w / scale) . x + (b - (w / scale) . mu)
+    w_raw = p["w"] / scale
+    units = Units([list(row) for row in w_raw], list(p["b"] - w_raw @ mu), list(p["a"]))
+    return p["beta"] / scale, units
+
+
+def train_units(z, y, wt, group, beta, hidden, ridge, epochs, fit_groups, starts, rows_aside, rng) -> dict:
+    """One fit of ``fit_units`` from a seeded start: the parameters of its epoch of least
+    centred error on the decisions kept aside."""
+    n_f = z.shape[1]
+    params = {"beta": beta.copy(), "w": rng.normal(0.0, 1.0 / np.sqrt(n_f), (hidden, n_f)),
+              "b": np.full(hidden, 0.1), "a": rng.normal(0.0, 0.01, hidden)}  # fmt: skip
+    moments = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in params.items()}
+
+    def loss_and_grads(rows: np.ndarray, grads: bool):
+        g = np.unique(group[rows], return_inverse=True)[1]
+        zr, w = z[rows], wt[rows]
+        pre = zr @ params["w"].T + params["b"]
+        act = np.maximum(pre, 0.0)
+        r = centred(zr @ params["beta"] + act @ params["a"] - y[rows], w, g)
+        total = w.sum()
+        loss = float(np.sum(w * r * r) / total)
+        if not grads:
+            return loss, None
+        df = 2.0 * w * r / total
+        dpre = np.outer(df, params["a"]) * (pre > 0.0)
+        return loss, {"beta": zr.T @ df + 2 * ridge * params["beta"], "w": dpre.T @ zr + 2 * UNIT_DECAY * params["w"],
+                      "b": dpre.sum(axis=0), "a": act.T @ df + 2 * UNIT_DECAY * params["a"]}  # fmt: skip
+
+    best = (loss_and_grads(rows_aside, False)[0], {k: v.copy() for k, v in params.items()})
+    step, lr, per_batch = 0, 1e-3, 400  # decisions a batch
+    for _ in range(epochs):
+        shuffled = fit_groups[rng.permutation(len(fit_groups))]
+        for i in range(0, len(shuffled), per_batch):
+            chosen = shuffled[i : i + per_batch]
+            rows = np.concatenate([np.arange(starts[c], starts[c + 1]) for c in np.sort(chosen)])
+            _, grads = loss_and_grads(rows, True)
+            step += 1
+            for k, grad in grads.items():
+                m, v = moments[k]
+                m *= 0.9
+                m += 0.1 * grad
+                v *= 0.999
+                v += 0.001 * grad * grad
+                params[k] -= lr * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
+        loss = loss_and_grads(rows_aside, False)[0]
+        if loss < best[0]:
+            best = (loss, {k: v.copy() for k, v in params.items()})
+    return best[1]
+
+
+def fit_model(labels: pd.DataFrame, base: PolicySpec, plan: LearnPlan, training: dict[str, Any],
+              rules: Rules | None = None, threads: int | None = None) -> tuple[Model, list[float]]:  # fmt: skip
+    """The model fitted to ``labels``: RESTARTS fits from seeded starts, and of those the one
+    whose seat wins most against three of the base heuristic in SELECTION_GAMES 4-player games
+    (every seat rotation, common dice, a seed of its own: plan.seed + SELECTION_SEED). Fits from
+    different starts err alike on held-out labels yet play apart by several points of win share,
+    so they are told apart by play. Returns the model and every fit's win share."""
+    weights = base.weights()
+    heuristic = {name: weights[name] for name in PARAM_NAMES}
+    description = f"a model fitted to rollout's values of moves by smsim learn (seed {plan.seed})"
+    fits, shares = [], []
+    for restart in range(RESTARTS if plan.hidden else 1):
+        use, use_units = fit_kind(labels, "USE", plan.ridge, plan.hidden, plan.seed, plan.epochs, restart)
+        place, place_units = fit_kind(labels, "PLACE", plan.ridge, plan.hidden, plan.seed + 1, plan.epochs, restart)
+        model = Model(heuristic, list(use), list(place), use_units, place_units, training=training,
+                      description=description)  # fmt: skip
+        fits.append(model)
+        if plan.hidden:
+            shares.append(selection_share(model, plan, rules, threads))
+    best = int(np.argmax(shares)) if shares else 0
+    return fits[best], shares
+
+
+def selection_share(model: Model, plan: LearnPlan, rules: Rules | None, threads: int | None) -> float:
+    """The win share of one seat of ``model`` against three of the base heuristic (4 players)."""
+    student = PolicySpec("student", L.PolicyKind.LEARNED, model.vector())
+    base = resolve_policy("balanced" if plan.base == "balanced" else plan.base)
+    if base.kind == L.PolicyKind.LEARNED:  # a learned base: its own base heuristic is the yardstick
+        base = PolicySpec("base", L.PolicyKind.HEURISTIC, base.params.copy())
+    result = compare([student, base, base, base], 4, SELECTION_GAMES, plan.seed + SELECTION_SEED, rules=rules,
+                     threads=threads, keep_games=False)  # fmt: skip
+    return float(result.table.loc["student", "win_share"])
+
+
+# -- held out ----------------------------------------------------------------------------------
+def judge(labels: pd.DataFrame, model: Model | None) -> pd.DataFrame:
+    """Per decision kind: decisions, the model's agreement with the teacher's pick and its mean
+    regret (the teacher's value of its pick minus its value of the model's), and the same for the
+    base policy's own pick (candidate 0). ``model`` None: the base alone."""
+    rows = []
+    for kind, code in KINDS.items():
+        df = labels[labels["kind"] == code].sort_values(["round", "game", "decision", "candidate"])
+        if df.empty:
+            continue
+        x = df[FEATURE_COLUMNS[: N_FEATURES[kind]]].to_numpy()
+        score = np.zeros(len(df)) if model is None else model.score(kind, x)
+        key = df["round"].to_numpy() * (1 << 40) + df["game"].to_numpy() * (1 << 16) + df["decision"].to_numpy()
+        _, group = np.unique(key, return_inverse=True)
+        cand = df["candidate"].to_numpy()
+        # the model's pick: its best score, the earlier candidate on a tie (none: the base's pick)
+        order = np.lexsort((cand, -score if model is not None else cand, group))
+        first = np.r_[True, group[order][1:] != group[order][:-1]]
+        pick = order[first]
+        base = np.flatnonzero(cand == 0)
+        teacher = np.flatnonzero(df["teacher_pick"].to_numpy())
+        same, value = df["group"].to_numpy(), df["value"].to_numpy()
+        n = len(pick)
+        if not (len(base) == len(teacher) == n):
+            raise LearnError("labels: every decision needs one base candidate and one teacher pick")
+        rows.append(dict(kind=kind, decisions=n, agreement=float(np.mean(same[pick] == same[teacher])),
+                         regret=float(np.mean(value[teacher] - value[pick])),
+                         base_agreement=float(np.mean(same[base] == same[teacher])),
+                         base_regret=float(np.mean(value[teacher] - value[base]))))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+# -- the whole run -----------------------------------------------------------------------------
+@dataclass
+class LearnResult:
+    model: Model
+    rounds: list[pd.DataFrame]  # per round: ``judge`` of the round's student on its held-out labels
+    decisions: list[int]  # training decisions labelled per round
+    cpu_seconds: float  # labelling and fitting, this run (parts read from disk cost nothing)
+
+
+def check_out_dir(out: Path, plan: LearnPlan, rules: Rules | None = None) -> None:
+    """A label directory is this plan's (under these rules) or new; another's is refused (its
+    labels would mix)."""
+    manifest = out / "learn.json"
+    if out.exists() and not out.is_dir():
+        raise LearnError(f"--out {str(out)!r} exists and is not a directory")
+    if manifest.exists():
+        try:
+            recorded = json.loads(manifest.read_text(encoding="utf-8"))
+            recorded = (recorded.get("plan"), recorded.get("rules"))
+        except (OSError, ValueError, AttributeError):
+            raise LearnError(f"{manifest}: not a readable smsim learn manifest") from None
+        if recorded != (plan.to_dict(), json.loads(json.dumps((rules or Rules()).to_dict()))):
+            raise LearnError(f"--out {str(out)!r} holds labels of another plan or rules ({manifest}); "
+                             "use another directory")  # fmt: skip
+    elif out.is_dir() and any(out.iterdir()):
+        raise LearnError(f"--out {str(out)!r} is not empty and holds no smsim learn labels")
+
+
+def learn(plan: LearnPlan, out: str | Path, rules: Rules | None = None, threads: int | None = None,
+          on_progress: Callable[[str, int], None] | None = None,
+          on_round: Callable[[int, pd.DataFrame, list[float]], None] | None = None) -> LearnResult:  # fmt: skip
+    """Run the plan's rounds into ``out`` (resumable) and return the last round's model."""
+    rules = rules or Rules()
+    base = verify_plan(plan)
+    out = Path(out)
+    check_out_dir(out, plan, rules)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = {"plan": plan.to_dict(), "rules": rules.to_dict()}
+    (out / "learn.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    start = time.process_time()
+    vector = None if base.kind == L.PolicyKind.HEURISTIC else base.params
+    all_train: list[pd.DataFrame] = []
+    judged: list[pd.DataFrame] = []
+    decisions: list[int] = []
+    model = None
+    history = []
+    for round_no in range(1, plan.iterations + 1):
+        student = student_of(vector, base)
+        train, held = round_labels(plan, out, round_no, student, rules, threads, on_progress)
+        all_train.append(train)
+        decisions.append(int(train.groupby(["game", "decision"]).ngroups))
+        labels = pd.concat(all_train, ignore_index=True)
+        training = {"plan": plan.to_dict(), "rounds": history}
+        model, shares = fit_model(labels, base, plan, training, rules, threads)
+        table = judge(held, model)
+        judged.append(table)
+        history.append({"round": round_no, "decisions": decisions[-1], "selection_shares": [round(x, 4) for x in shares],
+                        "held_out": json.loads(table.round(4).to_json(orient="records"))})  # fmt: skip
+        model.training = {"plan": plan.to_dict(), "rounds": list(history)}
+        model.save(out / f"model-round-{round_no}.json")
+        if on_round is not None:
+            on_round(round_no, table, shares)
+        vector = model.vector()
+    return LearnResult(model, judged, decisions, time.process_time() - start)
+
+
+__all__ = ["LearnPlan", "LearnResult", "fit_model", "judge", "learn", "verify_plan"]
