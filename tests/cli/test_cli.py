@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+import smsim
+
 from smsim import __version__
 from smsim.play.board import EMPTY_CITY
 
@@ -272,6 +274,14 @@ NEEDS_NO_GAME = [
     (["simulate", "--policy", "{tmp}/unknown_knob.toml"], ["unknown rollout parameter 'breadth'"]),
     (["simulate", "--policy", "{tmp}/no_base.toml"], ["unknown policy 'genius'"]),
     (["advise", "--decision", "3", "--min-playouts", "0"], ["--min-playouts"]),
+    (["compare", "{tmp}/truncated.json", "balanced"], ["not a model file", "invalid JSON"]),
+    (["simulate", "--policy", "{tmp}/other_features.json"], ["another feature list"]),
+    (["simulate", "--policy", "{tmp}/binary.json"], ["not a model file", "not UTF-8"]),
+    (["learn", "--out", "{tmp}/labels", "--decisions", "-3"], ["--decisions must be >= 1"]),
+    (["learn", "--out", "{tmp}/foreign"], ["not empty and holds no smsim learn labels"]),
+    (["learn", "--out", "{tmp}/labels", "--knob", "budget=0"], ["'budget' must be a whole number from 1"]),
+    (["learn", "--out", "{tmp}/labels", "--base", "random"], ["--base must be a heuristic or a learned model"]),
+    (["learn", "--out", "{tmp}/labels", "--model", "{tmp}/file/m.json"], ["no directory"]),
 ]
 
 
@@ -286,6 +296,10 @@ def cold_cases(tmp: Path) -> list[tuple[list[str], list[str]]]:
                        ("negative_stop", "stop_se = -1.5"), ("unknown_knob", "breadth = 3"),
                        ("no_base", 'playout_policy = "genius"')):  # fmt: skip
         (tmp / f"{name}.toml").write_text(f'base = "rollout"\n{knob}\n')
+    shipped = (Path(smsim.__file__).parent / "policies" / "data" / "learned.json").read_text()
+    (tmp / "truncated.json").write_text(shipped[:300])
+    (tmp / "other_features.json").write_text(shipped.replace('"use_features": [', '"use_features": ["speed", '))
+    (tmp / "binary.json").write_bytes(BINARY)
     cases = BAD_INPUT + MORE_BAD_INPUT + NEEDS_NO_GAME
     return [([a.replace("{tmp}", str(tmp)) for a in args], words) for args, words in cases]
 

@@ -76,7 +76,8 @@ def test_a_weights_file_that_is_not_text(tmp_path):
         (f"{FIXTURES}/bad_policies.py:wrong_signature", "must be jitted with exactly"),
         (f"{FIXTURES}/broken_import.py:f", "importing .* failed: ModuleNotFoundError"),
         ("genius", "unknown policy 'genius'"),
-        ("weights.json", "unknown policy"),
+        ("weights.yaml", "unknown policy"),
+        ("missing.json", "cannot read model file"),
     ],
 )
 def test_user_policy_errors_name_the_policy(ref, message):
