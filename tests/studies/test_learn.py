@@ -18,10 +18,19 @@ from smsim.errors import LearnError
 from smsim.layout import PolicyKind
 from smsim.policies.model import PLACE_NAMES, USE_NAMES, Model
 from smsim.policies.registry import resolve_policy
+from smsim.studies import learn as learn_module
 from smsim.studies.learn import LearnPlan, judge, learn, part_path, verify_plan
 
-TINY = LearnPlan(decisions=60, iterations=2, seed=3, players=(2, 3), rate=0.3, games_per_part=2,
+TINY = LearnPlan(decisions=60, iterations=2, seed=3, players=(2, 3), rate=0.3, games_per_part=2, hidden=4, epochs=3,
                  teacher={"budget": 24, "place_budget": 12, "min_playouts": 4})  # fmt: skip
+
+
+@pytest.fixture(scope="module", autouse=True)
+def few_selection_games():
+    """The fits are told apart by 4,000 games in a real run; a few hundred do for these checks."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(learn_module, "SELECTION_GAMES", 240)
+        yield
 
 
 def labels_of(out: Path) -> pd.DataFrame:
@@ -48,6 +57,10 @@ def test_a_tiny_run_writes_labels_and_a_model_that_plays(tiny):
     assert spec.kind == PolicyKind.LEARNED
     model = Model.load(out / "model-round-2.json")
     assert [r["round"] for r in model.training["rounds"]] == [1, 2]
+    # four fits from seeded starts each round, told apart by play; the shipped one is the best
+    for record in model.training["rounds"]:
+        assert len(record["selection_shares"]) == 4 and all(0 <= x <= 1 for x in record["selection_shares"])
+    assert model.hidden == 4
 
 
 def test_the_same_plan_gives_the_same_model_byte_for_byte_on_one_and_two_threads(tiny, tmp_path):
@@ -110,6 +123,7 @@ def test_kill_9_mid_labelling_loses_and_repeats_no_decision(tiny, tmp_path):
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     command = [sys.executable, "-m", "smsim.cli", "learn", "--out", str(tmp_path), "--decisions", "60",
                "--iterations", "2", "--seed", "3", "--players", "2,3", "--rate", "0.3", "--threads", "1", "-q",
+               "--hidden", "0",  # a linear model: one fit, no selection games (the resumption is what is tested)
                "--knob", "budget=24", "--knob", "place_budget=12", "--knob", "min_playouts=4"]  # fmt: skip
     # games_per_part is not a command option: the command's parts are bigger, so compare with itself
     proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
