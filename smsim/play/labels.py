@@ -20,7 +20,7 @@ from smsim.engine.dice import game_key_nb
 from smsim.play.loop import Seats, new_game_memo_nb, play_game_nb
 from smsim.play.search import ordered_by_values_nb, search_decision_nb
 from smsim.policies.heuristics import heuristic_values_nb
-from smsim.policies.learned import best_value_nb, candidate_features_nb
+from smsim.policies.learned import best_value_nb, candidate_features_nb, decision_inputs_nb
 
 
 @njit(cache=True, nogil=True)
@@ -57,7 +57,8 @@ def label_decision_nb(seed_key, game, decision, rules, start_crates, kind, param
     values = w.values
     heuristic_values_nb(params[s], s, now.ctx, cap.cands, now.occ, now.player, now.pirates, w.memo, values, rules)
     best = best_value_nb(values, now.ctx[L.CTX_N])
+    shared = decision_inputs_nb(s, now.ctx, now.occ, now.player, now.pirates, rules)
     for i in range(m):
         candidate_features_nb(s, now.ctx, cap.dice, cap.cands, now.occ, now.player, now.pirates, rules, values, best,
-                              search.rows[i], feats[i], 0)  # fmt: skip
+                              shared, search.rows[i], feats[i], 0)  # fmt: skip
     return total, d, m, c, s

@@ -261,14 +261,23 @@ def place_features_nb(what, left, cell, occ, player, s, rules, values, row, best
 
 
 @hot_njit
-def candidate_features_nb(s, ctx, dice, cands, occ, player, pirates, rules, values, best, row, out, at):
-    """The features of candidate ``row`` of a USE or PLACE decision into out[at:], given the base
-    heuristic's ``values`` of the rows and its ``best`` value (and, at a USE, its turn table in
-    the memo). Returns the number of features."""
+def decision_inputs_nb(s, ctx, occ, player, pirates, rules):
+    """What every candidate of a decision shares: (how near the end is, the pirates' threat, the
+    seat's estimated lead where a use could end the game, else 0), computed once a decision."""
     end = end_near_nb(player)
     threat = threat_nb(player, pirates, s, rules)
+    near_end = ctx[L.CTX_DECISION] == L.DECISION_USE and player[s, L.N_EMPTY] <= 5  # read only then
+    lead = lead_nb(occ, player, s, rules) if near_end else 0.0
+    return end, threat, lead
+
+
+@hot_njit
+def candidate_features_nb(s, ctx, dice, cands, occ, player, pirates, rules, values, best, shared, row, out, at):
+    """The features of candidate ``row`` of a USE or PLACE decision into out[at:], given the base
+    heuristic's ``values`` of the rows, its ``best`` value and the decision's ``shared`` inputs
+    (``decision_inputs_nb``). Returns the number of features."""
+    end, threat, lead = shared
     if ctx[L.CTX_DECISION] == L.DECISION_USE:
-        lead = lead_nb(occ, player, s, rules) if player[s, L.N_EMPTY] <= 5 else 0.0  # read only near the end
         use_features_nb(cands, row, dice, occ, player, pirates, s, rules, values, best, end, threat, lead, out, at)
         return N_USE_FEATURES  # noqa: F821
     place_features_nb(ctx[L.CTX_WHAT], ctx[L.CTX_LEFT], cands[row, 0], occ, player, s, rules, values, row, best, end,
@@ -347,12 +356,13 @@ def learned_pick_nb(model, s, ctx, dice, cands, occ, player, pirates, memo, valu
     for i in range(n):
         if kept[i] > 0.0:
             only = i if only == -1 else -2
+    shared = decision_inputs_nb(s, ctx, occ, player, pirates, rules) if only == -2 else (0.0, 0.0, 0.0)
     for i in range(n):
         if only >= 0:
             values[i] = base[i] if i == only else HL.NEG + base[i]
             continue
         if kept[i] > 0.0:
-            f = candidate_features_nb(s, ctx, dice, cands, occ, player, pirates, rules, base, best, i, feats, 0)
+            f = candidate_features_nb(s, ctx, dice, cands, occ, player, pirates, rules, base, best, shared, i, feats, 0)
             values[i] = score_nb(model, coef, units, hidden, feats, f)
         else:
             values[i] = HL.NEG + base[i]

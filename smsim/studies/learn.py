@@ -251,9 +251,13 @@ def kind_arrays(labels: pd.DataFrame, kind: str) -> tuple[np.ndarray, ...]:
     df = labels[labels["kind"] == KINDS[kind]].sort_values(["round", "game", "decision", "candidate"])
     x = df[FEATURE_COLUMNS[:n_f]].to_numpy()
     wt = 1.0 / np.maximum(df["se"].to_numpy(), SE_FLOOR) ** 2
+    return x, df["value"].to_numpy(), wt, decision_of(df)
+
+
+def decision_of(df: pd.DataFrame) -> np.ndarray:
+    """Each label row's decision, numbered 0, 1, ... in (round, game, decision) order."""
     key = df["round"].to_numpy() * (1 << 40) + df["game"].to_numpy() * (1 << 16) + df["decision"].to_numpy()
-    _, group = np.unique(key, return_inverse=True)
-    return x, df["value"].to_numpy(), wt, group
+    return np.unique(key, return_inverse=True)[1]
 
 
 def centred(v: np.ndarray, wt: np.ndarray, group: np.ndarray) -> np.ndarray:
@@ -385,7 +389,7 @@ def fit_model(labels: pd.DataFrame, base: PolicySpec, plan: LearnPlan, training:
 def selection_share(model: Model, plan: LearnPlan, rules: Rules | None, threads: int | None) -> float:
     """The win share of one seat of ``model`` against three of the base heuristic (4 players)."""
     student = PolicySpec("student", L.PolicyKind.LEARNED, model.vector())
-    base = resolve_policy("balanced" if plan.base == "balanced" else plan.base)
+    base = resolve_policy(plan.base)
     if base.kind == L.PolicyKind.LEARNED:  # a learned base: its own base heuristic is the yardstick
         base = PolicySpec("base", L.PolicyKind.HEURISTIC, base.params.copy())
     result = compare([student, base, base, base], 4, SELECTION_GAMES, plan.seed + SELECTION_SEED, rules=rules,
@@ -405,8 +409,7 @@ def judge(labels: pd.DataFrame, model: Model | None) -> pd.DataFrame:
             continue
         x = df[FEATURE_COLUMNS[: N_FEATURES[kind]]].to_numpy()
         score = np.zeros(len(df)) if model is None else model.score(kind, x)
-        key = df["round"].to_numpy() * (1 << 40) + df["game"].to_numpy() * (1 << 16) + df["decision"].to_numpy()
-        _, group = np.unique(key, return_inverse=True)
+        group = decision_of(df)
         cand = df["candidate"].to_numpy()
         # the model's pick: its best score, the earlier candidate on a tie (none: the base's pick)
         order = np.lexsort((cand, -score if model is not None else cand, group))
