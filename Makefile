@@ -57,10 +57,13 @@ test-latest: $(LATEST_VENV)/.installed
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
 
-# the committed sample report: about 1,050,000 games from fixed seeds and a 4-player rollout mirror
-# sample (scripts/baseline_report.py --rollout-games N; datasets in runs/baseline/)
+# the committed sample report at three strengths of play: mirrors of balanced and learned (150,000
+# games each per player count), of rollout-learned at 2 and 4 players (SEARCH_GAMES, default 5,000:
+# about 10 core-hours; SEARCH_HOURS=H stops them after H hours and reports what is done), the
+# skill studies, sweeps and fairness searches (scripts/baseline_report.py; datasets in runs/baseline/)
+SEARCH_GAMES ?= 5000
 report: $(STAMP)
-	$(BIN)/python scripts/baseline_report.py
+	$(BIN)/python scripts/baseline_report.py --search-games $(SEARCH_GAMES) $(if $(SEARCH_HOURS),--search-hours $(SEARCH_HOURS))
 
 clean:
 	rm -rf $(VENV) $(MIN_VENV) $(LATEST_VENV) .pytest_cache build *.egg-info

@@ -1,26 +1,33 @@
 """Regenerate the committed sample report, reports/baseline/ (``make report``).
 
-Plays, from fixed seeds, with the standard rules:
+Plays, from fixed seeds, with the standard rules, at three strengths of play (the ladder: L1
+``balanced``, L2 ``learned``, L3 ``rollout-learned``, the search over the learned policy):
 
-- for 2, 3, 4 and 5 players, 150,000 games with ``balanced`` in every seat: the seat effect
-  alone (is the start player advantaged?);
+- for 2, 3, 4 and 5 players, 150,000 mirror games of L1 and of L2 (one policy in every seat):
+  the seat effect alone and every headline figure at both levels;
+- for 2 and 4 players, ``--search-games`` mirror games of L3 (default 5,000). By far the slowest
+  step: about 2.4 s of one core a game at 2 players and 4.8 s at 4 (measured on this machine),
+  so about 10 core-hours in all; small parts, so that an interrupted run loses little, and the
+  report reads the parts finished so far (it says how many of the planned games it stands on);
 - for 2, 3, 4 and 5 players, ``smsim compare`` of every built-in heuristic (and ``random``) over
   about 112,000 games: every policy in every seat equally, on shared dice;
-- for 4 players, ``--rollout-games`` games (default 2,000) with the search policy ``rollout`` in
-  every seat: the stronger-play sample that the report's section "Under stronger play" sets
-  beside the ``balanced`` mirror. It is by far the slowest step: about 2.4 s of one core a game;
-- for 4 players, a one-at-a-time sweep of six rules fields (``SWEEP``, 50,000 ``balanced`` games
-  per variant on common dice): the section "Rule variants", which rule moves the balance most;
+- for 2, 3, 4 and 5 players, ``smsim skill``: the win-rate matrix of random, greedy, L1 and L2
+  (and L3 at 2 players, at most ``SKILL_SEARCH_GAMES`` games a cell), 40,000 games a cell, and
+  at 4 players the skill gap under every shipped variant and every variant of the sweep, paired
+  on common dice;
+- for 4 players, a one-at-a-time sweep of six rules fields (``SWEEP``, 50,000 games per variant on
+  common dice) with L1 and with L2 in every seat: the section "Rule variants" and whether a
+  variant's effect holds at both levels;
 - for 2, 3, 4 and 5 players, ``smsim fairness`` by coins and by VP (40,000 search games, checked
   on 100,000 held-out games): the section "Seat compensation".
 
-about 1,700,000 heuristic games in all (and the fairness searches), then writes the report. The datasets go to runs/baseline/
-(not committed; a run that is interrupted resumes where it stopped). Each step is an ``smsim``
-command, printed before it runs and recorded in its dataset's manifest, so the report states how
-it was made.
+Then it writes the report. The datasets go to runs/baseline/ (not committed; every step resumes
+or is skipped where its result is already there). Each step is an ``smsim`` command, printed
+before it runs and recorded in its dataset's manifest, so the report states how it was made.
 
-    python scripts/baseline_report.py                      # the committed report (about 40 min on 2 cores)
-    python scripts/baseline_report.py --rollout-games 500  # a smaller stronger-play sample
+    python scripts/baseline_report.py                      # the committed report
+    python scripts/baseline_report.py --search-games 500   # a smaller L3 sample
+    python scripts/baseline_report.py --search-hours 1     # stop the L3 games after an hour, report what is done
     python scripts/baseline_report.py --scale 0.01         # a quick rehearsal into runs/baseline-small
 """
 
@@ -34,11 +41,16 @@ import time
 from pathlib import Path
 
 PLAYERS = (2, 3, 4, 5)
+LADDER = ("balanced", "learned", "rollout-learned")  # L1, L2, L3: smsim.studies.skill.LADDER
 MIRROR_GAMES = 150_000
 COMPARE_GAMES = 112_000
-ROLLOUT_GAMES = 2_000
-ROLLOUT_PLAYERS = 4
-ROLLOUT_BATCH = 50  # small parts: an interrupted run of this slow sample loses little
+SEARCH_GAMES = 5_000
+SEARCH_PLAYERS = (2, 4)
+SEARCH_BATCH = 25  # small parts: an interrupted run of this slow sample loses little
+SKILL_GAMES = 40_000
+SKILL_LEVELS = ("random", "greedy", "balanced", "learned")
+SKILL_SEARCH_PLAYERS = (2,)  # L3 in the matrix: one search seat a game, at 2 players only
+SKILL_SEARCH_GAMES = 200
 SEED = 2026
 FAIRNESS_GAMES = 40_000
 FAIRNESS_CHECK_GAMES = 100_000
@@ -54,10 +66,16 @@ SWEEP = (  # each field alone, on both sides of the printed value where it has t
 )
 
 
-def run(args: list[str]) -> None:
+def run(args: list[str], hours: float | None = None) -> None:
+    """Run one smsim command; with ``hours``, stop it after that long (a resumable run keeps the
+    parts it finished: the report reads them)."""
     print("$ smsim " + shlex.join(args), flush=True)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "smsim.cli", *args], check=True, stdout=subprocess.DEVNULL)
+    try:
+        subprocess.run([sys.executable, "-m", "smsim.cli", *args], check=True, stdout=subprocess.DEVNULL,
+                       timeout=None if hours is None else hours * 3600)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        print(f"  stopped after {hours:g} h: the parts finished so far stay", flush=True)
     print(f"  {time.perf_counter() - start:.0f} s", flush=True)
 
 
@@ -66,53 +84,77 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the games (rehearsals)")
     parser.add_argument("--runs", default=None, help="where the datasets go [runs/baseline]")
     parser.add_argument("--out", default=None, help="where the report goes [reports/baseline]")
-    parser.add_argument("--rollout-games", type=int, default=ROLLOUT_GAMES,
-                        help=f"games of the rollout mirror sample, before --scale [{ROLLOUT_GAMES:,}]")
+    parser.add_argument("--search-games", type=int, default=SEARCH_GAMES,
+                        help=f"L3 mirror games per player count, before --scale [{SEARCH_GAMES:,}]")
+    parser.add_argument("--search-hours", type=float, default=None,
+                        help="stop the L3 games after this many hours in all (the report reads what is done)")
     args = parser.parse_args()
-    if args.rollout_games < 1:
-        parser.error(f"--rollout-games must be at least 1, got {args.rollout_games}")
+    if args.search_games < 1:
+        parser.error(f"--search-games must be at least 1, got {args.search_games}")
+    if args.search_hours is not None and args.search_hours <= 0:
+        parser.error(f"--search-hours must be above 0, got {args.search_hours}")
     small = args.scale != 1.0
     runs = Path(args.runs or ("runs/baseline-small" if small else "runs/baseline"))
     out = args.out or ("runs/baseline-small/report" if small else "reports/baseline")
 
-    from smsim.policies.registry import POLICIES, PolicyKind
+    def n(games: int) -> str:
+        return str(max(1, int(games * args.scale)))
 
-    # the search policy plays its own, far smaller sample below: in a compare of 112,000 games it
-    # would take days
-    builtins = [name for name, spec in POLICIES.items() if spec.kind != PolicyKind.ROLLOUT]
+    from smsim.policies.registry import POLICIES, PolicyKind
+    from smsim.studies.sweep import named_variants
+
+    # the heuristics compared: the learned policy and the searches are levels of the ladder, measured
+    # by their own mirrors and the skill matrix (in a compare of 112,000 games a search would take days)
+    builtins = [name for name, spec in POLICIES.items() if spec.kind in (PolicyKind.HEURISTIC, PolicyKind.RANDOM)]
+    vary = [a for v in SWEEP for a in ("--vary", v)]
     datasets = []
-    for p in PLAYERS:
-        path = runs / f"mirror-{p}p"
-        run(["simulate", "--games", str(max(1, int(MIRROR_GAMES * args.scale))), "--players", str(p),
-             "--policy", "balanced", "--seed", str(SEED + p), "--out", str(path), "--quiet"])  # fmt: skip
-        datasets.append(str(path))
+    for p in PLAYERS:  # L1 and L2 mirrors
+        for level, (name, offset) in enumerate((("mirror", 0), ("learned", 60))):
+            path = runs / f"{name}-{p}p"
+            run(["simulate", "--games", n(MIRROR_GAMES), "--players", str(p), "--policy", LADDER[level],
+                 "--seed", str(SEED + offset + p), "--out", str(path), "--quiet"])  # fmt: skip
+            datasets.append(str(path))
     for p in PLAYERS:
         path = runs / f"compare-{p}p"
         if not (path / "manifest.json").exists():  # compare does not resume: play it once
-            run(["compare", *builtins, "--players", str(p), "--games", str(max(1, int(COMPARE_GAMES * args.scale))),
+            run(["compare", *builtins, "--players", str(p), "--games", n(COMPARE_GAMES),
                  "--seed", str(SEED + 10 + p), "--out", str(path)])  # fmt: skip
         datasets.append(str(path))
-    games = max(1, int(args.rollout_games * args.scale))
-    stronger = runs / f"rollout-{ROLLOUT_PLAYERS}p-{games}"  # the size in the name: a run of another size is another dataset
-    run(["simulate", "--games", str(games), "--players", str(ROLLOUT_PLAYERS), "--policy", "rollout",
-         "--seed", str(SEED + 20 + ROLLOUT_PLAYERS), "--out", str(stronger), "--batch", str(ROLLOUT_BATCH),
-         "--quiet"])  # fmt: skip
-    variants = runs / f"variants-{SWEEP_PLAYERS}p"
-    run(["sweep", *(a for v in SWEEP for a in ("--vary", v)), "--one-at-a-time", "--players", str(SWEEP_PLAYERS),
-         "--policy", "balanced", "--games", str(max(1, int(SWEEP_GAMES * args.scale))), "--seed",
-         str(SEED + 30 + SWEEP_PLAYERS), "--out", str(variants), "--quiet"])  # fmt: skip
-    datasets.append(str(variants))
+    for policy, suffix in ((LADDER[0], ""), (LADDER[1], "-learned")):
+        path = runs / f"variants-{SWEEP_PLAYERS}p{suffix}"
+        run(["sweep", *vary, "--one-at-a-time", "--players", str(SWEEP_PLAYERS), "--policy", policy,
+             "--games", n(SWEEP_GAMES), "--seed", str(SEED + 30 + SWEEP_PLAYERS), "--out", str(path), "--quiet"])  # fmt: skip
+        datasets.append(str(path))
+    for p in PLAYERS:
+        levels = [*SKILL_LEVELS, *(LADDER[2:] if p in SKILL_SEARCH_PLAYERS else ())]
+        extra = ["--cap", f"{LADDER[2]}={n(SKILL_SEARCH_GAMES)}"] if p in SKILL_SEARCH_PLAYERS else []
+        if p == SWEEP_PLAYERS:  # the skill gap under every shipped variant and every variant of the sweep
+            extra += [*vary, *(a for v in named_variants() for a in ("--variant", v))]
+        path = runs / f"skill-{p}p"
+        run(["skill", "--players", str(p), "--levels", ",".join(levels), "--games", n(SKILL_GAMES), "--seed",
+             str(SEED + 70 + p), *extra, "--out", str(path), "--quiet"])  # fmt: skip
+        datasets.append(str(path))
     for p in PLAYERS:
         for by in ("coins", "vp"):
             path = runs / f"fairness-{p}p-{by}"
             if not (path / "fairness.json").exists():  # fairness does not resume: run it once
                 run(["fairness", "--players", str(p), "--policy", "balanced", "--by", by, "--games",
-                     str(max(1, int(FAIRNESS_GAMES * args.scale))), "--check-games",
-                     str(max(1, int(FAIRNESS_CHECK_GAMES * args.scale))), "--seed", str(SEED + 40 + p),
+                     n(FAIRNESS_GAMES), "--check-games", n(FAIRNESS_CHECK_GAMES), "--seed", str(SEED + 40 + p),
                      "--out", str(path), "--quiet"])  # fmt: skip
             datasets.append(str(path))
-    run(["report", *datasets, "--stronger", str(stronger), "--out", out, "--title",
-         "Saint Malo balance report: baseline"])  # fmt: skip
+    start = time.perf_counter()
+    for p in SEARCH_PLAYERS:  # L3 last: the slowest, and the report reads what is done
+        path = runs / f"search-{p}p"
+        left = None
+        if args.search_hours is not None:
+            left = args.search_hours - (time.perf_counter() - start) / 3600
+            left = left / (len(SEARCH_PLAYERS) - SEARCH_PLAYERS.index(p))  # the time left, shared out
+        if left is None or left > 0:
+            run(["simulate", "--games", n(args.search_games), "--players", str(p), "--policy", LADDER[2],
+                 "--seed", str(SEED + 20 + p), "--out", str(path), "--batch", str(SEARCH_BATCH), "--quiet"], left)  # fmt: skip
+        if (path / "manifest.json").exists():
+            datasets.append(str(path))
+    run(["report", *datasets, "--out", out, "--title", "Saint Malo balance report: baseline"])
     print(f"written: {out}/report.md and {out}/report.html")
 
 

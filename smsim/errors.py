@@ -55,6 +55,10 @@ class LearnError(SmsimError):
     """``smsim learn``: bad plan, or a label directory of another plan."""
 
 
+class SkillError(SmsimError):
+    """Bad input to ``smsim skill``: its levels, caps or variants."""
+
+
 class AdviseError(SmsimError):
     """Bad input to ``advise``."""
 

@@ -15,22 +15,21 @@ from smsim.cli.common import (
 @click.argument("datasets", nargs=-1, required=True, type=str)
 @click.option("--out", "-o", required=True, type=str, help="Directory for report.md, report.html, figures/, tables/.")
 @click.option("--title", default="Saint Malo balance report", show_default=True)
-@click.option("--stronger", multiple=True, type=str,
-              help="A mirror dataset of a stronger policy (e.g. rollout in every seat), set beside the balanced "
-                   "mirror of its player count in the section 'Under stronger play' and kept out of the others.")
-def report_cmd(datasets: tuple[str, ...], out: str, title: str, stronger: tuple[str, ...]) -> None:
+def report_cmd(datasets: tuple[str, ...], out: str, title: str) -> None:
     """Write a balance report of one or more datasets (``simulate --out``, ``compare --out``):
     church series, wall bonuses, pirate losses, outcomes, for comparisons the heuristics
-    compared, and, with --stronger, whether the headline figures hold under stronger play;
-    sweeps (``sweep --out``) and datasets with other rules add the rule variants, results of
-    ``fairness --out`` the seat compensation. Markdown and self-contained HTML, figures as PNG
-    and SVG, tables as CSV.
+    compared. Mirror datasets of the strengths of play (``balanced``, ``learned``,
+    ``rollout-learned`` in every seat) set every headline figure at each level with a verdict
+    (stable, strength-dependent, not settled); skill studies (``skill --out``) say how much skill
+    matters; sweeps (``sweep --out``) and datasets with other rules add the rule variants,
+    results of ``fairness --out`` the seat compensation. Markdown and self-contained HTML,
+    figures as PNG and SVG, tables as CSV.
 
     \b
     Examples:
       smsim report runs/four --out reports/four
       smsim report runs/p2 runs/p3 runs/p4 runs/p5 runs/compare4 --out reports/all
-      smsim report runs/p4 --stronger runs/rollout4 --out reports/stronger
+      smsim report runs/bal4 runs/learned4 runs/search4 runs/skill4 --out reports/ladder
       smsim report runs/defence-sweep --out reports/defence
       smsim report runs/p4 runs/fair4 --out reports/fair
     """
@@ -38,7 +37,7 @@ def report_cmd(datasets: tuple[str, ...], out: str, title: str, stronger: tuple[
     from smsim.report.page import report
 
     try:
-        path = report(list(datasets), out, title, list(stronger))
+        path = report(list(datasets), out, title)
     except (DatasetError, FairnessError) as exc:
         fail(str(exc))
     click.echo(f"written: {path} and {path.with_suffix('.html')}")

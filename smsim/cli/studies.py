@@ -1,4 +1,4 @@
-"""Commands of the studies: ``compare``, ``sweep``, ``tune`` and ``fairness``."""
+"""Commands of the studies: ``compare``, ``sweep``, ``skill``, ``tune`` and ``fairness``."""
 
 from __future__ import annotations
 
@@ -186,6 +186,74 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
     print_sweep(result.table, run.games)
     if out is not None:
         click.echo(f"sweep: {out} ({len(variants)} variants; {result.played:,} games played now)")
+
+
+@cli.command()
+@click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
+@click.option("--levels", default="random,greedy,balanced,learned", show_default=True,
+              help="The levels of the matrix, comma-separated policies (rollout-learned is L3).")
+@click.option("--games", "-n", type=str, default="20000", show_default=True, help="Games per cell.")
+@click.option("--cap", multiple=True, metavar="LEVEL=GAMES",
+              help="At most this many games in a cell with LEVEL (repeatable): for a slow level such as L3.")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The study's seed: every cell's dice.")
+@click.option("--vary", multiple=True, metavar="FIELD=V1,V2,...",
+              help="The skill gap under these values of a rules field (as sweep; each field alone).")
+@click.option("--variant", "variant_files", multiple=True, metavar="NAME=FILE.toml",
+              help="The skill gap under a variant: a shipped variant's name or NAME=FILE.toml (repeatable).")
+@click.option("--out", "-o", type=str, required=True, help="Directory of the study (resumable, cell by cell).")
+@click.option("--threads", type=int, default=None, help="Threads (default: every core).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
+@with_rules
+def skill(players, levels, games, cap, seed, vary, variant_files, out, threads, quiet, rules_file, rule) -> None:
+    """How much skill matters: the win-rate matrix of levels of play (one seat of the row's
+    level against the column's level in every other seat, every seat rotation on common
+    dice), the skill gap (one learned seat against balanced, minus parity) and, with --vary or
+    --variant, the skill gap under each rules variant beside the baseline's, paired on the same
+    dice: whether a rule makes the game more a game of skill or of luck.
+
+    \b
+    Examples:
+      smsim skill --players 4 --games 20000 --out runs/skill4
+      smsim skill -p 2 --levels balanced,learned,rollout-learned --cap rollout-learned=400 -o runs/skill2
+      smsim skill -p 4 --levels balanced,learned --variant free-rotation --vary side_defence=1,3 -o runs/gap4
+    """
+    from smsim.errors import DatasetError, SimulationError, SkillError, SweepError
+    from smsim.report.terminal import print_skill
+    from smsim.studies.skill import check_skill_out, plan_skill, run_skill
+    from smsim.studies.sweep import plan_variants
+
+    base = rules_from(rules_file, rule)
+    n = count_of(games, "--games")
+    if threads is not None and threads < 1:
+        fail(f"--threads must be >= 1, got {threads}")
+    caps = {}
+    for text in cap:
+        name, sep, value = (x.strip() for x in text.partition("="))
+        if not sep or not name:
+            fail(f"--cap {text!r}: expected LEVEL=GAMES")
+        caps[name] = count_of(value, f"--cap {name}")
+    try:
+        variants = plan_variants(list(vary), list(variant_files), True, base) if vary or variant_files else []
+        plan = plan_skill(players, [x.strip() for x in levels.split(",") if x.strip()], n, seed, caps, variants, base)
+        check_skill_out(out, plan)
+        from smsim.policies.registry import resolve_policy
+
+        engine_ready(plan.players, [resolve_policy(x) for x in plan.levels], base)
+
+        def on_cell(k, total, cell):
+            if not quiet:
+                where = f" under {plan.variants[cell.variant].name}" if plan.variants else ""
+                click.echo(f"cell {k + 1}/{total}: one {cell.row} against {cell.col}{where}, {cell.games:,} games",
+                           err=True)  # fmt: skip
+
+        result = run_skill(plan, out, threads, ["smsim", *sys.argv[1:]], on_cell=on_cell)
+    except (SkillError, SweepError, SimulationError, PolicyError, DatasetError) as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted: the cells already written in {out} are complete; run the same command to go on",
+                   err=True)  # fmt: skip
+        sys.exit(130)
+    print_skill(result)
 
 
 @cli.command()

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from smsim.intervals import Z_95
+from smsim.report import ladder as LA
 from smsim.report import tables as A
 from smsim.studies.sweep import HEADLINE
 
@@ -50,6 +51,14 @@ CANNON_SHARE = 0.10
 """The null for cannons changing the winner: one game in ten. Zero would be no test (a single
 changed game excludes it), so the finding says whether the cannons decide more, or fewer, than
 one game in ten."""
+
+
+NO_CHECK = "no strength check"
+"""The verdict of a finding no ladder measures: one level of play only, or a comparison of policies."""
+
+FINDING_VERDICTS = ("stable", "strength-dependent", "not settled", NO_CHECK)
+"""Every verdict a key finding can carry: the ladder's (``report.ladder.VERDICTS``), one level
+counting as no strength check."""
 
 
 @dataclass
@@ -68,6 +77,8 @@ class Finding:
     games: int
     effect: float  # effect size against the null: Cohen's h or d (module docstring)
     stated: bool  # the interval excludes the null
+    verdict: str = NO_CHECK  # across strengths of play: a ladder verdict (``report.ladder``), or NO_CHECK
+    strength: str = ""  # that verdict in its own sentence
 
     @property
     def short(self) -> str:
@@ -135,18 +146,20 @@ def _fmt(v: float, lo: float, hi: float, unit: str, signed: bool = False) -> str
 
 # -- which games stand behind the headline -----------------------------------------------------
 def glance_sources(data: A.ReportData) -> dict[int, int]:
-    """Per player count, the source whose games the at-a-glance row and the seat, cannon, attack
-    and wall findings describe: the dataset with the most games among those that measure the seat
-    effect alone (one policy in every seat, or a comparison's every arrangement), else the one
-    with the most games. One source, so that one game count stands behind every number of a row."""
-    best: dict[int, tuple[bool, int, int]] = {}
+    """Per player count, the source whose games the at-a-glance row, the headline rows of every
+    table and the seat, cannon, attack and wall findings describe: the mirror of the ladder's
+    first level (L1, ``balanced`` in every seat) where there is one, else the dataset with the
+    most games among those that measure the seat effect alone (one policy in every seat, or a
+    comparison's every arrangement), else the one with the most games. One source, so that one
+    game count stands behind every number of a row, and the ladder's L1 is the same games."""
+    best: dict[int, tuple[bool, bool, int, int]] = {}
     for i, src in enumerate(data.sources):
         if src.stronger or src.games == 0:
             continue
-        key = (src.fair_seating, src.games, -i)
+        key = (src.level == 1, src.fair_seating, src.games, -i)
         if src.players not in best or key > best[src.players]:
             best[src.players] = key
-    return {p: -k[2] for p, k in sorted(best.items())}
+    return {p: -k[3] for p, k in sorted(best.items())}
 
 
 def glance_table(data: A.ReportData) -> pd.DataFrame:
@@ -176,7 +189,8 @@ def glance_table(data: A.ReportData) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
-def _glance_data(data: A.ReportData) -> A.ReportData:
+def glance_data(data: A.ReportData) -> A.ReportData:
+    """The at-a-glance sources' games alone (``glance_sources``)."""
     return data.select(list(glance_sources(data).values()))
 
 
@@ -191,12 +205,59 @@ def _who(field: str) -> str:
 # -- the candidates ----------------------------------------------------------------------------
 @dataclass
 class Context:
-    """What the candidates read: the report's main data, its stronger-play samples, its variant
-    sets and their tables."""
+    """What the candidates read: the report's data (the ladder's upper levels included), its
+    variant sets and their tables, the ladder's verdicts and the skill studies."""
 
-    data: A.ReportData  # every source, the stronger-play samples included
+    data: A.ReportData  # every source, the mirrors of the ladder's upper levels included
     variants: list = ()
     variant_tables: list = ()
+    verdicts: pd.DataFrame | None = None  # ``ladder.ladder_verdicts``
+    skills: list = ()  # ``studies.skill.SkillResult``
+
+
+def _holds(value: float, lo: float, hi: float, null: float, above: bool) -> str:
+    """Whether a level's interval supports a conclusion that the figure lies above (or below) its
+    null: "holds", "is not shown" (the interval holds the null) or "is reversed"."""
+    if not all(np.isfinite(x) for x in (lo, hi)):
+        return "is not measured"
+    if (lo > null) if above else (hi < null):
+        return "holds"
+    if (hi < null) if above else (lo > null):
+        return "is reversed"
+    return "is not shown"
+
+
+def _levels_said(row: dict, null: float, above: bool) -> str:
+    """The conclusion at each level above the first, in words: "it holds under `learned` (x) and
+    under search (`rollout-learned`, y)"."""
+    parts = []
+    for k in LA.measured_levels(row)[1:]:
+        said = _holds(row[f"L{k}"], row[f"L{k}_lo"], row[f"L{k}_hi"], null, above)
+        value = LA.level_value(row, k)
+        parts.append(f"{said} {LA.level_words(k, row[f'L{k}_policy'])} ({value})")
+    if not parts:
+        return ""
+    joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"it {joined}"
+
+
+def strength_check(ctx: Context, players: int, figure: str, item: str, null: float, above: bool) -> tuple[str, str]:
+    """A finding's verdict across strengths of play and its sentence, from the ladder's verdict of
+    its figure at its player count (``report.ladder``) and whether its conclusion (the figure above,
+    or below, ``null``) holds at each level above the first."""
+    v = ctx.verdicts
+    row = None
+    if v is not None and len(v):
+        match = v[(v["players"] == players) & (v["figure"] == figure) & (v["item"] == item)]
+        row = match.iloc[0].to_dict() if len(match) else None
+    if row is None or row["verdict"] == "one level":
+        return NO_CHECK, ("No strength check was possible: these data measure it under one level of play only "
+                          f"(`{row['L1_policy'] if row else A.LADDER[0]}`).")  # fmt: skip
+    said = _levels_said(row, null, above)
+    what = {"stable": "the figure is stable across strengths of play",
+            "strength-dependent": f"the figure is strength-dependent: it {row['direction']}",
+            "not settled": f"whether the figure moves with strength is not settled ({row['reason']})"}[row["verdict"]]
+    return row["verdict"], f"Across strengths of play, {said}; {what}."
 
 
 def _start_edge(ctx: Context) -> list[Finding]:
@@ -208,13 +269,14 @@ def _start_edge(ctx: Context) -> list[Finding]:
         e = effect(r.start_win, r.start_win_lo, r.start_win_hi, r.parity, "rate")
         stated = not (r.start_win_lo <= r.parity <= r.start_win_hi)
         way = "wins more often than" if r.start_win > r.parity else "wins less often than"
+        verdict, strength = strength_check(ctx, r.players, "seat_win", "0", r.parity, r.start_win > r.parity)
         out.append(Finding("start_edge", f"{r.players} players",
                            f"The start player {way} parity: at {r.players} players seat 0 wins "
                            f"{_fmt(r.start_win, r.start_win_lo, r.start_win_hi, 'rate')} of {r.games:,} games against "
                            f"parity {100 * r.parity:.1f}% ({_who(r.field)}); the last seat wins "
                            f"{_fmt(r.last_win, r.last_win_lo, r.last_win_hi, 'rate')}.",
                            r.start_win, r.start_win_lo, r.start_win_hi, r.parity, f"parity {100 * r.parity:.1f}%",
-                           "rate", int(r.games), e, stated))  # fmt: skip
+                           "rate", int(r.games), e, stated, verdict, strength))  # fmt: skip
     return out
 
 
@@ -226,18 +288,23 @@ def _cannons(ctx: Context) -> list[Finding]:
             continue
         stated = not (r.changed_lo <= CANNON_SHARE <= r.changed_hi)
         way = "more" if r.changed > CANNON_SHARE else "fewer"
+        verdict, strength = strength_check(ctx, r.players, "cannons_changed_winner", "", CANNON_SHARE,
+                                           r.changed > CANNON_SHARE)  # fmt: skip
         out.append(Finding("cannons", f"{r.players} players",
                            f"Cannon losses decide {way} than one game in ten: at {r.players} players the winner would "
                            f"differ without them in {_fmt(r.changed, r.changed_lo, r.changed_hi, 'rate')} of "
                            f"{r.games:,} games ({_who(r.field)}).",
                            r.changed, r.changed_lo, r.changed_hi, CANNON_SHARE, "one game in ten (10%)", "rate",
-                           int(r.games), effect(r.changed, r.changed_lo, r.changed_hi, CANNON_SHARE, "rate"), stated))  # fmt: skip
+                           int(r.games), effect(r.changed, r.changed_lo, r.changed_hi, CANNON_SHARE, "rate"), stated,
+                           verdict, strength))  # fmt: skip
     return out
 
 
 def _attacks(ctx: Context) -> list[Finding]:
     out = []
-    t = A.defence_vs_strength(_glance_data(ctx.data.main()))
+    sub = glance_data(ctx.data.main())
+    t = A.defence_vs_strength(sub)
+    who = {src.players: _who(src.field) for src in sub.sources}
     for r in t.itertuples():
         never = r.held < 0.5
         null = NEVER if never else ALWAYS
@@ -245,31 +312,66 @@ def _attacks(ctx: Context) -> list[Finding]:
         games = int(r.n) // int(r.players)  # every seat meets every attack that comes
         eff = effect(r.held, r.held_lo, r.held_hi, null, "rate")  # negative: on the far side of the threshold
         words = "never held" if never else "always held"
+        verdict, strength = strength_check(ctx, int(r.players), "attack_held", str(r.attack), null, not never)
         out.append(Finding("attacks", f"attack {r.attack} at {r.players} players",
-                           f"Attack {r.attack} (strength {r.strength}) is {words}: at {r.players} players "
-                           f"{_fmt(r.held, r.held_lo, r.held_hi, 'rate')} of {int(r.n):,} seats held it, in the "
-                           f"{games:,} games it came ({'below 1%' if never else 'above 99%'} of seats).",
+                           f"Attack {r.attack} (strength {r.strength}) is {words} with {who.get(r.players, 'these seats')}: "
+                           f"at {r.players} players {_fmt(r.held, r.held_lo, r.held_hi, 'rate')} of {int(r.n):,} seats "
+                           f"held it, in the {games:,} games it came ({'below 1%' if never else 'above 99%'} of seats).",
                            r.held, r.held_lo, r.held_hi, null, f"{100 * null:.0f}% of seats", "rate", games,
-                           eff if (r.held < null) == never else -eff, bool(stated)))  # fmt: skip
+                           eff if (r.held < null) == never else -eff, bool(stated), verdict, strength))  # fmt: skip
     return out
 
 
 def _wall_bonus(ctx: Context) -> list[Finding]:
-    sub = _glance_data(ctx.data.main())
-    t = A.bonus_value(sub).dropna(subset=["vp_difference_lo"])
-    if len(t) < 2:
-        return []
-    most, least = t.loc[t["vp_difference"].idxmax()], t.loc[t["vp_difference"].idxmin()]
-    a = (most.vp_difference, most.vp_difference_lo, most.vp_difference_hi)
-    b = (least.vp_difference, least.vp_difference_lo, least.vp_difference_hi)
-    stated = a[1] > b[2]
-    return [Finding("wall_bonus", f"the {most.side} side",
-                    f"The most valuable wall bonus is the {most.side} side's ({most.bonus}): seats that complete it end "
-                    f"{_fmt(*a, 'vp', signed=True)} ahead of seats that do not, against {_fmt(*b, 'vp', signed=True)} "
-                    f"for the least valuable, the {least.side} side's ({least.bonus}) ({sub.n_games:,} games of the "
-                    f"at-a-glance datasets; an association, not a cause).",
-                    *a, b[0], f"the {least.side} side's {_fmt(*b, 'vp', signed=True)}", "vp", sub.n_games,
-                    effect_between(a, b, "vp", int(most.completers), int(least.completers)), bool(stated))]  # fmt: skip
+    """Per player count, the most against the least valuable wall bonus on the at-a-glance games."""
+    out = []
+    main = ctx.data.main()
+    for players, i in glance_sources(main).items():
+        sub = main.select([i])
+        t = A.bonus_value(sub).dropna(subset=["vp_difference_lo"])
+        if len(t) < 2:
+            continue
+        most, least = t.loc[t["vp_difference"].idxmax()], t.loc[t["vp_difference"].idxmin()]
+        a = (most.vp_difference, most.vp_difference_lo, most.vp_difference_hi)
+        b = (least.vp_difference, least.vp_difference_lo, least.vp_difference_hi)
+        stated = a[1] > b[2]
+        verdict, strength = _wall_check(ctx, players, str(most.side))
+        out.append(Finding("wall_bonus", f"the {most.side} side at {players} players",
+                           f"The most valuable wall bonus is the {most.side} side's ({most.bonus}): at {players} players "
+                           f"seats that complete it end {_fmt(*a, 'vp', signed=True)} ahead of seats that do not, "
+                           f"against {_fmt(*b, 'vp', signed=True)} for the least valuable, the {least.side} side's "
+                           f"({least.bonus}) ({sub.n_games:,} games, {_who(sub.sources[0].field)}; an association, "
+                           "not a cause).",
+                           *a, b[0], f"the {least.side} side's {_fmt(*b, 'vp', signed=True)}", "vp", sub.n_games,
+                           effect_between(a, b, "vp", int(most.completers), int(least.completers)), bool(stated),
+                           verdict, strength))  # fmt: skip
+    return out
+
+
+def _wall_check(ctx: Context, players: int, side: str) -> tuple[str, str]:
+    """The most valuable side across strengths of play: whether it is the most valuable at every
+    level, and the ladder's verdict of its value."""
+    verdict, _ = strength_check(ctx, players, "wall_bonus", side, 0.0, True)
+    v = ctx.verdicts
+    if verdict == NO_CHECK:
+        return verdict, _
+    rows = v[(v["players"] == players) & (v["figure"] == "wall_bonus")]
+    row = rows[rows["item"] == side].iloc[0].to_dict()
+    said = []
+    for k in LA.measured_levels(row)[1:]:
+        values = rows.set_index("item")[f"L{k}"].dropna()
+        top = str(values.idxmax()) if len(values) else ""
+        value = LA.level_value(row, k)
+        if top == side:
+            said.append(f"{LA.level_words(k, row[f'L{k}_policy'])} the {side} side's is the most valuable too ({value})")
+        else:
+            other = rows[rows["item"] == top].iloc[0].to_dict()
+            said.append(f"{LA.level_words(k, row[f'L{k}_policy'])} the {top} side's is the most valuable "
+                        f"({LA.level_value(other, k)}), the {side} side's worth {value}")  # fmt: skip
+    what = {"stable": "its value is stable across strengths of play",
+            "strength-dependent": f"its value is strength-dependent: it {row['direction']}",
+            "not settled": f"whether its value moves with strength is not settled ({row['reason']})"}[verdict]
+    return verdict, f"Across strengths of play, {' and '.join(said)}; {what}."
 
 
 def _strongest_policy(ctx: Context) -> list[Finding]:
@@ -296,8 +398,51 @@ def _strongest_policy(ctx: Context) -> list[Finding]:
                            f"per game ({_games(src.games)}, every seat arrangement on shared dice).",
                            d, lo, hi, 0.0, "no difference (0 VP)", "vp", src.games,
                            effect(d, lo, hi, 0.0, "vp", int(row["blocks"].iloc[0])),
-                           not (lo <= 0.0 <= hi)))  # fmt: skip
+                           not (lo <= 0.0 <= hi), NO_CHECK,
+                           "No strength check applies: it compares heuristics with one another, not a figure of the "
+                           "game at one strength of play (section \"How much skill matters\" sets the levels "
+                           "against each other)."))  # fmt: skip
     return out
+
+
+def _ladder_sets(ctx: Context) -> dict[tuple[int, str], tuple[int, object, pd.DataFrame]]:
+    """The variant sets played with a ladder policy in every seat, by (players, policy): (level, set, table)."""
+    out = {}
+    for vs, t in zip(ctx.variants, ctx.variant_tables):
+        names = set(vs.policies)
+        if len(names) == 1 and next(iter(names)) in A.LADDER:
+            out[vs.players, next(iter(names))] = (A.LADDER.index(next(iter(names))) + 1, vs, t)
+    return out
+
+
+def _variant_check(ctx: Context, vs, variant: str, metric: str, diff: tuple[float, float, float], unit: str,
+                   games: int) -> tuple[str, str]:  # fmt: skip
+    """A variant's effect across strengths of play: the same variant's effect on the same metric in
+    a sweep of another ladder level (same players), judged as the ladder judges a figure."""
+    policy = vs.policies[0] if len(set(vs.policies)) == 1 else None
+    sets = _ladder_sets(ctx)
+    if policy not in A.LADDER or not any(p == vs.players and q != policy for p, q in sets):
+        return NO_CHECK, (f"No strength check was possible: the variants were played with `{vs.policies[0]}` "
+                          "alone." if policy else "No strength check was possible: the variants were played with "
+                          "mixed seats.")  # fmt: skip
+    levels: list[tuple[int, str, tuple]] = []
+    for (p, q), (level, other, t) in sorted(sets.items(), key=lambda x: x[1][0]):
+        if p != vs.players:
+            continue
+        r = t[(t["variant"] == variant) & (t["metric"] == metric)]
+        if len(r):
+            levels.append((level, q, (unit if unit != "points" else "vp", float(r["diff"].iloc[0]),
+                                      float(r["diff_lo"].iloc[0]), float(r["diff_hi"].iloc[0]), other.games)))  # fmt: skip
+    if len(levels) < 2:
+        return NO_CHECK, "No strength check was possible: no sweep of another level plays this variant."
+    verdict, direction, reason = LA.judge([x[2] for x in levels])
+    above = diff[0] > 0
+    parts = [f"{_holds(x[1], x[2], x[3], 0.0, above)} {LA.level_words(k, q)} ({_fmt(x[1], x[2], x[3], unit, signed=True)})"
+             for k, q, x in levels[1:]]  # fmt: skip
+    what = {"stable": "its size is stable across strengths of play",
+            "strength-dependent": f"its size is strength-dependent: it {direction}",
+            "not settled": f"whether its size moves with strength is not settled ({reason})"}[verdict]
+    return verdict, f"Across strengths of play, the effect {' and '.join(parts)}; {what}."
 
 
 def _variant(ctx: Context) -> list[Finding]:
@@ -307,46 +452,79 @@ def _variant(ctx: Context) -> list[Finding]:
     for vs, t in zip(ctx.variants, ctx.variant_tables):
         base = t[t["variant"] == "baseline"].set_index("metric")
         rows = t[t["metric"].isin(HEADLINE) & (t["variant"] != "baseline")]
+        who = f"`{vs.policies[0]}` in every seat" if len(set(vs.policies)) == 1 else "mixed seats"
         for variant, rv in rows.groupby("variant", sort=False):
             found = []
             for r in rv.itertuples():
                 if not np.isfinite(r.diff_lo):
                     continue
                 b = base.loc[r.metric]
-                found.append(Finding("variant", f"{variant}",
+                verdict, strength = _variant_check(ctx, vs, variant, r.metric, (r.diff, r.diff_lo, r.diff_hi), r.unit,
+                                                   int(vs.games))  # fmt: skip
+                found.append(Finding("variant", f"{variant} ({vs.policies[0]})",
                                      f"The rule variant with the largest effect is {variant}: it moves \"{r.label}\" "
                                      f"by {_fmt(r.diff, r.diff_lo, r.diff_hi, r.unit, signed=True)} from the "
-                                     f"baseline's {_fmt(b.value, b.lo, b.hi, r.unit)} ({vs.players} players, "
+                                     f"baseline's {_fmt(b.value, b.lo, b.hi, r.unit)} ({vs.players} players, {who}, "
                                      f"{vs.games:,} games of each of {len(vs.variants) - 1} variants"
                                      f"{', on the same dice' if vs.paired else ''}).",
                                      r.diff, r.diff_lo, r.diff_hi, 0.0, "no difference from the baseline", r.unit,
                                      int(vs.games), effect(r.diff, r.diff_lo, r.diff_hi, 0.0, r.unit,
                                                            int(vs.games), float(b.value)),
-                                     not (r.diff_lo <= 0.0 <= r.diff_hi)))  # fmt: skip
+                                     not (r.diff_lo <= 0.0 <= r.diff_hi), verdict, strength))  # fmt: skip
             if found:
                 out.append(max(found, key=lambda f: (f.stated, _rank(f))))
     return out
 
 
-def _stronger(ctx: Context) -> list[Finding]:
+SKILL_NOTE = ("No strength check applies: the skill gap is itself a comparison of two strengths of play (one "
+              "`learned` seat against `balanced`).")  # fmt: skip
+
+
+def _skill_gap(ctx: Context) -> list[Finding]:
+    """Per player count, the skill gap: one L2 seat against L1 in every other seat, minus parity."""
     out = []
-    for i, refs in A.stronger_references(ctx.data).items():
-        src = ctx.data.sources[i]
-        reference, strong = ctx.data.select(refs), ctx.data.select([i])
-        if strong.n_games == 0 or reference.n_games == 0:
+    for res in ctx.skills:
+        gap = res.gap()
+        if gap is None:
             continue
-        name = src.seat_policies[0]
-        t = A.stronger_play(reference, strong)
-        for r in t[t["unit"] == "rate"].itertuples():
-            a, b = (r.stronger, r.stronger_lo, r.stronger_hi), (r.reference, r.reference_lo, r.reference_hi)
-            if not all(np.isfinite(x) for x in (*a, *b)):
+        g, lo, hi, games = gap
+        parity = 1.0 / res.players
+        out.append(Finding("skill_gap", f"{res.players} players",
+                           f"Skill matters: at {res.players} players one `learned` seat among `balanced` wins "
+                           f"{_fmt(parity + g, parity + lo, parity + hi, 'rate')} against parity "
+                           f"{100 * parity:.1f}%, a skill gap of {_fmt(g, lo, hi, 'points', signed=True)} "
+                           f"({games:,} games, every seat rotation on shared dice).",
+                           g, lo, hi, 0.0, "no gap (parity)", "points", games,
+                           effect(g, lo, hi, 0.0, "points", games, base=parity), not (lo <= 0.0 <= hi), NO_CHECK,
+                           SKILL_NOTE))  # fmt: skip
+    return out
+
+
+def _skill_variant(ctx: Context) -> list[Finding]:
+    """Per variant of a skill study, its paired change of the skill gap."""
+    out = []
+    for res in ctx.skills:
+        t = res.gaps
+        if len(t) < 2:
+            continue
+        base = t.iloc[0]
+        parity = 1.0 / res.players
+        for r in t.iloc[1:].itertuples():
+            if not np.isfinite(r.diff_lo):
                 continue
-            out.append(Finding("stronger", f"\"{r.label}\" under `{name}`",
-                               f"Under stronger play, \"{r.label}\" changes: {_fmt(*a, 'rate')} with `{name}` in every "
-                               f"seat ({_games(strong.n_games)}, {src.players} players) against {_fmt(*b, 'rate')} "
-                               f"with `{A.REFERENCE}` ({_games(reference.n_games)}).",
-                               *a, b[0], f"`{A.REFERENCE}`'s {_fmt(*b, 'rate')}", "rate", strong.n_games,
-                               effect_between(a, b, "rate"), r.verdict == "changes"))  # fmt: skip
+            more = "more" if r.diff > 0 else "less"
+            rounds = (f"; its games last {_fmt(r.rounds_diff, r.rounds_diff_lo, r.rounds_diff_hi, 'rounds', signed=True)}"
+                      " more than the baseline's" if np.isfinite(r.rounds_diff) else "")  # fmt: skip
+            out.append(Finding("skill_variant", f"{r.variant} at {res.players} players",
+                               f"The rule variant that moves the skill gap most is {r.variant} ({r.changes}): it makes "
+                               f"the game {more} a game of skill, moving the gap by "
+                               f"{_fmt(r.diff, r.diff_lo, r.diff_hi, 'points', signed=True)} from the baseline's "
+                               f"{_fmt(base.gap, base.gap_lo, base.gap_hi, 'points', signed=True)} ({res.players} "
+                               f"players, {int(r.blocks) * res.players:,} games per variant on the same dice{rounds}).",
+                               r.diff, r.diff_lo, r.diff_hi, 0.0, "no change of the skill gap", "points",
+                               int(r.blocks) * res.players,
+                               effect(r.diff, r.diff_lo, r.diff_hi, 0.0, "points", int(r.blocks), base=parity + base.gap),
+                               not (r.diff_lo <= 0.0 <= r.diff_hi), NO_CHECK, SKILL_NOTE))  # fmt: skip
     return out
 
 
@@ -365,7 +543,8 @@ CANDIDATES: tuple[Candidate, ...] = (
     Candidate("wall_bonus", "the most and the least valuable wall bonus", "Wall bonuses", _wall_bonus),
     Candidate("strongest_policy", "the strongest heuristic and its margin", "Heuristics compared", _strongest_policy),
     Candidate("variant", "a rule variant's largest effect", "Rule variants", _variant),
-    Candidate("stronger", "how the figures change under stronger play", "Under stronger play", _stronger),
+    Candidate("skill_gap", "how much skill matters", "How much skill matters", _skill_gap),
+    Candidate("skill_variant", "a rule variant's effect on the skill gap", "How much skill matters", _skill_variant),
 )
 """The fixed list of candidate findings, in no particular order: the report orders them by effect."""
 
@@ -386,11 +565,14 @@ def _rank(f: Finding) -> float:
     return f.effect if np.isfinite(f.effect) else -1.0
 
 
-def key_findings(data: A.ReportData, variants: list = (), variant_tables: list | None = None) -> Findings:
-    """Every candidate family evaluated on these data, the stated ones ordered by effect size."""
+def key_findings(data: A.ReportData, variants: list = (), variant_tables: list | None = None,
+                 skills: list = ()) -> Findings:  # fmt: skip
+    """Every candidate family evaluated on these data, the stated ones ordered by effect size, each
+    with its verdict across strengths of play (``report.ladder``)."""
     if variant_tables is None:
         variant_tables = [vs.table() for vs in variants]
-    ctx = Context(data, list(variants), list(variant_tables))
+    verdicts = LA.ladder_verdicts(LA.ladder_table(data))
+    ctx = Context(data, list(variants), list(variant_tables), verdicts, list(skills))
     stated, cannot, missing = [], [], []
     for c in CANDIDATES:
         found = c.find(ctx)

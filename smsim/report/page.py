@@ -29,10 +29,12 @@ import pandas as pd
 from smsim import __version__
 from smsim.errors import DatasetError
 from smsim.report import findings as F
+from smsim.report import ladder as LA
 from smsim.report import plots as P
 from smsim.report import tables as A
 from smsim.report.terminal import SWEEP_HEADINGS
 from smsim.studies.fairness import is_fairness, read_fairness
+from smsim.studies.skill import GAP, gap_verdict, is_skill, level_name, read_skill
 from smsim.studies.sweep import HEADLINE, variance_reduction
 
 # columns shown as percentages (with their intervals, when the table has them)
@@ -67,6 +69,7 @@ class Block:
     items: list[str] = field(default_factory=list)  # a list's lines
     short: pd.DataFrame | None = None  # a table's headline rows and columns, shown above the folded whole
     png: bytes = b""  # a figure, once drawn
+    pooled: str = ""  # a table whose whole is pooled over line-ups: the words that say so
 
 
 @dataclass
@@ -163,14 +166,29 @@ def _doc(fn) -> str:
 
 
 def _table(data: A.ReportData, name: str, title: str) -> Block:
+    """A table of the report: its headline rows computed on the at-a-glance games alone (the
+    mirror of each player count the glance table describes), and the whole table, pooled over
+    every dataset of the report, folded below them and labelled as pooled where it holds more."""
     fn = A.TABLES[name]
     t = fn(data)
     if t.empty:
         return Block("missing", text=f"{title}: not in these data (no rows).", name=name)
-    short = _short_table(data, name, t)
-    if display_table(short).shape == display_table(t).shape:
+    glance = F.glance_data(data)
+    pooled = len(glance.sources) < len(data.sources)
+    short = _short_table(data, name, fn(glance) if pooled and glance.n_games else t)
+    if not pooled and display_table(short).shape == display_table(t).shape:
         short = None  # the headline is the whole table: shown once
-    return Block("table", text=f"{title}. {_doc(fn)}", name=name, table=t, short=short)
+    text = f"{title}. {_doc(fn)}"
+    if pooled:
+        text += (f" Headline rows: the at-a-glance games ({_glance_words(glance)}); the whole table pools all "
+                 f"{len(data.sources)} datasets of the report, every line-up together")  # fmt: skip
+    return Block("table", text=text, name=name, table=t, short=short,
+                 pooled=f"pooled over all {len(data.sources)} datasets" if pooled else "")  # fmt: skip
+
+
+def _glance_words(glance: A.ReportData) -> str:
+    fields = sorted({P._short(src.field) for src in glance.sources})
+    return f"{'; '.join(fields)}, {glance.n_games:,} games"
 
 
 def _figure(data: A.ReportData, kind: str, missing: str) -> Block:
@@ -208,8 +226,8 @@ SHORT_PIVOT = {"attacks": ("came", ["attack", "strength"]), "defence_vs_strength
 
 
 def _short_table(data: A.ReportData, name: str, t: pd.DataFrame) -> pd.DataFrame:
-    """A table's headline rows and columns: the rows of the games the at-a-glance table describes
-    (their line-up, or their policy where the table is by policy), its ``SHORT_COLUMNS``."""
+    """A table's headline rows and columns from ``t`` (computed on the at-a-glance games): the
+    rows of their line-up, or their policy where the table is by policy, its ``SHORT_COLUMNS``."""
     glance = [data.sources[i] for i in F.glance_sources(data).values()]
     rows = t
     if "field" in t.columns:
@@ -236,7 +254,7 @@ def _short_table(data: A.ReportData, name: str, t: pd.DataFrame) -> pd.DataFrame
 
 def _topic(title: str, *blocks: Block) -> list[Block]:
     """A sub-heading, then the figures, then the tables: the page shows a figure before its numbers."""
-    order = {"figure": 0, "missing": 1, "table": 2, "list": 2}
+    order = {"missing": 0, "figure": 1, "text": 2, "table": 2, "list": 2}
     return [Block("heading", text=title), *sorted(blocks, key=lambda b: order[b.kind])]
 
 
@@ -319,7 +337,7 @@ def sections(data: A.ReportData) -> list[Section]:
     return out
 
 
-# -- under stronger play -------------------------------------------------------------------------
+# -- across strengths of play -------------------------------------------------------------------
 def _value(v: float, lo: float, hi: float, unit: str) -> str:
     """A figure and its interval as the page shows it."""
     if not np.isfinite(v):
@@ -329,100 +347,183 @@ def _value(v: float, lo: float, hi: float, unit: str) -> str:
     return f"{v:.2f} [{lo:.2f}, {hi:.2f}]"
 
 
-def _parity_words(lo: float, hi: float, parity: float) -> str:
-    side = A._side(lo, hi, parity)
-    return {"above": "above parity", "below": "below parity", "level": "not distinguishable from parity"}[side]
+LADDER_RULE = (
+    "Each headline figure is measured on the mirror games of each level of play (one policy in every seat: "
+    "L1 `balanced`, L2 `learned`, L3 `rollout` over `learned`) and judged level against level: "
+    "*strength-dependent* where two adjacent levels' 95% intervals do not overlap (the direction says which way "
+    "it moves); *not settled* where none are apart but the data cannot rule out a change (a seat's win rate clear "
+    f"of parity at one level and not the next, or a difference that could still exceed {LA.MARGIN} standard "
+    "deviations: Cohen's h or d, half a small effect); *stable* where every adjacent difference lies within "
+    f"{LA.MARGIN} standard deviations; *one level* where the figure was measured at one level only, so that no "
+    "strength check was possible (smsim/report/ladder.py, docs/report.md)."
+)
 
 
-def stronger_sentence(row, reference: str, stronger: str) -> str:
-    """One sentence saying whether a figure's conclusion holds for the stronger play (a row of
-    ``report.tables.stronger_play``; the verdict is its ``verdict``, by ``report.tables.VERDICT_RULE``)."""
-    ref = _value(row.reference, row.reference_lo, row.reference_hi, row.unit)
-    new = _value(row.stronger, row.stronger_lo, row.stronger_hi, row.unit)
-    both = f"{new} under {stronger} against {ref} under {reference}"
-    parity = float(row.parity)
-    if row.verdict == "no data":
-        missing = stronger if not np.isfinite(row.stronger) else reference
-        return f"{row.label}: no data: the figure is not measured under {missing} ({both})."
-    if row.verdict == "changes":
-        way = "higher" if row.stronger > row.reference else "lower"
-        tail = ""
-        if np.isfinite(parity):
-            tail = (f"; {_parity_words(row.reference_lo, row.reference_hi, parity)} under {reference}, "
-                    f"{_parity_words(row.stronger_lo, row.stronger_hi, parity)} under {stronger} "
-                    f"(parity {100 * parity:.1f}%)")  # fmt: skip
-        return f"{row.label}: changes: {way} under the stronger play, {both}, the intervals apart{tail}."
-    if row.verdict == "not settled":
-        return (f"{row.label}: not settled: {both}; {_parity_words(row.reference_lo, row.reference_hi, parity)} "
-                f"under {reference} but {_parity_words(row.stronger_lo, row.stronger_hi, parity)} under "
-                f"{stronger} (parity {100 * parity:.1f}%), with overlapping intervals: more {stronger} games "
-                f"would tell.")  # fmt: skip
-    tail = ""
-    if np.isfinite(parity):
-        side = _parity_words(row.stronger_lo, row.stronger_hi, parity)
-        tail = f", {'neither' if side.startswith('not') else 'both'} {side.removeprefix('not ')} ({100 * parity:.1f}%)"
-    return f"{row.label}: holds: {both}{tail}."
+def _ladder_shown(rows: pd.DataFrame, levels: list[int]) -> pd.DataFrame:
+    """A section's ladder as the page shows it: a figure per row, its value at every level."""
+    shown = {"players": rows["players"].astype(int).tolist(),
+             "figure": [f"{r.label} (parity {100 * r.parity:.1f}%)" if np.isfinite(r.parity) else r.label
+                        for r in rows.itertuples()]}  # fmt: skip
+    for k in levels:
+        names = [p for p in rows[f"L{k}_policy"] if p]
+        shown[f"L{k} {names[0] if names else ''} [95% CI], games".replace("  ", " ")] = [
+            LA.level_value(r, k) for r in rows.itertuples()]
+    shown["verdict"] = [r.verdict + (f": {r.direction}" if r.direction else "") +
+                        (f": {r.reason}" if r.verdict == "not settled" else "") for r in rows.itertuples()]
+    return pd.DataFrame(shown)
 
 
-def _stronger_blocks(data: A.ReportData) -> tuple[list[Block], list[str]]:
-    """The section's blocks and one at-a-glance line per stronger-play sample."""
-    blocks, glance = [], []
-    references = A.stronger_references(data)
-    samples = list(references)
-    if not samples:
-        blocks.append(Block("missing", text="No stronger-play sample among these data: play a mirror of a stronger "
-                            "policy (`smsim simulate --policy rollout --players 4 --out DIR`) and give DIR to "
-                            "`smsim report --stronger DIR`."))  # fmt: skip
-    for k, i in enumerate(samples):
-        src = data.sources[i]
-        name = src.seat_policies[0]
-        refs = references[i]
-        if not refs:
-            blocks.append(Block("missing", text=f"{src.path}: no `{A.REFERENCE}` mirror dataset of {src.players} "
-                                "players among these data to set it beside."))  # fmt: skip
-            continue
-        reference, strong = data.select(refs), data.select([i])
-        t = A.stronger_play(reference, strong)
-        if t.empty or strong.n_games == 0:
-            blocks.append(Block("missing", text=f"{src.path}: no games in this sample yet."))
-            continue
-        played = f"{strong.n_games:,} games" + (f" (of the {src.planned:,} its run was started for)"
-                                                if strong.n_games < src.planned else "")  # fmt: skip
-        head = (f"`{name}` in every seat, {src.players} players, {played}, beside `{A.REFERENCE}` in every seat "
-                f"({reference.n_games:,} games)")  # fmt: skip
-        shown = pd.DataFrame({"figure": [f"{r.label} (parity {100 * r.parity:.1f}%)" if np.isfinite(r.parity)
-                                         else r.label for r in t.itertuples()],
-                              f"{A.REFERENCE} [95% CI]": [_value(r.reference, r.reference_lo, r.reference_hi, r.unit)
-                                                          for r in t.itertuples()],
-                              f"{name} [95% CI]": [_value(r.stronger, r.stronger_lo, r.stronger_hi, r.unit)
-                                                   for r in t.itertuples()],
-                              "verdict": t["verdict"].tolist()})  # fmt: skip
-        made = P.stronger_figure(t, name, A.REFERENCE, f"{src.players} players, {strong.n_games:,} games of {name}, "
-                                 f"{reference.n_games:,} of {A.REFERENCE}")  # fmt: skip
+def ladder_blocks(verdicts: pd.DataFrame, section: str) -> list[Block]:
+    """The topic "Across strengths of play" that opens a section: its ladder figure and the table
+    of its headline figures at every level, with their verdicts."""
+    rows = verdicts[verdicts["section"] == section] if len(verdicts) else verdicts
+    name = f"ladder_{slug(section).replace('-', '_')}"
+    if rows.empty:
+        return _topic("Across strengths of play", Block("missing", text=(
+            "No strength check was possible: these data hold no mirror games of the ladder's levels "
+            f"({', '.join(level_name(p) for p in A.LADDER)}) to measure this section's figures on."), name=name))
+    levels = sorted({k for k in range(1, 10) if f"L{k}" in rows and rows[f"L{k}"].notna().any()})
+    blocks = []
+    if len(levels) < 2:
+        blocks.append(Block("missing", text=(
+            f"No strength check was possible: these data hold the mirror games of one level of play only "
+            f"({level_name(rows['L1_policy'].iloc[0] or A.LADDER[0]) if levels == [1] else 'one level'}); every "
+            "figure below is measured at that level alone.")))  # fmt: skip
+    made = P.ladder_figure(rows, section)
+    if made is not None:
+        blocks.append(Block("figure", text=made[1], name=f"ladder-{slug(section)}", figure=made[0]))
+    counts = rows["verdict"].value_counts()
+    tally = ", ".join(f"{counts[v]} {v}" for v in LA.VERDICTS if v in counts)
+    blocks.append(Block("table", text=f"{section} across strengths of play: {len(rows)} headline figures, {tally}. "
+                        "Each figure on the mirror games of each level alone, with its 95% interval and the games "
+                        "behind it, and its verdict", name=name, table=rows, shown=_ladder_shown(rows, levels)))
+    return _topic("Across strengths of play", *blocks)
+
+
+def strength_blocks(verdicts: pd.DataFrame) -> list[Block]:
+    """The at-a-glance count of stable, strength-dependent and unsettled figures per player count,
+    and where no player count has two levels, the sentence that says no strength check was possible."""
+    if verdicts.empty:
+        return [Block("missing", text="No strength check was possible: these data hold no mirror games of the "
+                      f"ladder's levels ({', '.join(level_name(p) for p in A.LADDER)}).")]  # fmt: skip
+    counts = LA.verdict_counts(verdicts)
+    shown = counts.rename(columns={"levels": "levels measured (mirror games)", "figures": "headline figures"})
+    blocks = []
+    if (verdicts["verdict"] == "one level").all():
+        blocks.append(Block("missing", text=f"No strength check was possible: these data hold the mirror games of one "
+                            f"level of play only at each player count ({'; '.join(counts['levels'])}), so every "
+                            "figure is measured at that level alone."))  # fmt: skip
+    blocks.append(Block("table", text="Across strengths of play: the headline figures of each player count by verdict "
+                        "(each section opens with its own)", name="strength_check", table=counts, shown=shown))  # fmt: skip
+    return blocks
+
+
+# -- how much skill matters ---------------------------------------------------------------------
+def _points(v: float, lo: float, hi: float) -> str:
+    if not np.isfinite(v):
+        return "–"
+    return f"{100 * v:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+
+
+def _matrix_shown(res) -> pd.DataFrame:
+    cells = {(r.row, r.col): r for r in res.matrix.itertuples()}
+    shown = {"one seat of": [level_name(x) for x in res.levels]}
+    for col in res.levels:
+        shown[f"against {level_name(col)}"] = [
+            "–" if row == col else _value(cells[row, col].share, cells[row, col].lo, cells[row, col].hi, "rate")
+            if (row, col) in cells else "not measured" for row in res.levels]  # fmt: skip
+    return pd.DataFrame(shown)
+
+
+def skill_section(skills: list) -> tuple[Section, list[str]]:
+    """The section "How much skill matters" (``studies.skill.SkillResult``s) and its at-a-glance lines."""
+    s = Section("How much skill matters", "Levels of play against one another (`smsim skill`): one seat of the row's "
+                "level against the column's level in every other seat, every seat rotation on the same dice, its win "
+                "share (a shared win split) with the normal 95% interval over independent blocks; parity is one "
+                "share in the number of players. The *skill gap* is one `learned` (L2) seat against `balanced` (L1) "
+                "minus parity: how much a better player gains. Under a rules variant the same games are played on "
+                "the same dice, so the gap's change is paired, block by block: a gap that grows makes the game more "
+                "a game of skill, one that shrinks more a game of luck. `learned` was trained under the printed "
+                "rules; under a variant it plays with the same model.")  # fmt: skip
+    glance: list[str] = []
+    skills = sorted(skills, key=lambda r: r.players)
+    if not skills:
+        s.blocks.append(Block("missing", text="No skill study among these data: run `smsim skill --players N --out "
+                              "DIR` and give DIR to `smsim report`."))  # fmt: skip
+        return s, glance
+    gaps = [(r.players, *r.gap()) for r in skills if r.gap() is not None]
+    if gaps:
+        t = pd.DataFrame(gaps, columns=["players", "gap", "gap_lo", "gap_hi", "games"])
+        t["parity"] = 1.0 / t["players"]
+        made = P.skill_gap_figure(t)
         if made is not None:
-            blocks.append(Block("figure", text=made[1], name=f"stronger_{k}", figure=made[0]))
-        blocks.append(Block("table", text=f"{head}. {_doc(A.stronger_play)}", name=f"stronger_{k}", table=t,
-                            shown=shown, short=shown[(t["unit"] == "rate").to_numpy()]))  # fmt: skip
-        blocks.append(Block("list", text=f"Does each conclusion hold for `{name}`?",
-                            items=[stronger_sentence(r, A.REFERENCE, name) for r in t.itertuples()]))  # fmt: skip
-        counts = t["verdict"].value_counts()
-        plural = {"holds": "hold", "changes": "change", "not settled": "not settled", "no data": "without data"}
-        tally = ", ".join(f"{counts[v]} {plural[v]}" for v in plural if v in counts)
-        glance.append(f"Under stronger play ({head}): of {len(t)} headline figures, {tally} "
-                      f"(section \"Under stronger play\").")  # fmt: skip
-    return blocks, glance
-
-
-def stronger_section(data: A.ReportData) -> tuple[Section, list[str]]:
-    """The section "Under stronger play" and its at-a-glance lines."""
-    s = Section("Under stronger play", "Every other section describes games between smsim's heuristics. Here the "
-                "headline figures of mirror games of a stronger policy (the search policy `rollout` by default, "
-                "docs/policies.md) are set beside those of the `balanced` mirror games of the same player count, "
-                "each with its 95% interval, to tell the properties of the game from the blind spots of the "
-                "heuristics. " + A.VERDICT_RULE.replace("*", ""))  # fmt: skip
-    blocks, glance = _stronger_blocks(data)
-    s.blocks += blocks
+            s.blocks.append(Block("figure", text=made[1], name="skill-gap", figure=made[0]))
+        shown = pd.DataFrame({"players": t["players"], "games": [f"{g:,}" for g in t["games"]],
+                              "one learned seat wins [95% CI]": [_value(p + g, p + lo, p + hi, "rate") for p, g, lo, hi in
+                                                                 zip(t["parity"], t["gap"], t["gap_lo"], t["gap_hi"])],
+                              "parity": [f"{100 * p:.1f}%" for p in t["parity"]],
+                              "skill gap, points [95% CI]": [_points(g, lo, hi) for g, lo, hi in
+                                                             zip(t["gap"], t["gap_lo"], t["gap_hi"])]})  # fmt: skip
+        s.blocks.append(Block("table", text=f"The skill gap per player count: one `{GAP[0]}` seat against `{GAP[1]}` "
+                              "in every other seat, minus parity", name="skill_gap", table=t, shown=shown))  # fmt: skip
+        glance.append("The skill gap (one `learned` seat among `balanced`, minus parity): " + "; ".join(
+            f"{p} players {_points(g, lo, hi)} points" for p, g, lo, hi, _ in gaps) + ".")  # fmt: skip
+    for res in skills:
+        s.blocks.append(Block("heading", text=f"{res.players} players"))
+        games = sorted(set(res.matrix["games"]))
+        span = f"{games[0]:,} games a cell" if len(games) == 1 else f"{games[0]:,} to {games[-1]:,} games a cell"
+        s.blocks.append(Block("table", text=f"The win-rate matrix, {res.players} players: the share of one seat of "
+                              f"the row's level against the column's in every other seat (parity "
+                              f"{100 / res.players:.1f}%; {span}; seed {res.seed})", name=f"skill_{res.players}p_matrix",
+                              table=res.matrix, shown=_matrix_shown(res)))  # fmt: skip
+        if len(res.gaps) > 1:
+            g = res.gaps
+            shown = pd.DataFrame({
+                "variant": g["variant"], "changes": [c or "(the base rules)" for c in g["changes"]],
+                "skill gap, points [95% CI]": [_points(a, b, c) for a, b, c in zip(g["gap"], g["gap_lo"], g["gap_hi"])],
+                "change, paired [95% CI]": [_points(a, b, c) for a, b, c in zip(g["diff"], g["diff_lo"], g["diff_hi"])],
+                "unpaired CI": [_points(a, b, c) for a, b, c in zip(g["diff"], g["unpaired_lo"], g["unpaired_hi"])],
+                "rounds, change [95% CI]": [f"{r:.2f}" if not np.isfinite(d) else
+                                            f"{r:.2f}, {d:+.2f} [{lo:+.2f}, {hi:+.2f}]" for r, d, lo, hi in
+                                            zip(g["rounds"], g["rounds_diff"], g["rounds_diff_lo"], g["rounds_diff_hi"])],
+                "verdict": ["" if not np.isfinite(d) else gap_verdict(d, lo, hi)
+                            for d, lo, hi in zip(g["diff"], g["diff_lo"], g["diff_hi"])]})  # fmt: skip
+            s.blocks.append(Block("table", text=f"The skill gap under each rules variant, {res.players} players, "
+                                  f"{int(g['blocks'].iloc[0]) * res.players:,} games each on the same dice: its change "
+                                  "from the baseline with the paired 95% interval, beside the unpaired one",
+                                  name=f"skill_{res.players}p_variants", table=g, shown=shown))  # fmt: skip
+            made = P.skill_variants_figure(g, res.players)
+            if made is not None:
+                s.blocks.append(Block("figure", text=made[1], name=f"skill-variants-{res.players}p", figure=made[0]))
+            s.blocks.append(Block("list", text="What each variant does to the skill gap",
+                                  items=[skill_variant_sentence(r) for r in g.iloc[1:].itertuples()]))  # fmt: skip
+            clear = g.iloc[1:][(g["diff_lo"].iloc[1:] > 0) | (g["diff_hi"].iloc[1:] < 0)]
+            if len(clear):
+                most = clear.loc[clear["diff"].abs().idxmax()]
+                glance.append(f"Rule variants and skill ({res.players} players): {len(clear)} of {len(g) - 1} variants "
+                              f"move the skill gap distinguishably; most: {most.variant} "
+                              f"({_points(most['diff'], most.diff_lo, most.diff_hi)} points, "
+                              f"{gap_verdict(most['diff'], most.diff_lo, most.diff_hi)}).")  # fmt: skip
+            else:
+                glance.append(f"Rule variants and skill ({res.players} players): no variant moves the skill gap "
+                              f"distinguishably ({len(g) - 1} variants).")  # fmt: skip
     return s, glance
+
+
+def skill_variant_sentence(r) -> str:
+    """One variant's effect on the skill gap, with what it does to the game's length."""
+    said = {"more skill": "more a game of skill", "more luck": "more a game of luck",
+            "no change shown": "no distinguishable change of the skill gap", "no data": "no data"}  # fmt: skip
+    rounds = ""
+    if np.isfinite(r.rounds_diff):
+        way = "sooner" if r.rounds_diff < 0 else "later"
+        apart = r.rounds_diff_hi < 0 or r.rounds_diff_lo > 0
+        rounds = (f"; its games end {abs(r.rounds_diff):.2f} [{abs(r.rounds_diff_hi if r.rounds_diff < 0 else r.rounds_diff_lo):.2f}, "
+                  f"{abs(r.rounds_diff_lo if r.rounds_diff < 0 else r.rounds_diff_hi):.2f}] rounds {way}"
+                  if apart else "; its games last as long as the baseline's")  # fmt: skip
+    return (f"{r.variant} ({r.changes}): {said[gap_verdict(r.diff, r.diff_lo, r.diff_hi)]}, the gap "
+            f"{_points(r.gap, r.gap_lo, r.gap_hi)} points against the baseline's, a change of "
+            f"{_points(r.diff, r.diff_lo, r.diff_hi)} points on the same dice{rounds}.")  # fmt: skip
 
 
 # -- rule variants -------------------------------------------------------------------------------
@@ -673,7 +774,8 @@ def _also(others: list[F.Finding], most: int = 3) -> str:
 def findings_lines(found: F.Findings, n_games: int) -> tuple[list[tuple[str, str]], list[str]]:
     """The findings as (sentence, section) pairs, and the notes under them: the further stated
     findings the cap left out, what the data cannot tell, what they do not measure."""
-    items = [(f.sentence + _also(others), c.section) for c, f, others in found.stated]
+    items = [(f"{f.sentence} {f.strength}{_also(others)}".replace("  ", " "), c.section)
+             for c, f, others in found.stated]
     notes = []
     if not found.stated:
         notes.append(f"These data cannot support any finding: no interval excludes the null it is tested against "
@@ -698,6 +800,8 @@ def _md_block(b: Block, out: Path) -> list[str]:
         return [f"### {b.text}", ""]
     if b.kind == "missing":
         return [f"*{b.text}*", ""]
+    if b.kind == "text":
+        return [b.text, ""]
     if b.kind == "list":
         return [f"**{b.text}**", ""] + [f"- {item}" for item in b.items] + [""]
     if b.kind == "figure":
@@ -708,7 +812,8 @@ def _md_block(b: Block, out: Path) -> list[str]:
     if b.short is not None:
         lines += _md_tables(b.short)
     if folded:
-        lines += ["<details><summary>The whole table: " + f"{len(full):,} rows</summary>", ""]
+        lines += ["<details><summary>The whole table" + (f", {b.pooled}" if b.pooled else "") +
+                  f": {len(full):,} rows</summary>", ""]
         lines += _md_tables(full) + ["</details>", ""]
     else:
         lines += _md_tables(full)
@@ -731,6 +836,8 @@ def _html_block(b: Block) -> str:
         return f'<h3 id="{slug(b.text)}">{html.escape(b.text)}</h3>'
     if b.kind == "missing":
         return f'<p class="missing">{_html_text(b.text)}</p>'
+    if b.kind == "text":
+        return f"<p>{_html_text(b.text)}</p>"
     if b.kind == "list":
         return (f"<p><b>{_html_text(b.text)}</b></p><ul>" + "".join(f"<li>{_html_text(i)}</li>" for i in b.items)
                 + "</ul>")  # fmt: skip
@@ -744,20 +851,27 @@ def _html_block(b: Block) -> str:
     if not folded:
         return head + _html_tables(full)
     short = _html_tables(b.short) if b.short is not None else ""
-    return (head + short + f"<details><summary>The whole table: {len(full):,} rows</summary>{_html_tables(full)}"
-            "</details>")  # fmt: skip
+    label = f"The whole table{', ' + b.pooled if b.pooled else ''}: {len(full):,} rows"
+    return head + short + f"<details><summary>{html.escape(label)}</summary>{_html_tables(full)}</details>"
 
 
-def _games_line(data: A.ReportData, variants: list, compensations: list) -> str:
-    """What the report stands on, honestly counted: the games of the main sections, the
-    stronger-play games, the variants' and the fairness searches'."""
-    main = data.main().n_games
-    parts = [f"{main:,} games in the sections on the standard heuristics"]
-    if data.n_games > main:
-        parts.append(f"{data.n_games - main:,} stronger-play games")
+def _games_line(data: A.ReportData, variants: list, compensations: list, skills: list = ()) -> str:
+    """What the report stands on, honestly counted: the games of the main sections, the mirror
+    games of the ladder's upper levels, the variants', the skill studies' and the fairness searches'."""
+    main = data.main()
+    parts = [f"{main.n_games:,} games in the sections on the standard heuristics"]
+    upper: dict[str, int] = {}
+    for src in data.sources:
+        if src.stronger:
+            upper[src.seat_policies[0]] = upper.get(src.seat_policies[0], 0) + src.games
+    for policy, games in upper.items():
+        parts.append(f"{games:,} mirror games of `{policy}` ({level_name(policy).split()[0]})")
     for vs in variants:
         parts.append(f"a baseline and {len(vs.variants) - 1} rules variants of {vs.games:,} games each "
-                     f"({vs.players} players)")  # fmt: skip
+                     f"({vs.players} players, {', '.join(dict.fromkeys(vs.policies))})")  # fmt: skip
+    if skills:
+        games = sum(int(r.matrix["games"].sum()) + int((r.gaps["blocks"].iloc[1:] * r.players).sum()) for r in skills)
+        parts.append(f"{len(skills)} skill studies ({games:,} games)")
     if compensations:
         sizes = sorted({(int(r.games), int(r.check_games)) for r in compensations})
         each = "; ".join(f"{g:,} search games, checked on {c:,} held-out games" for g, c in sizes)
@@ -766,12 +880,14 @@ def _games_line(data: A.ReportData, variants: list, compensations: list) -> str:
 
 
 def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo balance report",
-                 variants: list = (), compensations: list = ()) -> Path:  # fmt: skip
+                 variants: list = (), compensations: list = (), skills: list = ()) -> Path:  # fmt: skip
     """Write the report into ``out`` (created if needed); returns the path of report.md.
 
-    The page: the key findings (``findings.key_findings``), the at-a-glance table and the headline
-    figure, then the sections; each section's topics show their figure first, then the headline
-    rows of each table, the whole table folded below it and written as CSV."""
+    The page: the key findings (``findings.key_findings``, each with its verdict across strengths
+    of play), the at-a-glance table, the strength check and the headline figure, then the
+    sections; each of the four on the game opens with its ladder (``report.ladder``), and each
+    topic shows its figure first, then the headline rows of each table (the at-a-glance games),
+    the whole table folded below it and written as CSV."""
     out = Path(out)
     if (out / "manifest.json").exists():
         raise DatasetError(f"{str(out)!r} holds a dataset; write the report into another directory")
@@ -780,24 +896,32 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
         (out / "tables").mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise DatasetError(f"cannot write to {str(out)!r}: {exc.strerror}") from None
-    variants, compensations = list(variants), list(compensations)
+    variants, compensations, skills = list(variants), list(compensations), list(skills)
     variant_tables = [vs.table() for vs in variants]
     main = data.main()
-    found = F.key_findings(data, variants, variant_tables)
+    found = F.key_findings(data, variants, variant_tables, skills)
     glance = F.glance_table(main)
+    verdicts = LA.ladder_verdicts(LA.ladder_table(data))
 
-    s = Section("At a glance", "One row per player count, from one dataset each (the one measuring the seats "
-                "alone with the most games): every number of a row stands on the games it gives.")  # fmt: skip
+    s = Section("At a glance", "One row per player count, from one dataset each (the mirror of `balanced`, L1, "
+                "where there is one; else the one measuring the seats alone with the most games): every number of a "
+                "row stands on the games it gives, and so do the headline rows of every table below.")  # fmt: skip
     s.blocks.append(_figure(main, "seat-parity", "no dataset measures the seats alone here."))
     if len(glance):
         s.blocks.append(Block("table", text="At a glance", name="at_a_glance", table=glance,
                               shown=glance_shown(glance)))  # fmt: skip
     else:
         s.blocks.append(Block("missing", text="No games in these data."))
-    strong, strong_glance = stronger_section(data)
-    secs = [s, *sections(main), strong]
-    if strong_glance:
-        strong.blocks.insert(0, Block("list", text="In short", items=strong_glance))
+    s.blocks += strength_blocks(verdicts)
+    s.blocks.append(Block("text", text=LADDER_RULE))
+    secs = [s, *sections(main)]
+    for sec in secs:
+        if sec.title in A.HEADLINE_SECTIONS.values():
+            sec.blocks[:0] = ladder_blocks(verdicts, sec.title)
+    skill, skill_glance = skill_section(skills)
+    if skill_glance:
+        skill.blocks.insert(0, Block("list", text="In short", items=skill_glance))
+    secs.append(skill)
     if variants:
         varied, variant_glance = variants_section(variants, variant_tables)
         varied.blocks.insert(0, Block("list", text="In short", items=variant_glance))
@@ -809,7 +933,7 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     titles = ["Key findings", *(x.title for x in secs), "Data and rules"]
 
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    made = f"Made by smsim {__version__} on {now} from {_games_line(data, variants, compensations)}."
+    made = f"Made by smsim {__version__} on {now} from {_games_line(data, variants, compensations, skills)}."
     md = [f"# {title}", "", made, "", "Contents: " + " · ".join(f"[{t}](#{slug(t)})" for t in titles), ""]
     nav = " ".join(f'<a href="#{slug(t)}">{html.escape(t)}</a>' for t in titles)
     body = [f'<nav class="toc">{nav}</nav>', f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(made)}</p>"]
@@ -840,7 +964,7 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
 
     md += ["## Data and rules", ""]
     body.append('<h2 id="data-and-rules">Data and rules</h2>')
-    src_table = pd.DataFrame([{"dataset": s.path, "kind": s.kind + (" (stronger play)" if s.stronger else ""),
+    src_table = pd.DataFrame([{"dataset": s.path, "kind": s.kind + (f" (level L{s.level})" if s.level else ""),
                                "players": s.players, "games": s.games, "seed": s.seed, "at the table": s.field,
                                "command": s.command}
                               for s in data.sources])  # fmt: skip
@@ -860,13 +984,18 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     return out / "report.md"
 
 
-def report(paths: list[str], out: str, title: str = "Saint Malo balance report", stronger: list[str] = ()) -> Path:
-    """Read datasets and write their report (the Python side of ``smsim report``); ``stronger``:
-    mirror samples of stronger play, for the section "Under stronger play" alone. Sweep
-    directories, and datasets whose rules differ from the others', are compared in the section
-    "Rule variants" (``report.tables.split_variants``); results of ``smsim fairness --out`` make the
-    section "Seat compensation"."""
+def report(paths: list[str], out: str, title: str = "Saint Malo balance report") -> Path:
+    """Read datasets and write their report (the Python side of ``smsim report``). Mirror datasets
+    of the ladder's levels (``balanced``, ``learned``, ``rollout-learned`` in every seat) make the
+    strength ladders; sweep directories, and datasets whose rules differ from the others', are
+    compared in the section "Rule variants" (``report.tables.split_variants``); results of
+    ``smsim fairness --out`` make the section "Seat compensation" and skill studies (``smsim skill
+    --out``) the section "How much skill matters"."""
 
     compensations = [read_fairness(p) for p in paths if is_fairness(p)]
-    main, variants = A.split_variants([p for p in paths if not is_fairness(p)])
-    return write_report(A.read_report_data(main, stronger), out, title, variants, compensations)
+    skills = [read_skill(p) for p in paths if is_skill(p)]
+    rest = [p for p in paths if not is_fairness(p) and not is_skill(p)]
+    if not rest:
+        raise DatasetError("no dataset given beside the fairness results and skill studies")
+    main, variants = A.split_variants(rest)
+    return write_report(A.read_report_data(main), out, title, variants, compensations, skills)

@@ -32,6 +32,15 @@ def _panels(n: int, title: str, sharey: bool = True) -> tuple[Figure, list]:
     return fig, list(axes)
 
 
+def _legend(ax, fontsize: str = "small") -> None:
+    """The panel's legend beside it, outside its axes, so that it never covers data (the
+    constrained layout makes room for it)."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+                  fontsize=fontsize, frameon=False)  # fmt: skip
+
+
 def _games(data: A.ReportData) -> str:
     return f"{data.n_games:,} games"
 
@@ -81,7 +90,7 @@ def church_series(data: A.ReportData) -> Plot | None:
     for ax, (_, tp) in zip(axes, parts):
         for _, row in tp.iterrows():
             ax.plot(range(6), [row[f"longest_{k}"] * 100 for k in range(6)], marker="o", label=str(row["policy"]))
-    axes[-1].legend(fontsize="small")
+    _legend(axes[-1])
     return fig, (f"Share of seats whose longest church series has each length, by policy and player count "
                  f"({_games(data)}, {len(data.seats):,} seats).")  # fmt: skip
 
@@ -112,7 +121,7 @@ def sides(data: A.ReportData) -> Plot | None:
     ax.set_xticks(x, policies, rotation=45, ha="right")
     ax.set_xlabel("policy")
     ax.set_ylabel("seats completing the side (%)")
-    ax.legend(fontsize="small")
+    _legend(ax)
     return fig, (f"Share of seats completing each side of their wall, by policy, all player counts together "
                  f"({_games(data)}, {len(data.seats):,} seats); the legend gives each side's bonus.")  # fmt: skip
 
@@ -132,7 +141,7 @@ def side_rounds(data: A.ReportData) -> Plot | None:
         ax.plot(np.arange(1, top + 1), counts / max(len(r), 1) * 100, marker=".", label=f"{side} ({len(r):,})")
     ax.set_xlabel("round (1 = first)")
     ax.set_ylabel("share of completions (%)")
-    ax.legend(fontsize="small")
+    _legend(ax)
     return fig, f"When sides are completed: the round of {n:,} side completions, by side ({_games(data)})."
 
 
@@ -149,7 +158,7 @@ def bonus_value(data: A.ReportData) -> Plot | None:
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xlabel("side and bonus")
     ax.set_ylabel("VP")
-    ax.legend(fontsize="small")
+    _legend(ax)
     return fig, ("Bars: mean final VP of seats that completed the side minus seats of the same policy and player "
                  "count that did not, with 95% intervals (an association, not a cause). Dots: the bonus's face "
                  f"value in VP (coins at the end-of-game rate). {_games(data)}.")  # fmt: skip
@@ -164,7 +173,7 @@ def wall_defence(data: A.ReportData) -> Plot | None:
     for ax, (_, tp) in zip(axes, parts):
         for policy, tpp in tp.groupby("policy", observed=True):
             ax.plot(tpp["attack"], tpp["walls_carried"] * 100, marker="o", label=str(policy))
-    axes[-1].legend(fontsize="small")
+    _legend(axes[-1])
     return fig, ("Of the attacks a seat held, the share its completed sides alone would have held, by attack and "
                  f"policy ({_games(data)}).")  # fmt: skip
 
@@ -201,7 +210,7 @@ def defence(data: A.ReportData) -> Plot | None:
         ax.errorbar(tp["attack"], tp["defence_p50"], yerr=[tp["defence_p50"] - tp["defence_p10"],
                     tp["defence_p90"] - tp["defence_p50"]], fmt="o", capsize=3, label="defence (median, 10-90%)")  # fmt: skip
         ax.step(tp["attack"], tp["strength"], where="mid", color="#c44e52", label="pirate strength")
-    axes[-1].legend(fontsize="small")
+    _legend(axes[-1])
     return fig, ("Seats' defence at each attack (median, 10th-90th percentile) against the pirates' strength, "
                  f"by player count ({_games(data)}).")  # fmt: skip
 
@@ -218,7 +227,7 @@ def scores(data: A.ReportData) -> Plot | None:
         ax.hist(sp["total"], bins=bins, histtype="step", density=True, label=f"{policy} ({len(sp):,})")
     ax.set_xlabel("final VP")
     ax.set_ylabel("density")
-    ax.legend(fontsize="small")
+    _legend(ax)
     return fig, f"Distribution of final scores by policy, all player counts together ({_games(data)})."
 
 
@@ -243,7 +252,7 @@ def seat_advantage(data: A.ReportData) -> Plot | None:
             ax.errorbar(tf["seat"] + 1 + 0.08 * i, y, yerr=err, fmt="o", capsize=3, label=_short(str(fld)))
         ax.axhline(100 / players, color="grey", ls="--", lw=0.8)
         ax.set_xticks(range(1, players + 1))
-        ax.legend(fontsize="x-small", loc="lower left")
+        _legend(ax)
     return fig, ("Win rate of each seat with 95% intervals; the dashed line is parity (1 / players); one marker "
                  f"per table line-up ({_games(data)}).")  # fmt: skip
 
@@ -259,7 +268,7 @@ def game_length(data: A.ReportData) -> Plot | None:
         ax.plot(np.arange(len(counts)), counts / len(gp) * 100, marker=".", label=f"{players} players ({len(gp):,})")
     ax.set_xlabel("rounds")
     ax.set_ylabel("share of games (%)")
-    ax.legend(fontsize="small")
+    _legend(ax)
     return fig, f"Rounds per game by player count ({_games(data)})."
 
 
@@ -287,7 +296,7 @@ def vp_sources(data: A.ReportData) -> Plot | None:
     ax.set_xlabel("policy")
     ax.set_ylabel("mean VP per seat")
     ax.axhline(0, color="grey", lw=0.8)
-    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    _legend(ax, "x-small")
     return fig, f"Mean VP per seat by source and policy, all player counts together ({_games(data)})."
 
 
@@ -387,7 +396,7 @@ def variant_effects(table: pd.DataFrame, varied: dict[str, tuple[str, object]], 
             ax.set_xticks(x, labels, rotation=30 if max(map(len, labels)) > 4 else 0, ha="right", fontsize="small")
             ax.set_title(tm["label"].iloc[0], fontsize="small")
             ax.set_ylabel(suffix.strip(" ()") or tm["unit"].iloc[0], fontsize="small")
-        axes[0].legend(fontsize="x-small")
+        _legend(axes[0])
         out.append((fld, (fig, f"The headline metrics against {fld} (the other rules at the baseline), with 95% "
                                 "intervals; the square is the baseline.")))  # fmt: skip
     return out
@@ -420,7 +429,7 @@ def fairness_figure(results: list) -> Plot | None:
         ax.set_xticks(range(1, players + 1))
         ax.set_title(f"{players} players")
         ax.set_xlabel("seat")
-        ax.legend(fontsize="x-small", loc="best")
+        _legend(ax)
     axes[0].set_ylabel("win share (%)")
     checks = sorted({(int(r.check_games), int(r.check_seed)) for r in results})
     games = ", ".join(f"{n:,} games on seed {seed}" for n, seed in checks)
@@ -452,31 +461,117 @@ def seat_parity(data: A.ReportData) -> Plot | None:
     ax.set_xticks(range(1, max(p for p, _ in chosen) + 1))
     ax.set_xlabel("seat (1 starts)")
     ax.set_ylabel("win rate minus parity (points)")
-    ax.legend(fontsize="small")
+    _legend(ax)
     games = sum(data.sources[i].games for _, i in chosen)
     return fig, ("Each seat's win rate minus parity (1 / players), in percentage points, with 95% intervals; the "
                  f"dashed line is parity; one line per player count, one dataset each ({games:,} games).")  # fmt: skip
 
 
-def stronger_figure(table: pd.DataFrame, stronger: str, reference: str, title: str) -> Plot | None:
-    """The rates of ``report.tables.stronger_play`` under the reference and the stronger play, with
-    their 95% intervals, one row per figure."""
-    t = table[(table["unit"] == "rate") & np.isfinite(table["stronger"].astype(float))]
+def _panel_rows(rows: pd.DataFrame) -> list[tuple[str, pd.DataFrame, bool]]:
+    """A ladder figure's panels: (title, verdict rows, minus parity). Win rates by seat give two
+    panels, the start player's and the last seat's; VP by source under outcomes only the total."""
+    out = []
+    for (figure, item), g in rows.groupby(["figure", "item"], sort=False):
+        if figure == "seat_win":
+            if item != "0":
+                continue
+            last = rows[(rows["figure"] == "seat_win") & (rows["item"].astype(str) == (rows["players"] - 1).astype(str))]
+            out.append(("Start player wins, minus parity", g, True))
+            out.append(("Last seat wins, minus parity", last, True))
+        elif figure == "vp_by_source" and g["section"].iloc[0] == "Outcomes" and item != "total":
+            continue
+        else:
+            out.append((str(g["label"].iloc[0]), g, False))
+    return out
+
+
+def ladder_figure(rows: pd.DataFrame, section: str) -> Plot | None:
+    """A section's headline figures at each level of play (``report.ladder.ladder_verdicts`` rows):
+    one panel per figure, the value at each level with its 95% interval, one line per player
+    count; win rates by seat as points above parity."""
+    levels = [k for k in range(1, 10) if f"L{k}" in rows and rows[f"L{k}"].notna().any()]
+    panels = _panel_rows(rows)
+    if not levels or not panels:
+        return None
+    cols = min(4, len(panels))
+    n_rows = -(-len(panels) // cols)
+    fig = Figure(figsize=(3.1 * cols + 1.6, 2.9 * n_rows + 0.6), layout="constrained")
+    axes = fig.subplots(n_rows, cols, squeeze=False).ravel()
+    fig.suptitle(f"{section} across strengths of play")
+    players = sorted(rows["players"].unique())
+    colours = colormaps["viridis"](np.linspace(0.0, 0.85, max(len(players), 2)))
+    names = {k: next((p for p in rows[f"L{k}_policy"] if p), f"L{k}") for k in levels}
+    for ax, (title, g, minus_parity) in zip(axes, panels):
+        unit = str(g["unit"].iloc[0]) if len(g) else "vp"
+        scale = 100.0 if unit == "rate" else 1.0
+        for c, p in enumerate(players):
+            r = g[g["players"] == p]
+            if r.empty:
+                continue
+            r = r.iloc[0]
+            shift = r["parity"] if minus_parity else 0.0
+            ks = [k for k in levels if np.isfinite(r[f"L{k}"])]
+            x = np.array(ks, dtype=float) + 0.06 * (c - (len(players) - 1) / 2)
+            y = np.array([(r[f"L{k}"] - shift) * scale for k in ks])
+            lo = np.array([(r[f"L{k}_lo"] - shift) * scale for k in ks])
+            hi = np.array([(r[f"L{k}_hi"] - shift) * scale for k in ks])
+            ax.errorbar(x, y, yerr=np.clip(np.vstack([y - lo, hi - y]), 0, None), fmt="-o", ms=4, capsize=3,
+                        color=colours[c], label=f"{p} players")  # fmt: skip
+        if minus_parity:
+            ax.axhline(0, color="grey", ls="--", lw=0.8)
+        ax.set_title(title if len(title) < 44 else title[:42] + "…", fontsize="small")
+        ax.set_xticks(levels, [f"L{k}\n{names[k]}" for k in levels], fontsize="x-small")
+        ax.set_xlim(min(levels) - 0.4, max(levels) + 0.4)
+        ax.set_ylabel("points" if minus_parity else {"rate": "%", "vp": "VP", "rounds": "rounds"}.get(unit, unit),
+                      fontsize="small")  # fmt: skip
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
+    handles, labels = axes[0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="outside right upper", fontsize="small", frameon=False)
+    games = ", ".join(f"L{k} {names[k]}: {int(rows[f'L{k}_games'].max()):,} games" for k in levels)
+    return fig, (f"{section}: each headline figure on the mirror games of each level of play, with its 95% interval; "
+                 f"one line per player count ({games}, at most, per player count). The verdicts are in the table "
+                 "below.")  # fmt: skip
+
+
+def skill_gap_figure(t: pd.DataFrame) -> Plot | None:
+    """The skill gap per player count (``page.skill_section``'s table), with its 95% interval."""
     if t.empty:
         return None
-    fig = Figure(figsize=(WIDTH * 3, max(3.0, 1.2 + 0.32 * len(t))), layout="constrained")
+    fig, axes = _panels(1, "Skill gap: one learned seat against balanced")
+    ax = axes[0]
+    y = t["gap"].to_numpy(float) * 100
+    err = np.clip(np.vstack([y - t["gap_lo"] * 100, t["gap_hi"] * 100 - y]), 0, None)
+    ax.errorbar(t["players"], y, yerr=err, fmt="-o", capsize=4, color="#4c72b0")
+    ax.axhline(0, color="grey", ls="--", lw=0.8)
+    ax.set_xticks(t["players"])
+    ax.set_xlabel("players")
+    ax.set_ylabel("win share minus parity (points)")
+    return fig, ("The skill gap: the win share of one `learned` seat against `balanced` in every other seat, minus "
+                 f"parity, with 95% intervals over blocks ({int(t['games'].sum()):,} games, every seat rotation on "
+                 "shared dice).")  # fmt: skip
+
+
+def skill_variants_figure(g: pd.DataFrame, players: int) -> Plot | None:
+    """Each variant's change of the skill gap from the baseline, with its paired 95% interval."""
+    t = g.iloc[1:]
+    t = t[np.isfinite(t["diff"].astype(float))]
+    if t.empty:
+        return None
+    fig = Figure(figsize=(WIDTH * 2.4, max(2.6, 1.0 + 0.34 * len(t))), layout="constrained")
     ax = fig.subplots()
-    fig.suptitle(f"Under stronger play: {title}")
+    fig.suptitle(f"The skill gap under each rules variant, {players} players")
     y = np.arange(len(t))[::-1]
-    for k, (col, name, colour) in enumerate((("reference", reference, "grey"), ("stronger", stronger, "#c44e52"))):
-        x = t[col].to_numpy(float) * 100
-        err = np.nan_to_num(np.clip(np.vstack([x - t[f"{col}_lo"] * 100, t[f"{col}_hi"] * 100 - x]), 0, None))
-        ax.errorbar(x, y + 0.15 * (0.5 - k), xerr=err, fmt="o", capsize=3, color=colour, label=name)
-    ax.set_yticks(y, t["label"], fontsize="small")
-    ax.set_xlabel("rate (%)")
-    ax.legend(fontsize="small")
-    return fig, (f"Each headline rate under `{reference}` and under `{stronger}` (every seat), with 95% intervals "
-                 f"({title}); the verdicts are in the table below.")  # fmt: skip
+    x = t["diff"].to_numpy(float) * 100
+    err = np.clip(np.vstack([x - t["diff_lo"] * 100, t["diff_hi"] * 100 - x]), 0, None)
+    ax.errorbar(x, y, xerr=err, fmt="o", capsize=3, color="#4c72b0")
+    ax.axvline(0, color="grey", ls="--", lw=0.8)
+    ax.set_yticks(y, t["variant"], fontsize="small")
+    ax.set_xlabel("change of the skill gap from the baseline (points; right: more skill, left: more luck)")
+    games = int(g["blocks"].iloc[0]) * players
+    return fig, (f"Each variant's change of the skill gap (one `learned` seat among `balanced`) from the baseline's, "
+                 f"with its paired 95% interval ({games:,} games per variant on the same dice).")  # fmt: skip
 
 
 PLOTS: dict[str, Callable[[A.ReportData], Plot | None]] = {

@@ -40,6 +40,7 @@ from smsim.runs.dataset import (  # the breakdown of the final score, one list f
 )
 from smsim.stats import grouped_mean, grouped_rate
 from smsim.studies.compare import comparison_manifest, read_comparison
+from smsim.studies.skill import LADDER
 from smsim.studies.sweep import is_sweep, read_sweep, variant_set_from_datasets, variant_set_from_sweep
 
 BY = ["players", "policy"]
@@ -62,7 +63,12 @@ class Source:
     fair_seating: bool = False  # seat effects alone: one policy in every seat, or every arrangement
     seat_policies: tuple[str, ...] = ()  # simulate: the policy of each seat
     planned: int = 0  # the games the run was started for (a resumable run may hold fewer so far)
-    stronger: bool = False  # a stronger-play sample: only in the section "Under stronger play"
+    level: int = 0  # a mirror of the ladder's level k (1 = L1); 0: not a level of the ladder
+
+    @property
+    def stronger(self) -> bool:
+        """A mirror of a level above the first: described by the ladders alone."""
+        return self.level > 1
 
 
 @dataclass
@@ -90,7 +96,8 @@ class ReportData:
         return ReportData(pick(self.seats), pick(self.games), self.rules, [self.sources[i] for i in keep])
 
     def main(self) -> ReportData:
-        """Every source but the stronger-play samples: what the report's other sections describe."""
+        """Every source but the mirrors of the ladder's upper levels: what the report's tables
+        describe (the upper levels are set beside the first in the ladders alone)."""
         if not any(src.stronger for src in self.sources):
             return self
         return self.select([i for i, src in enumerate(self.sources) if not src.stronger])
@@ -143,29 +150,26 @@ def _read_one(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, dict, Source]:
     return seats, games, run["rules"], src
 
 
-def read_report_data(paths: list[str | Path], stronger: list[str | Path] = ()) -> ReportData:
+def read_report_data(paths: list[str | Path], ladder: tuple[str, ...] = LADDER) -> ReportData:
     """Read datasets (``smsim simulate --out``) and comparisons (``smsim compare --out``) for one
     report. They must share their rules: a report describes one rules configuration (rules
     variants are compared beside it: ``split_variants``).
 
-    ``stronger``: mirror datasets (one policy, a stronger one such as ``rollout``, in every seat)
-    that the report sets beside the ``balanced`` mirror of the same player count in its section
-    "Under stronger play" (``stronger_play``), and keeps out of every other section."""
+    ``ladder``: the policies of the strengths of play, weakest first (``studies.skill.LADDER``:
+    ``balanced``, ``learned``, ``rollout-learned``). A mirror dataset (one policy in every seat)
+    of one of them is a sample of that level (``Source.level``); the levels above the first are
+    kept out of the report's tables and set beside the first in the ladders (``report.ladder``)."""
     if not paths:
         raise DatasetError("no dataset given")
     seat_frames, game_frames, sources = [], [], []
     rules_dict = None
-    n_main = len(paths)
-    for i, p in enumerate([*paths, *stronger]):
+    for i, p in enumerate(paths):
         path = Path(p)
         if not path.is_dir():
             raise DatasetError(f"{str(path)!r} is not a directory")
         seats, games, rules, src = _read_one(path)
-        if i >= n_main:
-            if src.kind != "simulate" or len(set(src.seat_policies)) != 1:
-                raise DatasetError(f"{str(path)!r} is not a mirror dataset (one policy in every seat, from "
-                                   "`smsim simulate`); a stronger-play sample must be one")  # fmt: skip
-            src.stronger = True
+        if src.kind == "simulate" and len(set(src.seat_policies)) == 1 and src.seat_policies[0] in ladder:
+            src.level = ladder.index(src.seat_policies[0]) + 1
         if rules_dict is None:
             rules_dict, first = rules, path
         elif rules != rules_dict:
@@ -612,28 +616,7 @@ def report_tables(paths: list[str | Path]) -> dict[str, pd.DataFrame]:
     return {name: fn(data) for name, fn in TABLES.items()}
 
 
-# -- under stronger play -------------------------------------------------------------------------
-REFERENCE = "balanced"
-"""The heuristic whose mirror games a stronger-play sample is set beside."""
-
-VERDICT_RULE = (
-    "A figure's conclusion *holds* when the two 95% intervals overlap and, for a win rate, both lie on "
-    "the same side of parity (both above, both below, or both containing it); it *changes* when the "
-    "intervals do not overlap (the figure is higher or lower under the stronger play); it is *not settled* "
-    "when the intervals overlap but only one of them clears parity: the sample cannot tell whether the "
-    "edge remains. Overlapping intervals are a lenient test of a difference: \"holds\" means no "
-    "difference this many games can show, not that the figures are equal."
-)
-
-
-def stronger_references(data: ReportData) -> dict[int, list[int]]:
-    """Per stronger-play sample (its source number), the sources it is set beside: the
-    ``REFERENCE`` mirror datasets of its player count (an empty list where there is none)."""
-    return {i: [j for j, r in enumerate(data.sources) if not r.stronger and r.kind == "simulate"
-                and r.players == src.players and set(r.seat_policies) == {REFERENCE}]
-            for i, src in enumerate(data.sources) if src.stronger}  # fmt: skip
-
-
+# -- the headline figures ------------------------------------------------------------------------
 def church_vp_share(data: ReportData) -> pd.DataFrame:
     """Per player count and policy: church VP as a share of all final VP (the sum of ``church_vp``
     over the sum of ``total``: the ratio of ``vp_by_source``'s two means). Its interval is the
@@ -669,67 +652,66 @@ def vp_source_means(data: ReportData) -> pd.DataFrame:
     return pd.concat(rows, ignore_index=True)
 
 
-def _headline(data: ReportData) -> dict[tuple[str, str], tuple[str, str, float, float, float, float]]:
-    """The headline figures of a mirror sample of one player count, in the report's order:
-    (figure, item) -> (label, unit, value, lo, hi, parity); parity NaN where the figure has none."""
-    nan = np.nan
-    out: dict[tuple[str, str], tuple[str, str, float, float, float, float]] = {}
+@dataclass(frozen=True)
+class Figure:
+    """One headline figure of a sample: what it is, its value with its 95% interval, the rows it
+    averages (``n``: seats, games, attacks met or completers, for its effect size) and its parity
+    (NaN where it has none)."""
+
+    figure: str
+    item: str
+    label: str
+    unit: str  # "rate", "vp" or "rounds"
+    section: str  # the report section it heads
+    value: float
+    lo: float
+    hi: float
+    n: int
+    parity: float = np.nan
+
+
+HEADLINE_SECTIONS = {"church_vp_share": "Church series", "wall_bonus": "Wall bonuses",
+                     "cannons_changed_winner": "Pirate losses", "attack_held": "Pirate losses",
+                     "seat_win": "Outcomes", "vp_by_source": "Outcomes", "game_length": "Outcomes"}  # fmt: skip
+"""Each headline figure and the section it heads, in the report's order."""
+
+VP_SOURCE_SECTIONS = {"church_vp": "Church series", "cannon_vp": "Pirate losses"}
+"""The VP sources shown in their own topic's section rather than under outcomes."""
+
+
+def headline_figures(data: ReportData) -> list[Figure]:
+    """The headline figures of a mirror sample of one player count, in the report's order, each
+    from the report's own table: ``church_vp_share``, ``bonus_value`` (its ``vp_difference``),
+    ``cannons_changed_winner``, ``defence_vs_strength``, ``seat_advantage``, ``vp_source_means``
+    and ``game_length``."""
+    out: list[Figure] = []
+    sec = HEADLINE_SECTIONS
+    for r in church_vp_share(data).itertuples():
+        out.append(Figure("church_vp_share", "", "Church VP share of total VP", "rate", sec["church_vp_share"],
+                          r.church_vp_share, r.church_vp_share_lo, r.church_vp_share_hi, int(r.seats)))  # fmt: skip
+    for r in bonus_value(data).itertuples():
+        if np.isfinite(r.vp_difference):
+            out.append(Figure("wall_bonus", r.side, f"The {r.side} side's bonus ({r.bonus}): VP ahead of seats "
+                              "without it", "vp", sec["wall_bonus"], r.vp_difference, r.vp_difference_lo,
+                              r.vp_difference_hi, int(r.completers)))  # fmt: skip
+    for r in cannons_changed_winner(data).itertuples():
+        out.append(Figure("cannons_changed_winner", "", "Cannon losses change the winner", "rate",
+                          sec["cannons_changed_winner"], r.changed, r.changed_lo, r.changed_hi, int(r.games)))  # fmt: skip
+    for r in defence_vs_strength(data).itertuples():
+        out.append(Figure("attack_held", str(r.attack), f"Attack {r.attack} (strength {r.strength}) held by a seat",
+                          "rate", sec["attack_held"], r.held, r.held_lo, r.held_hi, int(r.n)))  # fmt: skip
     for r in seat_advantage(data).itertuples():
         who = " (the start player)" if r.seat == 0 else ""
-        out["seat_win", str(r.seat)] = (f"Seat {r.seat}{who} wins", "rate", r.win, r.win_lo, r.win_hi, r.parity)
-    for r in cannons_changed_winner(data).itertuples():
-        out["cannons_changed_winner", ""] = ("Cannon losses change the winner", "rate", r.changed, r.changed_lo,
-                                             r.changed_hi, nan)  # fmt: skip
-    for r in defence_vs_strength(data).itertuples():
-        out["attack_held", str(r.attack)] = (f"Attack {r.attack} (strength {r.strength}) held by a seat", "rate",
-                                             r.held, r.held_lo, r.held_hi, nan)  # fmt: skip
-    for r in church_vp_share(data).itertuples():
-        out["church_vp_share", ""] = ("Church VP share of total VP", "rate", r.church_vp_share, r.church_vp_share_lo,
-                                      r.church_vp_share_hi, nan)  # fmt: skip
+        out.append(Figure("seat_win", str(r.seat), f"Seat {r.seat}{who} wins", "rate", sec["seat_win"], r.win,
+                          r.win_lo, r.win_hi, int(r.n), r.parity))  # fmt: skip
     for r in vp_source_means(data).itertuples():
-        out["vp_by_source", r.vp_source] = (f"Mean VP per seat: {r.vp_source}", "vp", r.vp, r.vp_lo, r.vp_hi, nan)
+        out.append(Figure("vp_by_source", r.vp_source, f"Mean VP per seat: {r.vp_source}", "vp",
+                          VP_SOURCE_SECTIONS.get(r.vp_source, sec["vp_by_source"]), r.vp, r.vp_lo, r.vp_hi,
+                          len(data.seats)))  # fmt: skip
     for r in game_length(data).itertuples():
-        out["game_length", ""] = ("Game length (rounds)", "rounds", r.rounds, r.rounds_lo, r.rounds_hi, nan)
+        out.append(Figure("game_length", "", "Game length (rounds)", "rounds", sec["game_length"], r.rounds,
+                          r.rounds_lo, r.rounds_hi, int(r.games)))  # fmt: skip
     return out
-
-
-def _side(lo: float, hi: float, parity: float) -> str:
-    return "above" if lo > parity else "below" if hi < parity else "level"
-
-
-def verdict(ref_lo: float, ref_hi: float, lo: float, hi: float, parity: float = np.nan) -> str:
-    """Whether a reference figure's conclusion holds for the stronger play, from the two 95%
-    intervals, by ``VERDICT_RULE``: "holds", "changes", "not settled", or "no data"."""
-    if not all(np.isfinite(v) for v in (ref_lo, ref_hi, lo, hi)):
-        return "no data"
-    if lo > ref_hi or hi < ref_lo:
-        return "changes"
-    if np.isfinite(parity) and _side(ref_lo, ref_hi, parity) != _side(lo, hi, parity):
-        return "not settled"
-    return "holds"
-
-
-def stronger_play(reference: ReportData, stronger: ReportData) -> pd.DataFrame:
-    """The headline figures of a stronger-play mirror sample beside those of the reference mirror
-    games at its player count, one row per figure: ``label``, ``unit`` (rate, vp or rounds), the
-    reference's value and interval, the stronger play's, ``parity`` (win rates by seat) and the
-    ``verdict`` (``VERDICT_RULE``). The figures are those of the report's own tables:
-    ``seat_advantage``, ``cannons_changed_winner``, ``defence_vs_strength``, ``church_vp_share``,
-    ``vp_source_means`` and ``game_length``."""
-    cols = ["figure", "item", "label", "unit", "reference", "reference_lo", "reference_hi", "stronger",
-            "stronger_lo", "stronger_hi", "parity", "verdict"]  # fmt: skip
-    ref, strong = _headline(reference), _headline(stronger)
-    nan = (np.nan,) * 4
-    rows = []
-    for key in [*ref, *(k for k in strong if k not in ref)]:
-        label, unit = (ref.get(key) or strong[key])[:2]
-        r, s = ref.get(key, (label, unit, *nan))[2:], strong.get(key, (label, unit, *nan))[2:]
-        parity = r[3] if np.isfinite(r[3]) else s[3]
-        rows.append({"figure": key[0], "item": key[1], "label": label, "unit": unit,
-                     "reference": r[0], "reference_lo": r[1], "reference_hi": r[2],
-                     "stronger": s[0], "stronger_lo": s[1], "stronger_hi": s[2], "parity": parity,
-                     "verdict": verdict(r[1], r[2], s[1], s[2], parity)})  # fmt: skip
-    return pd.DataFrame(rows, columns=cols)
 
 
 # -- rule variants -------------------------------------------------------------------------------

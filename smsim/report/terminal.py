@@ -13,6 +13,7 @@ from rich.table import Table
 from smsim.intervals import Z_95, interval_text
 from smsim.runs.dataset import vp_sources
 from smsim.studies.ratings import elo_points
+from smsim.studies.skill import gap_verdict, level_name
 from smsim.studies.sweep import BASELINE, HEADLINE, variance_reduction
 
 
@@ -164,3 +165,42 @@ def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None)
         median = float(vr["narrower"].median())
         console.print(f"Paired intervals are {median:.2f}x narrower than two independent samples would give "
                       f"(median over {len(vr)} metrics; as many games as {median ** 2:.1f}x more unpaired).")  # fmt: skip
+
+
+def _points(value: float, lo: float, hi: float) -> str:
+    return interval_text(100 * value, 100 * lo, 100 * hi, signed=True)
+
+
+def print_skill(result, console: Console | None = None) -> None:
+    """A skill study (``studies.skill.SkillResult``): the matrix, the skill gap, and the gap under
+    each variant with its paired change from the baseline."""
+    console = console or Console(width=max(100, Console().width))
+    m = result.matrix
+    cells = {(r.row, r.col): r for r in m.itertuples()}
+    t = Table(title=f"One seat of the row's level against the column's in every other seat, {result.players} players: "
+                    f"its win share [95% interval]; parity {_pct(1 / result.players)}")  # fmt: skip
+    t.add_column("row \\ column", justify="left")
+    for col in result.levels:
+        t.add_column(level_name(col), justify="right")
+    for row in result.levels:
+        t.add_row(level_name(row), *(("–" if row == col else _rate(cells[row, col].share, cells[row, col].lo,
+                                                                 cells[row, col].hi) if (row, col) in cells else "not played")
+                                     for col in result.levels))  # fmt: skip
+    console.print(t)
+    gap = result.gap()
+    if gap is not None:
+        console.print(f"skill gap (one learned seat against balanced, minus parity): {_points(*gap[:3])} points "
+                      f"({gap[3]:,} games)")  # fmt: skip
+    if len(result.gaps) > 1:
+        t = Table(title="The skill gap under each variant (points above parity) and its change from the baseline, "
+                        "paired on the same dice")  # fmt: skip
+        for col in ("variant", "changes", "skill gap", "change [paired]", "rounds change", "verdict"):
+            t.add_column(col, justify="right")
+        for r in result.gaps.itertuples():
+            base = r.variant == BASELINE
+            t.add_row(r.variant, r.changes or "(the base rules)", _points(r.gap, r.gap_lo, r.gap_hi),
+                      "" if base else _points(r.diff, r.diff_lo, r.diff_hi),
+                      "" if base else interval_text(r.rounds_diff, r.rounds_diff_lo, r.rounds_diff_hi, signed=True),
+                      "" if base else gap_verdict(r.diff, r.diff_lo, r.diff_hi))  # fmt: skip
+        console.print(t)
+    console.print(f"skill study: {result.path}")

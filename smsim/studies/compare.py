@@ -73,6 +73,7 @@ class Comparison:
     blocks: int
     games_per_block: int
     players: int
+    block_shares: np.ndarray | None = None  # [blocks, policies]: each block's win share (NaN: not seated)
 
     def max_width(self) -> float:
         return float((self.table["win_hi"] - self.table["win_lo"]).max())
@@ -345,7 +346,7 @@ def _summarise(names: list[str], credit: np.ndarray, vp: np.ndarray, tally: _Tal
             pairs.append({"a": a, "b": b, "blocks": nb, "vp_diff": m, "lo": lo, "hi": hi})
     ratings = fit_plackett_luce(tally.ranks(names))
     table = table.join(ratings.table[["strength", "elo", "se"]].rename(columns={"se": "log_strength_se"}))
-    return Comparison(table, pd.DataFrame(pairs), ratings, seats, games, blocks, per_block, players)
+    return Comparison(table, pd.DataFrame(pairs), ratings, seats, games, blocks, per_block, players, credit)
 
 
 FORMAT = "smsim-comparison"  # manifest.json's "format" in a comparison's directory

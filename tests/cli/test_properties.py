@@ -54,6 +54,7 @@ SETUP = [  # the workspace's datasets and files, written by the command line its
     ["fairness", "-p", "2", "-n", "40", "--max", "1", "--out", "fair", "-q"],
     ["play", "-p", "2", "--seed", "3", "--trace", "trace.jsonl", "-q"],
     ["tune", "-p", "2", "-n", "20", "-b", "2", "--out", "tuned.toml", "--force", "-q"],
+    ["skill", "-p", "2", "--levels", "greedy,random", "-n", "20", "--seed", "5", "--out", "skl", "-q"],
 ]
 # commands that run, beside those of SETUP: the starting points of ``variations``
 EXAMPLES = SETUP + [
@@ -63,7 +64,9 @@ EXAMPLES = SETUP + [
     ["validate", "trace.jsonl"],
     ["score", "city.txt", "--rules", "variant.toml"],
     ["summary", "run", "--format", "markdown"],
-    ["report", "run", "cmp", "fair", "--stronger", "run", "--out", "rep"],
+    ["report", "run", "cmp", "fair", "skl", "--out", "rep"],
+    ["skill", "-p", "3", "--levels", "random,greedy", "-n", "30", "--cap", "greedy=15", "--variant", "free-rotation",
+     "--out", "skl2", "-q"],
     ["report", "swp", "--out", "rep"],
     ["plot", "scores", "run", "cmp", "--out", "scores.svg"],
     ["simulate", "-n", "30", "-p", "3", "--policy", "tuned.toml,greedy,random", "--rules", "fair/rules.toml"],
@@ -74,9 +77,11 @@ EXAMPLES = SETUP + [
 ]
 # each dataset of SETUP, and the file its broken copy ``NAME-cut`` has cut in half
 CUT = {"run": "seats/part-000001.parquet", "cmp": "games.parquet",
-       "swp": "variants/01-side_defence=1/seats/part-000001.parquet", "fair": "fairness.json"}
+       "swp": "variants/01-side_defence=1/seats/part-000001.parquet", "fair": "fairness.json",
+       "skl": "cells/00-greedy-vs-random.parquet"}
 # each dataset of SETUP, and its manifest, which its copy ``NAME-junk`` holds as bytes that are no text
-JUNK = {"run": "manifest.json", "cmp": "manifest.json", "swp": "sweep.json", "fair": "fairness.json"}
+JUNK = {"run": "manifest.json", "cmp": "manifest.json", "swp": "sweep.json", "fair": "fairness.json",
+        "skl": "skill.json"}
 BINARY = b"\x89PNG\r\n\x1a\n\x00\xff\xfe"
 CITY = """\
 + # # # # # +
@@ -190,7 +195,7 @@ COUNTS_BAD = ["0", "-5", "ten", "2.5", "1e99", "1e308", "1e400", "nan", "inf", "
 FLOATS_BAD = ["nan", "inf", "-inf", "1e308", "-1e308", "0", "-1", "abc", "", "1e-320"]
 BAD_PATHS = ["{ws}/missing", "{ws}/missing/deeper", "{ws}/file/sub", "{ws}/file", "{ws}/empty", "{ws}/dir",
              "{ws}/notes", "{ws}/bin", "{ws}/ro/sub", "", "-", "{ws}/a\nb"]  # fmt: skip
-DATASETS = ["{ws}/run", "{ws}/cmp", "{ws}/swp", "{ws}/fair"]
+DATASETS = ["{ws}/run", "{ws}/cmp", "{ws}/swp", "{ws}/fair", "{ws}/skl"]
 BROKEN_DATASETS = [*(f"{{ws}}/{name}-cut" for name in CUT), *(f"{{ws}}/{name}-junk" for name in JUNK),
                    *(f"{{ws}}/{name}-hollow" for name in JUNK), "{ws}/run/seats", "{ws}/trace.jsonl", *BAD_PATHS]
 TRACES = ["{ws}/trace.jsonl"]
@@ -276,7 +281,9 @@ BY_NAME: dict[str, tuple[st.SearchStrategy[str] | None, st.SearchStrategy[str]]]
     "city_file": (_pick(["{ws}/city.txt"]), _pick(["{ws}/trace.jsonl", "{ws}/bad.toml", *BAD_PATHS])),
     "dataset": (_pick(DATASETS), _pick(BROKEN_DATASETS)),
     "datasets": (_pick(DATASETS), _pick(BROKEN_DATASETS)),
-    "stronger": (_pick(DATASETS), _pick(BROKEN_DATASETS)),
+    "levels": (_pick(["greedy,random", "random,greedy,balanced", "balanced,greedy"]),
+               _pick(["balanced", "greedy,greedy", "greedy,genius", "", ",", "rollout,", "{ws}/bad.toml,greedy"])),
+    "cap": (_pick(["greedy=10", "random=5"]), _pick(["greedy=0", "walls=3", "greedy", "=3", "greedy=x", "greedy=-1"])),
     "title": (st.text(st.characters(exclude_characters="\x00"), max_size=12),  # no NUL: argv cannot hold one
               _pick(["", "a\nb", "<script>", "*" * 300])),
     "kind": (st.deferred(lambda: _pick(_plot_kinds())), _pick(["no-such-kind", "", "SCORES"])),

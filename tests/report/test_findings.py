@@ -67,14 +67,14 @@ def test_stated_findings_exclude_their_null_and_come_in_order_of_effect(planted)
     for c, f, others in found.stated:
         for g in (f, *others):
             assert g.stated and g.effect > 0
-            if c.key in ("wall_bonus", "stronger"):  # two figures side by side: their intervals apart
+            if c.key == "wall_bonus":  # two figures side by side: their intervals apart
                 continue
             assert not (g.lo <= g.null <= g.hi), g.sentence
     for _, f in found.cannot_tell:
         assert not f.stated
     keys = {c.key for c, *_ in found.stated} | {c.key for c, _ in found.cannot_tell}
     assert keys | {c.key for c in found.not_measured} == {c.key for c in F.CANDIDATES}
-    assert {c.key for c in found.not_measured} == {"strongest_policy", "variant", "stronger"}
+    assert {c.key for c in found.not_measured} == {"strongest_policy", "variant", "skill_gap", "skill_variant"}
 
 
 def test_twenty_games_support_no_finding(tmp_path):
@@ -91,3 +91,26 @@ def test_the_sentences_follow_the_data(planted, tmp_path):
     assert one["start_edge"] != two["start_edge"]
     # the same words around other numbers
     assert re.sub(r"[\d.,]+", "#", one["start_edge"]) == re.sub(r"[\d.,]+", "#", two["start_edge"])
+
+
+def test_every_finding_carries_its_verdict_across_strengths(planted, tmp_path):
+    """One level: every finding says no strength check was possible. With a second level, the
+    start player's finding carries the ladder's verdict of seat 0's win rate at its player count,
+    and says at which level its conclusion holds."""
+    from smsim.report import ladder as LA
+
+    one = F.key_findings(read_report_data([str(planted)]))
+    assert one.stated
+    for _, f, _ in one.stated:
+        assert f.verdict == F.NO_CHECK and f.strength.startswith("No strength check was possible")
+    simulate_to(str(tmp_path / "learned"), 400, 2, ["learned"], seed=24, rules=Rules(seat_vp=(6, 0)), batch=400)
+    data = read_report_data([str(planted), str(tmp_path / "learned")])
+    two = {c.key: f for c, f, _ in F.key_findings(data).stated}
+    f = two["start_edge"]
+    v = LA.ladder_verdicts(LA.ladder_table(data))
+    row = v[(v["figure"] == "seat_win") & (v["item"] == "0")].iloc[0]
+    assert f.verdict == row["verdict"] and f.verdict in F.FINDING_VERDICTS
+    said = "holds" if row["L2_lo"] > 0.5 else "is not shown"
+    assert f.strength.startswith(f"Across strengths of play, it {said} under `learned` ({LA.level_value(row, 2)})")
+    assert {"stable": "is stable", "strength-dependent": "is strength-dependent",
+            "not settled": "is not settled"}[f.verdict] in f.strength  # fmt: skip

@@ -17,7 +17,7 @@ from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
 
 SECTIONS = ["At a glance", "Church series", "Wall bonuses", "Pirate losses", "Outcomes", "Heuristics compared",
-            "Under stronger play", "Data and rules"]
+            "How much skill matters", "Data and rules"]
 
 
 def raw_seats(path: str) -> pd.DataFrame:
@@ -156,7 +156,8 @@ def test_rates_come_with_intervals(written):
 
 
 @pytest.mark.parametrize("name, says", [
-    ("tiny", ["No comparison among these data", "No stronger-play sample among these data"]),
+    ("tiny", ["No comparison among these data", "No skill study among these data",
+              "No strength check was possible: these data hold no mirror games of the ladder's levels"]),
     ("empty", ["No games in these data.", "not in these data (no rows)", "no seats in these data"]),
 ])
 def test_tiny_and_empty_reports_are_well_formed(report_datasets, tmp_path, name, says):
@@ -214,86 +215,156 @@ def test_regenerating_changes_no_figure(report_datasets, tmp_path):
         assert f.read_bytes() == (tmp_path / "b" / "figures" / f.name).read_bytes(), f.name
 
 
-# -- under stronger play ------------------------------------------------------------------------------
+# -- three strengths of play --------------------------------------------------------------------------
+LADDER = ("balanced", "learned", "cheap")  # a cheap search stands in for L3: fast enough for a test
 
 
 @pytest.fixture(scope="module")
-def stronger(report_datasets, tmp_path_factory):
-    """A 4-player balanced mirror, a tiny mirror of a cheap rollout (a search policy, fast enough
-    for a test) and its report beside the 4-player run of mixed seats."""
-    root = tmp_path_factory.mktemp("stronger")
+def ladder(report_datasets, tmp_path_factory):
+    """Mirrors of three levels at 4 players (the third a tiny sample of a cheap search), a skill
+    study with a variant, and the report of them beside the 4-player run of mixed seats; and the
+    same report without the upper levels."""
+    from smsim.studies.skill import plan_skill, run_skill
+    from smsim.studies.sweep import plan_variants
+
+    root = tmp_path_factory.mktemp("ladder-page")
     (root / "cheap.toml").write_text('base = "rollout"\nbudget = 4\nmin_playouts = 2\ncandidates = 2\n')
     simulate_to(str(root / "bal4"), 300, 4, ["balanced"], seed=31, batch=300)
-    simulate_to(str(root / "ro4"), 24, 4, [str(root / "cheap.toml")], seed=32, batch=8)
+    simulate_to(str(root / "lrn4"), 300, 4, ["learned"], seed=32, batch=300)
+    simulate_to(str(root / "ro4"), 24, 4, [str(root / "cheap.toml")], seed=33, batch=8)
+    plan = plan_skill(4, ["greedy", "balanced", "learned"], games=80, seed=34,
+                      variants=plan_variants(files=["free-rotation"]))  # fmt: skip
+    skill = run_skill(plan, root / "skill4", threads=2)
     main = [str(root / "bal4"), report_datasets["four"]]
-    write_report(read_report_data(main, stronger=[str(root / "ro4")]), root / "report")
-    write_report(read_report_data(main), root / "plain")
+    data = read_report_data([*main, str(root / "lrn4"), str(root / "ro4")], ladder=LADDER)
+    write_report(data, root / "report", skills=[skill])
+    write_report(read_report_data(main, ladder=LADDER), root / "plain")
     return root
 
 
-def test_stronger_play_section_has_a_generated_verdict_per_figure(stronger):
-    md = (stronger / "report" / "report.md").read_text()
-    section = md.split("## Under stronger play")[1].split("## Data and rules")[0]
-    t = pd.read_csv(stronger / "report" / "tables" / "stronger_0.csv", keep_default_na=False,
-                    na_values={c: [""] for c in ("reference", "stronger", "parity")})  # fmt: skip
-    assert len(t) >= 4 + 1 + 1 + 1 + 7 + 1  # seats, cannons, attacks, church share, VP sources, length
-    rows = _md_rows(section, "`cheap` in every seat, 4 players, 24 games")
-    assert len(rows) == len(t)
-    verdicts = section.split("Does each conclusion hold")[1]
-    sentences = [line[2:] for line in verdicts.splitlines() if line.startswith("- ")]
-    assert len(sentences) == len(t)
-    for r, row, sentence in zip(t.itertuples(), rows, sentences):
-        assert row[-1] == r.verdict
-        assert sentence.startswith(f"{r.label}: {r.verdict}")
-        shown = f"{100 * r.stronger:.1f}%" if r.unit == "rate" else f"{r.stronger:.2f}"
-        assert f"{shown} [" in sentence and "under cheap against" in sentence and "under balanced" in sentence
-        assert row[2].startswith(shown)  # the table shows the same figure
-    # the figures are the 4-player mirror's: seat 0's win rate and the game length, by hand
-    seats, games = raw_seats(str(stronger / "bal4")), pd.concat(
-        [pd.read_parquet(f) for f in sorted((stronger / "bal4" / "games").glob("*.parquet"))])
-    assert rows[0][1].startswith(f"{100 * seats[seats.seat == 0]['won'].mean():.1f}% [")
-    assert rows[0][0] == "Seat 0 (the start player) wins (parity 25.0%)"
-    assert next(r for r in rows if r[0] == "Game length (rounds)")[1].startswith(f"{games['rounds'].mean():.2f} [")
-    # the rule is stated, and the at-a-glance line counts the verdicts
-    assert "intervals do not overlap" in section
-    counts = t["verdict"].value_counts()
-    line = next(x for x in section.split("**In short**")[1].splitlines() if "Under stronger play" in x)
-    assert f"of {len(t)} headline figures, {counts['holds']} hold" in line
-    assert sum(int(n) for n in re.findall(r"(\d+) (?:hold|change|not settled|without data)\b", line)) == len(t)
+def _section(md: str, title: str) -> str:
+    return md.split(f"\n## {title}\n")[1].split("\n## ")[0]
 
 
-def test_stronger_sample_stays_out_of_the_other_sections(stronger):
-    """Every other table is the same with or without the sample; it is listed among the datasets."""
-    for f in sorted((stronger / "plain" / "tables").glob("*.csv")):
-        assert f.read_text() == (stronger / "report" / "tables" / f.name).read_text(), f.name
-    md = (stronger / "report" / "report.md").read_text()
-    assert "| simulate (stronger play) | 4 | 24 |" in md
-    assert "| cheap |" not in md.split("## Under stronger play")[0]
+def test_every_key_finding_carries_its_verdict(ladder):
+    from smsim.report.findings import FINDING_VERDICTS
+
+    md = (ladder / "report" / "report.md").read_text()
+    items = _findings(md)
+    assert items
+    for line in items:
+        said = re.search(r"Across strengths of play, .*?the (?:figure|effect|value)? ?.*?(stable|strength-dependent|not "
+                         r"settled)|No strength check (?:was possible|applies)", line)  # fmt: skip
+        assert said, line
+    # and the findings' verdicts are the ladder's, by the findings module
+    from smsim.report.findings import key_findings
+
+    found = key_findings(read_report_data([str(ladder / "bal4"), str(ladder / "lrn4"), str(ladder / "ro4")],
+                                          ladder=LADDER))  # fmt: skip
+    for _, f, _ in found.stated:
+        assert f.verdict in FINDING_VERDICTS and f.strength
 
 
-def test_stronger_sample_without_its_reference_says_so(stronger, report_datasets, tmp_path):
-    write_report(read_report_data([report_datasets["four"]], stronger=[str(stronger / "ro4")]), tmp_path)
-    md = (tmp_path / "report.md").read_text()
-    assert "no `balanced` mirror dataset of 4 players among these data" in md
+def test_each_section_opens_with_its_ladder(ladder):
+    """The four sections on the game open with their ladder: a figure, then a row per figure with
+    its value, interval and games at every level measured, and a verdict."""
+    from smsim.report.ladder import VERDICTS
+
+    md = (ladder / "report" / "report.md").read_text()
+    for title in ("Church series", "Wall bonuses", "Pirate losses", "Outcomes"):
+        sec = _section(md, title)
+        assert sec.split("\n### ")[1].startswith("Across strengths of play"), title
+        topic = sec.split("### Across strengths of play")[1].split("\n### ")[0]
+        assert topic.index("![ladder-") < topic.index("across strengths of play:")
+        rows = [r for r in topic.split("<details>")[0].splitlines() if r.startswith("| ") and "---" not in r][1:]
+        assert rows, title
+        for row in rows:
+            cells = row.strip("| ").split(" | ")
+            for cell in cells[2:5]:  # L1, L2 and L3 (cheap: 24 games at 4 players)
+                assert cell == "not measured" or (INTERVAL.search(cell) and GAMES.search(cell)), row
+            assert cells[-1].split(":")[0] in VERDICTS, row
+        t = pd.read_csv(ladder / "report" / "tables" / f"ladder_{slug(title).replace('-', '_')}.csv")
+        assert len(t) == len(rows) and set(t["section"]) == {title}
+    # the top counts the verdicts per player count
+    glance = _section(md, "At a glance")
+    counts = pd.read_csv(ladder / "report" / "tables" / "strength_check.csv")
+    assert counts["players"].tolist() == [4]
+    assert counts.loc[0, list(VERDICTS)].sum() == counts.loc[0, "figures"]
+    assert "L1 balanced: 300 games, L2 learned: 300 games, L3 cheap: 24 games" in glance
+    assert "| 4 | L1 balanced: 300 games" in glance
 
 
-def test_report_cli_takes_stronger_samples_and_refuses_a_mixed_one(stronger, report_datasets, tmp_path):
+def test_upper_levels_stay_out_of_the_other_tables(ladder):
+    """Every table but the ladders is the same with or without the upper levels; they are listed
+    among the datasets."""
+    plain = {f.name for f in (ladder / "plain" / "tables").glob("*.csv")}
+    for name in sorted(plain - {"strength_check.csv"}):
+        if name.startswith("ladder_"):
+            continue
+        assert (ladder / "plain" / "tables" / name).read_text() == (ladder / "report" / "tables" / name).read_text(), name
+    md = (ladder / "report" / "report.md").read_text()
+    assert "| simulate (level L3) | 4 | 24 |" in md and "| simulate (level L2) | 4 | 300 |" in md
+    plain_md = (ladder / "plain" / "report.md").read_text()
+    assert "No strength check was possible: these data hold the mirror games of one level of play only" in plain_md
+
+
+def test_a_small_two_level_report_says_not_settled_and_one_level_no_check(report_datasets, ladder, tmp_path):
+    data = read_report_data([str(ladder / "bal4"), str(ladder / "ro4")], ladder=("balanced", "cheap"))
+    write_report(data, tmp_path / "small")
+    t = pd.read_csv(tmp_path / "small" / "tables" / "strength_check.csv")
+    assert t.loc[0, "stable"] == 0 and t.loc[0, "not settled"] > 0  # 24 games rule out no change
+    md = (tmp_path / "small" / "report.md").read_text()
+    assert "not settled: too few games to rule out a change" in md
+    write_report(read_report_data([report_datasets["two"]]), tmp_path / "one")
+    one = (tmp_path / "one" / "report.md").read_text()
+    assert "No strength check was possible" in _section(one, "Key findings") + _section(one, "At a glance")
+    for line in _findings(one):
+        assert "No strength check was possible" in line, line
+
+
+def test_headline_rows_and_the_glance_table_stand_on_the_same_games(ladder):
+    """One source per figure: a section's headline rows are computed on the at-a-glance games, so
+    "cannons change the winner" reads the same in its section as at a glance; the whole table,
+    pooled over every line-up, is folded below and labelled so."""
+    md = (ladder / "report" / "report.md").read_text()
+    glance = pd.read_csv(ladder / "report" / "tables" / "at_a_glance.csv").set_index("players")
+    topic = _section(md, "Pirate losses").split("**Did the cannons change the winner?")[1].split("\n### ")[0]
+    short = topic.split("<details>")[0]
+    row = next(r for r in short.splitlines() if r.startswith("| 4 |"))
+    assert f"{100 * glance.loc[4, 'changed']:.1f}% [" in row
+    assert "Headline rows: the at-a-glance games (all balanced, 300 games)" in topic
+    assert "The whole table, pooled over all 2 datasets:" in topic
+
+
+def test_the_skill_section(ladder):
+    md = (ladder / "report" / "report.md").read_text()
+    sec = _section(md, "How much skill matters")
+    assert "**In short**" in sec and "The skill gap (one `learned` seat among `balanced`, minus parity): 4 players" in sec
+    matrix = pd.read_csv(ladder / "report" / "tables" / "skill_4p_matrix.csv")
+    assert len(matrix) == 6 and set(matrix["games"]) == {80}
+    table = sec.split("**The win-rate matrix")[1].split("**The skill gap under")[0]
+    rows = [r for r in table.splitlines() if r.startswith("| L")]
+    assert len(rows) == 2 and all(len(INTERVAL.findall(r)) == 2 for r in rows)
+    assert "free-rotation (rotation_cost = 0): " in sec and "rounds sooner" in sec
+    gaps = pd.read_csv(ladder / "report" / "tables" / "skill_4p_variants.csv")
+    assert gaps["variant"].tolist() == ["baseline", "free-rotation"]
+
+
+def test_report_cli_reads_levels_and_skill_studies(ladder, report_datasets, tmp_path):
     from click.testing import CliRunner
 
     from smsim.cli import cli
 
     runner = CliRunner()
-    res = runner.invoke(cli, ["report", str(stronger / "bal4"), "--stronger", str(stronger / "ro4"),
+    res = runner.invoke(cli, ["report", str(ladder / "bal4"), str(ladder / "lrn4"), str(ladder / "skill4"),
                               "--out", str(tmp_path / "r")])  # fmt: skip
     assert res.exit_code == 0, res.output
-    assert (tmp_path / "r" / "tables" / "stronger_0.csv").is_file()
-    res = runner.invoke(cli, ["report", str(stronger / "bal4"), "--stronger", report_datasets["four"],
-                              "--out", str(tmp_path / "s")])  # fmt: skip
+    assert (tmp_path / "r" / "tables" / "skill_4p_matrix.csv").is_file()
+    counts = pd.read_csv(tmp_path / "r" / "tables" / "strength_check.csv")
+    assert counts.loc[0, "levels"] == "L1 balanced: 300 games, L2 learned: 300 games"
+    res = runner.invoke(cli, ["report", str(ladder / "skill4"), "--out", str(tmp_path / "s")])
     assert res.exit_code == 2
-    want = (f"Error: {report_datasets['four']!r} is not a mirror dataset (one policy in every seat, from "
-            "`smsim simulate`); a stronger-play sample must be one")
-    assert res.output.strip().splitlines() == [want]
-    assert not (tmp_path / "s").exists()
+    assert res.output.strip().splitlines() == ["Error: no dataset given beside the fairness results and skill studies"]
 
 
 # -- the page as a designer reads it ------------------------------------------------------------------

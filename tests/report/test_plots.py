@@ -74,3 +74,42 @@ def test_little_or_no_data_draws_or_declines(report_datasets, name):
             assert made is None, kind
         elif made is not None:
             assert made[0].get_suptitle() == EXPECTED[kind][0]
+
+
+def _overlaps(a, b) -> bool:
+    return a.x0 < b.x1 - 0.5 and b.x0 < a.x1 - 0.5 and a.y0 < b.y1 - 0.5 and b.y0 < a.y1 - 0.5
+
+
+def assert_no_legend_covers_data(fig) -> int:
+    """Draw the figure and check that no legend (an axes' or the figure's) overlaps the plotting
+    area of any visible axes; returns how many legends were checked."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig).draw()
+    renderer = fig.canvas.get_renderer()
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None] + list(fig.legends)
+    areas = [ax.get_window_extent(renderer) for ax in fig.axes if ax.get_visible()]
+    for legend in legends:
+        box = legend.get_window_extent(renderer)
+        assert not any(_overlaps(box, area) for area in areas), fig.get_suptitle()
+    return len(legends)
+
+
+def test_no_legend_covers_data(data, report_datasets):
+    """Every figure of the report, its legends beside its panels: none lies on a plotting area
+    (issue 25: the legend of "How often each side of the wall is completed" sat on its bars)."""
+    from smsim.report import ladder as LA
+    from smsim.report.plots import ladder_figure
+
+    checked = 0
+    for kind, plot in PLOTS.items():
+        made = plot(data)
+        if made is not None:
+            checked += assert_no_legend_covers_data(made[0])
+    two = read_report_data([report_datasets["two"], report_datasets["four"]], ladder=("balanced", "greedy"))
+    verdicts = LA.ladder_verdicts(LA.ladder_table(two))
+    for section in ("Church series", "Wall bonuses", "Pirate losses", "Outcomes"):
+        made = ladder_figure(verdicts[verdicts["section"] == section], section)
+        assert made is not None and "games" in made[1]
+        checked += assert_no_legend_covers_data(made[0])
+    assert checked >= 10

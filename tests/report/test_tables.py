@@ -559,21 +559,7 @@ def test_table_equals_its_recomputation_from_the_raw_files(name, report, reports
     check(got, rows, keys)
 
 
-# -- under stronger play ------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def stronger_runs(tmp_path_factory):
-    """A 4-player balanced mirror, a tiny mirror of a cheap rollout (2 playouts, 2 candidates: a
-    search policy, fast enough for a test), and a 4-player run of mixed seats."""
-    root = tmp_path_factory.mktemp("stronger")
-    cheap = root / "cheap.toml"
-    cheap.write_text('base = "rollout"\nbudget = 4\nmin_playouts = 2\ncandidates = 2\n')
-    paths = {name: str(root / name) for name in ("bal4", "ro4", "mixed4")}
-    simulate_to(paths["bal4"], 400, 4, ["balanced"], seed=21, batch=200)
-    simulate_to(paths["ro4"], 30, 4, [str(cheap)], seed=22, batch=10)
-    simulate_to(paths["mixed4"], 20, 4, ["balanced", "greedy", "walls", "random"], seed=23, batch=20)
-    return paths
+# -- the headline figures -------------------------------------------------------------------------
 
 
 def test_church_vp_share_is_the_ratio_of_sums_with_its_delta_interval(reports):
@@ -609,76 +595,3 @@ def test_vp_source_means_are_vp_by_source_with_intervals(reports):
     wide = vp_by_source(data).set_index(["players", "policy"])
     for r in got.itertuples():
         assert r.vp == pytest.approx(wide.loc[(r.players, r.policy), r.vp_source], rel=1e-12)
-
-
-@pytest.mark.parametrize("ref, new, parity, want", [
-    ((0.26, 0.27), (0.255, 0.30), 0.25, "holds"),         # both above parity, overlapping
-    ((0.20, 0.24), (0.21, 0.245), 0.25, "holds"),         # both below
-    ((0.23, 0.27), (0.20, 0.30), 0.25, "holds"),          # both contain parity
-    ((0.26, 0.27), (0.24, 0.29), 0.25, "not settled"),    # the edge is not shown by the smaller sample
-    ((0.23, 0.27), (0.255, 0.30), 0.25, "not settled"),   # an edge appears, the intervals overlap
-    ((0.26, 0.27), (0.20, 0.24), 0.25, "changes"),        # the other side of parity
-    ((0.26, 0.27), (0.28, 0.35), 0.25, "changes"),        # the same side, but apart: larger
-    ((21.9, 22.1), (22.0, 23.0), np.nan, "holds"),        # no parity: overlap is all
-    ((21.9, 22.1), (22.2, 23.0), np.nan, "changes"),
-    ((0.0, 0.01), (np.nan, np.nan), np.nan, "no data"),
-])  # fmt: skip
-def test_verdict_follows_the_stated_rule(ref, new, parity, want):
-    from smsim.report.tables import verdict
-
-    assert verdict(*ref, *new, parity) == want
-
-
-def test_stronger_play_sets_each_figure_beside_the_reference(stronger_runs):
-    """Every headline figure of each sample, recomputed here from the parquet files, and the
-    verdict of the stated rule on the two intervals."""
-    from smsim.report.tables import stronger_play, verdict
-
-    data = read_report_data([stronger_runs["bal4"], stronger_runs["mixed4"]], stronger=[stronger_runs["ro4"]])
-    assert [s.stronger for s in data.sources] == [False, False, True]
-    assert data.sources[2].planned == 30 and data.sources[2].seat_policies == ("cheap",) * 4
-    t = stronger_play(data.select([0]), data.select([2])).set_index(["figure", "item"])
-    assert list(dict.fromkeys(t.index.get_level_values(0))) == [
-        "seat_win", "cannons_changed_winner", "attack_held", "church_vp_share", "vp_by_source", "game_length"]
-    for col, path in (("reference", stronger_runs["bal4"]), ("stronger", stronger_runs["ro4"])):
-        seats, games = _read_raw(path)
-        seats["cluster"] = seats["unit"]
-        games["cluster"] = games["unit"]
-        for seat in range(4):
-            want = rate("x", seats[seats.seat == seat], seats[seats.seat == seat]["won"])
-            assert t.loc[("seat_win", str(seat)), [col, f"{col}_lo", f"{col}_hi"]].tolist() == \
-                pytest.approx([want["x"], want["x_lo"], want["x_hi"]], rel=1e-9)  # fmt: skip
-            assert t.loc[("seat_win", str(seat)), "parity"] == 0.25
-        want = mean("x", games, games["rounds"])
-        assert t.loc[("game_length", ""), [col, f"{col}_lo", f"{col}_hi"]].tolist() == \
-            pytest.approx([want["x"], want["x_lo"], want["x_hi"]], rel=1e-9)  # fmt: skip
-        a = attack_rows(seats, Rules())
-        for k in sorted(a["attack"].unique()):
-            ak = a[a.attack == k]
-            want = rate("x", ak, ak["defence"] >= ak["strength"])
-            assert t.loc[("attack_held", str(k)), col] == pytest.approx(want["x"], rel=1e-12)
-            assert t.loc[("attack_held", str(k)), "label"].startswith(f"Attack {k} (strength {Rules().pirate_strengths[k - 1]})")
-        assert t.loc[("vp_by_source", "cannon_vp"), col] == pytest.approx(seats["cannon_vp"].mean(), rel=1e-12)
-        assert t.loc[("church_vp_share", ""), col] == pytest.approx(seats["church_vp"].sum() / seats["total"].sum())
-    for r in t.itertuples():
-        assert r.verdict == verdict(r.reference_lo, r.reference_hi, r.stronger_lo, r.stronger_hi, r.parity)
-    # the mixed-seat run is no part of either side
-    assert len(data.select([0]).seats) == 400 * 4 and len(data.select([2]).seats) == 30 * 4
-
-
-def test_main_data_leaves_the_stronger_samples_out(stronger_runs):
-    data = read_report_data([stronger_runs["bal4"]], stronger=[stronger_runs["ro4"]])
-    alone = read_report_data([stronger_runs["bal4"]])
-    main = data.main()
-    assert [s.path for s in main.sources] == [stronger_runs["bal4"]]
-    for name in ("scores", "game_length", "cannons_changed_winner", "defence_vs_strength"):
-        pdt.assert_frame_equal(TABLES[name](main).reset_index(drop=True), TABLES[name](alone).reset_index(drop=True),
-                               check_dtype=False, check_categorical=False)  # fmt: skip
-    assert alone.main() is alone
-
-
-def test_a_stronger_sample_must_be_a_mirror(stronger_runs, runs):
-    with pytest.raises(DatasetError, match="mixed4.*not a mirror"):
-        read_report_data([stronger_runs["bal4"]], stronger=[stronger_runs["mixed4"]])
-    with pytest.raises(DatasetError, match="cmp.*not a mirror"):
-        read_report_data([stronger_runs["bal4"]], stronger=[runs["cmp"]])

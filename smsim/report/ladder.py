@@ -1,0 +1,234 @@
+"""The strength ladder under the report's headline figures: each figure at every level of play it
+was measured at, and a verdict per figure.
+
+A report's *levels* are mirror datasets (one policy in every seat) of the ladder's policies
+(``studies.skill.LADDER``: ``balanced`` L1, ``learned`` L2, ``rollout-learned`` L3), one or more
+per player count. Each headline figure (``tables.headline_figures``) is computed on each level's
+games alone, with its 95% interval; the verdict compares adjacent levels, weakest first:
+
+- **strength-dependent**: two adjacent levels' intervals do not overlap; the figure moves with
+  the strength of play (``direction`` says which way: it rises, falls, or moves both ways);
+- **not settled**: no two adjacent levels are apart, but the data cannot rule out a change: a
+  win rate by seat is clear of parity at one level and not at the next, or the difference
+  between two adjacent levels could still be larger than ``MARGIN``;
+- **stable**: no two adjacent levels are apart, each is on the same side of parity as the
+  next (a win rate by seat), and the 95% interval of every adjacent difference lies within
+  ``MARGIN``: the data rule out a change of more than a tenth of a standard deviation;
+- **one level**: the figure was measured at one level only: no strength check is possible.
+
+Differences are taken on the scale of the effect sizes of ``report.findings``: a rate by its
+arcsine square root (Cohen's h, well defined at 0 and 1), any other figure in units of its
+standard deviation per row (Cohen's d, from its interval and the rows it averages). The margin of
+0.1 is half of what is conventionally a small effect (0.2): "stable" is an equivalence claim, not
+the absence of evidence, so a small sample at a level says "not settled" rather than "stable".
+
+>>> a = ("rate", 0.26, 0.255, 0.265, 100_000)
+>>> step(a, ("rate", 0.261, 0.256, 0.266, 100_000))   # close and narrow: within the margin
+'within'
+>>> step(a, ("rate", 0.27, 0.21, 0.33, 200))          # overlapping, but 200 games cannot tell
+'wide'
+>>> step(a, ("rate", 0.30, 0.29, 0.31, 100_000))      # apart
+'apart'
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from smsim.intervals import Z_95
+from smsim.report import tables as A
+
+MARGIN = 0.1
+"""The largest change between adjacent levels a *stable* figure may still hide, as an effect size
+(Cohen's h for a rate, d for anything else): half a small effect."""
+
+VERDICTS = ("stable", "strength-dependent", "not settled", "one level")
+"""Every verdict a figure can get, in the order the report counts them."""
+
+LEVEL_WORDS = {1: "under `{}`", 2: "under `{}`", 3: "under search (`{}`)"}
+"""How a sentence names play at a level of the ladder."""
+
+
+def level_words(level: int, policy: str) -> str:
+    return LEVEL_WORDS.get(level, "under `{}`").format(policy)
+
+
+def level_sources(data: A.ReportData) -> dict[int, dict[int, list[int]]]:
+    """Per player count, per level (1 = L1), the sources of that level's mirror games."""
+    out: dict[int, dict[int, list[int]]] = {}
+    for i, src in enumerate(data.sources):
+        if src.level and src.games:
+            out.setdefault(src.players, {}).setdefault(src.level, []).append(i)
+    return {p: dict(sorted(levels.items())) for p, levels in sorted(out.items())}
+
+
+LADDER_COLUMNS = ["players", "level", "policy", "games", "figure", "item", "label", "unit", "section", "value", "lo",
+                  "hi", "n", "parity"]  # fmt: skip
+
+
+def ladder_table(data: A.ReportData) -> pd.DataFrame:
+    """One row per player count, level and headline figure: the figure on that level's mirror
+    games alone (``tables.headline_figures``), with its interval, the games and the rows behind
+    it (``n``) and its parity (win rates by seat)."""
+    rows = []
+    for players, levels in level_sources(data).items():
+        for level, sources in levels.items():
+            sub = data.select(sources)
+            policy = sub.sources[0].seat_policies[0]
+            for f in A.headline_figures(sub):
+                rows.append({"players": players, "level": level, "policy": policy, "games": sub.n_games,
+                             "figure": f.figure, "item": f.item, "label": f.label, "unit": f.unit,
+                             "section": f.section, "value": f.value, "lo": f.lo, "hi": f.hi, "n": f.n,
+                             "parity": f.parity})  # fmt: skip
+    return pd.DataFrame(rows, columns=LADDER_COLUMNS)
+
+
+def _h(p: float) -> float:
+    return 2.0 * float(np.arcsin(np.sqrt(min(1.0, max(0.0, p)))))
+
+
+def _scaled(unit: str, value: float, lo: float, hi: float) -> tuple[float, float]:
+    """A figure on the effect-size scale, for a rate, or as it is: (centre, standard error)."""
+    if unit == "rate":
+        return _h(value), (_h(hi) - _h(lo)) / (2 * Z_95)
+    return value, (hi - lo) / (2 * Z_95)
+
+
+def step(a: tuple, b: tuple) -> str:
+    """Two adjacent levels' figure, each ``(unit, value, lo, hi, n)``: "apart" (the intervals do
+    not overlap), "within" (the 95% interval of their difference lies within ``MARGIN``) or
+    "wide" (neither: the data cannot tell)."""
+    unit, va, loa, hia, na = a
+    _, vb, lob, hib, nb = b
+    if not all(np.isfinite(x) for x in (va, loa, hia, vb, lob, hib)):
+        return "wide"
+    if lob > hia or hib < loa:
+        return "apart"
+    (ca, sa), (cb, sb) = _scaled(unit, va, loa, hia), _scaled(unit, vb, lob, hib)
+    if unit == "rate":
+        d, se = cb - ca, float(np.hypot(sa, sb))
+    else:  # in standard deviations per row, pooled over the two levels
+        sd = float(np.sqrt((sa * sa * max(na, 1) + sb * sb * max(nb, 1)) / 2))
+        if sd <= 0:
+            return "within" if va == vb else "apart"
+        d, se = (cb - ca) / sd, float(np.hypot(sa, sb)) / sd
+    return "within" if abs(d) + Z_95 * se < MARGIN else "wide"
+
+
+def _side(lo: float, hi: float, parity: float) -> str:
+    return "above" if lo > parity else "below" if hi < parity else "level"
+
+
+def judge(levels: list[tuple], parity: float = np.nan) -> tuple[str, str, str]:
+    """A figure's verdict from its values at each level it was measured at, weakest first (each
+    ``(unit, value, lo, hi, n)``): (verdict, direction, reason)."""
+    if len(levels) < 2:
+        return "one level", "", "measured at one level only: no strength check is possible"
+    steps = [step(a, b) for a, b in zip(levels, levels[1:])]
+    values = [x[1] for x in levels]
+    if "apart" in steps:
+        rising = all(b >= a for a, b in zip(values, values[1:]))
+        falling = all(b <= a for a, b in zip(values, values[1:]))
+        direction = "rises with strength" if rising else "falls with strength" if falling else "moves both ways"
+        k = steps.index("apart")
+        return "strength-dependent", direction, f"L{k + 1} and L{k + 2} are apart"
+    if np.isfinite(parity) and len({_side(x[2], x[3], parity) for x in levels}) > 1:
+        return "not settled", "", "clear of parity at one level and not at another"
+    if "wide" in steps:
+        return "not settled", "", f"too few games to rule out a change of {MARGIN} standard deviations"
+    return "stable", "", f"every change between adjacent levels below {MARGIN} standard deviations"
+
+
+VERDICT_COLUMNS = ["players", "figure", "item", "label", "unit", "section", "parity", "levels", "verdict",
+                   "direction", "reason"]  # fmt: skip
+
+
+def ladder_verdicts(ladder: pd.DataFrame) -> pd.DataFrame:
+    """One row per player count and headline figure: its value, interval and games at each level
+    (``L1``, ``L1_lo``, ``L1_hi``, ``L1_games``, ...; NaN where not measured), the levels it was
+    measured at, and its verdict (``judge``), direction and reason."""
+    rows = []
+    top = max([3, *ladder["level"].astype(int)]) if len(ladder) else 3
+    for (players, figure, item), g in ladder.groupby(["players", "figure", "item"], sort=False):
+        g = g.sort_values("level")
+        first = g.iloc[0]
+        parity = float(first["parity"])
+        levels = [(r.unit, r.value, r.lo, r.hi, r.n) for r in g.itertuples()]
+        verdict, direction, reason = judge(levels, parity)
+        row = {"players": players, "figure": figure, "item": item, "label": first["label"], "unit": first["unit"],
+               "section": first["section"], "parity": parity, "levels": len(g), "verdict": verdict,
+               "direction": direction, "reason": reason}  # fmt: skip
+        for k in range(1, top + 1):
+            r = g[g["level"] == k]
+            ok = len(r) == 1
+            row[f"L{k}_policy"] = str(r["policy"].iloc[0]) if ok else ""
+            for col, name in (("value", f"L{k}"), ("lo", f"L{k}_lo"), ("hi", f"L{k}_hi")):
+                row[name] = float(r[col].iloc[0]) if ok else np.nan
+            row[f"L{k}_games"] = int(r["games"].iloc[0]) if ok else 0
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return pd.DataFrame(columns=VERDICT_COLUMNS)
+    order = list(A.HEADLINE_SECTIONS)
+    out["_order"] = out["figure"].map(order.index)
+    return out.sort_values(["_order", "players"], kind="stable").drop(columns="_order").reset_index(drop=True)
+
+
+def verdict_counts(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Per player count: how many headline figures are stable, strength-dependent, not settled,
+    or measured at one level, and the levels measured (with their games)."""
+    rows = []
+    for players, g in verdicts.groupby("players"):
+        counts = g["verdict"].value_counts()
+        levels = [k for k in range(1, 10) if f"L{k}_games" in g and g[f"L{k}_games"].max() > 0]
+        measured = ", ".join(f"L{k} {next(p for p in g[f'L{k}_policy'] if p)}: {int(g[f'L{k}_games'].max()):,} games"
+                             for k in levels)  # fmt: skip
+        rows.append({"players": int(players), "levels": measured, "figures": len(g),
+                     **{v: int(counts.get(v, 0)) for v in VERDICTS}})  # fmt: skip
+    return pd.DataFrame(rows, columns=["players", "levels", "figures", *VERDICTS])
+
+
+def _value(unit: str, v: float, lo: float, hi: float) -> str:
+    if not np.isfinite(v):
+        return "–"
+    if unit == "rate":
+        d = 1 if hi - lo >= 0.002 else 2 if hi - lo >= 0.0002 else 3
+        return f"{100 * v:.{d}f}% [{100 * lo:.{d}f}, {100 * hi:.{d}f}]"
+    return f"{v:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
+def _fields(row) -> dict:
+    return row._asdict() if hasattr(row, "_asdict") else dict(row)
+
+
+def measured_levels(row) -> list[int]:
+    """The levels a verdict row's figure was measured at."""
+    r = _fields(row)
+    return [k for k in range(1, 10) if f"L{k}" in r and np.isfinite(r[f"L{k}"])]
+
+
+def level_value(row, k: int) -> str:
+    """A verdict row's figure at level k as the page shows it: value, interval and games."""
+    r = _fields(row)
+    if not np.isfinite(r.get(f"L{k}", np.nan)):
+        return "not measured"
+    return f"{_value(r['unit'], r[f'L{k}'], r[f'L{k}_lo'], r[f'L{k}_hi'])}, {int(r[f'L{k}_games']):,} games"
+
+
+def values_text(row) -> str:
+    """A verdict row's figure at every level it was measured at, each named by its play."""
+    r = _fields(row)
+    return ", ".join(f"{_value(r['unit'], r[f'L{k}'], r[f'L{k}_lo'], r[f'L{k}_hi'])} {level_words(k, r[f'L{k}_policy'])}"
+                     for k in measured_levels(r))  # fmt: skip
+
+
+def verdict_sentence(row) -> str:
+    """A verdict row in words: the verdict, then the values at every level and their direction,
+    or why the data cannot settle it."""
+    r = _fields(row)
+    if r["verdict"] == "strength-dependent":
+        return f"strength-dependent: it {r['direction']} ({values_text(r)})"
+    if r["verdict"] == "one level":
+        return f"one level: no strength check was possible ({values_text(r)})"
+    return f"{r['verdict']}: {r['reason']} ({values_text(r)})"

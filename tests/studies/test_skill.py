@@ -1,0 +1,143 @@
+"""Skill studies: the plan's cells, each matrix cell equal to the comparison it stands for, the
+skill gap's paired change recomputed block by block, resumption cell by cell, and refusals."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from smsim.errors import DatasetError, PolicyError, SimulationError, SkillError
+from smsim.intervals import Z_95, mean_and_interval
+from smsim.rules import Rules
+from smsim.studies import skill as K
+from smsim.studies.compare import compare
+from smsim.studies.sweep import plan_variants
+
+
+def test_cells_of_a_plan():
+    four = K.plan_skill(4, ["random", "greedy", "balanced"], games=400, seed=1)
+    assert [(c.row, c.col) for c in four.cells()] == [
+        ("random", "greedy"), ("random", "balanced"), ("greedy", "random"), ("greedy", "balanced"),
+        ("balanced", "random"), ("balanced", "greedy")]  # fmt: skip
+    assert four.cells()[0].lineup(4) == ["random", "greedy", "greedy", "greedy"]
+    # at 2 players a comparison of the two levels gives both cells: one per pair
+    two = K.plan_skill(2, ["random", "greedy", "balanced"], games=400, seed=1, caps={"balanced": 100})
+    assert [(c.row, c.col, c.games) for c in two.cells()] == [
+        ("random", "greedy", 400), ("random", "balanced", 100), ("greedy", "balanced", 100)]
+    # variants add the skill gap's cell under each, with the baseline's once
+    variants = plan_variants(vary=["side_defence=1,3"])
+    gap = K.plan_skill(4, ["greedy", "random"], games=200, seed=1, variants=variants)
+    assert [(c.variant, c.row, c.col) for c in gap.cells()][-3:] == [(0, *K.GAP), (1, *K.GAP), (2, *K.GAP)]
+    with_gap = K.plan_skill(2, ["balanced", "learned"], games=200, seed=1, variants=variants)
+    assert [(c.variant, c.row, c.col) for c in with_gap.cells()] == [
+        (0, "balanced", "learned"), (1, *K.GAP), (2, *K.GAP)]  # the matrix's cell serves the baseline
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"levels": ["greedy"]}, SkillError, "at least 2 levels"),
+    ({"levels": ["greedy", "greedy"]}, SkillError, "named twice"),
+    ({"levels": ["greedy", "genius"]}, PolicyError, "genius"),
+    ({"caps": {"walls": 10}}, SkillError, "--cap walls: not a level"),
+    ({"caps": {"greedy": 0}}, SkillError, "at least 1"),
+    ({"players": 6}, SimulationError, "players"),
+    ({"games": 0}, SimulationError, "games"),
+])  # fmt: skip
+def test_a_bad_plan_is_refused(kwargs, error, match):
+    args = {"players": 2, "levels": ["greedy", "random"], "games": 10, "seed": 1, **kwargs}
+    with pytest.raises(error, match=match):
+        K.plan_skill(**args)
+
+
+@pytest.fixture(scope="module")
+def studies(tmp_path_factory):
+    root = tmp_path_factory.mktemp("skill")
+    variants = plan_variants(vary=["rotation_cost=0"])
+    two = K.plan_skill(2, ["greedy", "balanced", "learned"], games=300, seed=11, variants=variants)
+    three = K.plan_skill(3, ["random", "greedy"], games=150, seed=12)
+    return {"two": (two, K.run_skill(two, root / "two", threads=2)),
+            "three": (three, K.run_skill(three, root / "three", threads=2)), "root": root}
+
+
+def test_every_cell_is_the_comparison_it_stands_for(studies):
+    """Each matrix entry is the win share of the row's seats in ``compare ROW COL ...``, recomputed
+    here with compare itself, and its interval the normal one over blocks."""
+    for name in ("two", "three"):
+        plan, result = studies[name]
+        m = result.matrix.set_index(["row", "col"])
+        for cell in plan.cells():
+            if cell.variant:
+                continue
+            got = compare(cell.lineup(plan.players), plan.players, cell.games, seed=plan.seed)
+            for row, col in ((cell.row, cell.col), (cell.col, cell.row)) if plan.players == 2 else ((cell.row, cell.col),):
+                want = got.table.loc[row]
+                r = m.loc[(row, col)]
+                assert (r.share, r.lo, r.hi) == pytest.approx((want.win_share, want.win_lo, want.win_hi), rel=1e-12)
+                assert r.blocks == got.blocks and r.games == got.blocks * got.games_per_block
+                assert r.parity == pytest.approx(1 / plan.players)
+    # at 2 players the two cells of a pair share every game: their shares sum to 1
+    m = studies["two"][1].matrix.set_index(["row", "col"])
+    for row, col in [("greedy", "balanced"), ("balanced", "learned")]:
+        assert m.loc[(row, col), "share"] + m.loc[(col, row), "share"] == pytest.approx(1.0)
+    assert m.loc[("learned", "greedy"), "share"] > 0.8  # the ladder is a ladder
+    three = studies["three"][1].matrix.set_index(["row", "col"])
+    assert three.loc[("greedy", "random"), "share"] > 1 / 3 > three.loc[("random", "greedy"), "share"]
+
+
+def test_the_skill_gap_and_its_paired_change(studies):
+    """The gap is one learned seat's share minus parity; a variant's change is the mean over the
+    same blocks of the difference of that share, with the normal interval of the differences."""
+    plan, result = studies["two"]
+    base = compare(list(K.GAP), 2, 300, seed=plan.seed).block_shares[:, 0]
+    free = compare(list(K.GAP), 2, 300, seed=plan.seed, rules=plan.variants[1].rules).block_shares[:, 0]
+    g = result.gaps.set_index("variant")
+    m, lo, hi, _ = mean_and_interval(base)
+    assert (g.loc["baseline", "gap"], g.loc["baseline", "gap_lo"], g.loc["baseline", "gap_hi"]) == \
+        pytest.approx((m - 0.5, lo - 0.5, hi - 0.5), rel=1e-12)  # fmt: skip
+    assert result.gap()[:3] == pytest.approx((m - 0.5, lo - 0.5, hi - 0.5), rel=1e-12)
+    d, dlo, dhi, n = mean_and_interval(free - base)
+    r = g.loc["rotation_cost=0"]
+    assert (r["diff"], r.diff_lo, r.diff_hi, r.blocks) == (pytest.approx(d), pytest.approx(dlo), pytest.approx(dhi), n)
+    half = Z_95 * np.sqrt(free.var(ddof=1) / n + base.var(ddof=1) / n)
+    assert (r.unpaired_lo, r.unpaired_hi) == (pytest.approx(d - half), pytest.approx(d + half))
+    assert r.changes == "rotation_cost = 0" and np.isfinite(r.rounds_diff)
+    assert r.rounds_diff < 0  # free rotation ends games sooner
+    assert K.gap_verdict(0.02, 0.01, 0.03) == "more skill" and K.gap_verdict(-0.02, -0.03, -0.01) == "more luck"
+    assert K.gap_verdict(0.0, -0.01, 0.01) == "no change shown"
+
+
+def test_a_study_resumes_cell_by_cell(studies, monkeypatch):
+    plan, result = studies["three"]
+    path = studies["root"] / "three"
+    before = {f: (path / f).read_bytes() for f in ("matrix.csv", "gaps.csv")}
+    (path / "cells" / plan.cells()[1].file()).unlink()
+    (path / "cells" / ".stray.parquet.tmp").write_bytes(b"cut")  # a cell cut short: never read
+    played = []
+    real = K.play_cell
+    monkeypatch.setattr(K, "play_cell", lambda p, c, *a, **k: played.append(c) or real(p, c, *a, **k))
+    again = K.run_skill(plan, path, threads=1)
+    assert played == [plan.cells()[1]]  # only the missing cell, on another thread count
+    assert {f: (path / f).read_bytes() for f in before} == before
+    pd.testing.assert_frame_equal(again.matrix, result.matrix)
+
+
+def test_another_plan_or_a_foreign_directory_is_refused(studies, tmp_path):
+    plan, _ = studies["three"]
+    other = K.plan_skill(3, ["random", "greedy"], games=151, seed=12)
+    with pytest.raises(DatasetError, match="holds another skill study"):
+        K.check_skill_out(studies["root"] / "three", other)
+    (tmp_path / "foreign").mkdir()
+    (tmp_path / "foreign" / "x.txt").write_text("x")
+    with pytest.raises(DatasetError, match="holds no skill study"):
+        K.check_skill_out(tmp_path / "foreign", plan)
+    with pytest.raises(DatasetError, match="local directory"):
+        K.check_skill_out("memory://skill", plan)
+    assert not K.is_skill(tmp_path / "foreign")
+    with pytest.raises(DatasetError, match="not a skill study"):
+        K.read_skill(tmp_path / "foreign")
+
+
+def test_a_study_under_other_rules_plays_them():
+    variant = Rules(rotation_cost=0)
+    plan = K.plan_skill(2, ["greedy", "random"], games=10, seed=1, rules=variant)
+    assert plan.variants[0].rules == variant and plan.identity()["variants"][0]["rules"] == variant.to_dict()
+    assert K.plan_skill(2, ["greedy", "random"], games=10, seed=1).identity()["variants"][0]["rules"] == \
+        Rules().to_dict()  # fmt: skip
