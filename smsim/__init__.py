@@ -8,6 +8,7 @@ The heavy entry points load on first use: ``smsim.simulate``, ``smsim.simulate_t
 ``smsim.simulate_summary``, ``smsim.load``, ``smsim.compare``, ``smsim.tune`` (the heuristic's
 weights by CMA-ES, in ``smsim.studies.tune``), ``smsim.sweep`` (rule variants on common dice),
 ``smsim.fairness`` (the per-seat compensation that evens out the seats' win rates),
+``smsim.skill`` (how much skill matters: the win-rate matrix of levels of play, the skill gap),
 ``smsim.play_game``, and for balance reports ``smsim.report_tables`` (the report's tables as
 DataFrames) and ``smsim.make_report``.
 """
@@ -34,6 +35,7 @@ _LAZY = {
     "report_tables": ("smsim.report.tables", "report_tables"),
     "make_report": ("smsim.report.page", "report"),
     "fairness": ("smsim.studies.fairness", "fairness"),
+    "skill": ("smsim.studies.skill", "skill"),
 }
 __all__ = ["Rules", "RulesError", "load_rules", "__version__", *_LAZY]
 

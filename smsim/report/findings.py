@@ -476,6 +476,16 @@ def _variant(ctx: Context) -> list[Finding]:
     return out
 
 
+def rounds_words(d: float, lo: float, hi: float) -> str:
+    """A paired change of game length in words: "its games end 4.85 [4.82, 4.88] rounds sooner"."""
+    if not all(np.isfinite(x) for x in (d, lo, hi)):
+        return "its game length is not measured"
+    if lo <= 0 <= hi:
+        return f"its games last as long as the baseline's ({_fmt(d, lo, hi, 'rounds', signed=True)})"
+    way, (a, b) = ("sooner", (-hi, -lo)) if d < 0 else ("later", (lo, hi))
+    return f"its games end {abs(d):.2f} [{a:.2f}, {b:.2f}] rounds {way}"
+
+
 SKILL_NOTE = ("No strength check applies: the skill gap is itself a comparison of two strengths of play (one "
               "`learned` seat against `balanced`).")  # fmt: skip
 
@@ -513,8 +523,7 @@ def _skill_variant(ctx: Context) -> list[Finding]:
             if not np.isfinite(r.diff_lo):
                 continue
             more = "more" if r.diff > 0 else "less"
-            rounds = (f"; its games last {_fmt(r.rounds_diff, r.rounds_diff_lo, r.rounds_diff_hi, 'rounds', signed=True)}"
-                      " more than the baseline's" if np.isfinite(r.rounds_diff) else "")  # fmt: skip
+            rounds = f"; {rounds_words(r.rounds_diff, r.rounds_diff_lo, r.rounds_diff_hi)}"
             out.append(Finding("skill_variant", f"{r.variant} at {res.players} players",
                                f"The rule variant that moves the skill gap most is {r.variant} ({r.changes}): it makes "
                                f"the game {more} a game of skill, moving the gap by "

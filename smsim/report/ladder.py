@@ -16,9 +16,10 @@ games alone, with its 95% interval; the verdict compares adjacent levels, weakes
   ``MARGIN``: the data rule out a change of more than a tenth of a standard deviation;
 - **one level**: the figure was measured at one level only: no strength check is possible.
 
-Differences are taken on the scale of the effect sizes of ``report.findings``: a rate by its
-arcsine square root (Cohen's h, well defined at 0 and 1), any other figure in units of its
-standard deviation per row (Cohen's d, from its interval and the rows it averages). The margin of
+Differences are taken on the scale of the effect sizes of ``report.findings``: a rate (a share of
+seats, games or attacks) by its arcsine square root (Cohen's h, well defined at 0 and 1), any
+other figure in units of its standard deviation per row (Cohen's d, from its interval and the rows
+it averages), a share of VP (unit "share": shown in percent, but no rate of yes-or-no rows) too. The margin of
 0.1 is half of what is conventionally a small effect (0.2): "stable" is an equivalence claim, not
 the absence of evidence, so a small sample at a level says "not settled" rather than "stable".
 
@@ -46,7 +47,7 @@ MARGIN = 0.1
 VERDICTS = ("stable", "strength-dependent", "not settled", "one level")
 """Every verdict a figure can get, in the order the report counts them."""
 
-LEVEL_WORDS = {1: "under `{}`", 2: "under `{}`", 3: "under search (`{}`)"}
+LEVEL_WORDS = {1: "under `{}`", 2: "under `{}`", 3: "under search with `{}`"}
 """How a sentence names play at a level of the ladder."""
 
 
@@ -63,7 +64,7 @@ def level_sources(data: A.ReportData) -> dict[int, dict[int, list[int]]]:
     return {p: dict(sorted(levels.items())) for p, levels in sorted(out.items())}
 
 
-LADDER_COLUMNS = ["players", "level", "policy", "games", "figure", "item", "label", "unit", "section", "value", "lo",
+LADDER_COLUMNS = ["players", "level", "policy", "games", "planned", "figure", "item", "label", "unit", "section", "value", "lo",
                   "hi", "n", "parity"]  # fmt: skip
 
 
@@ -76,8 +77,10 @@ def ladder_table(data: A.ReportData) -> pd.DataFrame:
         for level, sources in levels.items():
             sub = data.select(sources)
             policy = sub.sources[0].seat_policies[0]
+            planned = sum(max(src.planned, src.games) for src in sub.sources)  # a resumable run stopped early
             for f in A.headline_figures(sub):
                 rows.append({"players": players, "level": level, "policy": policy, "games": sub.n_games,
+                             "planned": planned,
                              "figure": f.figure, "item": f.item, "label": f.label, "unit": f.unit,
                              "section": f.section, "value": f.value, "lo": f.lo, "hi": f.hi, "n": f.n,
                              "parity": f.parity})  # fmt: skip
@@ -166,6 +169,7 @@ def ladder_verdicts(ladder: pd.DataFrame) -> pd.DataFrame:
             for col, name in (("value", f"L{k}"), ("lo", f"L{k}_lo"), ("hi", f"L{k}_hi")):
                 row[name] = float(r[col].iloc[0]) if ok else np.nan
             row[f"L{k}_games"] = int(r["games"].iloc[0]) if ok else 0
+            row[f"L{k}_planned"] = int(r["planned"].iloc[0]) if ok else 0
         rows.append(row)
     out = pd.DataFrame(rows)
     if out.empty:
@@ -182,17 +186,22 @@ def verdict_counts(verdicts: pd.DataFrame) -> pd.DataFrame:
     for players, g in verdicts.groupby("players"):
         counts = g["verdict"].value_counts()
         levels = [k for k in range(1, 10) if f"L{k}_games" in g and g[f"L{k}_games"].max() > 0]
-        measured = ", ".join(f"L{k} {next(p for p in g[f'L{k}_policy'] if p)}: {int(g[f'L{k}_games'].max()):,} games"
-                             for k in levels)  # fmt: skip
+        measured = ", ".join(f"L{k} {next(p for p in g[f'L{k}_policy'] if p)}: {_games_of(g, k)}" for k in levels)
         rows.append({"players": int(players), "levels": measured, "figures": len(g),
                      **{v: int(counts.get(v, 0)) for v in VERDICTS}})  # fmt: skip
     return pd.DataFrame(rows, columns=["players", "levels", "figures", *VERDICTS])
 
 
+def _games_of(g: pd.DataFrame, k: int) -> str:
+    """The games of level k, and the games its run was started for where it stopped short."""
+    games, planned = int(g[f"L{k}_games"].max()), int(g[f"L{k}_planned"].max())
+    return f"{games:,} games" + (f" (of {planned:,} planned)" if planned > games else "")
+
+
 def _value(unit: str, v: float, lo: float, hi: float) -> str:
     if not np.isfinite(v):
         return "–"
-    if unit == "rate":
+    if unit in ("rate", "share"):
         d = 1 if hi - lo >= 0.002 else 2 if hi - lo >= 0.0002 else 3
         return f"{100 * v:.{d}f}% [{100 * lo:.{d}f}, {100 * hi:.{d}f}]"
     return f"{v:.2f} [{lo:.2f}, {hi:.2f}]"

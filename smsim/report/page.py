@@ -514,13 +514,7 @@ def skill_variant_sentence(r) -> str:
     """One variant's effect on the skill gap, with what it does to the game's length."""
     said = {"more skill": "more a game of skill", "more luck": "more a game of luck",
             "no change shown": "no distinguishable change of the skill gap", "no data": "no data"}  # fmt: skip
-    rounds = ""
-    if np.isfinite(r.rounds_diff):
-        way = "sooner" if r.rounds_diff < 0 else "later"
-        apart = r.rounds_diff_hi < 0 or r.rounds_diff_lo > 0
-        rounds = (f"; its games end {abs(r.rounds_diff):.2f} [{abs(r.rounds_diff_hi if r.rounds_diff < 0 else r.rounds_diff_lo):.2f}, "
-                  f"{abs(r.rounds_diff_lo if r.rounds_diff < 0 else r.rounds_diff_hi):.2f}] rounds {way}"
-                  if apart else "; its games last as long as the baseline's")  # fmt: skip
+    rounds = f"; {F.rounds_words(r.rounds_diff, r.rounds_diff_lo, r.rounds_diff_hi)}"
     return (f"{r.variant} ({r.changes}): {said[gap_verdict(r.diff, r.diff_lo, r.diff_hi)]}, the gap "
             f"{_points(r.gap, r.gap_lo, r.gap_hi)} points against the baseline's, a change of "
             f"{_points(r.diff, r.diff_lo, r.diff_hi)} points on the same dice{rounds}.")  # fmt: skip
@@ -639,7 +633,8 @@ def variants_section(sets: list, tables: list | None = None) -> tuple[Section, l
                                                             ("cannons_changed_winner", "how often cannons change the winner"),
                                                             ("vp_total", "the mean final VP"))]  # fmt: skip
         said = "; ".join(f"{label} most: {who}" if who else f"{label}: no variant distinguishably" for label, who in moves)
-        glance.append(f"Rule variants ({vs.players} players, {len(vs.variants) - 1} variants, {vs.games:,} games each): "
+        glance.append(f"Rule variants ({vs.players} players, {', '.join(dict.fromkeys(vs.policies))} at the table, "
+                      f"{len(vs.variants) - 1} variants, {vs.games:,} games each): "
                       f"moving {said} (section \"Rule variants\").")  # fmt: skip
     return s, glance
 
@@ -860,12 +855,15 @@ def _games_line(data: A.ReportData, variants: list, compensations: list, skills:
     games of the ladder's upper levels, the variants', the skill studies' and the fairness searches'."""
     main = data.main()
     parts = [f"{main.n_games:,} games in the sections on the standard heuristics"]
-    upper: dict[str, int] = {}
+    upper: dict[str, list[int]] = {}
     for src in data.sources:
         if src.stronger:
-            upper[src.seat_policies[0]] = upper.get(src.seat_policies[0], 0) + src.games
-    for policy, games in upper.items():
-        parts.append(f"{games:,} mirror games of `{policy}` ({level_name(policy).split()[0]})")
+            n = upper.setdefault(src.seat_policies[0], [0, 0, src.level])
+            n[0] += src.games
+            n[1] += max(src.planned, src.games)
+    for policy, (games, planned, level) in upper.items():
+        of = f"; of {planned:,} planned" if planned > games else ""
+        parts.append(f"{games:,} mirror games of `{policy}` (L{level}{of})")
     for vs in variants:
         parts.append(f"a baseline and {len(vs.variants) - 1} rules variants of {vs.games:,} games each "
                      f"({vs.players} players, {', '.join(dict.fromkeys(vs.policies))})")  # fmt: skip
@@ -936,7 +934,7 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     made = f"Made by smsim {__version__} on {now} from {_games_line(data, variants, compensations, skills)}."
     md = [f"# {title}", "", made, "", "Contents: " + " · ".join(f"[{t}](#{slug(t)})" for t in titles), ""]
     nav = " ".join(f'<a href="#{slug(t)}">{html.escape(t)}</a>' for t in titles)
-    body = [f'<nav class="toc">{nav}</nav>', f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(made)}</p>"]
+    body = [f'<nav class="toc">{nav}</nav>', f"<h1>{html.escape(title)}</h1>", f"<p>{_html_text(made)}</p>"]
 
     items, notes = findings_lines(found, main.n_games)
     md += ["## Key findings", ""] + [f"{k}. {text} ([{sec}](#{slug(sec)}))" for k, (text, sec) in

@@ -503,7 +503,7 @@ def ladder_figure(rows: pd.DataFrame, section: str) -> Plot | None:
     names = {k: next((p for p in rows[f"L{k}_policy"] if p), f"L{k}") for k in levels}
     for ax, (title, g, minus_parity) in zip(axes, panels):
         unit = str(g["unit"].iloc[0]) if len(g) else "vp"
-        scale = 100.0 if unit == "rate" else 1.0
+        scale = 100.0 if unit in ("rate", "share") else 1.0
         for c, p in enumerate(players):
             r = g[g["players"] == p]
             if r.empty:
@@ -522,7 +522,7 @@ def ladder_figure(rows: pd.DataFrame, section: str) -> Plot | None:
         ax.set_title(title if len(title) < 44 else title[:42] + "…", fontsize="small")
         ax.set_xticks(levels, [f"L{k}\n{names[k]}" for k in levels], fontsize="x-small")
         ax.set_xlim(min(levels) - 0.4, max(levels) + 0.4)
-        ax.set_ylabel("points" if minus_parity else {"rate": "%", "vp": "VP", "rounds": "rounds"}.get(unit, unit),
+        ax.set_ylabel("points" if minus_parity else {"rate": "%", "share": "%", "vp": "VP", "rounds": "rounds"}.get(unit, unit),
                       fontsize="small")  # fmt: skip
     for ax in axes[len(panels):]:
         ax.set_visible(False)

@@ -64,6 +64,7 @@ class Source:
     seat_policies: tuple[str, ...] = ()  # simulate: the policy of each seat
     planned: int = 0  # the games the run was started for (a resumable run may hold fewer so far)
     level: int = 0  # a mirror of the ladder's level k (1 = L1); 0: not a level of the ladder
+    number: int = 0  # its rows' ``source`` value: its place among the datasets read
 
     @property
     def stronger(self) -> bool:
@@ -86,12 +87,13 @@ class ReportData:
         return len(self.games)
 
     def select(self, indices: list[int]) -> ReportData:
-        """The rows and provenance of the sources ``indices`` alone (rows keep their ``source``
-        number and cluster, so intervals are the same as in the whole)."""
+        """The rows and provenance of the sources ``indices`` (places in ``sources``) alone (rows
+        keep their ``source`` number and cluster, so intervals are the same as in the whole)."""
         keep = sorted(set(indices))
+        numbers = [self.sources[i].number for i in keep]
 
         def pick(df: pd.DataFrame) -> pd.DataFrame:
-            return df[df["source"].isin(keep)].reset_index(drop=True) if len(df) else df
+            return df[df["source"].isin(numbers)].reset_index(drop=True) if len(df) else df
 
         return ReportData(pick(self.seats), pick(self.games), self.rules, [self.sources[i] for i in keep])
 
@@ -168,6 +170,7 @@ def read_report_data(paths: list[str | Path], ladder: tuple[str, ...] = LADDER) 
         if not path.is_dir():
             raise DatasetError(f"{str(path)!r} is not a directory")
         seats, games, rules, src = _read_one(path)
+        src.number = i
         if src.kind == "simulate" and len(set(src.seat_policies)) == 1 and src.seat_policies[0] in ladder:
             src.level = ladder.index(src.seat_policies[0]) + 1
         if rules_dict is None:
@@ -661,7 +664,7 @@ class Figure:
     figure: str
     item: str
     label: str
-    unit: str  # "rate", "vp" or "rounds"
+    unit: str  # "rate" (of yes-or-no rows), "share" (of VP, shown in percent), "vp" or "rounds"
     section: str  # the report section it heads
     value: float
     lo: float
@@ -683,23 +686,25 @@ def headline_figures(data: ReportData) -> list[Figure]:
     """The headline figures of a mirror sample of one player count, in the report's order, each
     from the report's own table: ``church_vp_share``, ``bonus_value`` (its ``vp_difference``),
     ``cannons_changed_winner``, ``defence_vs_strength``, ``seat_advantage``, ``vp_source_means``
-    and ``game_length``."""
+    and ``game_length``. ``n`` is the independent units behind a figure: its games (the games an
+    attack came, for an attack), since the seats of a game are not independent of each other."""
     out: list[Figure] = []
+    games = data.n_games
     sec = HEADLINE_SECTIONS
     for r in church_vp_share(data).itertuples():
-        out.append(Figure("church_vp_share", "", "Church VP share of total VP", "rate", sec["church_vp_share"],
-                          r.church_vp_share, r.church_vp_share_lo, r.church_vp_share_hi, int(r.seats)))  # fmt: skip
+        out.append(Figure("church_vp_share", "", "Church VP share of total VP", "share", sec["church_vp_share"],
+                          r.church_vp_share, r.church_vp_share_lo, r.church_vp_share_hi, games))  # fmt: skip
     for r in bonus_value(data).itertuples():
         if np.isfinite(r.vp_difference):
             out.append(Figure("wall_bonus", r.side, f"The {r.side} side's bonus ({r.bonus}): VP ahead of seats "
                               "without it", "vp", sec["wall_bonus"], r.vp_difference, r.vp_difference_lo,
-                              r.vp_difference_hi, int(r.completers)))  # fmt: skip
+                              r.vp_difference_hi, games))  # fmt: skip
     for r in cannons_changed_winner(data).itertuples():
         out.append(Figure("cannons_changed_winner", "", "Cannon losses change the winner", "rate",
                           sec["cannons_changed_winner"], r.changed, r.changed_lo, r.changed_hi, int(r.games)))  # fmt: skip
     for r in defence_vs_strength(data).itertuples():
         out.append(Figure("attack_held", str(r.attack), f"Attack {r.attack} (strength {r.strength}) held by a seat",
-                          "rate", sec["attack_held"], r.held, r.held_lo, r.held_hi, int(r.n)))  # fmt: skip
+                          "rate", sec["attack_held"], r.held, r.held_lo, r.held_hi, int(r.n) // int(r.players)))  # fmt: skip
     for r in seat_advantage(data).itertuples():
         who = " (the start player)" if r.seat == 0 else ""
         out.append(Figure("seat_win", str(r.seat), f"Seat {r.seat}{who} wins", "rate", sec["seat_win"], r.win,
@@ -707,7 +712,7 @@ def headline_figures(data: ReportData) -> list[Figure]:
     for r in vp_source_means(data).itertuples():
         out.append(Figure("vp_by_source", r.vp_source, f"Mean VP per seat: {r.vp_source}", "vp",
                           VP_SOURCE_SECTIONS.get(r.vp_source, sec["vp_by_source"]), r.vp, r.vp_lo, r.vp_hi,
-                          len(data.seats)))  # fmt: skip
+                          games))  # fmt: skip
     for r in game_length(data).itertuples():
         out.append(Figure("game_length", "", "Game length (rounds)", "rounds", sec["game_length"], r.rounds,
                           r.rounds_lo, r.rounds_hi, int(r.games)))  # fmt: skip

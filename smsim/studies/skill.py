@@ -48,7 +48,7 @@ from smsim.runs.dataset import policy_identity
 from smsim.runs.spec import verify_games
 from smsim.runs.storage import is_url, unwritable, write_text
 from smsim.studies.compare import compare
-from smsim.studies.sweep import BASELINE, Variant
+from smsim.studies.sweep import BASELINE, Variant, plan_variants
 
 LADDER = ("balanced", "learned", "rollout-learned")
 """The report's three strengths of play, weakest first: L1, L2 and L3."""
@@ -254,6 +254,20 @@ def run_skill(plan: SkillPlan, out: str | Path, threads: int | None = None, comm
     return result
 
 
+def skill(players: int, out: str | Path, levels: list[str] = DEFAULT_LEVELS, games: int = 20_000, seed: int = 0,
+          caps: dict[str, int] | None = None, vary: list[str] = (), variants: list[str] = (),
+          rules: Rules | None = None, threads: int | None = None) -> SkillResult:  # fmt: skip
+    """A skill study from Python, as ``smsim skill``: the matrix of ``levels`` at ``players``
+    players and, with ``vary`` (``field=v1,v2``) or ``variants`` (shipped names or
+    ``NAME=FILE.toml``), the skill gap under each, each field alone around ``rules``.
+
+    >>> result = smsim.skill(4, "runs/skill4", games=8000)   # doctest: +SKIP
+    >>> result.matrix, result.gap()                          # doctest: +SKIP
+    """
+    planned = plan_variants(list(vary), list(variants), True, rules) if vary or variants else []
+    return run_skill(plan_skill(players, levels, games, seed, caps, planned, rules), out, threads)
+
+
 # -- reading and the tables -----------------------------------------------------------------------
 @dataclass
 class SkillResult:
@@ -273,7 +287,10 @@ class SkillResult:
     command: str
 
     def gap(self) -> tuple[float, float, float, int] | None:
-        """The baseline's skill gap (value, lo, hi, games), or None where the matrix lacks the cell."""
+        """The baseline's skill gap (value, lo, hi, games), or None where the study lacks its cell."""
+        if len(self.gaps) and self.gaps["variant"].iloc[0] == BASELINE:
+            r = self.gaps.iloc[0]
+            return float(r.gap), float(r.gap_lo), float(r.gap_hi), int(r.blocks) * self.players
         m = self.matrix
         r = m[(m["row"] == GAP[0]) & (m["col"] == GAP[1])]
         if r.empty or not np.isfinite(r["share"].iloc[0]):
@@ -309,7 +326,7 @@ def read_skill(path: str | Path) -> SkillResult:
         except Exception as exc:  # pyarrow raises several kinds for a damaged file
             raise DatasetError(f"{str(f)!r} cannot be read ({exc})") from None
         games = len(blocks) * players  # compare plays whole blocks of one game per seat
-        if cell.variant == 0:
+        if cell.variant == 0 and cell.row in plan.levels and cell.col in plan.levels:
             pairs = [(cell.row, cell.col, blocks["row_share"])]
             if players == 2:
                 pairs.append((cell.col, cell.row, blocks["col_share"]))

@@ -55,6 +55,12 @@ def test_levels_are_the_mirrors_of_the_ladder(ladder_runs):
     plain = read_report_data(paths)
     assert [s.level for s in plain.sources] == [1, 0, 2, 0]
     assert LA.level_sources(data) == {4: {1: [0], 2: [2], 3: [3]}}
+    # the upper levels first: the main data's second source is still the mixed run, rows and all
+    shuffled = read_report_data([ladder_runs[k] for k in ("lrn4", "bal4", "cheap4", "mixed4")], ladder=LADDER)
+    main = shuffled.main()
+    assert [s.path for s in main.sources] == [ladder_runs["bal4"], ladder_runs["mixed4"]]
+    assert len(main.select([1]).seats) == 20 * 4 and len(main.select([0]).seats) == 400 * 4
+    assert set(main.select([1]).seats["field"]) == {main.sources[1].field}
 
 
 def test_each_figure_is_its_level_alone(ladder_runs):
@@ -77,7 +83,7 @@ def test_each_figure_is_its_level_alone(ladder_runs):
         assert rows.loc[("game_length", ""), ["value", "lo", "hi"]].tolist() == \
             pytest.approx([r.mean(), r.mean() - half, r.mean() + half], rel=1e-9)  # fmt: skip
         assert set(rows["games"]) == {len(games)} and set(rows["policy"]) == {seats["policy"].iloc[0]}
-        assert rows.loc[("game_length", ""), "n"] == len(games)
+        assert rows.loc[("game_length", ""), "n"] == rows.loc[("vp_by_source", "total"), "n"] == len(games)
         assert rows.loc[("vp_by_source", "church_vp"), "section"] == "Church series"  # shown with its topic
     # the figures are the report's own: the same as headline_figures on the level's games alone
     one = read_report_data([ladder_runs["lrn4"]], ladder=LADDER)
@@ -98,6 +104,10 @@ def test_each_figure_is_its_level_alone(ladder_runs):
     ([("rate", 0.26, 0.255, 0.265, 10**5), ("rate", 0.255, 0.245, 0.265, 30_000)], 0.25, ("not settled", "")),
     ([("vp", 44.0, 43.9, 44.1, 10**5), ("vp", 44.02, 43.92, 44.12, 10**5)], np.nan, ("stable", "")),
     ([("rate", 0.26, 0.255, 0.265, 10**5)], np.nan, ("one level", "")),
+    # a share of VP is judged by its own spread per row, not as a rate of yes-or-no rows: a point
+    # of church share on 800 seats is not ruled out, though it is a small h
+    ([("share", 0.4755, 0.4751, 0.4759, 600_000), ("share", 0.467, 0.456, 0.478, 800)], np.nan, ("not settled", "")),
+    ([("rate", 0.4755, 0.4751, 0.4759, 600_000), ("rate", 0.467, 0.456, 0.478, 800)], np.nan, ("stable", "")),
 ])  # fmt: skip
 def test_the_verdict_follows_the_stated_rule(levels, parity, want):
     verdict, direction, reason = LA.judge(levels, parity)
@@ -135,3 +145,16 @@ def test_small_samples_are_not_settled_and_one_level_has_no_check(ladder_runs):
     assert set(one["verdict"]) == {"one level"}
     assert all("no strength check was possible" in LA.verdict_sentence(r) for r in one.to_dict("records"))
     assert LA.ladder_verdicts(LA.ladder_table(read_report_data([ladder_runs["mixed4"]], ladder=LADDER))).empty
+
+
+def test_a_level_stopped_short_says_how_many_games_were_planned(ladder_runs, tmp_path):
+    import shutil
+
+    cut = tmp_path / "cheap4"
+    shutil.copytree(ladder_runs["cheap4"], cut)
+    for kind in ("seats", "games"):  # as if stopped after its first part of 8 games
+        for f in sorted((cut / kind).glob("part-*.parquet"))[1:]:
+            f.unlink()
+    data = read_report_data([ladder_runs["bal4"], str(cut)], ladder=("balanced", "cheap"))
+    counts = LA.verdict_counts(LA.ladder_verdicts(LA.ladder_table(data)))
+    assert counts.loc[0, "levels"] == "L1 balanced: 400 games, L2 cheap: 8 games (of 24 planned)"

@@ -141,3 +141,23 @@ def test_a_study_under_other_rules_plays_them():
     assert plan.variants[0].rules == variant and plan.identity()["variants"][0]["rules"] == variant.to_dict()
     assert K.plan_skill(2, ["greedy", "random"], games=10, seed=1).identity()["variants"][0]["rules"] == \
         Rules().to_dict()  # fmt: skip
+
+
+def test_the_python_entry_point_and_the_printout(tmp_path):
+    import io
+
+    from rich.console import Console
+
+    import smsim
+    from smsim.report.terminal import print_skill
+
+    result = smsim.skill(2, tmp_path / "s", levels=["greedy", "random"], games=40, seed=3, variants=["free-rotation"])
+    assert result.matrix[["row", "col"]].values.tolist() == [["greedy", "random"], ["random", "greedy"]]
+    assert result.gaps["variant"].tolist() == ["baseline", "free-rotation"]
+    buf = io.StringIO()
+    print_skill(result, Console(file=buf, width=200))
+    out = buf.getvalue()
+    assert "One seat of the row's level against the column's" in out and "parity 50.0%" in out
+    share = result.matrix.iloc[0]
+    assert f"{100 * share.share:.1f}% [{100 * share.lo:.1f}, {100 * share.hi:.1f}]" in out
+    assert "skill gap (one learned seat against balanced, minus parity)" in out and "free-rotation" in out

@@ -302,7 +302,7 @@ def test_report_of_a_sweep_has_the_variants_section(defence_sweep, tmp_path):
     assert "paired interval of a difference is a median" in md
     assert "figures/variants_0_side_defence.png" in md and "figures/variants_0_differences.png" in md
     assert (tmp_path / "rep" / "tables" / "variants_0_headline.csv").is_file()
-    assert "Rule variants (4 players, 2 variants" in md.split("## Rule variants")[1].split("**In short**")[1]
+    assert "Rule variants (4 players, balanced at the table, 2 variants" in md.split("## Rule variants")[1].split("**In short**")[1]
 
 
 def test_report_compares_datasets_whose_rules_differ(tmp_path):
