@@ -154,7 +154,7 @@ def glance_sources(data: A.ReportData) -> dict[int, int]:
     game count stands behind every number of a row, and the ladder's L1 is the same games."""
     best: dict[int, tuple[bool, bool, int, int]] = {}
     for i, src in enumerate(data.sources):
-        if src.stronger or src.games == 0:
+        if src.upper_level or src.games == 0:
             continue
         key = (src.level == 1, src.fair_seating, src.games, -i)
         if src.players not in best or key > best[src.players]:
@@ -351,10 +351,10 @@ def _wall_bonus(ctx: Context) -> list[Finding]:
 def _wall_check(ctx: Context, players: int, side: str) -> tuple[str, str]:
     """The most valuable side across strengths of play: whether it is the most valuable at every
     level, and the ladder's verdict of its value."""
-    verdict, _ = strength_check(ctx, players, "wall_bonus", side, 0.0, True)
+    verdict, said_once = strength_check(ctx, players, "wall_bonus", side, 0.0, True)
     v = ctx.verdicts
     if verdict == NO_CHECK:
-        return verdict, _
+        return verdict, said_once
     rows = v[(v["players"] == players) & (v["figure"] == "wall_bonus")]
     row = rows[rows["item"] == side].iloc[0].to_dict()
     said = []
@@ -415,8 +415,7 @@ def _ladder_sets(ctx: Context) -> dict[tuple[int, str], tuple[int, object, pd.Da
     return out
 
 
-def _variant_check(ctx: Context, vs, variant: str, metric: str, diff: tuple[float, float, float], unit: str,
-                   games: int) -> tuple[str, str]:  # fmt: skip
+def _variant_check(ctx: Context, vs, variant: str, metric: str, diff: float, unit: str) -> tuple[str, str]:
     """A variant's effect across strengths of play: the same variant's effect on the same metric in
     a sweep of another ladder level (same players), judged as the ladder judges a figure."""
     policy = vs.policies[0] if len(set(vs.policies)) == 1 else None
@@ -436,7 +435,7 @@ def _variant_check(ctx: Context, vs, variant: str, metric: str, diff: tuple[floa
     if len(levels) < 2:
         return NO_CHECK, "No strength check was possible: no sweep of another level plays this variant."
     verdict, direction, reason = LA.judge([x[2] for x in levels])
-    above = diff[0] > 0
+    above = diff > 0
     parts = [f"{_holds(x[1], x[2], x[3], 0.0, above)} {LA.level_words(k, q)} ({_fmt(x[1], x[2], x[3], unit, signed=True)})"
              for k, q, x in levels[1:]]  # fmt: skip
     what = {"stable": "its size is stable across strengths of play",
@@ -459,8 +458,7 @@ def _variant(ctx: Context) -> list[Finding]:
                 if not np.isfinite(r.diff_lo):
                     continue
                 b = base.loc[r.metric]
-                verdict, strength = _variant_check(ctx, vs, variant, r.metric, (r.diff, r.diff_lo, r.diff_hi), r.unit,
-                                                   int(vs.games))  # fmt: skip
+                verdict, strength = _variant_check(ctx, vs, variant, r.metric, r.diff, r.unit)
                 found.append(Finding("variant", f"{variant} ({vs.policies[0]})",
                                      f"The rule variant with the largest effect is {variant}: it moves \"{r.label}\" "
                                      f"by {_fmt(r.diff, r.diff_lo, r.diff_hi, r.unit, signed=True)} from the "

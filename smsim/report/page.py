@@ -857,7 +857,7 @@ def _games_line(data: A.ReportData, variants: list, compensations: list, skills:
     parts = [f"{main.n_games:,} games in the sections on the standard heuristics"]
     upper: dict[str, list[int]] = {}
     for src in data.sources:
-        if src.stronger:
+        if src.upper_level:
             n = upper.setdefault(src.seat_policies[0], [0, 0, src.level])
             n[0] += src.games
             n[1] += max(src.planned, src.games)

@@ -67,7 +67,7 @@ class Source:
     number: int = 0  # its rows' ``source`` value: its place among the datasets read
 
     @property
-    def stronger(self) -> bool:
+    def upper_level(self) -> bool:
         """A mirror of a level above the first: described by the ladders alone."""
         return self.level > 1
 
@@ -100,9 +100,9 @@ class ReportData:
     def main(self) -> ReportData:
         """Every source but the mirrors of the ladder's upper levels: what the report's tables
         describe (the upper levels are set beside the first in the ladders alone)."""
-        if not any(src.stronger for src in self.sources):
+        if not any(src.upper_level for src in self.sources):
             return self
-        return self.select([i for i, src in enumerate(self.sources) if not src.stronger])
+        return self.select([i for i, src in enumerate(self.sources) if not src.upper_level])
 
 
 # -- reading -------------------------------------------------------------------------------------
