@@ -34,7 +34,7 @@ from smsim.report import plots as P
 from smsim.report import tables as A
 from smsim.report.terminal import SWEEP_HEADINGS
 from smsim.studies.fairness import is_fairness, read_fairness
-from smsim.studies.skill import GAP, gap_verdict, is_skill, level_name, read_skill
+from smsim.studies.skill import GAP, gap_verdict, is_skill, level_name, read_skill, shipped_as
 from smsim.studies.sweep import HEADLINE, variance_reduction
 
 # columns shown as percentages (with their intervals, when the table has them)
@@ -477,7 +477,10 @@ def skill_section(skills: list) -> tuple[Section, list[str]]:
                               f"{100 / res.players:.1f}%; {span}; seed {res.seed})", name=f"skill_{res.players}p_matrix",
                               table=res.matrix, shown=_matrix_shown(res)))  # fmt: skip
         if len(res.gaps) > 1:
-            g = res.gaps
+            g = res.gaps.copy()
+            also = shipped_as(res.variants)
+            g["changes"] = [c + (f" (shipped: {', '.join(also[v])})" if also.get(v) else "")
+                            for v, c in zip(g["variant"], g["changes"])]  # fmt: skip
             shown = pd.DataFrame({
                 "variant": g["variant"], "changes": [c or "(the base rules)" for c in g["changes"]],
                 "skill gap, points [95% CI]": [_points(a, b, c) for a, b, c in zip(g["gap"], g["gap_lo"], g["gap_hi"])],

@@ -161,3 +161,12 @@ def test_the_python_entry_point_and_the_printout(tmp_path):
     share = result.matrix.iloc[0]
     assert f"{100 * share.share:.1f}% [{100 * share.lo:.1f}, {100 * share.hi:.1f}]" in out
     assert "skill gap (one learned seat against balanced, minus parity)" in out and "free-rotation" in out
+
+
+def test_a_shipped_variant_asked_for_twice_is_named_where_it_is_played():
+    variants = plan_variants(vary=["side_defence=1,3"], files=["three-defence-per-side", "free-rotation"],
+                             one_at_a_time=True)  # fmt: skip
+    assert [v.name for v in variants] == ["baseline", "side_defence=1", "side_defence=3", "free-rotation"]
+    also = K.shipped_as([v.describe() for v in variants])
+    assert also == {"baseline": [], "side_defence=1": [], "side_defence=3": ["three-defence-per-side"],
+                    "free-rotation": []}  # fmt: skip
