@@ -70,6 +70,7 @@ class Block:
     short: pd.DataFrame | None = None  # a table's headline rows and columns, shown above the folded whole
     png: bytes = b""  # a figure, once drawn
     pooled: str = ""  # a table whose whole is pooled over line-ups: the words that say so
+    fold: bool = True  # a long table folds below its headline rows; a ladder is shown whole
 
 
 @dataclass
@@ -396,7 +397,7 @@ def ladder_blocks(verdicts: pd.DataFrame, section: str) -> list[Block]:
     tally = ", ".join(f"{counts[v]} {v}" for v in LA.VERDICTS if v in counts)
     blocks.append(Block("table", text=f"{section} across strengths of play: {len(rows)} headline figures, {tally}. "
                         "Each figure on the mirror games of each level alone, with its 95% interval and the games "
-                        "behind it, and its verdict", name=name, table=rows, shown=_ladder_shown(rows, levels)))
+                        "behind it, and its verdict", name=name, table=rows, shown=_ladder_shown(rows, levels), fold=False))
     return _topic("Across strengths of play", *blocks)
 
 
@@ -806,7 +807,7 @@ def _md_block(b: Block, out: Path) -> list[str]:
         return [f"![{b.name}](figures/{b.name}.png)", "", f"*{b.text}* ([SVG](figures/{b.name}.svg))", ""]
     full = b.table if b.shown is None else b.shown
     lines = [f"**{b.text}** ([CSV](tables/{b.name}.csv))", ""]
-    folded = b.short is not None or len(full) > MAX_SHORT_ROWS or len(display_table(full).columns) > MAX_COLUMNS
+    folded = b.fold and (b.short is not None or len(full) > MAX_SHORT_ROWS or len(display_table(full).columns) > MAX_COLUMNS)
     if b.short is not None:
         lines += _md_tables(b.short)
     if folded:
@@ -845,7 +846,7 @@ def _html_block(b: Block) -> str:
                 "</figcaption></figure>")  # fmt: skip
     full = b.table if b.shown is None else b.shown
     head = f'<p><b>{_html_text(b.text)}</b> (<a href="tables/{b.name}.csv">CSV</a>)</p>'
-    folded = b.short is not None or len(full) > MAX_SHORT_ROWS or len(display_table(full).columns) > MAX_COLUMNS
+    folded = b.fold and (b.short is not None or len(full) > MAX_SHORT_ROWS or len(display_table(full).columns) > MAX_COLUMNS)
     if not folded:
         return head + _html_tables(full)
     short = _html_tables(b.short) if b.short is not None else ""
