@@ -59,7 +59,7 @@ bench: $(STAMP)
 
 # the committed sample report at three strengths of play: mirrors of balanced and learned (150,000
 # games each per player count), of rollout-learned at 2 and 4 players (SEARCH_GAMES, default 5,000:
-# about 10 core-hours; SEARCH_HOURS=H stops them after H hours and reports what is done), the
+# about 7 core-hours; SEARCH_HOURS=H stops them after H hours and reports what is done), the
 # skill studies, sweeps and fairness searches (scripts/baseline_report.py; datasets in runs/baseline/)
 SEARCH_GAMES ?= 5000
 report: $(STAMP)

@@ -6,8 +6,8 @@ Plays, from fixed seeds, with the standard rules, at three strengths of play (th
 - for 2, 3, 4 and 5 players, 150,000 mirror games of L1 and of L2 (one policy in every seat):
   the seat effect alone and every headline figure at both levels;
 - for 2 and 4 players, ``--search-games`` mirror games of L3 (default 5,000). By far the slowest
-  step: about 2.4 s of one core a game at 2 players and 4.8 s at 4 (measured on this machine),
-  so about 10 core-hours in all; small parts, so that an interrupted run loses little, and the
+  step: about 1.3 s of one core a game at 2 players and 4 s at 4 (measured on this machine),
+  so about 7 core-hours in all; small parts, so that an interrupted run loses little, and the
   report reads the parts finished so far (it says how many of the planned games it stands on);
 - for 2, 3, 4 and 5 players, ``smsim compare`` of every built-in heuristic (and ``random``) over
   about 112,000 games: every policy in every seat equally, on shared dice;
