@@ -573,12 +573,14 @@ def _rank(f: Finding) -> float:
 
 
 def key_findings(data: A.ReportData, variants: list = (), variant_tables: list | None = None,
-                 skills: list = ()) -> Findings:  # fmt: skip
+                 skills: list = (), verdicts: pd.DataFrame | None = None) -> Findings:  # fmt: skip
     """Every candidate family evaluated on these data, the stated ones ordered by effect size, each
-    with its verdict across strengths of play (``report.ladder``)."""
+    with its verdict across strengths of play (``verdicts``: ``ladder.ladder_verdicts`` of these
+    data, computed here where not given)."""
     if variant_tables is None:
         variant_tables = [vs.table() for vs in variants]
-    verdicts = LA.ladder_verdicts(LA.ladder_table(data))
+    if verdicts is None:
+        verdicts = LA.ladder_verdicts(LA.ladder_table(data))
     ctx = Context(data, list(variants), list(variant_tables), verdicts, list(skills))
     stated, cannot, missing = [], [], []
     for c in CANDIDATES:

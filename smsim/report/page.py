@@ -901,9 +901,9 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     variants, compensations, skills = list(variants), list(compensations), list(skills)
     variant_tables = [vs.table() for vs in variants]
     main = data.main()
-    found = F.key_findings(data, variants, variant_tables, skills)
+    verdicts = LA.ladder_verdicts(LA.ladder_table(data))  # once: the findings and the ladders read it
+    found = F.key_findings(data, variants, variant_tables, skills, verdicts)
     glance = F.glance_table(main)
-    verdicts = LA.ladder_verdicts(LA.ladder_table(data))
 
     s = Section("At a glance", "One row per player count, from one dataset each (the mirror of `balanced`, L1, "
                 "where there is one; else the one measuring the seats alone with the most games): every number of a "
