@@ -35,7 +35,7 @@ def label_decision_nb(seed_key, game, decision, rules, start_crates, kind, param
     w.cap.at[1] = 0
     score = np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64)
     game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
-    seats = Seats(kind, params, fns, kind, params)
+    seats = Seats(kind, params, fns, kind, params, kind, params)
     play_game_nb(game_key_nb(seed_key, game), w, seats, rules, start_crates, score, game_out, None)
     total = w.ctx[L.CTX_INDEX]
     cap = w.cap

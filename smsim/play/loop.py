@@ -89,9 +89,11 @@ Snap = namedtuple("Snap", ["city", "occ", "player", "pirates", "ctx", "rng", "me
 # policy's values of the candidates (a heuristic's, for USE and PLACE: what a search orders them by);
 # the state at the decision itself (``now``: what a learned policy's features read there).
 Capture = namedtuple("Capture", ["at", "cands", "ctx", "tape", "snap", "dice", "values", "now"])
-# Who decides for each seat. A searching seat (PolicyKind.ROLLOUT) has its own knobs in ``params``
-# and its base policy in ``base_kind``/``base_params``; any other seat is its own base.
-Seats = namedtuple("Seats", ["kind", "params", "fns", "base_kind", "base_params"])
+# Who decides for each seat. A searching seat (PolicyKind.ROLLOUT) has its own knobs in ``params``,
+# the policy that orders its candidates and decides where it does not search in
+# ``base_kind``/``base_params``, and the policy its continuations play in ``playout_kind``/
+# ``playout_params``; any other seat is its own base and playout policy.
+Seats = namedtuple("Seats", ["kind", "params", "fns", "base_kind", "base_params", "playout_kind", "playout_params"])
 
 
 def new_snap(n_players: int) -> Snap:
@@ -519,7 +521,7 @@ def play_one_nb(seed_key, game, rules, start_crates, kind, params, fns, w):
     n_players = kind.shape[0]
     score = np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64)
     game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
-    seats = Seats(kind, params, fns, kind, params)
+    seats = Seats(kind, params, fns, kind, params, kind, params)
     play_game_nb(game_key_nb(seed_key, game), w, seats, rules, start_crates, score, game_out, None)
     return score, game_out, w.trace_n[0]
 
@@ -544,8 +546,8 @@ def borrow_snap_nb(snap):
 
 
 @hot_njit
-def play_games_nb(seed_key, first, w, rules, start_crates, kind, params, fns, base_kind, base_params, score_out,
-                  player_out, game_out, search):
+def play_games_nb(seed_key, first, w, rules, start_crates, kind, params, fns, base_kind, base_params, playout_kind,
+                  playout_params, score_out, player_out, game_out, search):
     """Play games first .. first + G - 1 (G = game_out.shape[0]) on the calling thread, releasing
     the GIL so that ``runner`` can run several such ranges at once on its threads.
 
@@ -560,7 +562,8 @@ def play_games_nb(seed_key, first, w, rules, start_crates, kind, params, fns, ba
     game_out int64[G, N_GAME_FIELDS].
     """
     w = borrow_work_nb(w)
-    seats = Seats(borrow_nb(kind), borrow_nb(params), fns, borrow_nb(base_kind), borrow_nb(base_params))
+    seats = Seats(borrow_nb(kind), borrow_nb(params), fns, borrow_nb(base_kind), borrow_nb(base_params),
+                  borrow_nb(playout_kind), borrow_nb(playout_params))
     rules = borrow_nb(rules)
     start_crates = borrow_nb(start_crates)
     score_out = borrow_nb(score_out)

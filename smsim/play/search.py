@@ -355,6 +355,16 @@ def ordered_by_values_nb(base_kind):
 
 
 @hot_njit(inline="always")
+def clear_lead_nb(values, n, base_row):
+    """How far the base policy values its pick above its best other candidate."""
+    second = -np.inf
+    for i in range(n):
+        if i != base_row and values[i] > second:
+            second = values[i]
+    return values[base_row] - second
+
+
+@hot_njit(inline="always")
 def searched_nb(params, decision):
     """Whether a rollout seat with knobs ``params`` searches this kind of decision, how many
     candidates (USE, PLACE), its budget and the value gap that leaves candidates out (PLACE)."""
@@ -378,6 +388,9 @@ def search_decision_nb(params, decision, n, base_row, values, dice, by_value, sn
     searched, wanted, budget, gap = searched_nb(params, decision)
     if n <= 1 or not searched or base_row < 0 or base_row >= n:
         return 0, -1
+    clear = params[RO.RO_CLEAR_GAP]
+    if clear > 0.0 and by_value and decision != L.DECISION_KEEP and clear_lead_nb(values, n, base_row) >= clear:
+        return 0, -1  # the base is sure of its pick: the playouts go where it is not
     m = candidate_rows_nb(decision, n, base_row, values, dice, wanted, by_value, gap, search.rows)
     if m <= 1:
         return m, -1
@@ -394,7 +407,8 @@ def search_decision_nb(params, decision, n, base_row, values, dice, by_value, sn
 def rollout_nb(seats, s, w, rules, search):
     """``rollout``'s pick at a KEEP, USE or PLACE decision of seat s (see the module docstring)."""
     base_row = choose_nb(seats, s, w, rules)  # the base policy's pick (USE, PLACE: its values in w.values)
-    base = Seats(seats.base_kind, seats.base_params, seats.fns, seats.base_kind, seats.base_params)
+    base = Seats(seats.playout_kind, seats.playout_params, seats.fns, seats.playout_kind, seats.playout_params,
+                 seats.playout_kind, seats.playout_params)  # every seat as its playout policy
     _, c = search_decision_nb(seats.params[s], w.ctx[L.CTX_DECISION], w.ctx[L.CTX_N], base_row, w.values, w.dice,
                               ordered_by_values_nb(seats.base_kind[s]), w.snap, w.tape, w.tape_n[0], w.keys[0],
                               w.ctx[L.CTX_INDEX], 0, s, base, rules, search)  # fmt: skip
@@ -409,8 +423,8 @@ def _search_with_scratch(seats, s, w, rules, search):
 
 
 @njit(cache=True)
-def play_one_search_nb(seed_key, game, rules, start_crates, kind, params, fns, base_kind, base_params, w, search,
-                       capture_at):
+def play_one_search_nb(seed_key, game, rules, start_crates, kind, params, fns, base_kind, base_params, playout_kind,
+                       playout_params, w, search, capture_at):
     """One game alone on ``w`` (``play.new_work`` with a trace), any line-up, ``search`` the
     search scratch (``new_search``); the decision numbered ``capture_at`` (-1: none) is captured
     in ``w`` for ``evaluate_nb``. Returns (score, game_out, rows traced)."""
@@ -418,33 +432,35 @@ def play_one_search_nb(seed_key, game, rules, start_crates, kind, params, fns, b
     w.cap.at[0] = capture_at
     score = np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64)
     game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
-    seats = Seats(kind, params, fns, base_kind, base_params)
+    seats = Seats(kind, params, fns, base_kind, base_params, playout_kind, playout_params)
     play_game_nb(game_key_nb(seed_key, game), w, seats, rules, start_crates, score, game_out, search)
     return score, game_out, w.trace_n[0]
 
 
 @njit(cache=True)
-def evaluate_nb(w, rules, fns, base_kind, base_params, m, first_playout, top_playouts, floor, group, margin, search):
+def evaluate_nb(w, rules, fns, playout_kind, playout_params, m, first_playout, top_playouts, floor, group, margin,
+                search):
     """The candidates ``search.rows[:m]`` of the decision captured in ``w`` (``play_one_search_nb``),
-    raced as ``race_nb`` does with every seat played by its base policy, no early stop, the last
+    raced as ``race_nb`` does with every seat played by its playout policy, no early stop, the last
     two reaching ``top_playouts`` continuations (dice streams ``first_playout`` onwards), ranked
     by win share plus ``margin`` times VP margin. The results are left in ``search``; returns the
     index of the best."""
-    seats = Seats(base_kind, base_params, fns, base_kind, base_params)
+    seats = Seats(playout_kind, playout_params, fns, playout_kind, playout_params, playout_kind, playout_params)
     cap = w.cap
     return race_nb(cap.snap, cap.tape, cap.at[2], w.keys[0], cap.ctx[L.CTX_INDEX], first_playout, cap.ctx[L.CTX_SEAT],
                    m, seats, rules, search, 0, 0, floor, 0.0, group, margin, top_playouts, True, 0.0, 0.0)  # fmt: skip
 
 
 @njit(cache=True)
-def search_captured_nb(w, rules, fns, base_kind, base_params, knobs, first_playout, search):
+def search_captured_nb(w, rules, fns, base_kind, playout_kind, playout_params, knobs, first_playout, search):
     """What a rollout seat with ``knobs`` (float64[N_PARAMS]) would search at the decision captured
-    in ``w``, with the deciding seat's base policy's pick and values as captured: its candidates
-    into ``search.rows``; returns (candidates, index of its pick in the rows), or (m, -1) where it
-    would not search (scripts/search_quality.py)."""
+    in ``w``, with the deciding seat's base policy's pick and values as captured (``base_kind``
+    saying whether they order the candidates) and continuations played by the playout policies:
+    its candidates into ``search.rows``; returns (candidates, index of its pick in the rows), or
+    (m, -1) where it would not search (scripts/search_quality.py)."""
     cap = w.cap
     s = cap.ctx[L.CTX_SEAT]
-    seats = Seats(base_kind, base_params, fns, base_kind, base_params)
+    seats = Seats(playout_kind, playout_params, fns, playout_kind, playout_params, playout_kind, playout_params)
     return search_decision_nb(knobs, cap.ctx[L.CTX_DECISION], cap.ctx[L.CTX_N], cap.at[3], cap.values, cap.dice,
                               ordered_by_values_nb(base_kind[s]), cap.snap, cap.tape, cap.at[2], w.keys[0],
                               cap.ctx[L.CTX_INDEX], first_playout, s, seats, rules, search)  # fmt: skip

@@ -6,8 +6,10 @@ A policy given on the command line or to the API is one of:
 - a weights file ``path.toml``: ``base = "balanced"`` (optional) and weights by name, e.g.
   ``pirate_next = 1.2``; any weight vector is a policy;
 - a user's function ``path.py:name``, jitted with ``smsim.policies.interface.POLICY_SIG``;
-- the search policy ``rollout``, or a TOML file ``base = "rollout"`` with its knobs
-  (``policies/rollout.py``) and ``playout_policy``, the policy its continuations play;
+- the search policies (``rollout``, ``rollout-deep``, ``rollout-learned``), or a TOML file
+  ``base = "rollout"`` with its knobs (``policies/rollout.py``), ``playout_policy`` (the
+  policy its continuations play) and ``candidate_policy`` (the policy that orders its
+  candidates and decides where it does not search; default the playout policy);
 - a learned model ``path.json`` written by ``smsim learn`` (``policies/model.py``), or the
   built-in ``learned``, shipped as package data (``policies/data/learned.json``).
 """
@@ -37,6 +39,7 @@ from smsim.policies.rollout import (
     ROLLOUT_PARAMS,
     ROLLOUT_PRESETS,
     SWITCHES,
+    UNGATED,
     WHOLE_KNOBS,
 )
 
@@ -50,6 +53,8 @@ class PolicySpec:
     fn: Any = None  # a POLICY_SIG function for PolicyKind.USER
     source: str = "built-in"
     base: "PolicySpec | None" = None  # ROLLOUT: the policy its continuations are played with
+    # ROLLOUT: the policy that orders its candidates and decides where it does not search (None: ``base``)
+    chooser: "PolicySpec | None" = None
 
     def weights(self) -> dict[str, float]:
         """The named weights (a rollout's knobs, a learned model's base heuristic; empty for
@@ -67,12 +72,34 @@ class PolicySpec:
             out["model_sha256"] = hashlib.sha256(self.params.astype("<f8").tobytes()).hexdigest()
         if self.base is not None:
             out["playout_policy"] = self.base.describe()
+        if self.chooser is not None:
+            out["candidate_policy"] = self.chooser.describe()
         return out
 
     @property
     def decider(self) -> "PolicySpec":
-        """The policy that decides where this one does not search: itself, or a rollout's base."""
-        return self.base if self.base is not None else self
+        """The policy that decides where this one does not search: itself, or a rollout's
+        candidate policy."""
+        return self.chooser or self.base or self
+
+    @property
+    def player(self) -> "PolicySpec":
+        """The policy that plays this seat in continuations: itself, or a rollout's playout policy."""
+        return self.base or self
+
+
+def described_now(info: Any) -> Any:
+    """A policy as ``PolicySpec.describe`` recorded it (a manifest's), with every rollout knob
+    added since it was written at its default: the same policy, so its run resumes."""
+    if not isinstance(info, dict):
+        return info
+    info = dict(info)
+    if info.get("kind") == "rollout" and isinstance(info.get("weights"), dict):
+        info["weights"] = {**UNGATED, **info["weights"]}
+    for role in ("playout_policy", "candidate_policy"):
+        if role in info:
+            info[role] = described_now(info[role])
+    return info
 
 
 def weight_vector(weights: dict[str, float], base: np.ndarray | None = None, where: str = "weights") -> np.ndarray:
@@ -143,14 +170,20 @@ for _name, (_weights, _text) in PRESETS.items():
     POLICIES[_name] = PolicySpec(_name, PolicyKind.HEURISTIC, weight_vector(_weights), _text)
 
 
+SEARCHABLE = (PolicyKind.HEURISTIC, PolicyKind.RANDOM, PolicyKind.USER, PolicyKind.LEARNED)
+
+
 def rollout_spec(knobs: dict[str, Any], playout_policy: PolicySpec, name: str = "rollout",
-                 source: str = "built-in", where: str = "rollout") -> PolicySpec:
-    """The search policy with ``knobs`` over its defaults, continuations played by ``playout_policy``."""
+                 source: str = "built-in", where: str = "rollout",
+                 candidate_policy: PolicySpec | None = None) -> PolicySpec:
+    """The search policy with ``knobs`` over its defaults, continuations played by
+    ``playout_policy``, candidates ordered (and the decisions it does not search made) by
+    ``candidate_policy`` (None: the playout policy)."""
     values = dict(ROLLOUT_DEFAULTS)
     for key, value in knobs.items():
         if key not in ROLLOUT_DEFAULTS:
             raise PolicyError(f"{where}: unknown rollout parameter {key!r}; known: {', '.join(ROLLOUT_DEFAULTS)}, "
-                              f"playout_policy")  # fmt: skip
+                              f"playout_policy, candidate_policy")  # fmt: skip
         if isinstance(value, bool) and key in SWITCHES:
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -161,9 +194,15 @@ def rollout_spec(knobs: dict[str, Any], playout_policy: PolicySpec, name: str = 
             kind = "a whole number" if whole else "a number"
             raise PolicyError(f"{where}: rollout parameter {key!r} must be {kind} from {lo:g} to {hi:g}, got {value!r}")
         values[key] = float(value)
-    if playout_policy.kind not in (PolicyKind.HEURISTIC, PolicyKind.RANDOM, PolicyKind.USER, PolicyKind.LEARNED):
-        raise PolicyError(f"{where}: the playout policy must be a heuristic, random, learned or a user policy, "
-                          f"not {playout_policy.name!r}")  # fmt: skip
+    for role, policy in (("playout", playout_policy), ("candidate", candidate_policy)):
+        if policy is not None and policy.kind not in SEARCHABLE:
+            raise PolicyError(f"{where}: the {role} policy must be a heuristic, random, learned or a user policy, "
+                              f"not {policy.name!r}")  # fmt: skip
+    if candidate_policy is not None and candidate_policy.describe() == playout_policy.describe():
+        candidate_policy = None  # the same policy: the default
+    if (candidate_policy is not None and candidate_policy.kind == PolicyKind.USER
+            and playout_policy.kind == PolicyKind.USER):  # a seat holds one user function
+        raise PolicyError(f"{where}: the candidate and playout policies cannot be two different user functions")
     params = np.zeros(N_PARAMS)
     for key, value in values.items():
         params[ROLLOUT_PARAMS.offset(key)] = value
@@ -174,9 +213,13 @@ def rollout_spec(knobs: dict[str, Any], playout_policy: PolicySpec, name: str = 
         spend += f" ({int(values['place_budget'])} a placement)"
     if values["halving"]:
         spend += " by sequential halving"
+    chooser = candidate_policy or playout_policy
     text = (f"search: the candidates of its {', '.join(searched) or 'no'} decisions valued by {spend}, played by "
-            f"{playout_policy.name}; elsewhere plays as {playout_policy.name}")  # fmt: skip
-    return PolicySpec(name, PolicyKind.ROLLOUT, params, text, source=source, base=playout_policy)
+            f"{playout_policy.name}; elsewhere plays as {chooser.name}")  # fmt: skip
+    if candidate_policy is not None:
+        text += ", which orders the candidates"
+    return PolicySpec(name, PolicyKind.ROLLOUT, params, text, source=source, base=playout_policy,
+                      chooser=candidate_policy)
 
 
 LEARNED_FILE = Path(__file__).parent / "data" / "learned.json"
@@ -194,7 +237,7 @@ POLICIES["rollout"] = rollout_spec({}, POLICIES[ROLLOUT_BASE])
 for _name, _knobs in ROLLOUT_PRESETS.items():
     POLICIES[_name] = rollout_spec(_knobs, POLICIES[ROLLOUT_BASE], name=_name)
 # the search over the learned policy: the next round's teacher, and the strongest play shipped
-POLICIES["rollout-learned"] = rollout_spec({}, POLICIES["learned"], name="rollout-learned")
+POLICIES["rollout-learned"] = rollout_spec(UNGATED, POLICIES["learned"], name="rollout-learned")
 
 
 def load_weights_file(path: str) -> PolicySpec:
@@ -216,9 +259,14 @@ def load_weights_file(path: str) -> PolicySpec:
             raise PolicyError(f"policy {path!r}: playout_policy must be a policy name or file, got {playout!r}")
         if playout.endswith(".toml") and not Path(playout).is_absolute():
             playout = str(p.parent / playout)
-        spec = rollout_spec(data, resolve_policy(playout), name=p.stem, source=str(p), where=f"policy {path!r}")
-        return spec if description is None else PolicySpec(spec.name, spec.kind, spec.params, str(description),
-                                                           source=spec.source, base=spec.base)  # fmt: skip
+        chooser = data.pop("candidate_policy", None)
+        if chooser is not None and not isinstance(chooser, str):
+            raise PolicyError(f"policy {path!r}: candidate_policy must be a policy name or file, got {chooser!r}")
+        if chooser is not None and chooser.endswith(".toml") and not Path(chooser).is_absolute():
+            chooser = str(p.parent / chooser)
+        spec = rollout_spec(data, resolve_policy(playout), name=p.stem, source=str(p), where=f"policy {path!r}",
+                            candidate_policy=None if chooser is None else resolve_policy(chooser))
+        return spec if description is None else replace(spec, description=str(description))
     description = str(description or f"weights from {p.name}")
     base = None
     if base_name is not None:
@@ -315,17 +363,20 @@ def policy_arrays(specs: list[PolicySpec]) -> tuple[np.ndarray, np.ndarray, tupl
     kind = np.array([int(s.kind) for s in specs], dtype=np.int64)
     params = np.ascontiguousarray(np.stack([s.params.astype(np.float64) for s in specs]))
     placeholder = placeholder_policy()
-    fns = [s.decider.fn if s.decider.kind == PolicyKind.USER else placeholder for s in specs]
+    fns = [next((p.fn for p in (s.decider, s.player) if p.kind == PolicyKind.USER), placeholder) for s in specs]
     fns += [placeholder] * (MAX_SEATS - len(fns))
     return kind, params, tuple(fns)
 
 
-def base_arrays(specs: list[PolicySpec]) -> tuple[np.ndarray, np.ndarray]:
-    """``base_kind`` int64[P] and ``base_params`` float64[P, N_PARAMS]: who decides where a seat
-    does not search, and who plays every seat in continuations."""
-    kind = np.array([int(s.decider.kind) for s in specs], dtype=np.int64)
-    params = np.ascontiguousarray(np.stack([s.decider.params.astype(np.float64) for s in specs]))
-    return kind, params
+def base_arrays(specs: list[PolicySpec]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``base_kind`` int64[P] and ``base_params`` float64[P, N_PARAMS], who decides where a seat
+    does not search; ``playout_kind`` and ``playout_params``, who plays every seat in continuations."""
+    arrays = []
+    for role in ("decider", "player"):
+        chosen = [getattr(s, role) for s in specs]
+        arrays.append(np.array([int(c.kind) for c in chosen], dtype=np.int64))
+        arrays.append(np.ascontiguousarray(np.stack([c.params.astype(np.float64) for c in chosen])))
+    return tuple(arrays)
 
 
 def any_search(specs: list[PolicySpec]) -> bool:
@@ -354,6 +405,8 @@ def ship_policy(spec):
 
     if spec.base is not None:
         spec = replace(spec, base=ship_policy(spec.base))
+    if spec.chooser is not None:
+        spec = replace(spec, chooser=ship_policy(spec.chooser))
     if spec.kind != PolicyKind.USER:
         return spec
     file, _, name = spec.source.rpartition(":")
@@ -375,7 +428,9 @@ def rebuild_policy(shipped):
         fn = load_user_policy(f"{shipped.path}:{shipped.name}").fn
         return replace(shipped.spec, fn=fn)
     if shipped.base is not None:
-        return replace(shipped, base=rebuild_policy(shipped.base))
+        shipped = replace(shipped, base=rebuild_policy(shipped.base))
+    if shipped.chooser is not None:
+        shipped = replace(shipped, chooser=rebuild_policy(shipped.chooser))
     return shipped
 
 

@@ -35,6 +35,7 @@ from smsim import __version__
 from smsim import layout as L
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.errors import DatasetError
+from smsim.policies.registry import described_now
 from smsim.rules import SIDE_NAMES, Rules, normalised
 from smsim.runs.storage import Remote, location, publish, reading, staging_file, temp_name, unwritable, write_text
 
@@ -310,6 +311,8 @@ def read_manifest(path: str | Path | Remote) -> dict[str, Any]:
         raise DatasetError(f"{str(path)!r}: {MANIFEST} is damaged (its run has no {', '.join(missing)})")
     if isinstance(run, dict) and isinstance(run.get("rules"), dict):
         run["rules"] = normalised(run["rules"])  # a field added since it was written takes its default
+    if isinstance(run, dict) and isinstance(run.get("policies"), list):
+        run["policies"] = [described_now(p) for p in run["policies"]]  # so is a search knob
     return manifest
 
 

@@ -46,7 +46,7 @@ def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules) -> Ca
     given arrays, with the engine (the search policy's loop where a seat searches)."""
 
     kind, params, fns = policy_arrays(specs)
-    base_kind, base_params = base_arrays(specs)
+    bases = base_arrays(specs)  # the deciding and the playout policies
     rules_nb, crates, key = rules.to_nb(), rules.start_crate_cells(), seed_key(seed)
     searching = any_search(specs)
     room = search_room(kind, params)
@@ -54,8 +54,7 @@ def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules) -> Ca
     def play(first: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
         # the work buffers (and search scratch) of this call: held here while the games run on views of them
         work, search = new_work(players), new_search(players, room) if searching else None
-        play_games_nb(key, first, work, rules_nb, crates, kind, params, fns, base_kind, base_params, score, player,
-                      game_out, search)  # fmt: skip
+        play_games_nb(key, first, work, rules_nb, crates, kind, params, fns, *bases, score, player, game_out, search)  # fmt: skip
         if search is not None:
             SEARCH_TOTALS[:] += search.spent  # in place: the module's array
 

@@ -188,8 +188,7 @@ class _Game:
 
     def __post_init__(self) -> None:
         kind, params, fns = policy_arrays(self.specs)
-        base_kind, base_params = base_arrays(self.specs)
-        self.arrays = (kind, params, fns, base_kind, base_params)
+        self.arrays = (kind, params, fns, *base_arrays(self.specs))
         self.rules_nb = self.rules.to_nb()
         self.crates = self.rules.start_crate_cells()
 
@@ -197,12 +196,12 @@ class _Game:
         """Play the game alone, keeping decision ``decision`` (-1: none); returns the engine's
         (score, player, city, game_out, trace rows, work) and the trace buffer."""
 
-        kind, params, fns, base_kind, base_params = self.arrays
+        kind, params, fns, base_kind, base_params, playout_kind, playout_params = self.arrays
         trace = np.zeros((self.rules.max_rounds * self.players * EVENTS_PER_TURN + 16, E.EVENT_WIDTH), dtype=np.int64)
         w = new_work(self.players, trace)
         score, game_out, n_rows = play_one_search_nb(seed_key(self.seed), self.game, self.rules_nb, self.crates, kind,
-                                                     params, fns, base_kind, base_params, w, new_search(self.players),
-                                                     decision)  # fmt: skip
+                                                     params, fns, base_kind, base_params, playout_kind, playout_params,
+                                                     w, new_search(self.players), decision)  # fmt: skip
         out = (score, w.player, w.city, game_out, n_rows, w)
         try:
             check_errors(game_out[None, :], self.specs, self.game)
@@ -220,10 +219,10 @@ class _Game:
         """The candidate ``rows`` raced (``search.evaluate_nb``): the search scratch, whose
         ``played``, ``same``, ``win`` and ``vp`` say what each row's playouts gave."""
 
-        _, _, fns, base_kind, base_params = self.arrays
+        _, _, fns, _, _, playout_kind, playout_params = self.arrays
         search = new_search(self.players, playouts, len(rows))
         search.rows[: len(rows)] = rows
-        evaluate_nb(w, self.rules_nb, fns, base_kind, base_params, len(rows), first_playout, playouts,
+        evaluate_nb(w, self.rules_nb, fns, playout_kind, playout_params, len(rows), first_playout, playouts,
                     min(min_playouts, playouts), True, RANK_MARGIN, search)  # fmt: skip
         return search
 

@@ -58,7 +58,7 @@ from smsim.policies.heuristic_layout import PARAM_NAMES
 from smsim.policies.learned import MAX_FEATURES, MAX_HIDDEN, N_PLACE_FEATURES, N_USE_FEATURES
 from smsim.policies.model import Model, Units
 from smsim.policies.registry import PolicySpec, policy_arrays, resolve_policy, rollout_spec
-from smsim.policies.rollout import ROLLOUT_PARAMS
+from smsim.policies.rollout import ROLLOUT_PARAMS, UNGATED
 from smsim.rules import Rules
 from smsim.runs.executors import LocalExecutor, Task, open_executor, report, threads_here
 from smsim.studies.compare import compare
@@ -89,7 +89,7 @@ class LearnPlan:
     ridge: float = 0.01  # on the linear part, standardised features (fit_kind)
     hidden: int = 16  # rectified units per decision kind (0: linear)
     epochs: int = 60  # passes over the labels when fitting the units
-    teacher: dict[str, float] = field(default_factory=dict)  # rollout knobs over ROLLOUT_DEFAULTS
+    teacher: dict[str, float] = field(default_factory=dict)  # rollout knobs over ROLLOUT_DEFAULTS and UNGATED
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -122,8 +122,9 @@ def verify_plan(plan: LearnPlan) -> PolicySpec:
 
 
 def teacher_spec(plan: LearnPlan, student: PolicySpec) -> PolicySpec:
-    """``rollout`` with the plan's knobs over ``student``."""
-    return rollout_spec(plan.teacher, student, name="teacher", where="--teacher")
+    """``rollout`` with the plan's knobs over ``student`` (every decision the knobs switch on
+    searched: ``UNGATED``, as the shipped model was taught)."""
+    return rollout_spec({**UNGATED, **plan.teacher}, student, name="teacher", where="--teacher")
 
 
 def student_of(vector: np.ndarray | None, base: PolicySpec) -> PolicySpec:

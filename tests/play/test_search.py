@@ -7,6 +7,7 @@ from smsim import layout as L
 from smsim.engine.dice import seed_key
 from smsim.play.loop import Seats, continue_game_nb, new_work, playout_key_nb
 from smsim.errors import PolicyError
+from smsim.layout import PolicyKind
 from smsim.policies.registry import base_arrays, policy_arrays, resolve_policies, resolve_policy
 from smsim.rules import Rules
 from smsim.play.search import new_search, play_one_search_nb, search_captured_nb
@@ -22,10 +23,11 @@ LINEUP = ["balanced", "greedy", "random", "walls"]
 def captured(policies, seed, game, at):
     specs = resolve_policies(policies, len(policies))
     kind, params, fns = policy_arrays(specs)
-    base_kind, base_params = base_arrays(specs)
+    base_kind, base_params, playout_kind, playout_params = base_arrays(specs)
     w = new_work(len(policies))
     score, game_out, n_rows = play_one_search_nb(seed_key(seed), game, RULES_NB, CRATES, kind, params, fns, base_kind,
-                                                 base_params, w, new_search(len(policies)), at)  # fmt: skip
+                                                 base_params, playout_kind, playout_params, w, new_search(len(policies)),
+                                                 at)  # fmt: skip
     return (score, w.player, w.city, game_out, n_rows, w), (fns, base_kind, base_params)
 
 
@@ -40,7 +42,7 @@ def test_a_continuation_with_the_games_own_pick_and_dice_replays_the_game(at):
     cw = new_work(4)
     again = np.zeros_like(score)
     out = np.zeros_like(game_out)
-    seats = Seats(base_kind, base_params, fns, base_kind, base_params)
+    seats = Seats(base_kind, base_params, fns, base_kind, base_params, base_kind, base_params)
     continue_game_nb(cap.snap, cap.tape, cap.at[2], cap.at[3], w.keys[0], w.keys[0], cw, seats, RULES_NB, again, out)
     assert np.array_equal(again, score)
     assert np.array_equal(cw.player, player) and np.array_equal(cw.city, city)
@@ -52,7 +54,7 @@ def test_continuations_draw_their_own_dice_not_the_games():
     playouts, give several different games, none of them the real one."""
     (score, _, _, _, _, w), (fns, base_kind, base_params) = captured(LINEUP, 5, 3, 12)
     cap = w.cap
-    seats = Seats(base_kind, base_params, fns, base_kind, base_params)
+    seats = Seats(base_kind, base_params, fns, base_kind, base_params, base_kind, base_params)
     cw = new_work(4)
     totals = []
     for k in range(6):
@@ -66,7 +68,8 @@ def test_continuations_draw_their_own_dice_not_the_games():
     assert tuple(score[:, L.S_TOTAL]) not in totals
 
 
-KNOBS = resolve_policy("rollout").params
+KNOBS = resolve_policy("rollout").params.copy()
+KNOBS[ROLLOUT_PARAMS.offset("clear_gap")] = 0.0  # every decision searched, unless a test gates them
 
 
 def knobs(**changes):
@@ -81,7 +84,7 @@ def search_at(w, tables, params, first=0, room=None):
     fns, base_kind, base_params = tables
     budgets = (params[ROLLOUT_PARAMS.offset("budget")], params[ROLLOUT_PARAMS.offset("place_budget")])
     search = new_search(w.player.shape[0], room or int(max(budgets)))
-    m, pick = search_captured_nb(w, RULES_NB, fns, base_kind, base_params, params, first, search)
+    m, pick = search_captured_nb(w, RULES_NB, fns, base_kind, base_kind, base_params, params, first, search)
     return m, pick, search
 
 
@@ -102,7 +105,7 @@ def test_every_candidate_reads_the_same_dice_streams():
     params = knobs(halving=0, budget=6 * 4, candidates=6, group=0, stop_se=0, min_playouts=4)
     m, _, search = search_at(w, tables, params)
     fns, base_kind, base_params = tables
-    seats = Seats(base_kind, base_params, fns, base_kind, base_params)
+    seats = Seats(base_kind, base_params, fns, base_kind, base_params, base_kind, base_params)
     cap, cw = w.cap, new_work(4)
     for c in range(m):
         assert search.played[c] == 4
@@ -113,6 +116,31 @@ def test_every_candidate_reads_the_same_dice_streams():
             continue_game_nb(cap.snap, cap.tape, cap.at[2], search.rows[c], w.keys[0], key, cw, seats, RULES_NB,
                              score, out)  # fmt: skip
             assert search.vp[c, k] == score[cap.ctx[L.CTX_SEAT], L.S_TOTAL]
+
+
+def test_a_decision_the_base_is_clear_about_is_left_to_it():
+    """``clear_gap``: a decision is searched exactly where the base values its pick less than the
+    gap above every other move; elsewhere it plays no continuation and keeps the base's pick. A
+    KEEP decision has no values to judge by: it is searched whatever the gap."""
+    kind, gap = L.DECISION_USE, 1.0
+    searched = skipped = 0
+    for w, tables in decisions_of(kind, games=range(2), every=2):
+        cap = w.cap
+        n, pick = int(cap.ctx[L.CTX_N]), int(cap.at[3])
+        lead = cap.values[pick] - max(cap.values[i] for i in range(n) if i != pick)
+        m_all, _, _ = search_at(w, tables, knobs(clear_gap=0.0))
+        m, found, search = search_at(w, tables, knobs(clear_gap=gap))
+        if m_all <= 1:
+            continue
+        if lead >= gap:
+            assert (m, found) == (0, -1) and search.spent[0] == 0
+            skipped += 1
+        else:
+            assert found >= 0 and search.spent[0] > 0
+            searched += 1
+    assert searched >= 2 and skipped >= 2
+    w, tables = next(decisions_of(L.DECISION_KEEP))
+    assert search_at(w, tables, knobs(clear_gap=1000.0, search_keep=1))[1] >= 0
 
 
 def test_a_flat_search_picks_the_candidate_with_the_best_mean():
@@ -209,8 +237,8 @@ def test_the_switch_bound_keeps_the_base_pick_unless_beaten():
     assert kept >= 3
 
 
-def rollout_file(tmp_path, text):
-    path = tmp_path / "search.toml"
+def rollout_file(tmp_path, text, name="search.toml"):
+    path = tmp_path / name
     path.write_text(text)
     return str(path)
 
@@ -236,6 +264,46 @@ def test_a_rollout_seat_that_searches_nothing_plays_its_base_policy(tmp_path):
         assert np.array_equal(x, y)
 
 
+def test_a_rollout_seat_that_searches_nothing_plays_its_candidate_policy(tmp_path):
+    """Where it does not search, a seat plays its candidate policy, not its playout policy."""
+    idle = rollout_file(tmp_path, 'base = "rollout"\nsearch_use = 0\nsearch_keep = 0\nsearch_place = 0\n'
+                                  'candidate_policy = "learned"\nplayout_policy = "greedy"\n')
+    a = run_games(8, 3, [idle, "balanced", "random"], 9, RULES, threads=1)
+    b = run_games(8, 3, ["learned", "balanced", "random"], 9, RULES, threads=1)
+    for x, y in zip(a, b):
+        assert np.array_equal(x, y)
+
+
+def test_the_candidate_policy_decides_and_the_playout_policy_plays_the_continuations(tmp_path):
+    """A seat's candidate policy fills the engine's deciding arrays and its playout policy the
+    continuations' arrays; changing the playout policy alone changes the search's picks, and the
+    games stay the same on 1 and 2 threads."""
+    text = ('base = "rollout"\nbudget = 16\nplace_budget = 8\nmin_playouts = 4\ncandidates = 3\n'
+            'candidate_policy = "learned"\nplayout_policy = "{}"\n')
+    over_balanced = resolve_policy(rollout_file(tmp_path, text.format("balanced"), "a.toml"))
+    base_kind, base_params, playout_kind, playout_params = base_arrays([over_balanced, resolve_policy("greedy")])
+    assert list(base_kind) == [PolicyKind.LEARNED, PolicyKind.HEURISTIC]
+    assert list(playout_kind) == [PolicyKind.HEURISTIC, PolicyKind.HEURISTIC]
+    assert np.array_equal(base_params[0], resolve_policy("learned").params)
+    assert np.array_equal(playout_params[0], resolve_policy("balanced").params)
+    assert over_balanced.describe()["candidate_policy"]["name"] == "learned"
+    over_greedy = rollout_file(tmp_path, text.format("greedy"), "b.toml")
+    a = run_games(4, 2, [over_balanced, "balanced"], 21, RULES, threads=1)
+    b = run_games(4, 2, [over_balanced, "balanced"], 21, RULES, threads=2)
+    c = run_games(4, 2, [over_greedy, "balanced"], 21, RULES, threads=1)
+    alone = run_games(4, 2, ["learned", "balanced"], 21, RULES, threads=1)
+    for x, y in zip(a, b):
+        assert np.array_equal(x, y)
+    assert not np.array_equal(a[0], c[0])
+    assert not np.array_equal(a[0], alone[0])
+
+
+def test_naming_the_playout_policy_as_the_candidate_policy_is_the_default(tmp_path):
+    same = resolve_policy(rollout_file(tmp_path, 'base = "rollout"\ncandidate_policy = "balanced"\n'))
+    assert same.chooser is None and "candidate_policy" not in same.describe()
+    assert np.array_equal(same.params, resolve_policy(rollout_file(tmp_path, 'base = "rollout"\n', "d.toml")).params)
+
+
 @pytest.mark.parametrize(
     "text, message",
     [
@@ -251,6 +319,11 @@ def test_a_rollout_seat_that_searches_nothing_plays_its_base_policy(tmp_path):
         ('base = "rollout"\nmargin = "big"\n', "must be a number"),
         ('base = "rollout"\nplayout_policy = "rollout"\n', "playout policy"),
         ('base = "rollout"\nplayout_policy = "nobody"\n', "unknown policy"),
+        ('base = "rollout"\ncandidate_policy = "rollout-deep"\n', "candidate policy"),
+        ('base = "rollout"\ncandidate_policy = "nobody"\n', "unknown policy"),
+        ('base = "rollout"\ncandidate_policy = 3\n', "candidate_policy must be a policy name"),
+        ('base = "rollout"\ncandidate_policy = "docs/example_policy.py:next_church"\n'
+         'playout_policy = "tests/policies/fixtures/bad_policies.py:uses_params"\n', "two different user functions"),
     ],
 )
 def test_bad_rollout_files_are_refused_by_name(tmp_path, text, message):

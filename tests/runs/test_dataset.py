@@ -293,3 +293,27 @@ def test_a_compensated_dataset_reports_seat_vp_in_the_breakdown(tmp_path):
     assert t[parts].sum(axis=1).to_numpy() == pytest.approx(t["total"].to_numpy())  # they sum to the total
     tables, _, _ = summarise_dataset(out)
     assert tables["vp_by_source"]["seat_vp"].iloc[0] == pytest.approx(5 / 3)
+
+
+@pytest.mark.parametrize("gap, resumes", [(0, True), (1, False)])
+def test_a_search_dataset_written_before_a_knob_existed_resumes_as_the_knob_that_plays_alike(tmp_path, gap, resumes):
+    """A manifest written before ``clear_gap`` existed stands for the search without it
+    (``clear_gap`` 0): that policy resumes the run; a search that leaves decisions to its base
+    is another policy, refused, and nothing written is touched."""
+    policy = tmp_path / "cheap.toml"
+    policy.write_text('base = "rollout"\nbudget = 4\nplace_budget = 4\nmin_playouts = 2\nclear_gap = 0\n')
+    out = tmp_path / "d"
+    args = dict(games=4, players=2, policies=[str(policy), "random"], seed=3, batch=2)
+    simulate_to(str(out), **args)
+    manifest = json.loads((out / "manifest.json").read_text())
+    del manifest["run"]["policies"][0]["weights"]["clear_gap"]  # as written before the knob
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    files = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    policy.write_text(policy.read_text().replace("clear_gap = 0", f"clear_gap = {gap}"))
+    if resumes:
+        result = simulate_to(str(out), **args)
+        assert (result.games, result.played) == (4, 0)
+    else:
+        with pytest.raises(DatasetError, match="holds a different run \\(its policies differ"):
+            simulate_to(str(out), **args)
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == files
