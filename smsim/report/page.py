@@ -72,6 +72,18 @@ class Block:
     pooled: str = ""  # a table whose whole is pooled over line-ups: the words that say so
     fold: bool = True  # a long table folds below its headline rows; a ladder is shown whole
 
+    @property
+    def full(self) -> pd.DataFrame:
+        """A table's cells as the page shows them whole."""
+        return self.table if self.shown is None else self.shown
+
+    @property
+    def folded(self) -> bool:
+        """Whether the whole table folds below its headline rows (both pages alike)."""
+        full = self.full
+        return self.fold and (self.short is not None or len(full) > MAX_SHORT_ROWS
+                              or len(display_table(full).columns) > MAX_COLUMNS)  # fmt: skip
+
 
 @dataclass
 class Section:
@@ -805,12 +817,11 @@ def _md_block(b: Block, out: Path) -> list[str]:
         return [f"**{b.text}**", ""] + [f"- {item}" for item in b.items] + [""]
     if b.kind == "figure":
         return [f"![{b.name}](figures/{b.name}.png)", "", f"*{b.text}* ([SVG](figures/{b.name}.svg))", ""]
-    full = b.table if b.shown is None else b.shown
+    full = b.full
     lines = [f"**{b.text}** ([CSV](tables/{b.name}.csv))", ""]
-    folded = b.fold and (b.short is not None or len(full) > MAX_SHORT_ROWS or len(display_table(full).columns) > MAX_COLUMNS)
     if b.short is not None:
         lines += _md_tables(b.short)
-    if folded:
+    if b.folded:
         lines += ["<details><summary>The whole table" + (f", {b.pooled}" if b.pooled else "") +
                   f": {len(full):,} rows</summary>", ""]
         lines += _md_tables(full) + ["</details>", ""]
@@ -844,10 +855,9 @@ def _html_block(b: Block) -> str:
         png = base64.b64encode(b.png).decode()
         return (f'<figure><img alt="{b.name}" src="data:image/png;base64,{png}"><figcaption>{_html_text(b.text)}'
                 "</figcaption></figure>")  # fmt: skip
-    full = b.table if b.shown is None else b.shown
+    full = b.full
     head = f'<p><b>{_html_text(b.text)}</b> (<a href="tables/{b.name}.csv">CSV</a>)</p>'
-    folded = b.fold and (b.short is not None or len(full) > MAX_SHORT_ROWS or len(display_table(full).columns) > MAX_COLUMNS)
-    if not folded:
+    if not b.folded:
         return head + _html_tables(full)
     short = _html_tables(b.short) if b.short is not None else ""
     label = f"The whole table{', ' + b.pooled if b.pooled else ''}: {len(full):,} rows"
