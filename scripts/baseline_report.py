@@ -6,8 +6,9 @@ Plays, from fixed seeds, with the standard rules, at three strengths of play (th
 - for 2, 3, 4 and 5 players, 150,000 mirror games of L1 and of L2 (one policy in every seat):
   the seat effect alone and every headline figure at both levels;
 - for 2 and 4 players, ``--search-games`` mirror games of L3 (default 5,000). By far the slowest
-  step: about 1.3 s of one core a game at 2 players and 4 s at 4 (measured on this machine),
-  so about 7 core-hours in all; small parts, so that an interrupted run loses little, and the
+  step: about 1.3 s of one core a game at 2 players and 4 to 5 s at 4 (measured on this
+  machine: 4 with a core to itself, 4.8 over the 4,075 games played on two busy cores), so
+  about 7 to 8 core-hours in all; small parts, so that an interrupted run loses little, and the
   report reads the parts finished so far (it says how many of the planned games it stands on);
 - for 2, 3, 4 and 5 players, ``smsim compare`` of every built-in heuristic (and ``random``) over
   about 112,000 games: every policy in every seat equally, on shared dice;
