@@ -213,6 +213,8 @@ def rollout_spec(knobs: dict[str, Any], playout_policy: PolicySpec, name: str = 
         spend += f" ({int(values['place_budget'])} a placement)"
     if values["halving"]:
         spend += " by sequential halving"
+    if values["clear_gap"]:
+        spend += f", where its base leads by less than {values['clear_gap']:g}"
     chooser = candidate_policy or playout_policy
     text = (f"search: the candidates of its {', '.join(searched) or 'no'} decisions valued by {spend}, played by "
             f"{playout_policy.name}; elsewhere plays as {chooser.name}")  # fmt: skip

@@ -57,7 +57,7 @@ ROLLOUT_DEFAULTS: dict[str, float] = {
     "search_use": 1.0,
     "search_place": 1.0,
     "margin": 0.1,
-    "clear_gap": 0.0,
+    "clear_gap": 0.75,
 }
 # Knobs added since the first search datasets and models, at the values that play as before they
 # existed: what a manifest written before them stands for (``runs.dataset``), and what the search

@@ -280,6 +280,8 @@ NEEDS_NO_GAME = [
     (["simulate", "--policy", "{tmp}/negative_stop.toml"], ["'stop_se' must be a number from 0"]),
     (["simulate", "--policy", "{tmp}/unknown_knob.toml"], ["unknown rollout parameter 'breadth'"]),
     (["simulate", "--policy", "{tmp}/no_base.toml"], ["unknown policy 'genius'"]),
+    (["compare", "{tmp}/no_candidate_base.toml", "balanced"], ["unknown policy 'oracle'"]),
+    (["simulate", "--policy", "{tmp}/negative_gap.toml"], ["'clear_gap' must be a number from 0"]),
     (["advise", "--decision", "3", "--min-playouts", "0"], ["--min-playouts"]),
     (["compare", "{tmp}/truncated.json", "balanced"], ["not a model file", "invalid JSON"]),
     (["simulate", "--policy", "{tmp}/other_features.json"], ["another feature list"]),
@@ -301,7 +303,8 @@ def cold_cases(tmp: Path) -> list[tuple[list[str], list[str]]]:
     (tmp / "binary.toml").write_bytes(BINARY)
     for name, knob in (("no_budget", "budget = 0"), ("negative_budget", "budget = -5"),
                        ("negative_stop", "stop_se = -1.5"), ("unknown_knob", "breadth = 3"),
-                       ("no_base", 'playout_policy = "genius"')):  # fmt: skip
+                       ("no_base", 'playout_policy = "genius"'), ("no_candidate_base", 'candidate_policy = "oracle"'),
+                       ("negative_gap", "clear_gap = -1")):  # fmt: skip
         (tmp / f"{name}.toml").write_text(f'base = "rollout"\n{knob}\n')
     shipped = (Path(smsim.__file__).parent / "policies" / "data" / "learned.json").read_text()
     (tmp / "truncated.json").write_text(shipped[:300])

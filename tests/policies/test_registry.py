@@ -13,7 +13,10 @@ from smsim.policies.registry import (
     policy_arrays,
     resolve_policies,
     resolve_policy,
+    rollout_spec,
 )
+from smsim.policies.rollout import FLAT_KNOBS, ROLLOUT_DEFAULTS
+from smsim.studies.learn import LearnPlan, teacher_spec
 
 FIXTURES = "tests/policies/fixtures"
 
@@ -30,6 +33,20 @@ def test_builtins_are_random_and_presets_of_one_heuristic():
         spec = POLICIES[name]
         assert spec.kind == PolicyKind.HEURISTIC and spec.params.shape == (N_PARAMS,) and spec.description
         assert set(spec.weights()) == set(PARAM_NAMES)
+
+
+def test_only_the_default_search_leaves_clear_decisions_to_its_base():
+    """``rollout`` gates its decisions (``clear_gap``); the searches whose figures were measured
+    without the gate, the teacher of ``smsim learn`` and the bench's flat yardstick keep every
+    decision searched, and the yardstick searches uses of the dice alone, as the search before
+    budgets did."""
+    assert POLICIES["rollout"].weights()["clear_gap"] == ROLLOUT_DEFAULTS["clear_gap"] > 0
+    for name in ("rollout-deep", "rollout-learned"):
+        assert POLICIES[name].weights()["clear_gap"] == 0
+    assert teacher_spec(LearnPlan(), POLICIES["balanced"]).weights()["clear_gap"] == 0
+    flat = rollout_spec(FLAT_KNOBS, POLICIES["balanced"]).weights()
+    assert (flat["clear_gap"], flat["search_place"], flat["search_keep"], flat["search_use"]) == (0, 0, 0, 1)
+    assert (flat["halving"], flat["group"], flat["stop_se"], flat["budget"] / flat["candidates"]) == (0, 0, 0, 96)
 
 
 def test_weights_file_over_a_base(tmp_path):
