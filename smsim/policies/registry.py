@@ -90,7 +90,8 @@ class PolicySpec:
 
 def described_now(info: Any) -> Any:
     """A policy as ``PolicySpec.describe`` recorded it (a manifest's), with every rollout knob
-    added since it was written at its default: the same policy, so its run resumes."""
+    added since it was written at the value that plays as before the knob existed (``UNGATED``):
+    the same policy, so its run resumes."""
     if not isinstance(info, dict):
         return info
     info = dict(info)
