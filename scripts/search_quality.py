@@ -59,7 +59,12 @@ def knobs_of(ref: str | None) -> tuple[np.ndarray, str, str]:
     params = spec.params.copy()
     for kind in KINDS:
         params[ROLLOUT_PARAMS.offset(f"search_{kind.lower()}")] = 1.0
-    return params, spec.decider.name, spec.player.name
+    return params, reference_of(spec.decider), reference_of(spec.player)
+
+
+def reference_of(spec) -> str:
+    """What names ``spec`` to ``resolve_policy`` in a worker process: a built-in's name, a file's path."""
+    return spec.name if spec.source == "built-in" else spec.source
 
 
 def paired(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
