@@ -19,7 +19,7 @@ from smsim.engine.city import set_city_nb
 from smsim.engine.dice import seed_key
 from smsim.engine.scoring import score_game_nb
 from smsim.errors import SimulationError
-from smsim.play.loop import new_work, play_one_nb
+from smsim.play.loop import learned_mark, new_work, play_one_nb
 from smsim.play.search import new_search, play_one_search_nb, search_room
 from smsim.play.trace import events_to_records, score_dict
 from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays, resolve_policies
@@ -97,15 +97,16 @@ def play_game(
     capacity = rules.max_rounds * players * EVENTS_PER_TURN + 16
     trace = np.zeros((capacity, E.EVENT_WIDTH), dtype=np.int64)
     w = new_work(players, trace)
+    bases = base_arrays(specs)
+    learned = learned_mark(kind, bases[0], bases[2])
     if any_search(specs):
-
         score, game_out, n_rows = play_one_search_nb(
-            seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, *base_arrays(specs),
+            seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, *bases, learned,
             w, new_search(players, search_room(kind, params)), -1,
         )  # fmt: skip
     else:
         score, game_out, n_rows = play_one_nb(
-            seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, w
+            seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, w, learned
         )
     player, city = w.player, w.city
     if n_rows < 0:

@@ -60,7 +60,7 @@ from smsim.engine.game import (
 from smsim.engine.memory import borrow_nb, hot_njit, loop_njit
 from smsim.engine.pirates import mark_swords_nb
 from smsim.policies.heuristics import heuristic_choice_nb, new_game_memo_nb, random_choice_nb
-from smsim.policies.learned import LEARNED_MEMO, learned_choice_nb
+from smsim.policies.learned import LEARNED, LEARNED_MEMO, LearnedMark, learned_choice_nb
 
 # float64 scratch a built-in policy may keep within one turn: the largest any policy declares
 MEMO_SIZE = LEARNED_MEMO.size
@@ -92,8 +92,18 @@ Capture = namedtuple("Capture", ["at", "cands", "ctx", "tape", "snap", "dice", "
 # Who decides for each seat. A searching seat (PolicyKind.ROLLOUT) has its own knobs in ``params``,
 # the policy that orders its candidates and decides where it does not search in
 # ``base_kind``/``base_params``, and the policy its continuations play in ``playout_kind``/
-# ``playout_params``; any other seat is its own base and playout policy.
-Seats = namedtuple("Seats", ["kind", "params", "fns", "base_kind", "base_params", "playout_kind", "playout_params"])
+# ``playout_params``; any other seat is its own base and playout policy. ``learned`` is the
+# learned policy's mark (``learned_mark``): ``LEARNED`` where some seat's policy, base or playout
+# policy is learned, else None, and a loop compiled for None holds none of the learned policy's code.
+Seats = namedtuple("Seats", ["kind", "params", "fns", "base_kind", "base_params", "playout_kind", "playout_params",
+                             "learned"])  # fmt: skip
+
+
+def learned_mark(*kinds: np.ndarray) -> LearnedMark | None:
+    """``LEARNED`` where any of the seats' policy ``kinds`` (int64 arrays of ``layout.PolicyKind``)
+    is the learned policy, else None: what ``Seats.learned`` and the loop's entries take, so that
+    a line-up without a learned seat compiles (and waits for) none of its code."""
+    return LEARNED if any(np.any(np.asarray(k) == L.POLICY_KIND_LEARNED) for k in kinds) else None
 
 
 def new_snap(n_players: int) -> Snap:
@@ -158,7 +168,7 @@ def choose_nb(seats, s, w, rules):
     if kind == L.POLICY_KIND_HEURISTIC:
         return heuristic_choice_nb(seats.base_params[s], s, w, rules)
     if kind == L.POLICY_KIND_LEARNED:
-        return learned_choice_nb(seats.base_params[s], s, w, rules)
+        return learned_nb(seats.base_params[s], s, w, rules, seats.learned)
     if kind == L.POLICY_KIND_USER:
         fn = seats.fns[s]
         return fn(w.ctx, w.dice, w.cands, n, w.city, w.occ, w.player, w.pirates, rules, seats.base_params[s], w.rng)
@@ -178,6 +188,23 @@ def _search_without_scratch(seats, s, w, rules, search):
     if search is types.none or isinstance(search, types.NoneType):
         return lambda seats, s, w, rules, search: choose_nb(seats, s, w, rules)
     return None  # smsim.play.search registers the implementation for its scratch
+
+
+def learned_nb(model, s, w, rules, learned):
+    """The learned policy's pick (``smsim.policies.learned``) where ``learned`` is its mark; with
+    None, -1 (no seat is learned: the branch is never taken, and were it taken the engine would
+    report a pick out of range). Resolved by argument type at compile time, so that the loop of a
+    line-up without a learned seat never compiles the policy's features and model."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(learned_nb, jit_options={"_nrt": False, "no_cpython_wrapper": True, "no_cfunc_wrapper": True})
+def _learned_pick(model, s, w, rules, learned):
+    if isinstance(learned, types.NoneType):
+        return lambda model, s, w, rules, learned: np.int64(-1)
+    if isinstance(learned, types.BaseNamedTuple) and learned.instance_class is LearnedMark:
+        return lambda model, s, w, rules, learned: learned_choice_nb(model, s, w, rules)
+    return None
 
 
 # Not inlined: only ``smsim advise`` captures, and every decision's code would hold a copy.
@@ -515,13 +542,13 @@ def continue_game_nb(snap, tape, n_tape, row, game_key, playout_key, cw, seats, 
 
 
 @njit(cache=True)
-def play_one_nb(seed_key, game, rules, start_crates, kind, params, fns, w):
+def play_one_nb(seed_key, game, rules, start_crates, kind, params, fns, w, learned):
     """Play game ``game`` alone on ``w`` (``new_work`` with a trace); returns (score, game_out,
-    rows traced); the final cities and counters are left in ``w``."""
+    rows traced); the final cities and counters are left in ``w``. ``learned``: ``learned_mark(kind)``."""
     n_players = kind.shape[0]
     score = np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64)
     game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
-    seats = Seats(kind, params, fns, kind, params, kind, params)
+    seats = Seats(kind, params, fns, kind, params, kind, params, learned)
     play_game_nb(game_key_nb(seed_key, game), w, seats, rules, start_crates, score, game_out, None)
     return score, game_out, w.trace_n[0]
 
@@ -547,11 +574,12 @@ def borrow_snap_nb(snap):
 
 @hot_njit
 def play_games_nb(seed_key, first, w, rules, start_crates, kind, params, fns, base_kind, base_params, playout_kind,
-                  playout_params, score_out, player_out, game_out, search):
+                  playout_params, learned, score_out, player_out, game_out, search):
     """Play games first .. first + G - 1 (G = game_out.shape[0]) on the calling thread, releasing
     the GIL so that ``runner`` can run several such ranges at once on its threads.
 
-    ``w`` holds the work buffers (``new_work``), ``search`` the search scratch
+    ``learned`` is ``learned_mark`` of the three kinds (the loop of a line-up without a learned
+    seat holds none of its code). ``w`` holds the work buffers (``new_work``), ``search`` the search scratch
     (``search.new_search``) where a seat searches, else None: the caller allocates them, once
     per call, and owns them and every other argument for the whole call, so the borrowed views
     the games run on (``smsim/engine/memory.py``) cannot outlive them. Called from Python, not
@@ -563,7 +591,7 @@ def play_games_nb(seed_key, first, w, rules, start_crates, kind, params, fns, ba
     """
     w = borrow_work_nb(w)
     seats = Seats(borrow_nb(kind), borrow_nb(params), fns, borrow_nb(base_kind), borrow_nb(base_params),
-                  borrow_nb(playout_kind), borrow_nb(playout_params))
+                  borrow_nb(playout_kind), borrow_nb(playout_params), learned)
     rules = borrow_nb(rules)
     start_crates = borrow_nb(start_crates)
     score_out = borrow_nb(score_out)

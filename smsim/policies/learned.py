@@ -18,6 +18,8 @@ computed here, in numba, with no Python call per decision. A model file (``polic
 names the features it was fitted on, so a file from another feature list is refused.
 """
 
+from collections import namedtuple
+
 import numpy as np
 
 from smsim import layout as L
@@ -113,6 +115,13 @@ LEARNED_MEMO = L.Record("learned memo", "LMM_", "LEARNED_MEMO_END", (
     ("kept", L.MAX_CANDS, "1.0 where the candidate is scored by the model"),
 ))  # fmt: skip
 LEARNED_MEMO.export(globals())
+
+# The learned policy's mark in the play loop (``play.loop.Seats.learned``): a line-up with a
+# learned seat passes ``LEARNED``, any other None, and the loop compiled for None holds none of this
+# module's code (a heuristic line-up's first run compiles no features and no model). Its type,
+# not its value, is what counts; it carries the model vector's size for the reader.
+LearnedMark = namedtuple("LearnedMark", ["model_size"])
+LEARNED = LearnedMark(np.int64(MODEL.size))
 
 # the spaces next to a tower (the ends of each side)
 TOWER_NEIGHBOURS = np.uint64(np.bitwise_or.reduce(L.NEIGH8_MASK[list(L.CORNERS)]))

@@ -31,7 +31,7 @@ import numpy as np
 from smsim import layout as L
 from smsim.engine.dice import seed_key
 from smsim.play.api import check_errors
-from smsim.play.loop import new_work, play_games_nb
+from smsim.play.loop import learned_mark, new_work, play_games_nb
 from smsim.play.search import SEARCH_TOTALS, new_search, search_room
 from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays
 from smsim.rules import Rules
@@ -47,6 +47,7 @@ def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules) -> Ca
 
     kind, params, fns = policy_arrays(specs)
     bases = base_arrays(specs)  # the deciding and the playout policies
+    learned = learned_mark(kind, bases[0], bases[2])  # None: the loop compiled without the learned policy
     rules_nb, crates, key = rules.to_nb(), rules.start_crate_cells(), seed_key(seed)
     searching = any_search(specs)
     room = search_room(kind, params)
@@ -54,7 +55,8 @@ def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules) -> Ca
     def play(first: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
         # the work buffers (and search scratch) of this call: held here while the games run on views of them
         work, search = new_work(players), new_search(players, room) if searching else None
-        play_games_nb(key, first, work, rules_nb, crates, kind, params, fns, *bases, score, player, game_out, search)  # fmt: skip
+        play_games_nb(key, first, work, rules_nb, crates, kind, params, fns, *bases, learned, score, player, game_out,
+                      search)  # fmt: skip
         if search is not None:
             SEARCH_TOTALS[:] += search.spent  # in place: the module's array
 

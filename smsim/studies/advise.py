@@ -48,7 +48,7 @@ from smsim.engine.dice import seed_key
 from smsim.errors import AdviseError, PolicyError, RulesError, SimulationError, TraceError
 from smsim.intervals import Z_95, wilson_interval
 from smsim.play.api import EVENTS_PER_TURN, check_errors, verify_game_index, verify_players
-from smsim.play.loop import MAX_PLAYOUTS, new_work
+from smsim.play.loop import MAX_PLAYOUTS, learned_mark, new_work
 from smsim.play.narrate import Cities
 from smsim.play.search import evaluate_nb, new_search, play_one_search_nb
 from smsim.play.trace import FACE_NAMES, PERSON_NAMES, events_to_records, turn_records
@@ -189,6 +189,7 @@ class _Game:
     def __post_init__(self) -> None:
         kind, params, fns = policy_arrays(self.specs)
         self.arrays = (kind, params, fns, *base_arrays(self.specs))
+        self.learned = learned_mark(kind, self.arrays[3], self.arrays[5])
         self.rules_nb = self.rules.to_nb()
         self.crates = self.rules.start_crate_cells()
 
@@ -201,7 +202,7 @@ class _Game:
         w = new_work(self.players, trace)
         score, game_out, n_rows = play_one_search_nb(seed_key(self.seed), self.game, self.rules_nb, self.crates, kind,
                                                      params, fns, base_kind, base_params, playout_kind, playout_params,
-                                                     w, new_search(self.players), decision)  # fmt: skip
+                                                     self.learned, w, new_search(self.players), decision)  # fmt: skip
         out = (score, w.player, w.city, game_out, n_rows, w)
         try:
             check_errors(game_out[None, :], self.specs, self.game)
@@ -222,7 +223,7 @@ class _Game:
         _, _, fns, _, _, playout_kind, playout_params = self.arrays
         search = new_search(self.players, playouts, len(rows))
         search.rows[: len(rows)] = rows
-        evaluate_nb(w, self.rules_nb, fns, playout_kind, playout_params, len(rows), first_playout, playouts,
+        evaluate_nb(w, self.rules_nb, fns, playout_kind, playout_params, self.learned, len(rows), first_playout, playouts,
                     min(min_playouts, playouts), True, RANK_MARGIN, search)  # fmt: skip
         return search
 

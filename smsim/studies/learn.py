@@ -52,7 +52,7 @@ from smsim import layout as L
 from smsim.engine.dice import seed_key
 from smsim.errors import LearnError
 from smsim.play.labels import label_decision_nb
-from smsim.play.loop import new_work
+from smsim.play.loop import learned_mark, new_work
 from smsim.play.search import new_search
 from smsim.policies.heuristic_layout import PARAM_NAMES
 from smsim.policies.learned import MAX_FEATURES, MAX_HIDDEN, N_PLACE_FEATURES, N_USE_FEATURES
@@ -172,12 +172,13 @@ def label_game(plan: LearnPlan, round_no: int, game: int, student: PolicySpec, r
     rules_nb, crates, key = rules.to_nb(), rules.start_crate_cells(), seed_key(plan.seed)
     w, search = new_work(players), new_search(players, room)
     feats = np.zeros((L.MAX_CANDS, MAX_FEATURES))
-    total = label_decision_nb(key, game, -1, rules_nb, crates, kind, params, fns, knobs, w, search, feats)[0]
+    learned = learned_mark(kind)
+    total = label_decision_nb(key, game, -1, rules_nb, crates, kind, params, fns, learned, knobs, w, search, feats)[0]
     offered = np.flatnonzero(np.random.default_rng([plan.seed, round_no, game]).random(total) < plan.rate)
     out = []
     for d in offered:
-        _, kind_d, m, pick, seat = label_decision_nb(key, game, int(d), rules_nb, crates, kind, params, fns, knobs, w,
-                                                     search, feats)  # fmt: skip
+        _, kind_d, m, pick, seat = label_decision_nb(key, game, int(d), rules_nb, crates, kind, params, fns, learned,
+                                                     knobs, w, search, feats)  # fmt: skip
         if m == 0:
             continue
         for c in range(m):

@@ -22,7 +22,7 @@ def label(game: int, decision: int, players: int = 3):
     w, search = new_work(players), new_search(players, 32)
     feats = np.zeros((L.MAX_CANDS, MAX_FEATURES))
     out = label_decision_nb(seed_key(5), game, decision, rules.to_nb(), rules.start_crate_cells(), kind, params, fns,
-                            KNOBS, w, search, feats)  # fmt: skip
+                            None, KNOBS, w, search, feats)  # fmt: skip
     return out, w, search, feats
 
 
