@@ -40,9 +40,9 @@ from smsim import layout as L
 from smsim.engine import events as E
 from smsim.engine.dice import seed_key
 from smsim.play.api import EVENTS_PER_TURN
-from smsim.play.loop import learned_mark, new_work
+from smsim.play.loop import new_work
 from smsim.play.search import new_search, play_one_search_nb, search_captured_nb
-from smsim.policies.registry import POLICIES, base_arrays, policy_arrays, resolve_policy
+from smsim.policies.registry import POLICIES, base_arrays, learned_mark, policy_arrays, resolve_policy
 from smsim.policies.rollout import ROLLOUT_PARAMS
 from smsim.rules import Rules
 

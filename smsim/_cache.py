@@ -12,7 +12,17 @@ Those modules are found in the source, not listed by hand, so a new module joins
 - the key covers every jit module and every smsim module they import at their top level,
   transitively (imports inside functions run no jitted code's globals).
 
-Parsing the package takes a few hundred milliseconds, so the module list is remembered beside
+Some compiled code goes only into the loops of line-ups that use it: the learned policy and the
+search (``PARTS``). A loop compiled with one of them says so in its signature (a namedtuple type
+of the part's own: ``LearnedMark`` in the seats, the ``Search`` scratch), so its own modules are
+keyed apart: the directory is named after the rest (the *base*), and each compiled function's
+entry in numba's index adds the hash of every part its signature or its module brings in
+(``part_key``, read by ``engine/memory.py``'s cache). An edit of the learned policy then
+recompiles what plays it and leaves a heuristic line-up's loop (and the search's) cached; an
+edit of the search leaves the learned policy's own functions; an edit of the base, which every
+loop contains, recompiles everything.
+
+Parsing the package takes a few hundred milliseconds, so the module lists are remembered beside
 the cache, keyed on every source file's size and modification time; a warm start only stats
 the files and hashes the listed ones. Must run before numba is imported.
 """
@@ -28,6 +38,12 @@ from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 COMPILERS = ("numba", "llvmlite")  # importing either means the module makes compiled code
+
+# part -> (the name of the namedtuple type that marks it in a compiled signature, its own modules)
+PARTS = {
+    "learned": ("LearnedMark", ("policies/learned.py",)),
+    "search": ("Search", ("play/search.py", "play/labels.py")),
+}
 
 
 def _sources(package_dir: Path) -> dict[str, Path]:
@@ -101,9 +117,8 @@ class _Module:
                         self.decorators.add(dec.id)
 
 
-def jit_modules(package_dir: Path = PACKAGE_DIR) -> list[str]:
-    """The package's modules that compiled code can depend on, as paths relative to the package
-    directory (POSIX, sorted): the jit modules and every package module they import, transitively."""
+def _analyse(package_dir: Path) -> tuple[dict[str, Path], dict[str, _Module], set[str]]:
+    """Every module by dotted name, what each imports, and the jit modules (see the docstring)."""
     paths = _sources(package_dir)
     info = {name: _Module(name, path, paths) for name, path in paths.items()}
     jit = {name for name, m in info.items() if m.compiler}
@@ -116,13 +131,53 @@ def jit_modules(package_dir: Path = PACKAGE_DIR) -> list[str]:
             ):
                 jit.add(name)
                 grew = True
-    keep, todo = set(), sorted(jit)
+    return paths, info, jit
+
+
+def _closure(start, info: dict[str, _Module], stop: set[str] = frozenset()) -> set[str]:
+    """``start`` and every module it imports at its top level, transitively, never entering ``stop``."""
+    keep, todo = set(), sorted(set(start) - stop)
     while todo:
         name = todo.pop()
         if name not in keep:
             keep.add(name)
-            todo.extend(info[name].imports - keep)
-    return sorted(paths[name].relative_to(package_dir).as_posix() for name in keep)
+            todo.extend(info[name].imports - keep - stop)
+    return keep
+
+
+def cache_layout(package_dir: Path = PACKAGE_DIR) -> dict:
+    """What the cache key is made of, as paths relative to the package directory (POSIX, sorted):
+    ``base``, the modules every compiled loop depends on (the jit modules and all they import,
+    transitively, but the parts' own); ``parts``, per part of ``PARTS`` the modules it brings in
+    beyond the base; ``reads``, per module with compiled code, the parts its own code reads (it
+    is one, or imports one)."""
+    paths, info, jit = _analyse(package_dir)
+    rel = {name: path.relative_to(package_dir).as_posix() for name, path in paths.items()}
+    by_rel = {r: name for name, r in rel.items()}
+    own = {part: {by_rel[m] for m in modules if m in by_rel} for part, (_, modules) in PARTS.items()}
+    held = set().union(*own.values())
+    key = {f"{package_dir.name}._cache"}  # this module computes the key; it is no part of it
+    base = _closure(jit - held - key, info, stop=held | key)
+    parts = {part: _closure(mods, info, stop=base | (held - mods) | key) for part, mods in own.items()}
+    reads = {}
+    for name in sorted(base | set().union(*parts.values())):
+        brings = _closure([name], info)
+        found = sorted(part for part, mods in own.items() if brings & mods)
+        if found:
+            reads[rel[name]] = found
+    return {
+        "base": sorted(rel[n] for n in base),
+        "parts": {part: sorted(rel[n] for n in mods) for part, mods in parts.items()},
+        "reads": reads,
+    }
+
+
+def jit_modules(package_dir: Path = PACKAGE_DIR) -> list[str]:
+    """The package's modules that compiled code can depend on, as paths relative to the package
+    directory (POSIX, sorted): the jit modules and every package module they import, transitively
+    (the base and every part of ``cache_layout``)."""
+    layout = cache_layout(package_dir)
+    return sorted(set(layout["base"]).union(*layout["parts"].values()))
 
 
 def source_hash(package_dir: Path = PACKAGE_DIR, modules: list[str] | None = None) -> str:
@@ -141,8 +196,8 @@ def package_hash(package_dir: Path = PACKAGE_DIR) -> str:
     return source_hash(package_dir, sorted(p.relative_to(package_dir).as_posix() for p in package_dir.rglob("*.py")))
 
 
-def _remembered_jit_modules(base: str, package_dir: Path) -> list[str]:
-    """``jit_modules``, remembered in ``base`` while no source file of the package has changed
+def _remembered_layout(base: str, package_dir: Path) -> dict:
+    """``cache_layout``, remembered in ``base`` while no source file of the package has changed
     size or modification time (a file per package directory: several checkouts share ``base``)."""
     stamp = {
         path.relative_to(package_dir).as_posix(): [(st := path.stat()).st_mtime_ns, st.st_size]
@@ -151,19 +206,38 @@ def _remembered_jit_modules(base: str, package_dir: Path) -> list[str]:
     memo = Path(base) / f"jit-modules-{hashlib.sha256(str(package_dir).encode()).hexdigest()[:12]}.json"
     try:
         saved = json.loads(memo.read_text(encoding="utf-8"))
-        if saved["stamp"] == stamp:
-            return list(saved["modules"])
+        if saved["stamp"] == stamp and saved["parts"] == PARTS_SPEC:
+            return saved["layout"]
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    modules = jit_modules(package_dir)
+    layout = cache_layout(package_dir)
     try:  # written aside and renamed into place: a process reading it never sees half a file
         memo.parent.mkdir(parents=True, exist_ok=True)
         tmp = memo.with_name(f"{memo.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"stamp": stamp, "modules": modules}), encoding="utf-8")
+        tmp.write_text(json.dumps({"stamp": stamp, "parts": PARTS_SPEC, "layout": layout}), encoding="utf-8")
         os.replace(tmp, memo)
     except OSError:
         pass  # an unwritable cache directory: parse again next time
-    return modules
+    return layout
+
+
+PARTS_SPEC = {part: [marker, list(modules)] for part, (marker, modules) in PARTS.items()}  # as JSON reads it back
+
+# Set by ``configure_cache``: the hash of each part's modules, and the parts each module's code reads.
+PART_HASHES: dict[str, str] = {}
+MODULE_PARTS: dict[str, list[str]] = {}
+
+
+def part_key(module: str, markers: set[str]) -> tuple[tuple[str, str], ...]:
+    """What a compiled function's index entry adds to numba's key: (part, hash) of every part that
+    its module (dotted name) reads or whose marker type (``PARTS``) its signature holds."""
+    if not PART_HASHES:  # NUMBA_CACHE_DIR set by the user: configure_cache left them to be read now
+        layout = cache_layout(PACKAGE_DIR)
+        PART_HASHES.update({part: source_hash(PACKAGE_DIR, modules) for part, modules in layout["parts"].items()})
+        MODULE_PARTS.update(layout["reads"])
+    rel = module.removeprefix(f"{PACKAGE_DIR.name}.").replace(".", "/") + ".py"
+    parts = set(MODULE_PARTS.get(rel, ())) | {part for part, (marker, _) in PARTS.items() if marker in markers}
+    return tuple((part, PART_HASHES.get(part, "")) for part in sorted(parts))
 
 
 def _setting(name: str) -> str | None:
@@ -181,8 +255,10 @@ def configure_cache() -> None:
     base = _setting("SMSIM_CACHE_DIR") or os.path.join(
         _setting("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "smsim"
     )
-    modules = _remembered_jit_modules(base, PACKAGE_DIR)
-    os.environ["NUMBA_CACHE_DIR"] = os.path.join(base, source_hash(PACKAGE_DIR, modules))
+    layout = _remembered_layout(base, PACKAGE_DIR)
+    PART_HASHES.update({part: source_hash(PACKAGE_DIR, modules) for part, modules in layout["parts"].items()})
+    MODULE_PARTS.update(layout["reads"])
+    os.environ["NUMBA_CACHE_DIR"] = os.path.join(base, source_hash(PACKAGE_DIR, layout["base"]))
     if "numba.core.config" in sys.modules:
         # numba was imported first (a notebook, a test module): it read its settings then, and
         # would put smsim's cache beside the sources, where the check of a cold engine
@@ -190,21 +266,6 @@ def configure_cache() -> None:
         sys.modules["numba.core.config"].reload_config()
 
 
-ENGINE_ENTRY = "loop.play_games_nb-*.nbi"
-"""The cache index of the play loop every batch of games runs: present once the engine is compiled."""
-SEARCH_ENTRY = "search.rollout_nb-*.nbi"
-"""The search policy's decision, compiled into the play loop for line-ups with a searching seat."""
-
-
 def cache_dir() -> str:
     """The directory numba caches smsim's machine code in (``configure_cache`` has set it)."""
     return os.environ.get("NUMBA_CACHE_DIR", "")
-
-
-def engine_compiled(search: bool = False) -> bool:
-    """Whether the engine's play loop (with ``search``, the loop of line-ups with a searching
-    seat too) is in the on-disk cache, so that a run will not compile it (a first run on a
-    machine, or after an edit of the engine, compiles for a while)."""
-    cache = cache_dir()
-    entries = (ENGINE_ENTRY, SEARCH_ENTRY) if search else (ENGINE_ENTRY,)
-    return bool(cache) and all(any(Path(cache).rglob(entry)) for entry in entries)

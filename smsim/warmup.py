@@ -6,14 +6,18 @@ plays one small game on each path that commands take, so the compile happens now
 the first timed run. The parts:
 
 - ``play``: the play loop of ``simulate``, ``compare``, ``sweep``, ``tune`` and ``fairness``.
-  One compiled loop serves every built-in, weights-file and user policy, at any number of
+  One compiled loop serves every heuristic, weights-file and user policy, at any number of
   players and under any rules: a policy is data or a function of a fixed signature, and the
   rules are an array;
+- ``learned``: the loop of line-ups with a learned seat (``learned``, a model file): the same
+  loop with the learned policy's features and model compiled in, which a heuristic line-up never
+  waits for;
 - ``search``: the loop of line-ups with a searching seat (``rollout``);
 - ``trace``: one game with its trace (``smsim play``, ``smsim.play_game``);
 - ``advise``: the continuations of ``smsim advise`` and ``smsim play --advise``.
 
-``warmup()`` compiles ``play`` by default; pass the parts wanted, or ``ALL``.
+``warmup()`` compiles ``play`` by default; pass the parts wanted, or ``ALL``. Each part is cached
+on its own (``smsim/_cache.py``): an edit of the learned policy leaves ``play`` compiled.
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ from smsim.runs.batch import run_games, simulate_summary
 from smsim.studies.advise import advise
 
 PARTS = {
-    "play": "the play loop (simulate, compare, sweep, tune, fairness; every non-search policy)",
+    "play": "the play loop (simulate, compare, sweep, tune, fairness; heuristic and user policies)",
+    "learned": "the play loop of line-ups with a learned seat",
     "search": "the play loop of line-ups with a searching seat (rollout)",
     "trace": "one game with its trace (smsim play)",
     "advise": "continuations from a decision (smsim advise)",
@@ -66,6 +71,11 @@ def _play() -> None:
     simulate_summary(1, 2, ["balanced"], 0, Rules(), threads=1)  # the play loop and the headline sums
 
 
+def _learned() -> None:
+
+    simulate_summary(1, 2, ["learned"], 0, Rules(), threads=1)
+
+
 def _search() -> None:
 
     # the fewest playouts: the search's code is the same, its games much shorter
@@ -84,7 +94,7 @@ def _advise() -> None:
     advise(players=2, seed=0, game=0, decision=0, policies=["random"], playouts=1)
 
 
-_RUN = {"play": _play, "search": _search, "trace": _trace, "advise": _advise}
+_RUN = {"play": _play, "learned": _learned, "search": _search, "trace": _trace, "advise": _advise}
 
 
 def warmup(parts: tuple[str, ...] | list[str] = ("play",)) -> list[Part]:

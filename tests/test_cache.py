@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from smsim import _cache
-from smsim._cache import PACKAGE_DIR, jit_modules, source_hash
+from smsim._cache import PACKAGE_DIR, cache_layout, jit_modules, source_hash
+from smsim.engine.memory import cached_njit
 
 
 @pytest.fixture
@@ -70,6 +71,12 @@ def test_new_modules_join_the_key_by_what_they_import(package):
     assert source_hash(package) != before
 
 
+@cached_njit
+def marked_by_parts(mark, x):
+    """A cached function whose signature may carry the learned policy's mark (as the loop's seats do)."""
+    return x + 1
+
+
 def _smsim_module_of(value) -> str | None:
     if isinstance(value, types.ModuleType):
         name = value.__name__
@@ -103,26 +110,90 @@ def test_every_module_with_compiled_code_and_what_it_reads_is_covered():
     assert read <= covered, read - covered
 
 
-def test_the_remembered_list_follows_the_sources(package, tmp_path):
+def test_the_remembered_layout_follows_the_sources(package, tmp_path):
     base = tmp_path / "cache"
-    first = _cache._remembered_jit_modules(str(base), package)
-    assert first == jit_modules(package)
+    first = _cache._remembered_layout(str(base), package)
+    assert first == cache_layout(package)
     assert list(base.glob("jit-modules-*.json"))
-    (package / "compiled.py").write_text("import numba\n")  # a new file: the list is made again
-    assert "compiled.py" in _cache._remembered_jit_modules(str(base), package)
+    (package / "compiled.py").write_text("import numba\n")  # a new file: the layout is made again
+    assert "compiled.py" in _cache._remembered_layout(str(base), package)["base"]
 
 
-def test_engine_compiled_reads_the_play_loop_from_the_cache(tmp_path, monkeypatch):
-    from smsim._cache import ENGINE_ENTRY, SEARCH_ENTRY, engine_compiled
+def test_the_learned_policy_and_the_search_are_keyed_apart_from_the_base():
+    """The directory is named after the base; each part's own modules are keyed apart, and the
+    modules whose code reads a part are known (their functions' entries add its hash)."""
+    layout = cache_layout()
+    assert layout["parts"] == {"learned": ["policies/learned.py"],
+                               "search": ["play/labels.py", "play/search.py", "policies/rollout.py"]}  # fmt: skip
+    base = set(layout["base"])
+    assert {"play/loop.py", "policies/heuristics.py", "policies/learned_layout.py"} <= base
+    assert not base & {"policies/learned.py", "play/search.py", "_cache.py"}
+    assert layout["reads"] == {"play/labels.py": ["learned", "search"], "play/search.py": ["search"],
+                               "policies/learned.py": ["learned"]}  # fmt: skip
 
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
-    assert not engine_compiled()  # an empty cache: the first run compiles
-    (tmp_path / "smsim_x").mkdir()
-    (tmp_path / "smsim_x" / ENGINE_ENTRY.replace("*", "534.py311")).write_bytes(b"")
-    assert engine_compiled()
-    assert not engine_compiled(search=True)  # a line-up with a searching seat compiles its own loop
-    (tmp_path / "smsim_x" / SEARCH_ENTRY.replace("*", "139.py311")).write_bytes(b"")
-    assert engine_compiled(search=True)
+
+@pytest.mark.parametrize(("module", "changes"), [("policies/learned.py", "learned"), ("play/search.py", "search"),
+                                                 ("policies/heuristics.py", "base")])  # fmt: skip
+def test_an_edit_changes_the_key_of_what_holds_it_alone(package, module, changes):
+    """An edit of the learned policy changes its part's hash, not the base's (the directory a
+    heuristic line-up's loop is cached in) nor the search's; an edit of the base changes the
+    directory, as every loop holds it."""
+
+    def hashes():
+        layout = cache_layout(package)
+        return {"base": source_hash(package, layout["base"]),
+                **{part: source_hash(package, mods) for part, mods in layout["parts"].items()}}  # fmt: skip
+
+    before = hashes()
+    with open(package / module, "a") as fh:
+        fh.write("# a comment\n")
+    after = hashes()
+    assert {k for k in before if before[k] != after[k]} == {changes}
+
+
+def test_a_compiled_signature_is_keyed_on_the_parts_it_holds(monkeypatch):
+    """numba's index entry of a signature that carries the learned policy's mark goes stale when
+    the policy's sources change; one without it stays (a heuristic line-up's loop), and neither
+    depends on the search's sources."""
+    from numba import typeof, types
+
+    from smsim.engine.memory import on_disk
+    from smsim.policies.learned_layout import LEARNED
+
+    marked_by_parts(LEARNED, 1)
+    marked_by_parts(None, 1)
+    with_mark, without = (typeof(LEARNED), types.int64), (types.none, types.int64)
+    assert on_disk(marked_by_parts, with_mark) and on_disk(marked_by_parts, without)
+    monkeypatch.setitem(_cache.PART_HASHES, "search", "an edit")
+    assert on_disk(marked_by_parts, with_mark) and on_disk(marked_by_parts, without)
+    monkeypatch.setitem(_cache.PART_HASHES, "learned", "an edit")
+    assert not on_disk(marked_by_parts, with_mark) and on_disk(marked_by_parts, without)
+
+
+def test_a_heuristic_line_ups_loop_outlives_an_edit_of_the_learned_policy(monkeypatch):
+    """The play loop of a heuristic line-up, once compiled, is found in the on-disk cache under
+    its key whatever the learned policy's or the search's sources (what ``kernel_compiled``
+    reads before a command decides whether it compiles)."""
+    from smsim.engine.memory import on_disk
+    from smsim.play.loop import play_games_nb
+    from smsim.policies.registry import resolve_policies
+    from smsim.rules import Rules
+    from smsim.runs.batch import run_games
+    from smsim.runs.runner import kernel_compiled
+
+    run_games(1, 2, ["balanced", "greedy"], 0, Rules(), threads=1)
+    assert kernel_compiled(2, resolve_policies(["balanced", "greedy"], 2), Rules())
+    sigs = [sig for sig in play_games_nb.overloads if not _marked(sig)]
+    assert sigs and all(on_disk(play_games_nb, sig) for sig in sigs)
+    monkeypatch.setitem(_cache.PART_HASHES, "learned", "an edit")
+    monkeypatch.setitem(_cache.PART_HASHES, "search", "an edit")
+    assert all(on_disk(play_games_nb, sig) for sig in sigs)
+
+
+def _marked(sig) -> bool:
+    from smsim.engine.memory import markers_of
+
+    return bool(markers_of(sig) & {marker for marker, _ in _cache.PARTS.values()})
 
 
 def test_a_cold_engine_is_announced_and_compiled_before_the_timed_run(monkeypatch):
@@ -131,10 +202,10 @@ def test_a_cold_engine_is_announced_and_compiled_before_the_timed_run(monkeypatc
     here; the check of the cache is what is made to say cold)."""
     from click.testing import CliRunner
 
-    import smsim._cache
+    import smsim.runs.runner
     from smsim.cli import cli
 
-    monkeypatch.setattr(smsim._cache, "engine_compiled", lambda search=False: False)
+    monkeypatch.setattr(smsim.runs.runner, "kernel_compiled", lambda *args: False)
     r = CliRunner().invoke(cli, ["simulate", "-n", "20", "-p", "3", "-q"])
     assert r.exit_code == 0, r.output
     assert "compiling the game engine for this machine" in r.output and "compiled in" in r.output
@@ -144,7 +215,7 @@ def test_a_cold_engine_is_announced_and_compiled_before_the_timed_run(monkeypatc
 
 def test_the_cache_is_smsims_even_when_numba_was_imported_first(tmp_path):
     """A notebook or a test module may import numba before smsim: numba has read its settings
-    then, and smsim's compiled code must still go to smsim's cache, where ``engine_compiled``
+    then, and smsim's compiled code must still go to smsim's cache, where ``kernel_compiled``
     looks for it."""
     import subprocess
 
@@ -180,10 +251,10 @@ def test_an_empty_cache_variable_counts_as_unset(tmp_path, empty):
 def test_the_status_line_names_the_real_cache(monkeypatch, tmp_path):
     from click.testing import CliRunner
 
-    import smsim._cache
+    import smsim.runs.runner
     from smsim.cli import cli
 
-    monkeypatch.setattr(smsim._cache, "engine_compiled", lambda search=False: False)
+    monkeypatch.setattr(smsim.runs.runner, "kernel_compiled", lambda *args: False)
     r = CliRunner().invoke(cli, ["simulate", "-n", "5", "-p", "2", "-q"])
     assert r.exit_code == 0, r.output
     assert f"(cached in {os.environ['NUMBA_CACHE_DIR']};" in r.output and os.environ["NUMBA_CACHE_DIR"]

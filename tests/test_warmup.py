@@ -32,7 +32,7 @@ def test_a_second_warmup_compiles_nothing():
 def test_an_unknown_part_is_refused():
     with pytest.raises(ValueError, match="unknown part 'plya'"):
         warmup(["plya"])
-    assert ALL == ("play", "search", "trace", "advise")
+    assert ALL == ("play", "learned", "search", "trace", "advise")
 
 
 def test_the_command_says_when_everything_is_compiled_already(run):
@@ -44,31 +44,58 @@ def test_the_command_says_when_everything_is_compiled_already(run):
 
 
 COMPILE_ONCE = """
-import gc, json
-from numba.core.registry import CPUDispatcher
+import json
+from numba.core.event import install_recorder
 from smsim.rules import Rules
 from smsim.runs.batch import run_games
 
-run_games(2, 4, ["balanced"], 0, Rules(), threads=1)
-run_games(2, 3, ["random", "greedy", "balanced"], 0, Rules(), threads=1)
-compiled = {f"{d.py_func.__module__}.{d.py_func.__qualname__}": [str(s) for s in d.signatures]
-            for d in gc.get_objects() if isinstance(d, CPUDispatcher) and d.py_func.__module__.startswith("smsim")}
+with install_recorder("numba:compile") as events:
+    run_games(2, 4, ["balanced"], 0, Rules(), threads=1)
+    run_games(2, 3, ["random", "greedy", "balanced"], 0, Rules(), threads=1)
+compiled = {}
+for event in events.buffer:
+    d = event[1].data["dispatcher"]
+    if event[1].is_start and d.py_func.__module__.startswith("smsim"):
+        name = f"{d.py_func.__module__}.{d.py_func.__qualname__}"
+        compiled.setdefault(name, []).append(str(event[1].data["args"]))
 print(json.dumps(compiled))
 """
 
 
-def test_a_first_run_compiles_each_loop_function_once(tmp_path):
-    """Each compiled specialisation of a loop function costs a share of the first compile (a
-    second or more for the larger ones): a constant passed as a literal, or a type that differs
-    between call sites, compiles the function again. A first run of the heuristics, on an empty
-    cache, compiles every function of smsim once."""
+@pytest.fixture(scope="module")
+def first_heuristic_run(tmp_path_factory) -> dict[str, list[str]]:
+    """Every smsim function a first run of heuristic line-ups compiles, on an empty cache in a
+    fresh process, with the arguments of each compile (numba's compile events)."""
     import json
     import os
     import subprocess
     import sys
 
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path_factory.mktemp("cache"))}
     out = subprocess.run([sys.executable, "-c", COMPILE_ONCE], env=env, capture_output=True, text=True, check=True)
-    compiled = json.loads(out.stdout.strip().splitlines()[-1])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_first_run_compiles_each_loop_function_once(first_heuristic_run):
+    """Each compiled specialisation of a loop function costs a share of the first compile (a
+    second or more for the larger ones): a constant passed as a literal, or a type that differs
+    between call sites, compiles the function again. A first run of the heuristics, on an empty
+    cache, compiles every function of smsim once."""
+    compiled = first_heuristic_run
     assert "smsim.play.loop.play_games_nb" in compiled and "smsim.play.loop.person_nb" in compiled
     assert {name: sigs for name, sigs in compiled.items() if len(sigs) > 1} == {}
+
+
+def test_a_heuristic_line_up_compiles_no_learned_policy_and_no_search(first_heuristic_run):
+    """The learned policy and the search compile the first time a line-up plays them, not in a
+    heuristic line-up's loop: none of their functions is compiled, and no compiled signature
+    carries the mark of either (smsim/_cache.py, PARTS)."""
+    from smsim._cache import PARTS
+
+    compiled = first_heuristic_run
+    theirs = [name for name in compiled
+              if name.startswith(("smsim.policies.learned.", "smsim.play.search.", "smsim.play.labels."))]  # fmt: skip
+    assert theirs == []
+    marked = [name for name, sigs in compiled.items()
+              for marker, _ in PARTS.values() for sig in sigs if marker in sig]  # fmt: skip
+    assert marked == []

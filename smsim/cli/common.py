@@ -137,12 +137,12 @@ def engine_ready(players: int, specs: list, rules: Rules) -> None:  # the line-u
     been checked: bad input never waits for the compiler."""
     import time
 
-    from smsim._cache import cache_dir, engine_compiled
-    from smsim.policies.registry import any_search
+    from smsim._cache import cache_dir
     from smsim.runs.batch import simulate_summary
+    from smsim.runs.runner import kernel_compiled
     from smsim.warmup import compiling
 
-    if engine_compiled(search=any_search(specs)):
+    if kernel_compiled(players, specs, rules):
         return
     click.echo(f"smsim: compiling the game engine for this machine, first run only (cached in "
                f"{cache_dir()}; `smsim warmup` compiles ahead) ...", err=True)  # fmt: skip

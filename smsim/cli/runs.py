@@ -24,21 +24,23 @@ from smsim.errors import PolicyError
 
 
 @cli.command()
+@click.option("--learned", is_flag=True, help="Also the loop of line-ups with the learned policy.")
 @click.option("--search", is_flag=True, help="Also the loop of line-ups with the search policy (rollout).")
-@click.option("--all", "everything", is_flag=True, help="Every part: the play loop, search, traces, advise.")
-def warmup(search: bool, everything: bool) -> None:
+@click.option("--all", "everything", is_flag=True, help="Every part: the play loop, learned, search, traces, advise.")
+def warmup(learned: bool, search: bool, everything: bool) -> None:
     """Compile the engine now, ahead of the first run (for cluster workers and CI images).
 
     \b
-    Compiles what simulate, compare, sweep, tune and fairness need with every policy but the
-    search policy; --search adds line-ups with a rollout seat, --all also `smsim play` and
-    `smsim advise`. The machine code goes to the on-disk cache, once per machine and engine
-    version; when it is there already, warmup only says so."""
+    Compiles what simulate, compare, sweep, tune and fairness need with heuristic, weights-file
+    and user policies; --learned adds line-ups with a learned seat, --search line-ups with a
+    rollout seat, --all also `smsim play` and `smsim advise`. Each part is compiled the first time
+    a run needs it anyway; warmup does it ahead. The machine code goes to the on-disk cache, once
+    per machine and engine version; when it is there already, warmup only says so."""
     from smsim._cache import cache_dir
     from smsim.warmup import ALL
     from smsim.warmup import warmup as compile_parts
 
-    parts = ALL if everything else ("play", "search") if search else ("play",)
+    parts = ALL if everything else ("play", *(("learned",) if learned else ()), *(("search",) if search else ()))
     cache = cache_dir()
     done = compile_parts(parts)
     for part in done:

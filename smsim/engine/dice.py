@@ -10,10 +10,9 @@ All constants are ``np.uint64``: numba types uint64 mixed with a Python int as f
 """
 
 import numpy as np
-from numba import njit
 
 from smsim import layout as L
-from smsim.engine.memory import hot_njit
+from smsim.engine.memory import cached_njit, hot_njit
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -73,7 +72,7 @@ def seed_key(seed: int) -> np.uint64:
     return np.uint64(int(seed) % (1 << 64))
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def dice_floor_nb(seed_key, first, n_games, n_players, rounds, out):
     """The physical floor of a game: the same dice stream and three-roll keeps as the engine,
     no board. Each turn keeps the most common non-sword face and rolls the rest again.

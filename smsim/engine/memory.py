@@ -30,7 +30,62 @@ import functools
 
 from numba import njit, types
 from numba.core import cgutils
+from numba.core.caching import FunctionCache
 from numba.extending import intrinsic
+
+from smsim._cache import part_key
+
+
+def markers_of(args) -> set[str]:
+    """The names of the namedtuple types in a compiled signature, nested ones included: what says
+    which parts (``_cache.PARTS``: the learned policy, the search) the compiled code holds."""
+    found, todo = set(), list(getattr(args, "args", args))
+    while todo:
+        t = todo.pop()
+        if isinstance(t, types.BaseNamedTuple):
+            found.add(t.instance_class.__name__)
+        if isinstance(t, types.BaseTuple):
+            todo.extend(t.types)
+    return found
+
+
+class PartKeyedCache(FunctionCache):
+    """numba's on-disk cache of one function, each compiled signature's entry keyed also on the
+    sources of the parts it holds (``_cache.part_key``): the directory is named after the base
+    sources only, so without this a loop compiled with the learned policy would outlive an edit
+    of the policy."""
+
+    def _index_key(self, sig, codegen):
+        return (*super()._index_key(sig, codegen), part_key(self._py_func.__module__, markers_of(sig)))
+
+
+def cached_njit(fn=None, **options):
+    """``njit`` with smsim's on-disk cache (``PartKeyedCache``) in place of numba's ``cache=True``."""
+
+    def wrap(f):
+        dispatcher = njit(**options)(f)
+        dispatcher._cache = PartKeyedCache(dispatcher.py_func)
+        return dispatcher
+
+    return wrap if fn is None else wrap(fn)
+
+
+def is_cached(dispatcher, args: tuple) -> bool:
+    """Whether calling ``dispatcher`` with ``args`` would find its machine code compiled, in this
+    process or in the on-disk cache (``on_disk``)."""
+    sig = tuple(dispatcher.typeof_pyval(a) for a in args)
+    return sig in dispatcher.overloads or on_disk(dispatcher, sig)
+
+
+def on_disk(dispatcher, sig: tuple) -> bool:
+    """Whether numba's on-disk index of ``dispatcher`` holds machine code for the signature ``sig``
+    (a tuple of numba types) under today's key: the sources' stamp, the signature, the parts."""
+    cache = dispatcher._cache
+    if not isinstance(cache, FunctionCache):
+        return False
+    key = cache._index_key(sig, dispatcher.targetctx.codegen())
+    return key in cache._cache_file._load_index()
+
 
 # njit for a function of the game loop: cached, and compiled without reference counting
 # (``_nrt`` is numba's own switch for it; numba is pinned in pyproject.toml). ``nogil`` is for the
@@ -38,7 +93,7 @@ from numba.extending import intrinsic
 # flags: numba builds the implementations of the builtins a function uses once per set of flags.
 # ``forceinline`` is set (to False) so that a function's callees do not inherit a caller's True
 # (numba passes it down when unset).
-hot_njit = functools.partial(njit, cache=True, _nrt=False, nogil=True, forceinline=False)
+hot_njit = functools.partial(cached_njit, _nrt=False, nogil=True, forceinline=False)
 
 
 def loop_njit(fn=None, **options):

@@ -5,12 +5,11 @@ the ``layout.S_*`` constants (``layout.SCORE``).
 """
 
 import numpy as np
-from numba import njit
 
 from smsim import layout as L
 from smsim import rules as R
 from smsim.engine.city import popcount_nb
-from smsim.engine.memory import hot_njit
+from smsim.engine.memory import cached_njit, hot_njit
 
 # the fields of ``score`` are declared once, in ``layout.SCORE``
 SCORE_FIELD_NAMES = L.SCORE.columns()
@@ -47,7 +46,7 @@ def score_church_series_nb(church_counts, series_vp, series_out):
         i += 1
 
 
-@njit(cache=True, _nrt=True)  # allocates its scratch, once a game: outside hot_njit
+@cached_njit(_nrt=True)  # allocates its scratch, once a game: outside hot_njit
 def score_game_nb(occ, player, rules, score):
     """Fill ``score`` for every seat: the breakdown, then ranks and wins (docs/rules.md §4); a
     seat's ``seat_vp`` (§7) counts in its total before ranks are decided."""

@@ -19,10 +19,17 @@ from smsim.engine.city import set_city_nb
 from smsim.engine.dice import seed_key
 from smsim.engine.scoring import score_game_nb
 from smsim.errors import SimulationError
-from smsim.play.loop import learned_mark, new_work, play_one_nb
+from smsim.play.loop import new_work, play_one_nb
 from smsim.play.search import new_search, play_one_search_nb, search_room
 from smsim.play.trace import events_to_records, score_dict
-from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays, resolve_policies
+from smsim.policies.registry import (
+    PolicySpec,
+    any_search,
+    base_arrays,
+    learned_mark,
+    policy_arrays,
+    resolve_policies,
+)
 from smsim.rules import Rules
 
 EVENTS_PER_TURN = 64  # generous bound on trace rows one turn writes

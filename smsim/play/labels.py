@@ -13,23 +13,23 @@ keyed by them, so labels never depend on threads or on which part of a dataset a
 """
 
 import numpy as np
-from numba import njit
 
 from smsim import layout as L
 from smsim.engine.dice import game_key_nb
+from smsim.engine.memory import cached_njit
 from smsim.play.loop import Seats, new_game_memo_nb, play_game_nb
 from smsim.play.search import ordered_by_values_nb, search_decision_nb
 from smsim.policies.heuristics import heuristic_values_nb
 from smsim.policies.learned import best_value_nb, candidate_features_nb, decision_inputs_nb
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def label_decision_nb(seed_key, game, decision, rules, start_crates, kind, params, fns, learned, knobs, w, search, feats):
     """Label decision number ``decision`` (-1: none, only play the game) of game ``game``, played
     by seats ``kind``/``params`` (each its own base: the student), with the teacher's ``knobs``.
     Returns (decisions in the game, the decision's kind, candidates weighed m, the teacher's pick
     among them, the seat), m = 0 where the teacher does not search it. ``feats[i]`` holds the
-    features of candidate ``search.rows[i]``. ``learned``: ``play.learned_mark(kind)``."""
+    features of candidate ``search.rows[i]``. ``learned``: ``registry.learned_mark(kind)``."""
     n_players = kind.shape[0]
     w.cap.at[0] = decision
     w.cap.at[1] = 0

@@ -23,7 +23,7 @@ import types as pytypes
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.extending import overload
 
 from smsim import layout as L
@@ -57,10 +57,10 @@ from smsim.engine.game import (
     pay_for_use_nb,
     start_game_nb,
 )
-from smsim.engine.memory import borrow_nb, hot_njit, loop_njit
+from smsim.engine.memory import borrow_nb, cached_njit, hot_njit, loop_njit
 from smsim.engine.pirates import mark_swords_nb
 from smsim.policies.heuristics import heuristic_choice_nb, new_game_memo_nb, random_choice_nb
-from smsim.policies.learned import LEARNED, LEARNED_MEMO, LearnedMark, learned_choice_nb
+from smsim.policies.learned_layout import LEARNED_MEMO, learned_nb
 
 # float64 scratch a built-in policy may keep within one turn: the largest any policy declares
 MEMO_SIZE = LEARNED_MEMO.size
@@ -93,17 +93,11 @@ Capture = namedtuple("Capture", ["at", "cands", "ctx", "tape", "snap", "dice", "
 # the policy that orders its candidates and decides where it does not search in
 # ``base_kind``/``base_params``, and the policy its continuations play in ``playout_kind``/
 # ``playout_params``; any other seat is its own base and playout policy. ``learned`` is the
-# learned policy's mark (``learned_mark``): ``LEARNED`` where some seat's policy, base or playout
-# policy is learned, else None, and a loop compiled for None holds none of the learned policy's code.
+# learned policy's mark: ``LEARNED`` where some seat's policy, base or playout
+# policy is learned, else None (``registry.learned_mark``), and a loop compiled for None holds none
+# of the learned policy's code (``learned_layout.learned_nb``).
 Seats = namedtuple("Seats", ["kind", "params", "fns", "base_kind", "base_params", "playout_kind", "playout_params",
                              "learned"])  # fmt: skip
-
-
-def learned_mark(*kinds: np.ndarray) -> LearnedMark | None:
-    """``LEARNED`` where any of the seats' policy ``kinds`` (int64 arrays of ``layout.PolicyKind``)
-    is the learned policy, else None: what ``Seats.learned`` and the loop's entries take, so that
-    a line-up without a learned seat compiles (and waits for) none of its code."""
-    return LEARNED if any(np.any(np.asarray(k) == L.POLICY_KIND_LEARNED) for k in kinds) else None
 
 
 def new_snap(n_players: int) -> Snap:
@@ -183,28 +177,14 @@ def search_nb(seats, s, w, rules, search):
     raise NotImplementedError("compiled code only")
 
 
-@overload(search_nb, jit_options={"_nrt": False, "cache": True})
+# Inlined by numba (a few lines), as are the search's and the learned policy's: never a function of
+# its own, so never cached apart from the function that calls it, whose key says which parts it
+# holds (smsim/_cache.py, PARTS).
+@overload(search_nb, inline="always", jit_options={"_nrt": False})
 def _search_without_scratch(seats, s, w, rules, search):
     if search is types.none or isinstance(search, types.NoneType):
         return lambda seats, s, w, rules, search: choose_nb(seats, s, w, rules)
     return None  # smsim.play.search registers the implementation for its scratch
-
-
-def learned_nb(model, s, w, rules, learned):
-    """The learned policy's pick (``smsim.policies.learned``) where ``learned`` is its mark; with
-    None, -1 (no seat is learned: the branch is never taken, and were it taken the engine would
-    report a pick out of range). Resolved by argument type at compile time, so that the loop of a
-    line-up without a learned seat never compiles the policy's features and model."""
-    raise NotImplementedError("compiled code only")
-
-
-@overload(learned_nb, jit_options={"_nrt": False, "no_cpython_wrapper": True, "no_cfunc_wrapper": True})
-def _learned_pick(model, s, w, rules, learned):
-    if isinstance(learned, types.NoneType):
-        return lambda model, s, w, rules, learned: np.int64(-1)
-    if isinstance(learned, types.BaseNamedTuple) and learned.instance_class is LearnedMark:
-        return lambda model, s, w, rules, learned: learned_choice_nb(model, s, w, rules)
-    return None
 
 
 # Not inlined: only ``smsim advise`` captures, and every decision's code would hold a copy.
@@ -541,10 +521,10 @@ def continue_game_nb(snap, tape, n_tape, row, game_key, playout_key, cw, seats, 
     finish_game_nb(cw.occ, cw.player, cw.pirates, cw.status, rounds, full, rules, score, game_out)
 
 
-@njit(cache=True)
+@cached_njit
 def play_one_nb(seed_key, game, rules, start_crates, kind, params, fns, w, learned):
     """Play game ``game`` alone on ``w`` (``new_work`` with a trace); returns (score, game_out,
-    rows traced); the final cities and counters are left in ``w``. ``learned``: ``learned_mark(kind)``."""
+    rows traced); the final cities and counters are left in ``w``. ``learned``: ``registry.learned_mark(kind)``."""
     n_players = kind.shape[0]
     score = np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64)
     game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
@@ -578,7 +558,7 @@ def play_games_nb(seed_key, first, w, rules, start_crates, kind, params, fns, ba
     """Play games first .. first + G - 1 (G = game_out.shape[0]) on the calling thread, releasing
     the GIL so that ``runner`` can run several such ranges at once on its threads.
 
-    ``learned`` is ``learned_mark`` of the three kinds (the loop of a line-up without a learned
+    ``learned`` is ``registry.learned_mark`` of the three kinds (the loop of a line-up without a learned
     seat holds none of its code). ``w`` holds the work buffers (``new_work``), ``search`` the search scratch
     (``search.new_search``) where a seat searches, else None: the caller allocates them, once
     per call, and owns them and every other argument for the whole call, so the borrowed views

@@ -27,12 +27,12 @@ continuations (tests/play/test_search.py): the same move as far as the continuat
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.extending import overload
 
 from smsim import layout as L
 from smsim.engine.dice import game_key_nb, mix64_nb
-from smsim.engine.memory import hot_njit, loop_njit
+from smsim.engine.memory import cached_njit, hot_njit, loop_njit
 from smsim.play.loop import (
     Seats,
     choose_nb,
@@ -415,20 +415,20 @@ def rollout_nb(seats, s, w, rules, search):
     return base_row if c < 0 else search.rows[c]
 
 
-@overload(search_nb, jit_options={"_nrt": False, "cache": True})
+@overload(search_nb, inline="always", jit_options={"_nrt": False})  # as play.loop's overloads
 def _search_with_scratch(seats, s, w, rules, search):
     if isinstance(search, types.BaseNamedTuple) and search.instance_class is Search:
         return lambda seats, s, w, rules, search: rollout_nb(seats, s, w, rules, search)
     return None
 
 
-@njit(cache=True)
+@cached_njit
 def play_one_search_nb(seed_key, game, rules, start_crates, kind, params, fns, base_kind, base_params, playout_kind,
                        playout_params, learned, w, search, capture_at):
     """One game alone on ``w`` (``play.new_work`` with a trace), any line-up, ``search`` the
     search scratch (``new_search``); the decision numbered ``capture_at`` (-1: none) is captured
     in ``w`` for ``evaluate_nb``. Returns (score, game_out, rows traced). ``learned``: the
-    line-up's ``play.learned_mark`` (here and in the entries below)."""
+    line-up's ``registry.learned_mark`` (here and in the entries below)."""
     n_players = kind.shape[0]
     w.cap.at[0] = capture_at
     score = np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64)
@@ -438,7 +438,7 @@ def play_one_search_nb(seed_key, game, rules, start_crates, kind, params, fns, b
     return score, game_out, w.trace_n[0]
 
 
-@njit(cache=True)
+@cached_njit
 def evaluate_nb(w, rules, fns, playout_kind, playout_params, learned, m, first_playout, top_playouts, floor, group,
                 margin, search):
     """The candidates ``search.rows[:m]`` of the decision captured in ``w`` (``play_one_search_nb``),
@@ -452,7 +452,7 @@ def evaluate_nb(w, rules, fns, playout_kind, playout_params, learned, m, first_p
                    m, seats, rules, search, 0, 0, floor, 0.0, group, margin, top_playouts, True, 0.0, 0.0)  # fmt: skip
 
 
-@njit(cache=True)
+@cached_njit
 def search_captured_nb(w, rules, fns, base_kind, playout_kind, playout_params, learned, knobs, first_playout, search):
     """What a rollout seat with ``knobs`` (float64[N_PARAMS]) would search at the decision captured
     in ``w``, with the deciding seat's base policy's pick and values as captured (``base_kind``

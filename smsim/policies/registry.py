@@ -31,7 +31,8 @@ from smsim.errors import PolicyError
 from smsim.layout import PolicyKind
 from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES
 from smsim.policies.interface import MAX_SEATS, POLICY_SIG, placeholder_policy
-from smsim.policies.model import Model
+from smsim.policies.learned_layout import LEARNED, LearnedMark
+from smsim.policies.model import Model  # loads policies/learned.py, whose code the mark stands for
 from smsim.policies.rollout import (
     ROLLOUT_BASE,
     ROLLOUT_DEFAULTS,
@@ -380,6 +381,14 @@ def base_arrays(specs: list[PolicySpec]) -> tuple[np.ndarray, np.ndarray, np.nda
         arrays.append(np.array([int(c.kind) for c in chosen], dtype=np.int64))
         arrays.append(np.ascontiguousarray(np.stack([c.params.astype(np.float64) for c in chosen])))
     return tuple(arrays)
+
+
+def learned_mark(*kinds: np.ndarray) -> LearnedMark | None:
+    """``LEARNED`` where any of the seats' policy ``kinds`` (int64 arrays of ``layout.PolicyKind``:
+    the seats', their bases', their playout policies') is the learned policy, else None: what the
+    play loop's ``Seats.learned`` and its entries take, so that a line-up without a learned seat
+    compiles (and waits for) none of the policy's code (``learned_layout.learned_nb``)."""
+    return LEARNED if any(np.any(np.asarray(k) == PolicyKind.LEARNED) for k in kinds) else None
 
 
 def any_search(specs: list[PolicySpec]) -> bool:

@@ -30,10 +30,11 @@ import numpy as np
 
 from smsim import layout as L
 from smsim.engine.dice import seed_key
+from smsim.engine.memory import is_cached
 from smsim.play.api import check_errors
-from smsim.play.loop import learned_mark, new_work, play_games_nb
+from smsim.play.loop import new_work, play_games_nb
 from smsim.play.search import SEARCH_TOTALS, new_search, search_room
-from smsim.policies.registry import PolicySpec, any_search, base_arrays, policy_arrays
+from smsim.policies.registry import PolicySpec, any_search, base_arrays, learned_mark, policy_arrays
 from smsim.rules import Rules
 
 POLL_SECONDS = 0.1
@@ -44,23 +45,37 @@ SEARCH_SLICE = 4  # at most, where a seat searches
 def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules) -> Callable:
     """``play(first, score, player, game_out)``: games first .. first + len(score) - 1 into the
     given arrays, with the engine (the search policy's loop where a seat searches)."""
-
-    kind, params, fns = policy_arrays(specs)
-    bases = base_arrays(specs)  # the deciding and the playout policies
-    learned = learned_mark(kind, bases[0], bases[2])  # None: the loop compiled without the learned policy
-    rules_nb, crates, key = rules.to_nb(), rules.start_crate_cells(), seed_key(seed)
+    lineup = lineup_arrays(specs, seed, rules)
     searching = any_search(specs)
-    room = search_room(kind, params)
+    room = search_room(lineup[3], lineup[4])
 
     def play(first: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
         # the work buffers (and search scratch) of this call: held here while the games run on views of them
         work, search = new_work(players), new_search(players, room) if searching else None
-        play_games_nb(key, first, work, rules_nb, crates, kind, params, fns, *bases, learned, score, player, game_out,
-                      search)  # fmt: skip
+        key, rules_nb, crates, *policies = lineup
+        play_games_nb(key, first, work, rules_nb, crates, *policies, score, player, game_out, search)
         if search is not None:
             SEARCH_TOTALS[:] += search.spent  # in place: the module's array
 
     return play
+
+
+def lineup_arrays(specs: list[PolicySpec], seed: int, rules: Rules) -> tuple:
+    """What ``play_games_nb`` takes of a run: (dice key, rules, start crates, then kind, params,
+    functions, base and playout kind and params of the seats, and the learned policy's mark)."""
+    kind, params, fns = policy_arrays(specs)
+    bases = base_arrays(specs)  # the deciding and the playout policies
+    learned = learned_mark(kind, bases[0], bases[2])  # None: the loop compiled without the learned policy
+    return (seed_key(seed), rules.to_nb(), rules.start_crate_cells(), kind, params, fns, *bases, learned)
+
+
+def kernel_compiled(players: int, specs: list[PolicySpec], rules: Rules) -> bool:
+    """Whether the loop this line-up plays is compiled, in this process or in the on-disk cache
+    (a first run compiles it: the command says so before it starts timing the games)."""
+    key, rules_nb, crates, *policies = lineup_arrays(specs, 0, rules)
+    search = new_search(players) if any_search(specs) else None
+    args = (key, 0, new_work(players), rules_nb, crates, *policies, *engine_arrays(1, players), search)
+    return is_cached(play_games_nb, args)
 
 
 def engine_arrays(games: int, players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -48,12 +48,12 @@ from smsim.engine.dice import seed_key
 from smsim.errors import AdviseError, PolicyError, RulesError, SimulationError, TraceError
 from smsim.intervals import Z_95, wilson_interval
 from smsim.play.api import EVENTS_PER_TURN, check_errors, verify_game_index, verify_players
-from smsim.play.loop import MAX_PLAYOUTS, learned_mark, new_work
+from smsim.play.loop import MAX_PLAYOUTS, new_work
 from smsim.play.narrate import Cities
 from smsim.play.search import evaluate_nb, new_search, play_one_search_nb
 from smsim.play.trace import FACE_NAMES, PERSON_NAMES, events_to_records, turn_records
 from smsim.play.tracefile import iter_jsonl
-from smsim.policies.registry import PolicySpec, base_arrays, policy_arrays, resolve_policies
+from smsim.policies.registry import PolicySpec, base_arrays, learned_mark, policy_arrays, resolve_policies
 from smsim.policies.rollout import ROLLOUT_DEFAULTS
 from smsim.rules import SIDE_NAMES, Rules
 

@@ -52,12 +52,12 @@ from smsim import layout as L
 from smsim.engine.dice import seed_key
 from smsim.errors import LearnError
 from smsim.play.labels import label_decision_nb
-from smsim.play.loop import learned_mark, new_work
+from smsim.play.loop import new_work
 from smsim.play.search import new_search
 from smsim.policies.heuristic_layout import PARAM_NAMES
 from smsim.policies.learned import MAX_FEATURES, MAX_HIDDEN, N_PLACE_FEATURES, N_USE_FEATURES
 from smsim.policies.model import Model, Units
-from smsim.policies.registry import PolicySpec, policy_arrays, resolve_policy, rollout_spec
+from smsim.policies.registry import PolicySpec, learned_mark, policy_arrays, resolve_policy, rollout_spec
 from smsim.policies.rollout import ROLLOUT_PARAMS, UNGATED
 from smsim.rules import Rules
 from smsim.runs.executors import LocalExecutor, Task, open_executor, report, threads_here

@@ -7,10 +7,10 @@ import pytest
 
 from smsim import layout as L
 from smsim.engine.dice import seed_key
-from smsim.play.loop import Seats, continue_game_nb, learned_mark, new_work, playout_key_nb
+from smsim.play.loop import Seats, continue_game_nb, new_work, playout_key_nb
 from smsim.errors import PolicyError
 from smsim.layout import PolicyKind
-from smsim.policies.registry import base_arrays, policy_arrays, resolve_policies, resolve_policy
+from smsim.policies.registry import base_arrays, learned_mark, policy_arrays, resolve_policies, resolve_policy
 from smsim.rules import Rules
 from smsim.play.search import new_search, play_one_search_nb, search_captured_nb
 from smsim.policies.rollout import ROLLOUT_PARAMS
