@@ -26,6 +26,41 @@ def report_datasets(tmp_path_factory):
     return {name: str(root / name) for name in ("four", "two", "tiny", "empty", "cmp")}
 
 
+@pytest.fixture(scope="session")
+def session_report(report_datasets, tmp_path_factory):
+    """The report of the 4-player run, the 2-player mirror and the comparison of
+    ``report_datasets``, written once a session by the command line (``smsim report four two cmp
+    --out DIR``, which is ``write_report(read_report_data(paths), DIR)``): (DIR, the paths, the
+    command's result). The tests of the page (tests/report/test_page.py) and of the command
+    (tests/cli/test_cli.py) only read it; one that writes into it must copy it first."""
+    from click.testing import CliRunner
+
+    from smsim.cli import cli
+
+    out = tmp_path_factory.mktemp("session-report") / "report"
+    paths = [report_datasets[k] for k in ("four", "two", "cmp")]
+    result = CliRunner().invoke(cli, ["report", *paths, "--out", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return out, paths, result
+
+
+@pytest.fixture(scope="session")
+def ladder_datasets(tmp_path_factory):
+    """Mirrors of three levels of play at 4 players, for the ladder and report tests, which only
+    read them: ``balanced`` (L1) and ``learned`` (L2), 400 games each, and a cheap search standing
+    in for L3 (``cheap``: its policy file, cheap.toml), 24 games in parts of 8. The search is the
+    costly one (seconds a game), so it is played once a session."""
+    from smsim.runs.batch import simulate_to
+
+    root = tmp_path_factory.mktemp("ladder-data")
+    (root / "cheap.toml").write_text('base = "rollout"\nbudget = 4\nmin_playouts = 2\ncandidates = 2\n')
+    paths = {"cheap": str(root / "cheap.toml"), **{name: str(root / name) for name in ("bal4", "lrn4", "cheap4")}}
+    simulate_to(paths["bal4"], 400, 4, ["balanced"], seed=21, batch=200)
+    simulate_to(paths["lrn4"], 400, 4, ["learned"], seed=22, batch=200)
+    simulate_to(paths["cheap4"], 24, 4, [paths["cheap"]], seed=23, batch=8)
+    return paths
+
+
 @pytest.fixture
 def run():
     """``run("simulate", "-n", 10)``: the smsim command line in this process, its result (arguments

@@ -388,9 +388,10 @@ def test_compare_prints_tables_and_writes(run, tmp_path):
                                                             "policies.csv", "pairs.csv", "ratings.csv"}  # fmt: skip
 
 
-def test_report_and_plot(run, report_datasets, tmp_path):
-    out = tmp_path / "rep"
-    result = run("report", report_datasets["two"], report_datasets["cmp"], "--out", str(out))
+def test_report_and_plot(run, session_report, report_datasets, tmp_path):
+    # `smsim report four two cmp --out DIR`, run once a session (conftest.session_report), whose
+    # page tests/report/test_page.py reads
+    out, _, result = session_report
     assert result.exit_code == 0, result.output
     assert (out / "report.md").is_file() and (out / "report.html").is_file()
     for suffix in ("png", "svg"):

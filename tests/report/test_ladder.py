@@ -20,15 +20,12 @@ LADDER = ("balanced", "learned", "cheap")  # a cheap search stands in for L3: fa
 
 
 @pytest.fixture(scope="module")
-def ladder_runs(tmp_path_factory):
-    """Mirrors of three levels at 4 players (the third a tiny sample of a cheap search) and one at
-    2 players, and a 4-player run of mixed seats."""
+def ladder_runs(ladder_datasets, tmp_path_factory):
+    """Mirrors of three levels at 4 players (the third a tiny sample of a cheap search: the
+    session's ``ladder_datasets``, conftest.py, which tests only read) and one at 2 players, and
+    a 4-player run of mixed seats."""
     root = tmp_path_factory.mktemp("ladder")
-    (root / "cheap.toml").write_text('base = "rollout"\nbudget = 4\nmin_playouts = 2\ncandidates = 2\n')
-    paths = {name: str(root / name) for name in ("bal4", "lrn4", "cheap4", "bal2", "lrn2", "mixed4")}
-    simulate_to(paths["bal4"], 400, 4, ["balanced"], seed=21, batch=200)
-    simulate_to(paths["lrn4"], 400, 4, ["learned"], seed=22, batch=200)
-    simulate_to(paths["cheap4"], 24, 4, [str(root / "cheap.toml")], seed=23, batch=8)
+    paths = {**ladder_datasets, **{name: str(root / name) for name in ("bal2", "lrn2", "mixed4")}}
     simulate_to(paths["bal2"], 300, 2, ["balanced"], seed=24, batch=300)
     simulate_to(paths["lrn2"], 300, 2, ["learned"], seed=25, batch=300)
     simulate_to(paths["mixed4"], 20, 4, ["balanced", "greedy", "walls", "random"], seed=26, batch=20)

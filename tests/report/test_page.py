@@ -3,6 +3,7 @@ well-formed pages for tiny and empty datasets, and refusals."""
 
 import html.parser
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -26,11 +27,28 @@ def raw_seats(path: str) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def written(report_datasets, tmp_path_factory):
-    out = tmp_path_factory.mktemp("report")
-    paths = [report_datasets[k] for k in ("four", "two", "cmp")]
-    write_report(read_report_data(paths), out)
+def written(session_report):
+    """The report of the 4-player run, the 2-player mirror and the comparison: the session's one
+    (conftest.py: ``smsim report``, that is ``write_report(read_report_data(paths), out)``), which
+    these tests only read."""
+    out, paths, _ = session_report
     return out, paths
+
+
+@pytest.fixture(scope="module")
+def tiny_report(report_datasets, tmp_path_factory):
+    """report.md of the 3-game dataset, written by the notebook API (``smsim.make_report``, the
+    Python side of ``smsim report``): the tiny page's test and the API's test read it."""
+    import smsim
+
+    return smsim.make_report([report_datasets["tiny"]], str(tmp_path_factory.mktemp("tiny-report") / "report"))
+
+
+@pytest.fixture(scope="module")
+def two_report(report_datasets, tmp_path_factory):
+    """report.md of the 2-player mirror alone (one level of play), written once for the tests that
+    read it: the regeneration check writes it again beside it."""
+    return write_report(read_report_data([report_datasets["two"]]), tmp_path_factory.mktemp("two-report") / "report")
 
 
 class Collector(html.parser.HTMLParser):
@@ -160,14 +178,17 @@ def test_rates_come_with_intervals(written):
               "No strength check was possible: these data hold no mirror games of the ladder's levels"]),
     ("empty", ["No games in these data.", "not in these data (no rows)", "no seats in these data"]),
 ])
-def test_tiny_and_empty_reports_are_well_formed(report_datasets, tmp_path, name, says):
-    write_report(read_report_data([report_datasets[name]]), tmp_path)
-    md = (tmp_path / "report.md").read_text()
+def test_tiny_and_empty_reports_are_well_formed(request, report_datasets, tmp_path, name, says):
+    if name == "tiny":  # the page smsim.make_report wrote (test_notebook_api_returns_the_report_tables)
+        path = request.getfixturevalue("tiny_report")
+    else:
+        path = write_report(read_report_data([report_datasets[name]]), tmp_path)
+    md = path.read_text()
     assert [line[3:] for line in md.splitlines() if line.startswith("## ")] == ["Key findings", *SECTIONS]
     for text in says:
         assert text in md
     page = Collector()
-    page.feed((tmp_path / "report.html").read_text())
+    page.feed(path.with_suffix(".html").read_text())
     assert page.h2 == ["Key findings", *SECTIONS]
     assert "| max_rounds | 200 |" in md  # the rules, in full
     # too few games for any interval to exclude its null: the report says so and states nothing
@@ -196,7 +217,7 @@ def test_display_puts_intervals_in_brackets():
     assert markdown_table(t).splitlines()[0] == "| policy | win [95% CI] | vp [95% CI] |"
 
 
-def test_notebook_api_returns_the_report_tables(report_datasets, written):
+def test_notebook_api_returns_the_report_tables(written, tiny_report):
     import smsim
 
     out, paths = written
@@ -204,14 +225,13 @@ def test_notebook_api_returns_the_report_tables(report_datasets, written):
     assert set(tables) == set(TABLES)
     pd.testing.assert_frame_equal(tables["scores"].reset_index(drop=True),
                                   TABLES["scores"](read_report_data(paths)).reset_index(drop=True))
-    assert smsim.make_report([report_datasets["tiny"]], str(out.parent / "api-report")).is_file()
+    assert tiny_report.is_file()  # what smsim.make_report returned (the fixture called it)
 
 
-def test_regenerating_changes_no_figure(report_datasets, tmp_path):
-    data = read_report_data([report_datasets["two"]])
-    write_report(data, tmp_path / "a")
-    write_report(data, tmp_path / "b")
-    for f in sorted((tmp_path / "a" / "figures").iterdir()):
+def test_regenerating_changes_no_figure(report_datasets, two_report, tmp_path):
+    a = two_report.parent  # the same data's report, written earlier in the session
+    write_report(read_report_data([report_datasets["two"]]), tmp_path / "b")
+    for f in sorted((a / "figures").iterdir()):
         assert f.read_bytes() == (tmp_path / "b" / "figures" / f.name).read_bytes(), f.name
 
 
@@ -220,18 +240,17 @@ LADDER = ("balanced", "learned", "cheap")  # a cheap search stands in for L3: fa
 
 
 @pytest.fixture(scope="module")
-def ladder(report_datasets, tmp_path_factory):
-    """Mirrors of three levels at 4 players (the third a tiny sample of a cheap search), a skill
-    study with a variant, and the report of them beside the 4-player run of mixed seats; and the
-    same report without the upper levels."""
+def ladder(report_datasets, ladder_datasets, tmp_path_factory):
+    """Mirrors of three levels at 4 players (the session's ``ladder_datasets``: 400 games of
+    balanced and of learned, 24 of a cheap search), a skill study with a variant, and the report
+    of them beside the 4-player run of mixed seats; and the same report without the upper levels.
+    The mirrors are copied in here (bal4, lrn4, ro4): the session's stay as they were."""
     from smsim.studies.skill import plan_skill, run_skill
     from smsim.studies.sweep import plan_variants
 
     root = tmp_path_factory.mktemp("ladder-page")
-    (root / "cheap.toml").write_text('base = "rollout"\nbudget = 4\nmin_playouts = 2\ncandidates = 2\n')
-    simulate_to(str(root / "bal4"), 300, 4, ["balanced"], seed=31, batch=300)
-    simulate_to(str(root / "lrn4"), 300, 4, ["learned"], seed=32, batch=300)
-    simulate_to(str(root / "ro4"), 24, 4, [str(root / "cheap.toml")], seed=33, batch=8)
+    for name, key in (("bal4", "bal4"), ("lrn4", "lrn4"), ("ro4", "cheap4")):
+        shutil.copytree(ladder_datasets[key], root / name)
     plan = plan_skill(4, ["greedy", "balanced", "learned"], games=80, seed=34,
                       variants=plan_variants(files=["free-rotation"]))  # fmt: skip
     skill = run_skill(plan, root / "skill4", threads=2)
@@ -291,8 +310,8 @@ def test_each_section_opens_with_its_ladder(ladder):
     counts = pd.read_csv(ladder / "report" / "tables" / "strength_check.csv")
     assert counts["players"].tolist() == [4]
     assert counts.loc[0, list(VERDICTS)].sum() == counts.loc[0, "figures"]
-    assert "L1 balanced: 300 games, L2 learned: 300 games, L3 cheap: 24 games" in glance
-    assert "| 4 | L1 balanced: 300 games" in glance
+    assert "L1 balanced: 400 games, L2 learned: 400 games, L3 cheap: 24 games" in glance
+    assert "| 4 | L1 balanced: 400 games" in glance
 
 
 def test_upper_levels_stay_out_of_the_other_tables(ladder):
@@ -304,20 +323,19 @@ def test_upper_levels_stay_out_of_the_other_tables(ladder):
             continue
         assert (ladder / "plain" / "tables" / name).read_text() == (ladder / "report" / "tables" / name).read_text(), name
     md = (ladder / "report" / "report.md").read_text()
-    assert "| simulate (level L3) | 4 | 24 |" in md and "| simulate (level L2) | 4 | 300 |" in md
+    assert "| simulate (level L3) | 4 | 24 |" in md and "| simulate (level L2) | 4 | 400 |" in md
     plain_md = (ladder / "plain" / "report.md").read_text()
     assert "No strength check was possible: these data hold the mirror games of one level of play only" in plain_md
 
 
-def test_a_small_two_level_report_says_not_settled_and_one_level_no_check(report_datasets, ladder, tmp_path):
+def test_a_small_two_level_report_says_not_settled_and_one_level_no_check(two_report, ladder, tmp_path):
     data = read_report_data([str(ladder / "bal4"), str(ladder / "ro4")], ladder=("balanced", "cheap"))
     write_report(data, tmp_path / "small")
     t = pd.read_csv(tmp_path / "small" / "tables" / "strength_check.csv")
     assert t.loc[0, "stable"] == 0 and t.loc[0, "not settled"] > 0  # 24 games rule out no change
     md = (tmp_path / "small" / "report.md").read_text()
     assert "not settled: too few games to rule out a change" in md
-    write_report(read_report_data([report_datasets["two"]]), tmp_path / "one")
-    one = (tmp_path / "one" / "report.md").read_text()
+    one = two_report.read_text()  # the 2-player mirror alone
     assert "No strength check was possible" in _section(one, "Key findings") + _section(one, "At a glance")
     for line in _findings(one):
         assert "No strength check was possible" in line, line
@@ -333,7 +351,7 @@ def test_headline_rows_and_the_glance_table_stand_on_the_same_games(ladder):
     short = topic.split("<details>")[0]
     row = next(r for r in short.splitlines() if r.startswith("| 4 |"))
     assert f"{100 * glance.loc[4, 'changed']:.1f}% [" in row
-    assert "Headline rows: the at-a-glance games (all balanced, 300 games)" in topic
+    assert "Headline rows: the at-a-glance games (all balanced, 400 games)" in topic
     assert "The whole table, pooled over all 2 datasets:" in topic
 
 
@@ -362,7 +380,7 @@ def test_report_cli_reads_levels_and_skill_studies(ladder, report_datasets, tmp_
     assert res.exit_code == 0, res.output
     assert (tmp_path / "r" / "tables" / "skill_4p_matrix.csv").is_file()
     counts = pd.read_csv(tmp_path / "r" / "tables" / "strength_check.csv")
-    assert counts.loc[0, "levels"] == "L1 balanced: 300 games, L2 learned: 300 games"
+    assert counts.loc[0, "levels"] == "L1 balanced: 400 games, L2 learned: 400 games"
     res = runner.invoke(cli, ["report", str(ladder / "skill4"), "--out", str(tmp_path / "s")])
     assert res.exit_code == 2
     assert res.output.strip().splitlines() == ["Error: no dataset given beside the fairness results and skill studies"]
