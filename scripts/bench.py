@@ -5,15 +5,19 @@
 
 Prints, for 2-5 players with `balanced`, `learned` and `random` in every seat: games per second on 1
 thread and on all cores, beside the dice-only floor measured in the same run (the same dice
-stream and three-roll keeps, no board) and the ratio game / floor; the first-compile time (a
-fresh process with an empty cache); the end-to-end time of a warm `smsim simulate --games 10000`;
+stream and three-roll keeps, no board) and the ratio game / floor; the first compile of a
+heuristic line-up, of `learned` and of a `rollout` line-up (fresh processes on empty caches,
+``--compile``); the end-to-end time of a warm `smsim simulate --games 10000`;
 games per second of the search policy (one `rollout` seat and three `balanced`) beside
 `balanced` alone; and the peak memory of `smsim simulate --out` for two run sizes, of the largest run written as
 one part, and of it without `--out`; and each command (simulate with and without --out, compare,
 sweep) end to end beside the engine on the same games: their speed ratio, the serial fraction and
-the speed-up it implies on 16 and 64 cores (Amdahl).
+the speed-up it implies on 16 and 64 cores (Amdahl); and `simulate --out` beside the kernel on 1
+and 2 threads, on `random` and `balanced` (``--write``).
 
     python scripts/bench.py --commands      # that table alone
+    python scripts/bench.py --compile --compile-runs 5   # first compiles on an empty cache, alone
+    python scripts/bench.py --write --runs 5 --write-games 100000   # simulate --out / kernel, alone
     python scripts/bench.py --bad-input --runs 3   # each bad-input case on an empty cache
     python scripts/bench.py --search --runs 5 --games 40   # the search's cost per game
     python scripts/bench.py --advise --seed 2026           # `smsim advise` at every decision of a game
@@ -27,6 +31,22 @@ games in every run, runs interleaved, beside a `balanced` mirror; printed: core-
 runs.
 
     python scripts/bench.py --dask-deployed --games 100000   # a scheduler and 2 worker processes
+
+``--compile`` (also part of the whole bench) times the first compile of three line-ups, each
+`smsim simulate` in a fresh process on an empty numba cache (``NUMBA_CACHE_DIR`` a new temporary
+directory): a heuristic line-up (`balanced`, 1,000 games), `learned` (200 games) and a `rollout`
+line-up (one `rollout` seat and three `balanced`, 2 games: the compile is what is measured), the
+kinds interleaved, ``--compile-runs`` of each; printed: the whole process and the `smsim: compiled
+in N s` it reports on standard error, medians and ranges.
+
+``--write`` (also part of the whole bench) times `simulate --out` beside the kernel alone
+(``run_games``, the same games) and `simulate` without `--out` (``simulate_summary``), through the
+Python API the command calls, on 1 and 2 threads, on `random` (where writing weighs most) and
+`balanced`, 4 players, ``--write-games`` games a run (default parts of 10,000 games), all
+interleaved, medians of ``--runs``; beside them, the time to encode and write the same games'
+parts on one thread and nothing else (what `--out` may cost over `simulate` when the writing has a
+core to itself). Printed: the medians, simulate / kernel, `--out` / kernel (each run's range too)
+and `--out` minus `simulate`; the target: `--out` / kernel at least 0.90 on 1 and 2 threads.
 
 ``--learned`` times mirrors of `learned` and of `balanced` on one thread, on the same games, runs
 interleaved, at 2-5 players; printed: games per second of each (median of the runs) and the
@@ -361,6 +381,106 @@ def learned_speed(games: int, runs: int, players_list: list[int]) -> None:
               f"{statistics.median(ratios):>7.3f} {min(ratios):>6.3f}-{max(ratios):.3f}")  # fmt: skip
 
 
+COMPILE_KINDS = {  # what a first run compiles: the kind of line-up -> `smsim simulate` arguments
+    "heuristic (balanced)": ["-n", "1000", "-p", "4", "--policy", "balanced"],
+    "learned": ["-n", "200", "-p", "4", "--policy", "learned"],
+    "rollout + 3 balanced": ["-n", "2", "-p", "4", "--policy", "rollout,balanced,balanced,balanced"],
+}
+
+
+def compile_times(runs: int) -> None:
+    """The first compile of each kind of line-up (``COMPILE_KINDS``): `smsim simulate` in a fresh
+    process on an empty numba cache, the kinds interleaved, ``runs`` of each (``--compile``)."""
+    import re
+
+    walls: dict[str, list[float]] = {kind: [] for kind in COMPILE_KINDS}
+    compiles: dict[str, list[float]] = {kind: [] for kind in COMPILE_KINDS}
+    for _ in range(runs):
+        for kind, args in COMPILE_KINDS.items():  # interleaved: the machine's load falls on each alike
+            empty = tempfile.mkdtemp(prefix="smsim-cold-")
+            try:
+                start = time.perf_counter()
+                done = subprocess.run(smsim_cmd("simulate", *args, "-q"), env={**os.environ, "NUMBA_CACHE_DIR": empty},
+                                      check=True, capture_output=True, text=True)  # fmt: skip
+                walls[kind].append(time.perf_counter() - start)
+            finally:
+                shutil.rmtree(empty, ignore_errors=True)
+            said = re.search(r"smsim: compiled in ([0-9.]+) s", done.stderr)
+            compiles[kind].append(float(said.group(1)) if said else float("nan"))
+    print(f"\nfirst compile: `smsim simulate ARGS -q` in a fresh process on an empty cache, median of {runs} "
+          f"(interleaved); 'compiled' is the line it prints (whole seconds):")  # fmt: skip
+    print(f"{'line-up':>22} {'process s':>10} {'range':>13} {'compiled s':>11}   smsim simulate ARGS")
+    for kind, args in COMPILE_KINDS.items():
+        print(f"{kind:>22} {statistics.median(walls[kind]):>10.1f} {min(walls[kind]):>6.1f}-{max(walls[kind]):<6.1f} "
+              f"{statistics.median(compiles[kind]):>11.0f}   {' '.join(args)}")  # fmt: skip
+    print("(where the time goes: python scripts/compile_profile.py)")
+
+
+def write_ratios(games: int, runs: int, policies: list[str], threads_list: list[int]) -> None:
+    """``simulate --out`` (``simulate_to``) and ``simulate`` (``simulate_summary``) beside the kernel
+    alone (``run_games``) on the same games, and the parts' encoding and writing alone, on each of
+    ``threads_list``, for each policy in every seat, everything interleaved (``--write``)."""
+    from smsim.runs.batch import simulate_summary, simulate_to
+    from smsim.runs.dataset import PartWriter, game_table, seat_table
+    from smsim.runs.spec import default_batch, split_chunks
+    from smsim.runs.storage import location
+
+    players, seed = 4, 7
+    root = tempfile.mkdtemp(prefix="smsim-bench-write-")
+    fresh = (os.path.join(root, str(k)) for k in itertools.count())  # a new dataset directory per run
+    batch = default_batch(games)
+
+    part_games = min(games, batch)
+
+    def write_alone(policy: str, arrays: list) -> float:
+        """Seconds to turn the games into tables and write them as parts, on this thread alone:
+        the first part's chunks, timed, scaled to the run's games."""
+        writer = PartWriter(location(next(fresh)), 0)
+        start = time.perf_counter()
+        for (first, _), (score, player, game_out) in arrays:
+            writer.write(seat_table(score, player, game_out, [policy] * players, Rules(), first),
+                         game_table(game_out, players, Rules(), first))  # fmt: skip
+        writer.close()
+        return (time.perf_counter() - start) * games / part_games
+
+    cases = {
+        "kernel": lambda p, t: run_games(games, players, [p], seed, Rules(), threads=t),
+        "simulate": lambda p, t: simulate_summary(games, players, [p], seed, Rules(), threads=t),
+        "simulate --out": lambda p, t: simulate_to(next(fresh), games, players, [p], seed, Rules(), threads=t),
+    }
+    times: dict[tuple[str, int, str], list[float]] = {}
+    try:
+        chunk_arrays = {}
+        for policy in policies:  # warm: everything compiled and loaded; the chunks' arrays to write alone
+            simulate_to(next(fresh), 2000, players, [policy], seed, Rules(), threads=1)
+            chunk_arrays[policy] = [((first, n), run_games(n, players, [policy], seed, Rules(), first=first))
+                                    for first, n in split_chunks(0, part_games)]  # fmt: skip
+        for _ in range(runs):  # interleaved, so that a change in the machine's load hits all alike
+            for policy in policies:
+                for threads in threads_list:
+                    for label, fn in cases.items():
+                        start = time.perf_counter()
+                        fn(policy, threads)
+                        times.setdefault((policy, threads, label), []).append(time.perf_counter() - start)
+                times.setdefault((policy, 0, "write"), []).append(write_alone(policy, chunk_arrays[policy]))
+                for stale in os.listdir(root):
+                    shutil.rmtree(os.path.join(root, stale), ignore_errors=True)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(f"\n`simulate --out` beside the kernel on the same games ({games:,} games, {players} players, parts of "
+          f"{batch:,}), median of {runs} interleaved runs; target: --out / kernel >= 0.90:")  # fmt: skip
+    print(f"{'policy':>9} {'threads':>7} {'kernel s':>9} {'simulate s':>10} {'--out s':>8} {'sim/kernel':>10} "
+          f"{'out/kernel':>10} {'each run':>11} {'out - sim':>9} {'write alone':>11}")  # fmt: skip
+    for policy in policies:
+        alone = statistics.median(times[(policy, 0, "write")])
+        for threads in threads_list:
+            k, sim, out = (times[(policy, threads, label)] for label in cases)
+            km, sm, om = (statistics.median(x) for x in (k, sim, out))
+            each = [a / b for a, b in zip(k, out)]
+            print(f"{policy:>9} {threads:>7} {km:>9.2f} {sm:>10.2f} {om:>8.2f} {km / sm:>10.3f} {km / om:>10.3f} "
+                  f"{min(each):>5.2f}-{max(each):<5.2f} {om - sm:>+8.2f}s {alone:>10.2f}s")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20000, help="games per speed run")
@@ -370,8 +490,16 @@ def main() -> None:
     parser.add_argument("--memory-games", type=int, nargs="+", default=[1_000_000, 10_000_000])
     parser.add_argument("--memory-policy", default="random")
     parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory runs")
-    parser.add_argument("--quick", action="store_true", help="--games 4000 --runs 3 --memory-games 20000 200000")
+    parser.add_argument("--quick", action="store_true",
+                        help="--games 4000 --runs 3 --memory-games 20000 200000 --compile-runs 1 --write-games 40000")
     parser.add_argument("--commands", action="store_true", help="only the commands beside the engine")
+    parser.add_argument("--compile", action="store_true", help="only the first compiles on an empty cache")
+    parser.add_argument("--compile-runs", type=int, default=5, help="fresh processes per line-up for the compiles")
+    parser.add_argument("--write", action="store_true", help="only `simulate --out` beside the kernel")
+    parser.add_argument("--write-games", type=int, default=100_000, help="games per run of the --write table")
+    parser.add_argument("--write-threads", type=int, nargs="+", default=[1, 2], help="threads of the --write table")
+    parser.add_argument("--write-policy", nargs="+", default=["random", "balanced"],
+                        help="policies of the --write table")  # fmt: skip
     parser.add_argument("--command", action="append", help="with --commands: only the commands whose name holds this")
     parser.add_argument("--bad-input", action="store_true", help="only the bad-input cases on an empty cache")
     parser.add_argument("--search", action="store_true", help="only the search's cost per game (--games per run)")
@@ -399,6 +527,7 @@ def main() -> None:
         return
     if args.quick:
         args.games, args.runs, args.memory_games = 4000, 3, [20_000, 200_000]
+        args.compile_runs, args.write_games = 1, 40_000
     cores = default_threads()
     import numba
 
@@ -406,14 +535,14 @@ def main() -> None:
     if args.commands:
         command_rates(args.games, args.runs, cores, args.command)
         return
+    if args.compile:
+        compile_times(args.compile_runs)
+        return
+    if args.write:
+        write_ratios(args.write_games, args.runs, args.write_policy, args.write_threads)
+        return
 
-    # first compile: a fresh process with an empty cache
-    empty = tempfile.mkdtemp(prefix="smsim-cold-")
-    env = {**os.environ, "NUMBA_CACHE_DIR": empty}
-    cold = timed(smsim_cmd("simulate", "-n", "10", "-p", "4", "--policy", "balanced", "-q"), env)
-    shutil.rmtree(empty, ignore_errors=True)
-    print(f"first compile (fresh process, empty cache, 10 games): {cold:.1f} s "
-          f"(where it goes: python scripts/compile_profile.py)")  # fmt: skip
+    compile_times(args.compile_runs)  # first compiles: fresh processes, empty caches
     run_games(64, 2, ["random"], 0, Rules())  # warm this process
     warm = statistics.median(timed(smsim_cmd("simulate", "-n", "10000", "-p", "4", "--policy", "balanced", "-q"))
                              for _ in range(3))  # fmt: skip
@@ -447,6 +576,7 @@ def main() -> None:
         print(f"{label:>22} {one:>10,.2f} {many:>10,.2f} {many / one:>6.2f}x {1 / one:>11.4f}")
 
     command_rates(args.games, args.runs, cores)
+    write_ratios(args.write_games, args.runs, args.write_policy, args.write_threads)
 
     print(f"\npeak memory of `smsim simulate` ({args.memory_policy}, 4 players):")
     largest = max(args.memory_games)

@@ -31,7 +31,7 @@ from smsim.runs.dataset import (
     run_identity,
     seat_table,
 )
-from smsim.runs.executors import Failed, Task, open_executor, report, stop_event, threads_here
+from smsim.runs.executors import Failed, Task, open_executor, release_hook, report, stop_event, threads_here
 from smsim.runs.executors import check as check_cluster
 from smsim.runs.runner import engine_arrays, kernel, play_chunks
 from smsim.runs.spec import default_threads, verify_batch, verify_run
@@ -260,9 +260,10 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
             told[0] = sink.written
             report(sink.written)
 
-    try:
+    try:  # once its games are played the part only writes: the executor may play the next one beside it
         play_chunks([(lo, m) for _, lo, m in chunks], players, [(specs, run_rules)], seed,
-                    threads or threads_here() or default_threads(), sink.finish, progress, stop_event())  # fmt: skip
+                    threads or threads_here() or default_threads(), sink.finish, progress, stop_event(),
+                    release_hook())  # fmt: skip
         sink.close_all()
     except SimulationError as exc:  # the same games fail anywhere: not retried
         sink.abort()

@@ -11,7 +11,9 @@ played the games, in parallel:
 - every thread takes the next slice, in game order, and plays it into its chunk's arrays (the
   engine releases the GIL);
 - the thread that plays a chunk's last slice calls ``finish(i, score, player, game_out)`` for it,
-  while the other threads go on playing;
+  while the other threads go on playing; the thread that plays the run's last slice first calls
+  ``played()``, so that the caller can put the cores to other work (the local executor starts
+  the next part) while that last chunk is finished;
 - the calling thread only waits, calling ``poll()`` every ``POLL_SECONDS`` (progress).
 
 Each game's dice depend only on (seed, game), so the arrays of a chunk do not depend on the
@@ -121,6 +123,7 @@ def play_chunks(
     finish: Callable[[int, np.ndarray, np.ndarray, np.ndarray], None],
     poll: Callable[[], None] | None = None,
     stop: threading.Event | None = None,
+    played: Callable[[], None] | None = None,
 ) -> None:
     """Play every (first game, games) chunk on ``threads`` threads and call ``finish`` for each
     chunk on the thread that completed it (see the module's docstring).
@@ -131,12 +134,13 @@ def play_chunks(
     ``setups``: the (line-up, rules) the chunks are played with. One run has one; ``compare``'s
     seat arrangements and a sweep's variants have several, a chunk being then (first game, games,
     setup index). ``stop``: set from another thread, the threads stop after their slice and
-    ``Stopped`` is raised."""
+    ``Stopped`` is raised. ``played``: called once, by the thread that played the last slice, when
+    every game is played (and checked) and before that chunk's ``finish``."""
     plays = [kernel(players, lineup, seed, rules) for lineup, rules in setups]
     search = any(any_search(lineup) for lineup, _ in setups)
     slices = slice_plan(chunks, threads, 1, SEARCH_SLICE) if search else slice_plan(chunks, threads)
     lock = threading.Lock()
-    state = {"next": 0, "error": None}
+    state = {"next": 0, "error": None, "unplayed": len(slices)}
     arrays: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     left = [0] * len(chunks)  # slices of each chunk not yet played
     for i, _, _ in slices:
@@ -161,8 +165,12 @@ def play_chunks(
                     last = left[i] == 0
                     if last:
                         del arrays[i]
+                    state["unplayed"] -= 1
+                    everything = state["unplayed"] == 0  # the run's last slice ends its chunk too
                 if last:  # the engine flags a policy that chose outside its candidates; no caller checks again
                     check_errors(game_out, setups[chunks[i][2] if len(chunks[i]) > 2 else 0][0], chunks[i][0])
+                    if everything and played is not None:  # the cores are free: only finishing is left
+                        played()
                     finish(i, score, player, game_out)
         except BaseException as exc:  # handed to the calling thread, which raises it
             with lock:

@@ -1,5 +1,7 @@
 """The Python API: tables, input checks, and written-city scoring."""
 
+import threading
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -167,3 +169,40 @@ def test_progress_of_a_run_written_part_by_part_counts_each_game_once(tmp_path, 
     done = [p.done for p in seen]
     assert (result.games, result.played) == (600, 600)
     assert done == sorted(done) and done[-1] == 600 and max(done) <= 600
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_each_part_is_written_while_the_next_is_played(tmp_path, monkeypatch, threads):
+    """On this machine, a part's last rows are encoded, written and synced while the next part is
+    already being played (its games are all played: the cores are free), whatever the threads; the
+    dataset is the one the parts make written one after another."""
+    from smsim.runs import batch, spec
+    from smsim.runs.dataset import load
+
+    monkeypatch.setattr(spec, "CHUNK_GAMES", 30)
+    playing = {first: threading.Event() for first in range(0, 240, 60)}  # a part's first game -> it plays
+    beside: list[tuple[int, bool]] = []
+    play_chunks = batch.play_chunks
+
+    def noted_play_chunks(chunks, *args, **kwargs):
+        playing[chunks[0][0]].set()
+        return play_chunks(chunks, *args, **kwargs)
+
+    class WaitingWriter(batch.PartWriter):
+        def __init__(self, out, k):
+            super().__init__(out, k)
+            self.k = k
+
+        def close(self):  # on the closing thread, before the part's task returns
+            if self.k < 3:
+                beside.append((self.k, playing[60 * (self.k + 1)].wait(10)))
+            super().close()
+
+    plain = simulate(240, 2, ["random", "greedy"], seed=5)
+    monkeypatch.setattr(batch, "play_chunks", noted_play_chunks)
+    monkeypatch.setattr(batch, "PartWriter", WaitingWriter)
+    result = batch.simulate_to(str(tmp_path / "run"), 240, 2, ["random", "greedy"], seed=5, batch=60, threads=threads)
+    assert result.played == 240 and sorted(beside) == [(0, True), (1, True), (2, True)]
+    data = load(tmp_path / "run")
+    pd.testing.assert_frame_equal(data.seats, plain[0])
+    pd.testing.assert_frame_equal(data.games, plain[1])

@@ -19,7 +19,8 @@ LINEUP = ["balanced", "random", "walls"]
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_every_chunk_is_finished_once_with_the_games_of_a_plain_run(threads, monkeypatch):
     """Whatever the threads and the slices, finish sees each chunk once, on a worker thread, with
-    exactly the arrays run_games gives for those games."""
+    exactly the arrays run_games gives for those games; ``played`` is heard once, before the
+    finish of the chunk whose slice was the last played."""
     monkeypatch.setattr(runner, "MAX_SLICE", 7)  # many slices per chunk, taken by different threads
     monkeypatch.setattr(runner, "MIN_SLICE", 2)
     chunks = [(5, 30), (35, 17), (52, 1), (53, 40)]
@@ -33,9 +34,14 @@ def test_every_chunk_is_finished_once_with_the_games_of_a_plain_run(threads, mon
             seen[i] = (score.copy(), player.copy(), game_out.copy())
             where.add(threading.current_thread().name)
 
-    polls = []
-    runner.play_chunks(chunks, 3, [(specs, Rules())], 4, threads, finish, lambda: polls.append(1))
+    def played():
+        with lock:
+            heard.append(len(seen))
+
+    polls, heard = [], []
+    runner.play_chunks(chunks, 3, [(specs, Rules())], 4, threads, finish, lambda: polls.append(1), played=played)
     assert sorted(seen) == [0, 1, 2, 3]
+    assert len(heard) == 1 and heard[0] < len(chunks)
     assert all(name.startswith("smsim-play-") for name in where)
     assert polls  # at least once, at the end
     for i, (first, n) in enumerate(chunks):

@@ -1,6 +1,7 @@
 """Executors: they are handed tasks (``Task``: a picklable function, its arguments and a name)
 and hand back the results, knowing nothing of what the tasks do. ``local``: one task after
-another on this machine, each on every core, a few ahead of the caller; ``dask``: a Dask distributed cluster
+another on this machine, each on every core, the next one starting while the one before writes,
+a few ahead of the caller; ``dask``: a Dask distributed cluster
 (docs/cluster.md). A study makes its own tasks and hands them to ``open_executor(cluster)``, so a
 new study never touches an executor.
 
@@ -14,9 +15,10 @@ from collections.abc import Iterator
 
 from smsim.runs.executors.dask import DaskExecutor, check, connect
 from smsim.runs.executors.local import LocalExecutor
-from smsim.runs.executors.task import Failed, Task, report, stop_event, threads_here
+from smsim.runs.executors.task import Failed, Task, release_hook, report, stop_event, threads_here
 
-__all__ = ["DaskExecutor", "Failed", "LocalExecutor", "Task", "check", "open_executor", "report", "stop_event", "threads_here"]
+__all__ = ["DaskExecutor", "Failed", "LocalExecutor", "Task", "check", "open_executor", "release_hook", "report",
+           "stop_event", "threads_here"]
 
 
 @contextlib.contextmanager

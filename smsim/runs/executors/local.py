@@ -1,9 +1,15 @@
-"""The executor of this machine: tasks run one after another on a thread of their own, each
+"""The executor of this machine: tasks run one after another, each on a thread of its own and
 spreading its games over every core itself (``runs.runner.play_chunks``), a few tasks ahead of
 the caller taking their results, so the cores never wait while the caller sums a result.
 
-A Ctrl-C, or the caller closing the results early, sets the running task's stop event
-(``task.stop_event``): its threads stop after their slice, and it keeps nothing half-written.
+A task that says its cores are free (``task.release_hook``: a dataset part whose games are all
+played, its last rows still to encode and write) has the next task started beside it: one task
+writes while the next plays, so no core waits on the writing either. At most two tasks run at
+once, and only one of them holds the cores.
+
+A Ctrl-C, or the caller closing the results early, sets the running tasks' stop event
+(``task.stop_event``): a task still playing stops after its slice and keeps nothing half-written;
+one that is writing finishes its part, whole.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from smsim.errors import TaskFailed
 from smsim.runs.executors.task import Failed, Task, run_with_hook
 
 AHEAD = 2  # results played beyond the one the caller is taking, at most
+RUNNING = 2  # tasks at once, at most: the one holding the cores and the one before it, writing
 
 
 class LocalExecutor:
@@ -29,20 +36,21 @@ class LocalExecutor:
 
     def run(self, tasks: Sequence[Task], *, ordered: bool = False, ahead: int | None = None,
             on_progress: Callable[[str, int], None] | None = None) -> Iterator[tuple[int, Any]]:  # fmt: skip
-        """Yield (index, result) of each task, in the order given (here they finish in that order,
-        so ``ordered`` changes nothing). ``ahead``: tasks finished beyond the one taken, at most.
-        Progress reports reach ``on_progress`` on the caller's thread. Closing the iterator stops
-        the task in play and runs no more."""
+        """Yield (index, result) of each task, in the order given (``ordered`` changes nothing).
+        ``ahead``: tasks finished beyond the one taken, at most. Progress reports reach
+        ``on_progress`` on the caller's thread. Closing the iterator stops the tasks in play and
+        runs no more."""
         if not tasks:
             return
         ahead = max(1, ahead or AHEAD)
         cond = threading.Condition()
         stop = threading.Event()
-        state: dict[str, Any] = {"taken": 0, "over": False, "error": None}
+        # taken: results the caller has; cores: the task holding the cores (None: free); alive: tasks running
+        state: dict[str, Any] = {"taken": 0, "cores": None, "alive": 0, "over": False, "error": None}
         ready: dict[int, Any] = {}
         heard: dict[str, int] = {}
 
-        def hook_for(name: str):
+        def hook_for(name: str) -> Callable[[int], None]:
             def hook(done: int) -> None:
                 with cond:
                     heard[name] = done
@@ -50,22 +58,54 @@ class LocalExecutor:
 
             return hook
 
+        def release_for(i: int) -> Callable[[], None]:
+            def release() -> None:
+                with cond:
+                    if state["cores"] == i:
+                        state["cores"] = None
+                        cond.notify_all()
+
+            return release
+
+        def run_one(i: int, task: Task) -> None:
+            try:
+                result = run_with_hook(task, hook_for(task.name), self.threads, stop, release_for(i))
+                with cond:
+                    ready[i] = result
+            except BaseException as exc:  # raised on the caller's thread, after the results before it
+                with cond:
+                    state["error"] = state["error"] or exc
+                stop.set()  # the task beside it would be thrown away: stop it
+            finally:
+                with cond:
+                    if state["cores"] == i:
+                        state["cores"] = None
+                    state["alive"] -= 1
+                    cond.notify_all()
+
         def produce() -> None:
+            running: list[threading.Thread] = []
             try:
                 for i, task in enumerate(tasks):
                     with cond:
-                        while i > state["taken"] + ahead and not stop.is_set():
-                            cond.wait(0.1)  # far enough ahead: wait for the caller
-                    if stop.is_set():
-                        return
-                    result = run_with_hook(task, hook_for(task.name), self.threads, stop)
-                    with cond:
-                        ready[i] = result
-                        cond.notify_all()
-            except BaseException as exc:  # raised on the caller's thread
+                        # far enough ahead of the caller, or the cores still held, or one task still writing: wait
+                        while not stop.is_set() and (i > state["taken"] + ahead or state["cores"] is not None
+                                                     or state["alive"] >= RUNNING):  # fmt: skip
+                            cond.wait(0.1)
+                        if stop.is_set():
+                            return
+                        state["cores"] = i
+                        state["alive"] += 1
+                    thread = threading.Thread(target=run_one, args=(i, task), name=f"smsim-task-{i}", daemon=True)
+                    running.append(thread)
+                    thread.start()
+            except BaseException as exc:  # no thread to start a task on: raised on the caller's thread
                 with cond:
-                    state["error"] = exc
+                    state["error"] = state["error"] or exc
+                stop.set()
             finally:
+                for thread in running:
+                    thread.join()
                 with cond:
                     state["over"] = True
                     cond.notify_all()

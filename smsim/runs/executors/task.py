@@ -2,7 +2,10 @@
 under a name unique within the run) and, from a task that cannot succeed anywhere, ``Failed``.
 
 A running task says how far it has got with ``report(done)``; its executor passes that on as
-``on_progress(name, done)``, from this machine's threads or from a cluster's workers alike.
+``on_progress(name, done)``, from this machine's threads or from a cluster's workers alike. A task
+whose last stretch needs no cores of its own (its games are played; only writing them is left)
+says so with the callback ``release_hook()`` gives it, and the local executor starts the next task
+beside it.
 """
 
 from __future__ import annotations
@@ -32,7 +35,11 @@ class Failed:
     message: str
 
 
-_running = threading.local()  # the progress hook and the threads of the task this thread runs
+_running = threading.local()  # the hooks, the threads and the stop event of the task this thread runs
+
+
+def _nothing() -> None:
+    return None
 
 
 def report(done: int) -> None:
@@ -54,13 +61,24 @@ def threads_here() -> int | None:
     return getattr(_running, "threads", None)
 
 
+def release_hook() -> Callable[[], None]:
+    """The callback with which the task running on this thread says, from any of its own threads,
+    that it needs the cores no more: what is left of it is I/O (a part's last rows encoded and
+    written, the file synced), and the local executor may start the next task beside it. Taken on
+    the task's thread, called from whichever thread gets there; a no-op outside an executor."""
+    return getattr(_running, "release", None) or _nothing
+
+
 def run_with_hook(task: Task, hook: Callable[[int], None] | None, threads: int | None = None,
-                  stop: threading.Event | None = None) -> Any:  # fmt: skip
+                  stop: threading.Event | None = None, release: Callable[[], None] | None = None) -> Any:  # fmt: skip
     """Run ``task`` on this thread, with ``report`` calling ``hook``, ``threads_here`` saying
-    ``threads`` and ``stop_event`` giving ``stop``."""
-    before = getattr(_running, "hook", None), getattr(_running, "threads", None), getattr(_running, "stop", None)
-    _running.hook, _running.threads, _running.stop = hook, threads, stop
+    ``threads``, ``stop_event`` giving ``stop`` and ``release_hook`` giving ``release``."""
+    names = ("hook", "threads", "stop", "release")
+    before = [getattr(_running, name, None) for name in names]
+    for name, value in zip(names, (hook, threads, stop, release)):
+        setattr(_running, name, value)
     try:
         return task.fn(*task.args)
     finally:
-        _running.hook, _running.threads, _running.stop = before
+        for name, value in zip(names, before):
+            setattr(_running, name, value)

@@ -1,5 +1,6 @@
 """The local executor: tasks in order, a few ahead of the caller, progress on the caller's thread,
-a task's ``Failed`` raised as ``TaskFailed``, and nothing left running when the caller stops."""
+a task's ``Failed`` raised as ``TaskFailed``, the next task started beside one that released the
+cores, and nothing left running when the caller stops."""
 
 import threading
 import time
@@ -7,7 +8,16 @@ import time
 import pytest
 
 from smsim.errors import TaskFailed
-from smsim.runs.executors import Failed, LocalExecutor, Task, open_executor, report, stop_event, threads_here
+from smsim.runs.executors import (
+    Failed,
+    LocalExecutor,
+    Task,
+    open_executor,
+    release_hook,
+    report,
+    stop_event,
+    threads_here,
+)
 
 
 def square(x: int) -> int:
@@ -85,3 +95,63 @@ def test_open_executor_is_local_without_a_cluster_and_passes_an_executor_through
 
 def test_a_task_called_directly_reports_to_nobody():
     assert square(3) == 9 and stop_event() is None and threads_here() is None
+
+
+def logged_tasks(n: int, releases: bool):
+    """``n`` tasks that log their start and end; with ``releases``, each says its cores are free
+    and then, as a part being written would, waits until the next task has started beside it."""
+    log: list[tuple[str, int]] = []
+    started = [threading.Event() for _ in range(n + 1)]
+
+    def task(i: int) -> str:
+        log.append(("start", i))
+        started[i].set()
+        if releases:
+            release_hook()()
+            if i + 1 < n:
+                log.append(("beside", i) if started[i + 1].wait(10) else ("alone", i))
+        log.append(("end", i))
+        return f"part {i}"
+
+    return [Task(task, (i,), f"t{i}") for i in range(n)], log
+
+
+def test_the_next_task_starts_beside_one_that_released_the_cores_and_at_most_two_run():
+    tasks, log = logged_tasks(6, releases=True)
+    assert list(LocalExecutor().run(tasks)) == [(i, f"part {i}") for i in range(6)]
+    assert [e for e in log if e[0] in ("beside", "alone")] == [("beside", i) for i in range(5)]
+    at = {event: k for k, event in enumerate(log)}
+    for i in range(4):  # the one writing, the one playing: a third waits until the first is done
+        assert at[("end", i)] < at[("start", i + 2)]
+
+
+def test_a_task_that_keeps_the_cores_runs_alone():
+    tasks, log = logged_tasks(4, releases=False)
+    assert list(LocalExecutor().run(tasks)) == [(i, f"part {i}") for i in range(4)]
+    assert log == [(what, i) for i in range(4) for what in ("start", "end")]
+
+
+def test_an_error_while_writing_comes_after_the_results_before_it_and_stops_the_task_beside_it():
+    stopped = threading.Event()
+    beside = threading.Event()
+
+    def writes_then_fails() -> None:
+        release_hook()()
+        assert beside.wait(10)
+        raise OSError("disk full")
+
+    def plays() -> int:
+        beside.set()
+        if stop_event().wait(10):
+            stopped.set()
+        return 1
+
+    results = LocalExecutor().run([Task(square, (3,), "a"), Task(writes_then_fails, (), "b"), Task(plays, (), "c")])
+    assert next(results) == (0, 9)
+    with pytest.raises(OSError, match="disk full"):
+        next(results)
+    assert stopped.is_set()
+
+
+def test_release_outside_an_executor_does_nothing():
+    assert release_hook()() is None
