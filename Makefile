@@ -18,11 +18,15 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/smsim compare balanced greedy walls random --players 4 --games 20000 --seed 2026
 
+# the suite on every core (pytest-xdist), a test file to a worker: a file's module fixtures are
+# built once; plain `pytest` runs it in one process
+XDIST := -n $(or $(TEST_WORKERS),auto) --dist loadfile
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(XDIST)
 
 test-slow: $(STAMP)
-	$(BIN)/python -m pytest -q -m slow
+	$(BIN)/python -m pytest -q -m slow $(XDIST)
 
 # The version floors in pyproject.toml are claims: test-min installs the lowest versions they admit
 # of each direct dependency (uv's lowest-direct resolution), test-latest the newest ones (numba's
@@ -47,12 +51,12 @@ $(LATEST_VENV)/.installed: pyproject.toml
 	touch $@
 
 test-min: $(MIN_VENV)/.installed
-	$(MIN_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|cma|pytest|hypothesis|dask|distributed|fsspec) '
-	SMSIM_CACHE_DIR=$(MIN_VENV)/numba-cache $(MIN_VENV)/bin/python -m pytest -q
+	$(MIN_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|cma|pytest|pytest-xdist|hypothesis|dask|distributed|fsspec) '
+	SMSIM_CACHE_DIR=$(MIN_VENV)/numba-cache $(MIN_VENV)/bin/python -m pytest -q $(XDIST)
 
 test-latest: $(LATEST_VENV)/.installed
-	$(LATEST_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|cma|pytest|hypothesis|dask|distributed|fsspec) '
-	SMSIM_CACHE_DIR=$(LATEST_VENV)/numba-cache $(LATEST_VENV)/bin/python -m pytest -q
+	$(LATEST_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|cma|pytest|pytest-xdist|hypothesis|dask|distributed|fsspec) '
+	SMSIM_CACHE_DIR=$(LATEST_VENV)/numba-cache $(LATEST_VENV)/bin/python -m pytest -q $(XDIST)
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
