@@ -80,8 +80,9 @@ def sample(args: tuple) -> list[dict]:
     specs = [resolve_policy(chooser)] * players  # the games: the search's candidate policy in every seat
     kind, params, fns = policy_arrays(specs)
     base_kind, base_params, _, _ = base_arrays(specs)
-    _, _, playout_kind, playout_params = base_arrays([resolve_policy(player)] * players)  # who plays continuations
-    learned = learned_mark(kind, base_kind, playout_kind)
+    playouts = [resolve_policy(player)] * players  # who plays continuations
+    _, _, playout_kind, playout_params = base_arrays(playouts)
+    learned = learned_mark(specs + playouts)
     rules_nb, crates = rules.to_nb(), rules.start_crate_cells()
     margin = knobs[ROLLOUT_PARAMS.offset("margin")]
     budget = int(knobs[ROLLOUT_PARAMS.offset("budget")])

@@ -104,8 +104,7 @@ def play_game(
     capacity = rules.max_rounds * players * EVENTS_PER_TURN + 16
     trace = np.zeros((capacity, E.EVENT_WIDTH), dtype=np.int64)
     w = new_work(players, trace)
-    bases = base_arrays(specs)
-    learned = learned_mark(kind, bases[0], bases[2])
+    bases, learned = base_arrays(specs), learned_mark(specs)
     if any_search(specs):
         score, game_out, n_rows = play_one_search_nb(
             seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, *bases, learned,

@@ -29,7 +29,7 @@ def label_decision_nb(seed_key, game, decision, rules, start_crates, kind, param
     by seats ``kind``/``params`` (each its own base: the student), with the teacher's ``knobs``.
     Returns (decisions in the game, the decision's kind, candidates weighed m, the teacher's pick
     among them, the seat), m = 0 where the teacher does not search it. ``feats[i]`` holds the
-    features of candidate ``search.rows[i]``. ``learned``: ``registry.learned_mark(kind)``."""
+    features of candidate ``search.rows[i]``. ``learned``: ``registry.learned_mark`` of the student's line-up."""
     n_players = kind.shape[0]
     w.cap.at[0] = decision
     w.cap.at[1] = 0

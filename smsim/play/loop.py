@@ -524,7 +524,7 @@ def continue_game_nb(snap, tape, n_tape, row, game_key, playout_key, cw, seats, 
 @cached_njit
 def play_one_nb(seed_key, game, rules, start_crates, kind, params, fns, w, learned):
     """Play game ``game`` alone on ``w`` (``new_work`` with a trace); returns (score, game_out,
-    rows traced); the final cities and counters are left in ``w``. ``learned``: ``registry.learned_mark(kind)``."""
+    rows traced); the final cities and counters are left in ``w``. ``learned``: ``registry.learned_mark`` of the line-up."""
     n_players = kind.shape[0]
     score = np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64)
     game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
@@ -558,7 +558,7 @@ def play_games_nb(seed_key, first, w, rules, start_crates, kind, params, fns, ba
     """Play games first .. first + G - 1 (G = game_out.shape[0]) on the calling thread, releasing
     the GIL so that ``runner`` can run several such ranges at once on its threads.
 
-    ``learned`` is ``registry.learned_mark`` of the three kinds (the loop of a line-up without a learned
+    ``learned`` is the line-up's ``registry.learned_mark`` (the loop of a line-up without a learned
     seat holds none of its code). ``w`` holds the work buffers (``new_work``), ``search`` the search scratch
     (``search.new_search``) where a seat searches, else None: the caller allocates them, once
     per call, and owns them and every other argument for the whole call, so the borrowed views

@@ -383,12 +383,13 @@ def base_arrays(specs: list[PolicySpec]) -> tuple[np.ndarray, np.ndarray, np.nda
     return tuple(arrays)
 
 
-def learned_mark(*kinds: np.ndarray) -> LearnedMark | None:
-    """``LEARNED`` where any of the seats' policy ``kinds`` (int64 arrays of ``layout.PolicyKind``:
-    the seats', their bases', their playout policies') is the learned policy, else None: what the
-    play loop's ``Seats.learned`` and its entries take, so that a line-up without a learned seat
-    compiles (and waits for) none of the policy's code (``learned_layout.learned_nb``)."""
-    return LEARNED if any(np.any(np.asarray(k) == PolicyKind.LEARNED) for k in kinds) else None
+def learned_mark(specs: list[PolicySpec]) -> LearnedMark | None:
+    """``LEARNED`` where some seat's policy, the policy deciding for it where it does not search, or
+    the one playing it in continuations is the learned policy, else None: what the play loop's
+    ``Seats.learned`` and its entries take, so that a line-up without a learned seat compiles (and
+    waits for) none of the policy's code (``learned_layout.learned_nb``)."""
+    learned = any(p.kind == PolicyKind.LEARNED for s in specs for p in (s, s.decider, s.player))
+    return LEARNED if learned else None
 
 
 def any_search(specs: list[PolicySpec]) -> bool:

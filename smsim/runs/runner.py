@@ -47,14 +47,13 @@ SEARCH_SLICE = 4  # at most, where a seat searches
 def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules) -> Callable:
     """``play(first, score, player, game_out)``: games first .. first + len(score) - 1 into the
     given arrays, with the engine (the search policy's loop where a seat searches)."""
-    lineup = lineup_arrays(specs, seed, rules)
+    key, rules_nb, crates, *policies = lineup_arrays(specs, seed, rules)
     searching = any_search(specs)
-    room = search_room(lineup[3], lineup[4])
+    room = search_room(*policies[:2])  # kind, params
 
     def play(first: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
         # the work buffers (and search scratch) of this call: held here while the games run on views of them
         work, search = new_work(players), new_search(players, room) if searching else None
-        key, rules_nb, crates, *policies = lineup
         play_games_nb(key, first, work, rules_nb, crates, *policies, score, player, game_out, search)
         if search is not None:
             SEARCH_TOTALS[:] += search.spent  # in place: the module's array
@@ -65,10 +64,9 @@ def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules) -> Ca
 def lineup_arrays(specs: list[PolicySpec], seed: int, rules: Rules) -> tuple:
     """What ``play_games_nb`` takes of a run: (dice key, rules, start crates, then kind, params,
     functions, base and playout kind and params of the seats, and the learned policy's mark)."""
-    kind, params, fns = policy_arrays(specs)
-    bases = base_arrays(specs)  # the deciding and the playout policies
-    learned = learned_mark(kind, bases[0], bases[2])  # None: the loop compiled without the learned policy
-    return (seed_key(seed), rules.to_nb(), rules.start_crate_cells(), kind, params, fns, *bases, learned)
+    # the deciding and the playout policies; the learned policy's mark (None: a loop without it)
+    return (seed_key(seed), rules.to_nb(), rules.start_crate_cells(), *policy_arrays(specs), *base_arrays(specs),
+            learned_mark(specs))
 
 
 def kernel_compiled(players: int, specs: list[PolicySpec], rules: Rules) -> bool:

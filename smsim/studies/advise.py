@@ -189,7 +189,7 @@ class _Game:
     def __post_init__(self) -> None:
         kind, params, fns = policy_arrays(self.specs)
         self.arrays = (kind, params, fns, *base_arrays(self.specs))
-        self.learned = learned_mark(kind, self.arrays[3], self.arrays[5])
+        self.learned = learned_mark(self.specs)
         self.rules_nb = self.rules.to_nb()
         self.crates = self.rules.start_crate_cells()
 

@@ -172,7 +172,7 @@ def label_game(plan: LearnPlan, round_no: int, game: int, student: PolicySpec, r
     rules_nb, crates, key = rules.to_nb(), rules.start_crate_cells(), seed_key(plan.seed)
     w, search = new_work(players), new_search(players, room)
     feats = np.zeros((L.MAX_CANDS, MAX_FEATURES))
-    learned = learned_mark(kind)
+    learned = learned_mark(specs)
     total = label_decision_nb(key, game, -1, rules_nb, crates, kind, params, fns, learned, knobs, w, search, feats)[0]
     offered = np.flatnonzero(np.random.default_rng([plan.seed, round_no, game]).random(total) < plan.rate)
     out = []

@@ -29,7 +29,7 @@ def captured(policies, seed, game, at):
     w = new_work(len(policies))
     score, game_out, n_rows = play_one_search_nb(seed_key(seed), game, RULES_NB, CRATES, kind, params, fns, base_kind,
                                                  base_params, playout_kind, playout_params,
-                                                 learned_mark(kind, base_kind, playout_kind), w,
+                                                 learned_mark(specs), w,
                                                  new_search(len(policies)), at)  # fmt: skip
     return (score, w.player, w.city, game_out, n_rows, w), (fns, base_kind, base_params)
 
