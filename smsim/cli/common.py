@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from smsim import __version__
-from smsim.errors import PolicyError, RulesError
+from smsim.errors import SmsimError
 from smsim.rules import Rules, load_rules
 
 if TYPE_CHECKING:
@@ -33,11 +33,7 @@ def fail(message: str) -> None:
 
 
 def rules_from(rules_file: str | None, rule: tuple[str, ...]) -> Rules:
-    try:
-        return load_rules(rules_file, list(rule))
-    except RulesError as exc:
-        fail(str(exc))
-        raise  # unreachable
+    return load_rules(rules_file, list(rule))
 
 
 def policy_names(values: tuple[str, ...]) -> list[str] | None:
@@ -48,28 +44,17 @@ def policy_names(values: tuple[str, ...]) -> list[str] | None:
 
 def lineup(players: int, values: tuple[str, ...]) -> list:
     """The policy of every seat (``play.api.verify_lineup``), checked before the engine is compiled."""
-    from smsim.errors import SimulationError
     from smsim.play.api import verify_lineup
 
-    try:
-        return verify_lineup(players, policy_names(values))[1]
-    except (SimulationError, PolicyError) as exc:
-        fail(str(exc))
-        raise  # unreachable
+    return verify_lineup(players, policy_names(values))[1]
 
 
 def run_of(games: str, players: int, policy: tuple[str, ...], seed: int, rules: Rules) -> RunSpec:
     """A run's inputs from the command line (``--games`` as text, ``--policy`` as given), checked
     once (``spec.verify_run``) before the engine is compiled; the command passes this on."""
-    from smsim.errors import SimulationError
     from smsim.runs.spec import verify_run
 
-    n_games = count_of(games, "--games")
-    try:
-        return verify_run(n_games, players, policy_names(policy), seed, rules)
-    except (SimulationError, PolicyError) as exc:
-        fail(str(exc))
-        raise  # unreachable
+    return verify_run(count_of(games, "--games"), players, policy_names(policy), seed, rules)
 
 
 def check_file_out(path: str, what: str) -> None:
@@ -96,7 +81,9 @@ def with_rules(f):
 
 
 class SmsimGroup(click.Group):
-    """click's own usage errors become one line ``Error: ...`` with exit status 2."""
+    """Bad input becomes one line ``Error: ...`` with exit status 2: click's own usage errors, and
+    every ``SmsimError`` a command raises (smsim.errors: each names what is wrong), so no command
+    catches them one class at a time."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         try:
@@ -109,6 +96,9 @@ class SmsimGroup(click.Group):
         except click.ClickException as exc:
             click.echo(f"Error: {exc.format_message()}", err=True)
             sys.exit(exc.exit_code if isinstance(exc, InputError) else EXIT_BAD_INPUT)
+        except SmsimError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
 
 
 @click.group(cls=SmsimGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -181,15 +171,11 @@ def count_of(text: str, what: str) -> int:
 def check_cluster_option(cluster: str | None, out: str | None, needs_out: bool = True) -> None:
     """A bad --cluster, or one without --out, or without Dask installed: one line, exit 2
     (smsim.runs.executors.dask imports Dask only inside its functions)."""
-    from smsim.errors import ClusterError
     from smsim.runs.executors.dask import check
 
     if cluster is None:
         return
-    try:
-        check(cluster)
-    except ClusterError as exc:
-        fail(str(exc))
+    check(cluster)
     if out is None and needs_out:
         fail("--cluster needs --out DIR: the workers write the dataset there (a directory every worker sees)")
 
@@ -197,26 +183,18 @@ def check_cluster_option(cluster: str | None, out: str | None, needs_out: bool =
 def check_run_out(out: str, run: RunSpec, batch: int | None) -> None:
     """``simulate --out``: a directory that holds another run, or cannot be written, is refused
     before the engine is compiled (``dataset.check_run``; the run itself checks again)."""
-    from smsim.errors import DatasetError, SimulationError
     from smsim.runs.dataset import check_run, run_identity
     from smsim.runs.spec import verify_batch
     from smsim.runs.storage import location
 
-    try:
-        identity = run_identity(run.games, run.players, run.lineup, run.seed, run.rules, verify_batch(batch, run.games))
-        check_run(location(out), identity)
-    except (DatasetError, SimulationError) as exc:
-        fail(str(exc))
+    identity = run_identity(run.games, run.players, run.lineup, run.seed, run.rules, verify_batch(batch, run.games))
+    check_run(location(out), identity)
 
 
 def check_out(out: str | None) -> None:
     """An --out URL that cannot be opened (no fsspec, or its scheme's package missing): one line,
     exit 2, before the engine is compiled or anything written (smsim.runs.storage)."""
-    from smsim.errors import DatasetError
     from smsim.runs.storage import is_url, location
 
     if out is not None and is_url(out):
-        try:
-            location(out)
-        except DatasetError as exc:
-            fail(str(exc))
+        location(out)

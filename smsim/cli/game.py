@@ -19,7 +19,7 @@ from smsim.cli.common import (
     rules_from,
     with_rules,
 )
-from smsim.errors import BoardError, PolicyError
+from smsim.errors import BoardError
 
 
 # -- play -------------------------------------------------------------------------------------
@@ -48,7 +48,6 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
       smsim play -p 4 --policy greedy,random,greedy,random --trace game.jsonl
       smsim play -p 4 --seed 7 --advise use
     """
-    from smsim.errors import SimulationError
     from smsim.play.api import play_game
     from smsim.play.tracefile import write_jsonl
 
@@ -59,20 +58,13 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
     lineup(players, policy)
     if trace_file:
         check_file_out(trace_file, "trace")
-    try:
-        traced = play_game(players, seed, game, policy_names(policy), rules)
-    except (SimulationError, PolicyError) as exc:
-        fail(str(exc))
+    traced = play_game(players, seed, game, policy_names(policy), rules)
     notes = None
     if kinds:
-        from smsim.errors import AdviseError
         from smsim.studies.advise import ANNOTATE_PLAYOUTS, annotate_game
 
-        try:
-            _, notes, _ = annotate_game(players, seed, game, policy_names(policy), rules, kinds,
-                                        advise_playouts or ANNOTATE_PLAYOUTS)  # fmt: skip
-        except AdviseError as exc:
-            fail(str(exc))
+        _, notes, _ = annotate_game(players, seed, game, policy_names(policy), rules, kinds,
+                                    advise_playouts or ANNOTATE_PLAYOUTS)  # fmt: skip
     if trace_file:
         try:
             with open(trace_file, "w", encoding="utf-8") as fh:
@@ -132,7 +124,6 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, min_play
       smsim advise --players 4 --seed 7 --game 0 --decision 41
       smsim play --seed 7 --trace game.jsonl && smsim advise game.jsonl --decision 41 --json
     """
-    from smsim.errors import AdviseError
     from smsim.studies.advise import DEFAULT_MIN_PLAYOUTS, DEFAULT_PLAYOUTS, advise_trace
     from smsim.studies.advise import advise as run_advise
 
@@ -144,26 +135,23 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, min_play
         fail(f"--min-playouts must be >= 1, got {min_playouts}")
     if decision < 0:
         fail(f"--decision must be >= 0, got {decision}")
-    try:
-        if trace_file is not None:
-            given = [name for name, value in (("--players", players), ("--seed", seed), ("--game", game),
-                                              ("--policy", policy or None), ("--rules", rules_file),
-                                              ("--rule", rule or None)) if value is not None]  # fmt: skip
-            if given:
-                fail(f"{', '.join(given)} cannot be given with a trace file: the trace says its game")
-            if not Path(trace_file).is_file():
-                fail(f"no trace file {trace_file!r}")
-            result = advise_trace(trace_file, decision, playouts, min_playouts=min_playouts)
-        else:
-            rules = rules_from(rules_file, rule)
-            if game is not None and game < 0:
-                fail(f"--game must be >= 0, got {game}")
-            lineup(4 if players is None else players, policy)
-            result = run_advise(4 if players is None else players, 0 if seed is None else seed,
-                                0 if game is None else game, decision, policy_names(policy), playouts, rules,
-                                min_playouts=min_playouts)  # fmt: skip
-    except AdviseError as exc:
-        fail(str(exc))
+    if trace_file is not None:
+        given = [name for name, value in (("--players", players), ("--seed", seed), ("--game", game),
+                                          ("--policy", policy or None), ("--rules", rules_file),
+                                          ("--rule", rule or None)) if value is not None]  # fmt: skip
+        if given:
+            fail(f"{', '.join(given)} cannot be given with a trace file: the trace says its game")
+        if not Path(trace_file).is_file():
+            fail(f"no trace file {trace_file!r}")
+        result = advise_trace(trace_file, decision, playouts, min_playouts=min_playouts)
+    else:
+        rules = rules_from(rules_file, rule)
+        if game is not None and game < 0:
+            fail(f"--game must be >= 0, got {game}")
+        lineup(4 if players is None else players, policy)
+        result = run_advise(4 if players is None else players, 0 if seed is None else seed,
+                            0 if game is None else game, decision, policy_names(policy), playouts, rules,
+                            min_playouts=min_playouts)  # fmt: skip
     click.echo(result.to_json() if as_json else result.text())
 
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from smsim.cli.common import cli, count_of, fail, rules_from, with_rules
-from smsim.errors import PolicyError
 
 
 def knobs_of(values: tuple[str, ...]) -> dict[str, float]:
@@ -63,7 +62,6 @@ def learn(out, model_path, decisions, iterations, seed, players, base, rate, hid
       smsim learn --out runs/learn --decisions 20000 --iterations 2 --seed 1
       smsim compare runs/learn/model.json balanced --players 2 --games 20000
     """
-    from smsim.errors import LearnError
     from smsim.studies.learn import LearnPlan, verify_plan
 
     rules = rules_from(rules_file, rule)
@@ -77,10 +75,7 @@ def learn(out, model_path, decisions, iterations, seed, players, base, rate, hid
     plan = LearnPlan(decisions=n_decisions, iterations=iterations, seed=seed, players=counts, base=base, rate=rate,
                      hidden=hidden, epochs=epochs, teacher=knobs_of(knob))  # fmt: skip
     target = Path(model_path) if model_path else Path(out) / "model.json"
-    try:
-        verify_plan(plan)
-    except (LearnError, PolicyError) as exc:
-        fail(str(exc))
+    verify_plan(plan)
     if target.suffix != ".json":
         fail(f"--model must name a .json file, got {str(target)!r}")
     if target.exists() and target.is_dir():
@@ -95,13 +90,9 @@ def _run(plan, out, target, rules, threads, quiet) -> None:
     from rich.table import Table
 
     from smsim.cli.progress import LearnProgress
-    from smsim.errors import LearnError, SimulationError
     from smsim.studies.learn import check_out_dir, learn
 
-    try:
-        check_out_dir(Path(out), plan, rules)
-    except LearnError as exc:
-        fail(str(exc))
+    check_out_dir(Path(out), plan, rules)
     console = Console()
 
     def on_round(round_no, table, shares) -> None:
@@ -120,8 +111,6 @@ def _run(plan, out, target, rules, threads, quiet) -> None:
     try:
         with LearnProgress(quiet) as progress:
             result = learn(plan, out, rules=rules, threads=threads, on_progress=progress, on_round=on_round)
-    except (LearnError, PolicyError, SimulationError) as exc:
-        fail(str(exc))
     except KeyboardInterrupt:
         click.echo("\ninterrupted: the labels written so far are kept; run the command again to go on", err=True)
         sys.exit(130)

@@ -33,13 +33,9 @@ def report_cmd(datasets: tuple[str, ...], out: str, title: str) -> None:
       smsim report runs/defence-sweep --out reports/defence
       smsim report runs/p4 runs/fair4 --out reports/fair
     """
-    from smsim.errors import DatasetError, FairnessError
     from smsim.report.page import report
 
-    try:
-        path = report(list(datasets), out, title)
-    except (DatasetError, FairnessError) as exc:
-        fail(str(exc))
+    path = report(list(datasets), out, title)
     click.echo(f"written: {path} and {path.with_suffix('.html')}")
 
 
@@ -81,7 +77,6 @@ def plot_cmd(kind: str, datasets: tuple[str, ...], out: str | None) -> None:
       smsim plot seat-advantage runs/p2 runs/p3 runs/p4 --out seats.svg
       smsim plot cannons runs/four
     """
-    from smsim.errors import DatasetError
     from smsim.report.plots import PLOTS
     from smsim.report.tables import read_report_data
 
@@ -89,10 +84,7 @@ def plot_cmd(kind: str, datasets: tuple[str, ...], out: str | None) -> None:
     suffix = out.rsplit(".", 1)[-1].lower() if "." in out else ""
     if suffix not in ("png", "svg", "pdf"):
         fail(f"--out {out!r}: the file name must end in .png, .svg or .pdf")
-    try:
-        made = PLOTS[kind](read_report_data(list(datasets)))
-    except DatasetError as exc:
-        fail(str(exc))
+    made = PLOTS[kind](read_report_data(list(datasets)))
     if made is None:
         fail(f"nothing to draw for {kind!r} in these data")
     fig, caption = made

@@ -20,7 +20,7 @@ from smsim.cli.common import (
     with_rules,
 )
 from smsim.cli.progress import RunProgressBar
-from smsim.errors import PolicyError
+from smsim.errors import SmsimError
 
 
 @cli.command()
@@ -87,7 +87,6 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, 
     """
     import time
 
-    from smsim.errors import ClusterError, DatasetError, SimulationError
     from smsim.report.terminal import print_tables
     from smsim.runs.batch import simulate_summary, simulate_to
 
@@ -117,8 +116,6 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, 
         elapsed = time.perf_counter() - start
         print_tables(result.tables)
         click.echo(f"dataset: {out} ({result.games:,} games; {result.played:,} played now in {elapsed:.1f} s)")
-    except (SimulationError, PolicyError, DatasetError, ClusterError) as exc:
-        fail(str(exc))
     except KeyboardInterrupt:
         if out is None:
             click.echo("\ninterrupted", err=True)
@@ -142,14 +139,13 @@ def summary(dataset: str, fmt: str) -> None:
       smsim summary runs/three
       smsim summary runs/three --format markdown > results.md
     """
-    from smsim.errors import DatasetError
     from smsim.report.terminal import print_tables
     from smsim.runs.summary import summarise_dataset
 
     try:
         tables, done, planned = summarise_dataset(dataset)
-    except DatasetError as exc:
-        fail(str(exc))
+    except SmsimError:  # says itself (the command group prints it)
+        raise
     except (OSError, ValueError) as exc:  # a part that pyarrow cannot read
         fail(f"{dataset!r}: a part cannot be read ({exc})")
     if done == 0:

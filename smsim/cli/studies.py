@@ -25,7 +25,6 @@ from smsim.cli.progress import (
     SweepProgressBar,
     TuneProgressBar,
 )
-from smsim.errors import PolicyError
 
 
 # -- compare ----------------------------------------------------------------------------------
@@ -56,7 +55,6 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
     With --cluster the rounds of blocks are played on a Dask distributed cluster
     (docs/cluster.md); workers send each round's games back, so --out need not be shared.
     """
-    from smsim.errors import ClusterError, DatasetError, SimulationError
     from smsim.report.terminal import print_comparison
     from smsim.studies.compare import compare as run_compare
 
@@ -68,10 +66,7 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
     check_cluster_option(cluster, out, needs_out=False)
     from smsim.studies.compare import verify_compare
 
-    try:
-        _, _, specs, _ = verify_compare(names, players, n_games, precision)
-    except (SimulationError, PolicyError) as exc:
-        fail(str(exc))
+    _, _, specs, _ = verify_compare(names, players, n_games, precision)
     writer = None
     if out:  # made before any game is played: an unwritable output fails at once
         from smsim.runs.storage import is_url
@@ -80,10 +75,7 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
         if is_url(out):  # else a local directory named like the URL
             fail(f"compare --out {out!r}: a comparison is written to a local directory (URLs are for simulate "
                   "and sweep --out)")  # fmt: skip
-        try:
-            check_comparison_out(out)
-        except DatasetError as exc:
-            fail(str(exc))
+        check_comparison_out(out)
         try:
             writer = ComparisonWriter(out)
         except OSError as exc:
@@ -94,7 +86,7 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
             result = run_compare(names, players, n_games, seed, rules, precision=precision, threads=threads,
                                  on_progress=report, keep_games=False, on_games=writer.add if writer else None,
                                  cluster=cluster)  # fmt: skip
-    except (SimulationError, PolicyError, ValueError, OSError, ClusterError) as exc:
+    except (ValueError, OSError) as exc:  # every SmsimError is a ValueError: the partial output goes first
         if writer is not None:
             writer.abort()
         fail(f"cannot write to {out!r}: {exc.strerror}" if isinstance(exc, OSError) else str(exc))
@@ -147,7 +139,6 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
       smsim sweep --vary 'pirate_strengths=[1,3,6,8,10,12];[1,3,5,7,9,11]' -n 20000
       smsim sweep --variant gentle-last-attacks --variant mine=my-rules.toml -n 20000 -o runs/gentle
     """
-    from smsim.errors import ClusterError, DatasetError, SimulationError, SweepError
     from smsim.report.terminal import print_sweep
     from smsim.runs.spec import verify_batch
     from smsim.runs.storage import location
@@ -174,8 +165,6 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
             else:
                 result = run_sweep(out, variants, run.games, run.players, run.lineup, run.seed, batch_size, threads,
                                    command=["smsim", *sys.argv[1:]], on_progress=report, cluster=cluster)  # fmt: skip
-    except (SweepError, SimulationError, PolicyError, DatasetError, ClusterError) as exc:
-        fail(str(exc))
     except KeyboardInterrupt:
         where = f": the parts already written in {out} are complete; run the same command to go on" if out else ""
         click.echo(f"\ninterrupted{where}", err=True)
@@ -217,7 +206,6 @@ def skill(players, levels, games, cap, seed, vary, variant_files, out, threads, 
       smsim skill -p 2 --levels balanced,learned,rollout-learned --cap rollout-learned=400 -o runs/skill2
       smsim skill -p 4 --levels balanced,learned --variant free-rotation --vary side_defence=1,3 -o runs/gap4
     """
-    from smsim.errors import DatasetError, SimulationError, SkillError, SweepError
     from smsim.report.terminal import print_skill
     from smsim.studies.skill import check_skill_out, plan_skill, run_skill
     from smsim.studies.sweep import plan_variants
@@ -247,8 +235,6 @@ def skill(players, levels, games, cap, seed, vary, variant_files, out, threads, 
                            err=True)  # fmt: skip
 
         result = run_skill(plan, out, threads, ["smsim", *sys.argv[1:]], on_cell=on_cell)
-    except (SkillError, SweepError, SimulationError, PolicyError, DatasetError) as exc:
-        fail(str(exc))
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: the cells already written in {out} are complete; run the same command to go on",
                    err=True)  # fmt: skip
@@ -284,7 +270,6 @@ def tune(base, against, players, games, budget, seed, only, held_out_games, out,
       smsim tune --players 4 --games 4000 --budget 120 --seed 1 --out tuned.toml
       smsim tune --base walls --against balanced,builder --only wall,wall_progress --out walls2.toml
     """
-    from smsim.errors import SimulationError, TuneError
     from smsim.play.api import verify_players
     from smsim.studies.tune import check_out, verify_tune_input, write_weights
     from smsim.studies.tune import tune as run_tune
@@ -297,12 +282,9 @@ def tune(base, against, players, games, budget, seed, only, held_out_games, out,
         fail(f"--threads must be >= 1, got {threads}")
     field = [n.strip() for n in against.split(",") if n.strip()] if against else None
     names = [n.strip() for n in only.split(",") if n.strip()] if only else None
-    try:
-        verify_players(players)
-        verify_tune_input(base, field, players, n_games, n_budget, names)
-        path = check_out(out, force)
-    except (SimulationError, PolicyError, TuneError) as exc:
-        fail(str(exc))
+    verify_players(players)
+    verify_tune_input(base, field, players, n_games, n_budget, names)
+    path = check_out(out, force)
     command = (f"smsim tune --base {base} --against {','.join(field) if field else base} --players {players} "
                f"--games {n_games} --budget {n_budget} --seed {seed}" + (f" --only {','.join(names)}" if names else "")
                + f" --held-out-games {n_held} --out {out}")  # fmt: skip
@@ -310,8 +292,6 @@ def tune(base, against, players, games, budget, seed, only, held_out_games, out,
         with TuneProgressBar(quiet) as report:
             result = run_tune(base, field, players, n_games, n_budget, seed, names, n_held, rules=rules,
                               threads=threads, on_progress=report)  # fmt: skip
-    except (SimulationError, PolicyError, TuneError) as exc:
-        fail(str(exc))
     except KeyboardInterrupt:
         click.echo("\ninterrupted: nothing written", err=True)
         sys.exit(130)
@@ -369,7 +349,6 @@ def fairness(players, policy, by, games, seed, check_games, check_seed, max_comp
       smsim fairness --players 4 --policy balanced --by coins --games 20000 --seed 1
       smsim fairness -p 2 --by vp --max 4 --games 50000 --out runs/fair2 --json
     """
-    from smsim.errors import FairnessError, SimulationError
     from smsim.studies.fairness import fairness as run_fairness
     from smsim.studies.fairness import is_fairness, print_result
 
@@ -406,8 +385,6 @@ def fairness(players, policy, by, games, seed, check_games, check_seed, max_comp
             result.command += ["--rule", text]
         if out is not None:
             result.write(out)
-    except (FairnessError, SimulationError, PolicyError) as exc:
-        fail(str(exc))
     except KeyboardInterrupt:
         click.echo("\ninterrupted: nothing written", err=True)
         sys.exit(130)

@@ -10,6 +10,7 @@ import pytest
 import smsim
 
 from smsim import __version__
+from smsim.errors import SmsimError
 from smsim.play.board import EMPTY_CITY
 
 
@@ -176,6 +177,34 @@ BAD_INPUT = [
 @pytest.mark.parametrize("args, words", BAD_INPUT)
 def test_bad_input_is_one_line_and_exit_2(run, args, words):
     assert_bad_input(run(*args), *words)
+
+
+class NewlyAddedError(SmsimError):
+    """An error class no command names: the command group still answers it in one line."""
+
+
+@pytest.mark.parametrize("command, target", [
+    (["play", "--seed", "1"], "smsim.play.api.play_game"),
+    (["summary", "somewhere"], "smsim.runs.summary.summarise_dataset"),
+    (["report", "somewhere", "--out", "elsewhere"], "smsim.report.page.report"),
+])  # fmt: skip
+def test_any_smsim_error_is_one_line_and_exit_2(run, monkeypatch, command, target):
+    def refuse(*args, **kwargs):
+        raise NewlyAddedError("the new check says no")
+
+    monkeypatch.setattr(target, refuse)
+    assert_bad_input(run(*command), "the new check says no")
+
+
+def test_an_error_that_is_not_bad_input_still_raises(run, monkeypatch):
+    """Only smsim's own errors are bad input: a bug surfaces as itself, not as a tidy line."""
+
+    def broken(*args, **kwargs):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr("smsim.play.api.play_game", broken)
+    with pytest.raises(KeyError):
+        run("play", "--seed", "1")
 
 
 @pytest.mark.parametrize(
