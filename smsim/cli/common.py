@@ -68,8 +68,26 @@ def check_file_out(path: str, what: str) -> None:
         fail(f"cannot write {what} {path!r}: {why}")
 
 
+# the trust boundaries (docs/trust.md), said where an option takes code or data from someone else
+POLICY_HELP = ("One for all seats, or one per seat (repeat or comma-separate). A policy file.py:function is "
+               "code and runs as you (docs/trust.md).")  # fmt: skip
+TRUST_CLUSTER = "; a scheduler without TLS runs whatever its clients send (docs/trust.md)."
+
+
+def policy_option(f):
+    return click.option("--policy", multiple=True, help=POLICY_HELP)(f)
+
+
+def cluster_option(needs_out: bool):
+    where = " (with --out)" if needs_out else ""
+    return click.option("--cluster", default=None, metavar="ADDRESS",
+                        help=f"Play on a Dask cluster{where}: local:N worker processes, or tcp://host:8786"
+                             + TRUST_CLUSTER)  # fmt: skip
+
+
 rules_options = [
-    click.option("--rules", "rules_file", type=str, default=None, help="A variant: TOML file of rules fields."),
+    click.option("--rules", "rules_file", type=str, default=None,
+                 help="A variant: TOML file of rules fields (data, never executed)."),
     click.option("--rule", multiple=True, metavar="FIELD=VALUE", help="Override one rules field (repeatable)."),
 ]
 

@@ -16,6 +16,7 @@ from smsim.cli.common import (
     fail,
     lineup,
     policy_names,
+    policy_option,
     rules_from,
     with_rules,
 )
@@ -27,7 +28,7 @@ from smsim.errors import BoardError
 @click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The run's seed.")
 @click.option("--game", "-g", type=int, default=0, show_default=True, help="Game index within the run.")
-@click.option("--policy", multiple=True, help="One for all seats, or one per seat (repeat or comma-separate).")
+@policy_option
 @click.option("--trace", "trace_file", type=click.Path(dir_okay=False), help="Write the JSON-lines trace here.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final scores.")
 @click.option("--advise", "advise_kinds", is_flag=False, flag_value="use", default=None, metavar="[KINDS]",
@@ -101,7 +102,7 @@ def _advise_kinds(value: str | None, playouts: int | None) -> tuple[str, ...]:
 @click.option("--players", "-p", type=int, default=None, help="Players, 2 to 5 [default: 4].")
 @click.option("--seed", "-s", type=int, default=None, help="The run's seed [default: 0].")
 @click.option("--game", "-g", type=int, default=None, help="Game index within the run [default: 0].")
-@click.option("--policy", multiple=True, help="One for all seats, or one per seat (repeat or comma-separate).")
+@policy_option
 @click.option("--playouts", "-k", type=int, default=None,
               help="Continuations for the leading moves [default: 200].")
 @click.option("--min-playouts", type=int, default=None,

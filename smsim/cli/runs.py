@@ -12,9 +12,11 @@ from smsim.cli.common import (
     check_out,
     check_run_out,
     cli,
+    cluster_option,
     count_of,
     engine_ready,
     fail,
+    policy_option,
     rules_from,
     run_of,
     with_rules,
@@ -55,15 +57,14 @@ def warmup(learned: bool, search: bool, everything: bool) -> None:
 @cli.command()
 @click.option("--games", "-n", type=str, default="10000", show_default=True, help="Games to play (1 to 1e10).")
 @click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
-@click.option("--policy", multiple=True, help="One for all seats, or one per seat (repeat or comma-separate).")
+@policy_option
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The run's seed.")
 @click.option("--out", "-o", type=str, default=None,
               help="Dataset directory to write (resumable): a path, or a URL such as s3://bucket/run.")
 @click.option("--batch", type=str, default=None, help="Games per part file (default: by run size).")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core, or SMSIM_THREADS).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
-@click.option("--cluster", default=None, metavar="ADDRESS",
-              help="Play on a Dask cluster (with --out): local:N worker processes, or tcp://host:8786.")
+@cluster_option(needs_out=True)
 @with_rules
 def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, rules_file, rule) -> None:
     """Play many games; print win rates and scores by policy and by seat.

@@ -12,9 +12,11 @@ from smsim.cli.common import (
     check_cluster_option,
     check_out,
     cli,
+    cluster_option,
     count_of,
     engine_ready,
     fail,
+    policy_option,
     rules_from,
     run_of,
     with_rules,
@@ -37,8 +39,7 @@ from smsim.cli.progress import (
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The run's seed.")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
 @click.option("--out", "-o", type=str, default=None, help="Directory for the games and the result tables.")
-@click.option("--cluster", default=None, metavar="ADDRESS",
-              help="Play on a Dask cluster: local:N worker processes, or tcp://host:8786.")
+@cluster_option(needs_out=False)
 @with_rules
 def compare(policies, players, games, precision, seed, threads, out, cluster, rules_file, rule) -> None:
     """Compare policies free of seat bias: every policy in every seat equally, each seat
@@ -109,7 +110,7 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
 @cli.command()
 @click.option("--games", "-n", type=str, default="10000", show_default=True, help="Games per variant (1 to 1e10).")
 @click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
-@click.option("--policy", multiple=True, help="One for all seats, or one per seat (repeat or comma-separate).")
+@policy_option
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The sweep's seed: every variant's dice.")
 @click.option("--vary", multiple=True, metavar="FIELD=V1,V2,...",
               help="Values of one rules field (repeatable: a full grid; lists separated by ';').")
@@ -122,8 +123,7 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
 @click.option("--format", "fmt", type=click.Choice(["table", "csv"]), default="table", show_default=True,
               help="table: the headline metrics; csv: every metric of every variant (the tidy table).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
-@click.option("--cluster", default=None, metavar="ADDRESS",
-              help="Play on a Dask cluster (with --out): local:N worker processes, or tcp://host:8786.")
+@cluster_option(needs_out=True)
 @with_rules
 def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out, batch, threads, fmt, quiet,
           cluster, rules_file, rule) -> None:  # fmt: skip
@@ -320,7 +320,8 @@ def tune(base, against, players, games, budget, seed, only, held_out_games, out,
 
 @cli.command()
 @click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
-@click.option("--policy", default="balanced", show_default=True, help="The policy in every seat.")
+@click.option("--policy", default="balanced", show_default=True,
+              help="The policy in every seat (a file.py:function is code and runs as you: docs/trust.md).")
 @click.option("--by", default="coins", show_default=True, help="Compensate by coins (seat_coins) or vp (seat_vp).")
 @click.option("--games", "-n", type=str, default="20000", show_default=True, help="Games per candidate.")
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The search games' seed.")

@@ -521,3 +521,20 @@ def test_plot_help_lists_every_figure_kind(run):
     result = run("plot", "--help")
     assert result.exit_code == 0
     assert all(kind in result.output for kind in PLOTS)
+
+
+def test_every_option_that_takes_code_says_so_in_its_help():
+    """docs/trust.md: a policy file is code, a Dask scheduler runs what its clients send; the help
+    of every option that takes one points there."""
+    from smsim.cli import cli
+
+    assert (Path(__file__).parents[2] / "docs" / "trust.md").is_file()
+    seen = 0
+    for name, command in cli.commands.items():
+        for param in command.params:
+            if param.name in ("policy", "cluster"):
+                seen += 1
+                assert "docs/trust.md" in (param.help or ""), (name, param.name)
+            if param.name == "rules_file":
+                assert "never executed" in (param.help or ""), name
+    assert seen >= 8
