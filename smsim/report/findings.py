@@ -214,19 +214,27 @@ def strength_check(ctx: Context, players: int, figure: str, item: str, null: flo
     if row is None or row["verdict"] == "one level":
         return NO_CHECK, ("No strength check was possible: these data measure it under one level of play only "
                           f"(`{row['L1_policy'] if row else A.LADDER[0]}`).")  # fmt: skip
-    said = _levels_said(row, null, above)
-    what = {"stable": "the figure is stable across strengths of play",
-            "strength-dependent": f"the figure is strength-dependent: it {row['direction']}",
-            "not settled": f"whether the figure moves with strength is not settled ({row['reason']})"}[row["verdict"]]
-    return row["verdict"], f"Across strengths of play, {said}; {what}."
+    return row["verdict"], _across(_levels_said(row, null, above), "the figure", row["verdict"], row["direction"],
+                                   row["reason"])  # fmt: skip
+
+
+def _across(said: str, subject: str, verdict: str, direction: str, reason: str) -> str:
+    """A verdict across strengths of play in its sentence: what holds at each level, then what the
+    verdict says of ``subject`` ("the figure", "its value", "its size")."""
+    what = {"stable": f"{subject} is stable across strengths of play",
+            "strength-dependent": f"{subject} is strength-dependent: it {direction}",
+            "not settled": f"whether {subject} moves with strength is not settled ({reason})"}[verdict]
+    return f"Across strengths of play, {said}; {what}."
+
+
+def _glance_rows(ctx: Context, column: str) -> list:
+    """The at-a-glance rows (one per player count) where ``column`` was measured."""
+    return [r for r in glance_table(ctx.data.main()).itertuples() if np.isfinite(getattr(r, column))]
 
 
 def _start_edge(ctx: Context) -> list[Finding]:
     out = []
-    t = glance_table(ctx.data.main())
-    for r in t.itertuples():
-        if not np.isfinite(r.start_win):
-            continue
+    for r in _glance_rows(ctx, "start_win"):
         e = effect(r.start_win, r.start_win_lo, r.start_win_hi, r.parity, "rate")
         stated = not (r.start_win_lo <= r.parity <= r.start_win_hi)
         way = "wins more often than" if r.start_win > r.parity else "wins less often than"
@@ -243,10 +251,7 @@ def _start_edge(ctx: Context) -> list[Finding]:
 
 def _cannons(ctx: Context) -> list[Finding]:
     out = []
-    t = glance_table(ctx.data.main())
-    for r in t.itertuples():
-        if not np.isfinite(r.changed_lo):
-            continue
+    for r in _glance_rows(ctx, "changed_lo"):
         stated = not (r.changed_lo <= CANNON_SHARE <= r.changed_hi)
         way = "more" if r.changed > CANNON_SHARE else "fewer"
         verdict, strength = strength_check(ctx, r.players, "cannons_changed_winner", "", CANNON_SHARE,
@@ -329,10 +334,7 @@ def _wall_check(ctx: Context, players: int, side: str) -> tuple[str, str]:
             other = rows[rows["item"] == top].iloc[0].to_dict()
             said.append(f"{LA.level_words(k, row[f'L{k}_policy'])} the {top} side's is the most valuable "
                         f"({LA.level_value(other, k)}), the {side} side's worth {value}")  # fmt: skip
-    what = {"stable": "its value is stable across strengths of play",
-            "strength-dependent": f"its value is strength-dependent: it {row['direction']}",
-            "not settled": f"whether its value moves with strength is not settled ({row['reason']})"}[verdict]
-    return verdict, f"Across strengths of play, {' and '.join(said)}; {what}."
+    return verdict, _across(" and ".join(said), "its value", verdict, row["direction"], row["reason"])
 
 
 def _strongest_policy(ctx: Context) -> list[Finding]:
@@ -399,10 +401,7 @@ def _variant_check(ctx: Context, vs, variant: str, metric: str, diff: float, uni
     above = diff > 0
     parts = [f"{_holds(x[1], x[2], x[3], 0.0, above)} {LA.level_words(k, q)} ({_fmt(x[1], x[2], x[3], unit, signed=True)})"
              for k, q, x in levels[1:]]  # fmt: skip
-    what = {"stable": "its size is stable across strengths of play",
-            "strength-dependent": f"its size is strength-dependent: it {direction}",
-            "not settled": f"whether its size moves with strength is not settled ({reason})"}[verdict]
-    return verdict, f"Across strengths of play, the effect {' and '.join(parts)}; {what}."
+    return verdict, _across(f"the effect {' and '.join(parts)}", "its size", verdict, direction, reason)
 
 
 def _variant(ctx: Context) -> list[Finding]:
