@@ -16,25 +16,73 @@ import numpy as np
 Z_95 = 1.959963984540054
 
 
-def interval_text(value: float, lo: float, hi: float, digits: int = 1, signed: bool = False, scale: float = 1.0,
-                  unit: str = "") -> str:  # fmt: skip
+MISSING = "–"
+"""How smsim writes a figure it does not have (NaN, infinite, None), in the report, the terminal's
+tables and the studies' printouts alike: the en dash, the typographic mark of an empty cell."""
+
+
+def interval_text(value: float | None, lo: float | None = None, hi: float | None = None, digits: int | None = 1,
+                  signed: bool = False, scale: float = 1.0, unit: str = "") -> str:  # fmt: skip
     """A figure and its interval, written one way wherever smsim prints one: ``63.1% [62.0, 64.2]``,
-    ``+5.2 [+4.9, +5.5]`` (``signed``: a difference, every number with its sign), never a
+    ``+5.2 points [+4.9, +5.5]`` (``signed``: a difference, every number with its sign), never a
     half-width. ``scale`` multiplies all three (100 for a rate in percent); ``unit`` follows the
-    value ("%", " pts").
+    value ("%", " points", " VP"); ``digits`` decimals, or None: as many as the interval's width
+    needs (after ``scale``: 1 where it spans 0.2 or more, 2 where 0.02, else 3). Without ``lo``
+    and ``hi``, the value alone. A missing value or bound is ``MISSING``.
 
     >>> interval_text(0.631, 0.62, 0.642, scale=100, unit="%")
     '63.1% [62.0, 64.2]'
-    >>> interval_text(0.005, -0.009, 0.019, scale=100, signed=True, unit=" pts")
-    '+0.5 pts [-0.9, +1.9]'
-    >>> interval_text(float("nan"), 0, 1)
-    '-'
+    >>> interval_text(0.005, -0.009, 0.019, scale=100, signed=True, unit=" points")
+    '+0.5 points [-0.9, +1.9]'
+    >>> interval_text(0.25, 0.2496, 0.2504, digits=None, scale=100, unit="%"), interval_text(0.25, scale=100, unit="%")
+    ('25.00% [24.96, 25.04]', '25.0%')
+    >>> interval_text(float("nan"), 0, 1), interval_text(2.0, 1.5, float("nan"), digits=2)
+    ('–', '2.00 [1.50, –]')
     """
-    if not np.isfinite(value):
-        return "-"
+    if value is None or not np.isfinite(value):
+        return MISSING
+    if digits is None:
+        width = abs(hi - lo) * scale if lo is not None and hi is not None else math.nan
+        digits = 1 if not np.isfinite(width) or width >= 0.2 else 2 if width >= 0.02 else 3
     spec = f"{'+' if signed else ''}.{digits}f"
-    bounds = ", ".join("-" if not np.isfinite(x) else format(scale * x, spec) for x in (lo, hi))
-    return f"{format(scale * value, spec)}{unit} [{bounds}]"
+    text = f"{format(scale * value, spec)}{unit}"
+    if lo is None and hi is None:
+        return text
+    bounds = ", ".join(MISSING if x is None or not np.isfinite(x) else format(scale * x, spec) for x in (lo, hi))
+    return f"{text} [{bounds}]"
+
+
+def effect_size(a: tuple[float, float, float], b: tuple[float, float, float] | float, rate: bool, units_a: int = 0,
+                units_b: int = 0) -> tuple[float, float]:  # fmt: skip
+    """The change from figure ``a`` to ``b`` (each ``(value, lo, hi)``, its 95% interval) as an
+    effect size, and that change's standard error on the same scale: ``(d, se)``, signed b - a.
+    A rate (``rate``) by Cohen's h, the change of ``2 asin sqrt p`` (well defined at 0 and 1), the
+    standard errors from the intervals' widths on that scale; anything else by Cohen's d, the change
+    over the root of the two figures' mean squared standard deviation of one unit (``sd = se x
+    sqrt(units)``, ``se`` the half of the interval on the other's side over 1.96: Wilson
+    intervals are not symmetric). ``b`` may be a bare number (a null): then the standard deviation
+    is ``a``'s alone. NaN where a number is missing; the one effect size of ``report.ladder`` and
+    ``report.findings``.
+
+    >>> [round(float(x), 3) for x in effect_size((0.5, 0.48, 0.52), 0.55, rate=True)]
+    [0.1, 0.02]
+    >>> round(float(effect_size((2.0, 1.5, 2.5), 0.0, rate=False, units_a=100)[0]), 2)
+    -0.78
+    """
+    bare = not isinstance(b, tuple)
+    b = (b, b, b) if bare else b
+    if not all(np.isfinite(x) for x in (*a, *b)):
+        return math.nan, math.nan
+    if rate:
+        h = lambda p: 2.0 * np.arcsin(np.sqrt(min(1.0, max(0.0, p))))  # noqa: E731 - rates just outside [0, 1]
+        return h(b[0]) - h(a[0]), float(np.hypot(h(a[2]) - h(a[1]), h(b[2]) - h(b[1]))) / (2 * Z_95)
+    half_a, half_b = (((x[0] - x[1]) if y[0] < x[0] else (x[2] - x[0])) / Z_95 for x, y in ((a, b), (b, a)))
+    sd = half_a * np.sqrt(max(units_a, 1)) if bare else \
+        np.sqrt((half_a ** 2 * max(units_a, 1) + half_b ** 2 * max(units_b, 1)) / 2)  # fmt: skip
+    if not sd > 0:
+        return (0.0 if a[0] == b[0] else math.copysign(math.inf, b[0] - a[0])), 0.0
+    return (b[0] - a[0]) / sd, float(np.hypot(half_a, half_b)) / sd
+
 
 def wilson_interval(successes: float, n: float, z: float = Z_95) -> tuple[float, float]:
     """Wilson score interval of a binomial rate (good near 0 and 1, unlike the normal one)."""

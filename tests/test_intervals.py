@@ -4,7 +4,8 @@ import math
 import subprocess
 import sys
 
-from smsim.intervals import chi2_sf, interval_text, mean_and_interval, mean_interval, wilson_interval
+from smsim.intervals import (MISSING, Z_95, chi2_sf, effect_size, interval_text, mean_and_interval, mean_interval,
+                             wilson_interval)
 
 
 def test_wilson_known_values():
@@ -33,6 +34,51 @@ def test_mean_and_interval_and_chi2_against_known_values():
     assert math.isclose(chi2_sf(3.841458820694124, 1), 0.05, abs_tol=1e-9)
     assert math.isclose(chi2_sf(11.070497693516351, 5), 0.05, abs_tol=1e-9)
     assert interval_text(0.5, 0.4, 0.6, scale=100, unit="%") == "50.0% [40.0, 60.0]"
+
+
+def test_one_form_for_a_figure_with_its_interval():
+    # a value with its interval: the value, then its bounds in brackets, never a half-width
+    assert interval_text(2.0, 1.5, 2.5) == "2.0 [1.5, 2.5]"
+    assert interval_text(2.0, 1.5, 2.5, digits=2, unit=" VP") == "2.00 VP [1.50, 2.50]"
+    # a rate in percent: scale and unit, the unit after the value only
+    assert interval_text(0.631, 0.62, 0.642, scale=100, unit="%") == "63.1% [62.0, 64.2]"
+    # a difference: every number signed, zero too
+    assert interval_text(0.0, -0.004, 0.004, signed=True, scale=100) == "+0.0 [-0.4, +0.4]"
+    assert interval_text(-1.25, -2.0, -0.5, digits=2, signed=True) == "-1.25 [-2.00, -0.50]"
+    # decimals as the interval needs them: one, two or three of a percentage
+    fit = {"digits": None, "scale": 100, "unit": "%"}
+    assert interval_text(0.25, 0.24, 0.26, **fit) == "25.0% [24.0, 26.0]"
+    assert interval_text(0.25, 0.2496, 0.2504, **fit) == "25.00% [24.96, 25.04]"
+    assert interval_text(0.25, 0.24996, 0.25004, **fit) == "25.000% [24.996, 25.004]"
+    assert interval_text(0.25, math.nan, math.nan, **fit) == f"25.0% [{MISSING}, {MISSING}]"
+    # the value alone, without an interval
+    assert interval_text(0.25, scale=100, unit="%") == "25.0%"
+
+
+def test_a_missing_figure_is_written_one_way():
+    assert MISSING == "–"  # the en dash, not a hyphen
+    for missing in (math.nan, math.inf, None, float("-inf")):
+        assert interval_text(missing, 0.1, 0.2) == MISSING
+        assert interval_text(missing, scale=100, unit="%", signed=True) == MISSING
+    # a bound that is missing (a single block: no interval) keeps the value and marks the bound
+    assert interval_text(1.0, -math.inf, math.inf, signed=True) == f"+1.0 [{MISSING}, {MISSING}]"
+    assert interval_text(1.0, None, 2.0) == f"1.0 [{MISSING}, 2.0]"
+
+
+def test_effect_size_against_hand_computations():
+    h = lambda p: 2 * math.asin(math.sqrt(p))  # noqa: E731
+    d, se = effect_size((0.25, 0.2, 0.3), (0.30, 0.26, 0.34), rate=True)
+    assert math.isclose(d, h(0.30) - h(0.25), rel_tol=1e-12)
+    assert math.isclose(se, math.hypot(h(0.3) - h(0.2), h(0.34) - h(0.26)) / (2 * Z_95), rel_tol=1e-12)
+    # Cohen's d against a null: the standard deviation of one unit from the half towards the null
+    d, _ = effect_size((2.0, 1.5, 3.0), 0.0, rate=False, units_a=100)
+    assert math.isclose(d, -2.0 / (0.5 / Z_95 * 10), rel_tol=1e-12)
+    # between two figures: the root of their mean squared standard deviations
+    d, se = effect_size((10.0, 9.0, 11.0), (7.0, 6.0, 8.0), rate=False, units_a=25, units_b=25)
+    sd = 5 / Z_95
+    assert math.isclose(d, -3.0 / sd, rel_tol=1e-12) and math.isclose(se, math.hypot(1, 1) / Z_95 / sd, rel_tol=1e-12)
+    assert effect_size((1.0, 1.0, 1.0), 1.0, rate=False) == (0.0, 0.0)
+    assert all(math.isnan(x) for x in effect_size((0.5, math.nan, 0.6), 0.4, rate=True))
 
 
 def test_importing_the_intervals_loads_no_pandas():

@@ -351,7 +351,8 @@ def fairness(players, policy, by, games, seed, check_games, check_seed, max_comp
       smsim fairness -p 2 --by vp --max 4 --games 50000 --out runs/fair2 --json
     """
     from smsim.studies.fairness import fairness as run_fairness
-    from smsim.studies.fairness import is_fairness, print_result
+    from smsim.report.terminal import print_fairness
+    from smsim.studies.fairness import is_fairness
 
     rules = rules_from(rules_file, rule)
     n_games = count_of(games, "--games")
@@ -392,6 +393,6 @@ def fairness(players, policy, by, games, seed, check_games, check_seed, max_comp
     if as_json:
         click.echo(json.dumps(result.to_dict()))
         return
-    print_result(result)
+    print_fairness(result)
     if out is not None:
         click.echo(f"written: {out}/fairness.json and {out}/rules.toml (use it as --rules {out}/rules.toml)")

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from smsim.intervals import Z_95
+from smsim.intervals import effect_size, interval_text
 from smsim.report import ladder as LA
 from smsim.report import tables as A
 from smsim.studies.sweep import HEADLINE
@@ -89,59 +89,20 @@ def _games(n: int) -> str:
     return f"{n:,} game{'s' if n != 1 else ''}"
 
 
-def _half(value: float, lo: float, hi: float, toward: float) -> float:
-    """The standard error on the side of ``toward``, from the 95% interval."""
-    return ((value - lo) if toward < value else (hi - value)) / Z_95
-
-
-def cohen_h(p: float, q: float) -> float:
-    """Cohen's h between two rates: the distance of their arcsine square roots, doubled."""
-    clip = lambda x: min(1.0, max(0.0, x))  # noqa: E731 - rates just outside [0, 1] by rounding
-    return abs(2 * np.arcsin(np.sqrt(clip(p))) - 2 * np.arcsin(np.sqrt(clip(q))))
-
-
-RATES = ("rate",)  # units of figures that are rates (``Finding.unit``); "points" are differences of rates
-
-
 def effect(value: float, lo: float, hi: float, null: float, unit: str, units: int = 0, base: float | None = None) -> float:
-    """The effect size of ``value`` against ``null`` (module docstring): Cohen's h for a rate,
-    Cohen's d for anything else, with the standard deviation of one of ``units`` independent
-    units from the interval. A difference of rates (unit "points") from ``base`` is the rate
-    ``base + value`` against ``base``. NaN where there is no interval."""
-    if not all(np.isfinite(x) for x in (value, lo, hi, null)):
-        return np.nan
-    if unit in RATES:
-        return cohen_h(value, null)
+    """The effect size of ``value`` against ``null`` (module docstring, ``intervals.effect_size``):
+    Cohen's h for a rate, Cohen's d for anything else, with the standard deviation of one of
+    ``units`` independent units from the interval. A difference of rates (unit "points") from
+    ``base`` is the rate ``base + value`` against ``base``. NaN where there is no interval."""
     if unit == "points" and base is not None and np.isfinite(base):
-        return cohen_h(base + value, base + null)
-    sd = _half(value, lo, hi, null) * np.sqrt(max(units, 1))
-    return abs(value - null) / sd if sd > 0 else (np.inf if value != null else 0.0)
-
-
-def effect_between(a: tuple[float, float, float], b: tuple[float, float, float], unit: str, units_a: int = 0,
-                   units_b: int = 0) -> float:  # fmt: skip
-    """The effect size between two figures (value, lo, hi): Cohen's h for rates, else their
-    distance over the root of the mean of their squared standard deviations (each ``sd = se x
-    sqrt(units)``, ``se`` on the side of the other)."""
-    if not all(np.isfinite(x) for x in (*a, *b)):
-        return np.nan
-    if unit in RATES:
-        return cohen_h(a[0], b[0])
-    sd = np.sqrt((_half(*a, toward=b[0]) ** 2 * max(units_a, 1) + _half(*b, toward=a[0]) ** 2 * max(units_b, 1)) / 2)
-    return abs(a[0] - b[0]) / sd if sd > 0 else (np.inf if a[0] != b[0] else 0.0)
+        value, lo, hi, null, unit = base + value, base + lo, base + hi, base + null, "rate"
+    return abs(effect_size((value, lo, hi), null, unit == "rate", units)[0])
 
 
 def _fmt(v: float, lo: float, hi: float, unit: str, signed: bool = False) -> str:
-    """A figure and its interval as the page shows it: rates in %, differences of rates in points."""
-    if unit in ("rate", "points"):
-        # one decimal of a percentage, more where the interval is narrower than that shows
-        d = 1 if abs(hi - lo) >= 0.002 or not np.isfinite(hi - lo) else 2 if abs(hi - lo) >= 0.0002 else 3
-        if unit == "rate" and not signed:
-            return f"{100 * v:.{d}f}% [{100 * lo:.{d}f}, {100 * hi:.{d}f}]"
-        return f"{100 * v:+.{d}f} [{100 * lo:+.{d}f}, {100 * hi:+.{d}f}] points"
-    s = "+" if signed else ""
-    suffix = {"vp": " VP", "rounds": " rounds"}.get(unit, "")
-    return f"{v:{s}.2f} [{lo:{s}.2f}, {hi:{s}.2f}]{suffix}"
+    """A figure in a finding's sentence (``intervals.interval_text``): its unit in words, a
+    percentage to the decimals its interval needs (``tables.unit_form``)."""
+    return interval_text(v, lo, hi, **A.unit_form(unit, signed, words=True, fit=True))
 
 
 # -- which games stand behind the headline -----------------------------------------------------
@@ -253,19 +214,27 @@ def strength_check(ctx: Context, players: int, figure: str, item: str, null: flo
     if row is None or row["verdict"] == "one level":
         return NO_CHECK, ("No strength check was possible: these data measure it under one level of play only "
                           f"(`{row['L1_policy'] if row else A.LADDER[0]}`).")  # fmt: skip
-    said = _levels_said(row, null, above)
-    what = {"stable": "the figure is stable across strengths of play",
-            "strength-dependent": f"the figure is strength-dependent: it {row['direction']}",
-            "not settled": f"whether the figure moves with strength is not settled ({row['reason']})"}[row["verdict"]]
-    return row["verdict"], f"Across strengths of play, {said}; {what}."
+    return row["verdict"], _across(_levels_said(row, null, above), "the figure", row["verdict"], row["direction"],
+                                   row["reason"])  # fmt: skip
+
+
+def _across(said: str, subject: str, verdict: str, direction: str, reason: str) -> str:
+    """A verdict across strengths of play in its sentence: what holds at each level, then what the
+    verdict says of ``subject`` ("the figure", "its value", "its size")."""
+    what = {"stable": f"{subject} is stable across strengths of play",
+            "strength-dependent": f"{subject} is strength-dependent: it {direction}",
+            "not settled": f"whether {subject} moves with strength is not settled ({reason})"}[verdict]
+    return f"Across strengths of play, {said}; {what}."
+
+
+def _glance_rows(ctx: Context, column: str) -> list:
+    """The at-a-glance rows (one per player count) where ``column`` was measured."""
+    return [r for r in glance_table(ctx.data.main()).itertuples() if np.isfinite(getattr(r, column))]
 
 
 def _start_edge(ctx: Context) -> list[Finding]:
     out = []
-    t = glance_table(ctx.data.main())
-    for r in t.itertuples():
-        if not np.isfinite(r.start_win):
-            continue
+    for r in _glance_rows(ctx, "start_win"):
         e = effect(r.start_win, r.start_win_lo, r.start_win_hi, r.parity, "rate")
         stated = not (r.start_win_lo <= r.parity <= r.start_win_hi)
         way = "wins more often than" if r.start_win > r.parity else "wins less often than"
@@ -282,10 +251,7 @@ def _start_edge(ctx: Context) -> list[Finding]:
 
 def _cannons(ctx: Context) -> list[Finding]:
     out = []
-    t = glance_table(ctx.data.main())
-    for r in t.itertuples():
-        if not np.isfinite(r.changed_lo):
-            continue
+    for r in _glance_rows(ctx, "changed_lo"):
         stated = not (r.changed_lo <= CANNON_SHARE <= r.changed_hi)
         way = "more" if r.changed > CANNON_SHARE else "fewer"
         verdict, strength = strength_check(ctx, r.players, "cannons_changed_winner", "", CANNON_SHARE,
@@ -343,7 +309,7 @@ def _wall_bonus(ctx: Context) -> list[Finding]:
                            f"({least.bonus}) ({sub.n_games:,} games, {_who(sub.sources[0].field)}; an association, "
                            "not a cause).",
                            *a, b[0], f"the {least.side} side's {_fmt(*b, 'vp', signed=True)}", "vp", sub.n_games,
-                           effect_between(a, b, "vp", int(most.completers), int(least.completers)), bool(stated),
+                           abs(effect_size(a, b, False, int(most.completers), int(least.completers))[0]), bool(stated),
                            verdict, strength))  # fmt: skip
     return out
 
@@ -368,10 +334,7 @@ def _wall_check(ctx: Context, players: int, side: str) -> tuple[str, str]:
             other = rows[rows["item"] == top].iloc[0].to_dict()
             said.append(f"{LA.level_words(k, row[f'L{k}_policy'])} the {top} side's is the most valuable "
                         f"({LA.level_value(other, k)}), the {side} side's worth {value}")  # fmt: skip
-    what = {"stable": "its value is stable across strengths of play",
-            "strength-dependent": f"its value is strength-dependent: it {row['direction']}",
-            "not settled": f"whether its value moves with strength is not settled ({row['reason']})"}[verdict]
-    return verdict, f"Across strengths of play, {' and '.join(said)}; {what}."
+    return verdict, _across(" and ".join(said), "its value", verdict, row["direction"], row["reason"])
 
 
 def _strongest_policy(ctx: Context) -> list[Finding]:
@@ -438,10 +401,7 @@ def _variant_check(ctx: Context, vs, variant: str, metric: str, diff: float, uni
     above = diff > 0
     parts = [f"{_holds(x[1], x[2], x[3], 0.0, above)} {LA.level_words(k, q)} ({_fmt(x[1], x[2], x[3], unit, signed=True)})"
              for k, q, x in levels[1:]]  # fmt: skip
-    what = {"stable": "its size is stable across strengths of play",
-            "strength-dependent": f"its size is strength-dependent: it {direction}",
-            "not settled": f"whether its size moves with strength is not settled ({reason})"}[verdict]
-    return verdict, f"Across strengths of play, the effect {' and '.join(parts)}; {what}."
+    return verdict, _across(f"the effect {' and '.join(parts)}", "its size", verdict, direction, reason)
 
 
 def _variant(ctx: Context) -> list[Finding]:
@@ -475,13 +435,13 @@ def _variant(ctx: Context) -> list[Finding]:
 
 
 def rounds_words(d: float, lo: float, hi: float) -> str:
-    """A paired change of game length in words: "its games end 4.85 [4.82, 4.88] rounds sooner"."""
+    """A paired change of game length in words: "its games end 4.85 rounds [4.82, 4.88] sooner"."""
     if not all(np.isfinite(x) for x in (d, lo, hi)):
         return "its game length is not measured"
     if lo <= 0 <= hi:
         return f"its games last as long as the baseline's ({_fmt(d, lo, hi, 'rounds', signed=True)})"
     way, (a, b) = ("sooner", (-hi, -lo)) if d < 0 else ("later", (lo, hi))
-    return f"its games end {abs(d):.2f} [{a:.2f}, {b:.2f}] rounds {way}"
+    return f"its games end {_fmt(abs(d), a, b, 'rounds')} {way}"
 
 
 SKILL_NOTE = ("No strength check applies: the skill gap is itself a comparison of two strengths of play (one "

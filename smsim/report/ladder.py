@@ -16,12 +16,13 @@ games alone, with its 95% interval; the verdict compares adjacent levels, weakes
   ``MARGIN``: the data rule out a change of more than a tenth of a standard deviation;
 - **one level**: the figure was measured at one level only: no strength check is possible.
 
-Differences are taken on the scale of the effect sizes of ``report.findings``: a rate (a share of
-seats, games or attacks) by its arcsine square root (Cohen's h, well defined at 0 and 1), any
-other figure in units of its standard deviation per row (Cohen's d, from its interval and the rows
-it averages), a share of VP (unit "share": shown in percent, but no rate of yes-or-no rows) too. The margin of
-0.1 is half of what is conventionally a small effect (0.2): "stable" is an equivalence claim, not
-the absence of evidence, so a small sample at a level says "not settled" rather than "stable".
+Differences are taken on the scale of effect sizes (``intervals.effect_size``, as in
+``report.findings``): a rate (a share of seats, games or attacks) by its arcsine square root
+(Cohen's h, well defined at 0 and 1), any other figure in units of its standard deviation per row
+(Cohen's d, from its interval and the rows it averages), a share of VP (unit "share": shown in
+percent, but no rate of yes-or-no rows) too. The margin of 0.1 is half of what is conventionally
+a small effect (0.2): "stable" is an equivalence claim, not the absence of evidence, so a small
+sample at a level says "not settled" rather than "stable".
 
 >>> a = ("rate", 0.26, 0.255, 0.265, 100_000)
 >>> step(a, ("rate", 0.261, 0.256, 0.266, 100_000))   # close and narrow: within the margin
@@ -37,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from smsim.intervals import Z_95
+from smsim.intervals import Z_95, effect_size, interval_text
 from smsim.report import tables as A
 
 MARGIN = 0.1
@@ -87,17 +88,6 @@ def ladder_table(data: A.ReportData) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=LADDER_COLUMNS)
 
 
-def _h(p: float) -> float:
-    return 2.0 * float(np.arcsin(np.sqrt(min(1.0, max(0.0, p)))))
-
-
-def _scaled(unit: str, value: float, lo: float, hi: float) -> tuple[float, float]:
-    """A figure on the effect-size scale, for a rate, or as it is: (centre, standard error)."""
-    if unit == "rate":
-        return _h(value), (_h(hi) - _h(lo)) / (2 * Z_95)
-    return value, (hi - lo) / (2 * Z_95)
-
-
 def step(a: tuple, b: tuple) -> str:
     """Two adjacent levels' figure, each ``(unit, value, lo, hi, n)``: "apart" (the intervals do
     not overlap), "within" (the 95% interval of their difference lies within ``MARGIN``) or
@@ -108,14 +98,7 @@ def step(a: tuple, b: tuple) -> str:
         return "wide"
     if lob > hia or hib < loa:
         return "apart"
-    (ca, sa), (cb, sb) = _scaled(unit, va, loa, hia), _scaled(unit, vb, lob, hib)
-    if unit == "rate":
-        d, se = cb - ca, float(np.hypot(sa, sb))
-    else:  # in standard deviations per row, pooled over the two levels
-        sd = float(np.sqrt((sa * sa * max(na, 1) + sb * sb * max(nb, 1)) / 2))
-        if sd <= 0:
-            return "within" if va == vb else "apart"
-        d, se = (cb - ca) / sd, float(np.hypot(sa, sb)) / sd
+    d, se = effect_size((va, loa, hia), (vb, lob, hib), unit == "rate", na, nb)
     return "within" if abs(d) + Z_95 * se < MARGIN else "wide"
 
 
@@ -198,17 +181,13 @@ def _games_of(g: pd.DataFrame, k: int) -> str:
     return f"{games:,} games" + (f" (of {planned:,} planned)" if planned > games else "")
 
 
-def _value(unit: str, v: float, lo: float, hi: float) -> str:
-    if not np.isfinite(v):
-        return "–"
-    if unit in ("rate", "share"):
-        d = 1 if hi - lo >= 0.002 else 2 if hi - lo >= 0.0002 else 3
-        return f"{100 * v:.{d}f}% [{100 * lo:.{d}f}, {100 * hi:.{d}f}]"
-    return f"{v:.2f} [{lo:.2f}, {hi:.2f}]"
-
-
 def _fields(row) -> dict:
     return row._asdict() if hasattr(row, "_asdict") else dict(row)
+
+
+def _value(r: dict, k: int) -> str:
+    """A verdict row's figure at level k and its interval: a rate or share in percent."""
+    return interval_text(r[f"L{k}"], r[f"L{k}_lo"], r[f"L{k}_hi"], **A.unit_form(r["unit"], fit=True))
 
 
 def measured_levels(row) -> list[int]:
@@ -222,13 +201,13 @@ def level_value(row, k: int) -> str:
     r = _fields(row)
     if not np.isfinite(r.get(f"L{k}", np.nan)):
         return "not measured"
-    return f"{_value(r['unit'], r[f'L{k}'], r[f'L{k}_lo'], r[f'L{k}_hi'])}, {int(r[f'L{k}_games']):,} games"
+    return f"{_value(r, k)}, {int(r[f'L{k}_games']):,} games"
 
 
 def values_text(row) -> str:
     """A verdict row's figure at every level it was measured at, each named by its play."""
     r = _fields(row)
-    return ", ".join(f"{_value(r['unit'], r[f'L{k}'], r[f'L{k}_lo'], r[f'L{k}_hi'])} {level_words(k, r[f'L{k}_policy'])}"
+    return ", ".join(f"{_value(r, k)} {level_words(k, r[f'L{k}_policy'])}"
                      for k in measured_levels(r))  # fmt: skip
 
 

@@ -28,6 +28,7 @@ import pandas as pd
 
 from smsim import __version__
 from smsim.errors import DatasetError
+from smsim.intervals import MISSING, interval_text
 from smsim.report import findings as F
 from smsim.report import ladder as LA
 from smsim.report import plots as P
@@ -95,7 +96,7 @@ class Section:
 # -- formatting ----------------------------------------------------------------------------------
 def _number(v, percent: bool) -> str:
     if v is None or (isinstance(v, float) and not np.isfinite(v)):
-        return "–"
+        return MISSING
     if isinstance(v, str):  # a cell already written for the page
         return v
     if percent:
@@ -124,10 +125,10 @@ def display_table(t: pd.DataFrame) -> pd.DataFrame:
             continue
         pct = name in PERCENT
         values = [_number(v, pct) for v in t[c]]
-        if f"{name}_lo" in t.columns and f"{name}_hi" in t.columns:
-            lo = [_number(v, pct) for v in t[f"{name}_lo"]]
-            hi = [_number(v, pct) for v in t[f"{name}_hi"]]
-            values = [f"{v} [{a}, {b}]" if a != "–" else v for v, a, b in zip(values, lo, hi)]
+        if f"{name}_lo" in t.columns and f"{name}_hi" in t.columns:  # a figure with its interval: interval_text
+            values = [interval_text(v, lo, hi, digits=1 if pct or abs(v) >= 10 else 2, scale=100 if pct else 1,
+                                    unit="%" if pct else "") if _number(lo, pct) != MISSING and not isinstance(v, str)
+                      else text for text, v, lo, hi in zip(values, t[c], t[f"{name}_lo"], t[f"{name}_hi"])]  # fmt: skip
             name = f"{name} [95% CI]"
         cols[name.replace("_", " ")] = values
     return pd.DataFrame(cols)
@@ -351,15 +352,6 @@ def sections(data: A.ReportData) -> list[Section]:
 
 
 # -- across strengths of play -------------------------------------------------------------------
-def _value(v: float, lo: float, hi: float, unit: str) -> str:
-    """A figure and its interval as the page shows it."""
-    if not np.isfinite(v):
-        return "–"
-    if unit == "rate":
-        return f"{100 * v:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
-    return f"{v:.2f} [{lo:.2f}, {hi:.2f}]"
-
-
 LADDER_RULE = (
     "Each headline figure is measured on the mirror games of each level of play (one policy in every seat: "
     "L1 `balanced`, L2 `learned`, L3 `rollout` over `learned`) and judged level against level: "
@@ -432,18 +424,13 @@ def strength_blocks(verdicts: pd.DataFrame) -> list[Block]:
 
 
 # -- how much skill matters ---------------------------------------------------------------------
-def _points(v: float, lo: float, hi: float) -> str:
-    if not np.isfinite(v):
-        return "–"
-    return f"{100 * v:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
-
-
 def _matrix_shown(res) -> pd.DataFrame:
     cells = {(r.row, r.col): r for r in res.matrix.itertuples()}
     shown = {"one seat of": [level_name(x) for x in res.levels]}
     for col in res.levels:
         shown[f"against {level_name(col)}"] = [
-            "–" if row == col else _value(cells[row, col].share, cells[row, col].lo, cells[row, col].hi, "rate")
+            MISSING if row == col else interval_text(cells[row, col].share, cells[row, col].lo, cells[row, col].hi,
+                                                     **A.RATE)
             if (row, col) in cells else "not measured" for row in res.levels]  # fmt: skip
     return pd.DataFrame(shown)
 
@@ -472,15 +459,17 @@ def skill_section(skills: list) -> tuple[Section, list[str]]:
         if made is not None:
             s.blocks.append(Block("figure", text=made[1], name="skill-gap", figure=made[0]))
         shown = pd.DataFrame({"players": t["players"], "games": [f"{g:,}" for g in t["games"]],
-                              "one learned seat wins [95% CI]": [_value(p + g, p + lo, p + hi, "rate") for p, g, lo, hi in
+                              "one learned seat wins [95% CI]": [interval_text(p + g, p + lo, p + hi, **A.RATE)
+                                                                 for p, g, lo, hi in
                                                                  zip(t["parity"], t["gap"], t["gap_lo"], t["gap_hi"])],
                               "parity": [f"{100 * p:.1f}%" for p in t["parity"]],
-                              "skill gap, points [95% CI]": [_points(g, lo, hi) for g, lo, hi in
+                              "skill gap, points [95% CI]": [interval_text(g, lo, hi, **A.POINTS) for g, lo, hi in
                                                              zip(t["gap"], t["gap_lo"], t["gap_hi"])]})  # fmt: skip
         s.blocks.append(Block("table", text=f"The skill gap per player count: one `{GAP[0]}` seat against `{GAP[1]}` "
                               "in every other seat, minus parity", name="skill_gap", table=t, shown=shown))  # fmt: skip
         glance.append("The skill gap (one `learned` seat among `balanced`, minus parity): " + "; ".join(
-            f"{p} players {_points(g, lo, hi)} points" for p, g, lo, hi, _ in gaps) + ".")  # fmt: skip
+            f"{p} players {interval_text(g, lo, hi, **A.POINTS_SAID)}"
+            for p, g, lo, hi, _ in gaps) + ".")  # fmt: skip
     for res in skills:
         s.blocks.append(Block("heading", text=f"{res.players} players"))
         games = sorted(set(res.matrix["games"]))
@@ -496,12 +485,16 @@ def skill_section(skills: list) -> tuple[Section, list[str]]:
                             for v, c in zip(g["variant"], g["changes"])]  # fmt: skip
             shown = pd.DataFrame({
                 "variant": g["variant"], "changes": [c or "(the base rules)" for c in g["changes"]],
-                "skill gap, points [95% CI]": [_points(a, b, c) for a, b, c in zip(g["gap"], g["gap_lo"], g["gap_hi"])],
-                "change, paired [95% CI]": [_points(a, b, c) for a, b, c in zip(g["diff"], g["diff_lo"], g["diff_hi"])],
-                "unpaired CI": [_points(a, b, c) for a, b, c in zip(g["diff"], g["unpaired_lo"], g["unpaired_hi"])],
+                "skill gap, points [95% CI]": [interval_text(a, b, c, **A.POINTS)
+                        for a, b, c in zip(g["gap"], g["gap_lo"], g["gap_hi"])],
+                "change, paired [95% CI]": [interval_text(a, b, c, **A.POINTS)
+                        for a, b, c in zip(g["diff"], g["diff_lo"], g["diff_hi"])],
+                "unpaired CI": [interval_text(a, b, c, **A.POINTS)
+                        for a, b, c in zip(g["diff"], g["unpaired_lo"], g["unpaired_hi"])],
                 "rounds, change [95% CI]": [f"{r:.2f}" if not np.isfinite(d) else
-                                            f"{r:.2f}, {d:+.2f} [{lo:+.2f}, {hi:+.2f}]" for r, d, lo, hi in
-                                            zip(g["rounds"], g["rounds_diff"], g["rounds_diff_lo"], g["rounds_diff_hi"])],
+                                            f"{r:.2f}, {interval_text(d, lo, hi, digits=2, signed=True)}"
+                                            for r, d, lo, hi in zip(g["rounds"], g["rounds_diff"], g["rounds_diff_lo"],
+                                                                    g["rounds_diff_hi"])],
                 "verdict": ["" if not np.isfinite(d) else gap_verdict(d, lo, hi)
                             for d, lo, hi in zip(g["diff"], g["diff_lo"], g["diff_hi"])]})  # fmt: skip
             s.blocks.append(Block("table", text=f"The skill gap under each rules variant, {res.players} players, "
@@ -518,7 +511,7 @@ def skill_section(skills: list) -> tuple[Section, list[str]]:
                 most = clear.loc[clear["diff"].abs().idxmax()]
                 glance.append(f"Rule variants and skill ({res.players} players): {len(clear)} of {len(g) - 1} variants "
                               f"move the skill gap distinguishably; most: {most.variant} "
-                              f"({_points(most['diff'], most.diff_lo, most.diff_hi)} points, "
+                              f"({interval_text(most['diff'], most.diff_lo, most.diff_hi, **A.POINTS_SAID)}, "
                               f"{gap_verdict(most['diff'], most.diff_lo, most.diff_hi)}).")  # fmt: skip
             else:
                 glance.append(f"Rule variants and skill ({res.players} players): no variant moves the skill gap "
@@ -532,30 +525,14 @@ def skill_variant_sentence(r) -> str:
             "no change shown": "no distinguishable change of the skill gap", "no data": "no data"}  # fmt: skip
     rounds = f"; {F.rounds_words(r.rounds_diff, r.rounds_diff_lo, r.rounds_diff_hi)}"
     return (f"{r.variant} ({r.changes}): {said[gap_verdict(r.diff, r.diff_lo, r.diff_hi)]}, the gap "
-            f"{_points(r.gap, r.gap_lo, r.gap_hi)} points against the baseline's, a change of "
-            f"{_points(r.diff, r.diff_lo, r.diff_hi)} points on the same dice{rounds}.")  # fmt: skip
+            f"{interval_text(r.gap, r.gap_lo, r.gap_hi, **A.POINTS_SAID)} against the baseline's, a change "
+            f"of "
+            f"{interval_text(r.diff, r.diff_lo, r.diff_hi, **A.POINTS_SAID)} on the same dice{rounds}.")  # fmt: skip
 
 
 # -- rule variants -------------------------------------------------------------------------------
 VARIANT_GROUPS = {"seats": "Seats", "pirates": "Pirates", "vp": "Victory points", "city": "The city",
                   "game": "Game length", "policies": "Policies"}  # fmt: skip
-
-
-def _variant_value(v: float, unit: str, signed: bool = False) -> str:
-    if not np.isfinite(v):
-        return "-"
-    sign = "+" if signed else ""
-    if unit == "rate" and not signed:
-        return f"{100 * v:.1f}%"
-    if unit in ("rate", "points"):
-        return f"{100 * v:{sign}.1f}"
-    return f"{v:{sign}.2f}"
-
-
-def _with_interval(v: float, lo: float, hi: float, unit: str, signed: bool = False) -> str:
-    if not np.isfinite(v):
-        return "-"
-    return f"{_variant_value(v, unit, signed)} [{_variant_value(lo, unit, signed)}, {_variant_value(hi, unit, signed)}]"
 
 
 def _varied_text(varied: dict) -> str:
@@ -569,8 +546,7 @@ def _largest(t, key: str) -> str | None:
     if clear.empty:
         return None
     r = clear.loc[clear["diff"].abs().idxmax()]
-    unit = "points" if r.unit in ("rate", "points") else r.unit
-    return f"{r.variant} ({_with_interval(r['diff'], r.diff_lo, r.diff_hi, r.unit, True)} {unit})"
+    return f"{r.variant} ({interval_text(r['diff'], r.diff_lo, r.diff_hi, **A.unit_form(r.unit, True, words=True))})"
 
 
 def variants_section(sets: list, tables: list | None = None) -> tuple[Section, list[str]]:
@@ -600,8 +576,8 @@ def variants_section(sets: list, tables: list | None = None) -> tuple[Section, l
             cells = []
             for v in vs.variants:
                 r = rows.loc[(v.name, key)]
-                cells.append(_with_interval(r.value, r.lo, r.hi, r.unit) if v.name == "baseline" else
-                             _with_interval(r["diff"], r.diff_lo, r.diff_hi, r.unit, True))  # fmt: skip
+                cells.append(interval_text(r.value, r.lo, r.hi, **A.unit_form(r.unit)) if v.name == "baseline" else
+                             interval_text(r["diff"], r.diff_lo, r.diff_hi, **A.unit_form(r.unit, True)))  # fmt: skip
             shown[SWEEP_HEADINGS[key]] = cells
         headline = t[t["metric"].isin(HEADLINE)]
         s.blocks.append(Block("table", text="Which rule moves the balance most: the baseline's headline figures, and "
@@ -631,10 +607,10 @@ def variants_section(sets: list, tables: list | None = None) -> tuple[Section, l
                 continue
             shown_g = pd.DataFrame({
                 "metric": g["label"], "variant": g["variant"],
-                "value [95% CI]": [_with_interval(r.value, r.lo, r.hi, r.unit) for r in g.itertuples()],
-                "difference [paired 95% CI]": [_with_interval(r.diff, r.diff_lo, r.diff_hi, r.unit, True)
+                "value [95% CI]": [interval_text(r.value, r.lo, r.hi, **A.unit_form(r.unit)) for r in g.itertuples()],
+                "difference [paired 95% CI]": [interval_text(r.diff, r.diff_lo, r.diff_hi, **A.unit_form(r.unit, True))
                                                for r in g.itertuples()],
-                "unpaired 95% CI": [_with_interval(r.diff, r.unpaired_lo, r.unpaired_hi, r.unit, True)
+                "unpaired 95% CI": [interval_text(r.diff, r.unpaired_lo, r.unpaired_hi, **A.unit_form(r.unit, True))
                                     for r in g.itertuples()],
             })  # fmt: skip
             s.blocks.append(Block("table", text=f"{title}: every variant", name=f"variants_{k}_{group}",
@@ -687,9 +663,10 @@ def compensation_section(results: list) -> tuple[Section, list[str]]:
         shown = pd.DataFrame({
             "seat": [f"{int(x)}{' (start)' if x == 0 else ''}" for x in t["seat"]],
             f"{r.rules_field}": t["compensation"].astype(int),
-            "win share before [95% CI]": [_value(v, lo, hi, "rate") for v, lo, hi in
+            "win share before [95% CI]": [interval_text(v, lo, hi, **A.RATE) for v, lo, hi in
                                           zip(t["before"], t["before_lo"], t["before_hi"])],
-            "after [95% CI]": [_value(v, lo, hi, "rate") for v, lo, hi in zip(t["after"], t["after_lo"], t["after_hi"])],
+            "after [95% CI]": [interval_text(v, lo, hi, **A.RATE)
+                               for v, lo, hi in zip(t["after"], t["after_lo"], t["after_hi"])],
             "still unfair": ["yes" if d else "no" for d in t["distinguishable"]],
         })  # fmt: skip
         c = r.check
@@ -765,11 +742,13 @@ def glance_shown(t: pd.DataFrame) -> pd.DataFrame:
     d = pd.DataFrame({"players": t["players"].astype(int), "games": [f"{int(g):,}" for g in t["games"]],
                       "field": [P._short(str(f)) for f in t["field"]]})  # fmt: skip
     for name in ("start_win", "last_win"):
-        d[name] = [_value(v, lo, hi, "rate") if np.isfinite(v) else "– (seats and policies confounded)"
+        d[name] = [interval_text(v, lo, hi, **A.RATE) if np.isfinite(v) else
+                   f"{MISSING} (seats and policies confounded)"
                    for v, lo, hi in zip(t[name], t[f"{name}_lo"], t[f"{name}_hi"])]  # fmt: skip
     d["parity"] = [f"{100 * p:.1f}%" for p in t["parity"]]
-    d["changed"] = [_value(v, lo, hi, "rate") for v, lo, hi in zip(t["changed"], t["changed_lo"], t["changed_hi"])]
-    d["rounds"] = [_value(v, lo, hi, "rounds") for v, lo, hi in zip(t["rounds"], t["rounds_lo"], t["rounds_hi"])]
+    d["changed"] = [interval_text(v, lo, hi, **A.RATE)
+                    for v, lo, hi in zip(t["changed"], t["changed_lo"], t["changed_hi"])]
+    d["rounds"] = [interval_text(v, lo, hi, digits=2) for v, lo, hi in zip(t["rounds"], t["rounds_lo"], t["rounds_hi"])]
     return d.rename(columns=GLANCE_HEADINGS)
 
 

@@ -673,6 +673,24 @@ class Figure:
     parity: float = np.nan
 
 
+def unit_form(unit: str, signed: bool = False, words: bool = False, fit: bool = False) -> dict:
+    """How the report and the terminal write a figure of ``unit`` (``intervals.interval_text``'s
+    options): a rate or a share in percent, a difference of rates ("points", or a signed rate) in
+    signed points, anything else (VP, rounds, counts) with two decimals. ``words``: a sentence's
+    unit after the value (" points", " VP", " rounds"; "%" always); ``fit``: a percentage to the
+    decimals its interval needs rather than one."""
+    if unit in ("rate", "share", "points"):
+        pct = unit != "points" and not signed
+        return {"digits": None if fit else 1, "scale": 100, "signed": not pct,
+                "unit": "%" if pct else " points" if words else ""}  # fmt: skip
+    return {"digits": 2, "signed": signed, "unit": {"vp": " VP", "rounds": " rounds"}.get(unit, "") if words else ""}
+
+
+RATE, POINTS, POINTS_SAID = unit_form("rate"), unit_form("points"), unit_form("points", words=True)
+"""A rate in percent, ``63.1% [62.0, 64.2]``, and a difference of rates in points, ``+5.2 [+4.9, +5.5]``,
+in a sentence ``+5.2 points [+4.9, +5.5]``."""
+
+
 HEADLINE_SECTIONS = {"church_vp_share": "Church series", "wall_bonus": "Wall bonuses",
                      "cannons_changed_winner": "Pirate losses", "attack_held": "Pirate losses",
                      "seat_win": "Outcomes", "vp_by_source": "Outcomes", "game_length": "Outcomes"}  # fmt: skip

@@ -1,6 +1,6 @@
-"""The terminal's tables (rich): a run's headline tables, a comparison and a sweep, with every
-interval written one way (``intervals.interval_text``). The numbers are ``runs.summary``'s and the
-studies' DataFrames; nothing here computes a figure.
+"""The terminal's tables (rich): a run's headline tables, a comparison, a sweep, a skill study and
+a seat-compensation search, with every interval written one way (``intervals.interval_text``).
+The numbers are ``runs.summary``'s and the studies' DataFrames; nothing here computes a figure.
 """
 
 from __future__ import annotations
@@ -10,19 +10,13 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from smsim.intervals import Z_95, interval_text
+from smsim.intervals import MISSING, Z_95, interval_text
+from smsim.report.tables import POINTS, POINTS_SAID, RATE, unit_form
 from smsim.runs.dataset import vp_sources
+from smsim.studies.fairness import FairnessResult
 from smsim.studies.ratings import elo_points
 from smsim.studies.skill import gap_verdict, level_name
 from smsim.studies.sweep import BASELINE, HEADLINE, variance_reduction
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
-def _rate(value: float, lo: float, hi: float) -> str:
-    return interval_text(value, lo, hi, scale=100, unit="%")
 
 
 def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, console: Console | None = None) -> None:
@@ -39,7 +33,7 @@ def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, 
     for col in ("policy", "seats", "win rate", "mean VP", "VP p10/p50/p90", "cannons lost"):
         t.add_column(col, justify="right")
     for key, row in tables["by_policy"].iterrows():
-        t.add_row(str(key), f"{int(row.seats):,}", _rate(row.win_rate, row.win_lo, row.win_hi),
+        t.add_row(str(key), f"{int(row.seats):,}", interval_text(row.win_rate, row.win_lo, row.win_hi, **RATE),
                   interval_text(row.vp_mean, row.vp_lo, row.vp_hi),
                   f"{row.vp_p10:.0f} / {row.vp_p50:.0f} / {row.vp_p90:.0f}", f"{row.cannons_lost:.2f}")  # fmt: skip
     console.print(t)
@@ -60,7 +54,7 @@ def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, 
     for col in ("policy", *(f"series {k}" for k in range(6)), "mean sides"):
         t.add_column(col, justify="right")
     for key, row in tables["church_series"].iterrows():
-        t.add_row(str(key), *(_pct(row[f"longest_{k}"]) for k in range(6)),
+        t.add_row(str(key), *(interval_text(row[f"longest_{k}"], **RATE) for k in range(6)),
                   f"{tables['sides_completed'].loc[key, 'mean']:.2f}")
     console.print(t)
     if fixed_seats(tables):  # the seat table would repeat the policy table row for row
@@ -69,7 +63,7 @@ def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, 
     for col in ("seat", "seats", "win rate", "mean VP"):
         t.add_column(col, justify="right")
     for key, row in tables["by_seat"].iterrows():
-        t.add_row(str(key), f"{int(row.seats):,}", _rate(row.win_rate, row.win_lo, row.win_hi),
+        t.add_row(str(key), f"{int(row.seats):,}", interval_text(row.win_rate, row.win_lo, row.win_hi, **RATE),
                   interval_text(row.vp_mean, row.vp_lo, row.vp_hi))  # fmt: skip
     console.print(t)
 
@@ -96,7 +90,8 @@ def print_comparison(result, console: Console | None = None) -> None:
     for name in order:
         row = result.table.loc[name]
         half = elo_points(Z_95 * row.log_strength_se)
-        t.add_row(name, _rate(row.win_share, row.win_lo, row.win_hi), interval_text(row.vp_mean, row.vp_lo, row.vp_hi),
+        t.add_row(name, interval_text(row.win_share, row.win_lo, row.win_hi, **RATE),
+                  interval_text(row.vp_mean, row.vp_lo, row.vp_hi),
                   f"{row.cannons_lost:.2f}", interval_text(row.elo, row.elo - half, row.elo + half, digits=0))  # fmt: skip
     console.print(t)
     t = Table(title="Mean VP difference, row minus column, in the same blocks (95% CI)")
@@ -122,17 +117,6 @@ SWEEP_HEADINGS = {"start_edge": "start edge", "cannons_changed_winner": "cannons
 """Short column headings of the headline metrics (``sweep.HEADLINE``) for narrow tables."""
 
 
-def _metric_text(value: float, unit: str) -> str:
-    """A baseline's value: a rate in percent, points (a difference of rates) signed."""
-    if not np.isfinite(value):
-        return "-"
-    if unit == "points":
-        return f"{100 * value:+.1f} pts"
-    if unit == "rate":
-        return f"{100 * value:.1f}%"
-    return f"{value:.2f}"
-
-
 def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None) -> None:
     """Print a sweep's headline metrics (``sweep.variant_table``) for the terminal: the baseline's
     value, then each variant's paired difference from it with its 95% interval, and how much the
@@ -153,11 +137,9 @@ def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None)
         for key in HEADLINE:
             r = rows.loc[(v, key)]
             if v == BASELINE:
-                cells.append(_metric_text(r.value, r.unit))
+                cells.append(interval_text(r.value, **unit_form(r.unit)) + (" pts" if r.unit == "points" else ""))
             else:
-                scale = 100 if r.unit in ("rate", "points") else 1
-                cells.append(interval_text(r["diff"], r.diff_lo, r.diff_hi, digits=1 if scale == 100 else 2,
-                                           signed=True, scale=scale))  # fmt: skip
+                cells.append(interval_text(r["diff"], r.diff_lo, r.diff_hi, **unit_form(r.unit, True)))
         t.add_row(v, *cells)
     console.print(t)
     vr = variance_reduction(table)
@@ -167,10 +149,6 @@ def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None)
                       f"(median over {len(vr)} metrics; as many games as {median ** 2:.1f}x more unpaired).")  # fmt: skip
 
 
-def _points(value: float, lo: float, hi: float) -> str:
-    return interval_text(100 * value, 100 * lo, 100 * hi, signed=True)
-
-
 def print_skill(result, console: Console | None = None) -> None:
     """A skill study (``studies.skill.SkillResult``): the matrix, the skill gap, and the gap under
     each variant with its paired change from the baseline."""
@@ -178,18 +156,20 @@ def print_skill(result, console: Console | None = None) -> None:
     m = result.matrix
     cells = {(r.row, r.col): r for r in m.itertuples()}
     t = Table(title=f"One seat of the row's level against the column's in every other seat, {result.players} players: "
-                    f"its win share [95% interval]; parity {_pct(1 / result.players)}")  # fmt: skip
+                    f"its win share [95% interval]; parity {interval_text(1 / result.players, **RATE)}")  # fmt: skip
     t.add_column("row \\ column", justify="left")
     for col in result.levels:
         t.add_column(level_name(col), justify="right")
     for row in result.levels:
-        t.add_row(level_name(row), *(("–" if row == col else _rate(cells[row, col].share, cells[row, col].lo,
-                                                                 cells[row, col].hi) if (row, col) in cells else "not played")
+        t.add_row(level_name(row), *((MISSING if row == col else "not played" if (row, col) not in cells else
+                                      interval_text(cells[row, col].share, cells[row, col].lo, cells[row, col].hi,
+                                                    **RATE))
                                      for col in result.levels))  # fmt: skip
     console.print(t)
     gap = result.gap()
     if gap is not None:
-        console.print(f"skill gap (one learned seat against balanced, minus parity): {_points(*gap[:3])} points "
+        console.print(f"skill gap (one learned seat against balanced, minus parity): "
+                      f"{interval_text(*gap[:3], **POINTS_SAID)} "
                       f"({gap[3]:,} games)")  # fmt: skip
     if len(result.gaps) > 1:
         t = Table(title="The skill gap under each variant (points above parity) and its change from the baseline, "
@@ -198,9 +178,37 @@ def print_skill(result, console: Console | None = None) -> None:
             t.add_column(col, justify="right")
         for r in result.gaps.itertuples():
             base = r.variant == BASELINE
-            t.add_row(r.variant, r.changes or "(the base rules)", _points(r.gap, r.gap_lo, r.gap_hi),
-                      "" if base else _points(r.diff, r.diff_lo, r.diff_hi),
+            t.add_row(r.variant, r.changes or "(the base rules)", interval_text(r.gap, r.gap_lo, r.gap_hi, **POINTS),
+                      "" if base else interval_text(r.diff, r.diff_lo, r.diff_hi, **POINTS),
                       "" if base else interval_text(r.rounds_diff, r.rounds_diff_lo, r.rounds_diff_hi, signed=True),
                       "" if base else gap_verdict(r.diff, r.diff_lo, r.diff_hi))  # fmt: skip
         console.print(t)
     console.print(f"skill study: {result.path}")
+
+
+def print_fairness(result: FairnessResult, console: Console | None = None) -> None:
+    """A seat-compensation search (``studies.fairness.FairnessResult``): its held-out check's table
+    and its overall line."""
+    console = console or Console(width=max(100, Console().width))
+    unit = "coins" if result.by == "coins" else "VP"
+    c = result.check
+    console.print(f"[bold]{result.players} players, {result.policy} in every seat[/]: compensation by {unit} "
+                  f"{list(result.compensation)} ({result.rules_field}), found in {len(result.search)} candidates of "
+                  f"{result.games:,} games on seed {result.seed}; objective {c['search_objective']:.2e} "
+                  f"(at zero {c['search_objective_zero']:.2e})")  # fmt: skip
+    t = Table(title=f"Held-out check: {result.check_games:,} games on seed {result.check_seed}, without and with "
+                    f"the compensation (win share; 95% intervals; parity "
+                    f"{interval_text(result.parity, **RATE)})")  # fmt: skip
+    for col in ("seat", unit, "before [95% interval]", "after [95% interval]", "after differs from parity?"):
+        t.add_column(col, justify="right")
+    for r in result.table.itertuples():
+        who = " (start)" if r.seat == 0 else ""
+        t.add_row(f"{r.seat}{who}", f"{r.compensation:+d}" if r.compensation else "0",
+                  interval_text(r.before, r.before_lo, r.before_hi, **RATE),
+                  interval_text(r.after, r.after_lo, r.after_hi, **RATE),
+                  "yes" if r.distinguishable else "no")  # fmt: skip
+    console.print(t)
+    console.print(f"largest |win share - parity|: before {100 * c['before_max_deviation']:.1f} points, after "
+                  f"{100 * c['after_max_deviation']:.1f}; all seats equal (chi-square, {c['dof']} dof): before "
+                  f"{c['chi2_before']:.1f}, p = {c['p_before']:.2g}; after {c['chi2_after']:.1f}, "
+                  f"p = {c['p_after']:.2g}")  # fmt: skip

@@ -48,7 +48,7 @@ import pandas as pd
 
 from smsim import layout as L
 from smsim.errors import FairnessError, PolicyError, RulesError, SimulationError
-from smsim.intervals import chi2_sf, interval_text, mean_and_interval
+from smsim.intervals import chi2_sf, mean_and_interval
 from smsim.play.api import verify_players
 from smsim.policies.registry import rebuild_policy, resolve_policies, resolve_policy, ship_policy
 from smsim.rules import Rules
@@ -401,37 +401,3 @@ def fairness(
     return FairnessResult(players, policy, by, games, seed, check_games, check_seed, max_compensation,
                           best.compensation, compensated(rules, by, best.compensation), table, list(search.history),
                           check, list(command or []))  # fmt: skip
-
-
-# -- printing -----------------------------------------------------------------------------------
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
-def print_result(result: FairnessResult, console=None) -> None:
-    """The check's table and its overall line, for the terminal (rich)."""
-    from rich.console import Console
-    from rich.table import Table
-
-    console = console or Console(width=max(100, Console().width))
-    unit = "coins" if result.by == "coins" else "VP"
-    c = result.check
-    console.print(f"[bold]{result.players} players, {result.policy} in every seat[/]: compensation by {unit} "
-                  f"{list(result.compensation)} ({result.rules_field}), found in {len(result.search)} candidates of "
-                  f"{result.games:,} games on seed {result.seed}; objective {c['search_objective']:.2e} "
-                  f"(at zero {c['search_objective_zero']:.2e})")  # fmt: skip
-    t = Table(title=f"Held-out check: {result.check_games:,} games on seed {result.check_seed}, without and with "
-                    f"the compensation (win share; 95% intervals; parity {_pct(result.parity)})")  # fmt: skip
-    for col in ("seat", unit, "before [95% interval]", "after [95% interval]", "after differs from parity?"):
-        t.add_column(col, justify="right")
-    for r in result.table.itertuples():
-        who = " (start)" if r.seat == 0 else ""
-        t.add_row(f"{r.seat}{who}", f"{r.compensation:+d}" if r.compensation else "0",
-                  interval_text(r.before, r.before_lo, r.before_hi, scale=100, unit="%"),
-                  interval_text(r.after, r.after_lo, r.after_hi, scale=100, unit="%"),
-                  "yes" if r.distinguishable else "no")  # fmt: skip
-    console.print(t)
-    console.print(f"largest |win share - parity|: before {100 * c['before_max_deviation']:.1f} points, after "
-                  f"{100 * c['after_max_deviation']:.1f}; all seats equal (chi-square, {c['dof']} dof): before "
-                  f"{c['chi2_before']:.1f}, p = {c['p_before']:.2g}; after {c['chi2_after']:.1f}, "
-                  f"p = {c['p_after']:.2g}")  # fmt: skip

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from smsim.errors import TuneError
+from smsim.intervals import interval_text
 from smsim.layout import PolicyKind
 from smsim.play.api import verify_players
 from smsim.policies.heuristics import PARAM_NAMES
@@ -127,11 +128,14 @@ class TuneResult:
 
     def description(self, command: str) -> str:
         share, lo, hi = self.held_out_share
+        pct = {"scale": 100, "unit": "%"}
         return (f"found by `{command}`: CMA-ES over {len(self.searched)} weight(s), {len(self.history)} candidates "
-                f"of {self.games:,} games on seed {self.seed} (tuning win share {_pct(self.score)} "
-                f"[{_pct(self.score_lo)}, {_pct(self.score_hi)}], base {_pct(self.base_score)}, parity "
-                f"{_pct(self.parity)}); held out against {self.base.name}: {_pct(share)} [{_pct(lo)}, {_pct(hi)}] "
-                f"(parity {_pct(self.held_out_parity)}) in {self.held_out.blocks * self.held_out.games_per_block:,} "
+                f"of {self.games:,} games on seed {self.seed} (tuning win share "
+                f"{interval_text(self.score, self.score_lo, self.score_hi, **pct)}, base "
+                f"{interval_text(self.base_score, **pct)}, parity {interval_text(self.parity, **pct)}); held out "
+                f"against {self.base.name}: {interval_text(share, lo, hi, **pct)} (parity "
+                f"{interval_text(self.held_out_parity, **pct)}) in "
+                f"{self.held_out.blocks * self.held_out.games_per_block:,} "
                 f"games on seed {self.held_out_seed}")  # fmt: skip
 
     def toml(self, command: str) -> str:
@@ -143,10 +147,6 @@ class TuneResult:
                  f"description = {_toml_str(self.description(command))}"]  # fmt: skip
         lines += [f"{k} = {v!r}" for k, v in self.weights.items() if v != ref[k]]
         return "\n".join(lines) + "\n"
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
 
 
 def _toml_str(text: str) -> str:

@@ -9,10 +9,11 @@ import pandas as pd
 import pytest
 
 from smsim.report import findings as F
+from smsim.report import ladder as LA
 from smsim.report.tables import read_report_data
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
-from smsim.intervals import Z_95, wilson_interval
+from smsim.intervals import Z_95, effect_size, wilson_interval
 
 
 def test_effect_size_is_cohens_h_for_rates_and_d_for_other_figures():
@@ -30,8 +31,36 @@ def test_effect_size_is_cohens_h_for_rates_and_d_for_other_figures():
     assert np.isnan(F.effect(0.5, np.nan, 0.6, 0.4, "rate"))
     a, b = (10.0, 9.0, 11.0), (7.0, 6.0, 8.0)
     sd = np.sqrt(((1 / Z_95) ** 2 * 25 + (1 / Z_95) ** 2 * 25) / 2)
-    assert F.effect_between(a, b, "vp", 25, 25) == pytest.approx(3.0 / sd)
-    assert F.effect_between((0.3, 0.2, 0.4), (0.25, 0.2, 0.3), "rate") == pytest.approx(h)
+    assert effect_size(a, b, False, 25, 25)[0] == pytest.approx(-3.0 / sd)
+    assert effect_size((0.3, 0.2, 0.4), (0.25, 0.2, 0.3), True)[0] == pytest.approx(-h)
+
+
+def test_findings_and_the_ladder_take_one_effect_size():
+    """The ladder's step judges the change that ``intervals.effect_size`` measures, the findings'
+    effect is its size: one computation for both."""
+    a, b = (2.0, 1.9, 2.1), (2.02, 1.92, 2.12)
+    d, se = effect_size(a, b, False, 10_000, 10_000)
+    assert F.effect(*b, a[0], "vp", 10_000) == pytest.approx(abs(effect_size(b, a[0], False, 10_000)[0]))
+    assert (abs(d) + Z_95 * se < LA.MARGIN) == (LA.step(("vp", *a, 10_000), ("vp", *b, 10_000)) == "within")
+    assert LA.step(("vp", *a, 10_000), ("vp", *b, 10_000)) == "within"
+    assert LA.step(("vp", *a, 100), ("vp", *b, 100)) == "wide"  # the same figures from 100 games cannot tell
+
+
+def test_a_finding_writes_its_figure_in_the_one_form():
+    """A finding's figure is ``intervals.interval_text``'s form: the unit after the value, a rate in
+    percent and a difference of rates in points to the decimals their interval needs."""
+    from smsim.intervals import MISSING
+
+    def short(value, lo, hi, unit):
+        return F.Finding("k", "2 players", "", value, lo, hi, 0.0, "", unit, 1000, 0.0, True).short
+
+    assert short(0.631, 0.62, 0.642, "rate") == "2 players: 63.1% [62.0, 64.2] (1,000 games)"
+    assert short(0.05, 0.04, 0.06, "points") == "2 players: +5.0 points [+4.0, +6.0] (1,000 games)"
+    assert short(0.0512, 0.0511, 0.0513, "points") == "2 players: +5.120 points [+5.110, +5.130] (1,000 games)"
+    assert short(2.0, 1.5, 2.5, "vp") == "2 players: 2.00 VP [1.50, 2.50] (1,000 games)"
+    assert short(np.nan, np.nan, np.nan, "vp") == f"2 players: {MISSING} (1,000 games)"
+    assert F.rounds_words(-4.85, -4.88, -4.82) == "its games end 4.85 rounds [4.82, 4.88] sooner"
+    assert F.rounds_words(0.01, -0.02, 0.04) == "its games last as long as the baseline's (+0.01 rounds [-0.02, +0.04])"
 
 
 def _raw_seats(path) -> pd.DataFrame:

@@ -111,6 +111,22 @@ def test_the_verdict_follows_the_stated_rule(levels, parity, want):
     assert (verdict, direction) == want and reason
 
 
+def test_a_level_value_is_the_one_form_of_a_figure_with_its_interval():
+    """A level's value as ``intervals.interval_text`` writes it: rates and shares in percent to the
+    decimals their interval needs, other figures with two, a missing bound as ``MISSING``."""
+    from smsim.intervals import MISSING, interval_text
+
+    row = {"unit": "rate", "L1": 0.25, "L1_lo": 0.2496, "L1_hi": 0.2504, "L1_games": 1_000_000, "L1_policy": "balanced",
+           "L2": np.nan, "L2_lo": np.nan, "L2_hi": np.nan, "L2_games": 0, "L2_policy": ""}  # fmt: skip
+    assert LA.level_value(row, 1) == "25.00% [24.96, 25.04], 1,000,000 games"
+    assert LA.level_value(row, 1).startswith(interval_text(0.25, 0.2496, 0.2504, digits=None, scale=100, unit="%"))
+    assert LA.level_value(row, 2) == "not measured"
+    assert LA.level_value({**row, "unit": "share", "L1_lo": 0.2, "L1_hi": 0.3}, 1).startswith("25.0% [20.0, 30.0]")
+    vp = {**row, "unit": "vp", "L1": 2.5, "L1_lo": 2.0, "L1_hi": np.nan}
+    assert LA.level_value(vp, 1) == f"2.50 [2.00, {MISSING}], 1,000,000 games"
+    assert LA.values_text(vp) == f"2.50 [2.00, {MISSING}] under `balanced`"
+
+
 def test_every_value_has_its_interval_and_games_and_its_verdict(ladder_runs):
     data = read_report_data([ladder_runs[k] for k in ("bal4", "lrn4", "cheap4", "bal2", "lrn2")], ladder=LADDER)
     v = LA.ladder_verdicts(LA.ladder_table(data))

@@ -1,6 +1,7 @@
 """Reports: the files written, each table against a recomputation from the dataset with pandas,
 well-formed pages for tiny and empty datasets, and refusals."""
 
+import html
 import html.parser
 import re
 import shutil
@@ -213,7 +214,7 @@ def test_display_puts_intervals_in_brackets():
                       "vp": [41.25], "vp_lo": [40.0], "vp_hi": [42.5]})
     d = display_table(t)
     assert list(d.columns) == ["policy", "win [95% CI]", "vp [95% CI]"]
-    assert d.iloc[0].tolist() == ["a", "50.0% [40.0%, 60.0%]", "41.2 [40.0, 42.5]"]
+    assert d.iloc[0].tolist() == ["a", "50.0% [40.0, 60.0]", "41.2 [40.0, 42.5]"]  # the one form: interval_text
     assert markdown_table(t).splitlines()[0] == "| policy | win [95% CI] | vp [95% CI] |"
 
 
@@ -364,7 +365,7 @@ def test_the_skill_section(ladder):
     table = sec.split("**The win-rate matrix")[1].split("**The skill gap under")[0]
     rows = [r for r in table.splitlines() if r.startswith("| L")]
     assert len(rows) == 2 and all(len(INTERVAL.findall(r)) == 2 for r in rows)
-    assert "free-rotation (rotation_cost = 0): " in sec and "rounds sooner" in sec
+    assert "free-rotation (rotation_cost = 0): " in sec and re.search(r"rounds \[[\d.]+, [\d.]+\] sooner", sec)
     gaps = pd.read_csv(ladder / "report" / "tables" / "skill_4p_variants.csv")
     assert gaps["variant"].tolist() == ["baseline", "free-rotation"]
 
@@ -387,7 +388,7 @@ def test_report_cli_reads_levels_and_skill_studies(ladder, report_datasets, tmp_
 
 
 # -- the page as a designer reads it ------------------------------------------------------------------
-INTERVAL = re.compile(r"-?[\d.,]+%? \[[-+]?[\d.,]+, [-+]?[\d.,]+\]")
+INTERVAL = re.compile(r"-?[\d.,]+(?:%| points| VP| rounds)? \[[-+]?[\d.,]+, [-+]?[\d.,]+\]")  # interval_text's
 GAMES = re.compile(r"\b\d[\d,]* (?:paired )?games\b")
 
 
@@ -501,3 +502,42 @@ def test_at_a_glance_is_one_row_per_player_count_on_one_dataset_each(written):
     md = (out / "report.md").read_text()
     glance = md.split("## At a glance")[1].split("\n## ")[0]
     assert glance.index("![seat-parity]") < glance.index("| players | games |")
+
+
+def test_a_missing_figure_is_the_one_mark_and_intervals_the_one_form():
+    """The page's tables write a figure with its interval as ``intervals.interval_text`` does, and
+    a missing figure as ``intervals.MISSING`` (not "nan", not a hyphen)."""
+    from smsim.intervals import MISSING, interval_text
+    from smsim.report.page import glance_shown
+
+    t = pd.DataFrame({"policy": ["a", "b"], "win": [np.nan, 0.25], "win_lo": [np.nan, 0.2496],
+                      "win_hi": [np.nan, 0.2504], "vp": [41.25, 3.5], "vp_lo": [np.nan, 3.25], "vp_hi": [np.nan, 3.75]})
+    d = display_table(t)
+    assert d.iloc[0].tolist() == ["a", MISSING, "41.2"]  # no interval: the value alone
+    assert d.iloc[1].tolist() == ["b", interval_text(0.25, 0.2496, 0.2504, scale=100, unit="%"),
+                                  interval_text(3.5, 3.25, 3.75, digits=2)]  # fmt: skip
+    assert d.iloc[1].tolist() == ["b", "25.0% [25.0, 25.0]", "3.50 [3.25, 3.75]"]
+    glance = pd.DataFrame({"players": [2], "games": [10], "field": ["balanced"], "start_win": [np.nan],
+                           "start_win_lo": [np.nan], "start_win_hi": [np.nan], "last_win": [0.5], "last_win_lo": [0.4],
+                           "last_win_hi": [0.6], "parity": [0.5], "changed": [np.nan], "changed_lo": [np.nan],
+                           "changed_hi": [np.nan], "rounds": [20.0], "rounds_lo": [19.5], "rounds_hi": [np.nan]})  # fmt: skip
+    cells = glance_shown(glance).iloc[0].tolist()
+    assert f"{MISSING} (seats and policies confounded)" in cells and "50.0% [40.0, 60.0]" in cells
+    assert MISSING in cells and f"20.00 [19.50, {MISSING}]" in cells
+    assert not any("nan" in str(c) for c in cells)
+
+
+def test_a_policy_file_named_as_markup_is_escaped_in_the_html_report(tmp_path):
+    """A policy file's name is printed as text: ``<img src=x onerror=alert(1)>.toml`` is no tag."""
+    name = "<img src=x onerror=alert(1)>"
+    policy = tmp_path / f"{name}.toml"
+    policy.write_text('base = "balanced"\n')
+    simulate_to(str(tmp_path / "data"), 40, 2, [str(policy), "greedy"], seed=8, batch=40)
+    md = write_report(read_report_data([str(tmp_path / "data")]), tmp_path / "report")
+    page = md.with_name("report.html").read_text()
+    assert name in md.read_text() or html.escape(name) in md.read_text()  # the policy is named on the page
+    assert "onerror=alert(1)" in page  # named in the HTML too, as text ...
+    assert "<img src=x" not in page and html.escape(name, quote=False) in page  # ... never as a tag
+    collector = Collector()
+    collector.feed(page)
+    assert all(src.startswith("data:image/png;base64,") for src in collector.images)

@@ -1,7 +1,10 @@
 """The terminal's tables (smsim.report.terminal): what a run prints, one way for every interval."""
 
 import io
+import re
 
+import numpy as np
+import pandas as pd
 from rich.console import Console
 
 from smsim.report.terminal import print_tables
@@ -41,8 +44,47 @@ def test_a_line_up_of_fixed_seats_says_its_rates_mix_policy_and_seat():
 
 
 def test_intervals_print_as_value_and_bounds():
-    import re
-
     out = _printed(*simulate(200, 2, ["balanced"], seed=6))
     assert re.search(r"\d+\.\d% \[\d+\.\d, \d+\.\d\]", out)  # 51.5% [46.6, 56.4]
     assert "±" not in out and " - " not in out.replace(" / ", "")
+
+
+def test_the_terminal_writes_intervals_and_missing_figures_one_way():
+    """Every cell of a figure with its interval is ``intervals.interval_text``'s, and a missing
+    figure the one mark ``intervals.MISSING``, not "nan" or a hyphen."""
+    from smsim.intervals import MISSING, interval_text
+
+    tables = summary_tables(*simulate(200, 2, ["balanced"], seed=6))
+    row = tables["by_seat"].iloc[0]
+    seat0 = interval_text(row.win_rate, row.win_lo, row.win_hi, scale=100, unit="%")
+    tables["by_policy"].loc[:, ["win_rate", "vp_mean"]] = np.nan
+    tables["church_series"].loc[:, "longest_0"] = np.nan
+    buf = io.StringIO()
+    print_tables(tables, console=Console(file=buf, width=200))
+    out = buf.getvalue()
+    assert seat0 in out and re.search(r"\d+\.\d% \[\d+\.\d, \d+\.\d\]", seat0)
+    by_policy = next(line for line in out.splitlines() if line.startswith("│") and "balanced" in line)
+    assert by_policy.count(MISSING) == 2 and "nan" not in out.lower()
+    series = out[out.index("Longest church series"):].splitlines()
+    assert any(MISSING in line and "balanced" in line for line in series)
+
+
+def test_the_sweep_table_writes_a_missing_baseline_value_as_the_one_mark():
+    from smsim.intervals import MISSING
+    from smsim.report.terminal import print_sweep
+    from smsim.studies.sweep import BASELINE, HEADLINE
+
+    rows = []
+    for k, key in enumerate(HEADLINE):
+        unit = "points" if key == "start_edge" else "rate" if key in ("cannons_changed_winner", "church_vp_share") else "vp"
+        for variant in (BASELINE, "other"):
+            rows.append({"variant": variant, "metric": key, "label": key, "unit": unit, "group": "game",
+                         "value": np.nan if k == 0 else 0.25, "lo": 0.2, "hi": 0.3, "diff": 0.01, "diff_lo": -0.01,
+                         "diff_hi": 0.03, "unpaired_lo": -0.05, "unpaired_hi": 0.07, "narrower": 3.0})  # fmt: skip
+    buf = io.StringIO()
+    print_sweep(pd.DataFrame(rows), 100, console=Console(file=buf, width=300))
+    out = buf.getvalue()
+    baseline = next(line for line in out.splitlines() if line.startswith(f"│ {BASELINE}"))
+    assert MISSING in baseline and "25.0%" in baseline and "nan" not in out
+    other = next(line for line in out.splitlines() if line.startswith("│ other"))
+    assert "+1.0 [-1.0, +3.0]" in other and "+0.01 [-0.01, +0.03]" in other

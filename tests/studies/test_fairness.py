@@ -143,6 +143,28 @@ def test_result_table_intervals_and_verdicts(vp2):
     assert 0 <= c["p_after"] <= 1
 
 
+def test_the_printout_writes_intervals_and_a_missing_figure_one_way(vp2):
+    """The terminal's printer of a search (``report.terminal.print_fairness``): each win share with
+    its interval as ``intervals.interval_text`` writes it, a missing one as ``intervals.MISSING``."""
+    import dataclasses
+
+    from rich.console import Console
+
+    from smsim.intervals import MISSING, interval_text
+    from smsim.report.terminal import print_fairness
+
+    t = vp2.table.copy()
+    t.loc[1, "after"] = np.nan
+    buf = io.StringIO()
+    print_fairness(dataclasses.replace(vp2, table=t), console=Console(file=buf, width=200))
+    out = buf.getvalue()
+    rows = [line for line in out.splitlines() if line.startswith("│")]
+    r = t.iloc[0]
+    assert interval_text(r.before, r.before_lo, r.before_hi, scale=100, unit="%") in rows[0]
+    assert interval_text(r.after, r.after_lo, r.after_hi, scale=100, unit="%") in rows[0]
+    assert MISSING in rows[1] and "nan" not in out and "parity 50.0%" in out
+
+
 def test_python_api(vp2):
     assert smsim.fairness is fairness
     assert isinstance(vp2, FairnessResult) and isinstance(vp2.table, pd.DataFrame)

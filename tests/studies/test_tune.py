@@ -95,7 +95,7 @@ def test_the_weights_file_loads_as_a_policy_with_exactly_the_tuned_weights(tiny,
     assert set(data) == set(tiny.changed)  # only the weights that differ (none when the base won)
     share, lo, hi = tiny.held_out_share
     for words in ("smsim tune --seed 5 (test)", "seed 5", f"{TINY['budget']} candidates",
-                  f"{100 * share:.1f}% [{100 * lo:.1f}%, {100 * hi:.1f}%]", f"seed {tiny.held_out_seed}"):  # fmt: skip
+                  f"{100 * share:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]", f"seed {tiny.held_out_seed}"):  # fmt: skip
         assert words in description, (words, description)
     assert not [p for p in tmp_path.iterdir() if p.name != "tuned.toml"]  # no temporary file left
 
