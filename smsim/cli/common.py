@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 import click
 
 from smsim import __version__
-from smsim.errors import PolicyError, RulesError
+from smsim.checks import whole
+from smsim.errors import PolicyError, RulesError, SmsimError
 from smsim.rules import Rules, load_rules
 
 if TYPE_CHECKING:
@@ -153,29 +154,28 @@ def engine_ready(players: int, specs: list, rules: Rules) -> None:  # the line-u
     click.echo(f"smsim: compiled in {time.perf_counter() - start:.0f} s", err=True)
 
 
-def count_of(text: str, what: str) -> int:
-    """A whole number of games from 1 to ``runs.spec.MAX_GAMES``, such as 10000, 10_000 or 1e6."""
+def count_of(text: str, what: str, high: int | None = None) -> int:
+    """A whole number from 1 to ``high`` (default ``runs.spec.MAX_GAMES``), such as 10000, 10_000
+    or 1e6, checked as the Python API checks it (``smsim.checks.whole``)."""
     from smsim.runs.spec import MAX_GAMES
 
     cleaned = text.replace("_", "").replace(",", "").strip()
     try:
         value = int(cleaned)
     except ValueError:
-        try:
-            as_float = float(cleaned)
+        try:  # 1e6 is a whole number; 2.5, inf and nan are refused by the check, as is text
+            value = int(float(cleaned)) if float(cleaned).is_integer() else float(cleaned)
         except ValueError:
-            fail(f"{what} must be a whole number, got {text!r}")
-        if as_float == float("inf"):
-            value = MAX_GAMES + 1
-        elif not as_float.is_integer():
-            fail(f"{what} must be a whole number, got {text!r}")
-        else:
-            value = int(as_float)
-    if value < 1:
-        fail(f"{what} must be >= 1, got {text!r}")
-    if value > MAX_GAMES:  # a game index is an int64; a run stops far below that (runs.spec.MAX_GAMES)
-        fail(f"{what} must be at most {MAX_GAMES:,} (1e10), got {text!r}")
-    return value
+            value = text
+    return checked(whole, value, what, low=1, high=MAX_GAMES if high is None else high)
+
+
+def checked(check, *args, **kwargs):
+    """A check of ``smsim.checks`` on an option's value: its refusal is one line, exit status 2."""
+    try:
+        return check(*args, **kwargs)
+    except SmsimError as exc:
+        fail(str(exc))
 
 
 def check_cluster_option(cluster: str | None, out: str | None, needs_out: bool = True) -> None:

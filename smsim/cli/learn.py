@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from smsim.cli.common import cli, count_of, fail, rules_from, with_rules
+from smsim import checks
+from smsim.cli.common import checked, cli, count_of, fail, rules_from, with_rules
 from smsim.errors import PolicyError
 
 
@@ -64,12 +65,11 @@ def learn(out, model_path, decisions, iterations, seed, players, base, rate, hid
       smsim compare runs/learn/model.json balanced --players 2 --games 20000
     """
     from smsim.errors import LearnError
-    from smsim.studies.learn import LearnPlan, verify_plan
+    from smsim.studies.learn import MAX_DECISIONS, LearnPlan, verify_plan
 
     rules = rules_from(rules_file, rule)
-    n_decisions = count_of(decisions, "--decisions")
-    if threads is not None and threads < 1:
-        fail(f"--threads must be >= 1, got {threads}")
+    n_decisions = count_of(decisions, "--decisions", MAX_DECISIONS)
+    checked(checks.threads, threads, "--threads")
     try:
         counts = tuple(int(p) for p in players.split(","))
     except ValueError:

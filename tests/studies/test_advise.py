@@ -160,7 +160,7 @@ def test_intervals_are_consistent_with_long_playouts_on_many_positions():
     "kwargs, words",
     [
         ({"decision": 100000}, "past the end of the game: it had"),
-        ({"decision": -1}, "decision number"),
+        ({"decision": -1}, "decision must be a whole number of at least 0, not -1"),
         ({"decision": 2**64}, "past the end of any game"),
         ({"playouts": 0}, "playouts"),
         ({"playouts": -5}, "playouts"),
@@ -288,5 +288,5 @@ def test_play_advise_notes_are_the_significantly_worse_picks(run):
 def test_play_advise_bad_options(run):
     assert_bad_input(run("play", "--advise", "juggle"), "unknown decision kind")
     assert_bad_input(run("play", "--advise", "use", "--advise-playouts", 0), "--advise-playouts")
-    assert_bad_input(run("play", "--advise", "use", "--advise-playouts", 10**30), "playouts must be at most")
+    assert_bad_input(run("play", "--advise", "use", "--advise-playouts", 10**30), "--advise-playouts must be a whole number from 1 to 1,048,576, not 1e30")
     assert_bad_input(run("play", "--advise-playouts", 10), "needs --advise")

@@ -1,0 +1,70 @@
+"""The checks of arguments that the Python API and the command line share: a whole number in a
+range (a Python or numpy integer; never a bool, a float or text), a thread count, a fraction, a
+positive number. One wording for each kind of refusal, raised as the error class the caller
+names (``SimulationError``, ``TuneError``, ...), so that its ``except`` clauses hold.
+
+>>> whole(np.int64(100), "games", low=1)
+100
+>>> whole(0, "games", low=1, high=10)
+Traceback (most recent call last):
+...
+smsim.errors.SimulationError: games must be a whole number from 1 to 10, not 0
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import numpy as np
+
+from smsim.errors import SimulationError
+
+
+def _bound(n: int) -> str:
+    """1,000,000; the top of an int type as 2**63 - 1."""
+    return f"2**{n.bit_length()} - 1" if n > 2**31 and not (n + 1) & n else f"{n:,}"
+
+
+def _shown(value) -> str:
+    """A refused value in one line: a whole number as written (a huge one as 1.23e30), else its repr."""
+    value = value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, int) and not isinstance(value, bool):
+        digits = str(abs(value))
+        short = f"{'-' * (value < 0)}{(digits[0] + '.' + digits[1:3]).rstrip('0').rstrip('.')}e{len(digits) - 1}"
+        return f"{value:,}" if abs(value) < 10**15 else short
+    return repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+
+
+def whole(value, name: str, *, low: int | None = None, high: int | None = None, error=SimulationError) -> int:
+    """``value`` as an int: a Python or numpy integer from ``low`` to ``high`` (either may be open)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or (low is not None and value < low) or (high is not None and value > high):  # fmt: skip
+        bounds = (f" from {_bound(low)} to {_bound(high)}" if low is not None and high is not None else
+                  f" of at least {_bound(low)}" if low is not None else
+                  f" of at most {_bound(high)}" if high is not None else "")  # fmt: skip
+        raise error(f"{name} must be a whole number{bounds}, not {_shown(value)}")
+    return int(value)
+
+
+def threads(value, name: str = "threads", *, error=SimulationError) -> int | None:
+    """A thread count: None (every core) or a whole number of at least 1."""
+    return None if value is None else whole(value, name, low=1, error=error)
+
+
+def _real(value) -> bool:
+    return isinstance(value, Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
+
+
+def fraction(value, name: str, *, one: bool = False, error=SimulationError) -> float:
+    """A number above 0 and below 1 (with ``one``: up to 1 included), such as a share or a width."""
+    if not (_real(value) and 0 < value and (value <= 1 if one else value < 1)):
+        raise error(f"{name} must be a number above 0 and {'at most' if one else 'below'} 1, not {_shown(value)}")
+    return float(value)
+
+
+def positive(value, name: str, *, error=SimulationError) -> float:
+    """A finite number above 0."""
+    if not (_real(value) and value > 0):
+        raise error(f"{name} must be a number above 0, not {_shown(value)}")
+    return float(value)
