@@ -14,6 +14,7 @@ smsim.errors.SimulationError: games must be a whole number from 1 to 10, not 0
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from numbers import Real
 
 import numpy as np
@@ -30,9 +31,8 @@ def _shown(value) -> str:
     """A refused value in one line: a whole number as written (a huge one as 1.23e30), else its repr."""
     value = value.item() if isinstance(value, np.generic) else value
     if isinstance(value, int) and not isinstance(value, bool):
-        digits = str(abs(value))
-        short = f"{'-' * (value < 0)}{(digits[0] + '.' + digits[1:3]).rstrip('0').rstrip('.')}e{len(digits) - 1}"
-        return f"{value:,}" if abs(value) < 10**15 else short
+        mantissa, _, power = f"{Decimal(value):.2e}".partition("e")  # beyond any float too
+        return f"{value:,}" if abs(value) < 10**15 else f"{mantissa.rstrip('0').rstrip('.')}e{int(power)}"
     return repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
 
 

@@ -248,8 +248,8 @@ def tune(
     games, budget, seed = int(games), int(budget), whole(seed, "seed", error=TuneError)
     held_out_games = whole(4 * games if held_out_games is None else held_out_games, "held_out_games", low=1,
                            high=MAX_GAMES, error=TuneError)  # fmt: skip
-    sigma = positive(sigma, "sigma", error=TuneError)
     popsize = None if popsize is None else whole(popsize, "popsize", low=2, error=TuneError)
+    sigma = positive(sigma, "sigma", error=TuneError)
     rules = rules or Rules()
     idx = np.array([PARAM_NAMES.index(n) for n in searched])
     origin = base_spec.params.astype(np.float64).copy()
