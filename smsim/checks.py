@@ -1,11 +1,8 @@
-"""The checks of arguments that the Python API and the command line share: a whole number in a
-range (a Python or numpy integer; never a bool, a float or text), a thread count, a fraction, a
-positive number. One wording for each kind of refusal, raised as the error class the caller
-names (``SimulationError``, ``TuneError``, ...), so that its ``except`` clauses hold.
+"""Argument checks shared by the Python API and the command line: one wording for each refusal,
+raised as the caller's error class (``SimulationError``, ``TuneError``...) so that its ``except``
+clauses hold. A whole number is a Python or numpy integer, never a bool, a float or text.
 
->>> whole(np.int64(100), "games", low=1)
-100
->>> whole(0, "games", low=1, high=10)
+>>> whole(np.int64(0), "games", low=1, high=10)
 Traceback (most recent call last):
 ...
 smsim.errors.SimulationError: games must be a whole number from 1 to 10, not 0
@@ -22,13 +19,11 @@ import numpy as np
 from smsim.errors import SimulationError
 
 
-def _bound(n: int) -> str:
-    """1,000,000; the top of an int type as 2**63 - 1."""
+def _bound(n: int) -> str:  # 1,000,000; the top of an int type as 2**63 - 1
     return f"2**{n.bit_length()} - 1" if n > 2**31 and not (n + 1) & n else f"{n:,}"
 
 
-def _shown(value) -> str:
-    """A refused value in one line: a whole number as written (a huge one as 1.23e30), else its repr."""
+def _shown(value) -> str:  # one line: a whole number as written (a huge one as 1.23e30), else its repr
     value = value.item() if isinstance(value, np.generic) else value
     if isinstance(value, int) and not isinstance(value, bool):
         mantissa, _, power = f"{Decimal(value):.2e}".partition("e")  # beyond any float too
@@ -47,24 +42,24 @@ def whole(value, name: str, *, low: int | None = None, high: int | None = None, 
     return int(value)
 
 
+def int_or_text(text: str) -> int | str:
+    """Text as the int it spells (``int``'s forms), else the text itself, for ``whole`` to refuse."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
 def threads(value, name: str = "threads", *, error=SimulationError) -> int | None:
     """A thread count: None (every core) or a whole number of at least 1."""
     return None if value is None else whole(value, name, low=1, error=error)
 
 
-def _real(value) -> bool:
-    return isinstance(value, Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
-
-
-def fraction(value, name: str, *, one: bool = False, error=SimulationError) -> float:
-    """A number above 0 and below 1 (with ``one``: up to 1 included), such as a share or a width."""
-    if not (_real(value) and 0 < value and (value <= 1 if one else value < 1)):
-        raise error(f"{name} must be a number above 0 and {'at most' if one else 'below'} 1, not {_shown(value)}")
-    return float(value)
-
-
-def positive(value, name: str, *, error=SimulationError) -> float:
-    """A finite number above 0."""
-    if not (_real(value) and value > 0):
-        raise error(f"{name} must be a number above 0, not {_shown(value)}")
+def positive(value, name: str, *, below: float | None = None, most: float | None = None,
+             error=SimulationError) -> float:  # fmt: skip
+    """A finite number above 0, and below ``below`` or at most ``most`` where given (a share: 1)."""
+    real = isinstance(value, Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
+    if not (real and 0 < value and (below is None or value < below) and (most is None or value <= most)):
+        bound = f" and below {below:g}" if below is not None else f" and at most {most:g}" if most is not None else ""
+        raise error(f"{name} must be a number above 0{bound}, not {_shown(value)}")
     return float(value)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from smsim.checks import fraction, positive, threads, whole
+from smsim.checks import positive, threads, whole
 from smsim.errors import SimulationError, SmsimError, TuneError
 
 INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
@@ -90,19 +90,19 @@ def test_threads_are_none_or_at_least_one():
 
 @pytest.mark.parametrize("value", [0.5, np.float64(0.25), 1e-9, np.float32(0.5), 1 - 1e-12])
 def test_a_fraction_lies_strictly_between_0_and_1(value):
-    assert fraction(value, "precision") == float(value)
+    assert positive(value, "precision", below=1) == float(value)
 
 
 @pytest.mark.parametrize("value", [0, 0.0, 1, 1.0, -0.5, 2.0, float("nan"), float("inf"), True, "0.5", None])
 def test_a_fraction_outside_0_and_1_or_not_a_number_is_refused(value):
     with pytest.raises(SimulationError, match="^precision must be a number above 0 and below 1, not "):
-        fraction(value, "precision")
+        positive(value, "precision", below=1)
 
 
-def test_a_fraction_may_include_one_when_asked():
-    assert fraction(1, "--rate", one=True) == 1.0
+def test_a_share_may_include_one_when_asked():
+    assert positive(1, "--rate", most=1) == 1.0
     with pytest.raises(SimulationError, match=r"^--rate must be a number above 0 and at most 1, not 0\.0$"):
-        fraction(0.0, "--rate", one=True)
+        positive(0.0, "--rate", most=1)
 
 
 def test_positive_numbers_are_finite_and_above_0():

@@ -3,6 +3,7 @@ of arguments, rules, line-ups and outputs that run before the engine is compiled
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,8 +11,8 @@ from typing import TYPE_CHECKING
 import click
 
 from smsim import __version__
-from smsim.checks import whole
-from smsim.errors import PolicyError, RulesError, SmsimError
+from smsim.checks import int_or_text, whole
+from smsim.errors import PolicyError, RulesError
 from smsim.rules import Rules, load_rules
 
 if TYPE_CHECKING:
@@ -159,23 +160,10 @@ def count_of(text: str, what: str, high: int | None = None) -> int:
     or 1e6, checked as the Python API checks it (``smsim.checks.whole``)."""
     from smsim.runs.spec import MAX_GAMES
 
-    cleaned = text.replace("_", "").replace(",", "").strip()
-    try:
-        value = int(cleaned)
-    except ValueError:
-        try:  # 1e6 is a whole number; 2.5, inf and nan are refused by the check, as is text
-            value = int(float(cleaned)) if float(cleaned).is_integer() else float(cleaned)
-        except ValueError:
-            value = text
-    return checked(whole, value, what, low=1, high=MAX_GAMES if high is None else high)
-
-
-def checked(check, *args, **kwargs):
-    """A check of ``smsim.checks`` on an option's value: its refusal is one line, exit status 2."""
-    try:
-        return check(*args, **kwargs)
-    except SmsimError as exc:
-        fail(str(exc))
+    value = int_or_text(text.replace("_", "").replace(",", "").strip())
+    with contextlib.suppress(ValueError):  # 1e6 is a whole number; 2.5, inf, nan and words are refused
+        value = value if isinstance(value, int) else int(float(value)) if float(value).is_integer() else float(value)
+    return whole(value, what, low=1, high=MAX_GAMES if high is None else high, error=InputError)
 
 
 def check_cluster_option(cluster: str | None, out: str | None, needs_out: bool = True) -> None:

@@ -11,7 +11,7 @@ import click
 
 from smsim import checks
 from smsim.cli.common import (
-    checked,
+    InputError,
     EXIT_DISCREPANCY,
     check_file_out,
     cli,
@@ -55,7 +55,7 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
     from smsim.play.tracefile import write_jsonl
 
     rules = rules_from(rules_file, rule)
-    checked(checks.whole, game, "--game", low=0, high=MAX_GAME_INDEX)
+    checks.whole(game, "--game", low=0, high=MAX_GAME_INDEX, error=InputError)
     kinds = _advise_kinds(advise_kinds, advise_playouts)
     lineup(players, policy)
     if trace_file:
@@ -95,7 +95,7 @@ def _advise_kinds(value: str | None, playouts: int | None) -> tuple[str, ...]:
             fail("--advise-playouts needs --advise")
         return ()
     if playouts is not None:
-        checked(checks.whole, playouts, "--advise-playouts", low=1, high=MAX_PLAYOUTS)
+        checks.whole(playouts, "--advise-playouts", low=1, high=MAX_PLAYOUTS, error=InputError)
     kinds = tuple(dict.fromkeys(k.strip().upper() for k in value.split(",") if k.strip()))
     unknown = [k for k in kinds if k not in Decision.__members__]
     if unknown or not kinds:
@@ -136,14 +136,14 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, min_play
     """
     from smsim.errors import AdviseError
     from smsim.play.api import MAX_GAME_INDEX
-    from smsim.studies.advise import DEFAULT_MIN_PLAYOUTS, DEFAULT_PLAYOUTS, MAX_PLAYOUTS, advise_trace
+    from smsim.studies.advise import DEFAULT_MIN_PLAYOUTS, DEFAULT_PLAYOUTS, MAX_DECISION, MAX_PLAYOUTS, advise_trace
     from smsim.studies.advise import advise as run_advise
 
-    playouts = checked(checks.whole, DEFAULT_PLAYOUTS if playouts is None else playouts, "--playouts", low=1,
-                       high=MAX_PLAYOUTS)  # fmt: skip
+    playouts = DEFAULT_PLAYOUTS if playouts is None else playouts
+    checks.whole(playouts, "--playouts", low=1, high=MAX_PLAYOUTS, error=InputError)
     min_playouts = DEFAULT_MIN_PLAYOUTS if min_playouts is None else min_playouts
-    checked(checks.whole, min_playouts, "--min-playouts", low=1)
-    checked(checks.whole, decision, "--decision", low=0)
+    checks.whole(min_playouts, "--min-playouts", low=1, error=InputError)
+    checks.whole(decision, "--decision", low=0, high=MAX_DECISION, error=InputError)
     try:
         if trace_file is not None:
             given = [name for name, value in (("--players", players), ("--seed", seed), ("--game", game),
@@ -157,7 +157,7 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, min_play
         else:
             rules = rules_from(rules_file, rule)
             if game is not None:
-                checked(checks.whole, game, "--game", low=0, high=MAX_GAME_INDEX)
+                checks.whole(game, "--game", low=0, high=MAX_GAME_INDEX, error=InputError)
             lineup(4 if players is None else players, policy)
             result = run_advise(4 if players is None else players, 0 if seed is None else seed,
                                 0 if game is None else game, decision, policy_names(policy), playouts, rules,

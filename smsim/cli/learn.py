@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from smsim import checks
-from smsim.cli.common import checked, cli, count_of, fail, rules_from, with_rules
+from smsim.cli.common import InputError, cli, count_of, fail, rules_from, with_rules
 from smsim.errors import PolicyError
 
 
@@ -69,11 +69,8 @@ def learn(out, model_path, decisions, iterations, seed, players, base, rate, hid
 
     rules = rules_from(rules_file, rule)
     n_decisions = count_of(decisions, "--decisions", MAX_DECISIONS)
-    checked(checks.threads, threads, "--threads")
-    try:
-        counts = tuple(int(p) for p in players.split(","))
-    except ValueError:
-        fail(f"--players must be player counts from 2 to 5, comma-separated, got {players!r}")
+    checks.threads(threads, "--threads", error=InputError)
+    counts = tuple(checks.int_or_text(p) for p in players.split(","))  # checked by the plan
     plan = LearnPlan(decisions=n_decisions, iterations=iterations, seed=seed, players=counts, base=base, rate=rate,
                      hidden=hidden, epochs=epochs, teacher=knobs_of(knob))  # fmt: skip
     target = Path(model_path) if model_path else Path(out) / "model.json"

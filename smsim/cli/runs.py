@@ -9,7 +9,7 @@ import click
 
 from smsim import checks
 from smsim.cli.common import (
-    checked,
+    InputError,
     check_cluster_option,
     check_out,
     check_run_out,
@@ -96,7 +96,7 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, 
     rules = rules_from(rules_file, rule)
     run = run_of(games, players, policy, seed, rules)
     batch_size = count_of(batch, "--batch") if batch is not None else None
-    checked(checks.threads, threads, "--threads")
+    checks.threads(threads, "--threads", error=InputError)
     check_cluster_option(cluster, out)
     check_out(out)
     if out is not None:

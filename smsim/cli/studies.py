@@ -10,7 +10,7 @@ import click
 
 from smsim import checks
 from smsim.cli.common import (
-    checked,
+    InputError,
     check_cluster_option,
     check_out,
     cli,
@@ -64,7 +64,7 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
 
     rules = rules_from(rules_file, rule)
     n_games = count_of(games, "--games")
-    checked(checks.threads, threads, "--threads")
+    checks.threads(threads, "--threads", error=InputError)
     names = [name for value in policies for name in value.split(",") if name]
     check_cluster_option(cluster, out, needs_out=False)
     from smsim.studies.compare import verify_compare
@@ -157,7 +157,7 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
     base = rules_from(rules_file, rule)
     run = run_of(games, players, policy, seed, base)
     batch_size = count_of(batch, "--batch") if batch is not None else None
-    checked(checks.threads, threads, "--threads")
+    checks.threads(threads, "--threads", error=InputError)
     if not vary and not variant_files:
         fail("give the variants: --vary FIELD=V1,V2,... or --variant NAME=FILE.toml")
     check_cluster_option(cluster, out)
@@ -224,7 +224,7 @@ def skill(players, levels, games, cap, seed, vary, variant_files, out, threads, 
 
     base = rules_from(rules_file, rule)
     n = count_of(games, "--games")
-    checked(checks.threads, threads, "--threads")
+    checks.threads(threads, "--threads", error=InputError)
     caps = {}
     for text in cap:
         name, sep, value = (x.strip() for x in text.partition("="))
@@ -292,7 +292,7 @@ def tune(base, against, players, games, budget, seed, only, held_out_games, out,
     n_games = count_of(games, "--games")
     n_budget = count_of(budget, "--budget")
     n_held = count_of(held_out_games, "--held-out-games") if held_out_games is not None else 4 * n_games
-    checked(checks.threads, threads, "--threads")
+    checks.threads(threads, "--threads", error=InputError)
     field = [n.strip() for n in against.split(",") if n.strip()] if against else None
     names = [n.strip() for n in only.split(",") if n.strip()] if only else None
     try:
@@ -374,10 +374,8 @@ def fairness(players, policy, by, games, seed, check_games, check_seed, max_comp
     rules = rules_from(rules_file, rule)
     n_games = count_of(games, "--games")
     n_check = count_of(check_games, "--check-games") if check_games is not None else None
-    checked(checks.threads, threads, "--threads")
-    if by not in ("coins", "vp"):
-        fail(f"--by must be coins or vp, got {by!r}")
-    checked(checks.whole, max_compensation, "--max", low=0)
+    checks.threads(threads, "--threads", error=InputError)
+    checks.whole(max_compensation, "--max", low=0, error=InputError)
     if out is not None:  # checked before the search: its result is written only at the end
         from smsim.runs.storage import unwritable
 

@@ -62,6 +62,7 @@ from smsim.rules import SIDE_NAMES, Rules
 # placement of 41 cells costs some 2,000 playouts, not 41 x 200 (docs/advise.md gives the times).
 DEFAULT_PLAYOUTS = 200
 DEFAULT_MIN_PLAYOUTS = 32
+MAX_DECISION = 2**63 - 1  # the engine counts decisions in an int64
 RANK_MARGIN = ROLLOUT_DEFAULTS["margin"]
 # ``smsim play --advise`` evaluates every use of the dice of a game by default (about 90 in a
 # 4-player game; about 6 s of one core at 128 playouts), keep decisions on request (about 180
@@ -240,9 +241,7 @@ def _setup(players: int, seed: int, game: int, policies: list | None, rules: Rul
 
 
 def _check_counts(decision: int, playouts: int, min_playouts: int = DEFAULT_MIN_PLAYOUTS) -> None:
-    whole(decision, "decision", low=0, error=AdviseError)
-    if decision > np.iinfo(np.int64).max:  # the engine counts decisions in an int64
-        raise AdviseError(f"decision {decision} is past the end of any game")
+    whole(decision, "decision", low=0, high=MAX_DECISION, error=AdviseError)
     whole(playouts, "playouts", low=1, high=MAX_PLAYOUTS, error=AdviseError)
     whole(min_playouts, "min_playouts", low=1, error=AdviseError)
 

@@ -30,7 +30,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from smsim import layout as L
-from smsim.checks import fraction, whole
+from smsim.checks import positive, whole
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.errors import DatasetError, PolicyError, SimulationError
 from smsim.intervals import mean_and_interval
@@ -177,7 +177,7 @@ def verify_compare(
         lineup = [distinct.index(n) for n in names]
         specs = [by_name[n] for n in distinct]
     if precision is not None:
-        fraction(precision, "precision")  # the width of a win share's interval
+        positive(precision, "precision", below=1)  # the width of a win share's interval
     return players, games, specs, lineup
 
 

@@ -308,11 +308,11 @@ def verify_fairness_input(players: Any, policy: Any, by: Any, games: Any, check_
     if by not in BY_FIELD:
         raise FairnessError(f"--by must be coins or vp, got {by!r}")
     verify_players(players)
-    for what, n in (("games", games), ("check_games", check_games)):
-        whole(n, what, low=1, high=MAX_GAMES, error=FairnessError)
+    whole(games, "games", low=1, high=MAX_GAMES, error=FairnessError)
+    whole(check_games, "check_games", low=1, high=MAX_GAMES, error=FairnessError)
     whole(max_compensation, "max_compensation", low=0, error=FairnessError)
-    for what, s in (("seed", seed), ("check_seed", check_seed)):
-        whole(s, what, error=FairnessError)
+    whole(seed, "seed", error=FairnessError)
+    whole(check_seed, "check_seed", error=FairnessError)
     if check_seed == seed:
         raise FairnessError(f"the check seed must differ from the search seed ({seed}): the check plays games "
                             "the search never saw")  # fmt: skip

@@ -49,7 +49,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from smsim import layout as L
-from smsim.checks import fraction, whole
+from smsim.checks import positive, whole
 from smsim.engine.dice import seed_key
 from smsim.errors import LearnError
 from smsim.play.labels import label_decision_nb
@@ -106,11 +106,11 @@ def verify_plan(plan: LearnPlan) -> PolicySpec:
     whole(plan.decisions, "--decisions", low=1, high=MAX_DECISIONS, error=LearnError)
     whole(plan.iterations, "--iterations", low=1, high=100, error=LearnError)
     whole(plan.seed, "--seed", error=LearnError)
-    if not plan.players or any(p not in (2, 3, 4, 5) for p in plan.players):
-        raise LearnError(f"--players must be player counts from 2 to 5, got {','.join(map(str, plan.players))}")
+    for p in plan.players or ("none",):  # player counts, game by game
+        whole(p, "--players", low=2, high=5, error=LearnError)
     whole(plan.hidden, "--hidden", low=0, high=MAX_HIDDEN, error=LearnError)
     whole(plan.epochs, "--epochs", low=1, high=10_000, error=LearnError)
-    fraction(plan.rate, "--rate", one=True, error=LearnError)
+    positive(plan.rate, "--rate", most=1, error=LearnError)
     base = resolve_policy(plan.base)
     if base.kind not in (L.PolicyKind.HEURISTIC, L.PolicyKind.LEARNED):
         raise LearnError(f"--base must be a heuristic or a learned model, not {base.name!r}")

@@ -147,9 +147,11 @@ BAD_INPUT = [
         (["simulate", "--games", "-5"], ["games"]),
         (["simulate", "--games", "ten"], ["--games must be a whole number from 1 to 10,000,000,000, not 'ten'"]),
         (["simulate", "--games", "1e99"], ["--games must be a whole number from 1 to 10,000,000,000, not 1e99"]),
-        (["simulate", "--games", "10_000_000_001"], ["--games must be a whole number from 1 to 10,000,000,000, not 10,000,000,001"]),
+        (["simulate", "--games", "10_000_000_001"], ["--games must be a whole number from 1 to 10,000,000,000, "
+                                                     "not 10,000,000,001"]),
         (["simulate", "--games", "1e400"], ["--games must be a whole number from 1 to 10,000,000,000, not inf"]),
-        (["simulate", "--batch", "1e30", "--out", "never-written"], ["--batch must be a whole number from 1 to 10,000,000,000, not 1e30"]),
+        (["simulate", "--batch", "1e30", "--out", "never-written"],
+         ["--batch must be a whole number from 1 to 10,000,000,000, not 1e30"]),
         (["play", "--game", str(2**63)], ["--game must be a whole number from 0 to 2**63 - 1, not 9.22e18"]),
         (["simulate", "--players", "6"], ["players", "2 to 5"]),
         (["simulate", "--players", "1"], ["players"]),
@@ -185,7 +187,7 @@ def test_bad_input_is_one_line_and_exit_2(run, args, words):
         (EMPTY_CITY.replace(". C C", ". # C", 1), ["wall", "inner space"]),
         (EMPTY_CITY.replace(". C C", ". Z C", 1), ["unknown character 'Z'"]),
         (EMPTY_CITY.replace("+", ".", 1), ["tower", "missing"]),
-        (EMPTY_CITY + "\ncoins: -3", ["coins must be >= 0"]),
+        (EMPTY_CITY + "\ncoins: -3", ["coins must be a whole number of at least 0, not -3"]),
     ],
 )
 def test_bad_city_files(run, tmp_path, text, words):
@@ -286,7 +288,8 @@ NEEDS_NO_GAME = [
     (["compare", "{tmp}/truncated.json", "balanced"], ["not a model file", "invalid JSON"]),
     (["simulate", "--policy", "{tmp}/other_features.json"], ["another feature list"]),
     (["simulate", "--policy", "{tmp}/binary.json"], ["not a model file", "not UTF-8"]),
-    (["learn", "--out", "{tmp}/labels", "--decisions", "-3"], ["--decisions must be a whole number from 1 to 100,000,000, not -3"]),
+    (["learn", "--out", "{tmp}/labels", "--decisions", "-3"],
+     ["--decisions must be a whole number from 1 to 100,000,000, not -3"]),
     (["learn", "--out", "{tmp}/foreign"], ["not empty and holds no smsim learn labels"]),
     (["learn", "--out", "{tmp}/labels", "--knob", "budget=0"], ["'budget' must be a whole number from 1"]),
     (["learn", "--out", "{tmp}/labels", "--base", "random"], ["--base must be a heuristic or a learned model"]),
