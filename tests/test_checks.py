@@ -175,7 +175,8 @@ REFUSED = [
     ("simulate", {"games": 2}, "players", 6, ["simulate", "-n", "2", "-p"], "players"),
     ("simulate_to", {"out": "{tmp}/run", "games": 2}, "batch", 0, ["simulate", "-n", "2", "-o", "{tmp}/run",
                                                                   "--batch"], "--batch"),  # fmt: skip
-    ("play_game", {}, "game", -1, ["play", "--game"], "--game"),
+    ("play_game", {}, "game", -1, ["play", "--game"], "game"),
+    ("advise", {"players": 4, "seed": 0, "decision": 3}, "game", -1, ["advise", "-d", "3", "--game"], "game"),
     ("compare", {"policies": ["greedy", "random"], "players": 2}, "games", 0, ["compare", "greedy", "random", "-n"],
      "--games"),  # fmt: skip
     ("compare", {"policies": ["greedy", "random"], "players": 2, "games": 10}, "precision", 2.0,

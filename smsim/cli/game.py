@@ -51,11 +51,10 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
       smsim play -p 4 --seed 7 --advise use
     """
     from smsim.errors import SimulationError
-    from smsim.play.api import MAX_GAME_INDEX, play_game
+    from smsim.play.api import play_game
     from smsim.play.tracefile import write_jsonl
 
     rules = rules_from(rules_file, rule)
-    checks.whole(game, "--game", low=0, high=MAX_GAME_INDEX, error=InputError)
     kinds = _advise_kinds(advise_kinds, advise_playouts)
     lineup(players, policy)
     if trace_file:
@@ -135,7 +134,6 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, min_play
       smsim play --seed 7 --trace game.jsonl && smsim advise game.jsonl --decision 41 --json
     """
     from smsim.errors import AdviseError
-    from smsim.play.api import MAX_GAME_INDEX
     from smsim.studies.advise import DEFAULT_MIN_PLAYOUTS, DEFAULT_PLAYOUTS, MAX_DECISION, MAX_PLAYOUTS, advise_trace
     from smsim.studies.advise import advise as run_advise
 
@@ -156,8 +154,6 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, min_play
             result = advise_trace(trace_file, decision, playouts, min_playouts=min_playouts)
         else:
             rules = rules_from(rules_file, rule)
-            if game is not None:
-                checks.whole(game, "--game", low=0, high=MAX_GAME_INDEX, error=InputError)
             lineup(4 if players is None else players, policy)
             result = run_advise(4 if players is None else players, 0 if seed is None else seed,
                                 0 if game is None else game, decision, policy_names(policy), playouts, rules,

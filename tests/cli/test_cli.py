@@ -152,7 +152,7 @@ BAD_INPUT = [
         (["simulate", "--games", "1e400"], ["--games must be a whole number from 1 to 10,000,000,000, not inf"]),
         (["simulate", "--batch", "1e30", "--out", "never-written"],
          ["--batch must be a whole number from 1 to 10,000,000,000, not 1e30"]),
-        (["play", "--game", str(2**63)], ["--game must be a whole number from 0 to 2**63 - 1, not 9.22e18"]),
+        (["play", "--game", str(2**63)], ["game must be a whole number from 0 to 2**63 - 1, not 9.22e18"]),
         (["simulate", "--players", "6"], ["players", "2 to 5"]),
         (["simulate", "--players", "1"], ["players"]),
         (["simulate", "--players", "3", "--policy", "greedy,random"], ["2 policies for 3 players"]),
