@@ -210,7 +210,7 @@ def test_a_cold_engine_is_announced_and_compiled_before_the_timed_run(monkeypatc
     assert r.exit_code == 0, r.output
     assert "compiling the game engine for this machine" in r.output and "compiled in" in r.output
     r = CliRunner().invoke(cli, ["simulate", "-n", "20", "-p", "7"])
-    assert r.exit_code == 2 and "players must be from 2 to 5" in r.output
+    assert r.exit_code == 2 and "players must be a whole number from 2 to 5" in r.output
 
 
 def test_the_cache_is_smsims_even_when_numba_was_imported_first(tmp_path):

@@ -3,6 +3,7 @@ of arguments, rules, line-ups and outputs that run before the engine is compiled
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from smsim import __version__
+from smsim.checks import int_or_text, whole
 from smsim.errors import SmsimError
 from smsim.rules import Rules, load_rules
 
@@ -161,29 +163,15 @@ def engine_ready(players: int, specs: list, rules: Rules) -> None:  # the line-u
     click.echo(f"smsim: compiled in {time.perf_counter() - start:.0f} s", err=True)
 
 
-def count_of(text: str, what: str) -> int:
-    """A whole number of games from 1 to ``runs.spec.MAX_GAMES``, such as 10000, 10_000 or 1e6."""
+def count_of(text: str, what: str, high: int | None = None) -> int:
+    """A whole number from 1 to ``high`` (default ``runs.spec.MAX_GAMES``), such as 10000, 10_000
+    or 1e6, checked as the Python API checks it (``smsim.checks.whole``)."""
     from smsim.runs.spec import MAX_GAMES
 
-    cleaned = text.replace("_", "").replace(",", "").strip()
-    try:
-        value = int(cleaned)
-    except ValueError:
-        try:
-            as_float = float(cleaned)
-        except ValueError:
-            fail(f"{what} must be a whole number, got {text!r}")
-        if as_float == float("inf"):
-            value = MAX_GAMES + 1
-        elif not as_float.is_integer():
-            fail(f"{what} must be a whole number, got {text!r}")
-        else:
-            value = int(as_float)
-    if value < 1:
-        fail(f"{what} must be >= 1, got {text!r}")
-    if value > MAX_GAMES:  # a game index is an int64; a run stops far below that (runs.spec.MAX_GAMES)
-        fail(f"{what} must be at most {MAX_GAMES:,} (1e10), got {text!r}")
-    return value
+    value = int_or_text(text.replace("_", "").replace(",", "").strip())
+    with contextlib.suppress(ValueError):  # 1e6 is a whole number; 2.5, inf, nan and words are refused
+        value = value if isinstance(value, int) else int(float(value)) if float(value).is_integer() else float(value)
+    return whole(value, what, low=1, high=MAX_GAMES if high is None else high, error=InputError)
 
 
 def check_cluster_option(cluster: str | None, out: str | None, needs_out: bool = True) -> None:

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import click
 
+from smsim import checks
 from smsim.cli.common import (
+    InputError,
     EXIT_DISCREPANCY,
     check_file_out,
     cli,
@@ -53,8 +55,6 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
     from smsim.play.tracefile import write_jsonl
 
     rules = rules_from(rules_file, rule)
-    if game < 0:
-        fail(f"--game must be >= 0, got {game}")
     kinds = _advise_kinds(advise_kinds, advise_playouts)
     lineup(players, policy)
     if trace_file:
@@ -80,13 +80,14 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
 def _advise_kinds(value: str | None, playouts: int | None) -> tuple[str, ...]:
     """The decision kinds ``play --advise`` evaluates (upper-case ``layout.Decision`` names)."""
     from smsim.layout import Decision
+    from smsim.play.loop import MAX_PLAYOUTS
 
     if value is None:
         if playouts is not None:
             fail("--advise-playouts needs --advise")
         return ()
-    if playouts is not None and playouts < 1:
-        fail(f"--advise-playouts must be >= 1, got {playouts}")
+    if playouts is not None:
+        checks.whole(playouts, "--advise-playouts", low=1, high=MAX_PLAYOUTS, error=InputError)
     kinds = tuple(dict.fromkeys(k.strip().upper() for k in value.split(",") if k.strip()))
     unknown = [k for k in kinds if k not in Decision.__members__]
     if unknown or not kinds:
@@ -125,17 +126,14 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, min_play
       smsim advise --players 4 --seed 7 --game 0 --decision 41
       smsim play --seed 7 --trace game.jsonl && smsim advise game.jsonl --decision 41 --json
     """
-    from smsim.studies.advise import DEFAULT_MIN_PLAYOUTS, DEFAULT_PLAYOUTS, advise_trace
+    from smsim.studies.advise import DEFAULT_MIN_PLAYOUTS, DEFAULT_PLAYOUTS, MAX_DECISION, MAX_PLAYOUTS, advise_trace
     from smsim.studies.advise import advise as run_advise
 
     playouts = DEFAULT_PLAYOUTS if playouts is None else playouts
-    if playouts < 1:
-        fail(f"--playouts must be >= 1, got {playouts}")
+    checks.whole(playouts, "--playouts", low=1, high=MAX_PLAYOUTS, error=InputError)
     min_playouts = DEFAULT_MIN_PLAYOUTS if min_playouts is None else min_playouts
-    if min_playouts < 1:
-        fail(f"--min-playouts must be >= 1, got {min_playouts}")
-    if decision < 0:
-        fail(f"--decision must be >= 0, got {decision}")
+    checks.whole(min_playouts, "--min-playouts", low=1, error=InputError)
+    checks.whole(decision, "--decision", low=0, high=MAX_DECISION, error=InputError)
     if trace_file is not None:
         given = [name for name, value in (("--players", players), ("--seed", seed), ("--game", game),
                                           ("--policy", policy or None), ("--rules", rules_file),
@@ -147,8 +145,6 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, min_play
         result = advise_trace(trace_file, decision, playouts, min_playouts=min_playouts)
     else:
         rules = rules_from(rules_file, rule)
-        if game is not None and game < 0:
-            fail(f"--game must be >= 0, got {game}")
         lineup(4 if players is None else players, policy)
         result = run_advise(4 if players is None else players, 0 if seed is None else seed,
                             0 if game is None else game, decision, policy_names(policy), playouts, rules,

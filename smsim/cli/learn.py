@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from smsim.cli.common import cli, count_of, fail, rules_from, with_rules
+from smsim import checks
+from smsim.cli.common import InputError, cli, count_of, fail, rules_from, with_rules
 
 
 def knobs_of(values: tuple[str, ...]) -> dict[str, float]:
@@ -62,16 +63,12 @@ def learn(out, model_path, decisions, iterations, seed, players, base, rate, hid
       smsim learn --out runs/learn --decisions 20000 --iterations 2 --seed 1
       smsim compare runs/learn/model.json balanced --players 2 --games 20000
     """
-    from smsim.studies.learn import LearnPlan, verify_plan
+    from smsim.studies.learn import MAX_DECISIONS, LearnPlan, verify_plan
 
     rules = rules_from(rules_file, rule)
-    n_decisions = count_of(decisions, "--decisions")
-    if threads is not None and threads < 1:
-        fail(f"--threads must be >= 1, got {threads}")
-    try:
-        counts = tuple(int(p) for p in players.split(","))
-    except ValueError:
-        fail(f"--players must be player counts from 2 to 5, comma-separated, got {players!r}")
+    n_decisions = count_of(decisions, "--decisions", MAX_DECISIONS)
+    checks.threads(threads, "--threads", error=InputError)
+    counts = tuple(checks.int_or_text(p) for p in players.split(","))  # checked by the plan
     plan = LearnPlan(decisions=n_decisions, iterations=iterations, seed=seed, players=counts, base=base, rate=rate,
                      hidden=hidden, epochs=epochs, teacher=knobs_of(knob))  # fmt: skip
     target = Path(model_path) if model_path else Path(out) / "model.json"

@@ -7,7 +7,9 @@ import sys
 
 import click
 
+from smsim import checks
 from smsim.cli.common import (
+    InputError,
     check_cluster_option,
     check_out,
     check_run_out,
@@ -94,8 +96,7 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, 
     rules = rules_from(rules_file, rule)
     run = run_of(games, players, policy, seed, rules)
     batch_size = count_of(batch, "--batch") if batch is not None else None
-    if threads is not None and threads < 1:
-        fail(f"--threads must be >= 1, got {threads}")
+    checks.threads(threads, "--threads", error=InputError)
     check_cluster_option(cluster, out)
     check_out(out)
     if out is not None:

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import click
 
+from smsim import checks
 from smsim.cli.common import (
+    InputError,
     check_cluster_option,
     check_out,
     cli,
@@ -61,8 +63,7 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
 
     rules = rules_from(rules_file, rule)
     n_games = count_of(games, "--games")
-    if threads is not None and threads < 1:
-        fail(f"--threads must be >= 1, got {threads}")
+    checks.threads(threads, "--threads", error=InputError)
     names = [name for value in policies for name in value.split(",") if name]
     check_cluster_option(cluster, out, needs_out=False)
     from smsim.studies.compare import verify_compare
@@ -147,8 +148,7 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
     base = rules_from(rules_file, rule)
     run = run_of(games, players, policy, seed, base)
     batch_size = count_of(batch, "--batch") if batch is not None else None
-    if threads is not None and threads < 1:
-        fail(f"--threads must be >= 1, got {threads}")
+    checks.threads(threads, "--threads", error=InputError)
     if not vary and not variant_files:
         fail("give the variants: --vary FIELD=V1,V2,... or --variant NAME=FILE.toml")
     check_cluster_option(cluster, out)
@@ -212,8 +212,7 @@ def skill(players, levels, games, cap, seed, vary, variant_files, out, threads, 
 
     base = rules_from(rules_file, rule)
     n = count_of(games, "--games")
-    if threads is not None and threads < 1:
-        fail(f"--threads must be >= 1, got {threads}")
+    checks.threads(threads, "--threads", error=InputError)
     caps = {}
     for text in cap:
         name, sep, value = (x.strip() for x in text.partition("="))
@@ -278,8 +277,7 @@ def tune(base, against, players, games, budget, seed, only, held_out_games, out,
     n_games = count_of(games, "--games")
     n_budget = count_of(budget, "--budget")
     n_held = count_of(held_out_games, "--held-out-games") if held_out_games is not None else 4 * n_games
-    if threads is not None and threads < 1:
-        fail(f"--threads must be >= 1, got {threads}")
+    checks.threads(threads, "--threads", error=InputError)
     field = [n.strip() for n in against.split(",") if n.strip()] if against else None
     names = [n.strip() for n in only.split(",") if n.strip()] if only else None
     verify_players(players)
@@ -357,12 +355,8 @@ def fairness(players, policy, by, games, seed, check_games, check_seed, max_comp
     rules = rules_from(rules_file, rule)
     n_games = count_of(games, "--games")
     n_check = count_of(check_games, "--check-games") if check_games is not None else None
-    if threads is not None and threads < 1:
-        fail(f"--threads must be >= 1, got {threads}")
-    if by not in ("coins", "vp"):
-        fail(f"--by must be coins or vp, got {by!r}")
-    if max_compensation < 0:
-        fail(f"--max must be >= 0, got {max_compensation}")
+    checks.threads(threads, "--threads", error=InputError)
+    checks.whole(max_compensation, "--max", low=0, error=InputError)
     if out is not None:  # checked before the search: its result is written only at the end
         from smsim.runs.storage import unwritable
 

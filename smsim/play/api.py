@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from smsim import layout as L
+from smsim.checks import whole
 from smsim.engine import events as E
 from smsim.engine.city import set_city_nb
 from smsim.engine.dice import seed_key
@@ -36,13 +37,7 @@ EVENTS_PER_TURN = 64  # generous bound on trace rows one turn writes
 
 
 def verify_players(players: int) -> int:
-    if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
-        raise SimulationError(
-            f"players must be a whole number from {L.MIN_PLAYERS} to {L.MAX_PLAYERS}, got {players!r}"
-        )
-    if not L.MIN_PLAYERS <= players <= L.MAX_PLAYERS:
-        raise SimulationError(f"players must be from {L.MIN_PLAYERS} to {L.MAX_PLAYERS}, got {players}")
-    return int(players)
+    return whole(players, "players", low=L.MIN_PLAYERS, high=L.MAX_PLAYERS)
 
 
 def verify_lineup(players: int, policies: list | None) -> tuple[int, list[PolicySpec]]:
@@ -58,9 +53,7 @@ MAX_GAME_INDEX = 2**63 - 1
 
 
 def verify_game_index(game: int, what: str = "game") -> int:
-    if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not 0 <= game <= MAX_GAME_INDEX:
-        raise SimulationError(f"{what} must be a whole number from 0 to 2**63 - 1 (an int64 game index), got {game!r}")
-    return int(game)
+    return whole(game, what, low=0, high=MAX_GAME_INDEX)
 
 
 def check_errors(game_out: np.ndarray, specs: list[PolicySpec], first: int) -> None:
@@ -98,6 +91,7 @@ def play_game(
     """Play game ``game`` of the run keyed by ``seed`` alone, with its full trace."""
     players = verify_players(players)
     game = verify_game_index(game)
+    seed = whole(seed, "seed")
     rules = rules or Rules()
     specs = resolve_policies(policies, players)
     kind, params, fns = policy_arrays(specs)

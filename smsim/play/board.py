@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from smsim.checks import int_or_text, whole
 from smsim.errors import BoardError
 from smsim.layout import CELL_CHAR, CHAR_CELL, CORNERS, N_CELLS, SIZE, Cell, cell_index, is_outer
 
@@ -81,12 +82,7 @@ def parse_position(text: str) -> tuple[np.ndarray, dict[str, int]]:
             key = key.strip().lower()
             if key not in extras:
                 raise BoardError(f"line {n}: unknown field {key!r}; expected one of {', '.join(CITY_EXTRA_FIELDS)}")
-            try:
-                extras[key] = int(value.strip())
-            except ValueError:
-                raise BoardError(f"line {n}: {key} must be a whole number, got {value.strip()!r}") from None
-            if extras[key] < 0:
-                raise BoardError(f"line {n}: {key} must be >= 0, got {extras[key]}")
+            extras[key] = whole(int_or_text(value.strip()), f"line {n}: {key}", low=0, error=BoardError)
         elif line.strip():
             board_lines.append(line)
     return parse_city("\n".join(board_lines)), extras

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from smsim.checks import whole
 from smsim.errors import PolicyError
 from smsim.layout import MAX_CANDS
 from smsim.policies.heuristic_layout import N_PARAMS, PARAM_NAMES
@@ -162,16 +163,11 @@ class Model:
         place = numbers("place", data.get("place"), len(PLACE_NAMES))
         limits = {}
         for key in ("use_candidates", "place_candidates"):
-            value = data.get(key)
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CANDS:
-                raise PolicyError(f"{where}: {key!r} must be a whole number from 1 to {MAX_CANDS}, got {value!r}")
-            limits[key] = value
+            limits[key] = whole(data.get(key), f"{where}: {key!r}", low=1, high=MAX_CANDS, error=PolicyError)
         gap = data.get("place_gap")
         if not _finite(gap) or gap < 0:
             raise PolicyError(f"{where}: 'place_gap' must be a number >= 0, got {gap!r}")
-        hidden = data.get("hidden", 0)
-        if isinstance(hidden, bool) or not isinstance(hidden, int) or not 0 <= hidden <= MAX_HIDDEN:
-            raise PolicyError(f"{where}: 'hidden' must be a whole number from 0 to {MAX_HIDDEN}, got {hidden!r}")
+        hidden = whole(data.get("hidden", 0), f"{where}: 'hidden'", low=0, high=MAX_HIDDEN, error=PolicyError)
         layers = []
         for key, n_f in (("use_units", len(USE_NAMES)), ("place_units", len(PLACE_NAMES))):
             if hidden == 0:

@@ -156,7 +156,7 @@ def simulate_to(
     """
 
     run = verify_run(games, players, policies, seed, rules)
-    games, players, specs, rules = run.games, run.players, run.lineup, run.rules
+    games, players, specs, seed, rules = run.games, run.players, run.lineup, run.seed, run.rules
     batch = verify_batch(batch, games)
     check_cluster(cluster)  # a bad address or a missing Dask: refused before the directory is made
     path = location(out)  # a local directory, or a URL (a scheme not installed: refused here)

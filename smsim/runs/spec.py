@@ -11,9 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-import numpy as np
-
-from smsim.errors import SimulationError
+from smsim.checks import whole
 from smsim.play.api import verify_game_index, verify_lineup
 from smsim.policies.registry import PolicySpec
 from smsim.rules import Rules
@@ -49,21 +47,15 @@ def verify_run(games: int, players: int = 4, policies: list | None = None, seed:
     seed; no rules means docs/rules.md's."""
     games = verify_games(games, first)
     players, lineup = verify_lineup(players, policies)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise SimulationError(f"seed must be a whole number, got {seed!r}")
-    return RunSpec(games, players, lineup, int(seed), rules or Rules(), int(first))
+    return RunSpec(games, players, lineup, whole(seed, "seed"), rules or Rules(), int(first))
 
 
 def verify_games(games: int, first: int = 0) -> int:
     """A run of ``games`` games numbered from ``first``: 1 to MAX_GAMES games, all indices int64."""
-    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
-        raise SimulationError(f"games must be a whole number >= 1, got {games!r}")
-    if games > MAX_GAMES:
-        got = f"{games:,}" if games < 10**15 else f"{float(games):.3g}".replace("e+", "e")
-        raise SimulationError(f"games must be at most {MAX_GAMES:,} (1e10) per run, got {got}")
+    games = whole(games, "games", low=1, high=MAX_GAMES)
     first = verify_game_index(first, "first")
     verify_game_index(first + games - 1, "the last game's index (first + games - 1)")
-    return int(games)
+    return games
 
 
 def default_threads() -> int:
@@ -73,10 +65,7 @@ def default_threads() -> int:
 
 def verify_batch(batch: int | None, games: int) -> int:
     """Games per part of a run written to disk: ``batch``, or ``default_batch`` when None."""
-    batch = batch or default_batch(games)
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-        raise SimulationError(f"batch must be a whole number >= 1, got {batch!r}")
-    return batch
+    return default_batch(games) if batch is None else whole(batch, "batch", low=1, high=MAX_GAMES)
 
 
 def default_batch(games: int) -> int:

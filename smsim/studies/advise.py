@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from smsim import layout as L
+from smsim.checks import whole
 from smsim.engine import events as E
 from smsim.engine.dice import seed_key
 from smsim.errors import AdviseError, PolicyError, RulesError, SimulationError, TraceError
@@ -61,6 +62,7 @@ from smsim.rules import SIDE_NAMES, Rules
 # placement of 41 cells costs some 2,000 playouts, not 41 x 200 (docs/advise.md gives the times).
 DEFAULT_PLAYOUTS = 200
 DEFAULT_MIN_PLAYOUTS = 32
+MAX_DECISION = 2**63 - 1  # the engine counts decisions in an int64
 RANK_MARGIN = ROLLOUT_DEFAULTS["margin"]
 # ``smsim play --advise`` evaluates every use of the dice of a game by default (about 90 in a
 # 4-player game; about 6 s of one core at 128 playouts), keep decisions on request (about 180
@@ -235,22 +237,13 @@ def _setup(players: int, seed: int, game: int, policies: list | None, rules: Rul
         specs = resolve_policies(policies, players)
     except (SimulationError, PolicyError) as exc:
         raise AdviseError(str(exc)) from None
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise AdviseError(f"seed must be a whole number, got {seed!r}")
-    return _Game(players, int(seed), game, specs, rules or Rules())
+    return _Game(players, whole(seed, "seed", error=AdviseError), game, specs, rules or Rules())
 
 
 def _check_counts(decision: int, playouts: int, min_playouts: int = DEFAULT_MIN_PLAYOUTS) -> None:
-    if isinstance(decision, bool) or not isinstance(decision, (int, np.integer)) or decision < 0:
-        raise AdviseError(f"the decision number must be a whole number >= 0, got {decision!r}")
-    if decision > np.iinfo(np.int64).max:  # the engine counts decisions in an int64
-        raise AdviseError(f"decision {decision} is past the end of any game")
-    if isinstance(playouts, bool) or not isinstance(playouts, (int, np.integer)) or playouts < 1:
-        raise AdviseError(f"playouts must be a whole number >= 1, got {playouts!r}")
-    if playouts > MAX_PLAYOUTS:
-        raise AdviseError(f"playouts must be at most {MAX_PLAYOUTS:,}, got {playouts:,}")
-    if isinstance(min_playouts, bool) or not isinstance(min_playouts, (int, np.integer)) or min_playouts < 1:
-        raise AdviseError(f"min_playouts must be a whole number >= 1, got {min_playouts!r}")
+    whole(decision, "decision", low=0, high=MAX_DECISION, error=AdviseError)
+    whole(playouts, "playouts", low=1, high=MAX_PLAYOUTS, error=AdviseError)
+    whole(min_playouts, "min_playouts", low=1, error=AdviseError)
 
 
 # -- candidates in words ----------------------------------------------------------------------
@@ -435,9 +428,7 @@ def advise(
     ``min_playouts`` each, ``playouts`` for the leading moves (module docstring), playout streams
     ``first_playout`` onwards. Raises AdviseError for bad input."""
     _check_counts(decision, playouts, min_playouts)
-    whole = isinstance(first_playout, (int, np.integer)) and not isinstance(first_playout, bool)
-    if not whole or not 0 <= first_playout <= MAX_PLAYOUTS - playouts:
-        raise AdviseError(f"first_playout must be from 0 to {MAX_PLAYOUTS} - playouts, got {first_playout!r}")
+    whole(first_playout, "first_playout", low=0, high=MAX_PLAYOUTS - playouts, error=AdviseError)
     return _advise(_setup(players, seed, game, policies, rules), int(decision), int(playouts), int(min_playouts),
                    int(first_playout))  # fmt: skip
 

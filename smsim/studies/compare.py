@@ -30,6 +30,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from smsim import layout as L
+from smsim.checks import positive, whole
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.errors import DatasetError, PolicyError, SimulationError
 from smsim.intervals import mean_and_interval
@@ -175,8 +176,8 @@ def verify_compare(
                 raise SimulationError(f"two different policies are named {s.name!r}")
         lineup = [distinct.index(n) for n in names]
         specs = [by_name[n] for n in distinct]
-    if precision is not None and not (0 < precision < 1):
-        raise SimulationError(f"precision must be between 0 and 1 (a width of a win rate), got {precision}")
+    if precision is not None:
+        positive(precision, "precision", below=1)  # the width of a win share's interval
     return players, games, specs, lineup
 
 
@@ -209,6 +210,7 @@ def compare(
     """
 
     players, games, specs, lineup = verify_compare(policies, players, games, precision)
+    seed = whole(seed, "seed")
     names = [s.name for s in specs]
     rules = rules or Rules()
     check_cluster(cluster)  # a bad address or a missing Dask: refused before any game

@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from smsim import layout as L
+from smsim.checks import whole
 from smsim.errors import FairnessError, PolicyError, RulesError, SimulationError
 from smsim.intervals import chi2_sf, mean_and_interval
 from smsim.play.api import verify_players
@@ -56,7 +57,7 @@ from smsim.runs.batch import run_games
 from smsim.runs.dataset import environment
 from smsim.runs.executors import Failed, Task, open_executor, threads_here
 from smsim.runs.executors import check as check_cluster
-from smsim.runs.spec import verify_games
+from smsim.runs.spec import MAX_GAMES
 
 BY_FIELD = {"coins": "seat_coins", "vp": "seat_vp"}  # --by -> the rules field searched
 DEFAULT_MAX = 6
@@ -307,16 +308,11 @@ def verify_fairness_input(players: Any, policy: Any, by: Any, games: Any, check_
     if by not in BY_FIELD:
         raise FairnessError(f"--by must be coins or vp, got {by!r}")
     verify_players(players)
-    for what, n in (("games", games), ("check games", check_games)):
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise FairnessError(f"{what} must be a whole number >= 1, got {n!r}")
-        verify_games(n)
-    if isinstance(max_compensation, bool) or not isinstance(max_compensation, (int, np.integer)) \
-            or max_compensation < 0:  # fmt: skip
-        raise FairnessError(f"max must be a whole number >= 0, got {max_compensation!r}")
-    for what, s in (("seed", seed), ("check seed", check_seed)):
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
-            raise FairnessError(f"{what} must be a whole number, got {s!r}")
+    whole(games, "games", low=1, high=MAX_GAMES, error=FairnessError)
+    whole(check_games, "check_games", low=1, high=MAX_GAMES, error=FairnessError)
+    whole(max_compensation, "max_compensation", low=0, error=FairnessError)
+    whole(seed, "seed", error=FairnessError)
+    whole(check_seed, "check_seed", error=FairnessError)
     if check_seed == seed:
         raise FairnessError(f"the check seed must differ from the search seed ({seed}): the check plays games "
                             "the search never saw")  # fmt: skip

@@ -49,6 +49,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from smsim import layout as L
+from smsim.checks import positive, whole
 from smsim.engine.dice import seed_key
 from smsim.errors import LearnError
 from smsim.play.labels import label_decision_nb
@@ -102,18 +103,14 @@ class LearnPlan:
 
 def verify_plan(plan: LearnPlan) -> PolicySpec:
     """Check the plan before anything is compiled; returns round 1's student."""
-    if not 1 <= plan.decisions <= MAX_DECISIONS:
-        raise LearnError(f"--decisions must be from 1 to {MAX_DECISIONS:,}, got {plan.decisions}")
-    if not 1 <= plan.iterations <= 100:
-        raise LearnError(f"--iterations must be from 1 to 100, got {plan.iterations}")
-    if not plan.players or any(p not in (2, 3, 4, 5) for p in plan.players):
-        raise LearnError(f"--players must be player counts from 2 to 5, got {','.join(map(str, plan.players))}")
-    if not 0 <= plan.hidden <= MAX_HIDDEN:
-        raise LearnError(f"--hidden must be from 0 to {MAX_HIDDEN}, got {plan.hidden}")
-    if not 1 <= plan.epochs <= 10_000:
-        raise LearnError(f"--epochs must be from 1 to 10000, got {plan.epochs}")
-    if not 0.0 < plan.rate <= 1.0:
-        raise LearnError(f"--rate must be in (0, 1], got {plan.rate}")
+    whole(plan.decisions, "--decisions", low=1, high=MAX_DECISIONS, error=LearnError)
+    whole(plan.iterations, "--iterations", low=1, high=100, error=LearnError)
+    whole(plan.seed, "--seed", error=LearnError)
+    for p in plan.players or ("none",):  # player counts, game by game
+        whole(p, "--players", low=2, high=5, error=LearnError)
+    whole(plan.hidden, "--hidden", low=0, high=MAX_HIDDEN, error=LearnError)
+    whole(plan.epochs, "--epochs", low=1, high=10_000, error=LearnError)
+    positive(plan.rate, "--rate", most=1, error=LearnError)
     base = resolve_policy(plan.base)
     if base.kind not in (L.PolicyKind.HEURISTIC, L.PolicyKind.LEARNED):
         raise LearnError(f"--base must be a heuristic or a learned model, not {base.name!r}")

@@ -79,6 +79,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from smsim.checks import positive, whole
 from smsim.intervals import Z_95
 
 __all__ = ["Ratings", "fit_plackett_luce", "MAX_TIE", "elo", "elo_points", "ELO_PER_LOG_STRENGTH", "ELO_MEAN"]
@@ -160,10 +161,8 @@ def _validate(ranks: object, max_iter: int, tol: float, prior: float) -> None:
         )
     if len(ranks) == 0:
         raise ValueError("ranks is empty: no games to rate")
-    if not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-    if not (tol > 0):
-        raise ValueError(f"tol must be positive, got {tol!r}")
+    whole(max_iter, "max_iter", low=1, error=ValueError)
+    positive(tol, "tol", error=ValueError)
     if not (prior >= 0 and math.isfinite(prior)):
         raise ValueError(f"prior must be a finite number >= 0, got {prior!r}")
 

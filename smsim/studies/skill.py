@@ -39,13 +39,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from smsim.checks import whole
 from smsim.errors import DatasetError, SkillError
 from smsim.intervals import Z_95, mean_and_interval
 from smsim.play.api import verify_players
 from smsim.policies.registry import resolve_policy
 from smsim.rules import Rules
 from smsim.runs.dataset import policy_identity
-from smsim.runs.spec import verify_games
+from smsim.runs.spec import MAX_GAMES, verify_games
 from smsim.runs.storage import is_url, unwritable, write_text
 from smsim.studies.compare import compare
 from smsim.studies.sweep import BASELINE, Variant, named_variants, plan_variants
@@ -154,8 +155,7 @@ def plan_skill(players: int, levels: list[str] = DEFAULT_LEVELS, games: int = 20
     for name, cap in caps.items():
         if name not in (*levels, *GAP):
             raise SkillError(f"--cap {name}: not a level of this study ({', '.join(levels)})")
-        if not isinstance(cap, int) or cap < 1:
-            raise SkillError(f"--cap {name}={cap}: the games of a cell must be a whole number of at least 1")
+        caps[name] = whole(cap, f"--cap {name}", low=1, high=MAX_GAMES, error=SkillError)
     variants = list(variants)
     if variants and variants[0].name != BASELINE:
         raise SkillError("the first variant must be the baseline")
@@ -163,7 +163,7 @@ def plan_skill(players: int, levels: list[str] = DEFAULT_LEVELS, games: int = 20
         raise SkillError("the baseline variant's rules are not the study's rules")
     if rules is not None and not variants and rules != Rules():
         variants = [Variant(BASELINE, {}, rules)]
-    return SkillPlan(players, levels, games, seed, caps, variants)
+    return SkillPlan(players, levels, games, whole(seed, "seed", error=SkillError), caps, variants)
 
 
 # -- playing ------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from smsim.checks import positive, whole
 from smsim.errors import TuneError
 from smsim.intervals import interval_text
 from smsim.layout import PolicyKind
@@ -43,6 +44,7 @@ from smsim.play.api import verify_players
 from smsim.policies.heuristics import PARAM_NAMES
 from smsim.policies.registry import POLICIES, PRESETS, PolicySpec, resolve_policy
 from smsim.rules import Rules
+from smsim.runs.spec import MAX_GAMES
 from smsim.studies.compare import Comparison, arrangements, compare
 
 # a weight whose zero stands for another value (``church``: 0 reads as 1, face value) is searched
@@ -192,10 +194,8 @@ def verify_tune_input(base, against, players: int, games: int, budget: int, only
     """Check ``tune``'s input before any game: the base (a heuristic), the field, the counts
     and the weights to search. Raises ``TuneError`` (or ``PolicyError``) in one line."""
     verify_players(players)
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise TuneError(f"games must be a whole number >= 1, got {games!r}")
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-        raise TuneError(f"budget must be a whole number of candidates >= 1, got {budget!r}")
+    whole(games, "games", low=1, high=MAX_GAMES, error=TuneError)
+    whole(budget, "budget", low=1, high=MAX_GAMES, error=TuneError)
     base_spec = resolve_policy(base)
     if base_spec.kind != PolicyKind.HEURISTIC:
         raise TuneError(f"base {base_spec.name!r} is not the heuristic (a preset or a .toml weights file); "
@@ -245,13 +245,11 @@ def tune(
     import cma  # the CMA-ES library loads only when a tuning runs
 
     base_spec, field_specs, searched = verify_tune_input(base, against, players, games, budget, only)
-    held_out_games = 4 * games if held_out_games is None else held_out_games
-    if isinstance(held_out_games, bool) or not isinstance(held_out_games, int) or held_out_games < 1:
-        raise TuneError(f"held-out games must be a whole number >= 1, got {held_out_games!r}")
-    if not sigma > 0:
-        raise TuneError(f"sigma must be > 0, got {sigma!r}")
-    if popsize is not None and (isinstance(popsize, bool) or not isinstance(popsize, int) or popsize < 2):
-        raise TuneError(f"popsize must be a whole number >= 2, got {popsize!r}")
+    games, budget, seed = int(games), int(budget), whole(seed, "seed", error=TuneError)
+    held_out_games = whole(4 * games if held_out_games is None else held_out_games, "held_out_games", low=1,
+                           high=MAX_GAMES, error=TuneError)  # fmt: skip
+    popsize = None if popsize is None else whole(popsize, "popsize", low=2, error=TuneError)
+    sigma = positive(sigma, "sigma", error=TuneError)
     rules = rules or Rules()
     idx = np.array([PARAM_NAMES.index(n) for n in searched])
     origin = base_spec.params.astype(np.float64).copy()

@@ -144,14 +144,16 @@ def test_simulate_prints_tables(run):
 
 
 BAD_INPUT = [
-        (["simulate", "--games", "0"], ["games", ">= 1"]),
+        (["simulate", "--games", "0"], ["--games must be a whole number from 1 to 10,000,000,000, not 0"]),
         (["simulate", "--games", "-5"], ["games"]),
-        (["simulate", "--games", "ten"], ["--games", "whole number"]),
-        (["simulate", "--games", "1e99"], ["--games", "at most 10,000,000,000", "'1e99'"]),
-        (["simulate", "--games", "10_000_000_001"], ["--games", "at most 10,000,000,000"]),
-        (["simulate", "--games", "1e400"], ["--games", "at most"]),
-        (["simulate", "--batch", "1e30", "--out", "never-written"], ["--batch", "at most"]),
-        (["play", "--game", str(2**63)], ["game", "int64 game index"]),
+        (["simulate", "--games", "ten"], ["--games must be a whole number from 1 to 10,000,000,000, not 'ten'"]),
+        (["simulate", "--games", "1e99"], ["--games must be a whole number from 1 to 10,000,000,000, not 1e99"]),
+        (["simulate", "--games", "10_000_000_001"], ["--games must be a whole number from 1 to 10,000,000,000, "
+                                                     "not 10,000,000,001"]),
+        (["simulate", "--games", "1e400"], ["--games must be a whole number from 1 to 10,000,000,000, not inf"]),
+        (["simulate", "--batch", "1e30", "--out", "never-written"],
+         ["--batch must be a whole number from 1 to 10,000,000,000, not 1e30"]),
+        (["play", "--game", str(2**63)], ["game must be a whole number from 0 to 2**63 - 1, not 9.22e18"]),
         (["simulate", "--players", "6"], ["players", "2 to 5"]),
         (["simulate", "--players", "1"], ["players"]),
         (["simulate", "--players", "3", "--policy", "greedy,random"], ["2 policies for 3 players"]),
@@ -214,7 +216,7 @@ def test_an_error_that_is_not_bad_input_still_raises(run, monkeypatch):
         (EMPTY_CITY.replace(". C C", ". # C", 1), ["wall", "inner space"]),
         (EMPTY_CITY.replace(". C C", ". Z C", 1), ["unknown character 'Z'"]),
         (EMPTY_CITY.replace("+", ".", 1), ["tower", "missing"]),
-        (EMPTY_CITY + "\ncoins: -3", ["coins must be >= 0"]),
+        (EMPTY_CITY + "\ncoins: -3", ["coins must be a whole number of at least 0, not -3"]),
     ],
 )
 def test_bad_city_files(run, tmp_path, text, words):
@@ -253,8 +255,8 @@ MORE_BAD_INPUT = [
         (["compare", "greedy"], ["at least 2 policies"]),
         (["compare", "greedy", "nobody"], ["unknown policy 'nobody'"]),
         (["compare", "greedy", "random", "--precision", "3"], ["precision"]),
-        (["simulate", "--games", "2.5"], ["--games", "whole number"]),
-        (["simulate", "--batch", "0"], ["--batch", ">= 1"]),
+        (["simulate", "--games", "2.5"], ["--games must be a whole number from 1 to 10,000,000,000, not 2.5"]),
+        (["simulate", "--batch", "0"], ["--batch must be a whole number from 1 to 10,000,000,000, not 0"]),
 ]
 
 
@@ -315,7 +317,8 @@ NEEDS_NO_GAME = [
     (["compare", "{tmp}/truncated.json", "balanced"], ["not a model file", "invalid JSON"]),
     (["simulate", "--policy", "{tmp}/other_features.json"], ["another feature list"]),
     (["simulate", "--policy", "{tmp}/binary.json"], ["not a model file", "not UTF-8"]),
-    (["learn", "--out", "{tmp}/labels", "--decisions", "-3"], ["--decisions must be >= 1"]),
+    (["learn", "--out", "{tmp}/labels", "--decisions", "-3"],
+     ["--decisions must be a whole number from 1 to 100,000,000, not -3"]),
     (["learn", "--out", "{tmp}/foreign"], ["not empty and holds no smsim learn labels"]),
     (["learn", "--out", "{tmp}/labels", "--knob", "budget=0"], ["'budget' must be a whole number from 1"]),
     (["learn", "--out", "{tmp}/labels", "--base", "random"], ["--base must be a heuristic or a learned model"]),

@@ -12,7 +12,7 @@ from smsim.rules import Rules
 
 def test_players_and_line_ups_are_checked():
     assert verify_players(2) == 2 and verify_lineup(3, ["greedy"])[1][2].name == "greedy"
-    with pytest.raises(SimulationError, match="players must be from 2 to 5"):
+    with pytest.raises(SimulationError, match="players must be a whole number from 2 to 5, not 1"):
         verify_players(1)
     with pytest.raises(SimulationError, match="whole number"):
         verify_players(True)

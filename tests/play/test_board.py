@@ -57,5 +57,5 @@ def test_position_with_numbers():
     assert extra == {"coins": 7, "logs": 2, "cannons": 1, "vp": 30}
     with pytest.raises(BoardError, match="unknown field 'gold'"):
         parse_position(EMPTY_CITY + "\ngold: 3")
-    with pytest.raises(BoardError, match="coins must be a whole number"):
+    with pytest.raises(BoardError, match="coins must be a whole number of at least 0, not 'many'"):
         parse_position(EMPTY_CITY + "\ncoins: many")

@@ -139,8 +139,8 @@ def test_a_saved_comparison_reads_back_as_written(tmp_path):
         (dict(policies=["greedy"]), "at least 2 policies"),
         (dict(policies=["greedy", "greedy"]), "at least 2 different policies"),
         (dict(policies=["greedy", "greedy", "random"]), "give one policy per seat"),
-        (dict(policies=["greedy", "random"], precision=2.0), "precision must be between 0 and 1"),
-        (dict(policies=["greedy", "random"], players=7), "players must be from 2 to 5"),
+        (dict(policies=["greedy", "random"], precision=2.0), "precision must be a number above 0 and below 1, not 2.0"),
+        (dict(policies=["greedy", "random"], players=7), "players must be a whole number from 2 to 5, not 7"),
     ],
 )
 def test_bad_input(kwargs, message):

@@ -37,7 +37,7 @@ def test_cells_of_a_plan():
     ({"levels": ["greedy", "greedy"]}, SkillError, "named twice"),
     ({"levels": ["greedy", "genius"]}, PolicyError, "genius"),
     ({"caps": {"walls": 10}}, SkillError, "--cap walls: not a level"),
-    ({"caps": {"greedy": 0}}, SkillError, "at least 1"),
+    ({"caps": {"greedy": 0}}, SkillError, "--cap greedy must be a whole number from 1 to 10,000,000,000, not 0"),
     ({"players": 6}, SimulationError, "players"),
     ({"games": 0}, SimulationError, "games"),
 ])  # fmt: skip

@@ -38,6 +38,7 @@ from typing import Any
 
 from smsim import __version__
 from smsim._cache import package_hash
+from smsim.checks import int_or_text, whole
 from smsim.errors import ClusterError, TaskFailed
 from smsim.runs.executors.local import LocalExecutor
 from smsim.runs.executors.task import Failed, Task, run_with_hook
@@ -59,13 +60,8 @@ def parse_address(text: str) -> tuple[str, int | str]:
         raise ClusterError(f"--cluster: {usage}, got {text!r}")
     text = text.strip()
     if text.startswith("local:") or text == "local":
-        count = text.partition(":")[2]
-        if not count.strip().isdigit():
-            raise ClusterError(f"--cluster {text!r}: N in local:N must be a whole number >= 1")
-        n = int(count)
-        if n < 1:
-            raise ClusterError(f"--cluster {text!r}: N in local:N must be >= 1, got {n}")
-        return "local", n
+        n = int_or_text(text.partition(":")[2].strip())
+        return "local", whole(n, f"--cluster {text!r}: N in local:N", low=1, error=ClusterError)
     m = _REMOTE.match(text)
     if m is None:
         raise ClusterError(f"--cluster: {usage}, got {text!r}")

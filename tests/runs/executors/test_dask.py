@@ -62,8 +62,8 @@ def test_parse_address():
     assert parse_address("local:3") == ("local", 3)
     assert parse_address(" tcp://scheduler.lan:8786 ") == ("remote", "tcp://scheduler.lan:8786")
     assert parse_address("tls://[::1]:8786/") == ("remote", "tls://[::1]:8786")
-    for bad, says in [("local:0", "must be >= 1"), ("local:x", "whole number"), ("local", "whole number"),
-                      ("local:-1", "whole number"), ("scheduler:8786", "expected local:N"),
+    for bad, says in [("local:0", "of at least 1, not 0$"), ("local:x", "whole number of at least 1, not 'x'"),
+                      ("local", "whole number"), ("local:-1", "not -1$"), ("scheduler:8786", "expected local:N"),
                       ("http://host:8786", "expected local:N"), ("tcp://host", "expected local:N"),
                       ("tcp://host:99999", "port"), ("", "expected local:N")]:  # fmt: skip
         with pytest.raises(ClusterError, match=says):
@@ -73,7 +73,8 @@ def test_parse_address():
 @pytest.mark.parametrize(
     "args, says",
     [
-        (["--cluster", "local:0", "--out", "{out}"], "--cluster 'local:0': N in local:N must be >= 1, got 0"),
+        (["--cluster", "local:0", "--out", "{out}"],
+         "--cluster 'local:0': N in local:N must be a whole number of at least 1, not 0"),
         (["--cluster", "mycluster", "--out", "{out}"], "--cluster: expected local:N"),
         (["--cluster", "local:2"], "--cluster needs --out DIR"),
     ],
