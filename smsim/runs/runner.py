@@ -109,7 +109,7 @@ def slice_plan(chunks: list[tuple[int, ...]], threads: int, min_slice: int | Non
 
 
 class Stopped(Exception):
-    """``on_threads`` (``play_chunks``) was stopped from outside (its ``stop`` event) before every slice was played."""
+    """``on_threads`` was stopped from outside (its ``stop`` event) before every slice was played."""
 
 
 def on_threads(
