@@ -8,16 +8,13 @@ or kept only as headline tables (``simulate_summary``).
 
 from __future__ import annotations
 
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from smsim.errors import DatasetError, PolicyError, SimulationError
-from smsim.play.api import check_errors
 from smsim.policies.registry import PolicySpec, rebuild_policy, resolve_policies, ship_policy
 from smsim.rules import Rules
 from smsim.runs import spec
@@ -33,7 +30,7 @@ from smsim.runs.dataset import (
 )
 from smsim.runs.executors import Failed, Task, open_executor, release_hook, report, stop_event, threads_here
 from smsim.runs.executors import check as check_cluster
-from smsim.runs.runner import engine_arrays, kernel, play_chunks
+from smsim.runs.runner import play_chunks
 from smsim.runs.spec import default_threads, verify_batch, verify_run
 from smsim.runs.storage import location
 from smsim.runs.summary import SummaryAccumulator, arrays_sums
@@ -48,28 +45,16 @@ def run_games(
     first: int = 0,
     threads: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Raw engine arrays (score, player, game_out) for games first .. first + games - 1.
-
-    The batch is cut into one contiguous chunk per thread; each game's dice depend only on
-    (seed, game), so the result does not depend on ``threads``.
+    """Raw engine arrays (score, player, game_out) for games first .. first + games - 1, played on
+    ``threads`` threads (``runner.play_chunks``, the batch one chunk); each game's dice depend only
+    on (seed, game), so the result does not depend on ``threads``.
     """
 
     specs = resolve_policies(policies, players)
-    score, player, game_out = engine_arrays(games, players)
-    play = kernel(players, specs, seed, rules)
-    threads = max(1, min(threads or default_threads(), games))
-
-    def run(lo: int, hi: int) -> None:
-        play(first + lo, score[lo:hi], player[lo:hi], game_out[lo:hi])
-
-    bounds = [games * i // threads for i in range(threads + 1)]
-    if threads == 1:
-        run(0, games)
-    else:
-        with ThreadPoolExecutor(threads) as pool:
-            list(pool.map(run, bounds[:-1], bounds[1:]))
-    check_errors(game_out, specs, first)
-    return score, player, game_out
+    arrays = []
+    play_chunks([(first, games)], players, [(specs, rules)], seed, threads or default_threads(),
+                lambda i, *chunk: arrays.append(chunk))  # fmt: skip
+    return arrays[0]
 
 
 def simulate(
@@ -249,106 +234,44 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
         run_rules = Rules.from_dict(rules)
     except (PolicyError, ValueError) as exc:
         return Failed(f"{where}: {exc}")
-    chunks = [(k, lo, m) for lo, m in spec.split_chunks(first, n)]
+    chunks = spec.split_chunks(first, n)
     acc = SummaryAccumulator()
-    sink = _PartSink(path, chunks, specs, run_rules, acc)
+    names = [s.name for s in specs]
+    writer: list[PartWriter] = []  # made when the first chunk is written
+    written, told = [0], [0]  # games written into the part; the last reported
 
-    told = [0]
+    def encode(i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> tuple:
+        lo = chunks[i][0]  # on the thread that played it, beside the others
+        return (seat_table(score, player, game_out, names, run_rules, lo), game_table(game_out, players, run_rules, lo),
+                arrays_sums(score, player, game_out, names, lo))  # fmt: skip
+
+    def write(i: int, item: tuple) -> None:  # a row group per chunk, in game order
+        seats, games, sums = item
+        if not writer:
+            writer.append(PartWriter(path, k))
+        writer[0].write(seats, games)
+        acc.merge(sums)
+        written[0] += chunks[i][1]
 
     def progress() -> None:
-        if sink.written != told[0]:
-            told[0] = sink.written
-            report(sink.written)
+        if written[0] != told[0]:
+            told[0] = written[0]
+            report(written[0])
 
     try:  # once its games are played the part only writes: the executor may play the next one beside it
-        play_chunks([(lo, m) for _, lo, m in chunks], players, [(specs, run_rules)], seed,
-                    threads or threads_here() or default_threads(), sink.finish, progress, stop_event(),
-                    release_hook())  # fmt: skip
-        sink.close_all()
+        play_chunks(chunks, players, [(specs, run_rules)], seed, threads or threads_here() or default_threads(),
+                    encode, progress, stop_event(), release_hook(), write)  # fmt: skip
+        if writer:  # synced and renamed into place: the part is there whole or not at all
+            writer.pop().close()
     except SimulationError as exc:  # the same games fail anywhere: not retried
-        sink.abort()
+        for w in writer:
+            w.abort()
         return Failed(str(exc))
     except BaseException:  # an I/O error (retried on a cluster), or an interrupt
-        sink.abort()
+        for w in writer:
+            w.abort()
         raise
     return k, n, acc.sums()
-
-
-class _PartSink:
-    """What ``simulate_to`` does with each chunk its threads finish (``runner.play_chunks``): on
-    the thread that finished it, turn it into tables and sums, then write it into its part
-    (``dataset.PartWriter``), whose row groups go in game order: a chunk finished before the one
-    ahead of it in its part waits, and the thread that writes that one writes it too. Parts are
-    written side by side, each by one thread at a time."""
-
-    def __init__(self, path, chunks: list[tuple[int, int, int]], specs: list[PolicySpec], rules: Rules, acc) -> None:
-
-        self.path, self.chunks = path, chunks
-        self.specs, self.names, self.rules, self.acc = specs, [s.name for s in specs], rules, acc
-        self.lock = threading.Lock()
-        self.first_chunk: dict[int, int] = {}  # part -> index of its first chunk
-        for i, (k, _, _) in enumerate(chunks):
-            self.first_chunk.setdefault(k, i)
-        self.next = dict(self.first_chunk)  # part -> index of its next chunk to write
-        self.pending: dict[int, tuple] = {}  # chunk index -> what to write
-        self.writing: set[int] = set()  # parts a thread is writing now
-        self.writers: dict[int, object] = {}  # part -> its open PartWriter
-        self.closing = ThreadPoolExecutor(1, thread_name_prefix="smsim-close")
-        self.closes: list = []  # a finished part's close (fsync, rename or upload) on self.closing
-        self.written = 0  # games written by this call
-
-    def finish(self, i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
-
-        k, first, n = self.chunks[i]
-        item = (seat_table(score, player, game_out, self.names, self.rules, first),
-                game_table(game_out, score.shape[1], self.rules, first), arrays_sums(score, player, game_out,
-                self.names, first), n, i + 1 == len(self.chunks) or self.chunks[i + 1][0] != k)  # fmt: skip
-        with self.lock:
-            self.pending[i] = item
-            if k in self.writing:  # the thread writing this part writes this chunk when its turn comes
-                return
-            self.writing.add(k)
-        self._drain(k)
-
-    def _drain(self, k: int) -> None:
-        """Write part k's chunks that are ready, in order (one thread per part at a time)."""
-
-        while True:
-            with self.lock:
-                item = self.pending.pop(self.next[k], None)
-                if item is None:
-                    self.writing.discard(k)
-                    return
-            seats, game_df, sums, n, last = item
-            try:
-                writer = self.writers.get(k) or PartWriter(self.path, k)
-                self.writers[k] = writer
-                writer.write(seats, game_df)
-                if last:  # sync and rename it on the closing thread: a playing thread never waits on the disk
-                    del self.writers[k]
-                    self.closes.append(self.closing.submit(writer.close))
-            except BaseException:
-                with self.lock:
-                    self.writing.discard(k)
-                raise
-            with self.lock:
-                self.acc.merge(sums)
-                self.written += n
-                self.next[k] += 1
-
-    def close_all(self) -> None:
-        """Wait until every finished part is synced and in place (raising the first error), and
-        stop the closing thread."""
-        for future in self.closes:
-            future.result()
-        self.closing.shutdown(wait=True)
-
-    def abort(self) -> None:
-        """After an error or an interrupt: let the parts being closed finish, drop the others."""
-        self.closing.shutdown(wait=True)
-        for writer in self.writers.values():
-            writer.abort()
-        self.writers.clear()
 
 
 def simulate_summary(
@@ -371,23 +294,21 @@ def simulate_summary(
     chunks = spec.split_chunks(0, games)
     acc = SummaryAccumulator()
     progress = _Reporter(on_progress, acc, games, 0)
-    lock = threading.Lock()
     names = [s.name for s in specs]
     counted = [0]
 
-    def finish(i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
-        first, n = chunks[i]
-        sums = arrays_sums(score, player, game_out, names, first)  # no table: only the sums
-        with lock:
-            acc.merge(sums)
-            counted[0] += n
+    def sums(i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> dict:
+        return arrays_sums(score, player, game_out, names, chunks[i][0])  # no table: only the sums
+
+    def add(i: int, chunk_sums: dict) -> None:
+        acc.merge(chunk_sums)
+        counted[0] += chunks[i][1]
 
     def poll() -> None:
-        with lock:
-            if counted[0] != progress.played:
-                progress.update(counted[0])
+        if counted[0] != progress.played:
+            progress.update(counted[0])
 
-    play_chunks(chunks, players, [(specs, rules)], seed, threads or default_threads(), finish, poll)
+    play_chunks(chunks, players, [(specs, rules)], seed, threads or default_threads(), sums, poll, use=add)
     return RunResult(None, acc.tables(), progress.done, progress.played)
 
 

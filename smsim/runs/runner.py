@@ -1,32 +1,32 @@
-"""A run's games played on a pool of threads, each chunk handed on by the thread that finished it.
+"""smsim's one pool of threads (``on_threads``), and a run's games played on it (``play_chunks``).
 
-``run_games`` cuts one batch into a contiguous range per thread and waits for all of them: right
-for the kernel alone, but a command must also turn each chunk of games into tables, sums and
-Parquet row groups, and done on the calling thread that work is serial: on 16 cores it capped
-``smsim simulate --out`` at 9.5x. Here the work outside the engine runs on the threads that
-played the games, in parallel:
+Every command that plays games here plays them on it: ``run_games``, a dataset's parts,
+``simulate_summary``, compare's rounds, a sweep in memory, and ``smsim learn``'s labels. The work
+outside the engine runs on the threads that played the games, in parallel:
 
 - the games are cut into *chunks* (what the caller writes or sums at a time: a Parquet row
   group), and each chunk into *slices*, long at first and short at the end (``slice_plan``);
 - every thread takes the next slice, in game order, and plays it into its chunk's arrays (the
   engine releases the GIL);
 - the thread that plays a chunk's last slice calls ``finish(i, score, player, game_out)`` for it,
-  while the other threads go on playing; the thread that plays the run's last slice first calls
-  ``played()``, so that the caller can put the cores to other work (the local executor starts
-  the next part) while that last chunk is finished;
+  while the other threads go on playing, and hands what it returns to ``use``, which hears the
+  chunks one at a time and in game order (a dataset part's row groups); the thread that plays
+  the run's last slice first calls ``played()``, so that the caller can put the cores to other
+  work (the local executor starts the next part) while that last chunk is finished;
 - the calling thread only waits, calling ``poll()`` every ``POLL_SECONDS`` (progress).
 
 Each game's dice depend only on (seed, game), so the arrays of a chunk do not depend on the
-threads or the slices; ``finish`` is called for every chunk exactly once, in any order (the
-caller orders what must be ordered, ``simulate_to``'s part files). A chunk's arrays are made when
-its first slice is taken and dropped after ``finish``: about ``threads + 1`` chunks are in memory.
-An exception in a thread stops the others after their current slice and is raised here.
+threads or the slices; ``finish`` is called for every chunk exactly once, in any order, ``use``
+in chunk order. A chunk's arrays are made when its first slice is taken and dropped after
+``finish``: about ``threads + 1`` chunks are in memory. An exception in a thread stops the
+others after their current slice and is raised here.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -109,41 +109,63 @@ def slice_plan(chunks: list[tuple[int, ...]], threads: int, min_slice: int | Non
 
 
 class Stopped(Exception):
-    """``play_chunks`` was stopped from outside (its ``stop`` event) before every chunk was played."""
+    """``on_threads`` was stopped from outside (its ``stop`` event) before every slice was played."""
 
 
-def play_chunks(
-    chunks: list[tuple[int, int]] | list[tuple[int, int, int]],
-    players: int,
-    setups: list[tuple[list[PolicySpec], Rules]],
-    seed: int,
+def on_threads(
+    slices: list[tuple[int, int, int]],
     threads: int,
-    finish: Callable[[int, np.ndarray, np.ndarray, np.ndarray], None],
+    play: Callable[[Any, int, int, int], None],
+    finish: Callable[[Any, int], Any] | None = None,
+    use: Callable[[int, Any], None] | None = None,
+    *,
+    begin: Callable[[int], Any] | None = None,
     poll: Callable[[], None] | None = None,
     stop: threading.Event | None = None,
     played: Callable[[], None] | None = None,
 ) -> None:
-    """Play every (first game, games) chunk on ``threads`` threads and call ``finish`` for each
-    chunk on the thread that completed it (see the module's docstring).
+    """smsim's one pool of threads. Each of ``threads`` threads takes the next (chunk i, lo, hi) of
+    ``slices`` in their order and calls ``play(held, i, lo, hi)``, ``held`` being what ``begin(i)``
+    made (under the pool's lock) when chunk i's first slice was taken (None without ``begin``).
+    The thread that plays a chunk's last slice calls ``finish(held, i)``, beside the other threads
+    still playing, and its result goes to ``use(i, result)``: ``use`` is called for the chunks in
+    the order their first slices come, one call at a time (a result ready before the one ahead of
+    it waits, and the thread that hands that one on hands it on too), and never while ``poll``
+    runs, so neither needs a lock of its own. ``held`` is dropped after ``finish``.
 
-    A chunk in which a policy chose outside its candidates raises ``SimulationError`` (naming the
-    game) instead of reaching ``finish``.
-
-    ``setups``: the (line-up, rules) the chunks are played with. One run has one; ``compare``'s
-    seat arrangements and a sweep's variants have several, a chunk being then (first game, games,
-    setup index). ``stop``: set from another thread, the threads stop after their slice and
-    ``Stopped`` is raised. ``played``: called once, by the thread that played the last slice, when
-    every game is played (and checked) and before that chunk's ``finish``."""
-    plays = [kernel(players, lineup, seed, rules) for lineup, rules in setups]
-    search = any(any_search(lineup) for lineup, _ in setups)
-    slices = slice_plan(chunks, threads, 1, SEARCH_SLICE) if search else slice_plan(chunks, threads)
-    lock = threading.Lock()
-    state = {"next": 0, "error": None, "unplayed": len(slices)}
-    arrays: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-    left = [0] * len(chunks)  # slices of each chunk not yet played
+    The calling thread only waits, calling ``poll()`` every ``POLL_SECONDS`` and once at the end.
+    ``played``: called once, by the thread that played the last slice, before that chunk's
+    ``finish`` (the cores are free: only finishing is left). ``stop``: set from another thread,
+    the threads stop after their slice and ``Stopped`` is raised. An exception in a thread
+    (``play``, ``finish`` or ``use``) stops the others after their slice and is raised here; so is
+    Ctrl-C, once the threads have stopped."""
+    lock, handing = threading.Lock(), threading.Lock()  # handing: held around use and poll
+    state = {"next": 0, "error": None, "unplayed": len(slices), "handed": 0, "busy": False}
+    left: dict[int, int] = {}  # slices of each chunk not yet played
     for i, _, _ in slices:
-        left[i] += 1
+        left[i] = left.get(i, 0) + 1
+    order = list(left)  # the chunks, in the order use hears them
+    held: dict[int, Any] = {}
+    ready: dict[int, Any] = {}  # finished chunks waiting for one ahead of them
     stopped = stop or threading.Event()
+
+    def hand_on(i: int, result: Any) -> None:
+        with lock:
+            ready[i] = result
+            if state["busy"]:  # the thread handing on now hands this one on when its turn comes
+                return
+            state["busy"] = True
+        while True:
+            with lock:
+                if state["handed"] == len(order) or order[state["handed"]] not in ready:
+                    state["busy"] = False
+                    return
+                j = order[state["handed"]]
+                result = ready.pop(j)
+            with handing:
+                use(j, result)
+            with lock:
+                state["handed"] += 1
 
     def work() -> None:
         try:
@@ -153,27 +175,31 @@ def play_chunks(
                         return
                     i, lo, hi = slices[state["next"]]
                     state["next"] += 1
-                    if i not in arrays:
-                        arrays[i] = engine_arrays(chunks[i][1], players)
-                    score, player, game_out = arrays[i]
-                play = plays[chunks[i][2] if len(chunks[i]) > 2 else 0]
-                play(chunks[i][0] + lo, score[lo:hi], player[lo:hi], game_out[lo:hi])
+                    if i not in held:
+                        held[i] = begin(i) if begin is not None else None
+                    mine = held[i]
+                play(mine, i, lo, hi)
                 with lock:
                     left[i] -= 1
                     last = left[i] == 0
                     if last:
-                        del arrays[i]
+                        del held[i]
                     state["unplayed"] -= 1
                     everything = state["unplayed"] == 0  # the run's last slice ends its chunk too
-                if last:  # the engine flags a policy that chose outside its candidates; no caller checks again
-                    check_errors(game_out, setups[chunks[i][2] if len(chunks[i]) > 2 else 0][0], chunks[i][0])
-                    if everything and played is not None:  # the cores are free: only finishing is left
+                if last:
+                    if everything and played is not None:
                         played()
-                    finish(i, score, player, game_out)
+                    result = finish(mine, i) if finish is not None else None
+                    if use is not None:
+                        hand_on(i, result)
         except BaseException as exc:  # handed to the calling thread, which raises it
             with lock:
                 state["error"] = state["error"] or exc
             stopped.set()
+
+    def polled() -> None:
+        with handing:
+            poll()
 
     workers = [threading.Thread(target=work, name=f"smsim-play-{t}", daemon=True)
                for t in range(max(1, min(threads, len(slices))))]  # fmt: skip
@@ -184,7 +210,7 @@ def play_chunks(
             while w.is_alive():
                 w.join(POLL_SECONDS)
                 if poll is not None and not stopped.is_set():
-                    poll()
+                    polled()
     except BaseException:  # Ctrl-C: the threads stop after their slice; nothing half-finished is kept
         stopped.set()
         for w in workers:
@@ -192,7 +218,49 @@ def play_chunks(
         raise
     if state["error"] is not None:
         raise state["error"]
-    if any(left):  # stopped from outside before the end
+    if any(left.values()):  # stopped from outside before the end
         raise Stopped()
     if poll is not None:
-        poll()
+        polled()
+
+
+def play_chunks(
+    chunks: list[tuple[int, int]] | list[tuple[int, int, int]],
+    players: int,
+    setups: list[tuple[list[PolicySpec], Rules]],
+    seed: int,
+    threads: int,
+    finish: Callable[[int, np.ndarray, np.ndarray, np.ndarray], Any],
+    poll: Callable[[], None] | None = None,
+    stop: threading.Event | None = None,
+    played: Callable[[], None] | None = None,
+    use: Callable[[int, Any], None] | None = None,
+) -> None:
+    """Play every (first game, games) chunk on ``threads`` threads (``on_threads``) and call
+    ``finish(i, score, player, game_out)`` for each chunk on the thread that completed it; what
+    it returns goes to ``use(i, result)``, in chunk order (see ``on_threads``).
+
+    A chunk in which a policy chose outside its candidates raises ``SimulationError`` (naming the
+    game) instead of reaching ``finish``.
+
+    ``setups``: the (line-up, rules) the chunks are played with. One run has one; ``compare``'s
+    seat arrangements and a sweep's variants have several, a chunk being then (first game, games,
+    setup index). ``poll``, ``stop`` and ``played``: as ``on_threads``'s."""
+    plays = [kernel(players, lineup, seed, rules) for lineup, rules in setups]
+    search = any(any_search(lineup) for lineup, _ in setups)
+    slices = slice_plan(chunks, threads, 1, SEARCH_SLICE) if search else slice_plan(chunks, threads)
+
+    def setup(i: int) -> int:
+        return chunks[i][2] if len(chunks[i]) > 2 else 0
+
+    def play(arrays: tuple[np.ndarray, np.ndarray, np.ndarray], i: int, lo: int, hi: int) -> None:
+        score, player, game_out = arrays
+        plays[setup(i)](chunks[i][0] + lo, score[lo:hi], player[lo:hi], game_out[lo:hi])
+
+    def done(arrays: tuple[np.ndarray, np.ndarray, np.ndarray], i: int) -> Any:
+        # the engine flags a policy that chose outside its candidates; no caller checks again
+        check_errors(arrays[2], setups[setup(i)][0], chunks[i][0])
+        return finish(i, *arrays)
+
+    on_threads(slices, threads, play, done, use, begin=lambda i: engine_arrays(chunks[i][1], players), poll=poll,
+               stop=stop, played=played)  # fmt: skip

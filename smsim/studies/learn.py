@@ -38,7 +38,6 @@ import math
 import os
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,7 +60,8 @@ from smsim.policies.model import Model, Units
 from smsim.policies.registry import PolicySpec, learned_mark, policy_arrays, resolve_policy, rollout_spec
 from smsim.policies.rollout import ROLLOUT_PARAMS, UNGATED
 from smsim.rules import Rules
-from smsim.runs.executors import LocalExecutor, Task, open_executor, report, threads_here
+from smsim.runs.executors import LocalExecutor, Task, open_executor, report, stop_event, threads_here
+from smsim.runs.runner import on_threads
 from smsim.studies.compare import compare
 
 KINDS = {"USE": L.DECISION_USE, "PLACE": L.DECISION_PLACE}
@@ -135,9 +135,13 @@ def label_part(plan: LearnPlan, round_no: int, part: int, student: PolicySpec, r
     """The label rows of part ``part`` of round ``round_no``: its games on this task's threads."""
     first = part * plan.games_per_part
     games = list(range(first, first + plan.games_per_part))
-    threads = max(1, min(threads_here() or os.cpu_count() or 1, len(games)))
-    with ThreadPoolExecutor(threads) as pool:
-        per_game = list(pool.map(lambda g: label_game(plan, round_no, g, student, rules), games))
+    per_game: list[list[tuple]] = [[] for _ in games]
+
+    def label(_, i: int, lo: int, hi: int) -> None:  # a slice is one game
+        per_game[i] = label_game(plan, round_no, games[i], student, rules)
+
+    on_threads([(i, 0, 1) for i in range(len(games))], threads_here() or os.cpu_count() or 1, label,
+               stop=stop_event())  # fmt: skip
     rows = [r for game_rows in per_game for r in game_rows]
     report(len(games))
     columns: dict[str, Any] = {

@@ -26,7 +26,6 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import threading
 import time
 import tomllib
 from dataclasses import dataclass, field
@@ -592,32 +591,31 @@ def play_sweep(
     names = [s.name for s in specs]
     # every variant's chunks on one pool of threads, variant after variant: no wait between variants
     chunks = [(first, n, i) for i in range(len(variants)) for first, n in split_chunks(0, games)]
-    frames: dict[int, pd.DataFrame] = {}
-    lock = threading.Lock()
+    frames: list[list[pd.DataFrame]] = [[] for _ in variants]  # per variant, its chunks' metrics in order
+    heard = [0, 0]  # games whose metrics are kept, the variant of the last chunk
 
-    def finish(c: int, score, player, game_out) -> None:
+    def finish(c: int, score, player, game_out) -> pd.DataFrame:
         first, _, i = chunks[c]
         rules = variants[i].rules
         seats = seat_table(score, player, game_out, names, rules, first)
-        metrics = game_metrics(seats, game_table(game_out, players, rules, first), rules)
-        with lock:
-            frames[c] = metrics
+        return game_metrics(seats, game_table(game_out, players, rules, first), rules)
+
+    def keep(c: int, metrics: pd.DataFrame) -> None:
+        frames[chunks[c][2]].append(metrics)
+        heard[0] += chunks[c][1]
+        heard[1] = chunks[c][2]
 
     def poll() -> None:
         if on_progress is None:
             return
-        with lock:
-            done = sum(chunks[c][1] for c in frames)
-            now = max((chunks[c][2] for c in frames), default=0)
+        done, now = heard
         elapsed = time.perf_counter() - start
         on_progress(SweepProgress(done, games * len(variants), elapsed, done / elapsed if elapsed else 0.0,
                                   variants[now].name, now, len(variants)))  # fmt: skip
 
     play_chunks(chunks, players, [(specs, v.rules) for v in variants], seed, threads or default_threads(), finish,
-                poll)  # fmt: skip
-    per_variant: dict[str, pd.DataFrame] = {
-        v.name: pd.concat([frames[c] for c, chunk in enumerate(chunks) if chunk[2] == i]) for i, v in enumerate(variants)
-    }  # fmt: skip
+                poll, use=keep)  # fmt: skip
+    per_variant = {v.name: pd.concat(frames[i]) for i, v in enumerate(variants)}
     done = games * len(variants)
     metrics = metrics_for(players, max(len(v.rules.pirate_strengths) for v in variants), names,
                           any(any(v.rules.seat_vp) for v in variants))  # fmt: skip

@@ -132,31 +132,32 @@ def test_fixed_seeds_play_the_same_games_as_recorded():
 
 
 def test_a_part_whose_chunks_finish_out_of_order_is_written_in_game_order(tmp_path, monkeypatch):
-    """simulate_to's threads finish chunks in any order; a part's row groups still go in game
-    order, and the file appears only when its last chunk is written, byte for byte the part a
-    single thread writes."""
+    """simulate_to's threads finish chunks in any order (here the part's first chunk is encoded
+    last); a part's row groups still go in game order, byte for byte the part a single thread
+    writes, with the same sums."""
+    import time
+
     from smsim.runs import batch as sim, spec
     from smsim.runs.dataset import part_name
-    from smsim.policies.registry import resolve_policies
-    from smsim.runs.summary import SummaryAccumulator
 
     monkeypatch.setattr(spec, "CHUNK_GAMES", 40)
     ordered = sim.simulate_to(str(tmp_path / "a"), 120, 2, ["random", "greedy"], seed=3, batch=120, threads=1)
-    chunks = [(0, 0, 40), (0, 40, 40), (0, 80, 40)]
-    acc = SummaryAccumulator()
-    sink = sim._PartSink(tmp_path / "b", chunks, resolve_policies(["random", "greedy"], 2), Rules(), acc)
-    arrays = [run_games(n, 2, ["random", "greedy"], 3, Rules(), first=first) for _, first, n in chunks]
-    for i in (2, 0):
-        sink.finish(i, *arrays[i])
-    assert sink.written == 40 and not (tmp_path / "b" / "seats" / part_name(0)).exists()
-    sink.finish(1, *arrays[1])  # writes chunk 1, then chunk 2 waiting behind it
-    sink.close_all()  # the part is synced and renamed on the closing thread
-    assert sink.written == 120 and not sink.writers
-    sink.abort()
+    encoded = []
+    seat_table = sim.seat_table
+
+    def late_first_chunk(score, player, game_out, names, rules, first):
+        if first == 0:
+            time.sleep(0.5)  # the other thread encodes chunks 1 and 2 meanwhile
+        encoded.append(first)
+        return seat_table(score, player, game_out, names, rules, first)
+
+    monkeypatch.setattr(sim, "seat_table", late_first_chunk)
+    shuffled = sim.simulate_to(str(tmp_path / "b"), 120, 2, ["random", "greedy"], seed=3, batch=120, threads=2)
+    assert encoded[-1] == 0 and sorted(encoded) == [0, 40, 80]
     for sub in ("seats", "games"):
         assert (tmp_path / "b" / sub / part_name(0)).read_bytes() == (tmp_path / "a" / sub / part_name(0)).read_bytes()
     for name, table in ordered.tables.items():
-        pd.testing.assert_frame_equal(acc.tables()[name], table)
+        pd.testing.assert_frame_equal(shuffled.tables[name], table)
 
 
 def test_progress_of_a_run_written_part_by_part_counts_each_game_once(tmp_path, monkeypatch):

@@ -80,3 +80,115 @@ def test_slices_cover_every_game_once_long_first_and_short_at_the_end():
     assert runner.slice_plan([(0, 1)], 16) == [(0, 0, 1)]
     slow = runner.slice_plan([(0, 50)] * 4, 2, 1, runner.SEARCH_SLICE)  # a searching seat's games
     assert max(hi - lo for _, lo, hi in slow) == runner.SEARCH_SLICE and slow[-1][2] - slow[-1][1] == 1
+
+
+# -- the one pool of threads (on_threads) ----------------------------------------------------------
+def _slices(chunks: int, per_chunk: int) -> list[tuple[int, int, int]]:
+    return [(i, j, j + 1) for i in range(chunks) for j in range(per_chunk)]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_use_hears_every_chunk_once_in_order_one_at_a_time_and_never_beside_poll(threads):
+    """finish runs on the threads, in any order (chunk 0 here finishes last); use hears the
+    chunks in order, one call at a time, never while poll runs; begin's value reaches play and
+    finish of its own chunk."""
+    import time
+
+    inside, heard, finished, polls = [0], [], [], []
+    lock = threading.Lock()
+
+    def begin(i):
+        return {"chunk": i, "slices": 0}
+
+    def play(held, i, lo, hi):
+        assert held["chunk"] == i
+        with lock:
+            held["slices"] += 1
+
+    def finish(held, i):
+        if i == 0:
+            time.sleep(0.3)  # the other threads finish later chunks meanwhile
+        with lock:
+            finished.append(i)
+        return i, held["slices"]
+
+    def use(i, result):
+        inside[0] += 1
+        assert inside[0] == 1  # alone: no other use, no poll
+        time.sleep(0.002)
+        heard.append((i, result))
+        inside[0] -= 1
+
+    def poll():
+        inside[0] += 1
+        assert inside[0] == 1
+        polls.append(len(heard))
+        inside[0] -= 1
+
+    runner.on_threads(_slices(12, 3), threads, play, finish, use, begin=begin, poll=poll)
+    assert heard == [(i, (i, 3)) for i in range(12)]
+    assert sorted(finished) == list(range(12))
+    if threads > 1:
+        assert finished[-1] == 0  # out of order, yet heard in order
+    assert polls and polls[-1] == 12 and polls == sorted(polls)
+
+
+@pytest.mark.parametrize("where", ["play", "finish", "use"])
+def test_an_exception_in_a_worker_thread_stops_the_others_and_is_raised_in_the_caller(where):
+    played = []
+
+    def fail_at(stage, i):
+        if stage == where and i == 3:
+            raise ValueError(f"{where} of chunk 3 failed")
+
+    def play(_, i, lo, hi):
+        fail_at("play", i)
+        played.append(i)
+
+    with pytest.raises(ValueError, match=f"{where} of chunk 3 failed"):
+        runner.on_threads(_slices(2000, 1), 2, play, lambda _, i: fail_at("finish", i),
+                          lambda i, _: fail_at("use", i))  # fmt: skip
+    assert len(played) < 100  # the other thread stopped too, long before the end
+    assert not [t for t in threading.enumerate() if t.name.startswith("smsim-play-")]
+
+
+def test_a_stop_from_outside_or_an_interrupt_in_the_caller_stops_every_thread():
+    stop = threading.Event()
+    played = []
+
+    def play(_, i, lo, hi):
+        played.append(i)
+        if i == 5:
+            stop.set()
+
+    with pytest.raises(runner.Stopped):
+        runner.on_threads(_slices(1000, 1), 2, play, stop=stop)
+    assert len(played) < 10
+
+    def interrupt():  # Ctrl-C reaches the calling thread while it polls
+        raise KeyboardInterrupt
+
+    played.clear()
+    with pytest.raises(KeyboardInterrupt):
+        runner.on_threads(_slices(10**6, 1), 2, lambda *_: played.append(1), poll=interrupt)
+    assert len(played) < 10**6
+    assert not [t for t in threading.enumerate() if t.name.startswith("smsim-play-")]
+
+
+def test_used_chunks_of_a_run_are_identical_on_one_and_two_threads(monkeypatch):
+    """play_chunks with ``use``: the arrays heard, in order, are those of a plain run, whatever the threads."""
+    monkeypatch.setattr(runner, "MAX_SLICE", 9)
+    monkeypatch.setattr(runner, "MIN_SLICE", 3)
+    chunks = [(0, 25), (25, 40), (65, 11)]
+    specs = resolve_policies(LINEUP, 3)
+    runs = {}
+    for threads in (1, 2):
+        heard = []
+        runner.play_chunks(chunks, 3, [(specs, Rules())], 8, threads, lambda i, *arrays: arrays,
+                           use=lambda i, arrays: heard.append((i, arrays)))  # fmt: skip
+        runs[threads] = heard
+    expected = run_games(76, 3, LINEUP, 8, Rules(), threads=1)
+    for threads, heard in runs.items():
+        assert [i for i, _ in heard] == [0, 1, 2]
+        for want, got in zip(expected, zip(*(arrays for _, arrays in heard))):
+            np.testing.assert_array_equal(np.concatenate(got), want)
