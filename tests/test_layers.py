@@ -17,7 +17,8 @@ PACKAGE = Path(smsim.__file__).parent
 
 # from the ground up; a module belongs to the layer of its longest matching prefix
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("facts", ("smsim.errors", "smsim.layout", "smsim.rules", "smsim.stats", "smsim.intervals", "smsim._cache")),
+    ("facts", ("smsim.errors", "smsim.layout", "smsim.rules", "smsim.stats", "smsim.intervals", "smsim._cache",
+               "smsim.files")),
     ("engine", ("smsim.engine",)),
     ("policies", ("smsim.policies",)),
     ("play", ("smsim.play",)),

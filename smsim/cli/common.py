@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from smsim import __version__
-from smsim.errors import PolicyError, RulesError
+from smsim.errors import PolicyError, RulesError, SmsimError
 from smsim.rules import Rules, load_rules
 
 if TYPE_CHECKING:
@@ -196,16 +196,27 @@ def check_cluster_option(cluster: str | None, out: str | None, needs_out: bool =
 
 def check_run_out(out: str, run: RunSpec, batch: int | None) -> None:
     """``simulate --out``: a directory that holds another run, or cannot be written, is refused
-    before the engine is compiled (``dataset.check_run``; the run itself checks again)."""
+    before the engine is compiled (``folder.check_out``; the run itself checks again)."""
     from smsim.errors import DatasetError, SimulationError
-    from smsim.runs.dataset import check_run, run_identity
+    from smsim.runs.dataset import run_identity
+    from smsim.runs.folder import check_out as check_folder
     from smsim.runs.spec import verify_batch
-    from smsim.runs.storage import location
 
     try:
         identity = run_identity(run.games, run.players, run.lineup, run.seed, run.rules, verify_batch(batch, run.games))
-        check_run(location(out), identity)
+        check_folder(out, "dataset", identity)
     except (DatasetError, SimulationError) as exc:
+        fail(str(exc))
+
+
+def check_folder_out(out: str, kind: str, inputs: dict | None = None) -> None:
+    """An --out folder that holds something else than a result of ``kind`` (of these ``inputs``),
+    or cannot be written, is refused before any game (``folder.check_out``)."""
+    from smsim.runs.folder import check_out as check_folder
+
+    try:
+        check_folder(out, kind, inputs)
+    except SmsimError as exc:
         fail(str(exc))
 
 
