@@ -1,12 +1,7 @@
-"""The one way smsim writes a file: whole or not at all.
-
-A file is written beside its final name under a temporary one (``.NAME.tmp-PID``), flushed and
-synced, renamed into place (``os.replace``) and its directory synced where the system allows: a
-reader, or a run killed at any moment, finds the old file or the new one, never a piece (a kill
-leaves at most a temporary file, which no reader takes for a finished one). A writer that raises
-removes its temporary file. ``write_file`` writes bytes or text; ``writing`` lends the temporary
-path to a library that writes to a path (Parquet, a figure). At a URL ``runs.storage`` uploads a
-local copy written here.
+"""The one way smsim writes a file, whole or not at all: beside its final name under a temporary
+one (``.NAME.tmp-PID``), synced, renamed into place (``os.replace``), its directory synced where
+the system allows. A reader, or a run killed at any moment, finds the old file or the new one; a
+writer that raises removes its temporary file. At a URL ``runs.storage`` uploads a copy written here.
 """
 
 from __future__ import annotations
@@ -18,41 +13,31 @@ from pathlib import Path, PurePath
 
 
 def temp_name(final: PurePath) -> str:
-    """The name ``final`` (a path, or a ``runs.storage.Remote``) is written under before it is
-    renamed into place: ``.NAME.tmp-PID``."""
+    """The name ``final`` (a path or a ``storage.Remote``) is written under: ``.NAME.tmp-PID``."""
     return f".{final.name}.tmp-{os.getpid()}"
 
 
-def temp_path(final: Path) -> Path:
-    return final.with_name(temp_name(final))
+def _sync(path: Path, flags: int) -> None:
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def commit(tmp: Path, final: Path) -> None:
     """Put the finished file ``tmp`` in place as ``final``: synced, renamed, its directory synced."""
-    fd = os.open(tmp, os.O_RDWR)  # writable: Windows syncs only a handle that may write
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    _sync(tmp, os.O_RDWR)  # writable: Windows syncs only a handle that may write
     os.replace(tmp, final)
-    try:  # the rename itself survives a power cut once the directory is synced
-        fd = os.open(final.parent, os.O_RDONLY)
-    except OSError:  # a system that opens no directory (Windows)
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # a filesystem that syncs no directory
-        pass
-    finally:
-        os.close(fd)
+    with contextlib.suppress(OSError):  # a system or filesystem that opens or syncs no directory
+        _sync(final.parent, os.O_RDONLY)  # the rename itself then survives a power cut
 
 
 @contextlib.contextmanager
 def writing(final: str | os.PathLike) -> Iterator[Path]:
-    """The temporary path to write ``final``'s new content to; when the block ends it is put in
-    place (``commit``), and if the block raises it is removed and ``final`` left as it was."""
+    """The path to write ``final`` to: put in place when the block ends, removed if it raises."""
     final = Path(final)
-    tmp = temp_path(final)
+    tmp = final.with_name(temp_name(final))
     try:
         yield tmp
         commit(tmp, final)

@@ -210,8 +210,7 @@ def check_run_out(out: str, run: RunSpec, batch: int | None) -> None:
 
 
 def check_folder_out(out: str, kind: str, inputs: dict | None = None) -> None:
-    """An --out folder that holds something else than a result of ``kind`` (of these ``inputs``),
-    or cannot be written, is refused before any game (``folder.check_out``)."""
+    """An --out folder that ``kind``'s run may not write is refused before any game (``folder.check_out``)."""
     from smsim.runs.folder import check_out as check_folder
 
     try:

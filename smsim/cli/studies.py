@@ -77,10 +77,7 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
     if out:  # made before any game is played: an unwritable output fails at once
         from smsim.studies.compare import ComparisonWriter
 
-        try:
-            check_folder_out(out, "comparison")
-        except DatasetError as exc:
-            fail(str(exc))
+        check_folder_out(out, "comparison")
         try:
             writer = ComparisonWriter(out)
         except OSError as exc:

@@ -892,8 +892,7 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     topic shows its figure first, then the headline rows of each table (the at-a-glance games),
     the whole table folded below it and written as CSV."""
     out = Path(out)
-    held = kind_of(out)
-    if held is not None:
+    if (held := kind_of(out)) is not None:
         raise DatasetError(f"{str(out)!r} holds {KINDS[held].a}; write the report into another directory")
     try:
         (out / "figures").mkdir(parents=True, exist_ok=True)

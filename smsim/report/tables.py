@@ -127,8 +127,7 @@ def _read_parquets(files: list[Path], seats: bool = False) -> pd.DataFrame:
 
 def kinds_of(paths: list[str | Path], kinds: dict[str, str | None] | None = None) -> dict[str, str | None]:
     """What each path holds (``folder.kind_of``), asked once: those ``kinds`` already says are kept."""
-    kinds = dict(kinds or {})
-    return kinds | {str(p): kind_of(p) for p in paths if str(p) not in kinds}
+    return {str(p): kind_of(p) for p in paths if str(p) not in (kinds or {})} | (kinds or {})
 
 
 def _read_one(path: Path, kind: str | None) -> tuple[pd.DataFrame, pd.DataFrame, dict, Source]:

@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 from smsim import layout as L
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.errors import DatasetError
-from smsim.files import commit, temp_path
+from smsim.files import commit, temp_name
 from smsim.rules import SIDE_NAMES, Rules
 from smsim.runs import folder
 from smsim.runs.storage import Remote, location, publish, reading, staging_file
@@ -209,7 +209,7 @@ class ParquetStream:
 
     def __init__(self, final: Path | Remote) -> None:
         self.final = final
-        self.tmp: Path | None = temp_path(final) if isinstance(final, Path) else None
+        self.tmp: Path | None = final.with_name(temp_name(final)) if isinstance(final, Path) else None
         self.writer: pq.ParquetWriter | None = None
 
     def write(self, df: pd.DataFrame) -> None:

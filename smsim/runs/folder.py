@@ -1,19 +1,13 @@
 """A result folder: the one manifest form every command that writes a directory writes, and its
-one reader and check. No other module knows a manifest's fields or the dialects of earlier versions.
-
-Each kind keeps its manifest's name (``KINDS``: ``manifest.json`` for a dataset and a comparison,
-which say inside which they are; ``sweep.json``, ``skill.json``, ``fairness.json``,
-``learn.json``): the commands print them, the docs name them, a fairness result is given by its
-file. The form::
+one reader and check; no other module knows a manifest's fields or the dialects of earlier versions.
+Each kind keeps its manifest's name (``KINDS``; a dataset and a comparison share ``manifest.json``
+and say inside which they are): the commands print it and a fairness result is given by it. The form::
 
     {"kind": "sweep", "format_version": 2, "smsim": "0.1.0", "command": [...], "inputs": {...},
      ...the kind's results..., "environment": {...}}
 
-``inputs`` make two runs the same run: a folder is resumed only by its own. ``read_manifest``
-reads this form and each earlier dialect (``Kind.old``) into the form each kind's readers have
-always read: the inputs under the kind's key (``Kind.inputs``: a dataset's ``run``, a sweep's
-``sweep``, a skill study's ``plan``) or among the other fields; rules and policies recorded before
-a field or knob existed take today's defaults, so their runs resume.
+``inputs`` make two runs the same run. ``read_manifest`` reads it and each earlier dialect
+(``Kind.old``) into the form each kind's readers have always read (``Kind.inputs``).
 """
 
 from __future__ import annotations
@@ -66,13 +60,18 @@ KINDS = {  # dataset formats: 2 sides_attack_N columns, 3 seat_vp (older ones re
                   ("plan", "rules"), ("plan", "rules"), None, LearnError),
 }  # fmt: skip
 ALONE = "fairness"  # the kind whose manifest is its whole result: its file may stand for its folder
-SHARED = "manifest.json"  # the name two kinds share: the manifest says which
 
 
 def environment() -> dict[str, str]:
     """The versions a manifest records: what made the data."""
     return {"smsim": __version__, "numba": metadata.version("numba"), "numpy": np.__version__,
             "python": platform.python_version()}  # fmt: skip
+
+
+def _inputs(spec: Kind, manifest: dict) -> Any:
+    """The inputs in a manifest of the form ``read_manifest`` gives (``Kind.inputs``)."""
+    return manifest.get(spec.inputs) if isinstance(spec.inputs, str) else \
+        {f: manifest[f] for f in spec.inputs if f in manifest}  # fmt: skip
 
 
 def _says(data: dict, kind: str) -> bool:
@@ -96,26 +95,25 @@ def _found(path: Path | Remote, error: type[SmsimError]) -> tuple[Path | Remote,
     """The folder ``path`` stands for and the kind it holds (None: no manifest of smsim's)."""
     if path.name == KINDS[ALONE].file and path.is_file():
         return path.parent, ALONE
+    shared = KINDS["dataset"].file  # a comparison's too: the manifest says which
     for kind, spec in KINDS.items():
-        if spec.file != SHARED and (path / spec.file).is_file():
+        if spec.file != shared and (path / spec.file).is_file():
             return path, kind
-    if not (path / SHARED).is_file():
+    if not (path / shared).is_file():
         return path, None
-    data = _load(path, SHARED, error)
-    return path, next((k for k, spec in KINDS.items() if spec.file == SHARED and _says(data, k)), None)
+    data = _load(path, shared, error)
+    return path, next((k for k, spec in KINDS.items() if spec.file == shared and _says(data, k)), None)
 
 
 def kind_of(path: str | Path | Remote) -> str | None:
-    """What the folder ``path`` holds: a kind of ``KINDS``, or None where it holds no manifest of
-    smsim's (missing, empty, a file, someone else's). A damaged ``manifest.json``, which cannot say
-    whether it is a dataset's or a comparison's, raises ``DatasetError``."""
+    """What the folder ``path`` holds: a kind of ``KINDS``, or None (no manifest of smsim's). A
+    damaged ``manifest.json`` (a dataset's or a comparison's?) raises ``DatasetError``."""
     return _found(location(path), DatasetError)[1]
 
 
 def read_manifest(path: str | Path | Remote, kind: str | None = None) -> dict[str, Any]:
-    """The manifest of the folder ``path`` (of ``kind``, or whatever it holds), of this version or
-    an earlier one, in the form its kind's readers read (module docstring). A folder of no kind or
-    another, or a damaged manifest, raises the kind's error (``Kind.error``) in one line."""
+    """The manifest of the folder ``path`` (of ``kind``, or whatever it holds) in the form its
+    kind's readers read; another kind, none or a damaged manifest raise the kind's error."""
     path = location(path)
     error = KINDS[kind].error if kind else DatasetError
     folder, found = _found(path, error)
@@ -139,7 +137,7 @@ def read_manifest(path: str | Path | Remote, kind: str | None = None) -> dict[st
         env = data.get("environment")
         view = {k: v for k, v in data.items() if k not in ("format", "version")}
         view.update(kind=found, format_version=version, smsim=env.get("smsim") if isinstance(env, dict) else None)
-        inputs = view.get(spec.inputs) if isinstance(spec.inputs, str) else {f: view[f] for f in spec.inputs if f in view}
+        inputs = _inputs(spec, view)
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise damaged(f"its format_version is {version!r}")
     if version > spec.version:
@@ -158,33 +156,24 @@ def read_manifest(path: str | Path | Remote, kind: str | None = None) -> dict[st
 
 
 def _today(value: Any) -> Any:
-    """Recorded inputs in today's form: every ``rules`` table with the fields added since it was
-    written at their defaults, every policy with its knobs added since (``described_now``); the
-    same run, so it resumes."""
+    """Recorded inputs in today's form: rules and policies with the fields and knobs added since
+    at their defaults (``normalised``, ``described_now``): the same run, so it resumes."""
     if isinstance(value, list):
         return [_today(v) for v in value]
     if not isinstance(value, dict):
         return value
-    out = {}
-    for k, v in value.items():
-        if k == "rules" and isinstance(v, dict):
-            out[k] = normalised(v)
-        elif k == "policies" and isinstance(v, list):
-            out[k] = [described_now(p) for p in v]
-        elif k == "policies" and isinstance(v, dict):
-            out[k] = {name: described_now(p) for name, p in v.items()}
-        else:
-            out[k] = _today(v)
-    return out
+    by_name = isinstance(value.get("policies"), dict)  # a skill study's policies, by name; a run's, by seat
+    return {k: normalised(v) if k == "rules" and isinstance(v, dict) else
+            {n: described_now(p) for n, p in v.items()} if k == "policies" and by_name else
+            [described_now(p) for p in v] if k == "policies" and isinstance(v, list) else _today(v)
+            for k, v in value.items()}  # fmt: skip
 
 
 def check_out(path: str | Path | Remote, kind: str, inputs: dict[str, Any] | None = None) -> bool:
-    """Whether ``path`` already holds this run's folder of ``kind`` (True: the run resumes there, or,
-    without ``inputs``, writes over it) or can become it (False: missing or empty). Anything else
-    raises the kind's error (``Kind.error``) in one line naming the folder: a file, a folder that
-    holds something else (another kind, or none of smsim's), another run (other ``inputs``), a
-    damaged manifest, a place that cannot be written. Reads only: a command checks its output
-    before the engine is compiled, and a refused folder is left as it was."""
+    """Whether ``path`` holds this run's folder of ``kind`` (True: the run resumes, or without
+    ``inputs`` writes over it) or can become it (False). Anything else (a file, another kind or
+    none of smsim's, other ``inputs``, a damaged manifest, no write access) raises the kind's error
+    in one line naming the folder. Reads only: a refused folder is left as it was."""
     spec = KINDS[kind]
     if not spec.url and is_url(str(path)):
         raise spec.error(f"{spec.a} is written to a local directory, not to a URL ({str(path)!r})")
@@ -196,16 +185,12 @@ def check_out(path: str | Path | Remote, kind: str, inputs: dict[str, Any] | Non
     if found != kind and path.is_dir() and any(path.iterdir()):
         held = f" (it holds {KINDS[found].a})" if found else ""
         raise spec.error(f"output {out!r} is not empty and holds no {spec.noun}{held}; choose another --out")
-    if found == kind and inputs is not None:
-        manifest = read_manifest(path, kind)  # a damaged manifest is refused here
-        was = manifest.get(spec.inputs, {}) if isinstance(spec.inputs, str) else {f: manifest.get(f) for f in spec.inputs}
-        now = json.loads(json.dumps(inputs))  # as the manifest holds them: lists, not tuples
-        if was != now:
-            differs = [k for k in now if was.get(k) != now[k]] or ["format"]
-            raise spec.error(f"output {out!r} holds a different {spec.what} (its {', '.join(differs)} "
-                             f"{'differs' if len(differs) == 1 else 'differ'}); choose another --out or delete it")
-    elif found == kind:
-        read_manifest(path, kind)
+    was = _inputs(spec, read_manifest(path, kind)) if found == kind else None  # a damaged manifest: refused
+    now = json.loads(json.dumps(inputs))  # as a manifest holds them: lists, not tuples
+    if was is not None and now is not None and was != now:
+        differs = [k for k in now if was.get(k) != now[k]] or ["format"]
+        raise spec.error(f"output {out!r} holds a different {spec.what} (its {', '.join(differs)} "
+                         f"{'differs' if len(differs) == 1 else 'differ'}); choose another --out or delete it")
     why = unwritable(path)
     if why is not None:
         raise spec.error(f"cannot write to {out!r}: {why}")
@@ -213,14 +198,13 @@ def check_out(path: str | Path | Remote, kind: str, inputs: dict[str, Any] | Non
 
 
 def write_manifest(path: str | Path | Remote, kind: str, manifest: dict[str, Any]) -> None:
-    """Make the folder ``path`` and write its manifest of ``kind`` in this version's form, whole or
-    not at all (``storage.write_text``: ``files.write_file`` here, one upload at a URL).
-    ``manifest`` is in the form ``read_manifest`` gives: the command, the inputs (under the kind's
-    key or among the fields) and the kind's results; the versions are added here."""
+    """Make the folder ``path`` and write ``manifest`` (in the form ``read_manifest`` gives) as its
+    manifest of ``kind`` in this version's form, whole (``storage.write_text``)."""
     spec = KINDS[kind]
     path = location(path)
-    rest = {k: v for k, v in manifest.items() if k not in ("kind", "format_version", "smsim", "command", "environment")}
-    inputs = rest.pop(spec.inputs) if isinstance(spec.inputs, str) else {f: rest.pop(f) for f in spec.inputs if f in rest}
+    inputs = _inputs(spec, manifest)
+    rest = {k: v for k, v in manifest.items() if k not in ("kind", "format_version", "smsim", "command", "environment",
+                                                          *([spec.inputs] if isinstance(spec.inputs, str) else spec.inputs))}
     data = {"kind": kind, "format_version": spec.version, "smsim": __version__,
             "command": list(manifest.get("command", [])), "inputs": inputs, **rest, "environment": environment()}
     path.mkdir(parents=True, exist_ok=True)

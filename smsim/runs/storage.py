@@ -192,8 +192,7 @@ def publish(local: Path, final: Remote) -> None:
 
 
 def write_text(final: Path | Remote, text: str) -> None:
-    """Write a small text file (a manifest) whole or not at all: locally ``files.write_file``; at a
-    URL its local copy, written the same way, uploaded whole (``publish``)."""
+    """Write a small text file (a manifest) whole: ``files.write_file``; at a URL, its copy uploaded."""
     if isinstance(final, Path):
         write_file(final, text)
         return

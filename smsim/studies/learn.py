@@ -441,8 +441,7 @@ class LearnResult:
 
 
 def check_out_dir(out: Path, plan: LearnPlan, rules: Rules | None = None) -> bool:
-    """A label directory is this plan's (under these rules: True, it resumes) or new; another's is
-    refused (its labels would mix): ``folder.check_out``."""
+    """A label directory is this plan's under these rules (True: it resumes) or new; another's is refused."""
     return check_out(out, "learn", {"plan": plan.to_dict(), "rules": (rules or Rules()).to_dict()})
 
 

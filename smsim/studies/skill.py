@@ -183,11 +183,6 @@ def play_cell(plan: SkillPlan, cell: Cell, threads: int | None = None, on_progre
     return out
 
 
-def _write_cell(path: Path, frame: pd.DataFrame) -> None:
-    with writing(path) as tmp:  # whole or not at all: an interrupted cell is played again
-        pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp)
-
-
 def run_skill(plan: SkillPlan, out: str | Path, threads: int | None = None, command: list[str] = (),
               on_cell: Callable[[int, int, Cell], None] | None = None, on_progress=None) -> SkillResult:  # fmt: skip
     """Play the study's missing cells into ``out`` and write its tables; returns the result.
@@ -202,7 +197,9 @@ def run_skill(plan: SkillPlan, out: str | Path, threads: int | None = None, comm
             on_cell(k, len(cells), cell)
         f = path / "cells" / cell.file()
         if not f.is_file():
-            _write_cell(f, play_cell(plan, cell, threads, on_progress))
+            frame = play_cell(plan, cell, threads, on_progress)
+            with writing(f) as tmp:  # whole or not at all: an interrupted cell is played again
+                pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp)
     result = read_skill(path)
     write_file(path / "matrix.csv", result.matrix.to_csv(index=False))
     write_file(path / "gaps.csv", result.gaps.to_csv(index=False))

@@ -414,18 +414,6 @@ def sweep_identity(variants: list[Variant], games: int, players: int, specs, see
             "variants": [v.describe() for v in variants]}  # fmt: skip
 
 
-def _open_sweep(path: Path | Remote, identity: dict, command: list[str]) -> None:
-    """Make ``path`` this sweep's directory, or check that it already is; anything else is refused
-    before a file in it is touched (``folder.check_out``)."""
-    if check_out(path, "sweep", identity):
-        return
-    try:
-        write_manifest(path, "sweep", {"sweep": identity, "command": command, "variant_dirs": [
-            variant_dir(i, v["name"]) for i, v in enumerate(identity["variants"])]})  # fmt: skip
-    except OSError as exc:
-        raise DatasetError(f"cannot write to {str(path)!r}: {exc.strerror or exc}") from None
-
-
 def run_sweep(
     out: str | Path,
     variants: list[Variant],
@@ -452,7 +440,12 @@ def run_sweep(
     identity = sweep_identity(variants, games, players, specs, seed, batch)
     # one executor for every variant; on a cluster, connected before anything is written
     with open_executor(cluster) as executor:
-        _open_sweep(path, identity, command or [])
+        try:  # anything but this sweep's directory is refused before a file in it is touched
+            if not check_out(path, "sweep", identity):
+                write_manifest(path, "sweep", {"sweep": identity, "command": command or [], "variant_dirs": [
+                    variant_dir(i, v["name"]) for i, v in enumerate(identity["variants"])]})  # fmt: skip
+        except OSError as exc:
+            raise DatasetError(f"cannot write to {str(path)!r}: {exc.strerror or exc}") from None
         played = _play_variants(path, variants, games, players, specs, seed, batch, threads, command, on_progress,
                                 executor)  # fmt: skip
     table, metrics = sweep_table(path, with_metrics=True)
