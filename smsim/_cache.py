@@ -36,6 +36,8 @@ import os
 import sys
 from pathlib import Path
 
+from smsim.files import write_file
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 COMPILERS = ("numba", "llvmlite")  # importing either means the module makes compiled code
 
@@ -213,9 +215,7 @@ def _remembered_layout(base: str, package_dir: Path) -> dict:
     layout = cache_layout(package_dir)
     try:  # written aside and renamed into place: a process reading it never sees half a file
         memo.parent.mkdir(parents=True, exist_ok=True)
-        tmp = memo.with_name(f"{memo.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"stamp": stamp, "parts": PARTS_SPEC, "layout": layout}), encoding="utf-8")
-        os.replace(tmp, memo)
+        write_file(memo, json.dumps({"stamp": stamp, "parts": PARTS_SPEC, "layout": layout}))
     except OSError:
         pass  # an unwritable cache directory: parse again next time
     return layout

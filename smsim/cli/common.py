@@ -188,13 +188,20 @@ def check_cluster_option(cluster: str | None, out: str | None, needs_out: bool =
 
 def check_run_out(out: str, run: RunSpec, batch: int | None) -> None:
     """``simulate --out``: a directory that holds another run, or cannot be written, is refused
-    before the engine is compiled (``dataset.check_run``; the run itself checks again)."""
-    from smsim.runs.dataset import check_run, run_identity
+    before the engine is compiled (``folder.check_out``; the run itself checks again)."""
+    from smsim.runs.dataset import run_identity
+    from smsim.runs.folder import check_out as check_folder
     from smsim.runs.spec import verify_batch
-    from smsim.runs.storage import location
 
     identity = run_identity(run.games, run.players, run.lineup, run.seed, run.rules, verify_batch(batch, run.games))
-    check_run(location(out), identity)
+    check_folder(out, "dataset", identity)
+
+
+def check_folder_out(out: str, kind: str, inputs: dict | None = None) -> None:
+    """An --out folder that ``kind``'s run may not write is refused before any game (``folder.check_out``)."""
+    from smsim.runs.folder import check_out as check_folder
+
+    check_folder(out, kind, inputs)
 
 
 def check_out(out: str | None) -> None:

@@ -23,6 +23,7 @@ from smsim.cli.common import (
     with_rules,
 )
 from smsim.errors import BoardError
+from smsim.files import writing
 
 
 # -- play -------------------------------------------------------------------------------------
@@ -68,7 +69,7 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
                                     advise_playouts or ANNOTATE_PLAYOUTS)  # fmt: skip
     if trace_file:
         try:
-            with open(trace_file, "w", encoding="utf-8") as fh:
+            with writing(trace_file) as tmp, open(tmp, "w", encoding="utf-8") as fh:  # whole or not at all
                 write_jsonl(traced.records, fh)
         except OSError as exc:
             fail(f"cannot write trace {trace_file!r}: {exc.strerror}")

@@ -107,7 +107,8 @@ def _run(plan, out, target, rules, threads, quiet) -> None:
                           f"selection games): {', '.join(f'{100 * x:.1f}%' for x in shares)}; kept fit {picked + 1}")
     try:
         with LearnProgress(quiet) as progress:
-            result = learn(plan, out, rules=rules, threads=threads, on_progress=progress, on_round=on_round)
+            result = learn(plan, out, rules=rules, threads=threads, on_progress=progress, on_round=on_round,
+                           command=["smsim", *sys.argv[1:]])
     except KeyboardInterrupt:
         click.echo("\ninterrupted: the labels written so far are kept; run the command again to go on", err=True)
         sys.exit(130)

@@ -8,6 +8,7 @@ from smsim.cli.common import (
     cli,
     fail,
 )
+from smsim.files import writing
 
 
 # -- report and plot --------------------------------------------------------------------------
@@ -89,7 +90,8 @@ def plot_cmd(kind: str, datasets: tuple[str, ...], out: str | None) -> None:
         fail(f"nothing to draw for {kind!r} in these data")
     fig, caption = made
     try:
-        fig.savefig(out, dpi=150)
+        with writing(out) as tmp:  # whole or not at all
+            fig.savefig(tmp, dpi=150, format=suffix)
     except OSError as exc:
         fail(f"cannot write {out!r}: {exc.strerror}")
     click.echo(f"written: {out}")

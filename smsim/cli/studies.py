@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import click
 
@@ -12,6 +11,7 @@ from smsim import checks
 from smsim.cli.common import (
     InputError,
     check_cluster_option,
+    check_folder_out,
     check_out,
     cli,
     cluster_option,
@@ -71,13 +71,9 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
     _, _, specs, _ = verify_compare(names, players, n_games, precision)
     writer = None
     if out:  # made before any game is played: an unwritable output fails at once
-        from smsim.runs.storage import is_url
-        from smsim.studies.compare import ComparisonWriter, check_comparison_out
+        from smsim.studies.compare import ComparisonWriter
 
-        if is_url(out):  # else a local directory named like the URL
-            fail(f"compare --out {out!r}: a comparison is written to a local directory (URLs are for simulate "
-                  "and sweep --out)")  # fmt: skip
-        check_comparison_out(out)
+        check_folder_out(out, "comparison")
         try:
             writer = ComparisonWriter(out)
         except OSError as exc:
@@ -142,8 +138,7 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
     """
     from smsim.report.terminal import print_sweep
     from smsim.runs.spec import verify_batch
-    from smsim.runs.storage import location
-    from smsim.studies.sweep import check_sweep, plan_variants, play_sweep, run_sweep, sweep_identity
+    from smsim.studies.sweep import plan_variants, play_sweep, run_sweep, sweep_identity
 
     base = rules_from(rules_file, rule)
     run = run_of(games, players, policy, seed, base)
@@ -156,8 +151,8 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
     try:
         variants = plan_variants(list(vary), list(variant_files), one_at_a_time, base)
         if out is not None:  # a directory holding another sweep is refused before the compile
-            check_sweep(location(out), sweep_identity(variants, run.games, run.players, run.lineup, run.seed,
-                                                      verify_batch(batch_size, run.games)))  # fmt: skip
+            check_folder_out(out, "sweep", sweep_identity(variants, run.games, run.players, run.lineup, run.seed,
+                                                          verify_batch(batch_size, run.games)))  # fmt: skip
         engine_ready(run.players, run.lineup, base)
         with SweepProgressBar(run.games * len(variants), quiet) as report:
             if out is None:
@@ -207,7 +202,7 @@ def skill(players, levels, games, cap, seed, vary, variant_files, out, threads, 
       smsim skill -p 4 --levels balanced,learned --variant free-rotation --vary side_defence=1,3 -o runs/gap4
     """
     from smsim.report.terminal import print_skill
-    from smsim.studies.skill import check_skill_out, plan_skill, run_skill
+    from smsim.studies.skill import plan_skill, run_skill
     from smsim.studies.sweep import plan_variants
 
     base = rules_from(rules_file, rule)
@@ -222,7 +217,7 @@ def skill(players, levels, games, cap, seed, vary, variant_files, out, threads, 
     try:
         variants = plan_variants(list(vary), list(variant_files), True, base) if vary or variant_files else []
         plan = plan_skill(players, [x.strip() for x in levels.split(",") if x.strip()], n, seed, caps, variants, base)
-        check_skill_out(out, plan)
+        check_folder_out(out, "skill", plan.identity())
         from smsim.policies.registry import resolve_policy
 
         engine_ready(plan.players, [resolve_policy(x) for x in plan.levels], base)
@@ -350,7 +345,6 @@ def fairness(players, policy, by, games, seed, check_games, check_seed, max_comp
     """
     from smsim.studies.fairness import fairness as run_fairness
     from smsim.report.terminal import print_fairness
-    from smsim.studies.fairness import is_fairness
 
     rules = rules_from(rules_file, rule)
     n_games = count_of(games, "--games")
@@ -358,15 +352,7 @@ def fairness(players, policy, by, games, seed, check_games, check_seed, max_comp
     checks.threads(threads, "--threads", error=InputError)
     checks.whole(max_compensation, "--max", low=0, error=InputError)
     if out is not None:  # checked before the search: its result is written only at the end
-        from smsim.runs.storage import unwritable
-
-        if Path(out).exists() and not Path(out).is_dir():
-            fail(f"--out {out!r} exists and is not a directory")
-        if Path(out).is_dir() and any(Path(out).iterdir()) and not is_fairness(out):  # a dataset, say
-            fail(f"--out {out!r} is not empty and holds no result of smsim fairness; choose another --out")
-        why = unwritable(Path(out))
-        if why is not None:
-            fail(f"cannot write to {out!r}: {why}")
+        check_folder_out(out, "fairness")
     try:
         with FairnessProgressBar(quiet or as_json) as report:
             result = run_fairness(players, policy, by, n_games, seed, n_check, check_seed, max_compensation,

@@ -24,6 +24,7 @@ import numpy as np
 
 from smsim.checks import whole
 from smsim.errors import PolicyError
+from smsim.files import write_file
 from smsim.layout import MAX_CANDS
 from smsim.policies.heuristic_layout import N_PARAMS, PARAM_NAMES
 from smsim.policies.learned import MAX_HIDDEN, MODEL, PLACE_FEATURES, USE_FEATURES
@@ -127,11 +128,8 @@ class Model:
         return json.dumps(data, indent=1) + "\n"
 
     def save(self, path: str | Path) -> None:
-        """Write the file whole or not at all (a temporary file renamed over it)."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(self.to_json(), encoding="utf-8")
-        tmp.replace(path)
+        """Write the file whole or not at all (``files.write_file``)."""
+        write_file(path, self.to_json())
 
     @classmethod
     def from_json(cls, text: str, where: str = "model") -> Model:

@@ -17,7 +17,6 @@ import base64
 import datetime as _dt
 import html
 import io
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,14 +27,16 @@ import pandas as pd
 
 from smsim import __version__
 from smsim.errors import DatasetError
+from smsim.files import write_file
 from smsim.intervals import MISSING, interval_text
 from smsim.report import findings as F
 from smsim.report import ladder as LA
 from smsim.report import plots as P
 from smsim.report import tables as A
 from smsim.report.terminal import SWEEP_HEADINGS
-from smsim.studies.fairness import is_fairness, read_fairness
-from smsim.studies.skill import GAP, gap_verdict, is_skill, level_name, read_skill, shipped_as
+from smsim.runs.folder import KINDS, kind_of
+from smsim.studies.fairness import read_fairness
+from smsim.studies.skill import GAP, gap_verdict, level_name, read_skill, shipped_as
 from smsim.studies.sweep import HEADLINE, variance_reduction
 
 # columns shown as percentages (with their intervals, when the table has them)
@@ -691,16 +692,6 @@ def compensation_section(results: list) -> tuple[Section, list[str]]:
 
 
 # -- writing -------------------------------------------------------------------------------------
-def _write(path: Path, data: bytes | str) -> None:
-    """Whole or not at all: a temporary file renamed into place."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    if isinstance(data, str):
-        tmp.write_text(data, encoding="utf-8")
-    else:
-        tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
 def _fig_bytes(fig, fmt: str) -> bytes:
     """The figure as PNG or SVG, without a date and with fixed SVG ids, so that regenerating a
     report from the same data changes no file."""
@@ -880,8 +871,8 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     topic shows its figure first, then the headline rows of each table (the at-a-glance games),
     the whole table folded below it and written as CSV."""
     out = Path(out)
-    if (out / "manifest.json").exists():
-        raise DatasetError(f"{str(out)!r} holds a dataset; write the report into another directory")
+    if (held := kind_of(out)) is not None:
+        raise DatasetError(f"{str(out)!r} holds {KINDS[held].a}; write the report into another directory")
     try:
         (out / "figures").mkdir(parents=True, exist_ok=True)
         (out / "tables").mkdir(parents=True, exist_ok=True)
@@ -945,11 +936,11 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
         body += [f'<h2 id="{slug(sec.title)}">{html.escape(sec.title)}</h2>', f"<p>{_html_text(sec.intro)}</p>"]
         for b in sec.blocks:
             if b.kind == "table":
-                _write(out / "tables" / f"{b.name}.csv", b.table.to_csv(index=False))
+                write_file(out / "tables" / f"{b.name}.csv", b.table.to_csv(index=False))
             elif b.kind == "figure":
                 b.png = _fig_bytes(b.figure, "png")
-                _write(out / "figures" / f"{b.name}.png", b.png)
-                _write(out / "figures" / f"{b.name}.svg", _fig_bytes(b.figure, "svg"))
+                write_file(out / "figures" / f"{b.name}.png", b.png)
+                write_file(out / "figures" / f"{b.name}.svg", _fig_bytes(b.figure, "svg"))
             md += _md_block(b, out)
             body.append(_html_block(b))
 
@@ -970,8 +961,8 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
 
     page = (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{CSS}</style></head><body>{''.join(body)}<p>{html.escape(md[-2])}</p></body></html>\n")  # fmt: skip
-    _write(out / "report.html", page)
-    _write(out / "report.md", "\n".join(md))
+    write_file(out / "report.html", page)
+    write_file(out / "report.md", "\n".join(md))
     return out / "report.md"
 
 
@@ -983,10 +974,11 @@ def report(paths: list[str], out: str, title: str = "Saint Malo balance report")
     ``smsim fairness --out`` make the section "Seat compensation" and skill studies (``smsim skill
     --out``) the section "How much skill matters"."""
 
-    compensations = [read_fairness(p) for p in paths if is_fairness(p)]
-    skills = [read_skill(p) for p in paths if is_skill(p)]
-    rest = [p for p in paths if not is_fairness(p) and not is_skill(p)]
+    kinds = A.kinds_of(paths)  # asked once a path
+    compensations = [read_fairness(p) for p in paths if kinds[str(p)] == "fairness"]
+    skills = [read_skill(p) for p in paths if kinds[str(p)] == "skill"]
+    rest = [p for p in paths if kinds[str(p)] not in ("fairness", "skill")]
     if not rest:
         raise DatasetError("no dataset given beside the fairness results and skill studies")
-    main, variants = A.split_variants(rest)
-    return write_report(A.read_report_data(main), out, title, variants, compensations, skills)
+    main, variants = A.split_variants(rest, kinds)
+    return write_report(A.read_report_data(main, kinds=kinds), out, title, variants, compensations, skills)

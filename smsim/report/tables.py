@@ -34,14 +34,14 @@ from smsim.rules import SIDE_NAMES, Rules
 from smsim.runs.dataset import (  # the breakdown of the final score, one list for every table
     done_parts,
     part_name,
-    read_manifest,
     vp_sources,
     with_seat_vp,
 )
+from smsim.runs.folder import kind_of, read_manifest
 from smsim.stats import grouped_mean, grouped_rate
-from smsim.studies.compare import comparison_manifest, read_comparison
+from smsim.studies.compare import read_comparison
 from smsim.studies.skill import LADDER
-from smsim.studies.sweep import is_sweep, read_sweep, variant_set_from_datasets, variant_set_from_sweep
+from smsim.studies.sweep import read_sweep, variant_set_from_datasets, variant_set_from_sweep
 
 BY = ["players", "policy"]
 SIZES = range(1, 6)
@@ -125,10 +125,15 @@ def _read_parquets(files: list[Path], seats: bool = False) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def _read_one(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, dict, Source]:
-    manifest = comparison_manifest(path)
-    if manifest is not None:
-        saved = read_comparison(path, manifest)
+def kinds_of(paths: list[str | Path], kinds: dict[str, str | None] | None = None) -> dict[str, str | None]:
+    """What each path holds (``folder.kind_of``), asked once: those ``kinds`` already says are kept."""
+    return {str(p): kind_of(p) for p in paths if str(p) not in (kinds or {})} | (kinds or {})
+
+
+def _read_one(path: Path, kind: str | None) -> tuple[pd.DataFrame, pd.DataFrame, dict, Source]:
+    if kind == "comparison":
+        saved = read_comparison(path)
+        manifest = saved.manifest
         seats, games = _narrow(saved.seats), _narrow(saved.games)
         for df in (seats, games):  # the games of a block share its index; game_id is unique
             if "game_id" in df:
@@ -139,7 +144,7 @@ def _read_one(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, dict, Source]:
                      f"compare: {', '.join(policies)} (every seat arrangement)", " ".join(manifest.get("command", [])),
                      manifest.get("seed"), saved.tables, fair_seating=True)  # fmt: skip
         return seats, games, rules, src
-    manifest = read_manifest(path)  # refuses anything but a dataset, with a clear message
+    manifest = read_manifest(path, "dataset")  # refuses anything but a dataset, with a clear message
     parts = sorted(done_parts(path))
     seats = _read_parquets([path / "seats" / part_name(k) for k in parts], seats=True)
     games = _read_parquets([path / "games" / part_name(k) for k in parts])
@@ -152,7 +157,8 @@ def _read_one(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, dict, Source]:
     return seats, games, run["rules"], src
 
 
-def read_report_data(paths: list[str | Path], ladder: tuple[str, ...] = LADDER) -> ReportData:
+def read_report_data(paths: list[str | Path], ladder: tuple[str, ...] = LADDER,
+                     kinds: dict[str, str | None] | None = None) -> ReportData:
     """Read datasets (``smsim simulate --out``) and comparisons (``smsim compare --out``) for one
     report. They must share their rules: a report describes one rules configuration (rules
     variants are compared beside it: ``split_variants``).
@@ -160,16 +166,18 @@ def read_report_data(paths: list[str | Path], ladder: tuple[str, ...] = LADDER) 
     ``ladder``: the policies of the strengths of play, weakest first (``studies.skill.LADDER``:
     ``balanced``, ``learned``, ``rollout-learned``). A mirror dataset (one policy in every seat)
     of one of them is a sample of that level (``Source.level``); the levels above the first are
-    kept out of the report's tables and set beside the first in the ladders (``report.ladder``)."""
+    kept out of the report's tables and set beside the first in the ladders (``report.ladder``).
+    ``kinds``: what each path holds, where the caller asked already (``kinds_of``)."""
     if not paths:
         raise DatasetError("no dataset given")
+    kinds = kinds_of(paths, kinds)
     seat_frames, game_frames, sources = [], [], []
     rules_dict = None
     for i, p in enumerate(paths):
         path = Path(p)
         if not path.is_dir():
             raise DatasetError(f"{str(path)!r} is not a directory")
-        seats, games, rules, src = _read_one(path)
+        seats, games, rules, src = _read_one(path, kinds[str(p)])
         src.number = i
         if src.kind == "simulate" and len(set(src.seat_policies)) == 1 and src.seat_policies[0] in ladder:
             src.level = ladder.index(src.seat_policies[0]) + 1
@@ -738,51 +746,52 @@ def headline_figures(data: ReportData) -> list[Figure]:
 
 
 # -- rule variants -------------------------------------------------------------------------------
-def _rules_of(path: Path) -> tuple[dict, str]:
-    """A dataset's or comparison's rules and its kind ("simulate" or "compare")."""
+def _rules_of(path: Path, kind: str | None) -> tuple[dict, str, dict | None]:
+    """A dataset's or comparison's rules, its kind ("simulate" or "compare") and a dataset's run."""
     if not path.is_dir():
         raise DatasetError(f"{str(path)!r} is not a directory")
-    manifest = comparison_manifest(path)
-    if manifest is not None:
-        return manifest["rules"], "compare"
-    return read_manifest(path)["run"]["rules"], "simulate"
+    if kind == "comparison":
+        return read_manifest(path, kind)["rules"], "compare", None
+    run = read_manifest(path, "dataset")["run"]
+    return run["rules"], "simulate", run
 
 
-def split_variants(paths: list[str | Path]) -> tuple[list[str], list]:
+def split_variants(paths: list[str | Path], kinds: dict[str, str | None] | None = None) -> tuple[list[str], list]:
     """The datasets a report describes, and the rules variants it compares (``sweep.VariantSet``).
 
     A sweep directory (``smsim sweep --out``) gives its variants; when only sweeps are given, the
     report describes their baselines. Datasets whose rules differ are variants too: the report
     describes those with the standard rules (docs/rules.md), or else those with the first one's
     rules, and sets each other one beside a dataset it describes of the same players (the same
-    policies and seed where there is one: then the differences are paired)."""
+    policies and seed where there is one: then the differences are paired). ``kinds``: what each
+    path holds, where the caller asked already (``kinds_of``)."""
 
-    sweeps = [Path(p) for p in paths if is_sweep(p)]
-    rest = [Path(p) for p in paths if not is_sweep(p)]
+    kinds = kinds_of(paths, kinds)
+    sweeps = [Path(p) for p in paths if kinds[str(p)] == "sweep"]
+    rest = [Path(p) for p in paths if kinds[str(p)] != "sweep"]
     sets = [variant_set_from_sweep(p) for p in sweeps]
     if not rest:
         return [str(read_sweep(p).dirs[0]) for p in sweeps], sets
-    found = {p: _rules_of(p) for p in rest}
+    found = {p: _rules_of(p, kinds[str(p)]) for p in rest}
     standard = Rules().to_dict()
-    main_rules = standard if any(r == standard for r, _ in found.values()) else found[rest[0]][0]
+    main_rules = standard if any(r == standard for r, _, _ in found.values()) else found[rest[0]][0]
     main = [p for p in rest if found[p][0] == main_rules]
     groups: dict[Path, list[Path]] = {}
     for p in rest:
-        rules, kind = found[p]
+        rules, kind, run = found[p]
         if rules == main_rules:
             continue
         if kind != "simulate":
             raise DatasetError(f"{str(p)!r} is a comparison with other rules than the report's; only `smsim "
                                "simulate` datasets can be compared as rules variants")  # fmt: skip
-        run = read_manifest(p)["run"]
         names = [q["name"] for q in run["policies"]]
 
         def closeness(b: Path, run=run, names=names) -> tuple[int, int]:
-            other = read_manifest(b)["run"]
+            other = found[b][2]
             same_policies = [q["name"] for q in other["policies"]] == names
             return (same_policies, same_policies and other["seed"] == run["seed"])
 
-        bases = [b for b in main if found[b][1] == "simulate" and read_manifest(b)["run"]["players"] == run["players"]]
+        bases = [b for b in main if found[b][1] == "simulate" and found[b][2]["players"] == run["players"]]
         if not bases:
             raise DatasetError(f"{str(p)!r} uses other rules than the report's datasets, and none of them is a "
                                f"`smsim simulate` dataset of {run['players']} players to compare it with")  # fmt: skip

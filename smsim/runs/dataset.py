@@ -18,11 +18,7 @@ and writes it, a part still reaching it whole or not at all.
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import platform
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,20 +27,18 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from smsim import __version__
 from smsim import layout as L
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.errors import DatasetError
-from smsim.policies.registry import described_now
-from smsim.rules import SIDE_NAMES, Rules, normalised
-from smsim.runs.storage import Remote, location, publish, reading, staging_file, temp_name, unwritable, write_text
+from smsim.files import commit, temp_name
+from smsim.rules import SIDE_NAMES, Rules
+from smsim.runs import folder
+from smsim.runs.storage import Remote, location, publish, reading, staging_file
 
 if TYPE_CHECKING:
     from smsim.policies.registry import PolicySpec
 
-FORMAT_VERSION = 3  # 2: sides_attack_N columns; 3: seat_vp (older datasets read with seat_vp 0)
-MANIFEST = "manifest.json"
-RUN_READ = ("games", "players", "policies", "rules")  # the fields of a manifest's run that its readers need
+MANIFEST = folder.KINDS["dataset"].file
 
 # engine player fields -> dataset columns (the rest are derived below)
 PLAYER_COLUMNS = {
@@ -209,8 +203,8 @@ def part_name(k: int) -> str:
 
 class ParquetStream:
     """One Parquet file written a table at a time (one row group each) under a temporary name
-    (``.NAME.tmp-PID``) that ``close`` syncs and renames into place: the file exists complete or
-    not at all. ``abort`` removes what was written. At a URL (``storage.Remote``) the temporary
+    (``.NAME.tmp-PID``) that ``close`` syncs and renames into place (``files.commit``): the file
+    exists complete or not at all. ``abort`` removes what was written. At a URL (``storage.Remote``) the temporary
     file is local and ``close`` uploads it whole (``storage.publish``)."""
 
     def __init__(self, final: Path | Remote) -> None:
@@ -232,9 +226,7 @@ class ParquetStream:
         self.writer.close()
         self.writer = None
         if isinstance(self.final, Path):
-            with open(self.tmp, "rb") as fh:
-                os.fsync(fh.fileno())
-            os.replace(self.tmp, self.final)
+            commit(self.tmp, self.final)  # synced and renamed into place (smsim.files)
             return
         try:
             publish(self.tmp, self.final)
@@ -281,45 +273,17 @@ def done_parts(out: Path | Remote) -> set[int]:
     """Parts present in both tables."""
 
     def parts(sub: str) -> set[int]:
-        folder = out / sub
-        if not folder.is_dir():
+        tables = out / sub
+        if not tables.is_dir():
             return set()
-        return {int(p.name[5:11]) for p in folder.glob("part-*.parquet") if p.name[5:11].isdigit()}
+        return {int(p.name[5:11]) for p in tables.glob("part-*.parquet") if p.name[5:11].isdigit()}
 
     return parts("seats") & parts("games")
 
 
-def write_manifest(out: Path | Remote, manifest: dict[str, Any]) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    write_text(out / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-
-
 def read_manifest(path: str | Path | Remote) -> dict[str, Any]:
-    path = location(path)
-    file = path / MANIFEST
-    if not file.is_file():
-        raise DatasetError(f"{str(path)!r} is not an smsim dataset (no {MANIFEST})")
-    try:
-        manifest = json.loads(file.read_text())
-    except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8 text
-        raise DatasetError(f"{str(path)!r}: unreadable {MANIFEST} ({exc})") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != "smsim-dataset":
-        raise DatasetError(f"{str(path)!r}: {MANIFEST} is not an smsim dataset manifest")
-    run = manifest.get("run")
-    missing = [k for k in RUN_READ if not isinstance(run, dict) or k not in run]
-    if missing:  # cut short or edited by hand: refused here, not met later as a KeyError
-        raise DatasetError(f"{str(path)!r}: {MANIFEST} is damaged (its run has no {', '.join(missing)})")
-    if isinstance(run, dict) and isinstance(run.get("rules"), dict):
-        run["rules"] = normalised(run["rules"])  # a field added since it was written takes its default
-    if isinstance(run, dict) and isinstance(run.get("policies"), list):
-        run["policies"] = [described_now(p) for p in run["policies"]]  # so is a search knob
-    return manifest
-
-
-def environment() -> dict[str, str]:
-    """The versions a manifest records: what made the data."""
-    return {"smsim": __version__, "numba": metadata.version("numba"), "numpy": np.__version__,
-            "python": platform.python_version()}  # fmt: skip
+    """A dataset's manifest (``folder.read_manifest``): ``run`` holds the run's identity."""
+    return folder.read_manifest(path, "dataset")
 
 
 # -- resuming a run ---------------------------------------------------------------------------------
@@ -341,47 +305,21 @@ def run_identity(games: int, players: int, specs: list[PolicySpec], seed: int, r
     }  # fmt: skip
 
 
-def check_run(path: Path | Remote, identity: dict[str, Any]) -> bool:
-    """Whether ``path`` already holds the dataset of the run ``identity`` (True: it resumes) or can
-    become it (False: missing or empty, and writable). Anything else raises ``DatasetError``: a
-    file, a directory that is not a dataset, a dataset of a different run, a place that cannot be
-    written. Reads only, so a command checks its output before the engine is compiled."""
-    out = str(path)
-    if path.exists() and not path.is_dir():
-        raise DatasetError(f"output {out!r} exists and is not a directory")
-    if path.is_dir() and any(path.iterdir()):
-        manifest = read_manifest(path)  # refuses a directory that is not a dataset
-        if manifest.get("run") != identity:
-            old = manifest.get("run", {})
-            differs = [k for k in identity if old.get(k) != identity[k]] or ["format"]
-            raise DatasetError(
-                f"output {out!r} holds a different run (its {', '.join(differs)} "
-                f"{'differs' if len(differs) == 1 else 'differ'}); choose another --out or delete it"
-            )
-        return True
-    why = unwritable(path)
-    if why is not None:
-        raise DatasetError(f"cannot write to {out!r}: {why}")
-    return False
-
-
 def open_run(path: Path | Remote, identity: dict[str, Any], command: list[str]) -> set[int]:
     """Make ``path`` the dataset of the run ``identity`` and return the parts it already holds.
 
     An empty or missing directory gets the run's manifest (no parts); a dataset of the same run
     is resumed (its finished parts are kept, the leftovers of a write cut short removed); a
     directory that is not a dataset, or holds a different run, is refused with a
-    ``DatasetError`` before anything in it is touched."""
-    out = str(path)
-    if not check_run(path, identity):
+    ``DatasetError`` before anything in it is touched (``folder.check_out``)."""
+    if not folder.check_out(path, "dataset", identity):
         try:
-            write_manifest(path, {
-                "format": "smsim-dataset", "format_version": FORMAT_VERSION, "run": identity,
-                "command": command, "environment": environment(),
+            folder.write_manifest(path, "dataset", {
+                "run": identity, "command": command,
                 "tables": {"seats": "one row per player per game", "games": "one row per game"},
             })  # fmt: skip
         except OSError as exc:
-            raise DatasetError(f"cannot write to {out!r}: {exc.strerror or exc}") from None
+            raise DatasetError(f"cannot write to {str(path)!r}: {exc.strerror or exc}") from None
     for stale in path.glob("*/.part-*.tmp-*"):  # a write cut short by a kill: never a finished part
         stale.unlink(missing_ok=True)
     return done_parts(path)

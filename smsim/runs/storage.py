@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from smsim.errors import DatasetError
+from smsim.files import temp_name, write_file
 
 FSSPEC_MISSING = "needs fsspec to read and write datasets at a URL: pip install 'smsim[remote]'"
 # schemes whose files are objects: an upload becomes visible whole, when it completes
@@ -162,12 +163,6 @@ class Remote:
     def read_text(self, encoding: str = "utf-8") -> str:
         return self.read_bytes().decode(encoding)
 
-    def write_text(self, text: str, encoding: str = "utf-8") -> None:
-        self.write_bytes(text.encode(encoding))
-
-    def write_bytes(self, data: bytes) -> None:
-        self.fs.pipe_file(self.path, data)
-
     def unlink(self, missing_ok: bool = False) -> None:
         try:
             self.fs.rm_file(self.path)
@@ -177,12 +172,6 @@ class Remote:
 
     def open(self, mode: str = "rb"):
         return self.fs.open(self.path, mode)
-
-
-def temp_name(final: Path | Remote) -> str:
-    """The name a file is written under before it is renamed to ``final``'s (``.NAME.tmp-PID``):
-    what ``dataset.open_run`` sweeps away after a run was cut short."""
-    return f".{final.name}.tmp-{os.getpid()}"
 
 
 def staging_file(final: Remote) -> Path:
@@ -203,19 +192,16 @@ def publish(local: Path, final: Remote) -> None:
 
 
 def write_text(final: Path | Remote, text: str) -> None:
-    """Write a small text file (a manifest) whole or not at all: under a temporary name renamed into
-    place, locally and on a filesystem that renames; in one upload on an object store."""
-    if isinstance(final, Remote):
-        if final.object_store:
-            final.write_text(text)
-        else:
-            tmp = final.path.rsplit("/", 1)[0] + "/" + temp_name(final)
-            final.fs.pipe_file(tmp, text.encode("utf-8"))
-            final.fs.mv(tmp, final.path)
+    """Write a small text file (a manifest) whole: ``files.write_file``; at a URL, its copy uploaded."""
+    if isinstance(final, Path):
+        write_file(final, text)
         return
-    tmp = final.with_name(temp_name(final))
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, final)
+    local = staging_file(final)
+    try:
+        write_file(local, text)
+        publish(local, final)
+    finally:
+        local.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager

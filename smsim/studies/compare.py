@@ -19,7 +19,6 @@ fitted to every game's final ranking (``smsim.studies.ratings``).
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import threading
 from dataclasses import dataclass
@@ -36,10 +35,12 @@ from smsim.errors import DatasetError, PolicyError, SimulationError
 from smsim.intervals import mean_and_interval
 from smsim.play.api import verify_players
 from smsim.policies.registry import PolicySpec, rebuild_policy, resolve_policy, ship_policy
-from smsim.rules import Rules, normalised
-from smsim.runs.dataset import ParquetStream, environment, game_table, seat_table, with_seat_vp
+from smsim.files import write_file
+from smsim.rules import Rules
+from smsim.runs.dataset import ParquetStream, game_table, seat_table, with_seat_vp
 from smsim.runs.executors import Failed, Task, open_executor, stop_event, threads_here
 from smsim.runs.executors import check as check_cluster
+from smsim.runs.folder import read_manifest, write_manifest
 from smsim.runs.runner import play_chunks
 from smsim.runs.spec import CHUNK_GAMES, default_threads, verify_games
 from smsim.studies.ratings import Ratings, fit_plackett_luce
@@ -351,7 +352,6 @@ def _summarise(names: list[str], credit: np.ndarray, vp: np.ndarray, tally: _Tal
     return Comparison(table, pd.DataFrame(pairs), ratings, seats, games, blocks, per_block, players, credit)
 
 
-FORMAT = "smsim-comparison"  # manifest.json's "format" in a comparison's directory
 TABLES = {"policies": 0, "pairs": None, "ratings": 0}  # the result tables' CSV files, with their index column
 
 
@@ -372,19 +372,15 @@ class ComparisonWriter:
         self.games.write(games)
 
     def finish(self, result: Comparison, command: list[str], seed: int, rules: Rules) -> None:
-
-
         self.seats.close()
         self.games.close()
-        result.table.to_csv(self.path / "policies.csv")  # TABLES: the names read_comparison reads
-        result.pairs.to_csv(self.path / "pairs.csv", index=False)
-        result.ratings.table.to_csv(self.path / "ratings.csv")
-        manifest = {
-            "format": FORMAT, "command": command, "seed": seed, "rules": rules.to_dict(),
-            "policies": list(result.table.index), "blocks": result.blocks,
-            "games_per_block": result.games_per_block, "environment": environment(),
-        }  # fmt: skip
-        (self.path / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        write_file(self.path / "policies.csv", result.table.to_csv())  # TABLES: the names read_comparison reads
+        write_file(self.path / "pairs.csv", result.pairs.to_csv(index=False))
+        write_file(self.path / "ratings.csv", result.ratings.table.to_csv())
+        write_manifest(self.path, "comparison", {
+            "command": command, "seed": seed, "rules": rules.to_dict(), "policies": list(result.table.index),
+            "blocks": result.blocks, "games_per_block": result.games_per_block,
+        })  # fmt: skip
 
     def abort(self) -> None:
         """Drop the games written so far (the directory keeps what it held before)."""
@@ -420,39 +416,11 @@ class SavedComparison:
     manifest: dict
 
 
-def check_comparison_out(path: str | Path) -> None:
-    """Refuse (``DatasetError``) an output directory that is not empty and holds no comparison: a
-    dataset's manifest would be replaced, a sweep's or any other files mixed with the games. A
-    comparison there is written over; a missing or empty directory is made."""
-    path = Path(path)
-    if path.is_dir() and any(path.iterdir()) and comparison_manifest(path) is None:
-        raise DatasetError(f"output {str(path)!r} is not empty and holds no comparison; choose another --out")
-
-
-def comparison_manifest(path: str | Path) -> dict | None:
-    """The manifest of the comparison directory ``path``; None when ``path`` holds no comparison."""
-
-    file = Path(path) / "manifest.json"
-    try:
-        manifest = json.loads(file.read_text()) if file.is_file() else None
-    except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8 text
-        raise DatasetError(f"{str(path)!r}: unreadable manifest.json ({exc})") from None
-    if not (isinstance(manifest, dict) and manifest.get("format") == FORMAT):
-        return None
-    if not isinstance(manifest.get("rules"), dict):  # cut short or edited by hand
-        raise DatasetError(f"{str(path)!r}: manifest.json is damaged (it has no rules)")
-
-    manifest["rules"] = normalised(manifest["rules"])  # a field added since it was written takes its default
-    return manifest
-
-
-def read_comparison(path: str | Path, manifest: dict | None = None) -> SavedComparison:
+def read_comparison(path: str | Path) -> SavedComparison:
     """Read a comparison directory written by ``smsim compare --out`` (``ComparisonWriter``)."""
 
     path = Path(path)
-    manifest = manifest or comparison_manifest(path)
-    if manifest is None:
-        raise DatasetError(f"{str(path)!r} is not an smsim comparison (no comparison manifest.json)")
+    manifest = read_manifest(path, "comparison")
     frames = []
     for name in ("seats", "games"):
         f = path / f"{name}.parquet"

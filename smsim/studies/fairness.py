@@ -37,7 +37,6 @@ The check
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,20 +48,20 @@ import pandas as pd
 from smsim import layout as L
 from smsim.checks import whole
 from smsim.errors import FairnessError, PolicyError, RulesError, SimulationError
+from smsim.files import write_file
 from smsim.intervals import chi2_sf, mean_and_interval
 from smsim.play.api import verify_players
 from smsim.policies.registry import rebuild_policy, resolve_policies, resolve_policy, ship_policy
 from smsim.rules import Rules
 from smsim.runs.batch import run_games
-from smsim.runs.dataset import environment
 from smsim.runs.executors import Failed, Task, open_executor, threads_here
 from smsim.runs.executors import check as check_cluster
+from smsim.runs.folder import KINDS, read_manifest, write_manifest
 from smsim.runs.spec import MAX_GAMES
 
 BY_FIELD = {"coins": "seat_coins", "vp": "seat_vp"}  # --by -> the rules field searched
 DEFAULT_MAX = 6
 CHECK_SEED_OFFSET = 1_000_003  # the default held-out seed: seed + this
-FILE = "fairness.json"
 RULES_FILE = "rules.toml"
 KIND = "fairness"
 
@@ -249,40 +248,25 @@ class FairnessResult:
         }  # fmt: skip
 
     def write(self, out: str | Path) -> Path:
-        """Write ``out/fairness.json`` and ``out/rules.toml`` (the compensated rules, a variant
-        file for ``--rules``); returns the JSON's path."""
+        """Write ``out/rules.toml`` (the compensated rules, a variant file for ``--rules``), then
+        ``out/fairness.json``; returns the JSON's path."""
 
         out = Path(out)
+        header = (f"rules with the seat compensation found by smsim fairness ({self.players} players, "
+                  f"{self.policy}, by {self.by}: {self.rules_field} = {list(self.compensation)});\n"
+                  f"use as --rules {out / RULES_FILE}")  # fmt: skip
         try:
             out.mkdir(parents=True, exist_ok=True)
-            data = self.to_dict() | {"environment": environment()}
-            (out / FILE).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-            header = (f"rules with the seat compensation found by smsim fairness ({self.players} players, "
-                      f"{self.policy}, by {self.by}: {self.rules_field} = {list(self.compensation)});\n"
-                      f"use as --rules {out / RULES_FILE}")  # fmt: skip
-            (out / RULES_FILE).write_text(self.rules.to_toml(header), encoding="utf-8")
+            write_file(out / RULES_FILE, self.rules.to_toml(header))
+            write_manifest(out, KIND, self.to_dict())
         except OSError as exc:
             raise FairnessError(f"cannot write to {str(out)!r}: {exc.strerror}") from None
-        return out / FILE
-
-
-def is_fairness(path: str | Path) -> bool:
-    """Whether ``path`` is a result of ``smsim fairness --out`` (the directory or its JSON)."""
-    path = Path(path)
-    return (path / FILE).is_file() or (path.name == FILE and path.is_file())
+        return out / KINDS[KIND].file
 
 
 def read_fairness(path: str | Path) -> FairnessResult:
     """Read a result written by ``smsim fairness --out DIR`` (``DIR`` or ``DIR/fairness.json``)."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8 text
-        raise FairnessError(f"{str(path)!r} cannot be read ({exc})") from None
-    if not isinstance(data, dict) or data.get("kind") != KIND:
-        raise FairnessError(f"{str(path)!r} is not a result of smsim fairness")
+    data = read_manifest(path, KIND)
     try:
         rules = Rules.from_dict(data["rules"])
         table = pd.DataFrame(data["seats"], columns=list(SEAT_COLUMNS))

@@ -51,6 +51,7 @@ from smsim import layout as L
 from smsim.checks import positive, whole
 from smsim.engine.dice import seed_key
 from smsim.errors import LearnError
+from smsim.files import writing
 from smsim.play.labels import label_decision_nb
 from smsim.play.loop import new_work
 from smsim.play.search import new_search
@@ -61,6 +62,7 @@ from smsim.policies.registry import PolicySpec, learned_mark, policy_arrays, res
 from smsim.policies.rollout import ROLLOUT_PARAMS, UNGATED
 from smsim.rules import Rules
 from smsim.runs.executors import LocalExecutor, Task, open_executor, report, stop_event, threads_here
+from smsim.runs.folder import check_out, write_manifest
 from smsim.runs.runner import on_threads
 from smsim.studies.compare import compare
 
@@ -200,11 +202,10 @@ def part_path(out: Path, round_no: int, part: int) -> Path:
 
 
 def write_part(path: Path, table: pa.Table) -> None:
-    """Whole or not at all: a temporary file renamed (a kill leaves at most a stray .tmp)."""
+    """Whole or not at all (``files.writing``: a kill leaves at most a stray temporary file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
+    with writing(path) as tmp:
+        pq.write_table(table, tmp)
 
 
 def read_part(path: Path) -> pd.DataFrame:
@@ -440,36 +441,21 @@ class LearnResult:
     cpu_seconds: float  # labelling and fitting, this run (parts read from disk cost nothing)
 
 
-def check_out_dir(out: Path, plan: LearnPlan, rules: Rules | None = None) -> None:
-    """A label directory is this plan's (under these rules) or new; another's is refused (its
-    labels would mix)."""
-    manifest = out / "learn.json"
-    if out.exists() and not out.is_dir():
-        raise LearnError(f"--out {str(out)!r} exists and is not a directory")
-    if manifest.exists():
-        try:
-            recorded = json.loads(manifest.read_text(encoding="utf-8"))
-            recorded = (recorded.get("plan"), recorded.get("rules"))
-        except (OSError, ValueError, AttributeError):
-            raise LearnError(f"{manifest}: not a readable smsim learn manifest") from None
-        if recorded != (plan.to_dict(), json.loads(json.dumps((rules or Rules()).to_dict()))):
-            raise LearnError(f"--out {str(out)!r} holds labels of another plan or rules ({manifest}); "
-                             "use another directory")  # fmt: skip
-    elif out.is_dir() and any(out.iterdir()):
-        raise LearnError(f"--out {str(out)!r} is not empty and holds no smsim learn labels")
+def check_out_dir(out: Path, plan: LearnPlan, rules: Rules | None = None) -> bool:
+    """A label directory is this plan's under these rules (True: it resumes) or new; another's is refused."""
+    return check_out(out, "learn", {"plan": plan.to_dict(), "rules": (rules or Rules()).to_dict()})
 
 
 def learn(plan: LearnPlan, out: str | Path, rules: Rules | None = None, threads: int | None = None,
           on_progress: Callable[[str, int], None] | None = None,
-          on_round: Callable[[int, pd.DataFrame, list[float]], None] | None = None) -> LearnResult:  # fmt: skip
+          on_round: Callable[[int, pd.DataFrame, list[float]], None] | None = None,
+          command: list[str] = ()) -> LearnResult:  # fmt: skip
     """Run the plan's rounds into ``out`` (resumable) and return the last round's model."""
     rules = rules or Rules()
     base = verify_plan(plan)
     out = Path(out)
-    check_out_dir(out, plan, rules)
-    out.mkdir(parents=True, exist_ok=True)
-    manifest = {"plan": plan.to_dict(), "rules": rules.to_dict()}
-    (out / "learn.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    if not check_out_dir(out, plan, rules):
+        write_manifest(out, "learn", {"plan": plan.to_dict(), "rules": rules.to_dict(), "command": list(command)})
     start = time.process_time()
     vector = None if base.kind == L.PolicyKind.HEURISTIC else base.params
     all_train: list[pd.DataFrame] = []

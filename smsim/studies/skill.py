@@ -28,7 +28,6 @@ cells that are missing, so an interrupted study loses at most the cell in play.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,13 +40,14 @@ import pyarrow.parquet as pq
 
 from smsim.checks import whole
 from smsim.errors import DatasetError, SkillError
+from smsim.files import write_file, writing
 from smsim.intervals import Z_95, mean_and_interval
 from smsim.play.api import verify_players
 from smsim.policies.registry import resolve_policy
 from smsim.rules import Rules
 from smsim.runs.dataset import policy_identity
+from smsim.runs.folder import check_out, read_manifest, write_manifest
 from smsim.runs.spec import MAX_GAMES, verify_games
-from smsim.runs.storage import is_url, unwritable, write_text
 from smsim.studies.compare import compare
 from smsim.studies.sweep import BASELINE, Variant, named_variants, plan_variants
 
@@ -63,10 +63,6 @@ is asked for by name, with a cap on its games (``--cap rollout-learned=400``).""
 
 GAP = ("learned", "balanced")
 """The skill gap: one seat of the first (L2) against the second (L1) in every other seat."""
-
-FORMAT = "smsim-skill"
-FORMAT_VERSION = 1
-MANIFEST = "skill.json"
 
 
 def level_name(policy: str) -> str:
@@ -187,70 +183,26 @@ def play_cell(plan: SkillPlan, cell: Cell, threads: int | None = None, on_progre
     return out
 
 
-def _write_cell(path: Path, frame: pd.DataFrame) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp)
-    tmp.replace(path)  # whole or not at all: an interrupted cell is played again
-
-
-def read_skill_manifest(path: str | Path) -> dict | None:
-    """A skill study's manifest, or None where ``path`` holds none; a damaged one is refused."""
-    f = Path(path) / MANIFEST
-    if not f.is_file():
-        return None
-    try:
-        manifest = json.loads(f.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DatasetError(f"{str(f)!r} cannot be read ({exc})") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise DatasetError(f"{str(f)!r} is not a skill study's manifest")
-    if manifest.get("version") != FORMAT_VERSION:
-        raise DatasetError(f"{str(f)!r} has version {manifest.get('version')!r}; this smsim reads {FORMAT_VERSION}")
-    return manifest
-
-
-def is_skill(path: str | Path) -> bool:
-    return (Path(path) / MANIFEST).is_file()
-
-
-def check_skill_out(out: str | Path, plan: SkillPlan) -> None:
-    """Refuse, before any game, a directory that cannot be written or holds something else."""
-    if is_url(str(out)):
-        raise DatasetError(f"a skill study is written to a local directory, not {str(out)!r}")
-    path = Path(out)
-    why = unwritable(path)
-    if why:
-        raise DatasetError(f"cannot write to {str(path)!r}: {why}")
-    if path.exists() and not path.is_dir():
-        raise DatasetError(f"{str(path)!r} is a file, not a directory")
-    manifest = read_skill_manifest(path)
-    if manifest is not None and manifest.get("plan") != json.loads(json.dumps(plan.identity())):
-        raise DatasetError(f"{str(path)!r} holds another skill study (other levels, games, seed, variants or "
-                           "policies); give another --out")  # fmt: skip
-    if manifest is None and path.is_dir() and any(path.iterdir()):
-        raise DatasetError(f"{str(path)!r} is not empty and holds no skill study; give another --out")
-
-
 def run_skill(plan: SkillPlan, out: str | Path, threads: int | None = None, command: list[str] = (),
               on_cell: Callable[[int, int, Cell], None] | None = None, on_progress=None) -> SkillResult:  # fmt: skip
     """Play the study's missing cells into ``out`` and write its tables; returns the result.
     ``on_cell(k, cells, cell)`` is called before cell k is played or read."""
     path = Path(out)
-    check_skill_out(path, plan)
+    if not check_out(out, "skill", plan.identity()):
+        write_manifest(path, "skill", {"plan": plan.identity(), "command": list(command)})
     (path / "cells").mkdir(parents=True, exist_ok=True)
-    if read_skill_manifest(path) is None:
-        write_text(path / MANIFEST, json.dumps({"format": FORMAT, "version": FORMAT_VERSION,
-                                                "plan": plan.identity(), "command": list(command)}, indent=1))  # fmt: skip
     cells = plan.cells()
     for k, cell in enumerate(cells):
         if on_cell is not None:
             on_cell(k, len(cells), cell)
         f = path / "cells" / cell.file()
         if not f.is_file():
-            _write_cell(f, play_cell(plan, cell, threads, on_progress))
+            frame = play_cell(plan, cell, threads, on_progress)
+            with writing(f) as tmp:  # whole or not at all: an interrupted cell is played again
+                pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp)
     result = read_skill(path)
-    write_text(path / "matrix.csv", result.matrix.to_csv(index=False))
-    write_text(path / "gaps.csv", result.gaps.to_csv(index=False))
+    write_file(path / "matrix.csv", result.matrix.to_csv(index=False))
+    write_file(path / "gaps.csv", result.gaps.to_csv(index=False))
     return result
 
 
@@ -306,9 +258,7 @@ def _summary(x: np.ndarray) -> tuple[float, float, float, int]:
 def read_skill(path: str | Path) -> SkillResult:
     """Read a skill study's directory (finished cells; a cell not yet played is left out)."""
     path = Path(path)
-    manifest = read_skill_manifest(path)
-    if manifest is None:
-        raise DatasetError(f"{str(path)!r} is not a skill study (no {MANIFEST})")
+    manifest = read_manifest(path, "skill")
     ident = manifest["plan"]
     players = int(ident["players"])
     variants = ident["variants"]

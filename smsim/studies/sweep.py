@@ -38,28 +38,24 @@ import pyarrow.parquet as pq
 
 from smsim.errors import DatasetError, RulesError, SweepError
 from smsim.intervals import Z_95
-from smsim.rules import Rules, normalised
+from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
 from smsim.runs.dataset import (
     VP_SOURCES,
     done_parts,
-    environment,
     game_table,
     part_name,
     policy_identity,
-    read_manifest,
     seat_table,
     with_seat_vp,
 )
 from smsim.runs.executors import check as check_cluster
 from smsim.runs.executors import open_executor
+from smsim.runs.folder import check_out, read_manifest, write_manifest
 from smsim.runs.runner import play_chunks
 from smsim.runs.spec import default_threads, split_chunks, verify_batch, verify_run
-from smsim.runs.storage import Remote, location, reading, unwritable, write_text
+from smsim.runs.storage import Remote, location, reading
 
-SWEEP_FORMAT = "smsim-sweep"
-SWEEP_FORMAT_VERSION = 1
-MANIFEST = "sweep.json"
 BASELINE = "baseline"
 
 
@@ -417,69 +413,6 @@ def sweep_identity(variants: list[Variant], games: int, players: int, specs, see
             "variants": [v.describe() for v in variants]}  # fmt: skip
 
 
-def check_sweep(path: Path | Remote, identity: dict) -> bool:
-    """Whether ``path`` already is this sweep's directory (True: it resumes) or can become it
-    (False: missing or empty, and writable); anything else raises ``DatasetError``. Reads only."""
-    out = str(path)
-    if path.exists() and not path.is_dir():
-        raise DatasetError(f"output {out!r} exists and is not a directory")
-    manifest = path / MANIFEST
-    if manifest.is_file():
-        old = read_sweep_manifest(path)
-        if old.get("sweep") != identity:
-            was = old.get("sweep", {})
-            differs = [k for k in identity if was.get(k) != identity[k]] or ["format"]
-            raise DatasetError(f"output {out!r} holds a different sweep (its {', '.join(differs)} "
-                               f"{'differs' if len(differs) == 1 else 'differ'}); choose another --out or "
-                               "delete it")  # fmt: skip
-        return True
-    if path.is_dir() and any(path.iterdir()):
-        raise DatasetError(f"output {out!r} is not empty and holds no sweep ({MANIFEST} is missing); choose "
-                           "another --out")  # fmt: skip
-    why = unwritable(path)
-    if why is not None:
-        raise DatasetError(f"cannot write to {out!r}: {why}")
-    return False
-
-
-def _open_sweep(path: Path | Remote, identity: dict, command: list[str]) -> None:
-    """Make ``path`` this sweep's directory, or check that it already is; anything else is refused
-    before a file in it is touched."""
-    out = str(path)
-    if check_sweep(path, identity):
-        return
-
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        text = json.dumps({"format": SWEEP_FORMAT, "format_version": SWEEP_FORMAT_VERSION, "sweep": identity,
-                           "variant_dirs": [variant_dir(i, v["name"]) for i, v in enumerate(identity["variants"])],
-                           "command": command, "environment": environment()}, indent=2)  # fmt: skip
-        write_text(path / MANIFEST, text + "\n")
-    except OSError as exc:
-        raise DatasetError(f"cannot write to {out!r}: {exc.strerror or exc}") from None
-
-
-def read_sweep_manifest(path: str | Path) -> dict[str, Any]:
-    """The manifest of a sweep directory; ``DatasetError`` if it is none."""
-    path = location(path)
-    try:
-        manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DatasetError(f"{str(path)!r} is not a sweep (no {MANIFEST})") from None
-    except (OSError, ValueError) as exc:
-        raise DatasetError(f"{str(path)!r}: {MANIFEST} cannot be read ({exc})") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != SWEEP_FORMAT:
-        raise DatasetError(f"{str(path)!r}: {MANIFEST} is not an smsim sweep manifest")
-    for v in manifest.get("sweep", {}).get("variants", []):
-        if isinstance(v, dict) and isinstance(v.get("rules"), dict):
-            v["rules"] = normalised(v["rules"])  # a field added since it was written takes its default
-    return manifest
-
-
-def is_sweep(path: str | Path) -> bool:
-    return (location(path) / MANIFEST).is_file()
-
-
 def run_sweep(
     out: str | Path,
     variants: list[Variant],
@@ -506,7 +439,12 @@ def run_sweep(
     identity = sweep_identity(variants, games, players, specs, seed, batch)
     # one executor for every variant; on a cluster, connected before anything is written
     with open_executor(cluster) as executor:
-        _open_sweep(path, identity, command or [])
+        try:  # anything but this sweep's directory is refused before a file in it is touched
+            if not check_out(path, "sweep", identity):
+                write_manifest(path, "sweep", {"sweep": identity, "command": command or [], "variant_dirs": [
+                    variant_dir(i, v["name"]) for i, v in enumerate(identity["variants"])]})  # fmt: skip
+        except OSError as exc:
+            raise DatasetError(f"cannot write to {str(path)!r}: {exc.strerror or exc}") from None
         played = _play_variants(path, variants, games, players, specs, seed, batch, threads, command, on_progress,
                                 executor)  # fmt: skip
     table, metrics = sweep_table(path, with_metrics=True)
@@ -670,13 +608,13 @@ class SweepData:
 
 def read_sweep(path: str | Path) -> SweepData:
     path = location(path)
-    manifest = read_sweep_manifest(path)
+    manifest = read_manifest(path, "sweep")
     try:
         described = manifest["sweep"]["variants"]
         variants = [Variant(v["name"], v["varied"], Rules.from_dict(v["rules"]), v.get("source")) for v in described]
         dirs = [path / d for d in manifest["variant_dirs"]]
     except (KeyError, TypeError, RulesError) as exc:
-        raise DatasetError(f"{str(path)!r}: {MANIFEST} is damaged ({exc})") from None
+        raise DatasetError(f"{str(path)!r}: sweep.json is damaged ({exc})") from None
     return SweepData(str(path), manifest, variants, dirs)
 
 
@@ -728,7 +666,7 @@ def variant_set_from_datasets(baseline: str | Path, others: list[str | Path]) ->
     """Datasets (``simulate --out``) whose rules differ from ``baseline``'s, as variants of it,
     each named by the rules fields it changes."""
     def run_of(path) -> dict:
-        return read_manifest(path)["run"]
+        return read_manifest(path, "dataset")["run"]
 
     base_run = run_of(baseline)
     base_rules = Rules.from_dict(base_run["rules"])

@@ -38,6 +38,7 @@ import pandas as pd
 
 from smsim.checks import positive, whole
 from smsim.errors import TuneError
+from smsim.files import write_file
 from smsim.intervals import interval_text
 from smsim.layout import PolicyKind
 from smsim.play.api import verify_players
@@ -350,26 +351,9 @@ def check_out(path: str | Path, force: bool) -> Path:
 
 
 def write_weights(result: TuneResult, path: str | Path, command: str) -> None:
-    """Write the winner's weights file atomically: a temporary file beside it, flushed to disk,
-    then renamed over ``path``, so a reader sees the old file or the new one, never a part."""
-    p = Path(path)
-    text = result.toml(command)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; the file is an ordinary one
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Write the winner's weights file whole: a reader sees the old file or the new one, never a
+    part (``files.write_file``)."""
+    write_file(path, result.toml(command))
 
 
 __all__ = [

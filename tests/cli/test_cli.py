@@ -275,7 +275,7 @@ BINARY = b"\x89PNG\r\n\x1a\n\x00\xff\xfe"  # bytes that are no UTF-8 text
 NEEDS_NO_GAME = [
     (["simulate", "--players", "3", "--policy", "greedy,random"], ["2 policies for 3 players"]),
     (["simulate", "--policy", "{tmp}/bad.toml"], ["not valid TOML"]),
-    (["simulate", "--out", "{tmp}/foreign", "-n", "10"], ["not an smsim dataset"]),
+    (["simulate", "--out", "{tmp}/foreign", "-n", "10"], ["holds no smsim dataset"]),
     (["simulate", "--out", "{tmp}/file/run", "-n", "10"], ["cannot write", "not a directory"]),
     (["simulate", "--out", "{tmp}/file", "-n", "10"], ["not a directory"]),
     (["play", "--players", "2", "--policy", "greedy,random,walls"], ["3 policies for 2 players"]),
@@ -479,7 +479,7 @@ def test_compare_and_fairness_refuse_an_output_that_holds_a_dataset(run, report_
 
 DAMAGED = {  # a manifest's text -> what a damaged copy holds instead
     "binary": lambda text: BINARY,
-    "hollow": lambda text: json.dumps({"format": json.loads(text)["format"]}).encode(),  # says what it is, no more
+    "hollow": lambda text: json.dumps({"kind": json.loads(text)["kind"]}).encode(),  # says what it is, no more
 }
 
 
@@ -499,7 +499,7 @@ def test_a_damaged_manifest_is_refused_in_one_line(run, report_datasets, tmp_pat
 
 def test_report_refuses_a_dataset_as_output_and_keeps_it(run, report_datasets, tmp_path):
     before = sorted(p.name for p in (Path(report_datasets["two"]) / "seats").iterdir())
-    assert_bad_input(run("report", report_datasets["tiny"], "--out", report_datasets["two"]), "holds a dataset")
+    assert_bad_input(run("report", report_datasets["tiny"], "--out", report_datasets["two"]), "holds an smsim dataset")
     assert sorted(p.name for p in (Path(report_datasets["two"]) / "seats").iterdir()) == before
     assert not (Path(report_datasets["two"]) / "report.md").exists()
     assert_bad_input(run("plot", "scores", report_datasets["tiny"], "--out", str(tmp_path / "x.jpg")), ".png")

@@ -178,7 +178,7 @@ def snapshot(root: Path) -> dict[str, bytes | None]:
 
 
 # the files that say what a directory holds, and their field that says it
-MARKERS = {"manifest.json": "format", "sweep.json": "format", "fairness.json": "kind"}
+MARKERS = {name: "kind" for name in ("manifest.json", "sweep.json", "skill.json", "fairness.json", "learn.json")}
 
 
 def kinds(files: dict[str, bytes | None]) -> dict[str, dict[str, str | None]]:

@@ -199,7 +199,7 @@ def test_tiny_and_empty_reports_are_well_formed(request, report_datasets, tmp_pa
 
 
 def test_refusals(report_datasets, tmp_path):
-    with pytest.raises(DatasetError, match="holds a dataset"):
+    with pytest.raises(DatasetError, match="holds an smsim dataset"):
         write_report(read_report_data([report_datasets["tiny"]]), report_datasets["two"])
     with pytest.raises(DatasetError, match="not an smsim dataset"):
         read_report_data([str(tmp_path)])

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import smsim
 from smsim.runs.dataset import done_parts, load
 from smsim.errors import DatasetError
 from smsim.rules import Rules
@@ -28,10 +29,12 @@ def test_dataset_equals_the_in_memory_tables(tmp_path):
     pd.testing.assert_frame_equal(data.games, games)
     assert data.complete and sorted(done_parts(tmp_path / "d")) == [0, 1, 2]
     manifest = json.loads((tmp_path / "d" / "manifest.json").read_text())
-    assert manifest["run"]["rules"] == Rules().to_dict()
-    assert [p["name"] for p in manifest["run"]["policies"]] == POLICIES
-    assert manifest["run"]["policies"][0]["weights"]["pirate_next"] > 0
+    assert manifest["kind"] == "dataset" and manifest["smsim"] == smsim.__version__
+    assert manifest["inputs"]["rules"] == Rules().to_dict()
+    assert [p["name"] for p in manifest["inputs"]["policies"]] == POLICIES
+    assert manifest["inputs"]["policies"][0]["weights"]["pirate_next"] > 0
     assert {"smsim", "numba"} <= set(manifest["environment"])
+    assert data.manifest["run"] == manifest["inputs"]  # read back as it always was: the run's identity
 
 
 def test_seat_table_columns_from_the_engine_arrays():
@@ -162,7 +165,7 @@ def test_foreign_and_corrupt_directories(tmp_path):
     foreign = tmp_path / "photos"
     foreign.mkdir()
     (foreign / "cat.jpg").write_bytes(b"\xff\xd8")
-    with pytest.raises(DatasetError, match="is not an smsim dataset"):
+    with pytest.raises(DatasetError, match="holds no smsim dataset"):
         simulate_to(str(foreign), 10, 2, ["random"], seed=1)
     assert (foreign / "cat.jpg").read_bytes() == b"\xff\xd8"
     with pytest.raises(DatasetError, match="is not an smsim dataset"):
@@ -173,7 +176,7 @@ def test_foreign_and_corrupt_directories(tmp_path):
     with pytest.raises(DatasetError, match="a part cannot be read"):
         load(out)
     (out / "manifest.json").write_text("{broken")
-    with pytest.raises(DatasetError, match="unreadable manifest.json"):
+    with pytest.raises(DatasetError, match="manifest.json is damaged"):
         load(out)
 
 
@@ -246,7 +249,7 @@ def test_a_dataset_written_before_a_rules_field_existed_keeps_its_identity(tmp_p
     out = tmp_path / "old"
     simulate_to(str(out), 400, 2, ["random"], seed=3, batch=200)
     manifest = json.loads((out / "manifest.json").read_text())
-    del manifest["run"]["rules"]["rotation_cost"]
+    del manifest["inputs"]["rules"]["rotation_cost"]
     (out / "manifest.json").write_text(json.dumps(manifest))
     assert read_manifest(out)["run"]["rules"]["rotation_cost"] == Rules().rotation_cost
     again = simulate_to(str(out), 400, 2, ["random"], seed=3, batch=200)  # the same run: nothing to play
@@ -306,7 +309,7 @@ def test_a_search_dataset_written_before_a_knob_existed_resumes_as_the_knob_that
     args = dict(games=4, players=2, policies=[str(policy), "random"], seed=3, batch=2)
     simulate_to(str(out), **args)
     manifest = json.loads((out / "manifest.json").read_text())
-    del manifest["run"]["policies"][0]["weights"]["clear_gap"]  # as written before the knob
+    del manifest["inputs"]["policies"][0]["weights"]["clear_gap"]  # as written before the knob
     (out / "manifest.json").write_text(json.dumps(manifest))
     files = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     policy.write_text(policy.read_text().replace("clear_gap = 0", f"clear_gap = {gap}"))

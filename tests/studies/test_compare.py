@@ -113,8 +113,9 @@ def test_games_streamed_to_a_writer_instead_of_kept(tmp_path):
 
 
 def test_a_saved_comparison_reads_back_as_written(tmp_path):
-    from smsim.studies.compare import comparison_manifest, read_comparison, save_comparison
     from smsim.errors import DatasetError
+    from smsim.runs.folder import kind_of
+    from smsim.studies.compare import read_comparison, save_comparison
 
     result = compare(["greedy", "random"], 2, 2 * 20, seed=4)
     save_comparison(result, str(tmp_path / "c"), ["smsim", "compare", "greedy", "random"], 4, Rules())
@@ -125,8 +126,8 @@ def test_a_saved_comparison_reads_back_as_written(tmp_path):
     pd.testing.assert_frame_equal(saved.tables["policies"], result.table, check_names=False)
     pd.testing.assert_frame_equal(saved.tables["pairs"], result.pairs)
     assert saved.manifest["policies"] == ["greedy", "random"] and saved.manifest["blocks"] == 20
-    assert comparison_manifest(tmp_path) is None  # no manifest: not a comparison
-    with pytest.raises(DatasetError, match="not an smsim comparison"):
+    assert kind_of(tmp_path) is None and kind_of(tmp_path / "c") == "comparison"  # no manifest: not a comparison
+    with pytest.raises(DatasetError, match="is not a comparison"):
         read_comparison(tmp_path)
     (tmp_path / "c" / "games.parquet").write_bytes(b"not parquet")
     with pytest.raises(DatasetError, match="cannot be read"):

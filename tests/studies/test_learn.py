@@ -83,7 +83,7 @@ def test_a_rerun_resumes_from_the_parts_on_disk(tiny, tmp_path):
 
 def test_another_plan_in_the_same_directory_is_refused(tiny):
     out, _ = tiny
-    with pytest.raises(LearnError, match="another plan"):
+    with pytest.raises(LearnError, match="holds a different learn run \\(its plan differs"):
         learn(LearnPlan(decisions=61, seed=3, players=(2, 3)), out)
 
 

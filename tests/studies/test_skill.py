@@ -8,6 +8,7 @@ import pytest
 from smsim.errors import DatasetError, PolicyError, SimulationError, SkillError
 from smsim.intervals import Z_95, mean_and_interval
 from smsim.rules import Rules
+from smsim.runs.folder import kind_of
 from smsim.studies import skill as K
 from smsim.studies.compare import compare
 from smsim.studies.sweep import plan_variants
@@ -122,15 +123,15 @@ def test_a_study_resumes_cell_by_cell(studies, monkeypatch):
 def test_another_plan_or_a_foreign_directory_is_refused(studies, tmp_path):
     plan, _ = studies["three"]
     other = K.plan_skill(3, ["random", "greedy"], games=151, seed=12)
-    with pytest.raises(DatasetError, match="holds another skill study"):
-        K.check_skill_out(studies["root"] / "three", other)
+    with pytest.raises(DatasetError, match="holds a different skill study \\(its games differs"):
+        K.run_skill(other, studies["root"] / "three")
     (tmp_path / "foreign").mkdir()
     (tmp_path / "foreign" / "x.txt").write_text("x")
     with pytest.raises(DatasetError, match="holds no skill study"):
-        K.check_skill_out(tmp_path / "foreign", plan)
+        K.run_skill(plan, tmp_path / "foreign")
     with pytest.raises(DatasetError, match="local directory"):
-        K.check_skill_out("memory://skill", plan)
-    assert not K.is_skill(tmp_path / "foreign")
+        K.run_skill(plan, "memory://skill")
+    assert kind_of(tmp_path / "foreign") is None and kind_of(studies["root"] / "three") == "skill"
     with pytest.raises(DatasetError, match="not a skill study"):
         K.read_skill(tmp_path / "foreign")
 

@@ -1,0 +1,52 @@
+"""The one way smsim writes a file, whole or not at all: beside its final name under a temporary
+one (``.NAME.tmp-PID``), synced, renamed into place (``os.replace``), its directory synced where
+the system allows. A reader, or a run killed at any moment, finds the old file or the new one; a
+writer that raises removes its temporary file. At a URL ``runs.storage`` uploads a copy written here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path, PurePath
+
+
+def temp_name(final: PurePath) -> str:
+    """The name ``final`` (a path or a ``storage.Remote``) is written under: ``.NAME.tmp-PID``."""
+    return f".{final.name}.tmp-{os.getpid()}"
+
+
+def _sync(path: Path, flags: int) -> None:
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def commit(tmp: Path, final: Path) -> None:
+    """Put the finished file ``tmp`` in place as ``final``: synced, renamed, its directory synced."""
+    _sync(tmp, os.O_RDWR)  # writable: Windows syncs only a handle that may write
+    os.replace(tmp, final)
+    with contextlib.suppress(OSError):  # a system or filesystem that opens or syncs no directory
+        _sync(final.parent, os.O_RDONLY)  # the rename itself then survives a power cut
+
+
+@contextlib.contextmanager
+def writing(final: str | os.PathLike) -> Iterator[Path]:
+    """The path to write ``final`` to: put in place when the block ends, removed if it raises."""
+    final = Path(final)
+    tmp = final.with_name(temp_name(final))
+    try:
+        yield tmp
+        commit(tmp, final)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_file(final: str | os.PathLike, data: bytes | str) -> None:
+    """Write ``data`` (text as UTF-8, line ends as given) as the file ``final``, whole or not at all."""
+    with writing(final) as tmp:
+        tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
