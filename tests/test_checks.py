@@ -146,7 +146,7 @@ def _played(tmp_path):
         "fairness": (lambda: _api("fairness")(N(2), 7, games=N(10), seed=N(1), check_games=N(10),
                                               check_seed=N(2), max_compensation=N(1)), "policy must be"),
         "skill": (lambda: _api("skill")(N(2), str(a_file), ["greedy", "random"], games=N(10), seed=N(1),
-                                        caps={"greedy": N(5)}), "is a file"),
+                                        caps={"greedy": N(5)}), "is not a directory"),
         "advise": (lambda: _api("advise")(N(4), N(1), N(0), N(3), policies=["nobody"], playouts=N(2),
                                           min_playouts=N(1), first_playout=N(0)), "unknown policy"),
         "learn": lambda: _api("verify_plan")(_api("LearnPlan")(decisions=N(10), iterations=N(1), seed=N(1),

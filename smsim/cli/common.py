@@ -3,7 +3,6 @@ of arguments, rules, line-ups and outputs that run before the engine is compiled
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -169,9 +168,18 @@ def count_of(text: str, what: str, high: int | None = None) -> int:
     from smsim.runs.spec import MAX_GAMES
 
     value = int_or_text(text.replace("_", "").replace(",", "").strip())
-    with contextlib.suppress(ValueError):  # 1e6 is a whole number; 2.5, inf, nan and words are refused
-        value = value if isinstance(value, int) else int(float(value)) if float(value).is_integer() else float(value)
+    if isinstance(value, str) and _is_number(value):  # 1e6 is a whole number; 2.5, inf and nan are refused
+        number = float(value)
+        value = int(number) if number.is_integer() else number
     return whole(value, what, low=1, high=MAX_GAMES if high is None else high, error=InputError)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:  # a word: whole() refuses the text as it was written
+        return False
+    return True
 
 
 def check_cluster_option(cluster: str | None, out: str | None, needs_out: bool = True) -> None:
