@@ -79,6 +79,16 @@ def policy_option(f):
     return click.option("--policy", multiple=True, help=POLICY_HELP)(f)
 
 
+def run_options(games_help: str, seed_help: str):
+    """The options of a run of many games: --games, --players, --policy, --seed (simulate, sweep)."""
+    def wrap(f):
+        f = click.option("--seed", "-s", type=int, default=0, show_default=True, help=seed_help)(f)
+        f = policy_option(f)
+        f = click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")(f)
+        return click.option("--games", "-n", type=str, default="10000", show_default=True, help=games_help)(f)
+    return wrap
+
+
 def cluster_option(needs_out: bool):
     where = " (with --out)" if needs_out else ""
     return click.option("--cluster", default=None, metavar="ADDRESS",

@@ -8,21 +8,8 @@ import sys
 import click
 
 from smsim import checks
-from smsim.cli.common import (
-    InputError,
-    check_cluster_option,
-    check_out,
-    check_run_out,
-    cli,
-    cluster_option,
-    count_of,
-    engine_ready,
-    fail,
-    policy_option,
-    rules_from,
-    run_of,
-    with_rules,
-)
+from smsim.cli.common import InputError, check_cluster_option, check_out, check_run_out, cli, cluster_option, count_of
+from smsim.cli.common import engine_ready, fail, rules_from, run_of, run_options, with_rules
 from smsim.cli.progress import RunProgressBar
 from smsim.errors import SmsimError
 
@@ -57,10 +44,7 @@ def warmup(learned: bool, search: bool, everything: bool) -> None:
 
 
 @cli.command()
-@click.option("--games", "-n", type=str, default="10000", show_default=True, help="Games to play (1 to 1e10).")
-@click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
-@policy_option
-@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The run's seed.")
+@run_options("Games to play (1 to 1e10).", "The run's seed.")
 @click.option("--out", "-o", type=str, default=None,
               help="Dataset directory to write (resumable): a path, or a URL such as s3://bucket/run.")
 @click.option("--batch", type=str, default=None, help="Games per part file (default: by run size).")

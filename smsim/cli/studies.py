@@ -8,27 +8,9 @@ import sys
 import click
 
 from smsim import checks
-from smsim.cli.common import (
-    InputError,
-    check_cluster_option,
-    check_folder_out,
-    check_out,
-    cli,
-    cluster_option,
-    count_of,
-    engine_ready,
-    fail,
-    policy_option,
-    rules_from,
-    run_of,
-    with_rules,
-)
-from smsim.cli.progress import (
-    CompareProgressBar,
-    FairnessProgressBar,
-    SweepProgressBar,
-    TuneProgressBar,
-)
+from smsim.cli.common import InputError, check_cluster_option, check_folder_out, check_out, cli, cluster_option
+from smsim.cli.common import count_of, engine_ready, fail, rules_from, run_of, run_options, with_rules
+from smsim.cli.progress import CompareProgressBar, FairnessProgressBar, SweepProgressBar, TuneProgressBar
 
 
 # -- compare ----------------------------------------------------------------------------------
@@ -105,10 +87,7 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
 
 # -- sweep ------------------------------------------------------------------------------------
 @cli.command()
-@click.option("--games", "-n", type=str, default="10000", show_default=True, help="Games per variant (1 to 1e10).")
-@click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
-@policy_option
-@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The sweep's seed: every variant's dice.")
+@run_options("Games per variant (1 to 1e10).", "The sweep's seed: every variant's dice.")
 @click.option("--vary", multiple=True, metavar="FIELD=V1,V2,...",
               help="Values of one rules field (repeatable: a full grid; lists separated by ';').")
 @click.option("--variant", "variant_files", multiple=True, metavar="NAME=FILE.toml",
