@@ -199,7 +199,34 @@ REFUSED = [
      "--playouts"),  # fmt: skip
     ("advise", {"players": 4, "seed": 0, "game": 0, "decision": 3}, "min_playouts", 0,
      ["advise", "-d", "3", "--min-playouts"], "--min-playouts"),  # fmt: skip
+    # threads: 0 is not "every core" (None is), from Python as at the command line
+    ("simulate", {"games": 2}, "threads", 0, ["simulate", "-n", "2", "--threads"], "--threads"),
+    ("simulate_summary", {"games": 2}, "threads", -1, ["simulate", "-n", "2", "--threads"], "--threads"),
+    ("simulate_to", {"out": "{tmp}/run", "games": 2}, "threads", 0,
+     ["simulate", "-n", "2", "-o", "{tmp}/run", "--threads"], "--threads"),  # fmt: skip
+    ("compare", {"policies": ["greedy", "random"], "players": 2, "games": 10}, "threads", 0,
+     ["compare", "greedy", "random", "-n", "10", "--threads"], "--threads"),  # fmt: skip
+    ("sweep", {"games": 2, "vary": ["side_defence=1,2"]}, "threads", 0,
+     ["sweep", "--vary", "side_defence=1,2", "-n", "2", "--threads"], "--threads"),  # fmt: skip
+    ("tune", {"players": 2, "games": 10}, "threads", 0, ["tune", "-p", "2", "-o", "{tmp}/t.toml", "-n", "10",
+                                                         "--threads"], "--threads"),  # fmt: skip
+    ("fairness", {"players": 2, "games": 10}, "threads", 0, ["fairness", "-p", "2", "-n", "10", "--threads"],
+     "--threads"),  # fmt: skip
+    ("skill", {"players": 2, "out": "{tmp}/sk", "levels": ["greedy", "random"], "games": 10}, "threads", 0,
+     ["skill", "-p", "2", "-o", "{tmp}/sk", "--levels", "greedy,random", "-n", "10", "--threads"], "--threads"),
 ]
+
+
+@pytest.mark.parametrize("kind, call", [
+    ("skill", lambda out: _api("skill")(2, out, ["greedy", "random"], games=10)),
+    ("learn", lambda out: __import__("smsim.studies.learn", fromlist=["learn"]).learn(
+        _api("LearnPlan")(decisions=10, iterations=1), out)),
+])  # fmt: skip
+def test_a_local_only_result_is_refused_at_a_url_and_no_local_folder_is_made(kind, call, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SmsimError, match="written to a local directory, not to a URL"):
+        call("s3://bucket/run")
+    assert not list(tmp_path.iterdir())  # not a folder named 's3:'
 
 
 def _call(name, kwargs):

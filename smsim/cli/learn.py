@@ -83,31 +83,14 @@ def learn(out, model_path, decisions, iterations, seed, players, base, rate, hid
 
 
 def _run(plan, out, target, rules, threads, quiet) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
     from smsim.cli.progress import LearnProgress
+    from smsim.report.terminal import print_learn_round
     from smsim.studies.learn import check_out_dir, learn
 
-    check_out_dir(Path(out), plan, rules)
-    console = Console()
-
-    def on_round(round_no, table, shares) -> None:
-        view = Table(title=f"round {round_no}: held-out decisions (teacher: rollout over the "
-                           f"{'base' if round_no == 1 else 'round ' + str(round_no - 1) + ' student'})")  # fmt: skip
-        for name in ("kind", "decisions", "agreement", "regret", "base agreement", "base regret"):
-            view.add_column(name, justify="right")
-        for row in table.itertuples():
-            view.add_row(row.kind, f"{row.decisions:,}", f"{100 * row.agreement:.1f}%", f"{row.regret:.4f}",
-                         f"{100 * row.base_agreement:.1f}%", f"{row.base_regret:.4f}")  # fmt: skip
-        console.print(view)
-        if shares:
-            picked = max(range(len(shares)), key=shares.__getitem__)
-            console.print("fits from seeded starts, one seat against three of the base (4 players, "
-                          f"selection games): {', '.join(f'{100 * x:.1f}%' for x in shares)}; kept fit {picked + 1}")
+    check_out_dir(out, plan, rules)
     try:
         with LearnProgress(quiet) as progress:
-            result = learn(plan, out, rules=rules, threads=threads, on_progress=progress, on_round=on_round,
+            result = learn(plan, out, rules=rules, threads=threads, on_progress=progress, on_round=print_learn_round,
                            command=["smsim", *sys.argv[1:]])
     except KeyboardInterrupt:
         click.echo("\ninterrupted: the labels written so far are kept; run the command again to go on", err=True)

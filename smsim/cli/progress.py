@@ -7,6 +7,8 @@ import sys
 
 import click
 
+from smsim.intervals import interval_text
+
 
 class RunProgressBar:
     """A rich progress display fed by simulate_to's reports; it appears with the first report,
@@ -24,7 +26,7 @@ class RunProgressBar:
     def note(self, p) -> str:
         if not p.leader:
             return ""
-        return f"leader {p.leader}: {100 * p.leader_rate:.1f}% [{100 * p.leader_lo:.1f}, {100 * p.leader_hi:.1f}]"
+        return f"leader {p.leader}: {interval_text(p.leader_rate, p.leader_lo, p.leader_hi, scale=100, unit='%')}"
 
     def report(self, p) -> None:
         if self.quiet:
@@ -105,7 +107,7 @@ class TuneProgressBar:
     def report(self, p) -> None:
         if self.quiet:
             return
-        best = f"best {100 * p.best:.1f}% [{100 * p.best_lo:.1f}, {100 * p.best_hi:.1f}] (parity {100 * p.parity:.1f}%)"
+        best = f"best {interval_text(p.best, p.best_lo, p.best_hi, scale=100, unit='%')} (parity {100 * p.parity:.1f}%)"
         if self.bar is not None:
             if self.task is None:
                 self.task = self.bar.add_task("tune", total=p.budget, phase="candidates", best="")

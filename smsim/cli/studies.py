@@ -244,6 +244,7 @@ def tune(base, against, players, games, budget, seed, only, held_out_games, out,
       smsim tune --base walls --against balanced,builder --only wall,wall_progress --out walls2.toml
     """
     from smsim.play.api import verify_players
+    from smsim.report.terminal import print_tune
     from smsim.studies.tune import check_out, verify_tune_input, write_weights
     from smsim.studies.tune import tune as run_tune
 
@@ -267,22 +268,7 @@ def tune(base, against, players, games, budget, seed, only, held_out_games, out,
     except KeyboardInterrupt:
         click.echo("\ninterrupted: nothing written", err=True)
         sys.exit(130)
-    share, lo, hi = result.held_out_share
-    parity = result.held_out_parity
-    verdict = ("the base itself scored best on the tuning dice: nothing better was found" if not result.changed else
-               "better than the base (the interval excludes parity)" if lo > parity else
-               "worse than the base (the interval excludes parity)" if hi < parity else
-               "not shown to differ from the base (the interval holds parity)")  # fmt: skip
-    base_w = result.base.weights()
-    changed = ", ".join(f"{k} {base_w[k]:g} -> {v:g}" for k, v in result.changed.items()) or "none"
-    click.echo(f"tuned {len(result.searched)} weight(s) of {result.base.name}: {len(result.history)} candidates of "
-               f"{n_games:,} games, {players} players, against {', '.join(result.field)}, seed {seed}")  # fmt: skip
-    click.echo(f"best on the tuning dice: {100 * result.score:.1f}% [{100 * result.score_lo:.1f}, "
-               f"{100 * result.score_hi:.1f}] (the base {100 * result.base_score:.1f}%, parity {100 * result.parity:.1f}%)")  # fmt: skip
-    played = result.held_out.blocks * result.held_out.games_per_block
-    click.echo(f"held out ({played:,} games on seed {result.held_out_seed}): tuned against {result.base.name} "
-               f"{100 * share:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] (parity {100 * parity:.1f}%): {verdict}")  # fmt: skip
-    click.echo(f"changed: {changed}")
+    print_tune(result, n_games, players, seed)
     try:
         write_weights(result, path, command)
     except OSError as exc:

@@ -1,5 +1,6 @@
-"""The terminal's tables (rich): a run's headline tables, a comparison, a sweep, a skill study and
-a seat-compensation search, with every interval written one way (``intervals.interval_text``).
+"""The terminal's tables (rich): a run's headline tables, a comparison, a sweep, a skill study, a
+seat-compensation search, a tuning run and a round of ``smsim learn``, with every interval written
+one way (``intervals.interval_text``).
 The numbers are ``runs.summary``'s and the studies' DataFrames; nothing here computes a figure.
 """
 
@@ -212,3 +213,43 @@ def print_fairness(result: FairnessResult, console: Console | None = None) -> No
                   f"{100 * c['after_max_deviation']:.1f}; all seats equal (chi-square, {c['dof']} dof): before "
                   f"{c['chi2_before']:.1f}, p = {c['p_before']:.2g}; after {c['chi2_after']:.1f}, "
                   f"p = {c['p_after']:.2g}")  # fmt: skip
+
+
+def print_tune(result, games: int, players: int, seed: int, console: Console | None = None) -> None:
+    """What ``smsim tune`` found: the best candidate on the tuning dice, then the held-out check
+    against the base, with its verdict."""
+    console = console or Console(highlight=False)
+    share, lo, hi = result.held_out_share
+    parity = result.held_out_parity
+    verdict = ("the base itself scored best on the tuning dice: nothing better was found" if not result.changed else
+               "better than the base (the interval excludes parity)" if lo > parity else
+               "worse than the base (the interval excludes parity)" if hi < parity else
+               "not shown to differ from the base (the interval holds parity)")  # fmt: skip
+    base_w = result.base.weights()
+    changed = ", ".join(f"{k} {base_w[k]:g} -> {v:g}" for k, v in result.changed.items()) or "none"
+    console.print(f"tuned {len(result.searched)} weight(s) of {result.base.name}: {len(result.history)} candidates "
+                  f"of {games:,} games, {players} players, against {', '.join(result.field)}, seed {seed}")  # fmt: skip
+    console.print(f"best on the tuning dice: {interval_text(result.score, result.score_lo, result.score_hi, **RATE)} "
+                  f"(the base {interval_text(result.base_score, **RATE)}, parity {interval_text(result.parity, **RATE)})")  # fmt: skip
+    played = result.held_out.blocks * result.held_out.games_per_block
+    console.print(f"held out ({played:,} games on seed {result.held_out_seed}): tuned against {result.base.name} "
+                  f"{interval_text(share, lo, hi, **RATE)} (parity {interval_text(parity, **RATE)}): {verdict}")  # fmt: skip
+    console.print(f"changed: {changed}")
+
+
+def print_learn_round(round_no: int, table: pd.DataFrame, shares: list[float], console: Console | None = None) -> None:
+    """One round of ``smsim learn``: agreement and regret of the student on held-out decisions, beside
+    the base's, then the selection games' share of each fit."""
+    console = console or Console()
+    view = Table(title=f"round {round_no}: held-out decisions (teacher: rollout over the "
+                       f"{'base' if round_no == 1 else 'round ' + str(round_no - 1) + ' student'})")  # fmt: skip
+    for name in ("kind", "decisions", "agreement", "regret", "base agreement", "base regret"):
+        view.add_column(name, justify="right")
+    for row in table.itertuples():
+        view.add_row(row.kind, f"{row.decisions:,}", interval_text(row.agreement, **RATE), f"{row.regret:.4f}",
+                     interval_text(row.base_agreement, **RATE), f"{row.base_regret:.4f}")  # fmt: skip
+    console.print(view)
+    if shares:
+        picked = max(range(len(shares)), key=shares.__getitem__)
+        console.print("fits from seeded starts, one seat against three of the base (4 players, selection games): "
+                      f"{', '.join(interval_text(x, **RATE) for x in shares)}; kept fit {picked + 1}")

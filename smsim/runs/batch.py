@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from smsim import checks
 from smsim.errors import DatasetError, PolicyError, SimulationError
 from smsim.policies.registry import PolicySpec, rebuild_policy, resolve_policies, ship_policy
 from smsim.rules import Rules
@@ -77,6 +78,7 @@ def simulate(
     """
 
     run = verify_run(games, players, policies, seed, rules, first)
+    threads = checks.threads(threads)
     score, player, game_out = run_games(run.games, run.players, run.lineup, run.seed, run.rules, run.first, threads)
     return (seat_table(score, player, game_out, run.names, run.rules, run.first),
             game_table(game_out, run.players, run.rules, run.first))  # fmt: skip
@@ -141,6 +143,7 @@ def simulate_to(
     """
 
     run = verify_run(games, players, policies, seed, rules)
+    threads = checks.threads(threads)
     games, players, specs, seed, rules = run.games, run.players, run.lineup, run.seed, run.rules
     batch = verify_batch(batch, games)
     check_cluster(cluster)  # a bad address or a missing Dask: refused before the directory is made
@@ -290,6 +293,7 @@ def simulate_summary(
 
 
     run = verify_run(games, players, policies, seed, rules)
+    threads = checks.threads(threads)
     games, players, specs, rules = run.games, run.players, run.lineup, run.rules
     chunks = spec.split_chunks(0, games)
     acc = SummaryAccumulator()

@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 
 from smsim import layout as L
 from smsim.checks import positive, whole
+from smsim.checks import threads as checks_threads
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.errors import DatasetError, PolicyError, SimulationError
 from smsim.intervals import mean_and_interval
@@ -211,7 +212,7 @@ def compare(
     """
 
     players, games, specs, lineup = verify_compare(policies, players, games, precision)
-    seed = whole(seed, "seed")
+    seed, threads = whole(seed, "seed"), checks_threads(threads)
     names = [s.name for s in specs]
     rules = rules or Rules()
     check_cluster(cluster)  # a bad address or a missing Dask: refused before any game

@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from smsim import layout as L
+from smsim.checks import threads as checks_threads
 from smsim.checks import whole
 from smsim.errors import FairnessError, PolicyError, RulesError, SimulationError
 from smsim.files import write_file
@@ -349,6 +350,7 @@ def fairness(
     check_games = games if check_games is None else check_games
     check_seed = seed + CHECK_SEED_OFFSET if check_seed is None else check_seed
     verify_fairness_input(players, policy, by, games, check_games, max_compensation, seed, check_seed, rules)
+    threads = checks_threads(threads, error=FairnessError)
     players, games, check_games, max_compensation = int(players), int(games), int(check_games), int(max_compensation)
     check_cluster(cluster)
     with open_executor(cluster) as executor:

@@ -49,6 +49,7 @@ import pyarrow.parquet as pq
 
 from smsim import layout as L
 from smsim.checks import positive, whole
+from smsim.checks import threads as checks_threads
 from smsim.engine.dice import seed_key
 from smsim.errors import LearnError
 from smsim.files import writing
@@ -441,7 +442,7 @@ class LearnResult:
     cpu_seconds: float  # labelling and fitting, this run (parts read from disk cost nothing)
 
 
-def check_out_dir(out: Path, plan: LearnPlan, rules: Rules | None = None) -> bool:
+def check_out_dir(out: str | Path, plan: LearnPlan, rules: Rules | None = None) -> bool:
     """A label directory is this plan's under these rules (True: it resumes) or new; another's is refused."""
     return check_out(out, "learn", {"plan": plan.to_dict(), "rules": (rules or Rules()).to_dict()})
 
@@ -453,9 +454,10 @@ def learn(plan: LearnPlan, out: str | Path, rules: Rules | None = None, threads:
     """Run the plan's rounds into ``out`` (resumable) and return the last round's model."""
     rules = rules or Rules()
     base = verify_plan(plan)
-    out = Path(out)
-    if not check_out_dir(out, plan, rules):
+    threads = checks_threads(threads, error=LearnError)
+    if not check_out_dir(out, plan, rules):  # as given: a URL is refused, not made a local folder
         write_manifest(out, "learn", {"plan": plan.to_dict(), "rules": rules.to_dict(), "command": list(command)})
+    out = Path(out)
     start = time.process_time()
     vector = None if base.kind == L.PolicyKind.HEURISTIC else base.params
     all_train: list[pd.DataFrame] = []

@@ -38,6 +38,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from smsim.checks import threads as checks_threads
 from smsim.checks import whole
 from smsim.errors import DatasetError, SkillError
 from smsim.files import write_file, writing
@@ -216,6 +217,7 @@ def skill(players: int, out: str | Path, levels: list[str] = DEFAULT_LEVELS, gam
     >>> result = smsim.skill(4, "runs/skill4", games=8000)   # doctest: +SKIP
     >>> result.matrix, result.gap()                          # doctest: +SKIP
     """
+    threads = checks_threads(threads, error=SkillError)
     planned = plan_variants(list(vary), list(variants), True, rules) if vary or variants else []
     return run_skill(plan_skill(players, levels, games, seed, caps, planned, rules), out, threads)
 

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from smsim.checks import threads as checks_threads
 from smsim.errors import DatasetError, RulesError, SweepError
 from smsim.intervals import Z_95
 from smsim.rules import Rules
@@ -503,6 +504,7 @@ def sweep(
     >>> t[t.metric == "cannons_lost"][["variant", "value", "diff", "diff_lo", "diff_hi"]]  # doctest: +SKIP
     """
     plan = plan_variants(list(vary), list(variants), one_at_a_time, rules)
+    threads = checks_threads(threads, error=SweepError)
     if cluster is not None and out is None:
         raise SweepError("a sweep on a cluster needs out: the workers write the variants' datasets there")
     if out is not None:

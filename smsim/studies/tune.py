@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from smsim.checks import positive, whole
+from smsim.checks import threads as checks_threads
 from smsim.errors import TuneError
 from smsim.files import write_file
 from smsim.intervals import interval_text
@@ -250,6 +251,7 @@ def tune(
     held_out_games = whole(4 * games if held_out_games is None else held_out_games, "held_out_games", low=1,
                            high=MAX_GAMES, error=TuneError)  # fmt: skip
     popsize = None if popsize is None else whole(popsize, "popsize", low=2, error=TuneError)
+    threads = checks_threads(threads, error=TuneError)
     sigma = positive(sigma, "sigma", error=TuneError)
     rules = rules or Rules()
     idx = np.array([PARAM_NAMES.index(n) for n in searched])

@@ -88,3 +88,46 @@ def test_the_sweep_table_writes_a_missing_baseline_value_as_the_one_mark():
     assert MISSING in baseline and "25.0%" in baseline and "nan" not in out
     other = next(line for line in out.splitlines() if line.startswith("│ other"))
     assert "+1.0 [-1.0, +3.0]" in other and "+0.01 [-0.01, +0.03]" in other
+
+
+def _console_text(printer, *args) -> str:
+    buf = io.StringIO()
+    printer(*args, console=Console(file=buf, width=200, highlight=False))
+    return buf.getvalue()
+
+
+def _tune_result(score=0.55, held=(0.52, 0.5, 0.54)):
+    from types import SimpleNamespace
+
+    base = SimpleNamespace(name="balanced", weights=lambda: {"wall": 1.0, "church": 2.0})
+    table = pd.DataFrame({"win_share": [held[0]], "win_lo": [held[1]], "win_hi": [held[2]]}, index=["tuned"])
+    return SimpleNamespace(
+        searched=["wall"], base=base, history=pd.DataFrame({"g": range(6)}), field=["balanced"], changed={"wall": 1.5},
+        score=score, score_lo=score - 0.02, score_hi=score + 0.02, base_score=0.5, parity=0.5,
+        held_out_share=held, held_out_parity=0.5, held_out=SimpleNamespace(blocks=100, games_per_block=4, table=table),
+        held_out_seed=9)  # fmt: skip
+
+
+def test_the_tuning_printout_writes_its_rates_one_way():
+    from smsim.report.terminal import print_tune
+
+    text = _console_text(print_tune, _tune_result(), 300, 4, 2)
+    assert "tuned 1 weight(s) of balanced: 6 candidates of 300 games, 4 players, against balanced, seed 2" in text
+    assert "best on the tuning dice: 55.0% [53.0, 57.0] (the base 50.0%, parity 50.0%)" in text
+    assert "held out (400 games on seed 9): tuned against balanced 52.0% [50.0, 54.0] (parity 50.0%): not shown" in text
+    assert "changed: wall 1 -> 1.5" in text
+    assert "better than the base" in _console_text(print_tune, _tune_result(held=(0.56, 0.54, 0.58)), 300, 4, 2)
+    missing = _console_text(print_tune, _tune_result(score=float("nan")), 300, 4, 2)
+    assert "best on the tuning dice: – (the base 50.0%" in missing and "nan" not in missing
+
+
+def test_a_round_of_learn_prints_agreement_as_rates_and_the_kept_fit():
+    from smsim.report.terminal import print_learn_round
+
+    table = pd.DataFrame({"kind": ["keep", "use"], "decisions": [1200, 30], "agreement": [0.812, float("nan")],
+                          "regret": [0.0123, 0.5], "base_agreement": [0.7, 0.6], "base_regret": [0.02, 0.4]})  # fmt: skip
+    text = _console_text(print_learn_round, 2, table, [0.31, 0.345])
+    assert "round 2: held-out decisions (teacher: rollout over the round 1 student)" in text
+    assert "81.2%" in text and "70.0%" in text and "1,200" in text and "0.0123" in text
+    assert "–" in text and "nan" not in text
+    assert "31.0%, 34.5%; kept fit 2" in text
