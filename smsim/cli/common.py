@@ -208,11 +208,10 @@ def check_run_out(out: str, run: RunSpec, batch: int | None) -> None:
     """``simulate --out``: a directory that holds another run, or cannot be written, is refused
     before the engine is compiled (``folder.check_out``; the run itself checks again)."""
     from smsim.runs.dataset import run_identity
-    from smsim.runs.folder import check_out as check_folder
     from smsim.runs.spec import verify_batch
 
     identity = run_identity(run.games, run.players, run.lineup, run.seed, run.rules, verify_batch(batch, run.games))
-    check_folder(out, "dataset", identity)
+    check_folder_out(out, "dataset", identity)
 
 
 def check_folder_out(out: str, kind: str, inputs: dict | None = None) -> None:

@@ -127,8 +127,8 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, min_play
       smsim advise --players 4 --seed 7 --game 0 --decision 41
       smsim play --seed 7 --trace game.jsonl && smsim advise game.jsonl --decision 41 --json
     """
-    from smsim.studies.advise import DEFAULT_MIN_PLAYOUTS, DEFAULT_PLAYOUTS, MAX_DECISION, MAX_PLAYOUTS, advise_trace
-    from smsim.studies.advise import advise as run_advise
+    from smsim.studies.advise import (DEFAULT_MIN_PLAYOUTS, DEFAULT_PLAYOUTS, MAX_DECISION, MAX_PLAYOUTS,
+                                      advise_trace, advise as run_advise)  # fmt: skip
 
     playouts = DEFAULT_PLAYOUTS if playouts is None else playouts
     checks.whole(playouts, "--playouts", low=1, high=MAX_PLAYOUTS, error=InputError)

@@ -41,20 +41,16 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
     (docs/cluster.md); workers send each round's games back, so --out need not be shared.
     """
     from smsim.report.terminal import print_comparison
-    from smsim.studies.compare import compare as run_compare
+    from smsim.studies.compare import ComparisonWriter, verify_compare, compare as run_compare  # fmt: skip
 
     rules = rules_from(rules_file, rule)
     n_games = count_of(games, "--games")
     checks.threads(threads, "--threads", error=InputError)
     names = [name for value in policies for name in value.split(",") if name]
     check_cluster_option(cluster, out, needs_out=False)
-    from smsim.studies.compare import verify_compare
-
     _, _, specs, _ = verify_compare(names, players, n_games, precision)
     writer = None
     if out:  # made before any game is played: an unwritable output fails at once
-        from smsim.studies.compare import ComparisonWriter
-
         check_folder_out(out, "comparison")
         try:
             writer = ComparisonWriter(out)
@@ -245,8 +241,7 @@ def tune(base, against, players, games, budget, seed, only, held_out_games, out,
     """
     from smsim.play.api import verify_players
     from smsim.report.terminal import print_tune
-    from smsim.studies.tune import check_out, verify_tune_input, write_weights
-    from smsim.studies.tune import tune as run_tune
+    from smsim.studies.tune import check_out, verify_tune_input, write_weights, tune as run_tune  # fmt: skip
 
     rules = rules_from(rules_file, rule)
     n_games = count_of(games, "--games")
