@@ -6,6 +6,8 @@ The numbers are ``runs.summary``'s and the studies' DataFrames; nothing here com
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 from rich.console import Console
@@ -219,6 +221,7 @@ def print_tune(result, games: int, players: int, seed: int, console: Console | N
     """What ``smsim tune`` found: the best candidate on the tuning dice, then the held-out check
     against the base, with its verdict."""
     console = console or Console(highlight=False)
+    say = partial(console.print, soft_wrap=True, markup=False)  # lines as they are, never folded at the width
     share, lo, hi = result.held_out_share
     parity = result.held_out_parity
     verdict = ("the base itself scored best on the tuning dice: nothing better was found" if not result.changed else
@@ -227,14 +230,14 @@ def print_tune(result, games: int, players: int, seed: int, console: Console | N
                "not shown to differ from the base (the interval holds parity)")  # fmt: skip
     base_w = result.base.weights()
     changed = ", ".join(f"{k} {base_w[k]:g} -> {v:g}" for k, v in result.changed.items()) or "none"
-    console.print(f"tuned {len(result.searched)} weight(s) of {result.base.name}: {len(result.history)} candidates "
-                  f"of {games:,} games, {players} players, against {', '.join(result.field)}, seed {seed}")  # fmt: skip
-    console.print(f"best on the tuning dice: {interval_text(result.score, result.score_lo, result.score_hi, **RATE)} "
-                  f"(the base {interval_text(result.base_score, **RATE)}, parity {interval_text(result.parity, **RATE)})")  # fmt: skip
+    say(f"tuned {len(result.searched)} weight(s) of {result.base.name}: {len(result.history)} candidates "
+        f"of {games:,} games, {players} players, against {', '.join(result.field)}, seed {seed}")  # fmt: skip
+    say(f"best on the tuning dice: {interval_text(result.score, result.score_lo, result.score_hi, **RATE)} "
+        f"(the base {interval_text(result.base_score, **RATE)}, parity {interval_text(result.parity, **RATE)})")  # fmt: skip
     played = result.held_out.blocks * result.held_out.games_per_block
-    console.print(f"held out ({played:,} games on seed {result.held_out_seed}): tuned against {result.base.name} "
-                  f"{interval_text(share, lo, hi, **RATE)} (parity {interval_text(parity, **RATE)}): {verdict}")  # fmt: skip
-    console.print(f"changed: {changed}")
+    say(f"held out ({played:,} games on seed {result.held_out_seed}): tuned against {result.base.name} "
+        f"{interval_text(share, lo, hi, **RATE)} (parity {interval_text(parity, **RATE)}): {verdict}")  # fmt: skip
+    say(f"changed: {changed}")
 
 
 def print_learn_round(round_no: int, table: pd.DataFrame, shares: list[float], console: Console | None = None) -> None:

@@ -119,6 +119,9 @@ def test_the_tuning_printout_writes_its_rates_one_way():
     assert "better than the base" in _console_text(print_tune, _tune_result(held=(0.56, 0.54, 0.58)), 300, 4, 2)
     missing = _console_text(print_tune, _tune_result(score=float("nan")), 300, 4, 2)
     assert "best on the tuning dice: – (the base 50.0%" in missing and "nan" not in missing
+    narrow = io.StringIO()  # a line is never folded at the terminal's width: the lines are read by scripts
+    print_tune(_tune_result(), 300, 4, 2, console=Console(file=narrow, width=40))
+    assert narrow.getvalue() == text
 
 
 def test_a_round_of_learn_prints_agreement_as_rates_and_the_kept_fit():
