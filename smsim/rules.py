@@ -47,6 +47,8 @@ from smsim.layout import (
 )
 
 SIDE_NAMES: tuple[str, ...] = tuple(side.name.lower() for side in Side)
+ALL_SEATS = (1 << MAX_PLAYERS) - 1
+"""A ``wall_bonus_seats`` mask of every seat: the printed game."""
 BONUS_KINDS: tuple[str, ...] = tuple(kind.name.lower() for kind in BonusKind)
 
 
@@ -70,6 +72,10 @@ class Rules:
     # (for "person" the amount is the highest number of heads the free person may stand for)
     wall_bonus_kind: tuple[str, ...] = ("person", "coins", "vp", "coins")
     wall_bonus_amount: tuple[int, ...] = (3, 2, 3, 2)
+    # A study's device, not the printed game (docs/rules.md §7): per side, a bit mask of the seats
+    # that receive its bonus (bit s = seat s). A seat left out still completes the side (its
+    # defence counts) but gains nothing from it: the wall-bonus ablation (smsim bonus-value).
+    wall_bonus_seats: tuple[int, ...] = (ALL_SEATS,) * N_SIDES
     side_defence: int = 2
     soldier_defence: int = 1
     # §5 cross: VP of a church series of length 1..5
@@ -101,7 +107,7 @@ class Rules:
     seat_vp: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
-        for name in SEAT_FIELDS:  # Rules(seat_coins=[0, np.int64(1)]) from Python: plain ints in a tuple
+        for name in LATE_FIELDS:  # Rules(seat_coins=[0, np.int64(1)]) from Python: plain ints in a tuple
             values = getattr(self, name)
             if isinstance(values, (list, tuple)):
                 values = tuple(int(x) if isinstance(x, np.integer) else x for x in values)
@@ -154,13 +160,14 @@ class Rules:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON/TOML-able values, the form written into traces and manifests.
 
-        The seat compensation fields are left out while empty (the printed game): the rules of
-        every trace, dataset manifest and run identity written before they existed stay the
-        same, so those datasets still resume and report beside new ones."""
+        The fields added since datasets were first written (``LATE_FIELDS``) are left out while
+        at their default (the printed game): the rules of every trace, dataset manifest and run
+        identity written before they existed stay the same, so those datasets still resume and
+        report beside new ones."""
         out = {}
         for f in fields(self):
             v = getattr(self, f.name)
-            if f.name in SEAT_FIELDS and not v:
+            if f.name in LATE_FIELDS and v == f.default:
                 continue
             if isinstance(v, tuple):
                 v = [list(x) if isinstance(x, tuple) else x for x in v]
@@ -180,6 +187,13 @@ class Rules:
         """The coins ``seat`` starts with: ``start_coins`` and its ``seat_coins`` (docs/rules.md §1, §7)."""
         return self.start_coins + (self.seat_coins[seat] if seat < len(self.seat_coins) else 0)
 
+    def side_bonus(self, side: int, seat: int) -> tuple[str, int]:
+        """The bonus (kind, amount) ``seat`` receives for completing ``side``: ("none", 0) where
+        ``wall_bonus_seats`` leaves it out (docs/rules.md §7)."""
+        if not (self.wall_bonus_seats[side] >> seat) & 1:
+            return "none", 0
+        return self.wall_bonus_kind[side], self.wall_bonus_amount[side]
+
     def pirate_row_boxes(self, n_players: int) -> int:
         """Boxes in one row of the pirate track (docs/rules.md §6)."""
         return self.pirate_boxes_per_player * n_players
@@ -198,6 +212,7 @@ class Rules:
         for side in Side:
             v[at("wall_bonus_kind") + side] = BONUS_KINDS.index(self.wall_bonus_kind[side])
             v[at("wall_bonus_amount") + side] = self.wall_bonus_amount[side]
+            v[at("wall_bonus_seats") + side] = self.wall_bonus_seats[side]
         v[at("church_series_vp")] = 0  # a series of length 0
         v[at("church_series_vp") + 1 : at("church_series_vp") + 6] = self.church_series_vp
         v[at("n_pirate_rows")] = len(self.pirate_strengths)
@@ -248,12 +263,15 @@ RULES_RECORD = Record("rules", "R_", "N_RULE_FIELDS", (
     ("pirate_strengths", MAX_PIRATE_ROWS, "the strength of each row, zeros past the last"),
     ("seat_coins", MAX_PLAYERS, "extra start coins per seat, zeros past the list"),
     ("seat_vp", MAX_PLAYERS, "VP added to each seat's final score, zeros past the list"),
+    ("wall_bonus_seats", N_SIDES, "per side in Side order, the mask of the seats that receive its bonus"),
 ))  # fmt: skip
 RULES_RECORD.export(globals())
 
 
 # the per-seat compensation fields: a designer's variant, empty in the printed game
 SEAT_FIELDS = ("seat_coins", "seat_vp")
+# fields added after datasets were first written: Rules.to_dict leaves them out at their default
+LATE_FIELDS = (*SEAT_FIELDS, "wall_bonus_seats")
 
 # -- validation -------------------------------------------------------------------------------
 _NON_NEGATIVE = (
@@ -340,6 +358,14 @@ def verify_rules(rules: Rules) -> None:
             _fail("wall_bonus_amount", f"must be >= 0, got {amount}")
         if kind == "person" and not 1 <= amount <= 5:
             _fail("wall_bonus_amount", f"a person bonus stands for 1 to 5 heads, got {amount}")
+    masks = rules.wall_bonus_seats
+    if not isinstance(masks, tuple) or any(isinstance(x, bool) or not isinstance(x, int) for x in masks):
+        _fail("wall_bonus_seats", f"must be a list of whole numbers, got {masks!r}")
+    if len(masks) != N_SIDES:
+        _fail("wall_bonus_seats", f"must list {N_SIDES} seat masks ({', '.join(SIDE_NAMES)})")
+    for side, mask in zip(SIDE_NAMES, rules.wall_bonus_seats):
+        if not 0 <= mask <= ALL_SEATS:
+            _fail("wall_bonus_seats", f"the {side} mask must be from 0 to {ALL_SEATS} (bit s = seat s), got {mask}")
     if rules.coins_per_vp < 1:
         _fail("coins_per_vp", f"must be >= 1, got {rules.coins_per_vp}")
     if rules.max_rounds < 1:

@@ -67,6 +67,11 @@ def test_to_dict_round_trips():
         ({"side_defence": 10**40}, "'side_defence': must be from -1,000,000,000 to 1,000,000,000"),
         ({"seat_vp": [0, -(2**63)]}, "'seat_vp': must be from"),
         ({"pirate_strengths": [1, 3, 2**64]}, "'pirate_strengths': must be from"),
+        ({"wall_bonus_seats": 31}, "'wall_bonus_seats': must be a list"),
+        ({"wall_bonus_seats": [31, 31, 31]}, "'wall_bonus_seats': must list 4 seat masks"),
+        ({"wall_bonus_seats": [31, 32, 31, 31]}, "'wall_bonus_seats': the right mask must be from 0 to 31"),
+        ({"wall_bonus_seats": [31, 31, 31, -1]}, "'wall_bonus_seats': the left mask must be from 0 to 31"),
+        ({"wall_bonus_seats": [31, 31, False, 31]}, "'wall_bonus_seats': must be a list of whole numbers"),
     ],
 )
 def test_impossible_values_are_refused_naming_the_field(overrides, field):
@@ -122,3 +127,33 @@ def test_seat_compensation_in_the_engine_vector():
     assert list(v[R.R_SEAT_COINS : R.R_SEAT_COINS + 5]) == [0, 1, 2, 0, 0]
     assert list(v[R.R_SEAT_VP : R.R_SEAT_VP + 5]) == [0, -3, 0, 0, 0]
     assert not Rules().to_nb()[R.R_SEAT_COINS : R.R_SEAT_VP + 5].any()
+
+
+# -- wall_bonus_seats: the wall-bonus ablation's device (docs/rules.md §7) ------------------------------
+def test_wall_bonus_seats_default_to_every_seat_and_stay_out_of_to_dict():
+    """The printed game gives every seat every bonus; its rules dict is as before the field existed,
+    and a manifest written before it (no such key) reads as the printed game."""
+    from smsim.rules import normalised
+
+    r = Rules()
+    assert r.wall_bonus_seats == (31, 31, 31, 31)
+    assert "wall_bonus_seats" not in r.to_dict() and "wall_bonus_seats" not in r.to_toml()
+    assert normalised(r.to_dict()) == r.to_dict() and Rules.from_dict(r.to_dict()) == r
+    d = Rules(wall_bonus_seats=(31, 29, 31, 31))
+    assert d.to_dict()["wall_bonus_seats"] == [31, 29, 31, 31] and Rules.from_dict(d.to_dict()) == d
+    assert load_rules(None, ["wall_bonus_seats=[31, 29, 31, 31]"]) == d
+    assert type(Rules(wall_bonus_seats=[31, np.int64(29), 31, 31]).wall_bonus_seats[1]) is int
+
+
+def test_side_bonus_names_what_a_seat_receives():
+    r = Rules(wall_bonus_seats=(31 & ~0b100, 31, 31, 0))
+    assert r.side_bonus(0, 0) == ("person", 3) and r.side_bonus(0, 2) == ("none", 0)
+    assert r.side_bonus(1, 2) == ("coins", 2) and all(r.side_bonus(3, s) == ("none", 0) for s in range(5))
+
+
+def test_wall_bonus_seats_in_the_engine_vector():
+    from smsim import rules as R
+
+    v = Rules(wall_bonus_seats=(1, 2, 4, 8)).to_nb()
+    assert list(v[R.R_WALL_BONUS_SEATS : R.R_WALL_BONUS_SEATS + 4]) == [1, 2, 4, 8]
+    assert list(Rules().to_nb()[R.R_WALL_BONUS_SEATS : R.R_WALL_BONUS_SEATS + 4]) == [31] * 4

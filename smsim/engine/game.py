@@ -6,6 +6,8 @@ game and score it. Who makes the choices, and in which order the steps come, is 
 business (``smsim.play.loop``); what may legally be chosen is ``engine.actions``'.
 """
 
+import numpy as np
+
 from smsim import layout as L
 from smsim import rules as R
 from smsim.engine.city import popcount_nb, reset_city_nb
@@ -62,7 +64,10 @@ def complete_sides_nb(player, s, new_sides, rnd):
 @hot_njit
 def give_side_bonus_nb(player, s, side, rules):
     """The coins or VP of a completed side (docs/rules.md §2, §5 Wall). Returns the bonus kind and
-    amount; a person bonus is bought by the caller, who asks which person."""
+    amount; a person bonus is bought by the caller, who asks which person. A seat that
+    ``wall_bonus_seats`` leaves out of the side's mask receives nothing (kind none, amount 0)."""
+    if (rules[R.R_WALL_BONUS_SEATS + side] >> s) & 1 == 0:
+        return np.int64(L.BONUS_KIND_NONE), np.int64(0)
     kind = rules[R.R_WALL_BONUS_KIND + side]
     amount = rules[R.R_WALL_BONUS_AMOUNT + side]
     if kind == L.BONUS_KIND_COINS:

@@ -743,6 +743,8 @@ class Referee:
         for b in bonuses:
             side = SIDE_NAMES.index(b["side"])
             kind, amount = rules.wall_bonus_kind[side], rules.wall_bonus_amount[side]
+            if not (rules.wall_bonus_seats[side] >> seat) & 1:  # a seat left out of the side's bonus (§7)
+                kind, amount = "none", 0
             if b["kind"] != kind or b["amount"] != amount:
                 raise _Violation(BONUS, f"{b['side']} bonus: expected {kind} {amount}, found "
                                         f"{b['kind']!r} {b['amount']!r}")

@@ -151,8 +151,18 @@ def side_intact_nb(player, s, side):
 
 
 @hot_njit(inline="always")
-def bonus_value_nb(params, rules, side):
-    kind = rules[R.R_WALL_BONUS_KIND + side]
+def side_bonus_kind_nb(rules, side, s):
+    """The kind of bonus seat s receives for completing ``side``: none where ``wall_bonus_seats``
+    leaves it out (the wall-bonus ablation), else the side's."""
+    if (rules[R.R_WALL_BONUS_SEATS + side] >> s) & 1 == 0:
+        return np.int64(L.BONUS_KIND_NONE)
+    return rules[R.R_WALL_BONUS_KIND + side]
+
+
+@hot_njit(inline="always")
+def bonus_value_nb(params, rules, side, s):
+    """What seat s gains from completing ``side``'s bonus, in VP: nothing where it receives none."""
+    kind = side_bonus_kind_nb(rules, side, s)
     amount = rules[R.R_WALL_BONUS_AMOUNT + side]
     if kind == L.BONUS_KIND_PERSON:
         return params[HL.P_BONUS_PERSON]
@@ -201,7 +211,7 @@ def walls_values_nb(params, occ, player, pirates, s, rules, out, at):
             left -= used
             if used == need:
                 completed += 1
-                v += bonus_value_nb(params, rules, (order >> (4 * i)) & 15)
+                v += bonus_value_nb(params, rules, (order >> (4 * i)) & 15, s)
         if completed > 0:
             v += defence_gain_nb(params, player, pirates, s, rules, completed * rules[R.R_SIDE_DEFENCE])
         out[at + k] = v

@@ -28,7 +28,14 @@ from smsim.engine.city import ZERO, church_mask_nb, defence_nb, popcount_nb
 from smsim.engine.memory import hot_njit
 from smsim.policies import heuristic_layout as HL
 from smsim.policies import learned_layout as LL
-from smsim.policies.features import church_counts_nb, lead_nb, series_value_nb, side_intact_nb, side_walls_nb
+from smsim.policies.features import (
+    church_counts_nb,
+    lead_nb,
+    series_value_nb,
+    side_bonus_kind_nb,
+    side_intact_nb,
+    side_walls_nb,
+)
 from smsim.policies.heuristics import heuristic_keep_nb, heuristic_pick_nb, heuristic_values_nb, pick_best_nb
 
 # the policy's features, model vector, scratch and mark (policies/learned_layout.py), as the
@@ -151,7 +158,7 @@ def place_features_nb(what, left, cell, occ, player, s, rules, values, row, best
             out[at + PF_WALL_NEED] = need / 5.0  # noqa: F821
             out[at + PF_WALL_COMPLETES] = 1.0 if need == 1 else 0.0  # noqa: F821
             out[at + PF_WALL_COMPLETES_NOW] = 1.0 if need <= left else 0.0  # noqa: F821
-            out[at + PF_WALL_BONUS + rules[R.R_WALL_BONUS_KIND + side]] = 1.0  # noqa: F821
+            out[at + PF_WALL_BONUS + side_bonus_kind_nb(rules, side, s)] = 1.0  # noqa: F821
         if TOWER_NEIGHBOURS & (np.uint64(1) << np.uint64(cell)) != ZERO:
             out[at + PF_WALL_CORNER] = 1.0  # noqa: F821
         return

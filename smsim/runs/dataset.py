@@ -156,10 +156,12 @@ def seat_table(
         cols[f"{side}_completed"] = ((done >> i) & 1).astype(bool)
         cols[f"{side}_destroyed"] = ((broken >> i) & 1).astype(bool)
         cols[f"{side}_round"] = flat_player[:, L.SIDE_ROUND + i].astype(np.int16)  # -1: never completed
+    seat = cols["seat"].astype(np.int64)
     for kind in ("coins", "vp", "person"):
         sides = [i for i in range(L.N_SIDES) if rules.wall_bonus_kind[i] == kind]
-        cols[f"bonuses_{kind}"] = sum(((done >> i) & 1) for i in sides).astype(np.int8) if sides else \
-            np.zeros(len(done), dtype=np.int8)  # fmt: skip
+        # a side completed by a seat that wall_bonus_seats leaves out gave it nothing
+        cols[f"bonuses_{kind}"] = sum(((done >> i) & (rules.wall_bonus_seats[i] >> seat) & 1) for i in sides).astype(
+            np.int8) if sides else np.zeros(len(done), dtype=np.int8)  # fmt: skip
     cols["coins_gained"] = cols["coins_merchant"] + cols["coins_wall_bonus"]
     cols["coins_spent"] = cols["coins_rotation"] + cols["coins_delivery"]
     cols["logs_gained"] = cols["logs_delivered"]

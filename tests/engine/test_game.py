@@ -55,6 +55,18 @@ def test_side_bonuses_as_the_rules_set_them():
     assert player[0, L.VP] == 3 and player[0, L.VP_WALL_BONUS] == 3
 
 
+def test_a_seat_left_out_of_a_sides_bonus_receives_nothing():
+    """wall_bonus_seats (docs/rules.md §7): seat 1 is left out of the right and bottom bonuses."""
+    _, _, player, _ = fresh()
+    rules = Rules(wall_bonus_seats=(31, 31 & ~0b10, 31 & ~0b10, 31)).to_nb()
+    for s in (0, 1):
+        got = [G.give_side_bonus_nb(player, s, int(side), rules) for side in (L.Side.RIGHT, L.Side.BOTTOM)]
+        want = [(L.BonusKind.COINS, 2), (L.BonusKind.VP, 3)] if s == 0 else [(L.BonusKind.NONE, 0)] * 2
+        assert [(int(k), int(a)) for k, a in got] == want
+    assert player[0, L.COINS_WALL_BONUS] == 2 and player[0, L.VP_WALL_BONUS] == 3
+    assert player[1, L.COINS] == 3 and player[1, L.COINS_WALL_BONUS] == 0 and player[1, L.VP] == 0
+
+
 def test_completed_sides_remember_their_round():
     _, _, player, _ = fresh()
     G.complete_sides_nb(player, 1, 0b0101, 7)
