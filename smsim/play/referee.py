@@ -164,7 +164,7 @@ SEAT_FIELDS: tuple[str, ...] = ("coins", "logs", "vp", "cannons", "defence")
 # The rule to blame when a quantity changed although the referee saw no reason for it.
 # rules fields a trace may leave out: the per-seat compensation of a designer's variant
 # (docs/rules.md §7), absent from the printed game and from traces written before it existed
-OPTIONAL_RULES = ("seat_coins", "seat_vp")
+OPTIONAL_RULES = ("seat_coins", "seat_vp", "wall_bonus_seats")  # absent: the printed game (Rules.to_dict)
 
 
 def _per_seat(values: Sequence[int], seat: int) -> int:

@@ -150,3 +150,48 @@ def test_referee_catches_a_compensation_left_out_of_the_rules():
     found = check_game(no_vp)
     assert found is not None and found.turn is None and found.seat == 1 and "seat_vp" in found.message
     assert "§7" in found.rule
+
+
+# -- wall_bonus_seats: seats left out of a side's bonus (docs/rules.md §7) ----------------------------
+DENIED = {"wall_bonus_seats": [0b11110, 0b11101, 0b11011, 0b10111]}  # side i's bonus withheld from seat i
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_referee_agrees_with_the_core_where_seats_are_left_out_of_a_bonus(players):
+    """Seat i never receives side i's bonus: the core records it as none, the referee expects none
+    for that seat and the side's bonus for every other, and both score the game alike."""
+    from smsim.rules import Rules
+
+    rules = Rules.from_dict(DENIED)
+    withheld = given = 0
+    for g in range(120):
+        traced = play_game(players, 99 + players, g, table(g, players), rules)
+        assert check_game(traced.records) is None, g
+        for rec in traced.records:
+            for b in rec.get("bonuses", []) if rec["type"] == "turn" else []:
+                denied = b["side"] == ("top", "right", "bottom", "left")[rec["seat"]]
+                assert (b["kind"] == "none") == denied and (b["amount"] == 0) == denied, b
+                withheld += denied
+                given += not denied
+    assert withheld > 0 and given > 0
+
+
+def test_a_withheld_bonus_recorded_as_given_is_caught():
+    from smsim.rules import Rules
+
+    rules = Rules.from_dict(DENIED)
+    for g in range(200):
+        records = play_game(2, 5, g, ["walls", "walls"], rules).records
+        hit = next(((i, j) for i, rec in enumerate(records) if rec["type"] == "turn"
+                    for j, b in enumerate(rec["bonuses"]) if b["kind"] == "none" and b["side"] != "top"), None)  # fmt: skip
+        if hit is not None:
+            break
+    else:  # pragma: no cover
+        raise AssertionError("no withheld coins or VP bonus in 200 games")
+    bad = copy.deepcopy(records)
+    i, j = hit
+    side = bad[i]["bonuses"][j]["side"]
+    bad[i]["bonuses"][j].update(kind=rules.wall_bonus_kind[("top", "right", "bottom", "left").index(side)],
+                                amount=rules.wall_bonus_amount[("top", "right", "bottom", "left").index(side)])  # fmt: skip
+    found = check_game(bad)
+    assert found is not None and found.rule == "docs/rules.md §2 Wall bonuses" and "expected none 0" in found.message

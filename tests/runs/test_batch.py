@@ -131,6 +131,24 @@ def test_fixed_seeds_play_the_same_games_as_recorded():
     assert digest.hexdigest() == GOLDEN_DIGEST
 
 
+def test_wall_bonus_seats_change_only_the_seats_they_leave_out():
+    """Bits of seats beyond the table change nothing; withholding the bottom side's 3 VP from
+    seat 1 changes its games (docs/rules.md §7), and its seat table counts no VP bonus for it."""
+    from smsim.runs.dataset import seat_table
+
+    base = run_games(200, 2, ["walls", "balanced"], 11, Rules(), threads=1)
+    beyond = run_games(200, 2, ["walls", "balanced"], 11, Rules(wall_bonus_seats=(3, 3, 3, 3)), threads=1)
+    assert all(np.array_equal(a, b) for a, b in zip(base, beyond))
+    rules = Rules(wall_bonus_seats=(31, 31, 0b01, 31))
+    denied = run_games(200, 2, ["walls", "balanced"], 11, rules, threads=1)
+    assert not np.array_equal(base[1], denied[1])
+    seats = seat_table(*denied, ["walls", "balanced"], rules, 0)
+    one = seats[seats["seat"] == 1]
+    assert one["bottom_completed"].any() and (one["vp_wall_bonus"] == 0).all() and (one["bonuses_vp"] == 0).all()
+    zero = seats[seats["seat"] == 0]
+    assert (zero["bonuses_vp"] == zero["bottom_completed"]).all() and (zero["vp_wall_bonus"] == 3 * zero["bonuses_vp"]).all()
+
+
 def test_a_part_whose_chunks_finish_out_of_order_is_written_in_game_order(tmp_path, monkeypatch):
     """simulate_to's threads finish chunks in any order (here the part's first chunk is encoded
     last); a part's row groups still go in game order, byte for byte the part a single thread
