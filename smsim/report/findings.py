@@ -289,28 +289,28 @@ def _attacks(ctx: Context) -> list[Finding]:
 
 
 def _wall_bonus(ctx: Context) -> list[Finding]:
-    """Per player count, the most against the least valuable wall bonus on the at-a-glance games."""
+    """Per player count, the most against the least valuable wall bonus by ablation (``tables.
+    bonus_value``) under the at-a-glance games' policy; none without an ablation."""
     out = []
     main = ctx.data.main()
     for players, i in glance_sources(main).items():
         sub = main.select([i])
-        t = A.bonus_value(sub).dropna(subset=["vp_difference_lo"])
+        t = A.sample_bonus_value(sub).dropna(subset=["vp_change_lo"])
         if len(t) < 2:
             continue
-        most, least = t.loc[t["vp_difference"].idxmax()], t.loc[t["vp_difference"].idxmin()]
-        a = (most.vp_difference, most.vp_difference_lo, most.vp_difference_hi)
-        b = (least.vp_difference, least.vp_difference_lo, least.vp_difference_hi)
+        most, least = t.loc[t["vp_change"].idxmax()], t.loc[t["vp_change"].idxmin()]
+        a = (most.vp_change, most.vp_change_lo, most.vp_change_hi)
+        b = (least.vp_change, least.vp_change_lo, least.vp_change_hi)
+        games = int(most.games)
         stated = a[1] > b[2]
         verdict, strength = _wall_check(ctx, players, str(most.side))
         out.append(Finding("wall_bonus", f"the {most.side} side at {players} players",
                            f"The most valuable wall bonus is the {most.side} side's ({most.bonus}): at {players} players "
-                           f"seats that complete it end {_fmt(*a, 'vp', signed=True)} ahead of seats that do not, "
-                           f"against {_fmt(*b, 'vp', signed=True)} for the least valuable, the {least.side} side's "
-                           f"({least.bonus}) ({sub.n_games:,} games, {_who(sub.sources[0].field)}; an association, "
-                           "not a cause).",
-                           *a, b[0], f"the {least.side} side's {_fmt(*b, 'vp', signed=True)}", "vp", sub.n_games,
-                           abs(effect_size(a, b, False, int(most.completers), int(least.completers))[0]), bool(stated),
-                           verdict, strength))  # fmt: skip
+                           f"a seat with it ends {_fmt(*a, 'vp', signed=True)} ahead of the same seat without it on "
+                           f"the same dice, against {_fmt(*b, 'vp', signed=True)} for the least valuable, the "
+                           f"{least.side} side's ({least.bonus}) ({games:,} games, {most.policy} in every seat).",
+                           *a, b[0], f"the {least.side} side's {_fmt(*b, 'vp', signed=True)}", "vp", games,
+                           abs(effect_size(a, b, False, games, games)[0]), bool(stated), verdict, strength))  # fmt: skip
     return out
 
 

@@ -146,22 +146,49 @@ def side_rounds(data: A.ReportData) -> Plot | None:
 
 
 def bonus_value(data: A.ReportData) -> Plot | None:
+    """The wall-bonus ablation (``tables.bonus_value``): one column of panels per player count, the
+    sides in board order; above, the VP a side's bonus is worth (with minus without, the same seat
+    in the same game) beside its face value, below the win share it is worth, in points; one
+    marker per policy (level), each with its 95% interval."""
     t = A.bonus_value(data)
-    if t["vp_difference"].isna().all():
+    if t.empty or t["vp_change"].isna().all():
         return None
-    fig, axes = _panels(1, "What a completed side is worth")
-    ax = axes[0]
-    labels = [f"{r.side}\n{r.bonus}" for r in t.itertuples()]
-    t = t.assign(label=labels)
-    _bars(ax, t, "label", "vp_difference", "vp_difference_lo", "vp_difference_hi")
-    ax.scatter(np.arange(len(t)), t["face_vp"], color="#c44e52", zorder=3, label="face value of the bonus")
-    ax.axhline(0, color="grey", lw=0.8)
-    ax.set_xlabel("side and bonus")
-    ax.set_ylabel("VP")
-    _legend(ax)
-    return fig, ("Bars: mean final VP of seats that completed the side minus seats of the same policy and player "
-                 "count that did not, with 95% intervals (an association, not a cause). Dots: the bonus's face "
-                 f"value in VP (coins at the end-of-game rate). {_games(data)}.")  # fmt: skip
+    parts = _by_players(t)
+    fig = Figure(figsize=(max(WIDTH * len(parts), 6.0), 6.4), layout="constrained")
+    axes = fig.subplots(2, len(parts), sharex=True, sharey="row", squeeze=False)
+    fig.suptitle("What each wall bonus is worth: with it minus without it, on the same dice")
+    policies = list(dict.fromkeys(t["policy"].astype(str)))
+    width = 0.7 / max(len(policies), 1)
+    x = np.arange(len(SIDE_NAMES))
+    colours = colormaps["tab10"].colors
+    for col, (players, tp) in enumerate(parts):
+        top, bottom = axes[0][col], axes[1][col]
+        top.set_title(f"{players} players")
+        for i, policy in enumerate(policies):
+            rows = tp[tp["policy"].astype(str) == policy].set_index("side").reindex(list(SIDE_NAMES))
+            if rows["vp_change"].isna().all():
+                continue
+            at = x + (i - (len(policies) - 1) / 2) * width
+            for ax, key, scale in ((top, "vp_change", 1.0), (bottom, "win_change", 100.0)):
+                y = rows[key].to_numpy(float) * scale
+                err = np.vstack([y - rows[f"{key}_lo"].to_numpy(float) * scale,
+                                 rows[f"{key}_hi"].to_numpy(float) * scale - y])  # fmt: skip
+                ax.errorbar(at, y, yerr=np.nan_to_num(np.clip(err, 0, None)), fmt="o", capsize=3,
+                            color=colours[i % len(colours)], label=policy)  # fmt: skip
+        face = tp.drop_duplicates("side").set_index("side").reindex(list(SIDE_NAMES))["face_vp"].to_numpy(float)
+        top.scatter(x, face, marker="_", s=400, color="#c44e52", zorder=3, label="face value")
+        bonus = tp.drop_duplicates("side").set_index("side").reindex(list(SIDE_NAMES))["bonus"]
+        bottom.set_xticks(x, [f"{side}\n{b}" for side, b in zip(SIDE_NAMES, bonus.fillna(""))], fontsize="small")
+        for ax in (top, bottom):
+            ax.axhline(0, color="grey", lw=0.8)
+    axes[0][0].set_ylabel("VP it is worth")
+    axes[1][0].set_ylabel("win share it is worth (points)")
+    _legend(axes[0][-1])
+    games = ", ".join(f"{p} players {int(tp['games'].min()):,}" for p, tp in parts)
+    return fig, ("Each side's bonus by ablation: the same games played with one seat denied the bonus (every "
+                 "seat in turn), that seat's final VP and win share (shared wins split) in the games with it "
+                 "minus without it, with 95% intervals over games; the red dash is the bonus's face value in VP "
+                 f"(coins at the end-of-game rate; a person has none). Games per side and seat: {games}.")  # fmt: skip
 
 
 def wall_defence(data: A.ReportData) -> Plot | None:

@@ -29,7 +29,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from smsim.errors import DatasetError
-from smsim.intervals import Z_95
+from smsim.intervals import MARGINS, Z_95, difference_interval, margin_verdict
 from smsim.rules import SIDE_NAMES, Rules
 from smsim.runs.dataset import (  # the breakdown of the final score, one list for every table
     done_parts,
@@ -39,6 +39,8 @@ from smsim.runs.dataset import (  # the breakdown of the final score, one list f
 )
 from smsim.runs.folder import kind_of, read_manifest
 from smsim.stats import grouped_mean, grouped_rate
+from smsim.studies.bonus import TABLE_COLUMNS as BONUS_COLUMNS
+from smsim.studies.bonus import bonus_text, read_bonus
 from smsim.studies.compare import read_comparison
 from smsim.studies.skill import LADDER
 from smsim.studies.sweep import read_sweep, variant_set_from_datasets, variant_set_from_sweep
@@ -81,6 +83,9 @@ class ReportData:
     games: pd.DataFrame
     rules: Rules
     sources: list[Source]
+    # the wall-bonus ablations among the folders (studies.bonus.TABLE_COLUMNS, every player count
+    # and policy): no rows of a source, so every selection keeps them whole (``bonus_value``)
+    bonus: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=BONUS_COLUMNS))
 
     @property
     def n_games(self) -> int:
@@ -95,7 +100,7 @@ class ReportData:
         def pick(df: pd.DataFrame) -> pd.DataFrame:
             return df[df["source"].isin(numbers)].reset_index(drop=True) if len(df) else df
 
-        return ReportData(pick(self.seats), pick(self.games), self.rules, [self.sources[i] for i in keep])
+        return ReportData(pick(self.seats), pick(self.games), self.rules, [self.sources[i] for i in keep], self.bonus)
 
     def main(self) -> ReportData:
         """Every source but the mirrors of the ladder's upper levels: what the report's tables
@@ -161,7 +166,9 @@ def read_report_data(paths: list[str | Path], ladder: tuple[str, ...] = LADDER,
                      kinds: dict[str, str | None] | None = None) -> ReportData:
     """Read datasets (``smsim simulate --out``) and comparisons (``smsim compare --out``) for one
     report. They must share their rules: a report describes one rules configuration (rules
-    variants are compared beside it: ``split_variants``).
+    variants are compared beside it: ``split_variants``). Wall-bonus ablations (``smsim
+    bonus-value --out``) among ``paths`` are read into ``ReportData.bonus`` (``bonus_value``);
+    they must be under the same rules, one per player count and policy.
 
     ``ladder``: the policies of the strengths of play, weakest first (``studies.skill.LADDER``:
     ``balanced``, ``learned``, ``rollout-learned``). A mirror dataset (one policy in every seat)
@@ -171,6 +178,10 @@ def read_report_data(paths: list[str | Path], ladder: tuple[str, ...] = LADDER,
     if not paths:
         raise DatasetError("no dataset given")
     kinds = kinds_of(paths, kinds)
+    ablations = [p for p in paths if kinds[str(p)] == "bonus"]
+    paths = [p for p in paths if kinds[str(p)] != "bonus"]
+    if not paths:
+        raise DatasetError("no dataset given beside the wall-bonus ablations")
     seat_frames, game_frames, sources = [], [], []
     rules_dict = None
     for i, p in enumerate(paths):
@@ -207,7 +218,29 @@ def read_report_data(paths: list[str | Path], ladder: tuple[str, ...] = LADDER,
         for col in ("policy", "field"):
             if col in df:
                 df[col] = df[col].astype("category")
-    return ReportData(seats, games, Rules.from_dict(rules_dict), sources)
+    rules = Rules.from_dict(rules_dict)
+    return ReportData(seats, games, rules, sources, _ablations(ablations, rules))
+
+
+def _ablations(paths: list[str | Path], rules: Rules) -> pd.DataFrame:
+    """The wall-bonus ablations' tables (``studies.bonus``), one of each player count and policy,
+    each made under the report's rules."""
+    frames, seen = [], {}
+    for p in paths:
+        result = read_bonus(p)
+        if result.rules != rules:
+            diff = sorted(k for k in set(result.rules.to_dict()) | set(rules.to_dict())
+                          if result.rules.to_dict().get(k) != rules.to_dict().get(k))  # fmt: skip
+            raise DatasetError(f"{str(p)!r} is a wall-bonus ablation under other rules than the report's "
+                               f"({', '.join(diff)}); report one rules configuration at a time")  # fmt: skip
+        key = (result.players, result.policy)
+        if key in seen:
+            raise DatasetError(f"{str(p)!r} and {seen[key]!r} are both wall-bonus ablations of {key[0]} players "
+                               f"and {key[1]}; give one")  # fmt: skip
+        seen[key] = str(p)
+        if len(result.table):
+            frames.append(result.table)
+    return pd.concat(frames, ignore_index=True)[BONUS_COLUMNS] if frames else pd.DataFrame(columns=BONUS_COLUMNS)
 
 
 # -- building blocks -----------------------------------------------------------------------------
@@ -280,9 +313,7 @@ def priests(data: ReportData) -> pd.DataFrame:
 
 # -- wall bonuses --------------------------------------------------------------------------------
 def _bonus_text(rules: Rules, i: int) -> str:
-    kind, amount = rules.wall_bonus_kind[i], rules.wall_bonus_amount[i]
-    return {"person": f"a person of up to {amount} heads", "coins": f"{amount} coins",
-            "vp": f"{amount} VP"}.get(kind, kind)  # fmt: skip
+    return bonus_text(rules, i)
 
 
 def sides(data: ReportData) -> pd.DataFrame:
@@ -307,67 +338,56 @@ def sides(data: ReportData) -> pd.DataFrame:
     return out[cols].sort_values(BY + ["side"], kind="stable").reset_index(drop=True)
 
 
-def _face_value(rules: Rules, side: int) -> float:
-    kind, amount = rules.wall_bonus_kind[side], rules.wall_bonus_amount[side]
-    if kind == "vp":
-        return float(amount)
-    if kind == "coins":
-        return amount / rules.coins_per_vp
-    if kind == "person":
-        return np.nan  # worth what the chosen person earns: no fixed value
-    return 0.0  # no bonus
-
-
-def _difference(yes: pd.DataFrame, no: pd.DataFrame) -> tuple[float, float]:
-    """Mean total of ``yes`` minus ``no`` and its variance: the larger of the independent one and
-    the cluster-robust one (rows of a cluster summed before squaring)."""
-    d = yes["total"].mean() - no["total"].mean()
-    plain = yes["total"].var(ddof=1) / len(yes) + no["total"].var(ddof=1) / len(no)
-    if "cluster" not in yes:
-        return d, plain
-    infl = pd.concat([(yes["total"] - yes["total"].mean()) / len(yes), -(no["total"] - no["total"].mean()) / len(no)])
-    clusters = pd.concat([yes["cluster"], no["cluster"]])
-    sums = infl.groupby(clusters.to_numpy()).sum()
-    c = len(sums)
-    robust = c / max(c - 1, 1) * float((sums**2).sum())
-    return d, max(plain, robust)
-
-
 def bonus_value(data: ReportData) -> pd.DataFrame:
-    """What each side's bonus is worth, two ways.
+    """What each side's bonus is worth, by ablation (``studies.bonus``, ``smsim bonus-value``): one
+    row per player count, policy and side (board order: top, right, bottom, left) of the wall-bonus
+    ablations among the report's folders (``ReportData.bonus``), with its words (``bonus``), its
+    value by the rules (``face_vp``: VP as they are, coins at ``coins_per_vp``, a person NaN), the
+    games, and what having it is worth against the same seat in the same game without it: in win
+    share (``win_change``, a fraction; shared wins split) and in final VP (``vp_change``), each with
+    the 95% interval over games; ``completed`` and ``completed_denied``: the share of seats that
+    completed the side with and without its bonus. Empty where no ablation was given."""
+    t = data.bonus
+    if t.empty:
+        return pd.DataFrame(columns=BONUS_COLUMNS)
+    out = t.assign(_side=t["side"].map(list(SIDE_NAMES).index), _level=t["policy"].map(_level_order))
+    out = out.sort_values(["players", "_level", "policy", "_side"], kind="stable")
+    return out.drop(columns=["_side", "_level"]).reset_index(drop=True)[BONUS_COLUMNS]
 
-    ``face_vp``: its value by the rules (VP as they are; coins at the end-of-game rate of
-    ``coins_per_vp``; no bonus 0; a person has no fixed value, so NaN). ``vp_difference``: the
-    mean final VP of seats that completed the side minus seats of the same policy and player
-    count that did not, averaged over those strata weighted by the completers (an association,
-    not a cause: a seat that completes a side also built walls and defence). Strata with fewer
-    than 2 seats on either side are left out. Its interval takes strata as independent and, within
-    a stratum, the larger of the independent and the cluster-robust variance."""
-    s = data.seats
+
+def _level_order(policy: str) -> int:
+    """The ladder's levels first, weakest first; other policies after them."""
+    return LADDER.index(policy) if policy in LADDER else len(LADDER)
+
+
+AGREE_COLUMNS = ["players", "policy", "sides", "win_diff", "win_diff_lo", "win_diff_hi", "vp_diff", "vp_diff_lo",
+                 "vp_diff_hi", "agree", "verdict"]  # fmt: skip
+
+
+def sides_agree(table: pd.DataFrame, margins: dict[str, float] = MARGINS) -> pd.DataFrame:
+    """Whether sides with the same bonus are worth the same, per player count and policy of a
+    ``bonus_value`` table: for each pair of sides whose bonus reads alike (the printed game's
+    right and left, 2 coins each), the second's value minus the first's in win share and VP, with
+    the 95% interval of a difference of two independent figures (``intervals.difference_interval``;
+    the two share their baseline games, which only narrows the true interval). ``agree``: both
+    intervals hold 0. ``verdict``: the size rule (``intervals.margin_verdict``) on the VP
+    difference with ``margins["vp"]``: "the same", "moves" or "not settled"."""
     rows = []
-    for i, side in enumerate(SIDE_NAMES):
-        diff = var = weight = 0.0
-        completers = 0
-        if not s.empty:
-            for _, g in s.groupby(BY, observed=True):
-                done = g[f"{side}_completed"].astype(bool)
-                yes, no = g[done], g[~done]
-                if len(yes) < 2 or len(no) < 2:
+    for (players, policy), g in table.groupby(["players", "policy"], sort=False):
+        g = g.reset_index(drop=True)
+        for i in range(len(g)):
+            for j in range(i + 1, len(g)):
+                a, b = g.iloc[i], g.iloc[j]
+                if a["bonus"] != b["bonus"]:
                     continue
-                w = len(yes)
-                d, v = _difference(yes, no)
-                diff += w * d
-                var += w * w * v
-                weight += w
-                completers += len(yes)
-        if weight > 0:
-            d, half = diff / weight, Z_95 * np.sqrt(var) / weight
-        else:
-            d = half = np.nan
-        rows.append({"side": side, "bonus": _bonus_text(data.rules, i), "face_vp": _face_value(data.rules, i),
-                     "completers": completers, "vp_difference": d, "vp_difference_lo": d - half,
-                     "vp_difference_hi": d + half})  # fmt: skip
-    return pd.DataFrame(rows)
+                win = difference_interval(*(tuple(float(r[f"win_change{x}"]) for x in ("", "_lo", "_hi")) for r in (a, b)))
+                vp = difference_interval(*(tuple(float(r[f"vp_change{x}"]) for x in ("", "_lo", "_hi")) for r in (a, b)))
+                agree = all(lo <= 0 <= hi for _, lo, hi in (win, vp))
+                rows.append({"players": players, "policy": policy, "sides": f"{b['side']} - {a['side']}",
+                             "win_diff": win[0], "win_diff_lo": win[1], "win_diff_hi": win[2], "vp_diff": vp[0],
+                             "vp_diff_lo": vp[1], "vp_diff_hi": vp[2], "agree": agree,
+                             "verdict": margin_verdict(vp[1], vp[2], margins["vp"])})  # fmt: skip
+    return pd.DataFrame(rows, columns=AGREE_COLUMNS)
 
 
 def _attack_rows(data: ReportData) -> pd.DataFrame:
@@ -710,7 +730,8 @@ VP_SOURCE_SECTIONS = {"church_vp": "Church series", "cannon_vp": "Pirate losses"
 
 def headline_figures(data: ReportData) -> list[Figure]:
     """The headline figures of a mirror sample of one player count, in the report's order, each
-    from the report's own table: ``church_vp_share``, ``bonus_value`` (its ``vp_difference``),
+    from the report's own table: ``church_vp_share``, ``bonus_value`` (its ``vp_change``: the
+    ablation of the sample's player count and policy, where one was given; ``n`` its games),
     ``cannons_changed_winner``, ``defence_vs_strength``, ``seat_advantage``, ``vp_source_means``
     and ``game_length``. ``n`` is the independent units behind a figure: its games (the games an
     attack came, for an attack), since the seats of a game are not independent of each other."""
@@ -720,11 +741,11 @@ def headline_figures(data: ReportData) -> list[Figure]:
     for r in church_vp_share(data).itertuples():
         out.append(Figure("church_vp_share", "", "Church VP share of total VP", "share", sec["church_vp_share"],
                           r.church_vp_share, r.church_vp_share_lo, r.church_vp_share_hi, games))  # fmt: skip
-    for r in bonus_value(data).itertuples():
-        if np.isfinite(r.vp_difference):
-            out.append(Figure("wall_bonus", r.side, f"The {r.side} side's bonus ({r.bonus}): VP ahead of seats "
-                              "without it", "vp", sec["wall_bonus"], r.vp_difference, r.vp_difference_lo,
-                              r.vp_difference_hi, games))  # fmt: skip
+    for r in sample_bonus_value(data).itertuples():
+        if np.isfinite(r.vp_change):
+            out.append(Figure("wall_bonus", r.side, f"The {r.side} side's bonus ({r.bonus}): VP it is worth, with "
+                              "minus without", "vp", sec["wall_bonus"], r.vp_change, r.vp_change_lo, r.vp_change_hi,
+                              int(r.games)))  # fmt: skip
     for r in cannons_changed_winner(data).itertuples():
         out.append(Figure("cannons_changed_winner", "", "Cannon losses change the winner", "rate",
                           sec["cannons_changed_winner"], r.changed, r.changed_lo, r.changed_hi, int(r.games)))  # fmt: skip
@@ -743,6 +764,17 @@ def headline_figures(data: ReportData) -> list[Figure]:
         out.append(Figure("game_length", "", "Game length (rounds)", "rounds", sec["game_length"], r.rounds,
                           r.rounds_lo, r.rounds_hi, int(r.games)))  # fmt: skip
     return out
+
+
+def sample_bonus_value(data: ReportData) -> pd.DataFrame:
+    """The rows of ``bonus_value`` that describe the sample itself: its player counts, and the
+    policies its mirror datasets play (a level of the ladder is one of them)."""
+    t = bonus_value(data)
+    if t.empty:
+        return t
+    players = {src.players for src in data.sources}
+    mirrors = {src.seat_policies[0] for src in data.sources if len(set(src.seat_policies)) == 1}
+    return t[t["players"].isin(players) & t["policy"].isin(mirrors)]
 
 
 # -- rule variants -------------------------------------------------------------------------------
@@ -764,14 +796,16 @@ def split_variants(paths: list[str | Path], kinds: dict[str, str | None] | None 
     describes those with the standard rules (docs/rules.md), or else those with the first one's
     rules, and sets each other one beside a dataset it describes of the same players (the same
     policies and seed where there is one: then the differences are paired). ``kinds``: what each
-    path holds, where the caller asked already (``kinds_of``)."""
+    path holds, where the caller asked already (``kinds_of``). Wall-bonus ablations are handed
+    on among the datasets described (``read_report_data`` reads them into ``ReportData.bonus``)."""
 
     kinds = kinds_of(paths, kinds)
     sweeps = [Path(p) for p in paths if kinds[str(p)] == "sweep"]
-    rest = [Path(p) for p in paths if kinds[str(p)] != "sweep"]
+    ablations = [str(p) for p in paths if kinds[str(p)] == "bonus"]  # handed on to read_report_data
+    rest = [Path(p) for p in paths if kinds[str(p)] not in ("sweep", "bonus")]
     sets = [variant_set_from_sweep(p) for p in sweeps]
     if not rest:
-        return [str(read_sweep(p).dirs[0]) for p in sweeps], sets
+        return [str(read_sweep(p).dirs[0]) for p in sweeps] + ablations, sets
     found = {p: _rules_of(p, kinds[str(p)]) for p in rest}
     standard = Rules().to_dict()
     main_rules = standard if any(r == standard for r, _, _ in found.values()) else found[rest[0]][0]
@@ -797,4 +831,4 @@ def split_variants(paths: list[str | Path], kinds: dict[str, str | None] | None 
                                f"`smsim simulate` dataset of {run['players']} players to compare it with")  # fmt: skip
         groups.setdefault(max(bases, key=closeness), []).append(p)
     sets += [variant_set_from_datasets(b, others) for b, others in groups.items()]
-    return [str(p) for p in main], sets
+    return [str(p) for p in main] + ablations, sets

@@ -13,6 +13,7 @@ from smsim.runs.batch import simulate_to
 from smsim.runs.dataset import load, run_identity
 from smsim.runs.folder import KINDS, check_out, kind_of, read_manifest, write_manifest
 from smsim.studies import skill as K
+from smsim.studies.bonus import plan_bonus, run_bonus
 from smsim.studies.compare import compare, read_comparison, save_comparison
 from smsim.studies.fairness import fairness, read_fairness
 from smsim.studies.learn import LearnPlan, check_out_dir
@@ -38,6 +39,7 @@ def folders(tmp_path_factory):
     K.run_skill(plan, root / "skill", threads=1, command=["smsim", "skill"])
     fairness(players=2, games=40, seed=1, max_compensation=1, threads=1, command=["smsim", "fairness"]).write(
         root / "fairness")
+    run_bonus(plan_bonus(2, "random", games=10, seed=3), root / "bonus", threads=1, command=["smsim", "bonus-value"])
     learn = root / "learn"
     assert check_out_dir(learn, LearnPlan(decisions=10)) is False
     write_manifest(learn, "learn", {"plan": LearnPlan(decisions=10).to_dict(), "rules": Rules().to_dict(),
@@ -174,12 +176,13 @@ def _damaged(text):
     }
 
 
-@pytest.mark.parametrize("kind", ["dataset", "sweep", "skill", "fairness", "learn", "comparison"])
+@pytest.mark.parametrize("kind", ["dataset", "sweep", "skill", "fairness", "learn", "comparison", "bonus"])
 def test_a_damaged_manifest_is_refused_in_one_line_and_nothing_is_touched(folders, tmp_path, kind):
     root, plan = folders
     file = KINDS[kind].file
     inputs = {"dataset": None, "sweep": None, "skill": plan.identity(), "fairness": None, "comparison": None,
-              "learn": {"plan": LearnPlan(decisions=10).to_dict(), "rules": Rules().to_dict()}}[kind]  # fmt: skip
+              "learn": {"plan": LearnPlan(decisions=10).to_dict(), "rules": Rules().to_dict()},
+              "bonus": plan_bonus(2, "random", games=10, seed=3).identity()}[kind]  # fmt: skip
     for why, data in _damaged((root / kind / file).read_text()).items():
         if why == "no players" and "players" not in KINDS[kind].needs:
             continue
