@@ -9,7 +9,8 @@ import pytest  # noqa: E402
 @pytest.fixture(scope="session")
 def report_datasets(tmp_path_factory):
     """Small datasets for the report, plot and CLI tests: a 4-player run with four policies, a
-    2-player mirror, a 3-player comparison, a 3-game run and a dataset with no finished part."""
+    2-player mirror, a 3-player comparison, a 3-game run, a dataset with no finished part and a
+    wall-bonus ablation of the mirror's players, policy and seed (100 games)."""
     from smsim.studies.compare import compare, save_comparison
     from smsim.rules import Rules
     from smsim.runs.batch import simulate_to
@@ -23,7 +24,10 @@ def report_datasets(tmp_path_factory):
     shutil.rmtree(root / "empty" / "games")
     result = compare(["balanced", "churches", "greedy"], 3, 360, seed=6)
     save_comparison(result, str(root / "cmp"), ["smsim", "compare", "balanced", "churches", "greedy"], 6, Rules())
-    return {name: str(root / name) for name in ("four", "two", "tiny", "empty", "cmp")}
+    from smsim.studies.bonus import plan_bonus, run_bonus
+
+    run_bonus(plan_bonus(2, "balanced", games=100, seed=4), root / "bonus2", threads=2)  # the wall-bonus ablation
+    return {name: str(root / name) for name in ("four", "two", "tiny", "empty", "cmp", "bonus2")}
 
 
 @pytest.fixture(scope="session")

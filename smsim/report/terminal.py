@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from smsim.intervals import MISSING, Z_95, interval_text
-from smsim.report.tables import POINTS, POINTS_SAID, RATE, unit_form
+from smsim.report.tables import POINTS, POINTS_SAID, RATE, sides_agree, unit_form
 from smsim.runs.dataset import vp_sources
 from smsim.studies.fairness import FairnessResult
 from smsim.studies.ratings import elo_points
@@ -256,3 +256,24 @@ def print_learn_round(round_no: int, table: pd.DataFrame, shares: list[float], c
         picked = max(range(len(shares)), key=shares.__getitem__)
         console.print("fits from seeded starts, one seat against three of the base (4 players, selection games): "
                       f"{', '.join(interval_text(x, **RATE) for x in shares)}; kept fit {picked + 1}")
+
+
+def print_bonus(result, console: Console | None = None) -> None:
+    """A wall-bonus ablation (``studies.bonus.BonusResult``): each side's value, with minus without,
+    in win share and VP, and whether the sides with the same bonus agree (``tables.sides_agree``)."""
+    console = console or Console(width=max(100, Console().width))
+    t = Table(title=f"What each wall bonus is worth at {result.players} players under {result.policy}: the same seat "
+                    "in the same game with it minus without it [95% interval]")  # fmt: skip
+    for col in ("side", "bonus", "face VP", "games", "win share, points", "VP", "completed with / without"):
+        t.add_column(col, justify="right")
+    for r in result.table.itertuples():
+        t.add_row(r.side, r.bonus, interval_text(r.face_vp, digits=2), f"{int(r.games):,}",
+                  interval_text(r.win_change, r.win_change_lo, r.win_change_hi, **POINTS),
+                  interval_text(r.vp_change, r.vp_change_lo, r.vp_change_hi, **unit_form("vp", signed=True)),
+                  f"{interval_text(r.completed, **RATE)} / {interval_text(r.completed_denied, **RATE)}")  # fmt: skip
+    console.print(t)
+    for r in sides_agree(result.table).itertuples():
+        said = "agree" if r.agree else "do not agree"
+        console.print(f"sides with the same bonus ({r.sides}) {said}: VP {interval_text(r.vp_diff, r.vp_diff_lo, r.vp_diff_hi, **unit_form('vp', signed=True))}, "
+                      f"win share {interval_text(r.win_diff, r.win_diff_lo, r.win_diff_hi, **POINTS_SAID)}")  # fmt: skip
+    console.print(f"wall-bonus ablation: {result.path}")

@@ -103,7 +103,9 @@ def test_stated_findings_exclude_their_null_and_come_in_order_of_effect(planted)
         assert not f.stated
     keys = {c.key for c, *_ in found.stated} | {c.key for c, _ in found.cannot_tell}
     assert keys | {c.key for c in found.not_measured} == {c.key for c in F.CANDIDATES}
-    assert {c.key for c in found.not_measured} == {"strongest_policy", "variant", "skill_gap", "skill_variant"}
+    # the wall bonuses are measured by an ablation (smsim bonus-value), none given here
+    assert {c.key for c in found.not_measured} == {"strongest_policy", "variant", "skill_gap", "skill_variant",
+                                                   "wall_bonus"}  # fmt: skip
 
 
 def test_twenty_games_support_no_finding(tmp_path):

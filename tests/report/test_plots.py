@@ -14,7 +14,7 @@ EXPECTED = {
     "church-vp": ("VP from church series by policy", "policy", "church VP per seat"),
     "sides": ("How often each side of the wall is completed", "policy", "seats completing the side (%)"),
     "side-rounds": ("Round in which each side is completed", "round (1 = first)", "share of completions (%)"),
-    "bonus-value": ("What a completed side is worth", "side and bonus", "VP"),
+    "bonus-value": ("What each wall bonus is worth: with it minus without it, on the same dice", "", "VP it is worth"),
     "wall-defence": ("How often walls, not soldiers, carried the defence", "attack (strength rises)",
                      "held attacks held by walls alone (%)"),
     "attack-rounds": ("Round of each pirate attack", "attack", "round (1 = first)"),
@@ -32,7 +32,7 @@ EXPECTED = {
 
 @pytest.fixture(scope="module")
 def data(report_datasets):
-    return read_report_data([report_datasets[k] for k in ("four", "two", "cmp")])
+    return read_report_data([report_datasets[k] for k in ("four", "two", "cmp", "bonus2")])
 
 
 def test_every_kind_is_specified():
@@ -52,6 +52,8 @@ def test_figure_has_its_title_axes_and_caption(data, kind):
     games = "360" if kind == "ratings" else f"{data.n_games:,}"  # ratings: the comparison's games only
     if kind == "seat-parity":  # the mirror of 2 players (400 games) and the comparison of 3 (360), not the 4 mixed seats
         games = "760"
+    if kind == "bonus-value":  # the ablation's games, each side withheld from each seat in turn
+        games = "2 players 100"
     assert games in caption, caption
     for fmt in ("png", "svg"):
         buf = io.BytesIO()
@@ -106,10 +108,27 @@ def test_no_legend_covers_data(data, report_datasets):
         made = plot(data)
         if made is not None:
             checked += assert_no_legend_covers_data(made[0])
-    two = read_report_data([report_datasets["two"], report_datasets["four"]], ladder=("balanced", "greedy"))
+    two = read_report_data([report_datasets["two"], report_datasets["four"], report_datasets["bonus2"]],
+                           ladder=("balanced", "greedy"))  # the ablation: the wall bonuses' ladder figures
     verdicts = LA.ladder_verdicts(LA.ladder_table(two))
     for section in ("Church series", "Wall bonuses", "Pirate losses", "Outcomes"):
         made = ladder_figure(verdicts[verdicts["section"] == section], section)
         assert made is not None and "games" in made[1]
         checked += assert_no_legend_covers_data(made[0])
     assert checked >= 10
+
+
+def test_the_bonus_value_figure_draws_the_ablation_in_board_order(data):
+    """A column of panels per player count: VP above, win share in points below, the sides in
+    board order with their bonus, each value with its interval; no ablation, no figure."""
+    from smsim.report import tables as A
+
+    fig, caption = PLOTS["bonus-value"](data)
+    top, bottom = fig.axes
+    assert top.get_title() == "2 players" and bottom.get_ylabel() == "win share it is worth (points)"
+    labels = [t.get_text() for t in bottom.get_xticklabels()]
+    assert labels == ["top\na person of up to 3 heads", "right\n2 coins", "bottom\n3 VP", "left\n2 coins"]
+    t = A.bonus_value(data)
+    drawn = [line.get_ydata() for line in top.lines if len(line.get_ydata()) == 4]
+    assert any(list(y) == list(t["vp_change"]) for y in drawn)
+    assert PLOTS["bonus-value"](read_report_data([data.sources[1].path])) is None

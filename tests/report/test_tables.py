@@ -263,8 +263,9 @@ def test_tiny_and_empty_data_give_every_table(reports):
 
 
 def test_every_table_is_recomputed_here():
-    """Each entry of TABLES has a recomputation below."""
-    assert set(TABLES) == set(EXPECTED)
+    """Each entry of TABLES has a recomputation below, but bonus_value: it comes from the wall-bonus
+    ablations (checked at the end, and recomputed from their files in tests/studies/test_bonus.py)."""
+    assert set(TABLES) == set(EXPECTED) | {"bonus_value"}
 
 
 # -- recomputations, one per table --------------------------------------------------------------------
@@ -331,37 +332,6 @@ def exp_sides(seats, games, rules):
             row["bonus"] = "checked apart"
             rows.append(row)
     return rows, ["players", "policy", "side"]
-
-
-def exp_bonus_value(seats, games, rules):
-    rows = []
-    for i, side in enumerate(SIDES):
-        kind, amount = rules.wall_bonus_kind[i], rules.wall_bonus_amount[i]
-        face = {"vp": float(amount), "coins": amount / rules.coins_per_vp, "person": np.nan, "none": 0.0}[kind]
-        diffs, weights, variances = [], [], []
-        for _, s in by_policy(seats):
-            done = s[f"{side}_completed"].astype(bool)
-            yes, no = s.loc[done, "total"].astype(float), s.loc[~done, "total"].astype(float)
-            if len(yes) < 2 or len(no) < 2:
-                continue
-            diffs.append(yes.mean() - no.mean())
-            weights.append(len(yes))
-            plain = yes.var(ddof=1) / len(yes) + no.var(ddof=1) / len(no)
-            # the docstring: within a stratum, the larger of that and the cluster-robust variance
-            deviations = pd.concat([(yes - yes.mean()) / len(yes), -(no - no.mean()) / len(no)])
-            clusters = pd.concat([s.loc[done, "cluster"], s.loc[~done, "cluster"]])
-            sums = deviations.groupby(clusters.to_numpy()).sum()
-            variances.append(max(plain, len(sums) / (len(sums) - 1) * float((sums**2).sum())))
-        w = np.array(weights, float)
-        if w.sum() > 0:
-            w = w / w.sum()
-            d = float(np.sum(w * np.array(diffs)))
-            half = Z * float(np.sqrt(np.sum(w**2 * np.array(variances))))
-        else:
-            d = half = np.nan
-        rows.append({"side": side, "bonus": "checked apart", "face_vp": face, "completers": int(sum(weights)),
-                     "vp_difference": d, "vp_difference_lo": d - half, "vp_difference_hi": d + half})  # fmt: skip
-    return rows, ["side"]
 
 
 def exp_wall_defence(seats, games, rules):
@@ -519,7 +489,6 @@ EXPECTED = {
     "series_lengths": exp_series_lengths,
     "priests": exp_priests,
     "sides": exp_sides,
-    "bonus_value": exp_bonus_value,
     "wall_defence": exp_wall_defence,
     "attacks_per_game": exp_attacks_per_game,
     "attacks": exp_attacks,
@@ -595,3 +564,81 @@ def test_vp_source_means_are_vp_by_source_with_intervals(reports):
     wide = vp_by_source(data).set_index(["players", "policy"])
     for r in got.itertuples():
         assert r.vp == pytest.approx(wide.loc[(r.players, r.policy), r.vp_source], rel=1e-12)
+
+
+# -- the wall-bonus ablation ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ablations(tmp_path_factory):
+    """Two wall-bonus ablations (smsim bonus-value): 2 players of balanced (the seed of ``two``)
+    and 4 players of greedy."""
+    from smsim.studies.bonus import plan_bonus, run_bonus
+
+    root = tmp_path_factory.mktemp("ablations")
+    run_bonus(plan_bonus(2, "balanced", games=120, seed=12), root / "b2", threads=2)
+    run_bonus(plan_bonus(4, "greedy", games=60, seed=3), root / "b4", threads=2)
+    return {"b2": str(root / "b2"), "b4": str(root / "b4")}
+
+
+def test_bonus_value_is_the_ablations_table_in_board_order(runs, ablations):
+    """The ablations given beside the datasets are read as they are (no source of their own),
+    one row per player count, policy and side in board order; none given, the table is empty;
+    split_variants hands them on with the datasets described."""
+    from smsim.report.tables import bonus_value, headline_figures, split_variants
+    from smsim.studies.bonus import TABLE_COLUMNS, read_bonus
+
+    paths = [runs["four"], ablations["b4"], runs["two"], ablations["b2"]]
+    main, sets = split_variants(paths)
+    assert sets == [] and main == [runs["four"], runs["two"], ablations["b4"], ablations["b2"]]
+    data = read_report_data(main)
+    assert [src.path for src in data.sources] == [runs["four"], runs["two"]]
+    got = bonus_value(data)
+    want = pd.concat([read_bonus(ablations["b2"]).table, read_bonus(ablations["b4"]).table], ignore_index=True)
+    pdt.assert_frame_equal(got, want[TABLE_COLUMNS])
+    assert list(got["side"]) == list(SIDES) * 2 and list(got["players"]) == [2] * 4 + [4] * 4
+    assert bonus_value(read_report_data([runs["two"]])).empty
+    assert list(bonus_value(read_report_data([runs["two"]])).columns) == TABLE_COLUMNS
+    # the headline figure of a sample: its own player count and mirror policy's ablation, its games as n
+    two = data.select([1])
+    figures = [f for f in headline_figures(two) if f.figure == "wall_bonus"]
+    rows = got[got["players"] == 2]
+    assert [f.item for f in figures] == list(SIDES) and all(f.unit == "vp" and f.n == 120 for f in figures)
+    assert [(f.value, f.lo, f.hi) for f in figures] == list(zip(rows["vp_change"], rows["vp_change_lo"],
+                                                                rows["vp_change_hi"]))  # fmt: skip
+    # four fixed seats of four policies: no mirror, so no ablation describes it
+    assert not [f for f in headline_figures(data.select([0])) if f.figure == "wall_bonus"]
+
+
+def test_ablations_under_other_rules_twice_or_alone_are_refused(runs, ablations, tmp_path):
+    from smsim.studies.bonus import plan_bonus, run_bonus
+
+    run_bonus(plan_bonus(2, "balanced", games=5, seed=1, rules=VARIANT), tmp_path / "other", threads=1)
+    with pytest.raises(DatasetError, match="a wall-bonus ablation under other rules than the report's"):
+        read_report_data([runs["two"], str(tmp_path / "other")])
+    run_bonus(plan_bonus(2, "balanced", games=5, seed=1), tmp_path / "again", threads=1)
+    with pytest.raises(DatasetError, match="are both wall-bonus ablations of 2 players and balanced; give one"):
+        read_report_data([runs["two"], ablations["b2"], str(tmp_path / "again")])
+    with pytest.raises(DatasetError, match="no dataset given beside the wall-bonus ablations"):
+        read_report_data([ablations["b2"]])
+
+
+def test_sides_agree_compares_the_sides_with_the_same_bonus():
+    """Each pair of sides whose bonus reads alike: the second minus the first, with the interval
+    of a difference of two independent figures (half-widths in quadrature); agree where both hold 0."""
+    from smsim.report.tables import sides_agree
+
+    def row(side, bonus, v, half, w):
+        return {"players": 3, "policy": "balanced", "side": side, "bonus": bonus, "vp_change": v,
+                "vp_change_lo": v - half, "vp_change_hi": v + half, "win_change": w, "win_change_lo": w - 0.01,
+                "win_change_hi": w + 0.01}  # fmt: skip
+
+    t = pd.DataFrame([row("top", "3 VP", 3.0, 0.2, 0.05), row("right", "2 coins", 1.0, 0.3, 0.03),
+                      row("bottom", "3 VP", 3.9, 0.2, 0.05), row("left", "2 coins", 1.2, 0.4, 0.031)])  # fmt: skip
+    got = sides_agree(t).set_index("sides")
+    assert list(got.index) == ["bottom - top", "left - right"]
+    assert got.loc["left - right", "vp_diff"] == pytest.approx(0.2)
+    assert got.loc["left - right", "vp_diff_hi"] - 0.2 == pytest.approx(0.5)  # sqrt(0.3^2 + 0.4^2)
+    assert bool(got.loc["left - right", "agree"]) and got.loc["left - right", "verdict"] == "not settled"
+    assert not got.loc["bottom - top", "agree"] and got.loc["bottom - top", "verdict"] == "moves"
+    assert got.loc["bottom - top", "win_diff"] == pytest.approx(0.0)
