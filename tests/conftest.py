@@ -32,9 +32,9 @@ def report_datasets(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def session_report(report_datasets, tmp_path_factory):
-    """The report of the 4-player run, the 2-player mirror and the comparison of
-    ``report_datasets``, written once a session by the command line (``smsim report four two cmp
-    --out DIR``, which is ``write_report(read_report_data(paths), DIR)``): (DIR, the paths, the
+    """The report of the 4-player run, the 2-player mirror, the comparison and the wall-bonus
+    ablation of ``report_datasets``, written once a session by the command line (``smsim report four
+    two cmp bonus2 --out DIR``, which is ``write_report(read_report_data(paths), DIR)``): (DIR, the paths, the
     command's result). The tests of the page (tests/report/test_page.py) and of the command
     (tests/cli/test_cli.py) only read it; one that writes into it must copy it first."""
     from click.testing import CliRunner
@@ -42,7 +42,7 @@ def session_report(report_datasets, tmp_path_factory):
     from smsim.cli import cli
 
     out = tmp_path_factory.mktemp("session-report") / "report"
-    paths = [report_datasets[k] for k in ("four", "two", "cmp")]
+    paths = [report_datasets[k] for k in ("four", "two", "cmp", "bonus2")]
     result = CliRunner().invoke(cli, ["report", *paths, "--out", str(out)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return out, paths, result

@@ -184,11 +184,11 @@ def bonus_value(data: A.ReportData) -> Plot | None:
     axes[0][0].set_ylabel("VP it is worth")
     axes[1][0].set_ylabel("win share it is worth (points)")
     _legend(axes[0][-1])
-    games = ", ".join(f"{p} players {int(tp['games'].min()):,}" for p, tp in parts)
+    games = ", ".join(f"{int(tp['games'].min()):,} games at {p} players" for p, tp in parts)
     return fig, ("Each side's bonus by ablation: the same games played with one seat denied the bonus (every "
                  "seat in turn), that seat's final VP and win share (shared wins split) in the games with it "
                  "minus without it, with 95% intervals over games; the red dash is the bonus's face value in VP "
-                 f"(coins at the end-of-game rate; a person has none). Games per side and seat: {games}.")  # fmt: skip
+                 f"(coins at the end-of-game rate; a person has none). Each setup played {games}.")  # fmt: skip
 
 
 def wall_defence(data: A.ReportData) -> Plot | None:

@@ -227,10 +227,12 @@ def bonus_value(players: int, out: str | Path, policy: str = "balanced", games: 
 
 # -- reading and the table ----------------------------------------------------------------------
 TABLE_COLUMNS = ["players", "policy", "side", "bonus", "face_vp", "games", "win_change", "win_change_lo",
-                 "win_change_hi", "vp_change", "vp_change_lo", "vp_change_hi", "completed", "completed_denied"]  # fmt: skip
+                 "win_change_hi", "vp_change", "vp_change_lo", "vp_change_hi", "completed", "completed_lo",
+                 "completed_hi", "completed_denied", "completed_denied_lo", "completed_denied_hi"]  # fmt: skip
 """The value of each side's bonus: with minus without, as fractions of a win (``win_change``) and
 in VP, with 95% intervals over games; ``completed``: the share of baseline seats that completed
-the side, ``completed_denied``: of the denied seats (a seat without the bonus may not bother)."""
+the side, ``completed_denied``: of the denied seats (a seat without the bonus may not bother),
+each with the 95% interval over games of its per-game share."""
 
 SEAT_COLUMNS = ["players", "policy", "side", "seat", "games", "win_change", "win_change_lo", "win_change_hi",
                 "vp_change", "vp_change_lo", "vp_change_hi"]  # fmt: skip
@@ -312,8 +314,10 @@ def ablation_tables(plan: BonusPlan, frames: dict[str, pd.DataFrame]) -> tuple[p
         for col, key in (("share", "win_change"), ("vp", "vp_change")):
             v, lo, hi, _ = _value(grid[col][at], denied[col])
             row.update({key: v, f"{key}_lo": lo, f"{key}_hi": hi})
-        row["completed"] = float(b[f"{name}_completed"].mean())
-        row["completed_denied"] = float(completed.mean()) if completed.size else np.nan
+        done = b[f"{name}_completed"].to_numpy(np.float64).reshape(-1, players)[at]
+        for key, flags in (("completed", done), ("completed_denied", completed.astype(np.float64))):
+            v, lo, hi, _ = mean_and_interval(flags.mean(axis=1))  # per game: the share of its seats
+            row.update({key: v, f"{key}_lo": lo, f"{key}_hi": hi})
         rows.append(row)
         for s in range(players):
             seat_row = {"players": players, "policy": plan.policy, "side": name, "seat": s, "games": len(common)}

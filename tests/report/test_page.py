@@ -255,8 +255,13 @@ def ladder(report_datasets, ladder_datasets, tmp_path_factory):
     plan = plan_skill(4, ["greedy", "balanced", "learned"], games=80, seed=34,
                       variants=plan_variants(files=["free-rotation"]))  # fmt: skip
     skill = run_skill(plan, root / "skill4", threads=2)
+    from smsim.studies.bonus import plan_bonus, run_bonus
+
+    for level, seed in (("balanced", 21), ("learned", 22)):  # the wall bonuses' ablations at L1 and L2
+        run_bonus(plan_bonus(4, level, games=40, seed=seed), root / f"bonus-{level}", threads=2)
     main = [str(root / "bal4"), report_datasets["four"]]
-    data = read_report_data([*main, str(root / "lrn4"), str(root / "ro4")], ladder=LADDER)
+    data = read_report_data([*main, str(root / "lrn4"), str(root / "ro4"), str(root / "bonus-balanced"),
+                             str(root / "bonus-learned")], ladder=LADDER)  # fmt: skip
     write_report(data, root / "report", skills=[skill])
     write_report(read_report_data(main, ladder=LADDER), root / "plain")
     return root
@@ -301,7 +306,7 @@ def test_each_section_opens_with_its_ladder(ladder):
         assert rows, title
         for row in rows:
             cells = row.strip("| ").split(" | ")
-            for cell in cells[2:5]:  # L1, L2 and L3 (cheap: 24 games at 4 players)
+            for cell in cells[2:-1]:  # L1, L2 and L3 (cheap: 24 games at 4 players; the wall bonuses' L1 and L2)
                 assert cell == "not measured" or (INTERVAL.search(cell) and GAMES.search(cell)), row
             assert cells[-1].split(":")[0] in VERDICTS, row
         t = pd.read_csv(ladder / "report" / "tables" / f"ladder_{slug(title).replace('-', '_')}.csv")

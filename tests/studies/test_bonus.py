@@ -112,6 +112,9 @@ def test_the_values_equal_a_recomputation_from_the_files(studies):
                                                              pytest.approx(per_game.mean() + half))  # fmt: skip
         assert row["completed"] == pytest.approx(base[f"{side}_completed"].mean())
         assert row["completed_denied"] == pytest.approx(denied[f"{side}_completed"].mean())
+        per_game = denied.groupby("game")[f"{side}_completed"].mean()
+        half = Z_95 * per_game.std(ddof=1) / np.sqrt(len(per_game))
+        assert row["completed_denied_hi"] == pytest.approx(per_game.mean() + half)
         seats = result.seats[result.seats["side"] == side]
         assert list(seats["seat"]) == [0, 1] and seats["vp_change"].mean() == pytest.approx(row["vp_change"])
     assert list(result.table["face_vp"].iloc[1:]) == [1.0, 3.0, 1.0] and np.isnan(result.table["face_vp"].iloc[0])
