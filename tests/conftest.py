@@ -34,8 +34,8 @@ def report_datasets(tmp_path_factory):
 def session_report(report_datasets, tmp_path_factory):
     """The report of the 4-player run, the 2-player mirror, the comparison and the wall-bonus
     ablation of ``report_datasets``, written once a session by the command line (``smsim report four
-    two cmp bonus2 --out DIR``, which is ``write_report(read_report_data(paths), DIR)``): (DIR, the paths, the
-    command's result). The tests of the page (tests/report/test_page.py) and of the command
+    two cmp bonus2 --out DIR``, which is ``write_report(read_report_data(paths), DIR)``): (DIR, the
+    paths, the command's result). The tests of the page (tests/report/test_write.py) and of the command
     (tests/cli/test_cli.py) only read it; one that writes into it must copy it first."""
     from click.testing import CliRunner
 
