@@ -5,6 +5,9 @@ Plays, from fixed seeds, with the standard rules, at three strengths of play (th
 
 - for 2, 3, 4 and 5 players, 150,000 mirror games of L1 and of L2 (one policy in every seat):
   the seat effect alone and every headline figure at both levels;
+- for 2, 3, 4 and 5 players, ``smsim bonus-value`` at L1 and L2: each wall bonus withheld from
+  one seat in turn (1 + 4 x players setups), on the dice of the mirrors' games (the same seeds),
+  ``BONUS_GAMES`` games a setup: about 9 minutes a level on 2 cores;
 - for 2 and 4 players, ``--search-games`` mirror games of L3 (default 5,000). By far the slowest
   step: about 1.3 s of one core a game at 2 players and 4 to 5 s at 4 (measured on this
   machine: 4 with a core to itself, 4.8 over the 4,075 games played on two busy cores), so
@@ -53,6 +56,11 @@ SKILL_LEVELS = ("random", "greedy", "balanced", "learned")
 SKILL_SEARCH_PLAYERS = (2,)  # L3 in the matrix: one search seat a game, at 2 players only
 SKILL_SEARCH_GAMES = 200
 SEED = 2026
+# Games of each setup of the wall-bonus ablation, per level: each level about 9 minutes on 2 cores
+# for the four player counts together (1 + 4 x players setups each). Measured on 2 busy cores,
+# 300 (L1) and 60 (L2) games a setup: L1 9,500 / 6,650 / 5,400 / 4,300 games/s at 2 / 3 / 4 / 5
+# players, L2 1,160 / 830 / 640 / 505, so 0.0109 s (L1) and 0.0916 s (L2) per game of every setup.
+BONUS_GAMES = {"balanced": 50_000, "learned": 6_000}
 FAIRNESS_GAMES = 40_000
 FAIRNESS_CHECK_GAMES = 100_000
 SWEEP_PLAYERS = 4
@@ -114,6 +122,12 @@ def main() -> None:
             path = runs / f"{name}-{p}p"
             run(["simulate", "--games", n(MIRROR_GAMES), "--players", str(p), "--policy", LADDER[level],
                  "--seed", str(SEED + offset + p), "--out", str(path), "--quiet"])  # fmt: skip
+            datasets.append(str(path))
+    for p in PLAYERS:  # the wall-bonus ablations at L1 and L2, on the mirrors' seeds: the same dice
+        for level, offset in ((0, 0), (1, 60)):
+            path = runs / f"bonus-{p}p-L{level + 1}"
+            run(["bonus-value", "--players", str(p), "--policy", LADDER[level], "--games",
+                 n(BONUS_GAMES[LADDER[level]]), "--seed", str(SEED + offset + p), "--out", str(path), "--quiet"])  # fmt: skip
             datasets.append(str(path))
     for p in PLAYERS:
         path = runs / f"compare-{p}p"

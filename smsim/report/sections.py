@@ -54,8 +54,9 @@ def bonus_agreement(data: A.ReportData) -> list[Block]:
         first = f"{r.players} players, `{r.policy}`: {r.sides} ({vp}; win share {win})"
         items.append(f"{first}: the same bonus is worth the same on both sides within the intervals." if r.agree else
                      f"{first}: the same bonus is not worth the same on both sides. The sides are not alike in play: "
-                     "the printed crates stand at the top left and the bots complete sides in a fixed order of "
-                     "preference, so one side is completed earlier or more often than the other (Sides completed).")  # fmt: skip
+                     "the printed crates stand at the top left and the bots break ties between equally advanced "
+                     "sides in board order, so one side is completed earlier or more often than the other (see Sides "
+                     "completed).")  # fmt: skip
     return [Block("list", text="Sides with the same bonus, second minus first", items=items)] if items else []
 
 
