@@ -213,7 +213,8 @@ def skill(players, levels, games, cap, seed, vary, variant_files, out, threads, 
 
 @cli.command("bonus-value")
 @click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
-@click.option("--policy", default="balanced", show_default=True, help="The policy in every seat (a level: balanced, learned).")
+@click.option("--policy", default="balanced", show_default=True,
+              help="The policy in every seat, a level: balanced, learned (a file.py:function is code: docs/trust.md).")
 @click.option("--games", "-n", type=str, default="20000", show_default=True, help="Games of each setup.")
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The study's seed: every setup's dice.")
 @click.option("--out", "-o", type=str, required=True, help="Directory of the study (resumable, setup by setup).")
