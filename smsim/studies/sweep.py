@@ -685,7 +685,7 @@ def variant_set_from_datasets(baseline: str | Path, others: list[str | Path]) ->
         run = run_of(path)
         rules = Rules.from_dict(run["rules"])
         held, was = rules.to_dict(), base_rules.to_dict()
-        varied = {k: v for k, v in held.items() if was[k] != v}
+        varied = {k: v for k, v in held.items() if was.get(k) != v}  # a field left out of to_dict at its default
         name = variant_name(varied)
         while name in metrics:
             name += "'"
