@@ -29,16 +29,18 @@ sweep's paired ones): nothing here computes an interval.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from smsim.intervals import effect_size, interval_text
+from smsim.intervals import MARGINS, MOVES, NOT_SETTLED, SAME, Z_95, effect_size, interval_text, margin_verdict
 from smsim.report import ladder as LA
 from smsim.report import tables as A
-from smsim.studies.sweep import HEADLINE
+from smsim.rules import Rules
+from smsim.studies.sweep import BASELINE, HEADLINE
 
 MAX_FINDINGS = 6
 """At most this many findings open the report (the strongest by effect size)."""
@@ -555,3 +557,575 @@ def key_findings(data: A.ReportData, variants: list = (), variant_tables: list |
             cannot.append((c, max(found, key=_rank)))
     stated.sort(key=lambda s: _rank(s[1]), reverse=True)
     return Findings(stated[:MAX_FINDINGS], [(c, f) for c, f, _ in stated[MAX_FINDINGS:]], cannot, missing)
+
+
+# == the findings in a designer's order (issue #36) =============================================
+# The questions a designer asks, in the order asked: is the start fair and what makes it fair,
+# how often do the pirates decide, what is each wall bonus worth, how much does skill matter,
+# which rules move the game, and what else moves. Each is one sentence with its sizes and
+# intervals; an effect is *stated* only where its 95% interval clears the smallest change that
+# matters (``intervals.margin_verdict`` with ``intervals.MARGINS``), said to be *no larger than
+# the margin* where its interval lies inside it, and *not settled* otherwise.
+
+NOT_MEASURED = "not measured"
+"""A finding whose data the report does not hold (its sentence says what would measure it)."""
+
+DESIGN_ORDER = ("start_edge", "pirates", "wall_bonus", "skill", "variants", "remaining")
+"""The findings in the order a designer asks them (``design_findings``)."""
+
+QUESTIONS = {"start_edge": "Is the start fair?", "pirates": "Do the pirates decide the winner?",
+             "wall_bonus": "What is each wall bonus worth?", "skill": "How much does skill matter?",
+             "variants": "Which rules move the game?", "remaining": "What else moves?"}  # fmt: skip
+"""Each finding's question: the first screen's box asks them."""
+
+SECTIONS = {"start_edge": "Seat compensation", "pirates": "Pirate losses", "wall_bonus": "Wall bonuses",
+            "skill": "How much skill matters", "variants": "Rule variants", "remaining": "Rule variants"}  # fmt: skip
+"""The report section that holds each finding's data."""
+
+OUTCOMES = {"start_edge": "the start player's edge", "skill_gap": "the skill gap",
+            "cannons_changed_winner": "the games the pirates decide", "rounds": "the game's length"}  # fmt: skip
+"""The game's outcomes a rules variant is judged by (finding 5), by the metric that measures each:
+a sweep's per-game metrics (``studies.sweep.metrics_for``) and a skill study's gap."""
+
+MECHANICAL: dict[str, frozenset[str]] = {
+    # a defence rule moves the defence and the cannons lost by its own arithmetic
+    # (and the VP those cannons cost, in the total too)
+    "side_defence": frozenset({"cannons_lost", "attack_held", "vp_cannon_vp", "vp_total"}),
+    "soldier_defence": frozenset({"cannons_lost", "attack_held", "vp_cannon_vp", "vp_total"}),
+    "pirate_strengths": frozenset({"cannons_lost", "attack_held", "vp_cannon_vp", "vp_total"}),
+    # the price of a cannon is the cannon VP, and the games decided are those its VP decides
+    "cannon_penalty": frozenset({"vp_cannon_vp", "vp_total", "cannons_changed_winner"}),
+    # a scoring rule moves the VP it scores
+    "full_city_vp": frozenset({"vp_full_city_vp", "vp_total"}),
+    "church_series_vp": frozenset({"vp_church_vp", "vp_total", "church_vp_share"}),
+    "coins_per_vp": frozenset({"vp_coins_vp", "vp_total"}),
+    "vp_per_log": frozenset({"vp_logs_vp", "vp_total"}),
+    "seat_vp": frozenset({"vp_seat_vp", "vp_total", "start_edge", "win_seat"}),
+    "start_coins": frozenset({"vp_coins_vp"}),
+    "seat_coins": frozenset({"vp_coins_vp"}),
+    "start_logs": frozenset({"vp_logs_vp"}),
+    # a wall bonus's rules move the sides completed only by what the bonus pays for
+    "wall_bonus_kind": frozenset({"vp_earned", "vp_total"}),
+    "wall_bonus_amount": frozenset({"vp_earned", "vp_total"}),
+    "max_rounds": frozenset({"rounds"}),
+}
+"""Per rules field, the metrics it moves *mechanically*: the count its rule changes, by the rule's
+own arithmetic (a side defending 1 instead of 2 loses more cannons; a cannon costing 3 VP instead
+of 5 moves the cannon VP). Such an effect says nothing a designer did not write into the rule, so
+the findings leave it out. A metric family is named by its stem: ``attack_held`` covers
+``attack_3_held``, ``win_seat`` every seat's win rate."""
+
+
+def _stem(metric: str) -> str:
+    if metric.startswith("attack_") and metric.endswith("_held"):
+        return "attack_held"
+    if metric.startswith("win_seat_"):
+        return "win_seat"
+    return metric
+
+
+def mechanical(varied: dict, metric: str) -> bool:
+    """Whether a variant changing the fields ``varied`` moves ``metric`` by its rule's own arithmetic
+    (``MECHANICAL``)."""
+    return any(_stem(metric) in MECHANICAL.get(name, ()) or metric in MECHANICAL.get(name, ()) for name in varied)
+
+
+def _value_words(value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return "none" if not len(value) else "[" + ", ".join(_value_words(v) for v in value) + "]"
+    return str(value)
+
+
+def variant_words(varied: dict, name: str = "") -> str:
+    """A rules variant named by its change from the default rules: ``side defence 2 → 1``; several
+    fields joined by commas; a shipped variant's ``name`` before them ("free-rotation (rotation cost
+    2 → 0)"); the default itself is "the printed rules". (A local stand-in for the report's one
+    variant namer.)"""
+    base = Rules().to_dict()
+    parts = []
+    for field_name, value in varied.items():
+        # a seat compensation's default is none: a zero per seat, as long as the variant's list
+        old = base.get(field_name, [0] * len(value) if isinstance(value, (list, tuple)) else None)
+        parts.append(f"{field_name.replace('_', ' ')} {_value_words(old)} → {_value_words(value)}")
+    if not parts:
+        return name if name and name != BASELINE else "the printed rules"
+    said = ", ".join(parts)
+    return f"{name} ({said})" if name and "=" not in name and name != BASELINE else said
+
+
+@dataclass
+class DesignFinding:
+    """One answer of the findings: its sentence (sizes and intervals), the first screen's line, the
+    margin verdict of what it says (``intervals`` SAME, MOVES, NOT_SETTLED, or ``NOT_MEASURED``)."""
+
+    key: str  # ``DESIGN_ORDER``
+    sentence: str
+    line: str
+    verdict: str
+
+    @property
+    def question(self) -> str:
+        return QUESTIONS[self.key]
+
+    @property
+    def section(self) -> str:
+        return SECTIONS[self.key]
+
+
+def _overall(verdicts: list[str]) -> str:
+    """A finding's verdict from its parts': it states an effect where one part moves, says the same
+    where every part is the same, else not settled."""
+    if not verdicts:
+        return NOT_MEASURED
+    if MOVES in verdicts:
+        return MOVES
+    return SAME if all(v == SAME for v in verdicts) else NOT_SETTLED
+
+
+def _margin_text(unit: str, margins: dict) -> str:
+    m = margins[_margin_unit(unit)]
+    return f"{100 * m:g} point{'s' if m != 0.01 else ''}" if unit in ("rate", "share", "points") else \
+        f"{m:g}{' VP' if unit == 'vp' else ' rounds' if unit == 'rounds' else ''}"  # fmt: skip
+
+
+def _margin_unit(unit: str) -> str:
+    return unit if unit in MARGINS else "count"
+
+
+def judged(value: float, lo: float, hi: float, unit: str, margins: dict, what: str) -> tuple[str, str]:
+    """``what`` ("the start player's edge at 2 players") with its change and interval, in the
+    margin rule's words: stated where it clears the margin, "no larger than the margin" where its
+    interval lies inside, "not settled" otherwise; and the verdict. ``unit`` "rate" or "points"
+    is a difference of rates, written in signed points."""
+    verdict = margin_verdict(lo, hi, margins[_margin_unit(unit)])
+    shown = "points" if unit in ("rate", "share") else unit
+    figure = _fmt(value, lo, hi, shown, signed=True)
+    if verdict == MOVES:
+        return f"{what} {figure}", verdict
+    if verdict == SAME:
+        return f"{what} no larger than the margin of {_margin_text(unit, margins)} ({figure})", verdict
+    return f"{what} not settled ({figure})", verdict
+
+
+def _join(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+# -- 1. the start player's edge and the compensation that removes it --------------------------------
+def _compensation(results: list, players: int, margins: dict) -> str:
+    """The whole-number compensation that brings every seat closest to parity at ``players``
+    players (``studies.fairness``, coins first), with what it leaves on the held-out games."""
+    best = None
+    for r in sorted((r for r in results if r.players == players), key=lambda r: r.by != "coins"):
+        t = r.table
+        parity = 1.0 / r.players
+        verdicts = [margin_verdict(lo - parity, hi - parity, margins["points"])
+                    for lo, hi in zip(t["after_lo"], t["after_hi"])]  # fmt: skip
+        rank = (not any(r.compensation), sum(v == MOVES for v in verdicts), sum(v == NOT_SETTLED for v in verdicts))
+        if best is None or rank < best[0]:
+            best = (rank, r, verdicts)
+    if best is None:
+        return ""
+    _, r, verdicts = best
+    if not any(r.compensation):
+        return f"no whole-number compensation of coins or VP beats none ({r.check_games:,} held-out games)"
+    said = variant_words({r.rules_field: list(r.compensation)})
+    left = sum(v == MOVES for v in verdicts)
+    unsure = sum(v == NOT_SETTLED for v in verdicts)
+    if not left and not unsure:
+        leaves = f"leaves every seat within the margin of {_margin_text('points', margins)} of parity"
+    elif left:
+        leaves = f"still leaves {left} of {r.players} seats beyond the margin of parity"
+    else:
+        leaves = f"leaves {unsure} of {r.players} seats not settled against the margin of parity"
+    return f"{said} {leaves} ({r.check_games:,} held-out games)"
+
+
+def start_edge_finding(glance: pd.DataFrame, compensations: list = (), margins: dict = MARGINS) -> DesignFinding:
+    """The start player's edge per player count (its win share minus parity, the at-a-glance rows)
+    and the compensation that removes it (the fairness searches)."""
+    parts, lines, verdicts = [], [], []
+    for r in glance.itertuples():
+        if not np.isfinite(r.start_win):
+            continue
+        e = (r.start_win - r.parity, r.start_win_lo - r.parity, r.start_win_hi - r.parity)
+        said, v = judged(*e, "points", margins, f"at {r.players} players")
+        comp = _compensation(list(compensations), int(r.players), margins)
+        parts.append(f"{said} ({int(r.games):,} games){'; ' + comp if comp and v != SAME else ''}")
+        lines.append(f"{r.players}p {_short(e, 'points', v)}")
+        verdicts.append(v)
+    if not parts:
+        return DesignFinding("start_edge", "The start player's edge is not measured here: no dataset has one policy "
+                             "in every seat (or a comparison's every arrangement).", "not measured", NOT_MEASURED)  # fmt: skip
+    return DesignFinding("start_edge", f"The start player's edge (its win share minus parity): {'; '.join(parts)}.",
+                         "Start player's edge: " + ", ".join(lines), _overall(verdicts))  # fmt: skip
+
+
+def _short(e: tuple[float, float, float], unit: str, verdict: str) -> str:
+    """A part of a first-screen line: the figure where it moves, else what the margin says."""
+    shown = "points" if unit in ("rate", "share") else unit
+    text = _fmt(*e, shown, signed=True)
+    return text if verdict == MOVES else f"{text}, {'within the margin' if verdict == SAME else 'not settled'}"
+
+
+# -- 2. how often the pirates decide the winner -----------------------------------------------------
+def pirates_finding(glance: pd.DataFrame, margins: dict = MARGINS) -> DesignFinding:
+    """The share of games whose winner would differ without the VP lost for cannons, per player count."""
+    parts, lines, verdicts = [], [], []
+    for r in glance.itertuples():
+        if not np.isfinite(r.changed_lo):
+            continue
+        v = margin_verdict(r.changed_lo, r.changed_hi, margins["rate"])
+        figure = _fmt(r.changed, r.changed_lo, r.changed_hi, "rate")
+        if v == SAME:
+            figure = f"no more than the margin of {_margin_text('rate', margins)} ({figure})"
+        elif v == NOT_SETTLED:
+            figure = f"a share not settled against the margin of {_margin_text('rate', margins)} ({figure})"
+        parts.append(f"{figure} of {int(r.games):,} games at {r.players} players")
+        lines.append(f"{r.players}p {_fmt(r.changed, r.changed_lo, r.changed_hi, 'rate')}")
+        verdicts.append(v)
+    if not parts:
+        return DesignFinding("pirates", "How often the pirates decide the winner is not measured here.",
+                             "not measured", NOT_MEASURED)  # fmt: skip
+    return DesignFinding("pirates", "The pirates decide the winner (it would differ without the VP lost for "
+                         f"cannons) in {_join(parts)}.", "Games the pirates decide: " + ", ".join(lines),
+                         _overall(verdicts))  # fmt: skip
+
+
+# -- 3. what each wall bonus is worth ---------------------------------------------------------------
+ABLATION_COLUMNS = ("players", "policy", "side", "bonus", "face_vp", "games", "win_change", "win_change_lo",
+                    "win_change_hi", "vp_change", "vp_change_lo", "vp_change_hi")  # fmt: skip
+"""The wall-bonus ablation table the finding reads (``report.tables``): per player count, policy
+and side, what the side's bonus is worth to its seats, the same games played with and without it
+on common dice: ``win_change`` (win share, a difference of rates) and ``vp_change`` (VP)."""
+
+ABLATION_SIGN = 1.0
+"""The sign that makes an ablation change the bonus's worth (with it minus without it): 1 where the
+table's changes are the bonus's gain, -1 where they are what removing it does."""
+
+
+def _signed(value: float, lo: float, hi: float) -> tuple[float, float, float]:
+    """An ablation change as the bonus's worth (``ABLATION_SIGN``), its bounds in order."""
+    a, b = sorted((ABLATION_SIGN * lo, ABLATION_SIGN * hi))
+    return ABLATION_SIGN * value, a, b
+
+
+def wall_bonus_finding(ablation: pd.DataFrame | None, margins: dict = MARGINS) -> DesignFinding:
+    """Per player count, each wall bonus's worth by ablation at the weakest level of play measured,
+    in VP and in win share, each judged against its margin."""
+    if ablation is None or not len(ablation):
+        return DesignFinding("wall_bonus", "What each wall bonus is worth is not measured here: these data hold no "
+                             "wall-bonus ablation (the same games played with and without a side's bonus).",
+                             "not measured (no ablation in these data)", NOT_MEASURED)  # fmt: skip
+    t = ablation.copy()
+    t["level"] = [A.LADDER.index(p) if p in A.LADDER else len(A.LADDER) for p in t["policy"]]
+    parts, lines, verdicts = [], [], []
+    for players, sub in t.groupby("players", sort=True):
+        sub = sub[sub["level"] == sub["level"].min()]
+        policy = str(sub["policy"].iloc[0])
+        sides = []
+        for r in sub.itertuples():
+            vp = _signed(r.vp_change, r.vp_change_lo, r.vp_change_hi)
+            win = _signed(r.win_change, r.win_change_lo, r.win_change_hi)
+            said_vp, v_vp = judged(*vp, "vp", margins, "")
+            said_win, v_win = judged(*win, "points", margins, "")
+            sides.append(f"the {r.side} side's {r.bonus} {said_vp.strip()} and {said_win.strip()} of win share")
+            lines.append(f"{players}p {r.side} {_short(vp, 'vp', v_vp)}")
+            verdicts += [v_vp, v_win]
+        games = int(sub["games"].min())
+        parts.append(f"at {players} players (`{policy}` in every seat, {games:,} games each): {'; '.join(sides)}")
+    return DesignFinding("wall_bonus", "Each wall bonus is worth, to the seats that take it (the same games "
+                         f"played without it, on common dice), {' — '.join(parts)}.",
+                         "Wall bonuses (VP): " + ", ".join(lines), _overall(verdicts))  # fmt: skip
+
+
+# -- the levels of play: what each is, and how strong -------------------------------------------------
+POLICIES_DOC = "docs/policies.md"
+"""Where the levels of play are described at length."""
+
+LEVEL_TEXT = {
+    "balanced": "the built-in heuristic: it values each move by the VP it earns now plus weighted values of "
+                "what it builds toward (coins, crates, walls, churches, persons)",
+    "learned": "a small model fitted to the search's values of moves, scoring the moves inside the play loop "
+               "at heuristic speed (a sixth of `balanced`'s)",
+    "rollout-learned": "the search: it values the moves it is unsure of by playing the game out many times from "
+                       "each, `learned` playing the continuations (about 30 times `learned`'s cost a game)",
+}  # fmt: skip
+"""Each level of the ladder in a sentence (``POLICIES_DOC`` says more)."""
+
+STRONGER, PARITY, WEAKER = "stronger", "parity", "weaker"
+"""A level against the one below it: its head-to-head interval above parity, holding it, below it."""
+
+
+def head_to_heads(skills: list) -> pd.DataFrame:
+    """Per player count, each ladder level against the one below it, from the skill studies'
+    matrices: the upper level's seat's win share against the lower in every other seat (or, where
+    only that cell was played, the lower's seat against the upper, read the other way), its
+    interval, games and parity, and whether the upper is ``STRONGER``, at ``PARITY`` (the interval
+    holds parity: a difference of style, not of strength) or ``WEAKER``."""
+    rows = []
+    for res in sorted(skills, key=lambda r: r.players):
+        m = res.matrix
+        for lower, upper in zip(A.LADDER, A.LADDER[1:]):
+            if any(rw["players"] == res.players and rw["upper"] == upper for rw in rows):
+                continue  # two studies of one player count: the first one read
+            for seat, (row, col) in (("upper", (upper, lower)), ("lower", (lower, upper))):
+                cell = m[(m["row"] == row) & (m["col"] == col)]
+                if len(cell) and np.isfinite(cell["share"].iloc[0]):
+                    c = cell.iloc[0]
+                    parity = float(c["parity"])
+                    above, below = c["lo"] > parity, c["hi"] < parity
+                    if seat == "lower":
+                        above, below = below, above
+                    rows.append({"players": res.players, "lower": lower, "upper": upper, "seat": seat,
+                                 "share": float(c["share"]), "lo": float(c["lo"]), "hi": float(c["hi"]),
+                                 "games": int(c["games"]), "parity": parity,
+                                 "standing": STRONGER if above else WEAKER if below else PARITY})  # fmt: skip
+                    break
+    cols = ["players", "lower", "upper", "seat", "share", "lo", "hi", "games", "parity", "standing"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def ordered_levels(skills: list, players: int) -> dict[tuple[str, str], bool]:
+    """Per pair of neighbouring ladder levels measured at ``players`` players, (lower, upper): whether
+    the upper is the stronger by their head-to-head (its interval clear of parity, above it).
+    Where it is False, the report calls a difference between the two a difference of style, not
+    of strength."""
+    t = head_to_heads(skills)
+    t = t[t["players"] == players]
+    return {(r.lower, r.upper): r.standing == STRONGER for r in t.itertuples()}
+
+
+def strength_words(ordered: bool) -> str:
+    """What a difference between two levels is, by ``ordered_levels``."""
+    return "a difference of strength" if ordered else "a difference of style, not of strength"
+
+
+def _level(policy: str) -> str:
+    return f"L{A.LADDER.index(policy) + 1} `{policy}`"
+
+
+def head_to_head_text(r) -> str:
+    """One head-to-head in words: "L3 `rollout-learned` against L2 `learned` at 2 players: 49.2%
+    [43.1, 55.4] (parity 50.0%, 200 games), a difference of style, not of strength"."""
+    who = (f"one {_level(r.upper)} seat among {_level(r.lower)} wins" if r.seat == "upper"
+           else f"one {_level(r.lower)} seat among {_level(r.upper)} wins")  # fmt: skip
+    said = {STRONGER: f"{_level(r.upper)} is the stronger", PARITY: strength_words(False),
+            WEAKER: f"{_level(r.lower)} is the stronger"}[r.standing]  # fmt: skip
+    return (f"at {r.players} players {who} {_fmt(r.share, r.lo, r.hi, 'rate')} (parity {100 * r.parity:.1f}%, "
+            f"{r.games:,} games): {said}")  # fmt: skip
+
+
+def levels_lines(skills: list) -> list[str]:
+    """The levels of play near the top of the report: what each is (a sentence each, after
+    ``POLICIES_DOC``) and how strong, each against the one below at every player count measured."""
+    t = head_to_heads(skills)
+    out = []
+    for k, policy in enumerate(A.LADDER):
+        text = f"{_level(policy)}: {LEVEL_TEXT[policy]}."
+        if k:
+            steps = t[t["upper"] == policy]
+            if len(steps):
+                text += f" Against {_level(A.LADDER[k - 1])}: " + "; ".join(head_to_head_text(r) for r in steps.itertuples()) + "."
+            else:
+                text += f" No head-to-head against {_level(A.LADDER[k - 1])} in these data."
+        out.append(text)
+    return out
+
+
+def levels_sentence(skills: list) -> str:
+    """The levels in one sentence, for the first screen."""
+    t = head_to_heads(skills)
+    said = []
+    for k in range(1, len(A.LADDER)):
+        steps = t[t["upper"] == A.LADDER[k]]
+        if not len(steps):
+            said.append(f"L{k + 1} against L{k} is not measured")
+            continue
+        at = {s: ", ".join(str(p) for p in steps[steps["standing"] == s]["players"]) for s in (STRONGER, PARITY, WEAKER)}
+        bits = [f"stronger than L{k} at {at[STRONGER]} players" if at[STRONGER] else "",
+                f"level with L{k} at {at[PARITY]} players ({strength_words(False)})" if at[PARITY] else "",
+                f"weaker than L{k} at {at[WEAKER]} players" if at[WEAKER] else ""]  # fmt: skip
+        said.append(f"L{k + 1} is " + " and ".join(b for b in bits if b))
+    names = ", ".join(_level(p) for p in A.LADDER)
+    return f"Levels of play ({POLICIES_DOC}): {names}; {'; '.join(said)}."
+
+
+# -- 4. how much skill matters -------------------------------------------------------------------------
+def skill_finding(skills: list, margins: dict = MARGINS) -> DesignFinding:
+    """The skill gap per player count (one L2 seat among L1, minus parity) against its margin, and
+    whether the search (L3) is stronger than L2 where their head-to-head was played."""
+    parts, lines, verdicts = [], [], []
+    for res in sorted(skills, key=lambda r: r.players):
+        gap = res.gap()
+        if gap is None:
+            continue
+        g, lo, hi, games = gap
+        said, v = judged(g, lo, hi, "points", margins, f"at {res.players} players")
+        parts.append(f"{said} ({games:,} games)")
+        lines.append(f"{res.players}p {_short((g, lo, hi), 'points', v)}")
+        verdicts.append(v)
+    steps = head_to_heads(skills)
+    top = steps[steps["upper"] == A.LADDER[-1]]
+    search = ("; the search against it: " + "; ".join(head_to_head_text(r) for r in top.itertuples())) if len(top) else ""
+    if not parts:
+        return DesignFinding("skill", "How much skill matters is not measured here: no skill study plays one "
+                             "`learned` seat against `balanced`.", "not measured", NOT_MEASURED)  # fmt: skip
+    return DesignFinding("skill", f"Skill matters by the skill gap, one {_level(A.LADDER[1])} seat among "
+                         f"{_level(A.LADDER[0])} above parity: {'; '.join(parts)}{search}.",
+                         "Skill gap (L2 among L1): " + ", ".join(lines), _overall(verdicts))  # fmt: skip
+
+
+# -- 5 and 6. the rules variants that move the game -----------------------------------------------------
+@dataclass
+class Effect:
+    """One variant's paired change of one metric, and the spread of that metric's per-game value."""
+
+    variant: str  # named with its change from the default (``variant_words``)
+    metric: str
+    label: str  # the metric in words
+    unit: str
+    diff: float
+    lo: float
+    hi: float
+    spread: float  # the standard deviation of the per-game quantity, the effect size's scale
+    where: str  # "4 players, `balanced` in every seat"
+    verdict: str = ""
+
+    @property
+    def size(self) -> float:
+        """The effect size: the change over the spread of the quantity it describes."""
+        return abs(self.diff) / self.spread if self.spread > 0 else math.inf if self.diff else 0.0
+
+
+def _variant_effects(variant_sets: list, skills: list, margins: dict) -> list[Effect]:
+    """Every variant's effect on every headline metric of every sweep and on the skill gap of every
+    skill study, with its margin verdict, less the mechanical ones (``MECHANICAL``)."""
+    out = []
+    for vs, t in variant_sets:
+        varied = {v.name: (v.varied, v.name) for v in vs.variants}
+        base = t[t["variant"] == BASELINE].set_index("metric")
+        policy = vs.policies[0] if len(set(vs.policies)) == 1 else None
+        where = f"{vs.players} players, " + (f"{_level(policy) if policy in A.LADDER else f'`{policy}`'} in every seat"
+                                             if policy else "mixed seats")  # fmt: skip
+        for r in t[t["variant"] != BASELINE].itertuples():
+            fields, name = varied.get(r.variant, ({}, r.variant))
+            if r.metric.startswith("win_share_") or r.metric == "win_seat_0" or mechanical(fields, r.metric):
+                continue
+            if r.metric not in base.index or not np.isfinite(r.diff_lo):
+                continue
+            b = base.loc[r.metric]
+            spread = (b.hi - b.lo) / (2 * Z_95) * math.sqrt(max(int(b.games), 1))
+            label = OUTCOMES.get(r.metric, f"\"{r.label}\"")
+            out.append(Effect(variant_words(fields, name), r.metric, label, r.unit, float(r.diff), float(r.diff_lo),
+                              float(r.diff_hi), float(spread), where))  # fmt: skip
+    for res in skills:
+        g = res.gaps
+        if len(g) < 2:
+            continue
+        named = {v["name"]: v.get("varied", {}) for v in res.variants}
+        p = 1.0 / res.players + float(g["gap"].iloc[0])
+        for r in g.iloc[1:].itertuples():
+            fields = named.get(r.variant, {})
+            if not np.isfinite(r.diff_lo) or mechanical(fields, "skill_gap"):
+                continue
+            out.append(Effect(variant_words(fields, r.variant), "skill_gap", OUTCOMES["skill_gap"], "points",
+                              float(r.diff), float(r.diff_lo), float(r.diff_hi), math.sqrt(p * (1 - p)),
+                              f"{res.players} players, one {_level(A.LADDER[1])} seat among {_level(A.LADDER[0])}"))  # fmt: skip
+    for e in out:
+        e.verdict = margin_verdict(e.lo, e.hi, margins[_margin_unit(e.unit)])
+    return out
+
+
+MOST_EFFECTS = 3
+"""How many variants a finding names."""
+
+
+def _figure(e: Effect) -> str:
+    return _fmt(e.diff, e.lo, e.hi, "points" if e.unit in ("rate", "share") else e.unit, signed=True)
+
+
+def _variant_text(top: Effect, effects: list[Effect]) -> str:
+    """One variant's effects that clear their margin where its largest one was measured, largest
+    first, and its largest one's figure where else it was measured: "rotation cost 2 → 1 moves
+    the game's length by -1.22 rounds [...] and the games the pirates decide by ... (4 players,
+    L1 `balanced` in every seat; the length -1.10 rounds [...] with L2 `learned` in every seat)"."""
+    mine = sorted((e for e in effects if e.variant == top.variant and e.where == top.where and e.verdict == MOVES),
+                  key=lambda e: e.size, reverse=True)  # fmt: skip
+    moved = _join([f"{e.label} by {_figure(e)}" for e in mine])
+    also = [o for o in effects if (o.variant, o.metric) == (top.variant, top.metric) and o.where != top.where]
+    elsewhere = "".join(f"; {o.label} {_figure(o)} with {o.where.split(', ', 1)[-1]}" for o in also)
+    return f"{top.variant} moves {moved} ({top.where}{elsewhere})"
+
+
+def _effects_finding(key: str, effects: list[Effect], what: str) -> DesignFinding:
+    """The variants with the largest effects that clear their margin, ranked by effect size (the
+    change over the spread of the per-game quantity), each variant once, and the tally of all."""
+    if not effects:
+        return DesignFinding(key, f"How the rules variants move {what} is not measured here: no rules variants in "
+                             "these data.", "not measured", NOT_MEASURED)  # fmt: skip
+    moves = sorted((e for e in effects if e.verdict == MOVES), key=lambda e: e.size, reverse=True)
+    same = sum(e.verdict == SAME for e in effects)
+    unsure = sum(e.verdict == NOT_SETTLED for e in effects)
+    tally = (f"{len(moves)} of {len(effects)} effects clear their margin, {same} "
+             f"{'is' if same == 1 else 'are'} no larger than it, {unsure} {'is' if unsure == 1 else 'are'} not settled")  # fmt: skip
+    if not moves:
+        return DesignFinding(key, f"No rules variant moves {what} by more than its margin ({tally}).",
+                             f"no variant beyond the margin ({len(effects)} effects)",
+                             SAME if not unsure else NOT_SETTLED)  # fmt: skip
+    shown, seen = [], set()
+    for e in moves:  # each variant once, by its largest effect
+        if e.variant not in seen:
+            seen.add(e.variant)
+            shown.append(e)
+    shown = shown[:MOST_EFFECTS]
+    line = "; ".join(f"{e.variant}: {e.label.strip(chr(34))} {_figure(e)}" for e in shown[:2])
+    return DesignFinding(key, f"The rules variants that move {what} most (by the change over the spread of the "
+                         f"per-game quantity): {'; '.join(_variant_text(e, effects) for e in shown)} ({tally}).",
+                         line, MOVES)  # fmt: skip
+
+
+def variants_finding(variant_sets: list, skills: list, margins: dict = MARGINS) -> DesignFinding:
+    """The variants that move the game's outcomes most (``OUTCOMES``), mechanical effects left out."""
+    effects = [e for e in _variant_effects(variant_sets, skills, margins) if e.metric in OUTCOMES]
+    return _effects_finding("variants", effects, "the game's outcomes (" + ", ".join(OUTCOMES.values()) + ")")
+
+
+def remaining_finding(variant_sets: list, margins: dict = MARGINS) -> DesignFinding:
+    """The largest remaining effects: the variants' effects on every other headline figure."""
+    effects = [e for e in _variant_effects(variant_sets, [], margins) if e.metric not in OUTCOMES]
+    return _effects_finding("remaining", effects, "the rest of the game's figures")
+
+
+# -- all of them --------------------------------------------------------------------------------------
+def design_findings(glance: pd.DataFrame, compensations: list = (), ablation: pd.DataFrame | None = None,
+                    skills: list = (), variant_sets: list = (), margins: dict = MARGINS) -> list[DesignFinding]:  # fmt: skip
+    """The findings in a designer's order (``DESIGN_ORDER``) from the report's tables: the
+    at-a-glance rows (``glance_table``), the fairness results, the wall-bonus ablation table
+    (``ABLATION_COLUMNS``), the skill studies and the variant sets with their tables, as
+    ``(VariantSet, table)`` pairs."""
+    skills, variant_sets = list(skills), list(variant_sets)
+    return [start_edge_finding(glance, compensations, margins), pirates_finding(glance, margins),
+            wall_bonus_finding(ablation, margins), skill_finding(skills, margins),
+            variants_finding(variant_sets, skills, margins), remaining_finding(variant_sets, margins)]  # fmt: skip
+
+
+def report_findings(data: A.ReportData, variants: list = (), variant_tables: list | None = None, skills: list = (),
+                    compensations: list = (), ablation: pd.DataFrame | None = None,
+                    margins: dict = MARGINS) -> list[DesignFinding]:  # fmt: skip
+    """``design_findings`` of a report's data: its at-a-glance rows from ``data``'s main sources."""
+    if variant_tables is None:
+        variant_tables = [vs.table() for vs in variants]
+    return design_findings(glance_table(data.main()), compensations, ablation, skills,
+                           list(zip(variants, variant_tables)), margins)  # fmt: skip
+
+
+FIRST_SCREEN_TITLE = "The game in a minute"
+
+
+def first_screen_lines(found: list[DesignFinding], skills: list = ()) -> list[str]:
+    """The first screen's box: each design question with its answer in a line, then the levels of
+    play in a sentence."""
+    return [f"{f.question} {f.line}" for f in found] + [levels_sentence(list(skills))]
