@@ -143,3 +143,165 @@ def test_every_finding_carries_its_verdict_across_strengths(planted, tmp_path):
     assert f.strength.startswith(f"Across strengths of play, it {said} under `learned` ({LA.level_value(row, 2)})")
     assert {"stable": "is stable", "strength-dependent": "is strength-dependent",
             "not settled": "is not settled"}[f.verdict] in f.strength  # fmt: skip
+
+
+# -- the findings in a designer's order, on constructed tables ----------------------------------------
+from smsim.intervals import MARGINS, MOVES, NOT_SETTLED, SAME  # noqa: E402
+from smsim.studies.fairness import FairnessResult  # noqa: E402
+from smsim.studies.skill import SkillResult  # noqa: E402
+from smsim.studies.sweep import Variant, VariantSet  # noqa: E402
+
+
+def _glance(edge: tuple[float, float, float], players: int = 2, changed=(0.15, 0.14, 0.16)) -> pd.DataFrame:
+    p = 1.0 / players
+    return pd.DataFrame([{"players": players, "games": 10_000, "field": "simulate: balanced, balanced",
+                          "start_win": p + edge[0], "start_win_lo": p + edge[1], "start_win_hi": p + edge[2],
+                          "last_win": np.nan, "last_win_lo": np.nan, "last_win_hi": np.nan, "parity": p,
+                          "changed": changed[0], "changed_lo": changed[1], "changed_hi": changed[2],
+                          "rounds": 20.0, "rounds_lo": 19.9, "rounds_hi": 20.1}])  # fmt: skip
+
+
+def _matrix(players: int, cells: dict[tuple[str, str], tuple[float, float, float]], games: int = 200) -> pd.DataFrame:
+    return pd.DataFrame([{"players": players, "row": r, "col": c, "share": v, "lo": lo, "hi": hi,
+                          "blocks": games // players, "games": games, "parity": 1.0 / players}
+                         for (r, c), (v, lo, hi) in cells.items()])  # fmt: skip
+
+
+def _skill(players: int, cells: dict, gaps: pd.DataFrame | None = None, variants: list = ()) -> SkillResult:
+    from smsim.studies.skill import GAP_COLUMNS
+
+    gaps = gaps if gaps is not None else pd.DataFrame(columns=GAP_COLUMNS)
+    return SkillResult("skill", players, 1, tuple(F.A.LADDER), _matrix(players, cells), gaps, list(variants), "")
+
+
+def _variant_set(rows: list[tuple[str, dict, str, str, float, float, float]], players: int = 4,
+                 policy: str = "balanced") -> tuple[VariantSet, pd.DataFrame]:  # fmt: skip
+    """A sweep's table from (variant, varied, metric, unit, diff, diff_lo, diff_hi) rows, each
+    metric's baseline a mean of 0.5 over 10,000 games with a per-game sd of 0.5 (a rate's)."""
+    names = {"baseline": {}, **{r[0]: r[1] for r in rows}}
+    variants = [Variant(n, v, Rules.from_dict(v)) for n, v in names.items()]
+    vs = VariantSet("sweep", players, [policy] * players, 10_000, 1, True, variants, {}, [])
+    half = F.Z_95 * 0.5 / np.sqrt(10_000)
+    table = []
+    for metric, unit in {(r[2], r[3]) for r in rows}:
+        table.append({"variant": "baseline", "metric": metric, "label": metric, "unit": unit, "value": 0.5,
+                      "lo": 0.5 - half, "hi": 0.5 + half, "games": 10_000, "diff": np.nan, "diff_lo": np.nan,
+                      "diff_hi": np.nan})  # fmt: skip
+    for name, _, metric, unit, d, lo, hi in rows:
+        table.append({"variant": name, "metric": metric, "label": metric, "unit": unit, "value": 0.5 + d,
+                      "lo": np.nan, "hi": np.nan, "games": 10_000, "diff": d, "diff_lo": lo, "diff_hi": hi})  # fmt: skip
+    return vs, pd.DataFrame(table)
+
+
+def test_the_findings_come_in_a_designers_order():
+    """Whatever the data hold, the findings come in the order a designer asks them, a finding
+    without data saying so rather than dropping out."""
+    none = F.design_findings(_glance((0.0, -0.001, 0.001)).iloc[:0])
+    assert [f.key for f in none] == list(F.DESIGN_ORDER)
+    assert all(f.verdict == F.NOT_MEASURED for f in none)
+    skills = [_skill(2, {("learned", "balanced"): (0.65, 0.64, 0.66)})]
+    sets = [_variant_set([("rotation_cost=1", {"rotation_cost": 1}, "rounds", "rounds", -1.2, -1.3, -1.1)])]
+    found = F.design_findings(_glance((0.03, 0.02, 0.04)), skills=skills, variant_sets=sets)
+    assert [f.key for f in found] == list(F.DESIGN_ORDER)
+    assert [f.verdict for f in found][:2] == [MOVES, MOVES] and found[3].verdict == MOVES
+    assert found[0].sentence.startswith("The start player's edge") and "+3.0 points [+2.0, +4.0]" in found[0].sentence
+    assert "rotation cost 2 → 1" in found[4].sentence
+
+
+@pytest.mark.parametrize("edge, words, verdict", [
+    ((0.002, -0.004, 0.008), "no larger than the margin of 1 point", SAME),
+    ((0.03, 0.02, 0.04), "at 2 players +3.0 points [+2.0, +4.0]", MOVES),
+    ((0.012, 0.004, 0.02), "not settled", NOT_SETTLED),
+])  # fmt: skip
+def test_an_effect_is_worded_by_its_margin(edge, words, verdict):
+    """Inside the margin: "no larger than"; clear of it: the effect stated; across it: not settled,
+    though this interval excludes zero (the margin decides, not the null)."""
+    f = F.start_edge_finding(_glance(edge))
+    assert words in f.sentence and f.verdict == verdict
+    if verdict == MOVES:
+        assert "no larger" not in f.sentence and "not settled" not in f.sentence
+    # a wider margin turns the stated edge into one no larger than it
+    wide = F.start_edge_finding(_glance((0.03, 0.02, 0.04)), margins={**MARGINS, "points": 0.05})
+    assert "no larger than the margin of 5 points" in wide.sentence and wide.verdict == SAME
+
+
+def test_a_mechanical_effect_is_left_out():
+    """A side defending 1 instead of 2 loses more cannons by its own arithmetic: the largest effect
+    of the sweep, it is not a finding; the smaller effect on the length is."""
+    assert F.mechanical({"side_defence": 1}, "cannons_lost") and F.mechanical({"pirate_strengths": [1]}, "attack_6_held")
+    assert F.mechanical({"cannon_penalty": 3}, "vp_cannon_vp") and not F.mechanical({"rotation_cost": 1}, "cannons_lost")
+    sets = [_variant_set([("side_defence=1", {"side_defence": 1}, "cannons_lost", "count", 3.0, 2.9, 3.1),
+                          ("side_defence=1", {"side_defence": 1}, "sides_completed", "count", 0.4, 0.3, 0.5)])]
+    found = {f.key: f for f in F.design_findings(_glance((0, -0.001, 0.001)).iloc[:0], variant_sets=sets)}
+    assert "cannons_lost" not in found["remaining"].sentence
+    assert "sides_completed" in found["remaining"].sentence and "side defence 2 → 1" in found["remaining"].sentence
+    assert "1 of 1 effects clear their margin" in found["remaining"].sentence
+
+
+def test_variants_rank_by_the_spread_of_the_quantity_they_describe():
+    """Two changes of 0.3 rounds clearing the margin: the one on a quantity that varies less per
+    game is the larger effect and comes first."""
+    vs_a, t_a = _variant_set([("rotation_cost=1", {"rotation_cost": 1}, "rounds", "rounds", 0.3, 0.28, 0.32)])
+    vs_b, t_b = _variant_set([("side_defence=3", {"side_defence": 3}, "rounds", "rounds", 0.3, 0.28, 0.32)])
+    narrow = t_b["metric"] == "rounds"
+    t_b.loc[narrow & (t_b["variant"] == "baseline"), ["lo", "hi"]] = [0.5 - 0.001, 0.5 + 0.001]
+    f = F.variants_finding([(vs_a, t_a), (vs_b, t_b)], [])
+    assert f.sentence.index("side defence 2 → 3") < f.sentence.index("rotation cost 2 → 1")
+
+
+def test_every_variant_is_named_with_its_default():
+    """Every rules field a variant may change is named with the printed value and the new one."""
+    base = Rules().to_dict()
+    for name, value in base.items():
+        said = F.variant_words({name: value})
+        assert f"{name.replace('_', ' ')} " in said and " → " in said
+    assert F.variant_words({"side_defence": 1}) == "side defence 2 → 1"
+    assert F.variant_words({"rotation_cost": 0}, "free-rotation") == "free-rotation (rotation cost 2 → 0)"
+    assert F.variant_words({"seat_coins": [0, 1]}) == "seat coins [0, 0] → [0, 1]"
+    sets = [_variant_set([("cannon_penalty=7", {"cannon_penalty": 7}, "rounds", "rounds", 0.6, 0.5, 0.7)])]
+    assert "cannon penalty 5 → 7 moves the game's length" in F.variants_finding(sets, []).sentence
+
+
+def test_levels_level_in_a_head_to_head_differ_in_style_not_strength():
+    """L3 against L2 with parity inside its interval: not ordered, and said to be a difference of
+    style; L2 against L1 clear above parity: ordered, the stronger."""
+    cells = {("learned", "balanced"): (0.64, 0.63, 0.65), ("balanced", "learned"): (0.36, 0.35, 0.37),
+             ("rollout-learned", "learned"): (0.49, 0.43, 0.55), ("learned", "rollout-learned"): (0.51, 0.45, 0.57)}
+    skills = [_skill(2, cells)]
+    assert F.ordered_levels(skills, 2) == {("balanced", "learned"): True, ("learned", "rollout-learned"): False}
+    lines = F.levels_lines(skills)
+    assert len(lines) == 3 and lines[0].startswith("L1 `balanced`: ")
+    assert "49.0% [43.0, 55.0] (parity 50.0%, 200 games): a difference of style, not of strength" in lines[2]
+    assert "L2 `learned` is the stronger" in lines[1]
+    assert "a difference of style, not of strength" in F.skill_finding(skills).sentence
+    assert "L3 is level with L2 at 2 players (a difference of style, not of strength)" in F.levels_sentence(skills)
+    # only the lower level's seat played (4 players): read the other way
+    four = [_skill(4, {("learned", "rollout-learned"): (0.15, 0.12, 0.18)})]
+    assert F.ordered_levels(four, 4) == {("learned", "rollout-learned"): True}
+    clear = [_skill(2, {**cells, ("rollout-learned", "learned"): (0.6, 0.55, 0.65)})]
+    assert F.ordered_levels(clear, 2)[("learned", "rollout-learned")]
+    assert "style" not in F.levels_lines(clear)[2]
+
+
+def test_the_wall_bonus_finding_reads_the_ablation_and_says_when_there_is_none():
+    none = F.wall_bonus_finding(None)
+    assert none.verdict == F.NOT_MEASURED and "no wall-bonus ablation" in none.sentence
+    t = pd.DataFrame([{"players": 4, "policy": p, "side": s, "bonus": b, "face_vp": 1.0, "games": 1000,
+                       "win_change": w, "win_change_lo": w - 0.005, "win_change_hi": w + 0.005,
+                       "vp_change": v, "vp_change_lo": v - 0.1, "vp_change_hi": v + 0.1}
+                      for p in ("learned", "balanced")
+                      for s, b, w, v in (("top", "1 person", 0.03, 1.5), ("right", "2 coins", 0.002, 0.2))])  # fmt: skip
+    f = F.wall_bonus_finding(t)
+    assert f.verdict == MOVES and "`balanced` in every seat" in f.sentence and "learned" not in f.sentence
+    assert "the top side's 1 person +1.50 VP [+1.40, +1.60]" in f.sentence
+    assert "the right side's 2 coins no larger than the margin of 0.5 VP" in f.sentence
+
+
+def test_the_compensation_that_removes_the_edge():
+    table = pd.DataFrame({"seat": [0, 1], "compensation": [0, 1], "before": [0.53, 0.47], "before_lo": [0.52, 0.46],
+                          "before_hi": [0.54, 0.48], "after": [0.501, 0.499], "after_lo": [0.495, 0.493],
+                          "after_hi": [0.507, 0.505], "distinguishable": [False, False]})  # fmt: skip
+    r = FairnessResult(2, "balanced", "coins", 1000, 1, 5000, 2, 6, (0, 1), Rules(seat_coins=(0, 1)), table, [], {})
+    f = F.start_edge_finding(_glance((0.03, 0.02, 0.04)), [r])
+    assert ("seat coins [0, 0] → [0, 1] leaves every seat within the margin of 1 point of parity (5,000 held-out "
+            "games)") in f.sentence  # fmt: skip
