@@ -40,6 +40,7 @@ from smsim.intervals import MARGINS, MOVES, NOT_SETTLED, SAME, Z_95, effect_size
 from smsim.report import ladder as LA
 from smsim.report import tables as A
 from smsim.rules import Rules
+from smsim.studies.skill import PARITY, STRONGER, WEAKER, head_to_heads, ordered_levels
 from smsim.studies.sweep import BASELINE, HEADLINE
 
 MAX_FINDINGS = 6
@@ -854,49 +855,6 @@ LEVEL_TEXT = {
                        "each, `learned` playing the continuations (about 30 times `learned`'s cost a game)",
 }  # fmt: skip
 """Each level of the ladder in a sentence (``POLICIES_DOC`` says more)."""
-
-STRONGER, PARITY, WEAKER = "stronger", "parity", "weaker"
-"""A level against the one below it: its head-to-head interval above parity, holding it, below it."""
-
-
-def head_to_heads(skills: list) -> pd.DataFrame:
-    """Per player count, each ladder level against the one below it, from the skill studies'
-    matrices: the upper level's seat's win share against the lower in every other seat (or, where
-    only that cell was played, the lower's seat against the upper, read the other way), its
-    interval, games and parity, and whether the upper is ``STRONGER``, at ``PARITY`` (the interval
-    holds parity: a difference of style, not of strength) or ``WEAKER``."""
-    rows = []
-    for res in sorted(skills, key=lambda r: r.players):
-        m = res.matrix
-        for lower, upper in zip(A.LADDER, A.LADDER[1:]):
-            if any(rw["players"] == res.players and rw["upper"] == upper for rw in rows):
-                continue  # two studies of one player count: the first one read
-            for seat, (row, col) in (("upper", (upper, lower)), ("lower", (lower, upper))):
-                cell = m[(m["row"] == row) & (m["col"] == col)]
-                if len(cell) and np.isfinite(cell["share"].iloc[0]):
-                    c = cell.iloc[0]
-                    parity = float(c["parity"])
-                    above, below = c["lo"] > parity, c["hi"] < parity
-                    if seat == "lower":
-                        above, below = below, above
-                    rows.append({"players": res.players, "lower": lower, "upper": upper, "seat": seat,
-                                 "share": float(c["share"]), "lo": float(c["lo"]), "hi": float(c["hi"]),
-                                 "games": int(c["games"]), "parity": parity,
-                                 "standing": STRONGER if above else WEAKER if below else PARITY})  # fmt: skip
-                    break
-    cols = ["players", "lower", "upper", "seat", "share", "lo", "hi", "games", "parity", "standing"]
-    return pd.DataFrame(rows, columns=cols)
-
-
-def ordered_levels(skills: list, players: int) -> dict[tuple[str, str], bool]:
-    """Per pair of neighbouring ladder levels measured at ``players`` players, (lower, upper): whether
-    the upper is the stronger by their head-to-head (its interval clear of parity, above it).
-    Where it is False, the report calls a difference between the two a difference of style, not
-    of strength."""
-    t = head_to_heads(skills)
-    t = t[t["players"] == players]
-    return {(r.lower, r.upper): r.standing == STRONGER for r in t.itertuples()}
-
 
 def strength_words(ordered: bool) -> str:
     """What a difference between two levels is, by ``ordered_levels``."""
