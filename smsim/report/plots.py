@@ -621,10 +621,11 @@ def median_game(players: int = 4, policy: str = "balanced", games: int = 101, se
     return game, play_game(players, seed, game, [policy], rules)
 
 
-def median_game_figure(players: int = 4, policy: str = "balanced", games: int = 101, seed: int = 2026) -> Plot:
+def median_game_figure(players: int = 4, policy: str = "balanced", games: int = 101, seed: int = 2026,
+                       rules: Rules | None = None) -> Plot:  # fmt: skip
     """One picture of the game: each seat's final city in the median game (``median_game``), drawn
     as the board is (the 7 x 7 grid, towers at the corners, the outer ring the wall)."""
-    game, traced = median_game(players, policy, games, seed)
+    game, traced = median_game(players, policy, games, seed, rules)
     total, won = traced.score[:, L.S_TOTAL], traced.score[:, L.S_WON]
     fig = Figure(figsize=(2.3 * players, 2.9), layout="constrained")
     axes = fig.subplots(1, players, squeeze=False)[0]
