@@ -40,7 +40,7 @@ from smsim.intervals import MARGINS, MOVES, NOT_SETTLED, SAME, Z_95, effect_size
 from smsim.report import ladder as LA
 from smsim.report import tables as A
 from smsim.rules import Rules
-from smsim.studies.skill import PARITY, STRONGER, WEAKER, head_to_heads, ordered_levels
+from smsim.studies.skill import PARITY, STRONGER, STYLE_NOT_STRENGTH, WEAKER, head_to_heads, ordered_levels
 from smsim.studies.sweep import BASELINE, HEADLINE
 
 MAX_FINDINGS = 6
@@ -858,7 +858,7 @@ LEVEL_TEXT = {
 
 def strength_words(ordered: bool) -> str:
     """What a difference between two levels is, by ``ordered_levels``."""
-    return "a difference of strength" if ordered else "a difference of style, not of strength"
+    return "a difference of strength" if ordered else STYLE_NOT_STRENGTH
 
 
 def _level(policy: str) -> str:

@@ -353,6 +353,9 @@ def gap_verdict(diff: float, lo: float, hi: float) -> str:
 STRONGER, PARITY, WEAKER = "stronger", "parity", "weaker"
 """A level against the one below it: its head-to-head interval above parity, holding it, below it."""
 
+STYLE_NOT_STRENGTH = "a difference of style, not of strength"
+"""What the report calls a difference between two levels that are not ordered (``ordered_levels``)."""
+
 
 def head_to_heads(skills: list) -> pd.DataFrame:
     """Per player count, each ladder level against the one below it, from the skill studies'
