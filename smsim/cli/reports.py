@@ -34,7 +34,7 @@ def report_cmd(datasets: tuple[str, ...], out: str, title: str) -> None:
       smsim report runs/defence-sweep --out reports/defence
       smsim report runs/p4 runs/fair4 --out reports/fair
     """
-    from smsim.report.page import report
+    from smsim.report.write import report
 
     path = report(list(datasets), out, title)
     click.echo(f"written: {path} and {path.with_suffix('.html')}")

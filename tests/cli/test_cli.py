@@ -188,7 +188,7 @@ class NewlyAddedError(SmsimError):
 @pytest.mark.parametrize("command, target", [
     (["play", "--seed", "1"], "smsim.play.api.play_game"),
     (["summary", "somewhere"], "smsim.runs.summary.summarise_dataset"),
-    (["report", "somewhere", "--out", "elsewhere"], "smsim.report.page.report"),
+    (["report", "somewhere", "--out", "elsewhere"], "smsim.report.write.report"),
 ])  # fmt: skip
 def test_any_smsim_error_is_one_line_and_exit_2(run, monkeypatch, command, target):
     def refuse(*args, **kwargs):
@@ -422,7 +422,7 @@ def test_compare_prints_tables_and_writes(run, tmp_path):
 
 def test_report_and_plot(run, session_report, report_datasets, tmp_path):
     # `smsim report four two cmp --out DIR`, run once a session (conftest.session_report), whose
-    # page tests/report/test_page.py reads
+    # page tests/report/test_write.py reads
     out, _, result = session_report
     assert result.exit_code == 0, result.output
     assert (out / "report.md").is_file() and (out / "report.html").is_file()
