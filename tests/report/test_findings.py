@@ -1,6 +1,7 @@
-"""Key findings: the effect size against a hand computation, a planted effect found with the
-numbers of an independent recomputation, nothing stated from a handful of games, sentences that
-follow the data of another seed, and the rule that a stated finding's interval excludes its null."""
+"""The findings: a designer's order on constructed tables, a planted start player's edge found with
+the numbers of an independent recomputation, sentences that follow the data of another seed, the
+margin rule's wording, mechanical effects left out, variants ranked on their quantity's scale and
+named with their default, and the levels of play shown with the style-not-strength rule."""
 
 import re
 
@@ -9,58 +10,18 @@ import pandas as pd
 import pytest
 
 from smsim.report import findings as F
-from smsim.report import ladder as LA
 from smsim.report.tables import read_report_data
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
-from smsim.intervals import Z_95, effect_size, wilson_interval
-
-
-def test_effect_size_is_cohens_h_for_rates_and_d_for_other_figures():
-    # rates: Cohen's h, whatever the interval (it does not grow with the games)
-    h = 2 * np.arcsin(np.sqrt(0.30)) - 2 * np.arcsin(np.sqrt(0.25))
-    assert F.effect(0.30, 0.26, 0.36, 0.25, "rate") == pytest.approx(h)
-    assert F.effect(0.30, 0.29, 0.31, 0.25, "rate") == pytest.approx(h)
-    # a difference of rates from a base rate: the two rates' h
-    assert F.effect(0.05, 0.03, 0.07, 0.0, "points", 1000, base=0.25) == pytest.approx(h)
-    # other figures: Cohen's d, the sd of one unit from the interval on the null's side
-    se = 0.5 / Z_95  # the half-width towards the null, 2.0 - 1.5
-    assert F.effect(2.0, 1.5, 3.0, 0.0, "vp", units=100) == pytest.approx(2.0 / (se * 10))
-    # the same effect on four times the games: a narrower interval, the same size
-    assert F.effect(2.0, 1.75, 2.25, 0.0, "vp", units=400) == pytest.approx(2.0 / (se * 10))
-    assert np.isnan(F.effect(0.5, np.nan, 0.6, 0.4, "rate"))
-    a, b = (10.0, 9.0, 11.0), (7.0, 6.0, 8.0)
-    sd = np.sqrt(((1 / Z_95) ** 2 * 25 + (1 / Z_95) ** 2 * 25) / 2)
-    assert effect_size(a, b, False, 25, 25)[0] == pytest.approx(-3.0 / sd)
-    assert effect_size((0.3, 0.2, 0.4), (0.25, 0.2, 0.3), True)[0] == pytest.approx(-h)
-
-
-def test_findings_and_the_ladder_take_one_effect_size():
-    """The ladder's step judges the change that ``intervals.effect_size`` measures, the findings'
-    effect is its size: one computation for both."""
-    a, b = (2.0, 1.9, 2.1), (2.02, 1.92, 2.12)
-    d, se = effect_size(a, b, False, 10_000, 10_000)
-    assert F.effect(*b, a[0], "vp", 10_000) == pytest.approx(abs(effect_size(b, a[0], False, 10_000)[0]))
-    assert (abs(d) + Z_95 * se < LA.MARGIN) == (LA.step(("vp", *a, 10_000), ("vp", *b, 10_000)) == "within")
-    assert LA.step(("vp", *a, 10_000), ("vp", *b, 10_000)) == "within"
-    assert LA.step(("vp", *a, 100), ("vp", *b, 100)) == "wide"  # the same figures from 100 games cannot tell
 
 
 def test_a_finding_writes_its_figure_in_the_one_form():
-    """A finding's figure is ``intervals.interval_text``'s form: the unit after the value, a rate in
-    percent and a difference of rates in points to the decimals their interval needs."""
-    from smsim.intervals import MISSING
-
-    def short(value, lo, hi, unit):
-        return F.Finding("k", "2 players", "", value, lo, hi, 0.0, "", unit, 1000, 0.0, True).short
-
-    assert short(0.631, 0.62, 0.642, "rate") == "2 players: 63.1% [62.0, 64.2] (1,000 games)"
-    assert short(0.05, 0.04, 0.06, "points") == "2 players: +5.0 points [+4.0, +6.0] (1,000 games)"
-    assert short(0.0512, 0.0511, 0.0513, "points") == "2 players: +5.120 points [+5.110, +5.130] (1,000 games)"
-    assert short(2.0, 1.5, 2.5, "vp") == "2 players: 2.00 VP [1.50, 2.50] (1,000 games)"
-    assert short(np.nan, np.nan, np.nan, "vp") == f"2 players: {MISSING} (1,000 games)"
+    """A finding's figure is ``intervals.interval_text``'s form: the unit after the value, a
+    difference of rates in points to the decimals its interval needs."""
     assert F.rounds_words(-4.85, -4.88, -4.82) == "its games end 4.85 rounds [4.82, 4.88] sooner"
     assert F.rounds_words(0.01, -0.02, 0.04) == "its games last as long as the baseline's (+0.01 rounds [-0.02, +0.04])"
+    said, verdict = F.judged(0.0512, 0.0511, 0.0513, "points", F.MARGINS, "at 2 players")
+    assert said == "at 2 players +5.120 points [+5.110, +5.130]" and verdict == F.MOVES
 
 
 def _raw_seats(path) -> pd.DataFrame:
@@ -76,79 +37,34 @@ def planted(tmp_path_factory):
 
 
 def test_a_planted_start_player_edge_is_found_with_its_numbers(planted):
-    found = F.key_findings(read_report_data([str(planted)]))
-    stated = {c.key: f for c, f, _ in found.stated}
-    f = stated["start_edge"]
+    found = {f.key: f for f in F.report_findings(read_report_data([str(planted)]))}
+    f = found["start_edge"]
     seats = _raw_seats(planted)
     first = seats[seats["seat"] == 0]
-    wins, n = int(first["won"].sum()), len(first)
-    assert (f.value, f.games, f.null) == (pytest.approx(wins / n), n, 0.5)
-    lo, hi = wilson_interval(wins, n)  # one seat 0 per game: no design effect
-    assert (f.lo, f.hi) == (pytest.approx(lo), pytest.approx(hi))
-    assert f"{100 * wins / n:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]" in f.sentence and f"{n:,} games" in f.sentence
-    assert f.sentence.startswith("The start player wins more often than parity: at 2 players")
-
-
-def test_stated_findings_exclude_their_null_and_come_in_order_of_effect(planted):
-    found = F.key_findings(read_report_data([str(planted)]))
-    effects = [f.effect for _, f, _ in found.stated]
-    assert effects == sorted(effects, reverse=True) and len(effects) <= F.MAX_FINDINGS
-    for c, f, others in found.stated:
-        for g in (f, *others):
-            assert g.stated and g.effect > 0
-            if c.key == "wall_bonus":  # two figures side by side: their intervals apart
-                continue
-            assert not (g.lo <= g.null <= g.hi), g.sentence
-    for _, f in found.cannot_tell:
-        assert not f.stated
-    keys = {c.key for c, *_ in found.stated} | {c.key for c, _ in found.cannot_tell}
-    assert keys | {c.key for c in found.not_measured} == {c.key for c in F.CANDIDATES}
-    assert {c.key for c in found.not_measured} == {"strongest_policy", "variant", "skill_gap", "skill_variant"}
-
-
-def test_twenty_games_support_no_finding(tmp_path):
-    simulate_to(str(tmp_path / "few"), 20, 4, ["balanced"], seed=22)
-    found = F.key_findings(read_report_data([str(tmp_path / "few")]))
-    assert found.stated == [] and found.more == []
-    assert {c.key for c, _ in found.cannot_tell} >= {"start_edge", "cannons", "attacks"}
+    n = len(first)
+    winners = seats.groupby("game")["won"].sum()  # a win shared by k counts 1/k to each
+    share = float((first["won"] / winners.loc[first["game"]].to_numpy()).sum())
+    said = re.search(r"at 2 players ([+-][\d.]+) points \[([+-][\d.]+), ([+-][\d.]+)\] \(([\d,]+) games\)", f.sentence)
+    value, lo, hi = (float(x) / 100 for x in said.groups()[:3])
+    assert value == pytest.approx(share / n - 0.5, abs=5e-4) and int(said.group(4).replace(",", "")) == n
+    half = 1.96 * np.sqrt(0.25 / n)  # no wider than a rate's widest interval, no narrower than half of it
+    assert lo < value < hi and half / 2 < (hi - lo) / 2 < half * 1.05 and f.verdict == F.MOVES
+    assert f.sentence.startswith("The start player's edge (its win share minus parity): at 2 players +")
 
 
 def test_the_sentences_follow_the_data(planted, tmp_path):
     simulate_to(str(tmp_path / "other"), 400, 2, ["balanced"], seed=23, rules=Rules(seat_vp=(6, 0)), batch=400)
-    one = {c.key: f.sentence for c, f, _ in F.key_findings(read_report_data([str(planted)])).stated}
-    two = {c.key: f.sentence for c, f, _ in F.key_findings(read_report_data([str(tmp_path / "other")])).stated}
+    one = {f.key: f.sentence for f in F.report_findings(read_report_data([str(planted)]))}
+    two = {f.key: f.sentence for f in F.report_findings(read_report_data([str(tmp_path / "other")]))}
     assert one["start_edge"] != two["start_edge"]
     # the same words around other numbers
-    assert re.sub(r"[\d.,]+", "#", one["start_edge"]) == re.sub(r"[\d.,]+", "#", two["start_edge"])
-
-
-def test_every_finding_carries_its_verdict_across_strengths(planted, tmp_path):
-    """One level: every finding says no strength check was possible. With a second level, the
-    start player's finding carries the ladder's verdict of seat 0's win rate at its player count,
-    and says at which level its conclusion holds."""
-    from smsim.report import ladder as LA
-
-    one = F.key_findings(read_report_data([str(planted)]))
-    assert one.stated
-    for _, f, _ in one.stated:
-        assert f.verdict == F.NO_CHECK and f.strength.startswith("No strength check was possible")
-    simulate_to(str(tmp_path / "learned"), 400, 2, ["learned"], seed=24, rules=Rules(seat_vp=(6, 0)), batch=400)
-    data = read_report_data([str(planted), str(tmp_path / "learned")])
-    two = {c.key: f for c, f, _ in F.key_findings(data).stated}
-    f = two["start_edge"]
-    v = LA.ladder_verdicts(LA.ladder_table(data))
-    row = v[(v["figure"] == "seat_win") & (v["item"] == "0")].iloc[0]
-    assert f.verdict == row["verdict"] and f.verdict in F.FINDING_VERDICTS
-    said = "holds" if row["L2_lo"] > 0.5 else "is not shown"
-    assert f.strength.startswith(f"Across strengths of play, it {said} under `learned` ({LA.level_value(row, 2)})")
-    assert {"stable": "is stable", "strength-dependent": "is strength-dependent",
-            "not settled": "is not settled"}[f.verdict] in f.strength  # fmt: skip
+    assert re.sub(r"[\d.,+-]+", "#", one["start_edge"]) == re.sub(r"[\d.,+-]+", "#", two["start_edge"])
 
 
 # -- the findings in a designer's order, on constructed tables ----------------------------------------
 from smsim.intervals import MARGINS, MOVES, NOT_SETTLED, SAME  # noqa: E402
 from smsim.studies.fairness import FairnessResult  # noqa: E402
-from smsim.studies.skill import SkillResult  # noqa: E402
+from smsim.studies.skill import SkillResult, ordered_levels  # noqa: E402
 from smsim.studies.sweep import Variant, VariantSet  # noqa: E402
 
 
@@ -268,7 +184,7 @@ def test_levels_level_in_a_head_to_head_differ_in_style_not_strength():
     cells = {("learned", "balanced"): (0.64, 0.63, 0.65), ("balanced", "learned"): (0.36, 0.35, 0.37),
              ("rollout-learned", "learned"): (0.49, 0.43, 0.55), ("learned", "rollout-learned"): (0.51, 0.45, 0.57)}
     skills = [_skill(2, cells)]
-    assert F.ordered_levels(skills, 2) == {("balanced", "learned"): True, ("learned", "rollout-learned"): False}
+    assert ordered_levels(skills, 2) == {("balanced", "learned"): True, ("learned", "rollout-learned"): False}
     lines = F.levels_lines(skills)
     assert len(lines) == 3 and lines[0].startswith("L1 `balanced`: ")
     assert "49.0% [43.0, 55.0] (parity 50.0%, 200 games): a difference of style, not of strength" in lines[2]
@@ -277,9 +193,9 @@ def test_levels_level_in_a_head_to_head_differ_in_style_not_strength():
     assert "L3 is level with L2 at 2 players (a difference of style, not of strength)" in F.levels_sentence(skills)
     # only the lower level's seat played (4 players): read the other way
     four = [_skill(4, {("learned", "rollout-learned"): (0.15, 0.12, 0.18)})]
-    assert F.ordered_levels(four, 4) == {("learned", "rollout-learned"): True}
+    assert ordered_levels(four, 4) == {("learned", "rollout-learned"): True}
     clear = [_skill(2, {**cells, ("rollout-learned", "learned"): (0.6, 0.55, 0.65)})]
-    assert F.ordered_levels(clear, 2)[("learned", "rollout-learned")]
+    assert ordered_levels(clear, 2)[("learned", "rollout-learned")]
     assert "style" not in F.levels_lines(clear)[2]
 
 
