@@ -97,9 +97,10 @@ QUESTIONS = {"start_edge": "Is the start fair?", "pirates": "Do the pirates deci
              "variants": "Which rules move the game?", "remaining": "What else moves?"}  # fmt: skip
 """Each finding's question: the first screen's box asks them."""
 
-SECTIONS = {"start_edge": "At a glance", "pirates": "Pirate losses", "wall_bonus": "Wall bonuses",
-            "skill": "How much skill matters", "variants": "Rule variants", "remaining": "Rule variants"}  # fmt: skip
-"""The report section that holds each finding's data."""
+SECTIONS = {"start_edge": ("At a glance", "Seat compensation"), "pirates": ("Pirate losses",),
+            "wall_bonus": ("Wall bonuses",), "skill": ("How much skill matters",),
+            "variants": ("Rule variants", "How much skill matters"), "remaining": ("Rule variants",)}  # fmt: skip
+"""The report sections that hold each finding's data, the first a finding links to first."""
 
 FALLBACK_SECTION = "At a glance"
 """Where a finding links when its own section is not in the report (no variants, no compensation)."""
@@ -191,9 +192,9 @@ class DesignFinding:
     def question(self) -> str:
         return QUESTIONS[self.key]
 
-    @property
-    def section(self) -> str:
-        return SECTIONS[self.key]
+    def section(self, titles) -> str:
+        """The section of the page (of ``titles``) the finding links to: its own, else ``FALLBACK_SECTION``."""
+        return next((t for t in SECTIONS[self.key] if t in titles), FALLBACK_SECTION)
 
 
 def _overall(verdicts: list[str]) -> str:
@@ -452,8 +453,8 @@ def skill_finding(skills: list, margins: dict = MARGINS) -> DesignFinding:
     if not parts:
         return DesignFinding("skill", "How much skill matters is not measured here: no skill study plays one "
                              "`learned` seat against `balanced`.", "not measured", NOT_MEASURED)  # fmt: skip
-    return DesignFinding("skill", f"Skill matters by the skill gap, one {_level(A.LADDER[1])} seat among "
-                         f"{_level(A.LADDER[0])} above parity: {'; '.join(parts)}{search}.",
+    return DesignFinding("skill", f"The skill gap (one {_level(A.LADDER[1])} seat among {_level(A.LADDER[0])}, its "
+                         f"win share minus parity): {'; '.join(parts)}{search}.",
                          "Skill gap (L2 among L1): " + "; ".join(lines), _overall(verdicts))  # fmt: skip
 
 

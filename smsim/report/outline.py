@@ -151,7 +151,7 @@ def page(data: A.ReportData, title: str = "Saint Malo balance report", variants:
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     made = f"Made by smsim {__version__} on {now} from {games_line(data, variants, compensations, skills)}."
     titles = {x.title for x in secs}
-    items = [(f.sentence, f.section if f.section in titles else F.FALLBACK_SECTION) for f in found]
+    items = [(f.sentence, f.section(titles)) for f in found]
     datasets = pd.DataFrame([{"dataset": s.path, "kind": s.kind + (f" (level L{s.level})" if s.level else ""),
                               "players": s.players, "games": s.games, "seed": s.seed, "at the table": s.field,
                               "command": s.command}

@@ -276,8 +276,9 @@ def test_the_findings_come_in_a_designers_order_and_the_levels_near_the_top(ladd
     items = _findings(md)
     assert len(items) == len(F.DESIGN_ORDER)
     for line, start in zip(items, ("The start player's edge", "The pirates decide", "What each wall bonus",
-                                   "How much skill", "How the rules variants", "How the rules variants")):  # fmt: skip
+                                   "The skill gap", "The rules variants", "How the rules variants")):  # fmt: skip
         assert line.split(". ", 1)[1].startswith(start), line
+    assert items[4].endswith("([How much skill matters](#how-much-skill-matters))")  # no sweep: the skill study's
     found = F.report_findings(read_report_data([str(ladder / "bal4"), str(ladder / "lrn4"), str(ladder / "ro4")],
                                                ladder=LADDER))  # fmt: skip
     assert [f.key for f in found] == list(F.DESIGN_ORDER)
