@@ -617,7 +617,7 @@ def median_game_figure(players: int = 4, policy: str = "balanced", games: int = 
     as the board is (the 7 x 7 grid, towers at the corners, the outer ring the wall)."""
     game, traced = median_game(players, policy, games, seed, rules)
     total, won = traced.score[:, L.S_TOTAL], traced.score[:, L.S_WON]
-    fig = Figure(figsize=(2.3 * players, 2.9), layout="constrained")
+    fig = Figure(figsize=(1.9 * players, 2.45), layout="constrained")  # small: the first screen holds it
     axes = fig.subplots(1, players, squeeze=False)[0]
     for seat, ax in enumerate(axes):
         city = traced.city[seat]
@@ -627,7 +627,7 @@ def median_game_figure(players: int = 4, policy: str = "balanced", games: int = 
                 y = L.SIZE - 1 - r
                 ax.add_patch(Rectangle((c, y), 1, 1, facecolor=fill, edgecolor="#bbbbbb", lw=0.6))
                 if symbol:
-                    ax.text(c + 0.5, y + 0.5, symbol, ha="center", va="center", fontsize=9, color=ink,
+                    ax.text(c + 0.5, y + 0.5, symbol, ha="center", va="center", fontsize=8, color=ink,
                             fontweight="bold")  # fmt: skip
         ax.set_xlim(0, L.SIZE)
         ax.set_ylim(0, L.SIZE)
