@@ -14,9 +14,13 @@ import numpy as np
 import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
+from smsim import layout as L
+from smsim.play.api import TracedGame, play_game
 from smsim.report import tables as A
-from smsim.rules import SIDE_NAMES
+from smsim.rules import SIDE_NAMES, Rules
+from smsim.runs.batch import run_games
 from smsim.studies.ratings import elo
 from smsim.studies.sweep import HEADLINE
 
@@ -608,3 +612,59 @@ PLOTS: dict[str, Callable[[A.ReportData], Plot | None]] = {
     "ratings": ratings,
     "seat-parity": seat_parity,
 }
+
+
+# -- one picture of the game: the final cities of a median game ---------------------------------------
+CITY_LOOK = {  # per cell code: (fill, symbol, symbol colour); the symbols of the board text format
+    L.Cell.EMPTY: ("#ffffff", "", "k"), L.Cell.TOWER: ("#4d4d4d", "", "w"), L.Cell.WALL: ("#8c6d46", "", "w"),
+    L.Cell.CRATE: ("#e0a458", "C", "k"), L.Cell.HOUSE: ("#c44e52", "H", "w"),
+    **{c: ("#9ecae1", str(k), "k") for k, c in enumerate(L.CHURCH_CELLS, start=1)},
+    **{L.Cell(L.PERSON_0 + int(p)): ("#a1d99b", L.CELL_CHAR[L.Cell(L.PERSON_0 + int(p))], "k") for p in L.Person},
+}  # fmt: skip
+"""How a city's cell is drawn: walls brown, towers grey, crates C, houses H, a church its size,
+a person its letter (c citizen, s soldier, p priest, a architect, m merchant, j juggler, n noble)."""
+
+
+def median_game(players: int = 4, policy: str = "balanced", games: int = 101, seed: int = 2026,
+                rules: Rules | None = None) -> tuple[int, TracedGame]:  # fmt: skip
+    """The game of ``games`` games of ``seed`` (``policy`` in every seat) whose winner's VP is the
+    median (the lowest game index among equals), replayed alone with its final cities."""
+    rules = rules or Rules()
+    score, _, _ = run_games(games, players, [policy], seed, rules, threads=1)
+    won = score[:, :, L.S_WON] > 0
+    top = np.where(won, score[:, :, L.S_TOTAL], -(10**9)).max(axis=1)
+    order = np.argsort(top, kind="stable")
+    game = int(order[(games - 1) // 2])
+    return game, play_game(players, seed, game, [policy], rules)
+
+
+def median_game_figure(players: int = 4, policy: str = "balanced", games: int = 101, seed: int = 2026,
+                       rules: Rules | None = None) -> Plot:  # fmt: skip
+    """One picture of the game: each seat's final city in the median game (``median_game``), drawn
+    as the board is (the 7 x 7 grid, towers at the corners, the outer ring the wall)."""
+    game, traced = median_game(players, policy, games, seed, rules)
+    total, won = traced.score[:, L.S_TOTAL], traced.score[:, L.S_WON]
+    fig = Figure(figsize=(1.9 * players, 2.45), layout="constrained")  # small: the first screen holds it
+    axes = fig.subplots(1, players, squeeze=False)[0]
+    for seat, ax in enumerate(axes):
+        city = traced.city[seat]
+        for r in range(L.SIZE):
+            for c in range(L.SIZE):
+                fill, symbol, ink = CITY_LOOK[L.Cell(int(city[L.cell_index(r, c)]))]
+                y = L.SIZE - 1 - r
+                ax.add_patch(Rectangle((c, y), 1, 1, facecolor=fill, edgecolor="#bbbbbb", lw=0.6))
+                if symbol:
+                    ax.text(c + 0.5, y + 0.5, symbol, ha="center", va="center", fontsize=8, color=ink,
+                            fontweight="bold")  # fmt: skip
+        ax.set_xlim(0, L.SIZE)
+        ax.set_ylim(0, L.SIZE)
+        ax.set_aspect("equal")
+        ax.set_axis_off()
+        ax.set_title(f"seat {seat}{' (start)' if seat == 0 else ''}: {int(total[seat])} VP"
+                     f"{', won' if won[seat] else ''}", fontsize="small")  # fmt: skip
+    fig.suptitle(f"The final cities of a median {players}-player game")
+    return fig, (f"Each seat's city at the end of game {game:,} of seed {seed} (`{policy}` in every seat, "
+                 f"{players} players): of {games:,} games, the one whose winner's VP is the median. Drawn as the "
+                 "board is: towers grey at the corners, walls brown on the outer ring, C crate, H house, a "
+                 "church by its size (1-5), a person by its letter (c citizen, s soldier, p priest, a architect, "
+                 "m merchant, j juggler, n noble).")  # fmt: skip

@@ -53,7 +53,7 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     except OSError as exc:
         raise DatasetError(f"cannot write to {str(out)!r}: {exc.strerror}") from None
     built = page(data, title, variants, compensations, skills)
-    for sec in built.sections:
+    for sec in [*built.opening, *built.sections]:
         for b in sec.blocks:
             if b.kind == "table":
                 write_file(out / "tables" / f"{b.name}.csv", b.table.to_csv(index=False))

@@ -132,3 +132,30 @@ def test_the_bonus_value_figure_draws_the_ablation_in_board_order(data):
     drawn = [line.get_ydata() for line in top.lines if len(line.get_ydata()) == 4]
     assert any(list(y) == list(t["vp_change"]) for y in drawn)
     assert PLOTS["bonus-value"](read_report_data([data.sources[1].path])) is None
+
+
+def test_the_median_game_is_the_one_whose_winner_has_the_median_vp(tmp_path):
+    """The picture of the game: the game of a small run whose winner's VP is the median, each
+    seat's final city drawn as the board is (its walls, crates and churches where its city has them)."""
+    import numpy as np
+
+    from smsim import layout as L
+    from smsim.report.plots import median_game, median_game_figure
+    from smsim.runs.batch import simulate
+
+    seats, _ = simulate(9, 2, ["balanced"], seed=31)
+    winners = seats[seats["won"] == 1].groupby("game")["total"].max()
+    game, traced = median_game(2, "balanced", 9, 31)
+    assert winners.loc[game] == sorted(winners)[4]  # the fifth of nine
+    assert traced.score[:, L.S_TOTAL].max() == winners.loc[game]
+    fig, caption = median_game_figure(2, "balanced", 9, 31)
+    axes = fig.get_axes()
+    assert len(axes) == 2 and f"game {game} of seed 31" in caption
+    for seat, ax in enumerate(axes):
+        city = traced.city[seat]
+        symbols = [t.get_text() for t in ax.texts]
+        assert symbols.count("C") == int((city == L.Cell.CRATE).sum())
+        assert symbols.count("H") == int((city == L.Cell.HOUSE).sum())
+        assert len(ax.patches) == L.N_CELLS
+        assert ax.get_title().startswith(f"seat {seat}") and f"{int(traced.score[seat, L.S_TOTAL])} VP" in ax.get_title()
+    assert np.isin(traced.city, [int(c) for c in L.Cell]).all()

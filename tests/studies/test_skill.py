@@ -171,3 +171,23 @@ def test_a_shipped_variant_asked_for_twice_is_named_where_it_is_played():
     also = K.shipped_as([v.describe() for v in variants])
     assert also == {"baseline": [], "side_defence=1": [], "side_defence=3": ["three-defence-per-side"],
                     "free-rotation": []}  # fmt: skip
+
+
+def _study(players: int, cells: dict) -> K.SkillResult:
+    m = pd.DataFrame([{"players": players, "row": r, "col": c, "share": v, "lo": lo, "hi": hi, "blocks": 50,
+                       "games": 200, "parity": 1.0 / players} for (r, c), (v, lo, hi) in cells.items()])  # fmt: skip
+    return K.SkillResult("s", players, 1, K.LADDER, m, pd.DataFrame(columns=K.GAP_COLUMNS), [], "")
+
+
+def test_levels_are_ordered_only_where_the_head_to_head_clears_parity():
+    """A level is the stronger of two neighbours only where its seat's interval among the lower
+    lies above parity; parity inside it: not ordered; the lower level's seat among the upper
+    (the only cell played) is read the other way."""
+    two = _study(2, {("learned", "balanced"): (0.64, 0.63, 0.65), ("rollout-learned", "learned"): (0.49, 0.43, 0.55)})
+    assert K.ordered_levels([two], 2) == {("balanced", "learned"): True, ("learned", "rollout-learned"): False}
+    t = K.head_to_heads([two])
+    assert list(t["standing"]) == [K.STRONGER, K.PARITY] and list(t["games"]) == [200, 200]
+    four = _study(4, {("balanced", "learned"): (0.14, 0.13, 0.15), ("learned", "rollout-learned"): (0.30, 0.27, 0.33)})
+    assert K.ordered_levels([four], 4) == {("balanced", "learned"): True, ("learned", "rollout-learned"): False}
+    assert K.head_to_heads([four])["standing"].tolist() == [K.STRONGER, K.WEAKER]
+    assert K.ordered_levels([two, four], 3) == {}
