@@ -280,7 +280,7 @@ def test_the_findings_come_in_a_designers_order_and_the_levels_near_the_top(ladd
     md = (ladder / "report" / "report.md").read_text()
     items = _findings(md)
     assert len(items) == len(F.DESIGN_ORDER)
-    for line, start in zip(items, ("The start player's edge", "The pirates decide", "What each wall bonus",
+    for line, start in zip(items, ("The start player's edge", "The pirates decide", "Each wall bonus is worth",
                                    "The skill gap", "The rules variants", "How the rules variants")):  # fmt: skip
         assert line.split(". ", 1)[1].startswith(start), line
     assert items[4].endswith("([How much skill matters](#how-much-skill-matters))")  # no sweep: the skill study's
