@@ -187,7 +187,9 @@ def bonus_value(data: A.ReportData) -> Plot | None:
     axes[0][0].set_ylabel("VP it is worth")
     axes[1][0].set_ylabel("win share it is worth (points)")
     _legend(axes[0][-1])
-    games = ", ".join(f"{int(tp['games'].min()):,} games at {p} players" for p, tp in parts)
+    games = "; ".join(f"at {p} players " + ", ".join(f"{int(g['games'].min()):,} games ({policy})"
+                                                     for policy, g in tp.groupby("policy", sort=False))
+                      for p, tp in parts)  # fmt: skip
     return fig, ("Each side's bonus by ablation: the same games played with one seat denied the bonus (every "
                  "seat in turn), that seat's final VP and win share (shared wins split) in the games with it "
                  "minus without it, with 95% intervals over games; the red dash is the bonus's face value in VP "

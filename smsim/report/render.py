@@ -23,7 +23,8 @@ from smsim.intervals import MISSING, interval_text
 # columns shown as percentages (with their intervals, when the table has them)
 PERCENT = {
     "win", "held", "walls_held", "walls_carried", "completed", "came", "lost_any", "priest_scored", "changed",
-    "several_full", "aborted_share", "wall_share_of_defence", "parity", "church_vp_share",
+    "several_full", "aborted_share", "wall_share_of_defence", "parity", "church_vp_share", "win_change",
+    "completed_denied",
     *(f"size_{k}_built" for k in range(1, 6)), *(f"longest_{k}" for k in range(6)),
     *(f"share_{k}" for k in range(13)), *(f"seat_{k}" for k in range(5)),
 }  # fmt: skip

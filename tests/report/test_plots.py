@@ -53,7 +53,7 @@ def test_figure_has_its_title_axes_and_caption(data, kind):
     if kind == "seat-parity":  # the mirror of 2 players (400 games) and the comparison of 3 (360), not the 4 mixed seats
         games = "760"
     if kind == "bonus-value":  # the ablation's games, each side withheld from each seat in turn
-        games = "100 games at 2 players"
+        games = "at 2 players 100 games (balanced)"
     assert games in caption, caption
     for fmt in ("png", "svg"):
         buf = io.BytesIO()
