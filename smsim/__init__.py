@@ -9,6 +9,7 @@ The heavy entry points load on first use: ``smsim.simulate``, ``smsim.simulate_t
 weights by CMA-ES, in ``smsim.studies.tune``), ``smsim.sweep`` (rule variants on common dice),
 ``smsim.fairness`` (the per-seat compensation that evens out the seats' win rates),
 ``smsim.skill`` (how much skill matters: the win-rate matrix of levels of play, the skill gap),
+``smsim.bonus_value`` (what each wall bonus is worth, by ablation on common dice),
 ``smsim.play_game``, and for balance reports ``smsim.report_tables`` (the report's tables as
 DataFrames) and ``smsim.make_report``.
 """
@@ -36,6 +37,7 @@ _LAZY = {
     "make_report": ("smsim.report.write", "report"),
     "fairness": ("smsim.studies.fairness", "fairness"),
     "skill": ("smsim.studies.skill", "skill"),
+    "bonus_value": ("smsim.studies.bonus", "bonus_value"),
 }
 __all__ = ["Rules", "RulesError", "load_rules", "__version__", *_LAZY]
 
