@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from smsim.errors import SmsimError
+
 Z_95 = 1.959963984540054
 
 
@@ -82,6 +84,76 @@ def effect_size(a: tuple[float, float, float], b: tuple[float, float, float] | f
     if not sd > 0:
         return (0.0 if a[0] == b[0] else math.copysign(math.inf, b[0] - a[0])), 0.0
     return (b[0] - a[0]) / sd, float(np.hypot(half_a, half_b)) / sd
+
+
+MARGINS: dict[str, float] = {"rate": 0.01, "share": 0.01, "points": 0.01, "vp": 0.5, "rounds": 0.25, "count": 0.25}
+"""The smallest change that matters, per unit of a figure (a rate, a share of VP and a difference
+of rates in points as fractions: 0.01 is one percentage point): the equivalence margin a verdict
+by size judges a difference against (``margin_verdict``; docs/report.md argues each number)."""
+
+SAME, MOVES, NOT_SETTLED = "the same", "moves", "not settled"
+"""A difference judged by its size (``margin_verdict``)."""
+
+
+def margin_verdict(lo: float, hi: float, margin: float) -> str:
+    """A difference judged by its 95% interval ``[lo, hi]`` against the smallest change that
+    matters: ``SAME`` where the interval lies inside ``(-margin, margin)`` (an equivalence claim:
+    two one-sided tests), ``MOVES`` where it lies wholly beyond ``margin`` on one side, else
+    ``NOT_SETTLED`` (a missing bound too). A tiny difference on a huge sample is the same.
+
+    >>> margin_verdict(-0.002, 0.004, 0.01), margin_verdict(0.012, 0.03, 0.01), margin_verdict(-0.03, 0.005, 0.01)
+    ('the same', 'moves', 'not settled')
+    """
+    if not all(np.isfinite(x) for x in (lo, hi, margin)):
+        return NOT_SETTLED
+    if -margin < lo and hi < margin:
+        return SAME
+    if lo >= margin or hi <= -margin:
+        return MOVES
+    return NOT_SETTLED
+
+
+def difference_interval(a: tuple[float, float, float], b: tuple[float, float, float]) -> tuple[float, float, float]:
+    """``b`` minus ``a`` for two independent figures, each ``(value, lo, hi)`` with its 95%
+    interval, and the 95% interval of that difference: ``(d, lo, hi)``, the half-widths combined in
+    quadrature (each figure's interval taken as normal: half its width). NaN where a number is missing.
+
+    >>> [round(x, 4) for x in difference_interval((0.25, 0.24, 0.26), (0.28, 0.27, 0.29))]
+    [0.03, 0.0159, 0.0441]
+    """
+    if not all(np.isfinite(x) for x in (*a, *b)):
+        return math.nan, math.nan, math.nan
+    d = float(b[0] - a[0])
+    half = float(np.hypot((a[2] - a[1]) / 2, (b[2] - b[1]) / 2))
+    return d, d - half, d + half
+
+
+def parse_margins(texts, error=SmsimError) -> dict[str, float]:
+    """``MARGINS`` with the user's changes, each ``"UNIT=VALUE"`` (``"vp=0.3"``; a rate's, a
+    share's or points' margin as a fraction); an unknown unit, or a value that is negative or no
+    finite number, is refused in one line as ``error``.
+
+    >>> parse_margins(["vp=0.3", "rounds=0.5"])["vp"]
+    0.3
+    >>> parse_margins(["vp=-1"])
+    Traceback (most recent call last):
+    ...
+    smsim.errors.SmsimError: margin 'vp=-1': the value must be a number of at least 0
+    """
+    out = dict(MARGINS)
+    for text in texts:
+        unit, eq, value = str(text).partition("=")
+        unit = unit.strip()
+        if not eq or unit not in MARGINS:
+            raise error(f"margin {text!r}: write UNIT=VALUE with UNIT one of {', '.join(MARGINS)}")
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        if not (np.isfinite(number) and number >= 0):
+            raise error(f"margin {text!r}: the value must be a number of at least 0")
+        out[unit] = number
+    return out
 
 
 def wilson_interval(successes: float, n: float, z: float = Z_95) -> tuple[float, float]:
