@@ -87,24 +87,24 @@ def effect_size(a: tuple[float, float, float], b: tuple[float, float, float] | f
 
 
 MARGINS: dict[str, float] = {"rate": 0.01, "share": 0.01, "points": 0.01, "vp": 0.5, "rounds": 0.25, "count": 0.25}
-"""The smallest change that matters, per unit of a figure (a rate, a share of VP and a difference
-of rates in points as fractions: 0.01 is one percentage point): the equivalence margin a verdict
-by size judges a difference against (``margin_verdict``; docs/report.md argues each number)."""
+"""The smallest change that matters, per unit of a figure (docs/report.md argues each): a rate, a
+share or a difference of rates (as fractions: 0.01 is 1 point), VP, rounds, and counts per seat
+(cannons lost, sides completed). The report's verdicts judge every difference against these."""
 
 SAME, MOVES, NOT_SETTLED = "the same", "moves", "not settled"
-"""A difference judged by its size (``margin_verdict``)."""
+"""What the 95% interval of a difference says against a margin (``margin_verdict``)."""
 
 
 def margin_verdict(lo: float, hi: float, margin: float) -> str:
-    """A difference judged by its 95% interval ``[lo, hi]`` against the smallest change that
-    matters: ``SAME`` where the interval lies inside ``(-margin, margin)`` (an equivalence claim:
-    two one-sided tests), ``MOVES`` where it lies wholly beyond ``margin`` on one side, else
-    ``NOT_SETTLED`` (a missing bound too). A tiny difference on a huge sample is the same.
+    """A difference judged by its size: ``SAME`` where its 95% interval ``[lo, hi]`` lies inside
+    ``(-margin, margin)`` (any change is smaller than what matters), ``MOVES`` where it lies wholly
+    beyond the margin on one side (a change at least that large), ``NOT_SETTLED`` otherwise (the
+    interval straddles the margin; a missing bound too).
 
-    >>> margin_verdict(-0.002, 0.004, 0.01), margin_verdict(0.012, 0.03, 0.01), margin_verdict(-0.03, 0.005, 0.01)
+    >>> margin_verdict(-0.002, 0.003, 0.01), margin_verdict(0.012, 0.02, 0.01), margin_verdict(-0.005, 0.02, 0.01)
     ('the same', 'moves', 'not settled')
     """
-    if not all(np.isfinite(x) for x in (lo, hi, margin)):
+    if not (np.isfinite(lo) and np.isfinite(hi)):
         return NOT_SETTLED
     if -margin < lo and hi < margin:
         return SAME
@@ -114,45 +114,41 @@ def margin_verdict(lo: float, hi: float, margin: float) -> str:
 
 
 def difference_interval(a: tuple[float, float, float], b: tuple[float, float, float]) -> tuple[float, float, float]:
-    """``b`` minus ``a`` for two independent figures, each ``(value, lo, hi)`` with its 95%
-    interval, and the 95% interval of that difference: ``(d, lo, hi)``, the half-widths combined in
-    quadrature (each figure's interval taken as normal: half its width). NaN where a number is missing.
+    """``b`` minus ``a`` for two figures of independent samples, each ``(value, lo, hi)`` with its
+    95% interval: ``(d, lo, hi)``, the standard errors (each interval's half-width over 1.96)
+    combined in quadrature. NaN where a number is missing.
 
-    >>> [round(x, 4) for x in difference_interval((0.25, 0.24, 0.26), (0.28, 0.27, 0.29))]
-    [0.03, 0.0159, 0.0441]
+    >>> [round(x, 3) for x in difference_interval((0.5, 0.49, 0.51), (0.52, 0.51, 0.53))]
+    [0.02, 0.006, 0.034]
     """
     if not all(np.isfinite(x) for x in (*a, *b)):
         return math.nan, math.nan, math.nan
-    d = float(b[0] - a[0])
-    half = float(np.hypot((a[2] - a[1]) / 2, (b[2] - b[1]) / 2))
+    d = b[0] - a[0]
+    half = math.hypot((a[2] - a[1]) / 2, (b[2] - b[1]) / 2)
     return d, d - half, d + half
 
 
-def parse_margins(texts, error=SmsimError) -> dict[str, float]:
-    """``MARGINS`` with the user's changes, each ``"UNIT=VALUE"`` (``"vp=0.3"``; a rate's, a
-    share's or points' margin as a fraction); an unknown unit, or a value that is negative or no
-    finite number, is refused in one line as ``error``.
+def parse_margins(texts, error: type[Exception] = SmsimError) -> dict[str, float]:
+    """``MARGINS`` with the user's ``UNIT=VALUE`` items applied (VALUE in the unit's own terms: a
+    rate, share or points in percentage points, so ``rate=2`` is 0.02). A unit not in ``MARGINS``, a
+    value that is not a number, or a negative one is refused with ``error`` in one line.
 
-    >>> parse_margins(["vp=0.3", "rounds=0.5"])["vp"]
-    0.3
-    >>> parse_margins(["vp=-1"])
-    Traceback (most recent call last):
-    ...
-    smsim.errors.SmsimError: margin 'vp=-1': the value must be a number of at least 0
+    >>> parse_margins(["vp=0.3", "rate=2"])["vp"], parse_margins(["rate=2"])["rate"]
+    (0.3, 0.02)
     """
     out = dict(MARGINS)
     for text in texts:
-        unit, eq, value = str(text).partition("=")
-        unit = unit.strip()
-        if not eq or unit not in MARGINS:
-            raise error(f"margin {text!r}: write UNIT=VALUE with UNIT one of {', '.join(MARGINS)}")
+        unit, sep, value = str(text).partition("=")
+        unit = unit.strip().lower()
+        if not sep or unit not in MARGINS:
+            raise error(f"margin {text!r}: expected UNIT=VALUE with UNIT one of {', '.join(MARGINS)}")
         try:
             number = float(value)
         except ValueError:
-            number = math.nan
-        if not (np.isfinite(number) and number >= 0):
-            raise error(f"margin {text!r}: the value must be a number of at least 0")
-        out[unit] = number
+            raise error(f"margin {text!r}: {value.strip()!r} is not a number") from None
+        if not math.isfinite(number) or number < 0:
+            raise error(f"margin {text!r}: must be a number of at least 0, not {value.strip()}")
+        out[unit] = number / 100 if unit in ("rate", "share", "points") else number
     return out
 
 
