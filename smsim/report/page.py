@@ -28,7 +28,7 @@ import pandas as pd
 from smsim import __version__
 from smsim.errors import DatasetError
 from smsim.files import write_file
-from smsim.intervals import MISSING, interval_text
+from smsim.intervals import MARGINS, MISSING, interval_text
 from smsim.report import findings as F
 from smsim.report import ladder as LA
 from smsim.report import plots as P
@@ -862,7 +862,8 @@ def _games_line(data: A.ReportData, variants: list, compensations: list, skills:
 
 
 def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo balance report",
-                 variants: list = (), compensations: list = (), skills: list = ()) -> Path:  # fmt: skip
+                 variants: list = (), compensations: list = (), skills: list = (),
+                 margins: dict[str, float] = MARGINS) -> Path:  # fmt: skip
     """Write the report into ``out`` (created if needed); returns the path of report.md.
 
     The page: the key findings (``findings.key_findings``, each with its verdict across strengths
@@ -881,7 +882,7 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     variants, compensations, skills = list(variants), list(compensations), list(skills)
     variant_tables = [vs.table() for vs in variants]
     main = data.main()
-    verdicts = LA.ladder_verdicts(LA.ladder_table(data))  # once: the findings and the ladders read it
+    verdicts = LA.ladder_verdicts(LA.ladder_table(data), margins)  # once: the findings and the ladders read it
     found = F.key_findings(data, variants, variant_tables, skills, verdicts)
     glance = F.glance_table(main)
 
@@ -966,7 +967,8 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     return out / "report.md"
 
 
-def report(paths: list[str], out: str, title: str = "Saint Malo balance report") -> Path:
+def report(paths: list[str], out: str, title: str = "Saint Malo balance report",
+           margins: dict[str, float] = MARGINS) -> Path:
     """Read datasets and write their report (the Python side of ``smsim report``). Mirror datasets
     of the ladder's levels (``balanced``, ``learned``, ``rollout-learned`` in every seat) make the
     strength ladders; sweep directories, and datasets whose rules differ from the others', are
@@ -981,4 +983,4 @@ def report(paths: list[str], out: str, title: str = "Saint Malo balance report")
     if not rest:
         raise DatasetError("no dataset given beside the fairness results and skill studies")
     main, variants = A.split_variants(rest, kinds)
-    return write_report(A.read_report_data(main, kinds=kinds), out, title, variants, compensations, skills)
+    return write_report(A.read_report_data(main, kinds=kinds), out, title, variants, compensations, skills, margins)
