@@ -35,15 +35,13 @@ def test_effect_size_is_cohens_h_for_rates_and_d_for_other_figures():
     assert effect_size((0.3, 0.2, 0.4), (0.25, 0.2, 0.3), True)[0] == pytest.approx(-h)
 
 
-def test_findings_and_the_ladder_take_one_effect_size():
-    """The ladder's step judges the change that ``intervals.effect_size`` measures, the findings'
-    effect is its size: one computation for both."""
+def test_findings_take_the_one_effect_size_and_the_ladder_judges_by_size():
+    """The findings' effect is ``intervals.effect_size``'s; the ladder's step judges the change itself
+    against the unit's margin (``report.ladder``), whatever its effect size."""
     a, b = (2.0, 1.9, 2.1), (2.02, 1.92, 2.12)
-    d, se = effect_size(a, b, False, 10_000, 10_000)
     assert F.effect(*b, a[0], "vp", 10_000) == pytest.approx(abs(effect_size(b, a[0], False, 10_000)[0]))
-    assert (abs(d) + Z_95 * se < LA.MARGIN) == (LA.step(("vp", *a, 10_000), ("vp", *b, 10_000)) == "within")
-    assert LA.step(("vp", *a, 10_000), ("vp", *b, 10_000)) == "within"
-    assert LA.step(("vp", *a, 100), ("vp", *b, 100)) == "wide"  # the same figures from 100 games cannot tell
+    assert LA.step(("vp", *a, 10_000), ("vp", *b, 10_000))[0] == "the same"  # 0.02 VP, inside 0.5 VP
+    assert LA.step(("vp", *a, 100), ("vp", *b, 100))[0] == "the same"  # the intervals alone decide, not the rows
 
 
 def test_a_finding_writes_its_figure_in_the_one_form():
