@@ -33,7 +33,7 @@ _LAZY = {
     "sweep": ("smsim.studies.sweep", "sweep"),
     "POLICIES": ("smsim.policies.registry", "POLICIES"),
     "report_tables": ("smsim.report.tables", "report_tables"),
-    "make_report": ("smsim.report.page", "report"),
+    "make_report": ("smsim.report.write", "report"),
     "fairness": ("smsim.studies.fairness", "fairness"),
     "skill": ("smsim.studies.skill", "skill"),
 }

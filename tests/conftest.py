@@ -31,7 +31,7 @@ def session_report(report_datasets, tmp_path_factory):
     """The report of the 4-player run, the 2-player mirror and the comparison of
     ``report_datasets``, written once a session by the command line (``smsim report four two cmp
     --out DIR``, which is ``write_report(read_report_data(paths), DIR)``): (DIR, the paths, the
-    command's result). The tests of the page (tests/report/test_page.py) and of the command
+    command's result). The tests of the page (tests/report/test_write.py) and of the command
     (tests/cli/test_cli.py) only read it; one that writes into it must copy it first."""
     from click.testing import CliRunner
 

@@ -41,7 +41,7 @@ def report_cmd(datasets: tuple[str, ...], out: str, title: str, margins: tuple[s
       smsim report runs/bal4 runs/learned4 --margin vp=0.25 --margin rate=2 --out reports/ladder
     """
     from smsim.intervals import parse_margins
-    from smsim.report.page import report
+    from smsim.report.write import report
 
     chosen = parse_margins(margins)  # before any data is read: a bad margin is refused at once
     path = report(list(datasets), out, title, margins=chosen)

@@ -38,6 +38,7 @@ import pandas as pd
 from smsim.intervals import effect_size, interval_text
 from smsim.report import ladder as LA
 from smsim.report import tables as A
+from smsim.report.tables import glance_data, glance_sources  # which games the headline describes
 from smsim.studies.sweep import HEADLINE
 
 MAX_FINDINGS = 6
@@ -106,23 +107,6 @@ def _fmt(v: float, lo: float, hi: float, unit: str, signed: bool = False) -> str
 
 
 # -- which games stand behind the headline -----------------------------------------------------
-def glance_sources(data: A.ReportData) -> dict[int, int]:
-    """Per player count, the source whose games the at-a-glance row, the headline rows of every
-    table and the seat, cannon, attack and wall findings describe: the mirror of the ladder's
-    first level (L1, ``balanced`` in every seat) where there is one, else the dataset with the
-    most games among those that measure the seat effect alone (one policy in every seat, or a
-    comparison's every arrangement), else the one with the most games. One source, so that one
-    game count stands behind every number of a row, and the ladder's L1 is the same games."""
-    best: dict[int, tuple[bool, bool, int, int]] = {}
-    for i, src in enumerate(data.sources):
-        if src.upper_level or src.games == 0:
-            continue
-        key = (src.level == 1, src.fair_seating, src.games, -i)
-        if src.players not in best or key > best[src.players]:
-            best[src.players] = key
-    return {p: -k[3] for p, k in sorted(best.items())}
-
-
 def glance_table(data: A.ReportData) -> pd.DataFrame:
     """One row per player count (``glance_sources``): the games, who sat at the table, the start
     player's and the last seat's win rate with their intervals beside parity (NaN where seat and
@@ -148,11 +132,6 @@ def glance_table(data: A.ReportData) -> pd.DataFrame:
     cols = ["players", "games", "field", "start_win", "start_win_lo", "start_win_hi", "last_win", "last_win_lo",
             "last_win_hi", "parity", "changed", "changed_lo", "changed_hi", "rounds", "rounds_lo", "rounds_hi"]
     return pd.DataFrame(rows, columns=cols)
-
-
-def glance_data(data: A.ReportData) -> A.ReportData:
-    """The at-a-glance sources' games alone (``glance_sources``)."""
-    return data.select(list(glance_sources(data).values()))
 
 
 def _who(field: str) -> str:

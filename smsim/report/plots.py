@@ -18,7 +18,6 @@ from matplotlib.figure import Figure
 
 from smsim.intervals import MARGINS
 from smsim.report import tables as A
-from smsim.report.findings import glance_sources
 from smsim.rules import SIDE_NAMES
 from smsim.studies.ratings import elo
 from smsim.studies.sweep import HEADLINE
@@ -233,15 +232,6 @@ def scores(data: A.ReportData) -> Plot | None:
     return fig, f"Distribution of final scores by policy, all player counts together ({_games(data)})."
 
 
-def _short(field: str) -> str:
-    """A legend label for a table line-up (``ReportData`` field)."""
-    kind, _, names = field.partition(": ")
-    names = names.replace(" (every seat arrangement)", "").split(", ")
-    if kind == "compare":
-        return f"compare, {len(names)} policies"
-    return f"all {names[0]}" if len(set(names)) == 1 else ", ".join(names)[:40]
-
-
 def seat_advantage(data: A.ReportData) -> Plot | None:
     t = A.seat_advantage(data)
     if t.empty:
@@ -251,7 +241,7 @@ def seat_advantage(data: A.ReportData) -> Plot | None:
         for i, (fld, tf) in enumerate(tp.groupby("field", observed=True)):
             y = tf["win"].to_numpy(float) * 100
             err = np.clip(np.vstack([y - tf["win_lo"] * 100, tf["win_hi"] * 100 - y]), 0, None)
-            ax.errorbar(tf["seat"] + 1 + 0.08 * i, y, yerr=err, fmt="o", capsize=3, label=_short(str(fld)))
+            ax.errorbar(tf["seat"] + 1 + 0.08 * i, y, yerr=err, fmt="o", capsize=3, label=A.short_field(str(fld)))
         ax.axhline(100 / players, color="grey", ls="--", lw=0.8)
         ax.set_xticks(range(1, players + 1))
         _legend(ax)
@@ -444,9 +434,9 @@ def fairness_figure(results: list) -> Plot | None:
 def seat_parity(data: A.ReportData) -> Plot | None:
     """The report's headline figure: every seat's win rate minus parity, in points, with its 95%
     interval, one series per player count, from the games of the at-a-glance table
-    (``findings.glance_sources``: the dataset measuring the seats alone with the most games)."""
+    (``tables.glance_sources``: the dataset measuring the seats alone with the most games)."""
 
-    chosen = [(p, i) for p, i in glance_sources(data).items() if data.sources[i].fair_seating]
+    chosen = [(p, i) for p, i in A.glance_sources(data).items() if data.sources[i].fair_seating]
     if not chosen:
         return None
     fig, axes = _panels(1, "Win rate by seat against parity (seat 1 starts)")
@@ -458,7 +448,7 @@ def seat_parity(data: A.ReportData) -> Plot | None:
         err = np.clip(np.vstack([y - (t["win_lo"] - 1 / players) * 100, (t["win_hi"] - 1 / players) * 100 - y]), 0,
                       None)  # fmt: skip
         ax.errorbar(t["seat"] + 1 + 0.1 * (k - (len(chosen) - 1) / 2), y, yerr=err, fmt="-o", capsize=3,
-                    label=f"{players} players ({sub.n_games:,} games, {_short(data.sources[i].field)})")  # fmt: skip
+                    label=f"{players} players ({sub.n_games:,} games, {A.short_field(data.sources[i].field)})")  # fmt: skip
     ax.axhline(0, color="grey", ls="--", lw=0.8)
     ax.set_xticks(range(1, max(p for p, _ in chosen) + 1))
     ax.set_xlabel("seat (1 starts)")

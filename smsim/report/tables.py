@@ -798,3 +798,35 @@ def split_variants(paths: list[str | Path], kinds: dict[str, str | None] | None 
         groups.setdefault(max(bases, key=closeness), []).append(p)
     sets += [variant_set_from_datasets(b, others) for b, others in groups.items()]
     return [str(p) for p in main], sets
+
+
+# -- which games the headline describes ---------------------------------------------------------
+def glance_sources(data: ReportData) -> dict[int, int]:
+    """Per player count, the source whose games the at-a-glance row, the headline rows of every
+    table and the seat, cannon, attack and wall findings describe: the mirror of the ladder's
+    first level (L1, ``balanced`` in every seat) where there is one, else the dataset with the
+    most games among those that measure the seat effect alone (one policy in every seat, or a
+    comparison's every arrangement), else the one with the most games. One source, so that one
+    game count stands behind every number of a row, and the ladder's L1 is the same games."""
+    best: dict[int, tuple[bool, bool, int, int]] = {}
+    for i, src in enumerate(data.sources):
+        if src.upper_level or src.games == 0:
+            continue
+        key = (src.level == 1, src.fair_seating, src.games, -i)
+        if src.players not in best or key > best[src.players]:
+            best[src.players] = key
+    return {p: -k[3] for p, k in sorted(best.items())}
+
+
+def glance_data(data: ReportData) -> ReportData:
+    """The at-a-glance sources' games alone (``glance_sources``)."""
+    return data.select(list(glance_sources(data).values()))
+
+
+def short_field(field: str) -> str:
+    """A legend label for a table line-up (``ReportData`` field)."""
+    kind, _, names = field.partition(": ")
+    names = names.replace(" (every seat arrangement)", "").split(", ")
+    if kind == "compare":
+        return f"compare, {len(names)} policies"
+    return f"all {names[0]}" if len(set(names)) == 1 else ", ".join(names)[:40]

@@ -19,7 +19,7 @@ from smsim.runs.dataset import vp_sources
 from smsim.studies.fairness import FairnessResult
 from smsim.studies.ratings import elo_points
 from smsim.studies.skill import gap_verdict, level_name
-from smsim.studies.sweep import BASELINE, HEADLINE, variance_reduction
+from smsim.studies.sweep import BASELINE, HEADLINE, SWEEP_HEADINGS, variance_reduction
 
 
 def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, console: Console | None = None) -> None:
@@ -112,12 +112,6 @@ def print_comparison(result, console: Console | None = None) -> None:
                 cells.append(interval_text(r.vp_diff, r.lo, r.hi, signed=True))
         t.add_row(a, *cells)
     console.print(t)
-
-
-SWEEP_HEADINGS = {"start_edge": "start edge", "cannons_changed_winner": "cannons change winner",
-                  "cannons_lost": "cannons lost", "vp_total": "VP per seat", "church_vp_share": "church VP share",
-                  "rounds": "rounds"}  # fmt: skip
-"""Short column headings of the headline metrics (``sweep.HEADLINE``) for narrow tables."""
 
 
 def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None) -> None:

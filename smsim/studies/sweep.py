@@ -232,6 +232,11 @@ SEAT_COLUMNS = tuple(dict.fromkeys(("game", "seat", "policy", "won", "cannons_lo
 HEADLINE = ("start_edge", "cannons_changed_winner", "cannons_lost", "vp_total", "church_vp_share", "rounds")
 """The metrics a sweep's terminal table, the report's first variants table and its figures show."""
 
+SWEEP_HEADINGS = {"start_edge": "start edge", "cannons_changed_winner": "cannons change winner",
+                  "cannons_lost": "cannons lost", "vp_total": "VP per seat", "church_vp_share": "church VP share",
+                  "rounds": "rounds"}  # fmt: skip
+"""Short column headings of the headline metrics for narrow tables (the terminal's and the page's)."""
+
 
 def metrics_for(players: int, n_attacks: int, policies: list[str], seat_vp: bool = False) -> list[Metric]:
     """Every headline metric of a sweep at ``players`` players: the order of the report's tables

@@ -188,7 +188,7 @@ class NewlyAddedError(SmsimError):
 @pytest.mark.parametrize("command, target", [
     (["play", "--seed", "1"], "smsim.play.api.play_game"),
     (["summary", "somewhere"], "smsim.runs.summary.summarise_dataset"),
-    (["report", "somewhere", "--out", "elsewhere"], "smsim.report.page.report"),
+    (["report", "somewhere", "--out", "elsewhere"], "smsim.report.write.report"),
 ])  # fmt: skip
 def test_any_smsim_error_is_one_line_and_exit_2(run, monkeypatch, command, target):
     def refuse(*args, **kwargs):
@@ -422,7 +422,7 @@ def test_compare_prints_tables_and_writes(run, tmp_path):
 
 def test_report_and_plot(run, session_report, report_datasets, tmp_path):
     # `smsim report four two cmp --out DIR`, run once a session (conftest.session_report), whose
-    # page tests/report/test_page.py reads
+    # page tests/report/test_write.py reads
     out, _, result = session_report
     assert result.exit_code == 0, result.output
     assert (out / "report.md").is_file() and (out / "report.html").is_file()
@@ -460,7 +460,7 @@ def test_report_passes_its_margins_down(run, monkeypatch, tmp_path):
     from smsim.intervals import MARGINS
 
     seen = []
-    monkeypatch.setattr("smsim.report.page.report", lambda *a, **k: seen.append(k["margins"]) or Path(a[1], "report.md"))
+    monkeypatch.setattr("smsim.report.write.report", lambda *a, **k: seen.append(k["margins"]) or Path(a[1], "report.md"))
     assert run("report", "somewhere", "--out", tmp_path / "a").exit_code == 0
     assert run("report", "somewhere", "--out", tmp_path / "b", "--margin", "vp=0.25", "--margin", "rate=2",
                "--margin", "vp=0.3").exit_code == 0  # fmt: skip

@@ -305,7 +305,7 @@ def test_two_players_by_vp_the_found_compensation_holds_on_held_out_games(seed):
 
 
 def test_report_has_the_seat_compensation_section(vp2, tmp_path):
-    from smsim.report.page import report
+    from smsim.report.write import report
     from smsim.runs.batch import simulate_to
 
     vp2.write(tmp_path / "fair2")

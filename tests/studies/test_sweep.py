@@ -294,7 +294,7 @@ def test_cli_sweep_refuses_another_sweeps_directory(defence_sweep, tmp_path):
 
 # -- report ------------------------------------------------------------------------------------------------------
 def test_report_of_a_sweep_has_the_variants_section(defence_sweep, tmp_path):
-    from smsim.report.page import report
+    from smsim.report.write import report
 
     out, _ = defence_sweep
     md = report([str(out)], str(tmp_path / "rep")).read_text()
@@ -306,7 +306,7 @@ def test_report_of_a_sweep_has_the_variants_section(defence_sweep, tmp_path):
 
 
 def test_report_compares_datasets_whose_rules_differ(tmp_path):
-    from smsim.report.page import report
+    from smsim.report.write import report
 
     simulate_to(str(tmp_path / "std"), 300, 2, ["balanced"], seed=5)
     simulate_to(str(tmp_path / "gentle"), 300, 2, ["balanced"], seed=5, rules=Rules(soldier_defence=2))

@@ -14,7 +14,8 @@ import pytest
 from smsim.report.tables import TABLES, read_report_data
 from smsim.errors import DatasetError
 from smsim.report.findings import MAX_FINDINGS
-from smsim.report.page import MAX_COLUMNS, display_table, markdown_table, slug, split_columns, write_report
+from smsim.report.render import MAX_COLUMNS, display_table, markdown_table, slug, split_columns
+from smsim.report.write import write_report
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
 
@@ -508,7 +509,7 @@ def test_a_missing_figure_is_the_one_mark_and_intervals_the_one_form():
     """The page's tables write a figure with its interval as ``intervals.interval_text`` does, and
     a missing figure as ``intervals.MISSING`` (not "nan", not a hyphen)."""
     from smsim.intervals import MISSING, interval_text
-    from smsim.report.page import glance_shown
+    from smsim.report.outline import glance_shown
 
     t = pd.DataFrame({"policy": ["a", "b"], "win": [np.nan, 0.25], "win_lo": [np.nan, 0.2496],
                       "win_hi": [np.nan, 0.2504], "vp": [41.25, 3.5], "vp_lo": [np.nan, 3.25], "vp_hi": [np.nan, 3.75]})

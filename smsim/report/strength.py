@@ -1,0 +1,86 @@
+"""Across strengths of play on the page: the ladder that opens each section on the game (each
+headline figure at every level, its verdict, ``report.ladder``) and the count of verdicts per player
+count at a glance."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from smsim.report import ladder as LA
+from smsim.report import plots as P
+from smsim.report import tables as A
+from smsim.report.render import Block, slug, topic
+from smsim.studies.skill import level_name
+
+
+LADDER_RULE = (
+    "Each headline figure is measured on the mirror games of each level of play (one policy in every seat: "
+    "L1 `balanced`, L2 `learned`, L3 `rollout` over `learned`) and judged level against level: "
+    "*strength-dependent* where two adjacent levels' 95% intervals do not overlap (the direction says which way "
+    "it moves); *not settled* where none are apart but the data cannot rule out a change (a seat's win rate clear "
+    f"of parity at one level and not the next, or a difference that could still exceed {LA.MARGIN} standard "
+    "deviations: Cohen's h or d, half a small effect); *stable* where every adjacent difference lies within "
+    f"{LA.MARGIN} standard deviations; *one level* where the figure was measured at one level only, so that no "
+    "strength check was possible (smsim/report/ladder.py, docs/report.md)."
+)
+
+
+def _ladder_shown(rows: pd.DataFrame, levels: list[int]) -> pd.DataFrame:
+    """A section's ladder as the page shows it: a figure per row, its value at every level."""
+    shown = {"players": rows["players"].astype(int).tolist(),
+             "figure": [f"{r.label} (parity {100 * r.parity:.1f}%)" if np.isfinite(r.parity) else r.label
+                        for r in rows.itertuples()]}  # fmt: skip
+    for k in levels:
+        names = [p for p in rows[f"L{k}_policy"] if p]
+        shown[f"L{k} {names[0] if names else ''} [95% CI], games".replace("  ", " ")] = [
+            LA.level_value(r, k) for r in rows.itertuples()]
+    shown["verdict"] = [r.verdict + (f": {r.direction}" if r.direction else "") +
+                        (f": {r.reason}" if r.verdict == "not settled" else "") for r in rows.itertuples()]
+    return pd.DataFrame(shown)
+
+
+def ladder_blocks(verdicts: pd.DataFrame, section: str) -> list[Block]:
+    """The topic "Across strengths of play" that opens a section: its ladder figure and the table
+    of its headline figures at every level, with their verdicts."""
+    rows = verdicts[verdicts["section"] == section] if len(verdicts) else verdicts
+    name = f"ladder_{slug(section).replace('-', '_')}"
+    if rows.empty:
+        return topic("Across strengths of play", Block("missing", text=(
+            "No strength check was possible: these data hold no mirror games of the ladder's levels "
+            f"({', '.join(level_name(p) for p in A.LADDER)}) to measure this section's figures on."), name=name))
+    levels = sorted({k for k in range(1, 10) if f"L{k}" in rows and rows[f"L{k}"].notna().any()})
+    blocks = []
+    if len(levels) < 2:
+        blocks.append(Block("missing", text=(
+            f"No strength check was possible: these data hold the mirror games of one level of play only "
+            f"({level_name(rows['L1_policy'].iloc[0] or A.LADDER[0]) if levels == [1] else 'one level'}); every "
+            "figure below is measured at that level alone.")))  # fmt: skip
+    made = P.ladder_figure(rows, section)
+    if made is not None:
+        blocks.append(Block("figure", text=made[1], name=f"ladder-{slug(section)}", figure=made[0]))
+    counts = rows["verdict"].value_counts()
+    tally = ", ".join(f"{counts[v]} {v}" for v in LA.VERDICTS if v in counts)
+    blocks.append(Block("table", text=f"{section} across strengths of play: {len(rows)} headline figures, {tally}. "
+                        "Each figure on the mirror games of each level alone, with its 95% interval and the games "
+                        "behind it, and its verdict", name=name, table=rows, shown=_ladder_shown(rows, levels), fold=False))
+    return topic("Across strengths of play", *blocks)
+
+
+def strength_blocks(verdicts: pd.DataFrame) -> list[Block]:
+    """The at-a-glance count of stable, strength-dependent and unsettled figures per player count,
+    and where no player count has two levels, the sentence that says no strength check was possible."""
+    if verdicts.empty:
+        return [Block("missing", text="No strength check was possible: these data hold no mirror games of the "
+                      f"ladder's levels ({', '.join(level_name(p) for p in A.LADDER)}).")]  # fmt: skip
+    counts = LA.verdict_counts(verdicts)
+    shown = counts.rename(columns={"levels": "levels measured (mirror games)", "figures": "headline figures"})
+    blocks = []
+    if (verdicts["verdict"] == "one level").all():
+        blocks.append(Block("missing", text=f"No strength check was possible: these data hold the mirror games of one "
+                            f"level of play only at each player count ({'; '.join(counts['levels'])}), so every "
+                            "figure is measured at that level alone."))  # fmt: skip
+    blocks.append(Block("table", text="Across strengths of play: the headline figures of each player count by verdict "
+                        "(each section opens with its own)", name="strength_check", table=counts, shown=shown))  # fmt: skip
+    return blocks
+

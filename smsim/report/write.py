@@ -1,0 +1,84 @@
+"""Writing a report (``smsim report``): the page built by ``report.outline``, drawn and written.
+
+What is written into the output directory:
+
+- ``report.md`` and ``report.html`` (figures embedded, so the HTML file travels alone);
+- ``figures/KIND.png`` and ``figures/KIND.svg`` (for print);
+- ``tables/NAME.csv``: every table of the report, unrounded, for checking and re-use.
+
+Numbers shown are rounded; rates are percentages with their 95% interval in brackets, means are
+followed by theirs. A section or table with nothing to show says so instead of failing.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import matplotlib
+
+from smsim.errors import DatasetError
+from smsim.files import write_file
+from smsim.report import tables as A
+from smsim.report.outline import page
+from smsim.report.render import html_page, markdown_page
+from smsim.runs.folder import KINDS, kind_of
+from smsim.studies.fairness import read_fairness
+from smsim.studies.skill import read_skill
+
+
+def _fig_bytes(fig, fmt: str) -> bytes:
+    """The figure as PNG or SVG, without a date and with fixed SVG ids, so that regenerating a
+    report from the same data changes no file."""
+    buf = io.BytesIO()
+    with matplotlib.rc_context({"svg.hashsalt": "smsim"}):
+        fig.savefig(buf, format=fmt, dpi=110 if fmt == "png" else None, metadata={"Date": None})
+    return buf.getvalue()
+
+
+def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo balance report",
+                 variants: list = (), compensations: list = (), skills: list = ()) -> Path:  # fmt: skip
+    """Write the report into ``out`` (created if needed); returns the path of report.md.
+
+    The page (``outline.page``): the key findings, the at-a-glance table, the strength check and
+    the headline figure, then the sections; each of the four on the game opens with its ladder
+    (``report.ladder``), and each topic shows its figure first, then the headline rows of each
+    table (the at-a-glance games), the whole table folded below it and written as CSV."""
+    out = Path(out)
+    if (held := kind_of(out)) is not None:
+        raise DatasetError(f"{str(out)!r} holds {KINDS[held].a}; write the report into another directory")
+    try:
+        (out / "figures").mkdir(parents=True, exist_ok=True)
+        (out / "tables").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatasetError(f"cannot write to {str(out)!r}: {exc.strerror}") from None
+    built = page(data, title, variants, compensations, skills)
+    for sec in built.sections:
+        for b in sec.blocks:
+            if b.kind == "table":
+                write_file(out / "tables" / f"{b.name}.csv", b.table.to_csv(index=False))
+            elif b.kind == "figure":
+                b.png = _fig_bytes(b.figure, "png")
+                write_file(out / "figures" / f"{b.name}.png", b.png)
+                write_file(out / "figures" / f"{b.name}.svg", _fig_bytes(b.figure, "svg"))
+    write_file(out / "report.html", html_page(built))
+    write_file(out / "report.md", markdown_page(built))
+    return out / "report.md"
+
+
+def report(paths: list[str], out: str, title: str = "Saint Malo balance report") -> Path:
+    """Read datasets and write their report (the Python side of ``smsim report``). Mirror datasets
+    of the ladder's levels (``balanced``, ``learned``, ``rollout-learned`` in every seat) make the
+    strength ladders; sweep directories, and datasets whose rules differ from the others', are
+    compared in the section "Rule variants" (``report.tables.split_variants``); results of
+    ``smsim fairness --out`` make the section "Seat compensation" and skill studies (``smsim skill
+    --out``) the section "How much skill matters"."""
+
+    kinds = A.kinds_of(paths)  # asked once a path
+    compensations = [read_fairness(p) for p in paths if kinds[str(p)] == "fairness"]
+    skills = [read_skill(p) for p in paths if kinds[str(p)] == "skill"]
+    rest = [p for p in paths if kinds[str(p)] not in ("fairness", "skill")]
+    if not rest:
+        raise DatasetError("no dataset given beside the fairness results and skill studies")
+    main, variants = A.split_variants(rest, kinds)
+    return write_report(A.read_report_data(main, kinds=kinds), out, title, variants, compensations, skills)
