@@ -41,19 +41,16 @@ import pandas as pd
 from smsim.intervals import MARGINS, MOVES, NOT_SETTLED, SAME, difference_interval, interval_text, margin_verdict
 from smsim.report import tables as A
 
-MARGIN = 0.1
-"""The old verdict's margin, an effect size (Cohen's h or d): no verdict uses it any more; kept
-only for the page's rule text until that reads ``rule_text``."""
-
 VERDICTS = ("stable", "strength-dependent", "not settled", "one level")
 """Every verdict a figure can get, in the order the report counts them."""
 
 LEVEL_WORDS = {1: "under `{}`", 2: "under `{}`", 3: "under search with `{}`"}
 """How a sentence names play at a level of the ladder."""
 
-UNIT_WORDS = {"rate": "a rate", "share": "a share of VP", "points": "a difference of rates", "vp": "VP",
-              "rounds": "a game's length in rounds", "count": "a count (cannons lost, sides completed)"}  # fmt: skip
-"""What each unit of ``intervals.MARGINS`` measures, for the sentence that states the margins."""
+UNIT_WORDS = {"rate": "a rate", "share": "a share of VP", "points": "a difference of rates", "vp": "",
+              "rounds": "a game's length", "count": "a count per seat (cannons lost, sides completed)"}  # fmt: skip
+"""What each unit of ``intervals.MARGINS`` measures, for the sentence that states the margins (VP
+say it themselves)."""
 
 
 def level_words(level: int, policy: str) -> str:
@@ -104,24 +101,34 @@ def margin_text(unit: str, margin: float) -> str:
 def margins_sentence(margins: dict[str, float] = MARGINS) -> str:
     """The margins a report judged by, in one sentence for the page (near the strength check).
 
-    >>> margins_sentence()[:80]
-    'A change counts where its 95% interval clears the smallest change that matters: '
+    >>> margins_sentence().split(": ")[1].split(", 0.25 of")[0]
+    "1 point of a rate or of a share of VP, 0.5 VP, 0.25 rounds of a game's length"
     """
-    said = [f"{margin_text(u, m)} for {UNIT_WORDS.get(u, u)}" for u, m in margins.items() if u != "points"]
+    said, done = [], {"points"}  # points, a difference of rates, go with the rates
+    for u, m in margins.items():
+        if u in done:
+            continue
+        same = [u]
+        if u in ("rate", "share"):  # a rate and a share of VP under one margin: said once
+            same = [v for v in ("rate", "share") if v not in done and margins.get(v) == m]
+        done.update(same)
+        words = " or of ".join(UNIT_WORDS.get(v, v) for v in same)
+        said.append(f"{margin_text(u, m)} of {words}" if words else margin_text(u, m))
     return ("A change counts where its 95% interval clears the smallest change that matters: "
             f"{', '.join(said)} (set with `smsim report --margin UNIT=VALUE`; docs/report.md argues the "
             "defaults).")  # fmt: skip
 
 
 def rule_text(margins: dict[str, float] = MARGINS) -> str:
-    """The ladder's verdict rule in the page's words, with the margins it used."""
+    """The ladder's verdict rule in the page's words, ending with the margins it used
+    (``margins_sentence``): the text under the strength check."""
     return ("Each headline figure is measured on the mirror games of each level of play (one policy in every seat: "
             "L1 `balanced`, L2 `learned`, L3 `rollout` over `learned`), and each step between adjacent levels is "
             "judged by its size: *the same* where the 95% interval of the change lies inside the smallest change "
             "that matters, *moves* where it lies wholly beyond it, *not settled* otherwise. A figure is *stable* "
             "where every step is the same, *strength-dependent* where a step moves (the direction from the steps "
-            "that move), *not settled* otherwise, and *one level* where it was measured at one level only. "
-            f"{margins_sentence(margins)} (smsim/report/ladder.py, docs/report.md)")  # fmt: skip
+            "that move), *not settled* otherwise, and *one level* where it was measured at one level only "
+            f"(smsim/report/ladder.py). {margins_sentence(margins)}")  # fmt: skip
 
 
 def step(a: tuple, b: tuple, margins: dict[str, float] = MARGINS) -> tuple[str, float, float, float]:

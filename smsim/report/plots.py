@@ -17,6 +17,7 @@ from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from smsim.intervals import MARGINS
+from smsim.report import ladder as LA
 from smsim.report import tables as A
 from smsim.rules import SIDE_NAMES
 from smsim.studies.ratings import elo
@@ -554,7 +555,7 @@ def ladder_figure(rows: pd.DataFrame, section: str) -> Plot | None:
 
 
 def skill_gap_figure(t: pd.DataFrame) -> Plot | None:
-    """The skill gap per player count (``page.skill_section``'s table), with its 95% interval."""
+    """The skill gap per player count (``report.studies.skill_section``'s table), with its 95% interval."""
     if t.empty:
         return None
     fig, axes = _panels(1, "Skill gap: one learned seat against balanced")
@@ -593,7 +594,7 @@ def skill_variants_figure(g: pd.DataFrame, players: int, margin: float = MARGINS
     games = int(g["blocks"].iloc[0]) * players
     return fig, (f"Each variant's change of the skill gap (one `learned` seat among `balanced`) from the baseline's, "
                  f"with its paired 95% interval ({games:,} games per variant on the same dice). The shaded band is "
-                 f"the smallest change that matters (±{100 * margin:g} points): a variant whose interval lies wholly "
+                 f"the smallest change that matters (±{LA.margin_text('points', margin)}): a variant whose interval lies wholly "
                  "beyond it makes the game more a game of skill (right) or of luck (left), one inside it changes "
                  "nothing that matters.")  # fmt: skip
 

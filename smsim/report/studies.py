@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from smsim.intervals import MISSING, interval_text
+from smsim.intervals import MARGINS, MISSING, interval_text
 from smsim.report import findings as F
+from smsim.report import ladder as LA
 from smsim.report import plots as P
 from smsim.report import tables as A
 from smsim.report.render import Block, Section
@@ -28,16 +29,19 @@ def _matrix_shown(res) -> pd.DataFrame:
     return pd.DataFrame(shown)
 
 
-def skill_section(skills: list) -> tuple[Section, list[str]]:
-    """The section "How much skill matters" (``studies.skill.SkillResult``s) and its at-a-glance lines."""
+def skill_section(skills: list, margin: float = MARGINS["points"]) -> tuple[Section, list[str]]:
+    """The section "How much skill matters" (``studies.skill.SkillResult``s) and its at-a-glance lines;
+    a variant's change of the skill gap judged by size against ``margin`` (``studies.skill.gap_verdict``)."""
     s = Section("How much skill matters", "Levels of play against one another (`smsim skill`): one seat of the row's "
                 "level against the column's level in every other seat, every seat rotation on the same dice, its win "
                 "share (a shared win split) with the normal 95% interval over independent blocks; parity is one "
                 "share in the number of players. The *skill gap* is one `learned` (L2) seat against `balanced` (L1) "
                 "minus parity: how much a better player gains. Under a rules variant the same games are played on "
                 "the same dice, so the gap's change is paired, block by block: a gap that grows makes the game more "
-                "a game of skill, one that shrinks more a game of luck. `learned` was trained under the printed "
-                "rules; under a variant it plays with the same model.")  # fmt: skip
+                "a game of skill, one that shrinks more a game of luck, where the change's interval lies wholly "
+                f"beyond {LA.margin_text('points', margin)} (the smallest change that matters; "
+                "inside it: no change). `learned` was trained under the printed rules; under a variant it plays "
+                "with the same model.")  # fmt: skip
     glance: list[str] = []
     skills = sorted(skills, key=lambda r: r.players)
     if not skills:
@@ -88,36 +92,43 @@ def skill_section(skills: list) -> tuple[Section, list[str]]:
                                             f"{r:.2f}, {interval_text(d, lo, hi, digits=2, signed=True)}"
                                             for r, d, lo, hi in zip(g["rounds"], g["rounds_diff"], g["rounds_diff_lo"],
                                                                     g["rounds_diff_hi"])],
-                "verdict": ["" if not np.isfinite(d) else gap_verdict(d, lo, hi)
+                "verdict": ["" if not np.isfinite(d) else gap_verdict(d, lo, hi, margin)
                             for d, lo, hi in zip(g["diff"], g["diff_lo"], g["diff_hi"])]})  # fmt: skip
             s.blocks.append(Block("table", text=f"The skill gap under each rules variant, {res.players} players, "
                                   f"{int(g['blocks'].iloc[0]) * res.players:,} games each on the same dice: its change "
                                   "from the baseline with the paired 95% interval, beside the unpaired one",
                                   name=f"skill_{res.players}p_variants", table=g, shown=shown))  # fmt: skip
-            made = P.skill_variants_figure(g, res.players)
+            made = P.skill_variants_figure(g, res.players, margin)
             if made is not None:
                 s.blocks.append(Block("figure", text=made[1], name=f"skill-variants-{res.players}p", figure=made[0]))
             s.blocks.append(Block("list", text="What each variant does to the skill gap",
-                                  items=[skill_variant_sentence(r) for r in g.iloc[1:].itertuples()]))  # fmt: skip
-            clear = g.iloc[1:][(g["diff_lo"].iloc[1:] > 0) | (g["diff_hi"].iloc[1:] < 0)]
+                                  items=[skill_variant_sentence(r, margin) for r in g.iloc[1:].itertuples()]))  # fmt: skip
+            rest = g.iloc[1:]
+            moved = [gap_verdict(d, lo, hi, margin) in ("more skill", "more luck")
+                     for d, lo, hi in zip(rest["diff"], rest["diff_lo"], rest["diff_hi"])]  # fmt: skip
+            clear = rest[moved]
             if len(clear):
                 most = clear.loc[clear["diff"].abs().idxmax()]
                 glance.append(f"Rule variants and skill ({res.players} players): {len(clear)} of {len(g) - 1} variants "
-                              f"move the skill gap distinguishably; most: {most.variant} "
+                              f"move the skill gap by more than {LA.margin_text('points', margin)}; most: {most.variant} "
                               f"({interval_text(most['diff'], most.diff_lo, most.diff_hi, **A.POINTS_SAID)}, "
-                              f"{gap_verdict(most['diff'], most.diff_lo, most.diff_hi)}).")  # fmt: skip
+                              f"{gap_verdict(most['diff'], most.diff_lo, most.diff_hi, margin)}).")  # fmt: skip
             else:
-                glance.append(f"Rule variants and skill ({res.players} players): no variant moves the skill gap "
-                              f"distinguishably ({len(g) - 1} variants).")  # fmt: skip
+                glance.append(f"Rule variants and skill ({res.players} players): no variant moves the skill gap by "
+                              f"more than {LA.margin_text('points', margin)} ({len(g) - 1} variants).")  # fmt: skip
     return s, glance
 
 
-def skill_variant_sentence(r) -> str:
-    """One variant's effect on the skill gap, with what it does to the game's length."""
+def skill_variant_sentence(r, margin: float = MARGINS["points"]) -> str:
+    """One variant's effect on the skill gap, judged by size against ``margin`` (``gap_verdict``),
+    with what it does to the game's length."""
+    points = LA.margin_text("points", margin)
     said = {"more skill": "more a game of skill", "more luck": "more a game of luck",
-            "no change shown": "no distinguishable change of the skill gap", "no data": "no data"}  # fmt: skip
+            "no change": f"no change of the skill gap that matters (inside {points})",
+            "not settled": f"whether the skill gap changes by {points} or more is not settled",
+            "no data": "no data"}  # fmt: skip
     rounds = f"; {F.rounds_words(r.rounds_diff, r.rounds_diff_lo, r.rounds_diff_hi)}"
-    return (f"{r.variant} ({r.changes}): {said[gap_verdict(r.diff, r.diff_lo, r.diff_hi)]}, the gap "
+    return (f"{r.variant} ({r.changes}): {said[gap_verdict(r.diff, r.diff_lo, r.diff_hi, margin)]}, the gap "
             f"{interval_text(r.gap, r.gap_lo, r.gap_hi, **A.POINTS_SAID)} against the baseline's, a change "
             f"of "
             f"{interval_text(r.diff, r.diff_lo, r.diff_hi, **A.POINTS_SAID)} on the same dice{rounds}.")  # fmt: skip

@@ -169,7 +169,8 @@ def test_margins_are_stated_in_the_reports_words():
     assert LA.margin_text("vp", 0.5) == "0.5 VP" and LA.margin_text("rounds", 0.25) == "0.25 rounds"
     assert LA.margin_text("count", 0.25) == "0.25"
     said = LA.margins_sentence(parse_margins(["vp=0.3"]))
-    assert "0.3 VP" in said and "1 point for a rate" in said and "--margin UNIT=VALUE" in said
+    assert ", 0.3 VP," in said and "1 point of a rate or of a share of VP" in said and "--margin UNIT=VALUE" in said
+    assert "1 point of a rate, 2 points of a share of VP" in LA.margins_sentence(parse_margins(["share=2"]))
     assert said in LA.rule_text(parse_margins(["vp=0.3"]))
 
 
