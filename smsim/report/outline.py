@@ -148,7 +148,7 @@ def page(data: A.ReportData, title: str = "Saint Malo balance report", variants:
         skill.blocks.insert(0, Block("list", text="In short", items=skill_glance))
     secs.append(skill)
     if variants:
-        varied, variant_glance = variants_section(variants, variant_tables)
+        varied, variant_glance = variants_section(variants, variant_tables, margins)
         varied.blocks.insert(0, Block("list", text="In short", items=variant_glance))
         secs.append(varied)
     if compensations:

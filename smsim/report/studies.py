@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from smsim.intervals import MARGINS, MISSING, interval_text
+from smsim.intervals import MARGINS, MISSING, MOVES, interval_text, margin_verdict
 from smsim.report import findings as F
 from smsim.report import ladder as LA
 from smsim.report import plots as P
@@ -144,25 +144,31 @@ def _varied_text(varied: dict) -> str:
     return ", ".join(f"{k} = {v}" for k, v in varied.items()) or "(the base rules)"
 
 
-def _largest(t, key: str) -> str | None:
-    """The variant that moves ``key`` most, where its paired interval excludes no difference."""
+def _largest(t, key: str, margins: dict[str, float] = MARGINS) -> str | None:
+    """The variant that moves ``key`` most, among those whose paired interval lies wholly beyond the
+    smallest change that matters for its unit (``intervals.margin_verdict``: it *moves*)."""
     rows = t[(t["metric"] == key) & (t["variant"] != "baseline")]
-    clear = rows[(rows["diff_lo"] > 0) | (rows["diff_hi"] < 0)]
+    clear = rows[[margin_verdict(lo, hi, margins.get(u, np.nan)) == MOVES
+                  for lo, hi, u in zip(rows["diff_lo"], rows["diff_hi"], rows["unit"])]]  # fmt: skip
     if clear.empty:
         return None
     r = clear.loc[clear["diff"].abs().idxmax()]
     return f"{r.variant} ({interval_text(r['diff'], r.diff_lo, r.diff_hi, **A.unit_form(r.unit, True, words=True))})"
 
 
-def variants_section(sets: list, tables: list | None = None) -> tuple[Section, list[str]]:
+def variants_section(sets: list, tables: list | None = None,
+                     margins: dict[str, float] = MARGINS) -> tuple[Section, list[str]]:  # fmt: skip
     """The section "Rule variants" (``sweep.VariantSet``s; ``tables``: their ``table()``s, where
-    already computed) and its at-a-glance lines."""
+    already computed) and its at-a-glance lines; each difference judged by size against the margin
+    of its unit (``margins``: the same, moves, not settled)."""
 
     s = Section("Rule variants", "What changes when a rule changes. Each variant plays the same games as its "
                 "baseline; where they also meet the same dice (a sweep, or datasets of one seed and line-up) a "
                 "difference is measured game by game, and its *paired* 95% interval (the normal interval of the mean "
                 "of per-game differences) is set beside the interval two independent samples of the same size would "
-                "give. A difference is shown as variant minus baseline; rates in percentage points.")  # fmt: skip
+                "give. A difference is shown as variant minus baseline; rates in percentage points. Its verdict is by "
+                "size: *moves* where its interval lies wholly beyond the smallest change that matters, *the same* "
+                "where it lies inside it, *not settled* otherwise (the margins at the top of the page).")  # fmt: skip
     glance = []
     for k, vs in enumerate(sets):
         t = tables[k] if tables is not None else vs.table()
@@ -217,6 +223,9 @@ def variants_section(sets: list, tables: list | None = None) -> tuple[Section, l
                                                for r in g.itertuples()],
                 "unpaired 95% CI": [interval_text(r.diff, r.unpaired_lo, r.unpaired_hi, **A.unit_form(r.unit, True))
                                     for r in g.itertuples()],
+                "verdict": ["" if r.variant == "baseline" else margin_verdict(r.diff_lo, r.diff_hi,
+                                                                             margins.get(r.unit, np.nan))
+                            for r in g.itertuples()],
             })  # fmt: skip
             s.blocks.append(Block("table", text=f"{title}: every variant", name=f"variants_{k}_{group}",
                                   table=g, shown=shown_g))  # fmt: skip
@@ -226,10 +235,11 @@ def variants_section(sets: list, tables: list | None = None) -> tuple[Section, l
         lead = [f"variants_{k}_differences", f"variants_{k}_headline", f"variants_{k}_list"]
         blocks.sort(key=lambda b: (lead.index(b.name) if b.name in lead else len(lead), b.kind != "figure"))
         s.blocks += [Block("heading", text=f"{vs.players} players: {vs.label}"), *blocks]
-        moves = [(label, _largest(t, key)) for key, label in (("start_edge", "the start player's edge"),
+        moves = [(label, _largest(t, key, margins)) for key, label in (("start_edge", "the start player's edge"),
                                                             ("cannons_changed_winner", "how often cannons change the winner"),
                                                             ("vp_total", "the mean final VP"))]  # fmt: skip
-        said = "; ".join(f"{label} most: {who}" if who else f"{label}: no variant distinguishably" for label, who in moves)
+        said = "; ".join(f"{label} most: {who}" if who else f"{label}: no variant by more than the margin"
+                         for label, who in moves)  # fmt: skip
         glance.append(f"Rule variants ({vs.players} players, {', '.join(dict.fromkeys(vs.policies))} at the table, "
                       f"{len(vs.variants) - 1} variants, {vs.games:,} games each): "
                       f"moving {said} (section \"Rule variants\").")  # fmt: skip
