@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from smsim.intervals import MARGINS, MOVES, NOT_SETTLED, SAME, difference_interval, interval_text, margin_verdict
+from smsim.intervals import MARGINS, MOVES, NOT_SETTLED, difference_interval, interval_text, margin_verdict
 from smsim.report import tables as A
 
 VERDICTS = ("stable", "strength-dependent", "not settled", "one level")
@@ -143,16 +143,19 @@ def _change_text(unit: str, d: float, lo: float, hi: float) -> str:
     return interval_text(d, lo, hi, **A.unit_form(unit, signed=True, words=True))
 
 
-def judge(levels: list[tuple], margins: dict[str, float] = MARGINS) -> tuple[str, str, str]:
+def judge(levels: list[tuple], margins: dict[str, float] = MARGINS,
+          numbers: list[int] | None = None) -> tuple[str, str, str]:  # fmt: skip
     """A figure's verdict from its values at each level it was measured at, weakest first (each
     ``(unit, value, lo, hi, n)``): (verdict, direction, reason), by the steps between adjacent
-    levels (``step``, module docstring)."""
+    levels (``step``, module docstring). ``numbers``: the levels' numbers, for the reason's words
+    (default 1, 2, ...: a figure measured at L1 and L3 alone has one step, "L1 → L3")."""
+    numbers = list(numbers) if numbers is not None else list(range(1, len(levels) + 1))
     if len(levels) < 2:
         return "one level", "", "measured at one level only: no strength check is possible"
     unit = levels[0][0]
     margin = margins.get(unit, np.nan)
     steps = [(k + 1, *step(a, b, margins)) for k, (a, b) in enumerate(zip(levels, levels[1:]))]
-    said = {k: f"L{k} → L{k + 1} {v} ({_change_text(unit, d, lo, hi)})" for k, v, d, lo, hi in steps}
+    said = {k: f"L{numbers[k - 1]} → L{numbers[k]} {v} ({_change_text(unit, d, lo, hi)})" for k, v, d, lo, hi in steps}
     moving = [(k, d) for k, v, d, _, _ in steps if v == MOVES]
     if moving:
         ups = {d > 0 for _, d in moving}
@@ -165,8 +168,7 @@ def judge(levels: list[tuple], margins: dict[str, float] = MARGINS) -> tuple[str
     if open_steps:
         return "not settled", "", (f"{'; '.join(said[k] for k in open_steps)}: could still be a change of "
                                    f"{margin_text(unit, margin)} or more")  # fmt: skip
-    assert all(v == SAME for _, v, *_ in steps)
-    return "stable", "", f"every step within {margin_text(unit, margin)}"
+    return "stable", "", f"every step within {margin_text(unit, margin)}"  # every step the same
 
 
 VERDICT_COLUMNS = ["players", "figure", "item", "label", "unit", "section", "parity", "levels", "margin", "verdict",
@@ -186,7 +188,7 @@ def ladder_verdicts(ladder: pd.DataFrame, margins: dict[str, float] = MARGINS) -
         first = g.iloc[0]
         parity = float(first["parity"])
         levels = [(r.unit, r.value, r.lo, r.hi, r.n) for r in g.itertuples()]
-        verdict, direction, reason = judge(levels, margins)
+        verdict, direction, reason = judge(levels, margins, [int(k) for k in g["level"]])
         row = {"players": players, "figure": figure, "item": item, "label": first["label"], "unit": first["unit"],
                "section": first["section"], "parity": parity, "levels": len(g),
                "margin": margins.get(first["unit"], np.nan), "verdict": verdict, "direction": direction,

@@ -158,6 +158,8 @@ def test_the_reason_names_the_steps_and_the_margin():
     assert LA.judge([_rate(0.26, BIG), _rate(0.261, BIG)])[2] == "every step within 1 point"
     assert LA.judge([_mean("vp", 40, 10, 100), _mean("vp", 40, 10, 100)])[2].endswith("could still be a change of 0.5 "
                                                                                       "VP or more")  # fmt: skip
+    # a figure measured at L1 and L3 alone: one step, named by its levels
+    assert LA.judge([_rate(0.26, BIG), _rate(0.30, BIG)], numbers=[1, 3])[2].startswith("L1 → L3 moves (+4.0 points [")
     # a larger margin turns a move into the same
     levels = [_rate(0.26, BIG), _rate(0.28, BIG)]
     assert LA.judge(levels)[0] == "strength-dependent"
