@@ -14,6 +14,9 @@ lies wholly beyond it, *not settled* otherwise. The figure is then
 - **stable**: every step is the same: the data rule out any change that matters;
 - **strength-dependent**: at least one step moves; ``direction`` comes from the steps that move
   alone: it rises, falls, or moves both ways (only where two moving steps disagree);
+- **style-dependent**: the only steps that move are between two levels whose head-to-head holds
+  parity (``studies.skill.ordered_levels``): the levels play differently, neither is shown to be
+  the stronger, so the change is one of style, not of strength;
 - **not settled**: no step moves and at least one is not settled (too few games, or a change
   near the margin);
 - **one level**: the figure was measured at one level only: no strength check is possible.
@@ -40,8 +43,9 @@ import pandas as pd
 
 from smsim.intervals import MARGINS, MOVES, NOT_SETTLED, difference_interval, interval_text, margin_verdict
 from smsim.report import tables as A
+from smsim.studies.skill import STYLE_NOT_STRENGTH
 
-VERDICTS = ("stable", "strength-dependent", "not settled", "one level")
+VERDICTS = ("stable", "strength-dependent", "style-dependent", "not settled", "one level")
 """Every verdict a figure can get, in the order the report counts them."""
 
 LEVEL_WORDS = {1: "under `{}`", 2: "under `{}`", 3: "under search with `{}`"}
@@ -127,7 +131,8 @@ def rule_text(margins: dict[str, float] = MARGINS) -> str:
             "judged by its size: *the same* where the 95% interval of the change lies inside the smallest change "
             "that matters, *moves* where it lies wholly beyond it, *not settled* otherwise. A figure is *stable* "
             "where every step is the same, *strength-dependent* where a step moves (the direction from the steps "
-            "that move), *not settled* otherwise, and *one level* where it was measured at one level only "
+            "that move), *style-dependent* where the only steps that move are between two levels whose head-to-head "
+            "holds parity (a difference of style, not of strength), *not settled* otherwise, and *one level* where it was measured at one level only "
             f"(smsim/report/ladder.py). {margins_sentence(margins)}")  # fmt: skip
 
 
@@ -143,12 +148,16 @@ def _change_text(unit: str, d: float, lo: float, hi: float) -> str:
     return interval_text(d, lo, hi, **A.unit_form(unit, signed=True, words=True))
 
 
-def judge(levels: list[tuple], margins: dict[str, float] = MARGINS,
-          numbers: list[int] | None = None) -> tuple[str, str, str]:  # fmt: skip
+def judge(levels: list[tuple], margins: dict[str, float] = MARGINS, numbers: list[int] | None = None,
+          ordered: list[bool | None] | None = None) -> tuple[str, str, str]:  # fmt: skip
     """A figure's verdict from its values at each level it was measured at, weakest first (each
     ``(unit, value, lo, hi, n)``): (verdict, direction, reason), by the steps between adjacent
     levels (``step``, module docstring). ``numbers``: the levels' numbers, for the reason's words
-    (default 1, 2, ...: a figure measured at L1 and L3 alone has one step, "L1 → L3")."""
+    (default 1, 2, ...: a figure measured at L1 and L3 alone has one step, "L1 → L3"). ``ordered``:
+    per step, whether the upper level beat the lower in their head-to-head (False: its interval
+    holds parity; None: no head-to-head in the report). A step that moves between two levels not
+    shown to be ordered is a difference of style, not of strength: it sets no direction, and a
+    figure that moves only there is *style-dependent*."""
     numbers = list(numbers) if numbers is not None else list(range(1, len(levels) + 1))
     if len(levels) < 2:
         return "one level", "", "measured at one level only: no strength check is possible"
@@ -156,12 +165,17 @@ def judge(levels: list[tuple], margins: dict[str, float] = MARGINS,
     margin = margins.get(unit, np.nan)
     steps = [(k + 1, *step(a, b, margins)) for k, (a, b) in enumerate(zip(levels, levels[1:]))]
     said = {k: f"L{numbers[k - 1]} → L{numbers[k]} {v} ({_change_text(unit, d, lo, hi)})" for k, v, d, lo, hi in steps}
-    moving = [(k, d) for k, v, d, _, _ in steps if v == MOVES]
+    ordered = list(ordered) if ordered is not None else [None] * len(steps)
+    styled = [k for k, v, *_ in steps if v == MOVES and ordered[k - 1] is False]
+    moving = [(k, d) for k, v, d, _, _ in steps if v == MOVES and k not in styled]
+    style = "; ".join(f"{said[k]}, {STYLE_NOT_STRENGTH}" for k in styled)
     if moving:
         ups = {d > 0 for _, d in moving}
         direction = "moves both ways" if len(ups) > 1 else "rises with strength" if True in ups else \
             "falls with strength"  # fmt: skip
-        return "strength-dependent", direction, "; ".join(said[k] for k, _ in moving)
+        return "strength-dependent", direction, "; ".join([*(said[k] for k, _ in moving), *([style] if style else [])])
+    if styled:
+        return "style-dependent", "", style
     if not np.isfinite(margin):
         return "not settled", "", f"no smallest change that matters is declared for {unit!r}"
     open_steps = [k for k, v, *_ in steps if v == NOT_SETTLED]
@@ -175,12 +189,15 @@ VERDICT_COLUMNS = ["players", "figure", "item", "label", "unit", "section", "par
                    "direction", "reason"]  # fmt: skip
 
 
-def ladder_verdicts(ladder: pd.DataFrame, margins: dict[str, float] = MARGINS) -> pd.DataFrame:
+def ladder_verdicts(ladder: pd.DataFrame, margins: dict[str, float] = MARGINS,
+                    ordered: dict[int, dict[tuple[str, str], bool]] | None = None) -> pd.DataFrame:  # fmt: skip
     """One row per player count and headline figure: its value, interval and games at each level
     (``L1``, ``L1_lo``, ``L1_hi``, ``L1_games``, ...; NaN where not measured), its change from L1 at
     each higher level with that change's 95% interval (``L2_change``, ``L2_change_lo``,
     ``L2_change_hi``, ...; ``intervals.difference_interval``), the levels it was measured at, the
-    margin it was judged by (``margins[unit]``) and its verdict (``judge``), direction and reason."""
+    margin it was judged by (``margins[unit]``) and its verdict (``judge``), direction and reason.
+    ``ordered``: per player count, ``studies.skill.ordered_levels`` (whether each level beat the
+    one below it head to head), where the report has the head-to-heads."""
     rows = []
     top = max([3, *ladder["level"].astype(int)]) if len(ladder) else 3
     for (players, figure, item), g in ladder.groupby(["players", "figure", "item"], sort=False):
@@ -188,7 +205,10 @@ def ladder_verdicts(ladder: pd.DataFrame, margins: dict[str, float] = MARGINS) -
         first = g.iloc[0]
         parity = float(first["parity"])
         levels = [(r.unit, r.value, r.lo, r.hi, r.n) for r in g.itertuples()]
-        verdict, direction, reason = judge(levels, margins, [int(k) for k in g["level"]])
+        policies = list(g["policy"])
+        known = (ordered or {}).get(int(players), {})
+        steps_ordered = [known.get((a, b)) for a, b in zip(policies, policies[1:])]
+        verdict, direction, reason = judge(levels, margins, [int(k) for k in g["level"]], steps_ordered)
         row = {"players": players, "figure": figure, "item": item, "label": first["label"], "unit": first["unit"],
                "section": first["section"], "parity": parity, "levels": len(g),
                "margin": margins.get(first["unit"], np.nan), "verdict": verdict, "direction": direction,

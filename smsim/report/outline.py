@@ -20,6 +20,7 @@ from smsim.report.render import Block, Page, Section
 from smsim.report.sections import figure_block, game_sections
 from smsim.report.strength import ladder_blocks, strength_blocks
 from smsim.report.studies import compensation_section, skill_section, variants_section
+from smsim.studies.skill import ordered_levels
 
 GLANCE_HEADINGS = {"players": "players", "games": "games", "field": "at the table",
                    "start_win": "start player wins [95% CI]", "last_win": "last seat wins [95% CI]",
@@ -118,7 +119,9 @@ def page(data: A.ReportData, title: str = "Saint Malo balance report", variants:
     variants, compensations, skills = list(variants), list(compensations), list(skills)
     variant_tables = [vs.table() for vs in variants]
     main = data.main()
-    verdicts = LA.ladder_verdicts(LA.ladder_table(data), margins)  # once: the findings and the ladders read it
+    ladder = LA.ladder_table(data)
+    ordered = {int(p): ordered_levels(skills, int(p)) for p in ladder["players"].unique()}
+    verdicts = LA.ladder_verdicts(ladder, margins, ordered)  # once: the ladders read it
     found = F.report_findings(data, variants, variant_tables, skills, compensations, margins=margins)
     glance = F.glance_table(main)
 

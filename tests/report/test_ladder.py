@@ -247,3 +247,32 @@ def test_a_level_stopped_short_says_how_many_games_were_planned(ladder_runs, tmp
     data = read_report_data([ladder_runs["bal4"], str(cut)], ladder=("balanced", "cheap"))
     counts = LA.verdict_counts(LA.ladder_verdicts(LA.ladder_table(data)))
     assert counts.loc[0, "levels"] == "L1 balanced: 400 games, L2 cheap: 8 games (of 24 planned)"
+
+
+def test_a_move_between_levels_not_shown_ordered_is_style_not_strength():
+    """Where the head-to-head of two levels holds parity, a step between them that moves sets no
+    direction: a figure that moves only there is style-dependent; with a strength step too, the
+    direction comes from the strength step alone."""
+    from smsim.studies.skill import STYLE_NOT_STRENGTH
+
+    narrow = lambda v: ("rate", v, v - 0.002, v + 0.002, 100_000)  # noqa: E731
+    # L1 -> L2 the same, L2 -> L3 moves by 5 points; L3 not shown stronger than L2
+    verdict, direction, reason = LA.judge([narrow(0.30), narrow(0.30), narrow(0.35)], ordered=[True, False])
+    assert (verdict, direction) == ("style-dependent", "") and STYLE_NOT_STRENGTH in reason
+    # the same steps with the head-to-heads unknown or ordered: strength-dependent, rising
+    for ordered in (None, [True, True], [None, None]):
+        assert LA.judge([narrow(0.30), narrow(0.30), narrow(0.35)], ordered=ordered)[:2] == ("strength-dependent",
+                                                                                              "rises with strength")
+    # L1 -> L2 falls (ordered), L2 -> L3 rises (style): falls, not "both ways"
+    verdict, direction, reason = LA.judge([narrow(0.35), narrow(0.30), narrow(0.35)], ordered=[True, False])
+    assert (verdict, direction) == ("strength-dependent", "falls with strength") and STYLE_NOT_STRENGTH in reason
+    # through ladder_verdicts: the pairs named by policy, per player count
+    rows = []
+    for level, (policy, v) in enumerate((("balanced", 0.30), ("learned", 0.30), ("rollout-learned", 0.35)), start=1):
+        rows.append({"players": 2, "level": level, "policy": policy, "games": 100_000, "planned": 100_000,
+                     "figure": "seat_win", "item": "0", "label": "Seat 1 wins", "unit": "rate", "section": "Outcomes",
+                     "value": v, "lo": v - 0.002, "hi": v + 0.002, "n": 100_000, "parity": 0.5})  # fmt: skip
+    table = pd.DataFrame(rows)
+    unordered = {2: {("balanced", "learned"): True, ("learned", "rollout-learned"): False}}
+    assert LA.ladder_verdicts(table, ordered=unordered)["verdict"].tolist() == ["style-dependent"]
+    assert LA.ladder_verdicts(table)["verdict"].tolist() == ["strength-dependent"]
