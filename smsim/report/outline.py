@@ -11,15 +11,16 @@ import numpy as np
 import pandas as pd
 
 from smsim import __version__
-from smsim.intervals import MISSING, interval_text
+from smsim.intervals import MARGINS, MISSING, interval_text
 from smsim.report import findings as F
 from smsim.report import ladder as LA
 from smsim.report import plots as P
 from smsim.report import tables as A
 from smsim.report.render import Block, Page, Section
 from smsim.report.sections import figure_block, game_sections
-from smsim.report.strength import LADDER_RULE, ladder_blocks, strength_blocks
+from smsim.report.strength import ladder_blocks, strength_blocks
 from smsim.report.studies import compensation_section, skill_section, variants_section
+from smsim.studies.skill import ordered_levels
 
 GLANCE_HEADINGS = {"players": "players", "games": "games", "field": "at the table",
                    "start_win": "start player wins [95% CI]", "last_win": "last seat wins [95% CI]",
@@ -108,16 +109,20 @@ INTERVALS_NOTE = ("Intervals are 95%: Wilson intervals for rates, normal interva
 
 
 def page(data: A.ReportData, title: str = "Saint Malo balance report", variants: list = (),
-         compensations: list = (), skills: list = ()) -> Page:  # fmt: skip
+         compensations: list = (), skills: list = (), margins: dict[str, float] = MARGINS) -> Page:  # fmt: skip
     """The whole report, in the order of the page: the first screen (``opening``), the key findings
     in a designer's order (``findings.report_findings``), the levels of play, the at-a-glance table, the strength check and
     the headline figure, then the sections on the game, each opening with its ladder
-    (``report.ladder``), then the sections on the studies, then the data and rules."""
+    (``report.ladder``), then the sections on the studies, then the data and rules. ``margins``:
+    the smallest change that matters per unit (``intervals.MARGINS``), which every verdict by size
+    judges against."""
     variants, compensations, skills = list(variants), list(compensations), list(skills)
     variant_tables = [vs.table() for vs in variants]
     main = data.main()
-    verdicts = LA.ladder_verdicts(LA.ladder_table(data))  # once: the ladders read it
-    found = F.report_findings(data, variants, variant_tables, skills, compensations)
+    ladder = LA.ladder_table(data)
+    ordered = {int(p): ordered_levels(skills, int(p)) for p in ladder["players"].unique()}
+    verdicts = LA.ladder_verdicts(ladder, margins, ordered)  # once: the ladders read it
+    found = F.report_findings(data, variants, variant_tables, skills, compensations, margins=margins)
     glance = F.glance_table(main)
 
     s = Section("At a glance", "One row per player count, from one dataset each (the mirror of `balanced`, L1, "
@@ -130,17 +135,17 @@ def page(data: A.ReportData, title: str = "Saint Malo balance report", variants:
     else:
         s.blocks.append(Block("missing", text="No games in these data."))
     s.blocks += strength_blocks(verdicts)
-    s.blocks.append(Block("text", text=LADDER_RULE))
+    s.blocks.append(Block("text", text=LA.rule_text(margins)))
     secs = [levels_section(skills), s, *game_sections(main)]
     for sec in secs:
         if sec.title in A.HEADLINE_SECTIONS.values():
             sec.blocks[:0] = ladder_blocks(verdicts, sec.title)
-    skill, skill_glance = skill_section(skills)
+    skill, skill_glance = skill_section(skills, margins["points"])
     if skill_glance:
         skill.blocks.insert(0, Block("list", text="In short", items=skill_glance))
     secs.append(skill)
     if variants:
-        varied, variant_glance = variants_section(variants, variant_tables)
+        varied, variant_glance = variants_section(variants, variant_tables, margins)
         varied.blocks.insert(0, Block("list", text="In short", items=variant_glance))
         secs.append(varied)
     if compensations:

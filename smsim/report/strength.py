@@ -14,20 +14,9 @@ from smsim.report.render import Block, slug, topic
 from smsim.studies.skill import level_name
 
 
-LADDER_RULE = (
-    "Each headline figure is measured on the mirror games of each level of play (one policy in every seat: "
-    "L1 `balanced`, L2 `learned`, L3 `rollout` over `learned`) and judged level against level: "
-    "*strength-dependent* where two adjacent levels' 95% intervals do not overlap (the direction says which way "
-    "it moves); *not settled* where none are apart but the data cannot rule out a change (a seat's win rate clear "
-    f"of parity at one level and not the next, or a difference that could still exceed {LA.MARGIN} standard "
-    "deviations: Cohen's h or d, half a small effect); *stable* where every adjacent difference lies within "
-    f"{LA.MARGIN} standard deviations; *one level* where the figure was measured at one level only, so that no "
-    "strength check was possible (smsim/report/ladder.py, docs/report.md)."
-)
-
-
 def _ladder_shown(rows: pd.DataFrame, levels: list[int]) -> pd.DataFrame:
-    """A section's ladder as the page shows it: a figure per row, its value at every level."""
+    """A section's ladder as the page shows it: a figure per row, its value at every level, its
+    change from L1 at every level above (with the change's interval) and its verdict."""
     shown = {"players": rows["players"].astype(int).tolist(),
              "figure": [f"{r.label} (parity {100 * r.parity:.1f}%)" if np.isfinite(r.parity) else r.label
                         for r in rows.itertuples()]}  # fmt: skip
@@ -35,6 +24,8 @@ def _ladder_shown(rows: pd.DataFrame, levels: list[int]) -> pd.DataFrame:
         names = [p for p in rows[f"L{k}_policy"] if p]
         shown[f"L{k} {names[0] if names else ''} [95% CI], games".replace("  ", " ")] = [
             LA.level_value(r, k) for r in rows.itertuples()]
+    for k in levels[1:] if levels and levels[0] == 1 else ():
+        shown[f"L{k} change from L1 [95% CI]"] = [LA.level_change(r, k) for r in rows.itertuples()]
     shown["verdict"] = [r.verdict + (f": {r.direction}" if r.direction else "") +
                         (f": {r.reason}" if r.verdict == "not settled" else "") for r in rows.itertuples()]
     return pd.DataFrame(shown)
@@ -63,7 +54,8 @@ def ladder_blocks(verdicts: pd.DataFrame, section: str) -> list[Block]:
     tally = ", ".join(f"{counts[v]} {v}" for v in LA.VERDICTS if v in counts)
     blocks.append(Block("table", text=f"{section} across strengths of play: {len(rows)} headline figures, {tally}. "
                         "Each figure on the mirror games of each level alone, with its 95% interval and the games "
-                        "behind it, and its verdict", name=name, table=rows, shown=_ladder_shown(rows, levels), fold=False))
+                        "behind it, its change from L1 with that change's interval, and its verdict by size (the "
+                        "margins at the top of the page)", name=name, table=rows, shown=_ladder_shown(rows, levels), fold=False))
     return topic("Across strengths of play", *blocks)
 
 

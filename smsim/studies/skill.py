@@ -42,7 +42,7 @@ from smsim.checks import threads as checks_threads
 from smsim.checks import whole
 from smsim.errors import DatasetError, SkillError
 from smsim.files import write_file, writing
-from smsim.intervals import Z_95, mean_and_interval
+from smsim.intervals import MARGINS, MOVES, SAME, Z_95, margin_verdict, mean_and_interval
 from smsim.play.api import verify_players
 from smsim.policies.registry import resolve_policy
 from smsim.rules import Rules
@@ -341,12 +341,27 @@ def shipped_as(variants: list[dict]) -> dict[str, list[str]]:
     return out
 
 
-def gap_verdict(diff: float, lo: float, hi: float) -> str:
-    """What a variant does to the skill gap, from its paired interval: "more skill", "more luck"
-    (the interval clear of 0) or "no change shown"."""
+GAP_VERDICTS = ("more skill", "more luck", "no change", "not settled", "no data")
+"""What a variant can do to the skill gap (``gap_verdict``)."""
+
+
+def gap_verdict(diff: float, lo: float, hi: float, margin: float = MARGINS["points"]) -> str:
+    """What a variant does to the skill gap, judged by size from its paired 95% interval
+    (``intervals.margin_verdict``) against ``margin`` (points of win share as a fraction: 0.01 is
+    1 point): "more skill" or "more luck" where the interval lies wholly beyond the margin,
+    "no change" where it lies inside it, "not settled" otherwise, "no data" where a number is missing.
+
+    >>> gap_verdict(0.005, 0.001, 0.009), gap_verdict(0.005, 0.001, 0.009, margin=0.0005)
+    ('no change', 'more skill')
+    >>> gap_verdict(-0.03, -0.04, -0.02), gap_verdict(0.01, -0.002, 0.022)
+    ('more luck', 'not settled')
+    """
     if not all(np.isfinite(x) for x in (diff, lo, hi)):
         return "no data"
-    return "more skill" if lo > 0 else "more luck" if hi < 0 else "no change shown"
+    said = margin_verdict(lo, hi, margin)
+    if said == MOVES:
+        return "more skill" if diff > 0 else "more luck"
+    return "no change" if said == SAME else "not settled"
 
 
 # -- the levels against one another -------------------------------------------------------------------

@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from smsim.report import ladder as LA
 from smsim.report.tables import TABLES, read_report_data
-from smsim.errors import DatasetError
+from smsim.errors import DatasetError, SmsimError
 from smsim.report import findings as F
 from smsim.report.render import MAX_COLUMNS, display_table, markdown_table, slug, split_columns
 from smsim.report.write import write_report
@@ -310,9 +311,13 @@ def test_each_section_opens_with_its_ladder(ladder):
             cells = row.strip("| ").split(" | ")
             for cell in cells[2:-1]:  # L1, L2 and L3 (cheap: 24 games at 4 players; the wall bonuses' L1 and L2)
                 assert cell == "not measured" or (INTERVAL.search(cell) and GAMES.search(cell)), row
+            for cell in cells[5:7]:  # the change from L1 at L2 and L3, signed, with its interval
+                assert cell == "not measured" or re.match(r"[+-]\d+\.\d+ (points|VP|rounds)? ?\[[+-]", cell), row
             assert cells[-1].split(":")[0] in VERDICTS, row
         t = pd.read_csv(ladder / "report" / "tables" / f"ladder_{slug(title).replace('-', '_')}.csv")
         assert len(t) == len(rows) and set(t["section"]) == {title}
+        assert {"L2_change", "L2_change_lo", "L2_change_hi", "L3_change", "margin"} <= set(t.columns)
+        assert (t["L2_change"] - (t["L2"] - t["L1"])).abs().max() < 1e-12
     # the top counts the verdicts per player count
     glance = _section(md, "At a glance")
     counts = pd.read_csv(ladder / "report" / "tables" / "strength_check.csv")
@@ -320,6 +325,7 @@ def test_each_section_opens_with_its_ladder(ladder):
     assert counts.loc[0, list(VERDICTS)].sum() == counts.loc[0, "figures"]
     assert "L1 balanced: 400 games, L2 learned: 400 games, L3 cheap: 24 games" in glance
     assert "| 4 | L1 balanced: 400 games" in glance
+    assert LA.margins_sentence() in glance  # the margins the verdicts were judged by, near the strength check
 
 
 def test_upper_levels_stay_out_of_the_other_tables(ladder):
@@ -340,9 +346,14 @@ def test_a_small_two_level_report_says_not_settled_and_one_level_no_check(two_re
     data = read_report_data([str(ladder / "bal4"), str(ladder / "ro4")], ladder=("balanced", "cheap"))
     write_report(data, tmp_path / "small")
     t = pd.read_csv(tmp_path / "small" / "tables" / "strength_check.csv")
-    assert t.loc[0, "stable"] == 0 and t.loc[0, "not settled"] > 0  # 24 games rule out no change
+    assert t.loc[0, "not settled"] > 0
+    # 24 games rule out no change of a point or a quarter round: only a figure too small to move
+    # by its margin at all (coins left, in VP) can be stable
+    rows = pd.concat([pd.read_csv(f) for f in (tmp_path / "small" / "tables").glob("ladder_*.csv")])
+    stable = rows[rows["verdict"] == "stable"]
+    assert len(stable) == t.loc[0, "stable"] and (stable["L2_hi"] - stable["L2_lo"] < stable["margin"]).all()
     md = (tmp_path / "small" / "report.md").read_text()
-    assert "not settled: too few games to rule out a change" in md
+    assert "not settled: L1 → L2 not settled (" in md and "could still be a change of 1 point or more" in md
     one = two_report.read_text()  # the 2-player mirror alone
     assert "No strength check was possible" in _section(one, "At a glance")
 
@@ -562,3 +573,32 @@ def test_the_first_screen_is_a_box_of_verdicts_levels_and_the_game(written):
     box = page.split('<section class="first-screen">')[1].split("</section>")[0]
     assert box.count("<li>") == len(F.DESIGN_ORDER) and 'alt="median-game"' in box
     assert page.index('<section class="first-screen">') < page.index('id="key-findings"')
+
+
+@pytest.mark.parametrize("margins, words", [
+    ({"vp": -1}, ["vp", "at least 0"]),
+    ({"rate": float("nan")}, ["rate"]),
+    ({"rounds": "0.25"}, ["rounds", "'0.25'"]),
+    ({"coins": 1.0}, ["'coins'", "not a unit"]),
+])  # fmt: skip
+def test_a_bad_margin_is_refused_before_any_data_is_read(tmp_path, margins, words):
+    from smsim.report.write import report
+
+    with pytest.raises(SmsimError) as e:
+        report(["/nonexistent/dir"], str(tmp_path / "rep"), margins=margins)
+    assert "\n" not in str(e.value) and all(w in str(e.value) for w in words)
+    assert not (tmp_path / "rep").exists()
+
+
+def test_the_margins_reach_the_page(report_datasets, tmp_path, monkeypatch):
+    """``report`` and ``write_report`` hand their margins, the defaults filled in, to the page."""
+    from smsim.intervals import MARGINS
+    from smsim.report import write as W
+
+    seen = []
+    real = W.page
+    monkeypatch.setattr(W, "page", lambda *a, **k: seen.append(a[5]) or real(*a, **k))
+    W.report([report_datasets["tiny"]], str(tmp_path / "rep"), margins={"vp": 0.25})
+    assert seen == [{**MARGINS, "vp": 0.25}]
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "smallest change that matters: 1 point of a rate or of a share of VP, 0.25 VP," in md

@@ -101,8 +101,32 @@ def test_the_skill_gap_and_its_paired_change(studies):
     assert (r.unpaired_lo, r.unpaired_hi) == (pytest.approx(d - half), pytest.approx(d + half))
     assert r.changes == "rotation_cost = 0" and np.isfinite(r.rounds_diff)
     assert r.rounds_diff < 0  # free rotation ends games sooner
-    assert K.gap_verdict(0.02, 0.01, 0.03) == "more skill" and K.gap_verdict(-0.02, -0.03, -0.01) == "more luck"
-    assert K.gap_verdict(0.0, -0.01, 0.01) == "no change shown"
+    assert K.gap_verdict(r["diff"], r.diff_lo, r.diff_hi) in K.GAP_VERDICTS
+
+
+@pytest.mark.parametrize("diff, lo, hi, margin, want", [
+    (0.03, 0.02, 0.04, 0.01, "more skill"),           # wholly beyond the margin
+    (-0.03, -0.04, -0.02, 0.01, "more luck"),
+    (0.005, 0.001, 0.009, 0.01, "no change"),         # clear of 0, but inside the margin: the issue's +0.5 [+0.1, +0.9]
+    (0.005, 0.001, 0.009, 0.0005, "more skill"),      # the same interval against a smaller margin
+    (0.0, -0.009, 0.009, 0.01, "no change"),
+    (0.012, 0.002, 0.022, 0.01, "not settled"),       # straddles the margin
+    (0.0, -0.05, 0.05, 0.01, "not settled"),          # too wide to tell
+    (0.01, 0.01, 0.03, 0.01, "more skill"),           # at the margin: a change that large
+    (float("nan"), 0.0, 0.01, 0.01, "no data"),
+])  # fmt: skip
+def test_the_gap_verdict_is_judged_by_size(diff, lo, hi, margin, want):
+    assert K.gap_verdict(diff, lo, hi, margin) == want
+    assert want in K.GAP_VERDICTS
+
+
+def test_the_gap_verdict_defaults_to_the_points_margin():
+    from smsim.intervals import MARGINS
+
+    m = MARGINS["points"]
+    assert K.gap_verdict(2 * m, 1.5 * m, 2.5 * m) == "more skill"
+    assert K.gap_verdict(0.6 * m, 0.2 * m, 0.9 * m) == "no change"
+    assert K.gap_verdict(m, 0.5 * m, 1.5 * m) == "not settled"
 
 
 def test_a_study_resumes_cell_by_cell(studies, monkeypatch):
