@@ -85,8 +85,9 @@ def ladder_table(data: A.ReportData) -> pd.DataFrame:
             policy = sub.sources[0].seat_policies[0]
             planned = sum(max(src.planned, src.games) for src in sub.sources)  # a resumable run stopped early
             for f in A.headline_figures(sub):
-                rows.append({"players": players, "level": level, "policy": policy, "games": sub.n_games,
-                             "planned": planned,
+                own = f.figure == "wall_bonus"  # a wall bonus's value stands on its ablation's games, not the mirror's
+                rows.append({"players": players, "level": level, "policy": policy, "games": f.n if own else sub.n_games,
+                             "planned": f.n if own else planned,
                              "figure": f.figure, "item": f.item, "label": f.label, "unit": f.unit,
                              "section": f.section, "value": f.value, "lo": f.lo, "hi": f.hi, "n": f.n,
                              "parity": f.parity})  # fmt: skip

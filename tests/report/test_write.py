@@ -305,13 +305,17 @@ def test_each_section_opens_with_its_ladder(ladder):
         topic = sec.split("### Across strengths of play")[1].split("\n### ")[0]
         assert topic.index("![ladder-") < topic.index("across strengths of play:")
         assert "<details>" not in topic  # a ladder is shown whole, every row
-        rows = [r for r in topic.splitlines() if r.startswith("| ") and "---" not in r][1:]
+        header, *rows = [r for r in topic.splitlines() if r.startswith("| ") and "---" not in r]
         assert rows, title
+        # L1, L2 and L3 (cheap: 24 games at 4 players), the wall bonuses' L1 and L2 (their ablations)
+        levels = sum(1 for c in header.strip("| ").split(" | ") if c.startswith("L") and "games" in c)
+        assert levels == (2 if title == "Wall bonuses" else 3), header
         for row in rows:
             cells = row.strip("| ").split(" | ")
-            for cell in cells[2:-1]:  # L1, L2 and L3 (cheap: 24 games at 4 players; the wall bonuses' L1 and L2)
+            for cell in cells[2 : 2 + levels]:
                 assert cell == "not measured" or (INTERVAL.search(cell) and GAMES.search(cell)), row
-            for cell in cells[5:7]:  # the change from L1 at L2 and L3, signed, with its interval
+                assert title != "Wall bonuses" or cell.endswith(", 40 games"), row  # the ablation's, not the mirror's
+            for cell in cells[2 + levels : 1 + 2 * levels]:  # the change from L1 at L2 and L3, signed, with its interval
                 assert cell == "not measured" or re.match(r"[+-]\d+\.\d+ (points|VP|rounds)? ?\[[+-]", cell), row
             assert cells[-1].split(":")[0] in VERDICTS, row
         t = pd.read_csv(ladder / "report" / "tables" / f"ladder_{slug(title).replace('-', '_')}.csv")
