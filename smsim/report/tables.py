@@ -509,9 +509,21 @@ def cannons_changed_winner(data: ReportData) -> pd.DataFrame:
 
 
 # -- outcomes ------------------------------------------------------------------------------------
+def win_share(seats: pd.DataFrame) -> pd.Series:
+    """Each seat row's share of its game's win: 1 for a sole winner, 1/k for each of k winners
+    who share the win, 0 for the others. The seats of a game add up to one win, so the win rates
+    of a player count's seats add up to 100% and parity is 1 / players. The winners of a game are
+    its seats with ``won`` (the game table's ``winners``); a game is its ``source`` and ``game``."""
+    won = seats["won"].astype(np.float64)
+    keys = [seats[c] for c in ("source", "game") if c in seats]
+    winners = won.groupby(keys, observed=True).transform("sum")
+    return (won / winners.where(winners > 0)).fillna(0.0)
+
+
 def scores(data: ReportData) -> pd.DataFrame:
     """Per player count and policy: final VP mean (interval), standard deviation and percentiles,
-    and the win rate (shared wins count as wins) with its interval."""
+    and the win rate (a shared win split between its winners: ``win_share``) with the interval of
+    its mean."""
     s = data.seats
     if s.empty:
         return _empty(BY)
@@ -520,22 +532,23 @@ def scores(data: ReportData) -> pd.DataFrame:
     out["vp_sd"] = grouped.std(ddof=1)
     for q in (10, 50, 90):
         out[f"vp_p{q}"] = grouped.quantile(q / 100)
-    r = grouped_rate(s, BY, s["won"], "win")
-    out.insert(0, "seats", r["n"])
-    out[["win", "win_lo", "win_hi"]] = r[["win", "win_lo", "win_hi"]]
+    out.insert(0, "seats", grouped.size())
+    out[["win", "win_lo", "win_hi"]] = grouped_mean(s, BY, win_share(s), "win")
     return out.reset_index()
 
 
 def seat_advantage(data: ReportData) -> pd.DataFrame:
-    """Per player count, field (who sat at the table) and seat (0 starts): the win rate with its
-    interval beside parity (1 / players), and the mean VP. ``fair_seating`` says whether the
+    """Per player count, field (who sat at the table) and seat (0 starts): the win rate (a shared
+    win split between its winners: ``win_share``, so the seats add up to 100%) with the interval of
+    its mean beside parity (1 / players), and the mean VP. ``fair_seating`` says whether the
     seat's effect is measured alone: the same policy in every seat, or a comparison's every
     arrangement; with different fixed policies per seat, seat and policy are confounded."""
     s = data.seats
     if s.empty:
         return _empty(["players", "field", "seat"])
     by = ["players", "field", "seat"]
-    out = grouped_rate(s, by, s["won"], "win")
+    out = grouped_mean(s, by, win_share(s), "win")
+    out.insert(0, "n", s.groupby(by, observed=True).size())
     out["parity"] = 1.0 / out.index.get_level_values("players")
     out = out.join(grouped_mean(s, by, s["total"], "vp"))
     fair = {src.field: src.fair_seating for src in data.sources}

@@ -32,7 +32,7 @@ def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, 
         f"[bold]{n_games:,} games[/], {int(g['players'])} players{speed}; mean {g['rounds_mean']:.1f} rounds, "
         f"{int(g['aborted'])} aborted, {int(g['shared_wins'])} with a shared win"
     )
-    t = Table(title="Results by policy (shared wins count as wins; [95% interval])")
+    t = Table(title="Results by policy (a shared win split between its winners; [95% interval])")
     for col in ("policy", "seats", "win rate", "mean VP", "VP p10/p50/p90", "cannons lost"):
         t.add_column(col, justify="right")
     for key, row in tables["by_policy"].iterrows():
@@ -62,11 +62,11 @@ def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, 
     console.print(t)
     if fixed_seats(tables):  # the seat table would repeat the policy table row for row
         return
-    t = Table(title="Results by seat (seat 0 starts; [95% interval])")
+    t = Table(title="Results by seat (seat 1 is the start player; a shared win split; [95% interval])")
     for col in ("seat", "seats", "win rate", "mean VP"):
         t.add_column(col, justify="right")
-    for key, row in tables["by_seat"].iterrows():
-        t.add_row(str(key), f"{int(row.seats):,}", interval_text(row.win_rate, row.win_lo, row.win_hi, **RATE),
+    for key, row in tables["by_seat"].iterrows():  # the data count seats from 0, people from 1
+        t.add_row(str(int(key) + 1), f"{int(row.seats):,}", interval_text(row.win_rate, row.win_lo, row.win_hi, **RATE),
                   interval_text(row.vp_mean, row.vp_lo, row.vp_hi))  # fmt: skip
     console.print(t)
 
@@ -199,8 +199,8 @@ def print_fairness(result: FairnessResult, console: Console | None = None) -> No
     for col in ("seat", unit, "before [95% interval]", "after [95% interval]", "after differs from parity?"):
         t.add_column(col, justify="right")
     for r in result.table.itertuples():
-        who = " (start)" if r.seat == 0 else ""
-        t.add_row(f"{r.seat}{who}", f"{r.compensation:+d}" if r.compensation else "0",
+        who = " (start)" if r.seat == 0 else ""  # the data count seats from 0, people from 1
+        t.add_row(f"{r.seat + 1}{who}", f"{r.compensation:+d}" if r.compensation else "0",
                   interval_text(r.before, r.before_lo, r.before_hi, **RATE),
                   interval_text(r.after, r.after_lo, r.after_hi, **RATE),
                   "yes" if r.distinguishable else "no")  # fmt: skip

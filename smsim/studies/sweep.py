@@ -241,8 +241,8 @@ SWEEP_HEADINGS = {"start_edge": "start edge", "cannons_changed_winner": "cannons
 def metrics_for(players: int, n_attacks: int, policies: list[str], seat_vp: bool = False) -> list[Metric]:
     """Every headline metric of a sweep at ``players`` players: the order of the report's tables
     (the VP of a seat compensation only where a variant gives one: ``seat_vp``)."""
-    out = [Metric(f"win_seat_{s}", f"Seat {s}{' (the start player)' if s == 0 else ''} wins", "rate", "seats")
-           for s in range(players)]  # fmt: skip
+    out = [Metric(f"win_seat_{s}", f"Seat {s + 1}{' (the start player)' if s == 0 else ''} wins", "rate", "seats")
+           for s in range(players)]  # the key counts seats from 0 as the data do, the label from 1 as people do
     out.append(Metric("start_edge", "Start player's edge (win rate - parity)", "points", "seats"))
     out.append(Metric("cannons_changed_winner", "Cannon losses change the winner", "rate", "pirates"))
     out.append(Metric("cannons_lost", "Cannons lost per seat", "count", "pirates"))
@@ -271,11 +271,13 @@ def game_metrics(seats: pd.DataFrame, games: pd.DataFrame, rules: Rules) -> pd.D
         return s[col].to_numpy(np.float64).reshape(n, players)
 
     won = grid("won")
+    with np.errstate(invalid="ignore", divide="ignore"):  # a shared win split between its winners: the seats add
+        share = np.nan_to_num(won / won.sum(axis=1, keepdims=True))  # up to one win a game, parity is 1 / players
     total = grid("total")
     out: dict[str, np.ndarray] = {}
     for seat in range(players):
-        out[f"win_seat_{seat}"] = won[:, seat]
-    out["start_edge"] = won[:, 0] - 1.0 / players if players else np.zeros(0)
+        out[f"win_seat_{seat}"] = share[:, seat]
+    out["start_edge"] = share[:, 0] - 1.0 / players if players else np.zeros(0)
     out["cannons_changed_winner"] = (_winners(total, grid("empty_left")) !=
                                      _winners(total - grid("cannon_vp"), grid("empty_left"))).astype(np.float64)  # fmt: skip
     out["cannons_lost"] = grid("cannons_lost").mean(axis=1)
@@ -297,7 +299,6 @@ def game_metrics(seats: pd.DataFrame, games: pd.DataFrame, rules: Rules) -> pd.D
     out["rounds"] = games["rounds"].to_numpy(np.float64)
     policies = s["policy"].astype(str).to_numpy().reshape(n, players)
     if n and len(set(policies[0])) > 1:
-        share = won / won.sum(axis=1, keepdims=True)  # a shared win split between its winners
         for p in sorted(set(policies[0])):
             out[f"win_share_{p}"] = np.where(policies == p, share, 0.0).sum(axis=1)
     return pd.DataFrame(out, index=pd.Index(games["game"].to_numpy(np.int64), name="game"))

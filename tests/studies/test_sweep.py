@@ -140,6 +140,18 @@ def test_game_metrics_policy_shares_split_shared_wins():
     assert m.loc[0, "win_share_balanced"] == 0.5 and m.loc[0, "win_share_greedy"] == 0.5
 
 
+def test_game_metrics_seat_wins_split_shared_wins():
+    """A seat's win in a game is its share of it (a tie of two: a half each), so the seats' win
+    rates add up to one win a game and the start player's edge is measured from a parity that holds."""
+    rows = [dict(game=g, seat=s, won=w, total=30, earned=30, church_vp=0, cannon_vp=0, empty_left=1)
+            for g, wins in enumerate([(True, True), (True, False), (False, True)]) for s, w in enumerate(wins)]
+    seats, games = _games(rows, [10, 10, 10])
+    m = game_metrics(seats, games, Rules())
+    assert m["win_seat_0"].tolist() == [0.5, 1.0, 0.0] and m["win_seat_1"].tolist() == [0.5, 0.0, 1.0]
+    assert (m["win_seat_0"] + m["win_seat_1"] == 1.0).all()
+    assert m["start_edge"].tolist() == [0.0, 0.5, -0.5]
+
+
 # -- statistics -----------------------------------------------------------------------------------------------
 def test_paired_and_unpaired_intervals_follow_their_formulas():
     rng = np.random.default_rng(7)
