@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 
 from smsim.report import tables as A
 from smsim.rules import SIDE_NAMES
+from smsim.runs.dataset import VP_LABELS
 from smsim.studies.ratings import elo
 from smsim.studies.sweep import HEADLINE
 
@@ -278,7 +279,7 @@ def vp_sources(data: A.ReportData) -> Plot | None:
     for i, col in enumerate(parts):
         v = mean[col].to_numpy(float)
         base = np.where(v >= 0, pos, neg)
-        ax.bar(x, v, bottom=base, color=colours[i], label=col.replace("vp_", "").replace("_vp", ""))
+        ax.bar(x, v, bottom=base, color=colours[i], label=VP_LABELS[col])
         pos += np.where(v >= 0, v, 0)
         neg += np.where(v < 0, v, 0)
     ax.scatter(x, s.groupby("policy", observed=True)["total"].mean(), color="black", zorder=3, label="total")
@@ -302,12 +303,22 @@ def ratings(data: A.ReportData) -> Plot | None:
         if have_ci:  # the interval of the log strength on the Elo scale
             t["elo_lo"] = elo(t["lo"])
             t["elo_hi"] = elo(t["hi"])
-        _bars(ax, t, "policy", "elo", "elo_lo" if have_ci else None, "elo_hi" if have_ci else None)
+        # points from the mean rating, not bars from 0: an Elo rating has no zero, only differences
+        x = np.arange(len(t))
+        y = t["elo"].to_numpy(float)
+        err = None
+        if have_ci:
+            err = np.nan_to_num(np.clip(np.vstack([y - t["elo_lo"].to_numpy(float), t["elo_hi"].to_numpy(float) - y]),
+                                        0, None))  # fmt: skip
+        ax.errorbar(x, y, yerr=err, fmt="o", capsize=3, color="#4c72b0")
+        ax.axhline(elo(0.0), color="grey", ls="--", lw=0.8)
+        ax.set_xticks(x, t["policy"].astype(str), rotation=45, ha="right")
         ax.set_title(f"{src.players} players")
         ax.set_xlabel("policy")
     axes[0].set_ylabel("rating (Elo scale)")
     games = sum(src.games for src in rated)
-    return fig, f"Ratings fitted to the final rankings of {games:,} comparison games, with 95% intervals."
+    return fig, (f"Ratings fitted to the final rankings of {games:,} comparison games, with 95% intervals; the "
+                 f"dashed line is the mean rating ({elo(0.0):,.0f}): only differences between ratings mean anything.")
 
 
 # -- rule variants (a sweep's table, not ReportData) ------------------------------------------------
@@ -369,7 +380,8 @@ def variant_effects(table: pd.DataFrame, varied: dict[str, tuple[str, object]], 
         labels = [str(val).replace(" ", "") for _, val in points]
         fig = Figure(figsize=(WIDTH * 3, 6.2), layout="constrained")
         axes = fig.subplots(2, 3, squeeze=False).ravel()
-        fig.suptitle(f"{title}: {fld}")
+        words = fld.replace("_", " ")  # the field in words, as the variants' names say it
+        fig.suptitle(f"{title}: {words}")
         x = np.arange(len(points))
         for ax, key in zip(axes, HEADLINE):
             tm = table[table["metric"] == key].set_index("variant")
@@ -387,7 +399,7 @@ def variant_effects(table: pd.DataFrame, varied: dict[str, tuple[str, object]], 
             ax.set_title(tm["label"].iloc[0], fontsize="small")
             ax.set_ylabel(suffix.strip(" ()") or tm["unit"].iloc[0], fontsize="small")
         _legend(axes[0])
-        out.append((fld, (fig, f"The headline metrics against {fld} (the other rules at the baseline), with 95% "
+        out.append((fld, (fig, f"The headline metrics against {words} (the other rules at the baseline), with 95% "
                                 "intervals; the square is the baseline.")))  # fmt: skip
     return out
 

@@ -32,6 +32,7 @@ from smsim.errors import DatasetError
 from smsim.intervals import Z_95
 from smsim.rules import SIDE_NAMES, Rules
 from smsim.runs.dataset import (  # the breakdown of the final score, one list for every table
+    VP_LABELS,
     done_parts,
     part_name,
     vp_sources,
@@ -538,7 +539,7 @@ def scores(data: ReportData) -> pd.DataFrame:
 
 
 def seat_advantage(data: ReportData) -> pd.DataFrame:
-    """Per player count, field (who sat at the table) and seat (0 starts): the win rate (a shared
+    """Per player count, field (who sat at the table) and seat (0, seat 1 on the page, starts): the win rate (a shared
     win split between its winners: ``win_share``, so the seats add up to 100%) with the interval of
     its mean beside parity (1 / players), and the mean VP. ``fair_seating`` says whether the
     seat's effect is measured alone: the same policy in every seat, or a comparison's every
@@ -592,7 +593,7 @@ def vp_by_source(data: ReportData) -> pd.DataFrame:
 
 def game_end(data: ReportData) -> pd.DataFrame:
     """Per player count and field: how the game ended: the share of games ended by each seat
-    filling its city first, the share in which two or more cities were full at the end, and the
+    filling its city first (``seat_0``, the start player's, is seat 1 on the page), the share in which two or more cities were full at the end, and the
     share the engine's safety cap stopped (``aborted_share``), each with its interval."""
     g = data.games
     if g.empty:
@@ -746,10 +747,10 @@ def headline_figures(data: ReportData) -> list[Figure]:
                           "rate", sec["attack_held"], r.held, r.held_lo, r.held_hi, int(r.n) // int(r.players)))  # fmt: skip
     for r in seat_advantage(data).itertuples():
         who = " (the start player)" if r.seat == 0 else ""
-        out.append(Figure("seat_win", str(r.seat), f"Seat {r.seat}{who} wins", "rate", sec["seat_win"], r.win,
+        out.append(Figure("seat_win", str(r.seat), f"Seat {r.seat + 1}{who} wins", "rate", sec["seat_win"], r.win,
                           r.win_lo, r.win_hi, int(r.n), r.parity))  # fmt: skip
     for r in vp_source_means(data).itertuples():
-        out.append(Figure("vp_by_source", r.vp_source, f"Mean VP per seat: {r.vp_source}", "vp",
+        out.append(Figure("vp_by_source", r.vp_source, f"Mean VP per seat: {VP_LABELS[r.vp_source]}", "vp",
                           VP_SOURCE_SECTIONS.get(r.vp_source, sec["vp_by_source"]), r.vp, r.vp_lo, r.vp_hi,
                           games))  # fmt: skip
     for r in game_length(data).itertuples():

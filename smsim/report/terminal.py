@@ -15,11 +15,12 @@ from rich.table import Table
 
 from smsim.intervals import MISSING, Z_95, interval_text
 from smsim.report.tables import POINTS, POINTS_SAID, RATE, unit_form
-from smsim.runs.dataset import vp_sources
+from smsim.rules import Rules
+from smsim.runs.dataset import VP_LABELS, vp_sources
 from smsim.studies.fairness import FairnessResult
 from smsim.studies.ratings import elo_points
 from smsim.studies.skill import gap_verdict, level_name
-from smsim.studies.sweep import BASELINE, HEADLINE, SWEEP_HEADINGS, variance_reduction
+from smsim.studies.sweep import BASELINE, HEADLINE, SWEEP_HEADINGS, variance_reduction, variant_name
 
 
 def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, console: Console | None = None) -> None:
@@ -46,9 +47,7 @@ def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, 
                       f"edge; `smsim compare {names}` plays every policy in every seat on the same dice.")  # fmt: skip
     t = Table(title="Mean VP by source")
     sources = vp_sources(bool((tables["vp_by_source"]["seat_vp"] != 0).any()))
-    headers = {"earned": "earned in play", "church_vp": "churches", "coins_vp": "coins", "logs_vp": "logs",
-               "full_city_vp": "full city", "cannon_vp": "cannons", "seat_vp": "seat compensation"}  # fmt: skip
-    for col in ("policy", *(headers[c] for c in sources), "total"):
+    for col in ("policy", *(VP_LABELS[c] for c in sources), "total"):
         t.add_column(col, justify="right")
     for key, row in tables["vp_by_source"].iterrows():
         t.add_row(str(key), *(f"{row[c]:.1f}" for c in sources), f"{row.total:.1f}")
@@ -114,12 +113,14 @@ def print_comparison(result, console: Console | None = None) -> None:
     console.print(t)
 
 
-def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None) -> None:
+def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None, variants: list = ()) -> None:
     """Print a sweep's headline metrics (``sweep.variant_table``) for the terminal: the baseline's
     value, then each variant's paired difference from it with its 95% interval, and how much the
-    common dice narrowed those intervals."""
+    common dice narrowed those intervals. ``variants`` (``sweep.Variant``s, the baseline first):
+    each row named by its change from the baseline's rules (``sweep.variant_name``)."""
 
     console = console or Console(width=max(140, Console().width))
+    names = {v.name: variant_name(v.varied, variants[0].rules, v.name) for v in variants[1:]}
     variants = list(dict.fromkeys(table["variant"]))
     console.print(f"[bold]{len(variants)} variants[/] x {games:,} games on common dice (game g has the same dice "
                   "in every variant)")  # fmt: skip
@@ -137,7 +138,7 @@ def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None)
                 cells.append(interval_text(r.value, **unit_form(r.unit)) + (" pts" if r.unit == "points" else ""))
             else:
                 cells.append(interval_text(r["diff"], r.diff_lo, r.diff_hi, **unit_form(r.unit, True)))
-        t.add_row(v, *cells)
+        t.add_row(names.get(v, v), *cells)
     console.print(t)
     vr = variance_reduction(table)
     if len(vr):
@@ -171,11 +172,13 @@ def print_skill(result, console: Console | None = None) -> None:
     if len(result.gaps) > 1:
         t = Table(title="The skill gap under each variant (points above parity) and its change from the baseline, "
                         "paired on the same dice")  # fmt: skip
-        for col in ("variant", "changes", "skill gap", "change [paired]", "rounds change", "verdict"):
+        for col in ("variant", "skill gap", "change [paired]", "rounds change", "verdict"):
             t.add_column(col, justify="right")
+        base_rules = Rules.from_dict(result.variants[0]["rules"])
+        names = {v["name"]: variant_name(v.get("varied", {}), base_rules, v["name"]) for v in result.variants[1:]}
         for r in result.gaps.itertuples():
             base = r.variant == BASELINE
-            t.add_row(r.variant, r.changes or "(the base rules)", interval_text(r.gap, r.gap_lo, r.gap_hi, **POINTS),
+            t.add_row(names.get(r.variant, r.variant), interval_text(r.gap, r.gap_lo, r.gap_hi, **POINTS),
                       "" if base else interval_text(r.diff, r.diff_lo, r.diff_hi, **POINTS),
                       "" if base else interval_text(r.rounds_diff, r.rounds_diff_lo, r.rounds_diff_hi, signed=True),
                       "" if base else gap_verdict(r.diff, r.diff_lo, r.diff_hi))  # fmt: skip

@@ -113,3 +113,12 @@ def test_no_legend_covers_data(data, report_datasets):
         assert made is not None and "games" in made[1]
         checked += assert_no_legend_covers_data(made[0])
     assert checked >= 10
+
+
+def test_ratings_are_points_from_the_mean_not_bars_from_zero(data):
+    """An Elo rating has no zero: the chart draws each rating as a point with its interval around
+    the mean rating, and its axis does not start at 0."""
+    fig, caption = PLOTS["ratings"](data)
+    ax = fig.axes[0]
+    assert not ax.patches  # no bars
+    assert ax.get_ylim()[0] > 1000 and "mean rating" in caption

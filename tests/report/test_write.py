@@ -542,3 +542,48 @@ def test_a_policy_file_named_as_markup_is_escaped_in_the_html_report(tmp_path):
     collector = Collector()
     collector.feed(page)
     assert all(src.startswith("data:image/png;base64,") for src in collector.images)
+
+
+class TextOutsideCode(html.parser.HTMLParser):
+    """The page's text as a reader sees it, code spans and their like left out."""
+
+    def __init__(self):
+        super().__init__()
+        self.text, self._code = [], 0
+
+    def handle_starttag(self, tag, attrs):
+        self._code += tag in ("code", "pre", "style")
+
+    def handle_endtag(self, tag):
+        self._code -= tag in ("code", "pre", "style")
+
+    def handle_data(self, data):
+        if not self._code:
+            self.text.append(data)
+
+
+def test_no_literal_markdown_emphasis_in_the_html(written):
+    """Page text written for Markdown (*stable*, **In short**) shows as emphasis on the HTML page,
+    never as asterisks."""
+    out, _ = written
+    md, page = (out / "report.md").read_text(), (out / "report.html").read_text()
+    assert re.search(r"(?<![\w*])\*[^*\s][^*\n]*\*", md)  # the Markdown has emphasis ...
+    reader = TextOutsideCode()
+    reader.feed(page)
+    text = "".join(reader.text)
+    assert "<em>" in page and not re.search(r"\*\*|(?<![\w*])\*\S[^*]*?\S\*(?![\w*])", text)  # ... the HTML none
+    assert "*" not in text
+
+
+def test_vp_by_source_headline_rows_add_up_to_the_total(written):
+    """Every source of the final score is in the headline rows (coins and logs left too), in words,
+    so a row adds up to its total (to the rounding of the cells)."""
+    out, _ = written
+    md = (out / "report.md").read_text()
+    table = md.split("**VP by source.")[1].split("\n\n")[1].splitlines()
+    head = [c.strip() for c in table[0].strip("|").split("|")]
+    assert {"church series VP", "coins left VP", "logs left VP", "full city VP", "cannons lost VP", "total"} <= set(head)
+    parts = [c for c in head if c.endswith("VP")]
+    for line in table[2:]:
+        cells = dict(zip(head, (c.strip() for c in line.strip("|").split("|"))))
+        assert abs(sum(float(cells[c]) for c in parts) - float(cells["total"])) < 0.05 * (len(parts) + 1)

@@ -359,3 +359,27 @@ def test_cli_lists_the_shipped_variants():
     r = CliRunner().invoke(cli, ["variants"])
     assert r.exit_code == 0
     assert "gentle-last-attacks" in r.output and "pirate_strengths = [1, 3, 6, 8, 9, 10]" in r.output
+
+
+def test_every_shipped_variant_is_named_with_its_change_from_the_default():
+    """The one name of a variant (report, findings, terminal): each field it changes, from the
+    default's value to its own, then the variant's own name."""
+    from smsim.studies.sweep import named_variants, variant_name
+
+    def _said(v) -> str:  # a value as a reader writes it
+        return "[" + ", ".join(map(str, v)) + "]" if isinstance(v, (list, tuple)) else str(v)
+
+    defaults = Rules().to_dict()
+    for name, (path, _) in named_variants().items():
+        held = Rules.from_toml(path).to_dict()
+        changes = {k: v for k, v in held.items() if defaults.get(k) != v}
+        said = variant_name(changes, Rules(), name)
+        for k, v in changes.items():
+            was = _said(defaults[k]) if k in defaults else "none"
+            assert f"{was} → {_said(v)}" in said, (name, said)
+        assert said.endswith(f"({name.replace('-', ' ')})")
+    assert variant_name({"side_defence": 1}, Rules()) == "side defence 2 → 1"
+    assert variant_name({"side_defence": 1}, Rules(), "side_defence=1") == "side defence 2 → 1"
+    assert variant_name({"rotation_cost": 0}, Rules(), "free-rotation") == "rotation cost 2 → 0 (free rotation)"
+    assert variant_name({"church_series_vp": [1, 3, 6, 10, 15]}, Rules()) == "church series VP [1, 4, 8, 13, 20] → [1, 3, 6, 10, 15]"
+    assert variant_name({}, Rules()) == "the base rules"
