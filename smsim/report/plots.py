@@ -374,7 +374,8 @@ def variant_effects(table: pd.DataFrame, varied: dict[str, tuple[str, object]], 
     out = []
     fields = list(dict.fromkeys(f for f, _ in varied.values()))
     for fld in fields:
-        points = [("baseline", baseline_values[fld])] + [(v, val) for v, (f, val) in varied.items() if f == fld]
+        was = baseline_values.get(fld, "none")  # an empty seat compensation is left out of the rules' dict
+        points = [("baseline", was)] + [(v, val) for v, (f, val) in varied.items() if f == fld]
         order = _order([val for _, val in points])
         points.sort(key=lambda p: order.index(p[1]))
         labels = [str(val).replace(" ", "") for _, val in points]

@@ -14,7 +14,7 @@ from smsim.report import tables as A
 from smsim.report.render import Block, Section
 from smsim.rules import Rules
 from smsim.studies.skill import GAP, gap_verdict, level_name, shipped_as
-from smsim.studies.sweep import BASELINE, HEADLINE, SWEEP_HEADINGS, variance_reduction, variant_name
+from smsim.studies.sweep import BASELINE, HEADLINE, SWEEP_HEADINGS, named_variants, variance_reduction, variant_name
 
 
 # -- how much skill matters ---------------------------------------------------------------------
@@ -145,10 +145,17 @@ def _largest(t, key: str) -> str | None:
 
 
 def _set_heading(vs) -> str:
-    """A set of variants in words, never a folder: "Rule variants, 4 players, balanced" (a sweep's
-    games share their dice; datasets under other rules are said to be so)."""
+    """A set of variants in words, never a folder: "Rule variants, 4 players, balanced", then what
+    the set holds where it says more (the shipped variants; one rule at a time; datasets under other
+    rules, unpaired)."""
     policies = ", ".join(dict.fromkeys(vs.policies))
-    return f"Rule variants, {vs.players} players, {policies}" + ("" if vs.paired else " (datasets, unpaired)")
+    others = vs.variants[1:]
+    shipped = named_variants()
+    what = ("the shipped variants" if others and all(v.name in shipped for v in others) else
+            "one rule at a time" if others and all(len(v.varied) == 1 for v in others) else "")  # fmt: skip
+    if not vs.paired:
+        what = ", ".join(x for x in (what, "datasets under other rules, unpaired") if x)
+    return f"Rule variants, {vs.players} players, {policies}" + (f": {what}" if what else "")
 
 
 def variants_section(sets: list, tables: list | None = None) -> tuple[Section, list[str]]:

@@ -39,7 +39,7 @@ from smsim.runs.dataset import (  # the breakdown of the final score, one list f
     with_seat_vp,
 )
 from smsim.runs.folder import kind_of, read_manifest
-from smsim.stats import grouped_mean, grouped_rate
+from smsim.stats import grouped_mean, grouped_rate, grouped_share
 from smsim.studies.compare import read_comparison
 from smsim.studies.skill import LADDER
 from smsim.studies.sweep import read_sweep, variant_set_from_datasets, variant_set_from_sweep
@@ -523,8 +523,8 @@ def win_share(seats: pd.DataFrame) -> pd.Series:
 
 def scores(data: ReportData) -> pd.DataFrame:
     """Per player count and policy: final VP mean (interval), standard deviation and percentiles,
-    and the win rate (a shared win split between its winners: ``win_share``) with the interval of
-    its mean."""
+    and the win rate (a shared win split between its winners: ``win_share``) with its interval
+    (``stats.grouped_share``)."""
     s = data.seats
     if s.empty:
         return _empty(BY)
@@ -533,23 +533,24 @@ def scores(data: ReportData) -> pd.DataFrame:
     out["vp_sd"] = grouped.std(ddof=1)
     for q in (10, 50, 90):
         out[f"vp_p{q}"] = grouped.quantile(q / 100)
-    out.insert(0, "seats", grouped.size())
-    out[["win", "win_lo", "win_hi"]] = grouped_mean(s, BY, win_share(s), "win")
+    r = grouped_share(s, BY, win_share(s), "win")
+    out.insert(0, "seats", r["n"])
+    out[["win", "win_lo", "win_hi"]] = r[["win", "win_lo", "win_hi"]]
     return out.reset_index()
 
 
 def seat_advantage(data: ReportData) -> pd.DataFrame:
-    """Per player count, field (who sat at the table) and seat (0, seat 1 on the page, starts): the win rate (a shared
-    win split between its winners: ``win_share``, so the seats add up to 100%) with the interval of
-    its mean beside parity (1 / players), and the mean VP. ``fair_seating`` says whether the
-    seat's effect is measured alone: the same policy in every seat, or a comparison's every
-    arrangement; with different fixed policies per seat, seat and policy are confounded."""
+    """Per player count, field (who sat at the table) and seat (0 starts: seat 1 on the page): the
+    win rate (a shared win split between its winners: ``win_share``, so the seats add up to 100%)
+    with its interval (``stats.grouped_share``) beside parity (1 / players), and the mean VP.
+    ``fair_seating`` says whether the seat's effect is measured alone: the same policy in every
+    seat, or a comparison's every arrangement; with different fixed policies per seat, seat and
+    policy are confounded."""
     s = data.seats
     if s.empty:
         return _empty(["players", "field", "seat"])
     by = ["players", "field", "seat"]
-    out = grouped_mean(s, by, win_share(s), "win")
-    out.insert(0, "n", s.groupby(by, observed=True).size())
+    out = grouped_share(s, by, win_share(s), "win")
     out["parity"] = 1.0 / out.index.get_level_values("players")
     out = out.join(grouped_mean(s, by, s["total"], "vp"))
     fair = {src.field: src.fair_seating for src in data.sources}

@@ -26,7 +26,7 @@ from smsim.runs.dataset import (
 )
 from smsim.runs.storage import location, reading
 from smsim.runs.tally import tally_nb
-from smsim.stats import SUM_COLUMNS, clustered_mean
+from smsim.stats import SUM_COLUMNS, clustered_mean, clustered_rate
 
 SEAT_COLUMNS = ("game", "policy", "seat", "won", "shared", "total", "cannons_lost", "longest_series", "sides_completed",
                 *VP_SOURCES)  # fmt: skip
@@ -129,9 +129,9 @@ class SummaryAccumulator:
 
     def rates(self, by: str) -> pd.DataFrame:
         """Per group: seats, wins and shared wins, the win rate (a shared win split between its
-        winners, so the seats add up to 100%) with the interval of its mean, and the VP."""
+        winners, so the seats add up to 100%) with its interval (``stats.grouped_share``), and the VP."""
         rows = {}
-        won = clustered_mean(self._sums(by, "win_share", WIN_UNITS), "win")
+        won = clustered_rate(self._sums(by, "win_share", WIN_UNITS), "win")  # as stats.grouped_share
         vp = clustered_mean(self._sums(by, "total"), "vp")
         for (b, key), acc in self.groups.items():
             if b != by:

@@ -80,12 +80,13 @@ def test_a_planted_start_player_edge_is_found_with_its_numbers(planted):
     stated = {c.key: f for c, f, _ in found.stated}
     f = stated["start_edge"]
     seats = _raw_seats(planted)
-    first = seats[seats["seat"] == 0]
-    wins, n = int(first["won"].sum()), len(first)
-    assert (f.value, f.games, f.null) == (pytest.approx(wins / n), n, 0.5)
-    lo, hi = wilson_interval(wins, n)  # one seat 0 per game: no design effect
+    share = seats["won"] / seats.groupby("game")["won"].transform("sum")  # a shared win split between its winners
+    first = share[seats["seat"] == 0]
+    n = len(first)
+    assert (f.value, f.games, f.null) == (pytest.approx(first.mean()), n, 0.5)
+    lo, hi = wilson_interval(first.sum(), n)  # a share's rate interval (stats.grouped_share); one seat 0 a game
     assert (f.lo, f.hi) == (pytest.approx(lo), pytest.approx(hi))
-    assert f"{100 * wins / n:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]" in f.sentence and f"{n:,} games" in f.sentence
+    assert f"{100 * first.mean():.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]" in f.sentence and f"{n:,} games" in f.sentence
     assert f.sentence.startswith("The start player wins more often than parity: at 2 players")
 
 

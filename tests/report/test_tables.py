@@ -132,11 +132,12 @@ def cluster_variance(values: pd.Series, clusters: pd.Series) -> float | None:
 
 
 def rate(name: str, frame: pd.DataFrame, flags: pd.Series) -> dict:
-    """Rate of ``flags`` (rows of ``frame``) and its Wilson interval; where rows share a cluster,
-    n deflated by the design effect (cluster-robust over binomial variance, at least 1)."""
+    """Rate of ``flags`` (rows of ``frame``; yes-or-no, or shares in [0, 1] such as a split win)
+    and its Wilson interval; where rows share a cluster, n deflated by the design effect
+    (cluster-robust over binomial variance, at least 1)."""
     clusters = frame["cluster"]
-    flags = flags.astype(bool)
-    k, n = int(flags.sum()), len(flags)
+    flags = flags.astype(float)
+    k, n = flags.sum(), len(flags)
     p = k / n if n else np.nan
     n_eff = float(n)
     var = cluster_variance(flags, clusters) if n else None
@@ -464,7 +465,7 @@ def exp_scores(seats, games, rules):
         row = {"players": players, "policy": policy, "seats": len(s)} | mean("vp", s, s["total"])
         row |= {"vp_sd": s["total"].astype(float).std(ddof=1)}
         row |= {f"vp_p{p}": q(s["total"], p / 100) for p in (10, 50, 90)}
-        row |= mean("win", s, s["share"])
+        row |= rate("win", s, s["share"])
         rows.append(row)
     return rows, ["players", "policy"]
 
@@ -477,8 +478,8 @@ def exp_seat_advantage(seats, games, rules):
         seating = pd.crosstab(f["seat"], f["policy"])
         fair = bool((seating.nunique(axis=0) == 1).all())
         for seat, s in f.groupby("seat"):
-            row = {"players": players, "field": field, "seat": seat, "n": len(s)}
-            row |= mean("win", s, s["share"]) | {"parity": 1 / players} | mean("vp", s, s["total"])
+            row = {"players": players, "field": field, "seat": seat, "n": len(s), "win_count": round(s["share"].sum())}
+            row |= rate("win", s, s["share"]) | {"parity": 1 / players} | mean("vp", s, s["total"])
             row["fair_seating"] = fair
             rows.append(row)
     return rows, ["players", "field", "seat"]

@@ -5,7 +5,7 @@ import pytest
 
 from smsim.report.tables import report_tables
 from smsim.runs.batch import simulate
-from smsim.intervals import mean_interval
+from smsim.intervals import mean_interval, wilson_interval
 from smsim.runs.summary import summarise_dataset, summary_tables
 
 
@@ -36,9 +36,10 @@ def test_seats_of_one_game_count_as_one_cluster():
         seats[col] = first.loc[seats["game"], col].to_numpy()
     row = summary_tables(seats, games)["by_policy"].loc["balanced"]
     assert row["seats"] == 600
-    share = first["won"] / 2  # both seats win or neither: a win shared by two
-    lo, hi = mean_interval(share.mean(), share.std(ddof=1), 300)
-    assert row["win_hi"] - row["win_lo"] == pytest.approx(hi - lo, rel=0.01)
+    # both seats win or neither: half a win each, 300 games' worth; never narrower than that (a share's
+    # interval is the rate's, which bounds its variance: stats.grouped_share)
+    lo, hi = wilson_interval(row["wins"] / 2, 300)
+    assert row["win_hi"] - row["win_lo"] >= (hi - lo) / 2
     vp = first["total"]
     lo, hi = mean_interval(vp.mean(), vp.std(ddof=1), 300)
     assert row["vp_hi"] - row["vp_lo"] == pytest.approx(hi - lo, rel=0.01)
@@ -57,5 +58,5 @@ def test_seat_win_rates_split_shared_wins_and_add_up_to_one():
     assert by_seat["wins"].sum() == int(seats["won"].sum()) > 300  # whole wins: a shared one for every winner
     assert tables["by_policy"].loc["random", "win_rate"] == pytest.approx(1 / 3, abs=1e-12)
     share = seats["won"] / seats.groupby("game")["won"].transform("sum")
-    lo, hi = mean_interval(share[seats["seat"] == 0].mean(), share[seats["seat"] == 0].std(ddof=1), 300)
+    lo, hi = wilson_interval(share[seats["seat"] == 0].sum(), 300)  # a share's rate interval (stats.grouped_share)
     assert (by_seat.loc[0, "win_lo"], by_seat.loc[0, "win_hi"]) == pytest.approx((lo, hi), rel=1e-9)

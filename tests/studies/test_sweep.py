@@ -270,7 +270,7 @@ def test_cli_sweep_prints_and_writes(defence_sweep, tmp_path):
     r = runner.invoke(cli, ["sweep", "--vary", "side_defence=1,3", "-n", "300", "-s", "2", "--out", str(tmp_path / "s"),
                             "-q"])  # fmt: skip
     assert r.exit_code == 0, r.output
-    assert "side_defence=3" in r.output and "narrower" in r.output
+    assert "side defence 2 → 3" in r.output and "narrower" in r.output  # each variant named by its change
     # a difference and its interval as "+0.5 [-0.9, +1.9]": never a signed half-width ("± +1.4")
     assert "±" not in r.output and re.search(r"[+-]\d+\.\d+ \[[+-]\d+\.\d+, [+-]\d+\.\d+\]", r.output)
     manifest = json.loads((tmp_path / "s" / "sweep.json").read_text())
