@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from smsim.errors import SmsimError
+
 Z_95 = 1.959963984540054
 
 
@@ -82,6 +84,72 @@ def effect_size(a: tuple[float, float, float], b: tuple[float, float, float] | f
     if not sd > 0:
         return (0.0 if a[0] == b[0] else math.copysign(math.inf, b[0] - a[0])), 0.0
     return (b[0] - a[0]) / sd, float(np.hypot(half_a, half_b)) / sd
+
+
+MARGINS: dict[str, float] = {"rate": 0.01, "share": 0.01, "points": 0.01, "vp": 0.5, "rounds": 0.25, "count": 0.25}
+"""The smallest change that matters, per unit of a figure (docs/report.md argues each): a rate, a
+share or a difference of rates (as fractions: 0.01 is 1 point), VP, rounds, and counts per seat
+(cannons lost, sides completed). The report's verdicts judge every difference against these."""
+
+SAME, MOVES, NOT_SETTLED = "the same", "moves", "not settled"
+"""What the 95% interval of a difference says against a margin (``margin_verdict``)."""
+
+
+def margin_verdict(lo: float, hi: float, margin: float) -> str:
+    """A difference judged by its size: ``SAME`` where its 95% interval ``[lo, hi]`` lies inside
+    ``(-margin, margin)`` (any change is smaller than what matters), ``MOVES`` where it lies wholly
+    beyond the margin on one side (a change at least that large), ``NOT_SETTLED`` otherwise (the
+    interval straddles the margin; a missing bound too).
+
+    >>> margin_verdict(-0.002, 0.003, 0.01), margin_verdict(0.012, 0.02, 0.01), margin_verdict(-0.005, 0.02, 0.01)
+    ('the same', 'moves', 'not settled')
+    """
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return NOT_SETTLED
+    if -margin < lo and hi < margin:
+        return SAME
+    if lo >= margin or hi <= -margin:
+        return MOVES
+    return NOT_SETTLED
+
+
+def difference_interval(a: tuple[float, float, float], b: tuple[float, float, float]) -> tuple[float, float, float]:
+    """``b`` minus ``a`` for two figures of independent samples, each ``(value, lo, hi)`` with its
+    95% interval: ``(d, lo, hi)``, the standard errors (each interval's half-width over 1.96)
+    combined in quadrature. NaN where a number is missing.
+
+    >>> [round(x, 3) for x in difference_interval((0.5, 0.49, 0.51), (0.52, 0.51, 0.53))]
+    [0.02, 0.006, 0.034]
+    """
+    if not all(np.isfinite(x) for x in (*a, *b)):
+        return math.nan, math.nan, math.nan
+    d = b[0] - a[0]
+    half = math.hypot((a[2] - a[1]) / 2, (b[2] - b[1]) / 2)
+    return d, d - half, d + half
+
+
+def parse_margins(texts, error: type[Exception] = SmsimError) -> dict[str, float]:
+    """``MARGINS`` with the user's ``UNIT=VALUE`` items applied (VALUE in the unit's own terms: a
+    rate, share or points in percentage points, so ``rate=2`` is 0.02). A unit not in ``MARGINS``, a
+    value that is not a number, or a negative one is refused with ``error`` in one line.
+
+    >>> parse_margins(["vp=0.3", "rate=2"])["vp"], parse_margins(["rate=2"])["rate"]
+    (0.3, 0.02)
+    """
+    out = dict(MARGINS)
+    for text in texts:
+        unit, sep, value = str(text).partition("=")
+        unit = unit.strip().lower()
+        if not sep or unit not in MARGINS:
+            raise error(f"margin {text!r}: expected UNIT=VALUE with UNIT one of {', '.join(MARGINS)}")
+        try:
+            number = float(value)
+        except ValueError:
+            raise error(f"margin {text!r}: {value.strip()!r} is not a number") from None
+        if not math.isfinite(number) or number < 0:
+            raise error(f"margin {text!r}: must be a number of at least 0, not {value.strip()}")
+        out[unit] = number / 100 if unit in ("rate", "share", "points") else number
+    return out
 
 
 def wilson_interval(successes: float, n: float, z: float = Z_95) -> tuple[float, float]:

@@ -4,6 +4,8 @@ import math
 import subprocess
 import sys
 
+import pytest
+
 from smsim.intervals import (MISSING, Z_95, chi2_sf, effect_size, interval_text, mean_and_interval, mean_interval,
                              wilson_interval)
 
@@ -86,3 +88,33 @@ def test_importing_the_intervals_loads_no_pandas():
     code = "import sys, smsim.intervals, smsim.studies.advise; print('pandas' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_margin_verdict_by_size():
+    from smsim.intervals import MOVES, NOT_SETTLED, SAME, margin_verdict
+
+    # a tiny difference measured on a huge sample: the same, however narrow its interval
+    assert margin_verdict(-0.0002, -0.0001, 0.01) == SAME
+    # a large one beyond the margin on either side: moves
+    assert margin_verdict(0.03, 0.05, 0.01) == MOVES and margin_verdict(-0.05, -0.011, 0.01) == MOVES
+    # a wide one straddling the margin: not settled
+    assert margin_verdict(-0.04, 0.04, 0.01) == NOT_SETTLED
+    assert margin_verdict(0.005, 0.015, 0.01) == NOT_SETTLED
+    assert margin_verdict(float("nan"), 0.0, 0.01) == NOT_SETTLED
+
+
+def test_difference_interval_adds_the_errors_in_quadrature():
+    from smsim.intervals import difference_interval
+
+    d, lo, hi = difference_interval((1.0, 0.7, 1.3), (2.0, 1.6, 2.4))
+    assert d == pytest.approx(1.0) and hi - d == pytest.approx(0.5) and d - lo == pytest.approx(0.5)
+    assert all(math.isnan(x) for x in difference_interval((1.0, float("nan"), 1.3), (2.0, 1.6, 2.4)))
+
+
+@pytest.mark.parametrize("text", ["vp=-1", "vp=abc", "bogus=1", "vp", "rounds=inf"])
+def test_parse_margins_refuses_bad_input(text):
+    from smsim.intervals import parse_margins
+
+    with pytest.raises(ValueError) as e:
+        parse_margins([text])
+    assert "\n" not in str(e.value) and text.split("=")[0] in str(e.value)
