@@ -16,6 +16,11 @@ Plays, from fixed seeds, with the standard rules, at three strengths of play (th
   (and L3 at 2 players, at most ``SKILL_SEARCH_GAMES`` games a cell), 40,000 games a cell, and
   at 4 players the skill gap under every shipped variant and every variant of the sweep, paired
   on common dice;
+- for 4 players (``SKILL_SEARCH_ALONE``), L3 against L2 head to head: a skill study of those two
+  levels alone, ``SKILL_SEARCH_ALONE_GAMES`` games a cell (one L3 seat among three L2, and one L2
+  seat among three L3), so that the report shows each level against the one below at 2 and at 4
+  players. 4 search seats a game over the two cells, 1.6 core-s each at 4 players (31.7 core-s
+  for 4 games a cell, two busy cores): about 17 core-minutes;
 - for 4 players, a one-at-a-time sweep of six rules fields (``SWEEP``, 50,000 games per variant on
   common dice) with L1 and with L2 in every seat: the section "Rule variants" and whether a
   variant's effect holds at both levels;
@@ -52,6 +57,8 @@ SKILL_GAMES = 40_000
 SKILL_LEVELS = ("random", "greedy", "balanced", "learned")
 SKILL_SEARCH_PLAYERS = (2,)  # L3 in the matrix: one search seat a game, at 2 players only
 SKILL_SEARCH_GAMES = 200
+SKILL_SEARCH_ALONE = (4,)  # L3 against L2 alone (a study of its own: the full matrix would seat three L3 in 4 cells)
+SKILL_SEARCH_ALONE_GAMES = 160  # a cell: 40 blocks of every seat rotation
 SEED = 2026
 FAIRNESS_GAMES = 40_000
 FAIRNESS_CHECK_GAMES = 100_000
@@ -134,6 +141,11 @@ def main() -> None:
         path = runs / f"skill-{p}p"
         run(["skill", "--players", str(p), "--levels", ",".join(levels), "--games", n(SKILL_GAMES), "--seed",
              str(SEED + 70 + p), *extra, "--out", str(path), "--quiet"])  # fmt: skip
+        datasets.append(str(path))
+    for p in SKILL_SEARCH_ALONE:  # L3 against L2 head to head where the full matrix leaves L3 out
+        path = runs / f"skill-{p}p-search"
+        run(["skill", "--players", str(p), "--levels", ",".join(LADDER[1:]), "--games", n(SKILL_SEARCH_ALONE_GAMES),
+             "--seed", str(SEED + 80 + p), "--out", str(path), "--quiet"])  # fmt: skip
         datasets.append(str(path))
     for p in PLAYERS:
         for by in ("coins", "vp"):

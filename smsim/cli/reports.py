@@ -16,12 +16,17 @@ from smsim.files import writing
 @click.argument("datasets", nargs=-1, required=True, type=str)
 @click.option("--out", "-o", required=True, type=str, help="Directory for report.md, report.html, figures/, tables/.")
 @click.option("--title", default="Saint Malo balance report", show_default=True)
-def report_cmd(datasets: tuple[str, ...], out: str, title: str) -> None:
+@click.option("--margin", "margins", multiple=True, metavar="UNIT=VALUE",
+              help="The smallest change that matters for figures of UNIT (rate, share, points, vp, rounds, count; "
+                   "a rate's, a share's and points' in percentage points: rate=2 is 2 points); repeatable. Defaults: "
+                   "rate, share, points 1, vp 0.5, rounds 0.25, count 0.25 (docs/report.md).")  # fmt: skip
+def report_cmd(datasets: tuple[str, ...], out: str, title: str, margins: tuple[str, ...]) -> None:
     """Write a balance report of one or more datasets (``simulate --out``, ``compare --out``):
     church series, wall bonuses, pirate losses, outcomes, for comparisons the heuristics
     compared. Mirror datasets of the strengths of play (``balanced``, ``learned``,
     ``rollout-learned`` in every seat) set every headline figure at each level with a verdict
-    (stable, strength-dependent, not settled); skill studies (``skill --out``) say how much skill
+    (stable, strength-dependent, not settled), each step between levels judged by its size against
+    the smallest change that matters (``--margin``); skill studies (``skill --out``) say how much skill
     matters; sweeps (``sweep --out``) and datasets with other rules add the rule variants,
     results of ``fairness --out`` the seat compensation. Markdown and self-contained HTML,
     figures as PNG and SVG, tables as CSV.
@@ -33,10 +38,13 @@ def report_cmd(datasets: tuple[str, ...], out: str, title: str) -> None:
       smsim report runs/bal4 runs/learned4 runs/search4 runs/skill4 --out reports/ladder
       smsim report runs/defence-sweep --out reports/defence
       smsim report runs/p4 runs/fair4 --out reports/fair
+      smsim report runs/bal4 runs/learned4 --margin vp=0.25 --margin rate=2 --out reports/ladder
     """
+    from smsim.intervals import parse_margins
     from smsim.report.write import report
 
-    path = report(list(datasets), out, title)
+    chosen = parse_margins(margins)  # before any data is read: a bad margin is refused at once
+    path = report(list(datasets), out, title, margins=chosen)
     click.echo(f"written: {path} and {path.with_suffix('.html')}")
 
 

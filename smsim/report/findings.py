@@ -1,103 +1,44 @@
-"""The report's headline: the key findings, generated from the data, and the at-a-glance table.
+"""The report's findings, in a designer's order, and the levels of play they stand on.
 
-A *finding* is one number with its 95% interval, the games behind it and the null it is tested
-against; it is *stated* only where its interval excludes that null, otherwise the report says the
-data cannot tell. The candidates are a fixed list (``CANDIDATES``), each a family of instances
-(one per player count, attack, variant ...); a family is stated by its strongest instance.
+A designer asks, in this order (``DESIGN_ORDER``): is the start fair and what makes it fair, how
+often do the pirates decide the winner, what is each wall bonus worth, how much does skill matter,
+which rules move the game's outcomes, and what else moves. Each answer is one sentence with its
+sizes and 95% intervals (``design_findings``), and a line on the first screen. What a finding calls
+an effect is decided by the margin rule (``intervals.margin_verdict`` with ``intervals.MARGINS``):
+an effect is stated where its interval clears the smallest change that matters, said to be *no
+larger than the margin* where the interval lies inside it, and *not settled* otherwise, whatever
+the interval says of zero.
 
-Effect size, the order of the findings: how large the effect is, not how many games show it, so
-that a small effect measured on a million games does not outrank a large one measured on
-thousands. A rate against its null (a rate, or a second rate set beside it) is compared by
-Cohen's h, ``|2 asin sqrt(p) - 2 asin sqrt(p0)|``; any other figure (VP, rounds, a margin) by
-Cohen's d, ``|value - null| / sd``, with the standard deviation of one independent unit (a game,
-a block of a comparison) recovered from the interval, ``sd = se x sqrt(units)``, ``se`` being the
-half-width of the 95% interval on the null's side over 1.96 (Wilson intervals are not symmetric).
-Both are unit-free, so win rates, VP and rounds rank together; h = 0.2 is conventionally a small
-effect, 0.5 a medium one, as d. A finding that sets two figures side by side (the most against
-the least valuable wall bonus, stronger play against the reference) uses the distance between
-them over the root of their mean squared standard deviation, and is stated only where the two
-intervals do not overlap (the rule of ``report.tables.VERDICT_RULE``). Whether a finding is stated at
-all depends only on its interval; the effect size only orders the stated ones. The intervals are
-the report's own (``smsim.stats`` through the analysis tables, a comparison's block intervals, a
-sweep's paired ones): nothing here computes an interval.
+A rules variant is named by its change from the default rules (``variant_words``: "side defence
+2 → 1"). Its effect on the count its own rule changes is mechanical and left out (``MECHANICAL``).
+Variants are ranked by effect size on the scale of the quantity each effect describes: the change
+over the standard deviation of the per-game value (a game's length, a seat's win), so rates, VP
+and rounds rank together.
 
->>> round(float(effect(0.55, 0.53, 0.57, 0.5, "rate")), 3)   # 5 points above parity: Cohen's h
-0.1
->>> round(float(effect(2.0, 1.5, 2.5, 0.0, "vp", units=100)), 2)   # 2 VP, sd 2.55 VP per game: Cohen's d
-0.78
+The levels of play are shown, not assumed (``levels_lines``): what each is, and each against the
+one below head to head (``studies.skill.head_to_heads``); two levels whose head-to-head interval
+holds parity differ in style, not in strength (``studies.skill.ordered_levels``). The intervals
+are the report's own (the analysis tables, the studies' block and paired intervals): nothing here
+computes one.
+
+>>> variant_words({"side_defence": 1})
+'side defence 2 → 1'
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from smsim.intervals import effect_size, interval_text
-from smsim.report import ladder as LA
+from smsim.intervals import MARGINS, MOVES, NOT_SETTLED, SAME, Z_95, interval_text, margin_verdict
 from smsim.report import tables as A
-from smsim.report.tables import glance_data, glance_sources  # which games the headline describes
-from smsim.studies.sweep import HEADLINE
-
-MAX_FINDINGS = 6
-"""At most this many findings open the report (the strongest by effect size)."""
-
-NEVER, ALWAYS = 0.01, 0.99
-"""An attack is *never held* where the interval of the share of seats holding it lies below 1%,
-*always held* where it lies above 99%."""
-
-CANNON_SHARE = 0.10
-"""The null for cannons changing the winner: one game in ten. Zero would be no test (a single
-changed game excludes it), so the finding says whether the cannons decide more, or fewer, than
-one game in ten."""
-
-
-NO_CHECK = "no strength check"
-"""The verdict of a finding no ladder measures: one level of play only, or a comparison of policies."""
-
-FINDING_VERDICTS = ("stable", "strength-dependent", "not settled", NO_CHECK)
-"""Every verdict a key finding can carry: the ladder's (``report.ladder.VERDICTS``), one level
-counting as no strength check."""
-
-
-@dataclass
-class Finding:
-    """One candidate finding: its sentence and the numbers behind it."""
-
-    key: str  # the candidate family (``CANDIDATES``)
-    where: str  # which instance: "4 players", "attack 6 at 2 players", ...
-    sentence: str  # the whole finding, with its value, interval and games
-    value: float
-    lo: float
-    hi: float
-    null: float  # what it is tested against
-    null_text: str  # the null in words, with its interval where it is another figure's
-    unit: str  # "rate", "points", "vp", "rounds" ...
-    games: int
-    effect: float  # effect size against the null: Cohen's h or d (module docstring)
-    stated: bool  # the interval excludes the null
-    verdict: str = NO_CHECK  # across strengths of play: a ladder verdict (``report.ladder``), or NO_CHECK
-    strength: str = ""  # that verdict in its own sentence
-
-    @property
-    def short(self) -> str:
-        return f"{self.where}: {_fmt(self.value, self.lo, self.hi, self.unit)} ({_games(self.games)})"
-
-
-def _games(n: int) -> str:
-    return f"{n:,} game{'s' if n != 1 else ''}"
-
-
-def effect(value: float, lo: float, hi: float, null: float, unit: str, units: int = 0, base: float | None = None) -> float:
-    """The effect size of ``value`` against ``null`` (module docstring, ``intervals.effect_size``):
-    Cohen's h for a rate, Cohen's d for anything else, with the standard deviation of one of
-    ``units`` independent units from the interval. A difference of rates (unit "points") from
-    ``base`` is the rate ``base + value`` against ``base``. NaN where there is no interval."""
-    if unit == "points" and base is not None and np.isfinite(base):
-        value, lo, hi, null, unit = base + value, base + lo, base + hi, base + null, "rate"
-    return abs(effect_size((value, lo, hi), null, unit == "rate", units)[0])
+from smsim.report.tables import glance_sources  # which games the headline describes
+from smsim.rules import Rules
+from smsim.studies.skill import PARITY, STRONGER, STYLE_NOT_STRENGTH, WEAKER, head_to_heads
+from smsim.studies.sweep import BASELINE
 
 
 def _fmt(v: float, lo: float, hi: float, unit: str, signed: bool = False) -> str:
@@ -134,285 +75,6 @@ def glance_table(data: A.ReportData) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
-def _who(field: str) -> str:
-    kind, _, names = field.partition(": ")
-    names = names.replace(" (every seat arrangement)", "").split(", ")
-    if kind == "compare":
-        return f"{len(names)} policies in every seat arrangement"
-    return f"`{names[0]}` in every seat" if len(set(names)) == 1 else "mixed seats"
-
-
-# -- the candidates ----------------------------------------------------------------------------
-@dataclass
-class Context:
-    """What the candidates read: the report's data (the ladder's upper levels included), its
-    variant sets and their tables, the ladder's verdicts and the skill studies."""
-
-    data: A.ReportData  # every source, the mirrors of the ladder's upper levels included
-    variants: list = ()
-    variant_tables: list = ()
-    verdicts: pd.DataFrame | None = None  # ``ladder.ladder_verdicts``
-    skills: list = ()  # ``studies.skill.SkillResult``
-
-
-def _holds(value: float, lo: float, hi: float, null: float, above: bool) -> str:
-    """Whether a level's interval supports a conclusion that the figure lies above (or below) its
-    null: "holds", "is not shown" (the interval holds the null) or "is reversed"."""
-    if not all(np.isfinite(x) for x in (lo, hi)):
-        return "is not measured"
-    if (lo > null) if above else (hi < null):
-        return "holds"
-    if (hi < null) if above else (lo > null):
-        return "is reversed"
-    return "is not shown"
-
-
-def _levels_said(row: dict, null: float, above: bool) -> str:
-    """The conclusion at each level above the first, in words: "it holds under `learned` (x) and
-    under search (`rollout-learned`, y)"."""
-    parts = []
-    for k in LA.measured_levels(row)[1:]:
-        said = _holds(row[f"L{k}"], row[f"L{k}_lo"], row[f"L{k}_hi"], null, above)
-        value = LA.level_value(row, k)
-        parts.append(f"{said} {LA.level_words(k, row[f'L{k}_policy'])} ({value})")
-    if not parts:
-        return ""
-    joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"it {joined}"
-
-
-def strength_check(ctx: Context, players: int, figure: str, item: str, null: float, above: bool) -> tuple[str, str]:
-    """A finding's verdict across strengths of play and its sentence, from the ladder's verdict of
-    its figure at its player count (``report.ladder``) and whether its conclusion (the figure above,
-    or below, ``null``) holds at each level above the first."""
-    v = ctx.verdicts
-    row = None
-    if v is not None and len(v):
-        match = v[(v["players"] == players) & (v["figure"] == figure) & (v["item"] == item)]
-        row = match.iloc[0].to_dict() if len(match) else None
-    if row is None or row["verdict"] == "one level":
-        return NO_CHECK, ("No strength check was possible: these data measure it under one level of play only "
-                          f"(`{row['L1_policy'] if row else A.LADDER[0]}`).")  # fmt: skip
-    return row["verdict"], _across(_levels_said(row, null, above), "the figure", row["verdict"], row["direction"],
-                                   row["reason"])  # fmt: skip
-
-
-def _across(said: str, subject: str, verdict: str, direction: str, reason: str) -> str:
-    """A verdict across strengths of play in its sentence: what holds at each level, then what the
-    verdict says of ``subject`` ("the figure", "its value", "its size")."""
-    what = {"stable": f"{subject} is stable across strengths of play",
-            "strength-dependent": f"{subject} is strength-dependent: it {direction}",
-            "not settled": f"whether {subject} moves with strength is not settled ({reason})"}[verdict]
-    return f"Across strengths of play, {said}; {what}."
-
-
-def _glance_rows(ctx: Context, column: str) -> list:
-    """The at-a-glance rows (one per player count) where ``column`` was measured."""
-    return [r for r in glance_table(ctx.data.main()).itertuples() if np.isfinite(getattr(r, column))]
-
-
-def _start_edge(ctx: Context) -> list[Finding]:
-    out = []
-    for r in _glance_rows(ctx, "start_win"):
-        e = effect(r.start_win, r.start_win_lo, r.start_win_hi, r.parity, "rate")
-        stated = not (r.start_win_lo <= r.parity <= r.start_win_hi)
-        way = "wins more often than" if r.start_win > r.parity else "wins less often than"
-        verdict, strength = strength_check(ctx, r.players, "seat_win", "0", r.parity, r.start_win > r.parity)
-        out.append(Finding("start_edge", f"{r.players} players",
-                           f"The start player {way} parity: at {r.players} players seat 0 wins "
-                           f"{_fmt(r.start_win, r.start_win_lo, r.start_win_hi, 'rate')} of {r.games:,} games against "
-                           f"parity {100 * r.parity:.1f}% ({_who(r.field)}); the last seat wins "
-                           f"{_fmt(r.last_win, r.last_win_lo, r.last_win_hi, 'rate')}.",
-                           r.start_win, r.start_win_lo, r.start_win_hi, r.parity, f"parity {100 * r.parity:.1f}%",
-                           "rate", int(r.games), e, stated, verdict, strength))  # fmt: skip
-    return out
-
-
-def _cannons(ctx: Context) -> list[Finding]:
-    out = []
-    for r in _glance_rows(ctx, "changed_lo"):
-        stated = not (r.changed_lo <= CANNON_SHARE <= r.changed_hi)
-        way = "more" if r.changed > CANNON_SHARE else "fewer"
-        verdict, strength = strength_check(ctx, r.players, "cannons_changed_winner", "", CANNON_SHARE,
-                                           r.changed > CANNON_SHARE)  # fmt: skip
-        out.append(Finding("cannons", f"{r.players} players",
-                           f"Cannon losses decide {way} than one game in ten: at {r.players} players the winner would "
-                           f"differ without them in {_fmt(r.changed, r.changed_lo, r.changed_hi, 'rate')} of "
-                           f"{r.games:,} games ({_who(r.field)}).",
-                           r.changed, r.changed_lo, r.changed_hi, CANNON_SHARE, "one game in ten (10%)", "rate",
-                           int(r.games), effect(r.changed, r.changed_lo, r.changed_hi, CANNON_SHARE, "rate"), stated,
-                           verdict, strength))  # fmt: skip
-    return out
-
-
-def _attacks(ctx: Context) -> list[Finding]:
-    out = []
-    sub = glance_data(ctx.data.main())
-    t = A.defence_vs_strength(sub)
-    who = {src.players: _who(src.field) for src in sub.sources}
-    for r in t.itertuples():
-        never = r.held < 0.5
-        null = NEVER if never else ALWAYS
-        stated = r.held_hi < NEVER if never else r.held_lo > ALWAYS
-        games = int(r.n) // int(r.players)  # every seat meets every attack that comes
-        eff = effect(r.held, r.held_lo, r.held_hi, null, "rate")  # negative: on the far side of the threshold
-        words = "never held" if never else "always held"
-        verdict, strength = strength_check(ctx, int(r.players), "attack_held", str(r.attack), null, not never)
-        out.append(Finding("attacks", f"attack {r.attack} at {r.players} players",
-                           f"Attack {r.attack} (strength {r.strength}) is {words} with {who.get(r.players, 'these seats')}: "
-                           f"at {r.players} players {_fmt(r.held, r.held_lo, r.held_hi, 'rate')} of {int(r.n):,} seats "
-                           f"held it, in the {games:,} games it came ({'below 1%' if never else 'above 99%'} of seats).",
-                           r.held, r.held_lo, r.held_hi, null, f"{100 * null:.0f}% of seats", "rate", games,
-                           eff if (r.held < null) == never else -eff, bool(stated), verdict, strength))  # fmt: skip
-    return out
-
-
-def _wall_bonus(ctx: Context) -> list[Finding]:
-    """Per player count, the most against the least valuable wall bonus on the at-a-glance games."""
-    out = []
-    main = ctx.data.main()
-    for players, i in glance_sources(main).items():
-        sub = main.select([i])
-        t = A.bonus_value(sub).dropna(subset=["vp_difference_lo"])
-        if len(t) < 2:
-            continue
-        most, least = t.loc[t["vp_difference"].idxmax()], t.loc[t["vp_difference"].idxmin()]
-        a = (most.vp_difference, most.vp_difference_lo, most.vp_difference_hi)
-        b = (least.vp_difference, least.vp_difference_lo, least.vp_difference_hi)
-        stated = a[1] > b[2]
-        verdict, strength = _wall_check(ctx, players, str(most.side))
-        out.append(Finding("wall_bonus", f"the {most.side} side at {players} players",
-                           f"The most valuable wall bonus is the {most.side} side's ({most.bonus}): at {players} players "
-                           f"seats that complete it end {_fmt(*a, 'vp', signed=True)} ahead of seats that do not, "
-                           f"against {_fmt(*b, 'vp', signed=True)} for the least valuable, the {least.side} side's "
-                           f"({least.bonus}) ({sub.n_games:,} games, {_who(sub.sources[0].field)}; an association, "
-                           "not a cause).",
-                           *a, b[0], f"the {least.side} side's {_fmt(*b, 'vp', signed=True)}", "vp", sub.n_games,
-                           abs(effect_size(a, b, False, int(most.completers), int(least.completers))[0]), bool(stated),
-                           verdict, strength))  # fmt: skip
-    return out
-
-
-def _wall_check(ctx: Context, players: int, side: str) -> tuple[str, str]:
-    """The most valuable side across strengths of play: whether it is the most valuable at every
-    level, and the ladder's verdict of its value."""
-    verdict, said_once = strength_check(ctx, players, "wall_bonus", side, 0.0, True)
-    v = ctx.verdicts
-    if verdict == NO_CHECK:
-        return verdict, said_once
-    rows = v[(v["players"] == players) & (v["figure"] == "wall_bonus")]
-    row = rows[rows["item"] == side].iloc[0].to_dict()
-    said = []
-    for k in LA.measured_levels(row)[1:]:
-        values = rows.set_index("item")[f"L{k}"].dropna()
-        top = str(values.idxmax()) if len(values) else ""
-        value = LA.level_value(row, k)
-        if top == side:
-            said.append(f"{LA.level_words(k, row[f'L{k}_policy'])} the {side} side's is the most valuable too ({value})")
-        else:
-            other = rows[rows["item"] == top].iloc[0].to_dict()
-            said.append(f"{LA.level_words(k, row[f'L{k}_policy'])} the {top} side's is the most valuable "
-                        f"({LA.level_value(other, k)}), the {side} side's worth {value}")  # fmt: skip
-    return verdict, _across(" and ".join(said), "its value", verdict, row["direction"], row["reason"])
-
-
-def _strongest_policy(ctx: Context) -> list[Finding]:
-    out = []
-    for src in ctx.data.main().sources:
-        pol, pairs = src.comparison.get("policies"), src.comparison.get("pairs")
-        if src.kind != "compare" or pol is None or pairs is None or len(pol) < 2:
-            continue
-        ranked = pol.reset_index().sort_values("win_share", ascending=False)
-        best, second = ranked.iloc[0], ranked.iloc[1]
-        a, b = str(best["policy"]), str(second["policy"])
-        row = pairs[(pairs["a"] == a) & (pairs["b"] == b)]
-        sign = 1.0
-        if row.empty:
-            row, sign = pairs[(pairs["a"] == b) & (pairs["b"] == a)], -1.0
-        if row.empty:
-            continue
-        d, lo, hi = (sign * float(row[c].iloc[0]) for c in ("vp_diff", "lo", "hi"))
-        lo, hi = min(lo, hi), max(lo, hi)
-        out.append(Finding("strongest_policy", f"{src.players} players",
-                           f"`{a}` is the strongest heuristic at {src.players} players: its seats win "
-                           f"{_fmt(best.win_share, best.win_lo, best.win_hi, 'rate')} of their games, and their VP "
-                           f"margin over the runner-up `{b}` in the same blocks is {_fmt(d, lo, hi, 'vp', signed=True)} "
-                           f"per game ({_games(src.games)}, every seat arrangement on shared dice).",
-                           d, lo, hi, 0.0, "no difference (0 VP)", "vp", src.games,
-                           effect(d, lo, hi, 0.0, "vp", int(row["blocks"].iloc[0])),
-                           not (lo <= 0.0 <= hi), NO_CHECK,
-                           "No strength check applies: it compares heuristics with one another, not a figure of the "
-                           "game at one strength of play (section \"How much skill matters\" sets the levels "
-                           "against each other)."))  # fmt: skip
-    return out
-
-
-def _ladder_sets(ctx: Context) -> dict[tuple[int, str], tuple[int, object, pd.DataFrame]]:
-    """The variant sets played with a ladder policy in every seat, by (players, policy): (level, set, table)."""
-    out = {}
-    for vs, t in zip(ctx.variants, ctx.variant_tables):
-        names = set(vs.policies)
-        if len(names) == 1 and next(iter(names)) in A.LADDER:
-            out[vs.players, next(iter(names))] = (A.LADDER.index(next(iter(names))) + 1, vs, t)
-    return out
-
-
-def _variant_check(ctx: Context, vs, variant: str, metric: str, diff: float, unit: str) -> tuple[str, str]:
-    """A variant's effect across strengths of play: the same variant's effect on the same metric in
-    a sweep of another ladder level (same players), judged as the ladder judges a figure."""
-    policy = vs.policies[0] if len(set(vs.policies)) == 1 else None
-    sets = _ladder_sets(ctx)
-    if policy not in A.LADDER or not any(p == vs.players and q != policy for p, q in sets):
-        return NO_CHECK, (f"No strength check was possible: the variants were played with `{vs.policies[0]}` "
-                          "alone." if policy else "No strength check was possible: the variants were played with "
-                          "mixed seats.")  # fmt: skip
-    levels: list[tuple[int, str, tuple]] = []
-    for (p, q), (level, other, t) in sorted(sets.items(), key=lambda x: x[1][0]):
-        if p != vs.players:
-            continue
-        r = t[(t["variant"] == variant) & (t["metric"] == metric)]
-        if len(r):
-            levels.append((level, q, (unit if unit != "points" else "vp", float(r["diff"].iloc[0]),
-                                      float(r["diff_lo"].iloc[0]), float(r["diff_hi"].iloc[0]), other.games)))  # fmt: skip
-    if len(levels) < 2:
-        return NO_CHECK, "No strength check was possible: no sweep of another level plays this variant."
-    verdict, direction, reason = LA.judge([x[2] for x in levels])
-    above = diff > 0
-    parts = [f"{_holds(x[1], x[2], x[3], 0.0, above)} {LA.level_words(k, q)} ({_fmt(x[1], x[2], x[3], unit, signed=True)})"
-             for k, q, x in levels[1:]]  # fmt: skip
-    return verdict, _across(f"the effect {' and '.join(parts)}", "its size", verdict, direction, reason)
-
-
-def _variant(ctx: Context) -> list[Finding]:
-    """Per variant, its largest effect on a headline figure (its paired difference from the baseline)."""
-
-    out = []
-    for vs, t in zip(ctx.variants, ctx.variant_tables):
-        base = t[t["variant"] == "baseline"].set_index("metric")
-        rows = t[t["metric"].isin(HEADLINE) & (t["variant"] != "baseline")]
-        who = f"`{vs.policies[0]}` in every seat" if len(set(vs.policies)) == 1 else "mixed seats"
-        for variant, rv in rows.groupby("variant", sort=False):
-            found = []
-            for r in rv.itertuples():
-                if not np.isfinite(r.diff_lo):
-                    continue
-                b = base.loc[r.metric]
-                verdict, strength = _variant_check(ctx, vs, variant, r.metric, r.diff, r.unit)
-                found.append(Finding("variant", f"{variant} ({vs.policies[0]})",
-                                     f"The rule variant with the largest effect is {variant}: it moves \"{r.label}\" "
-                                     f"by {_fmt(r.diff, r.diff_lo, r.diff_hi, r.unit, signed=True)} from the "
-                                     f"baseline's {_fmt(b.value, b.lo, b.hi, r.unit)} ({vs.players} players, {who}, "
-                                     f"{vs.games:,} games of each of {len(vs.variants) - 1} variants"
-                                     f"{', on the same dice' if vs.paired else ''}).",
-                                     r.diff, r.diff_lo, r.diff_hi, 0.0, "no difference from the baseline", r.unit,
-                                     int(vs.games), effect(r.diff, r.diff_lo, r.diff_hi, 0.0, r.unit,
-                                                           int(vs.games), float(b.value)),
-                                     not (r.diff_lo <= 0.0 <= r.diff_hi), verdict, strength))  # fmt: skip
-            if found:
-                out.append(max(found, key=lambda f: (f.stated, _rank(f))))
-    return out
-
-
 def rounds_words(d: float, lo: float, hi: float) -> str:
     """A paired change of game length in words: "its games end 4.85 rounds [4.82, 4.88] sooner"."""
     if not all(np.isfinite(x) for x in (d, lo, hi)):
@@ -423,114 +85,527 @@ def rounds_words(d: float, lo: float, hi: float) -> str:
     return f"its games end {_fmt(abs(d), a, b, 'rounds')} {way}"
 
 
-SKILL_NOTE = ("No strength check applies: the skill gap is itself a comparison of two strengths of play (one "
-              "`learned` seat against `balanced`).")  # fmt: skip
+# -- the findings ------------------------------------------------------------------------------------
+NOT_MEASURED = "not measured"
+"""A finding whose data the report does not hold (its sentence says what would measure it)."""
+
+DESIGN_ORDER = ("start_edge", "pirates", "wall_bonus", "skill", "variants", "remaining")
+"""The findings in the order a designer asks them (``design_findings``)."""
+
+QUESTIONS = {"start_edge": "Is the start fair?", "pirates": "Do the pirates decide the winner?",
+             "wall_bonus": "What is each wall bonus worth?", "skill": "How much does skill matter?",
+             "variants": "Which rules move the game?", "remaining": "What else moves?"}  # fmt: skip
+"""Each finding's question: the first screen's box asks them."""
+
+SECTIONS = {"start_edge": ("At a glance", "Seat compensation"), "pirates": ("Pirate losses",),
+            "wall_bonus": ("Wall bonuses",), "skill": ("How much skill matters",),
+            "variants": ("Rule variants", "How much skill matters"), "remaining": ("Rule variants",)}  # fmt: skip
+"""The report sections that hold each finding's data, the first a finding links to first."""
+
+FALLBACK_SECTION = "At a glance"
+"""Where a finding links when its own section is not in the report (no variants, no compensation)."""
+
+OUTCOMES = {"start_edge": "the start player's edge", "skill_gap": "the skill gap",
+            "cannons_changed_winner": "the games the pirates decide", "rounds": "the game's length"}  # fmt: skip
+"""The game's outcomes a rules variant is judged by (finding 5), by the metric that measures each:
+a sweep's per-game metrics (``studies.sweep.metrics_for``) and a skill study's gap."""
+
+MECHANICAL: dict[str, frozenset[str]] = {
+    # a defence rule moves the defence and the cannons lost by its own arithmetic
+    # (and the VP those cannons cost, in the total too)
+    "side_defence": frozenset({"cannons_lost", "attack_held", "vp_cannon_vp", "vp_total"}),
+    "soldier_defence": frozenset({"cannons_lost", "attack_held", "vp_cannon_vp", "vp_total"}),
+    "pirate_strengths": frozenset({"cannons_lost", "attack_held", "vp_cannon_vp", "vp_total"}),
+    # the price of a cannon is the cannon VP, and the games decided are those its VP decides
+    "cannon_penalty": frozenset({"vp_cannon_vp", "vp_total", "cannons_changed_winner"}),
+    # a scoring rule moves the VP it scores
+    "full_city_vp": frozenset({"vp_full_city_vp", "vp_total"}),
+    "church_series_vp": frozenset({"vp_church_vp", "vp_total", "church_vp_share"}),
+    "coins_per_vp": frozenset({"vp_coins_vp", "vp_total"}),
+    "vp_per_log": frozenset({"vp_logs_vp", "vp_total"}),
+    "seat_vp": frozenset({"vp_seat_vp", "vp_total", "start_edge", "win_seat"}),
+    "start_coins": frozenset({"vp_coins_vp"}),
+    "seat_coins": frozenset({"vp_coins_vp"}),
+    "start_logs": frozenset({"vp_logs_vp"}),
+    # a wall bonus's rules move the sides completed only by what the bonus pays for
+    "wall_bonus_kind": frozenset({"vp_earned", "vp_total"}),
+    "wall_bonus_amount": frozenset({"vp_earned", "vp_total"}),
+    "max_rounds": frozenset({"rounds"}),
+}
+"""Per rules field, the metrics it moves *mechanically*: the count its rule changes, by the rule's
+own arithmetic (a side defending 1 instead of 2 loses more cannons; a cannon costing 3 VP instead
+of 5 moves the cannon VP). Such an effect says nothing a designer did not write into the rule, so
+the findings leave it out. A metric family is named by its stem: ``attack_held`` covers
+``attack_3_held``, ``win_seat`` every seat's win rate."""
 
 
-def _skill_gap(ctx: Context) -> list[Finding]:
-    """Per player count, the skill gap: one L2 seat against L1 in every other seat, minus parity."""
+def _stem(metric: str) -> str:
+    if metric.startswith("attack_") and metric.endswith("_held"):
+        return "attack_held"
+    if metric.startswith("win_seat_"):
+        return "win_seat"
+    return metric
+
+
+def mechanical(varied: dict, metric: str) -> bool:
+    """Whether a variant changing the fields ``varied`` moves ``metric`` by its rule's own arithmetic
+    (``MECHANICAL``)."""
+    return any(_stem(metric) in MECHANICAL.get(name, ()) or metric in MECHANICAL.get(name, ()) for name in varied)
+
+
+def _value_words(value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return "none" if not len(value) else "[" + ", ".join(_value_words(v) for v in value) + "]"
+    return str(value)
+
+
+def variant_words(varied: dict, name: str = "") -> str:
+    """A rules variant named by its change from the default rules: ``side defence 2 → 1``; several
+    fields joined by commas; a shipped variant's ``name`` before them ("free-rotation (rotation cost
+    2 → 0)"); the default itself is "the printed rules". (A local stand-in for the report's one
+    variant namer.)"""
+    base = Rules().to_dict()
+    parts = []
+    for field_name, value in varied.items():
+        # a seat compensation's default is none: a zero per seat, as long as the variant's list
+        old = base.get(field_name, [0] * len(value) if isinstance(value, (list, tuple)) else None)
+        parts.append(f"{field_name.replace('_', ' ')} {_value_words(old)} → {_value_words(value)}")
+    if not parts:
+        return name if name and name != BASELINE else "the printed rules"
+    said = ", ".join(parts)
+    return f"{name} ({said})" if name and "=" not in name and name != BASELINE else said
+
+
+@dataclass
+class DesignFinding:
+    """One answer of the findings: its sentence (sizes and intervals), the first screen's line, the
+    margin verdict of what it says (``intervals`` SAME, MOVES, NOT_SETTLED, or ``NOT_MEASURED``)."""
+
+    key: str  # ``DESIGN_ORDER``
+    sentence: str
+    line: str
+    verdict: str
+
+    @property
+    def question(self) -> str:
+        return QUESTIONS[self.key]
+
+    def section(self, titles) -> str:
+        """The section of the page (of ``titles``) the finding links to: its own, else ``FALLBACK_SECTION``."""
+        return next((t for t in SECTIONS[self.key] if t in titles), FALLBACK_SECTION)
+
+
+def _overall(verdicts: list[str]) -> str:
+    """A finding's verdict from its parts': it states an effect where one part moves, says the same
+    where every part is the same, else not settled."""
+    if not verdicts:
+        return NOT_MEASURED
+    if MOVES in verdicts:
+        return MOVES
+    return SAME if all(v == SAME for v in verdicts) else NOT_SETTLED
+
+
+def _margin_text(unit: str, margins: dict) -> str:
+    m = margins[_margin_unit(unit)]
+    return f"{100 * m:g} point{'s' if m != 0.01 else ''}" if unit in ("rate", "share", "points") else \
+        f"{m:g}{' VP' if unit == 'vp' else ' rounds' if unit == 'rounds' else ''}"  # fmt: skip
+
+
+def _margin_unit(unit: str) -> str:
+    return unit if unit in MARGINS else "count"
+
+
+def judged(value: float, lo: float, hi: float, unit: str, margins: dict, what: str) -> tuple[str, str]:
+    """``what`` ("the start player's edge at 2 players") with its change and interval, in the
+    margin rule's words: stated where it clears the margin, "no larger than the margin" where its
+    interval lies inside, "not settled" otherwise; and the verdict. ``unit`` "rate" or "points"
+    is a difference of rates, written in signed points."""
+    verdict = margin_verdict(lo, hi, margins[_margin_unit(unit)])
+    shown = "points" if unit in ("rate", "share") else unit
+    figure = _fmt(value, lo, hi, shown, signed=True)
+    if verdict == MOVES:
+        return f"{what} {figure}", verdict
+    if verdict == SAME:
+        return f"{what} no larger than the margin of {_margin_text(unit, margins)} ({figure})", verdict
+    return f"{what} not settled ({figure})", verdict
+
+
+def _join(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+# -- 1. the start player's edge and the compensation that removes it --------------------------------
+def _compensation(results: list, players: int, margins: dict) -> str:
+    """The whole-number compensation that brings every seat closest to parity at ``players``
+    players (``studies.fairness``, coins first), with what it leaves on the held-out games."""
+    best = None
+    for r in sorted((r for r in results if r.players == players), key=lambda r: r.by != "coins"):
+        t = r.table
+        parity = 1.0 / r.players
+        verdicts = [margin_verdict(lo - parity, hi - parity, margins["points"])
+                    for lo, hi in zip(t["after_lo"], t["after_hi"])]  # fmt: skip
+        rank = (not any(r.compensation), sum(v == MOVES for v in verdicts), sum(v == NOT_SETTLED for v in verdicts))
+        if best is None or rank < best[0]:
+            best = (rank, r, verdicts)
+    if best is None:
+        return ""
+    _, r, verdicts = best
+    if not any(r.compensation):
+        return f"no whole-number compensation of coins or VP beats none ({r.check_games:,} held-out games)"
+    said = variant_words({r.rules_field: list(r.compensation)})
+    left = sum(v == MOVES for v in verdicts)
+    unsure = sum(v == NOT_SETTLED for v in verdicts)
+    if not left and not unsure:
+        leaves = f"leaves every seat within the margin of {_margin_text('points', margins)} of parity"
+    elif left:
+        leaves = f"still leaves {left} of {r.players} seats beyond the margin of parity"
+    else:
+        leaves = f"leaves {unsure} of {r.players} seats not settled against the margin of parity"
+    return f"{said} {leaves} ({r.check_games:,} held-out games)"
+
+
+def start_edge_finding(glance: pd.DataFrame, compensations: list = (), margins: dict = MARGINS) -> DesignFinding:
+    """The start player's edge per player count (its win share minus parity, the at-a-glance rows)
+    and the compensation that removes it (the fairness searches)."""
+    parts, lines, verdicts = [], [], []
+    for r in glance.itertuples():
+        if not np.isfinite(r.start_win):
+            continue
+        e = (r.start_win - r.parity, r.start_win_lo - r.parity, r.start_win_hi - r.parity)
+        said, v = judged(*e, "points", margins, f"at {r.players} players")
+        comp = _compensation(list(compensations), int(r.players), margins)
+        parts.append(f"{said} ({int(r.games):,} games){'; ' + comp if comp and v != SAME else ''}")
+        lines.append(f"{r.players}p {_short(e, 'points', v)}")
+        verdicts.append(v)
+    if not parts:
+        return DesignFinding("start_edge", "The start player's edge is not measured here: no dataset has one policy "
+                             "in every seat (or a comparison's every arrangement).", "not measured", NOT_MEASURED)  # fmt: skip
+    return DesignFinding("start_edge", f"The start player's edge (its win share minus parity): {'; '.join(parts)}.",
+                         "Start player's edge: " + "; ".join(lines), _overall(verdicts))  # fmt: skip
+
+
+def _short(e: tuple[float, float, float], unit: str, verdict: str) -> str:
+    """A part of a first-screen line: the figure where it moves, else what the margin says."""
+    shown = "points" if unit in ("rate", "share") else unit
+    text = _fmt(*e, shown, signed=True)
+    return text if verdict == MOVES else f"{text}, {'within the margin' if verdict == SAME else 'not settled'}"
+
+
+# -- 2. how often the pirates decide the winner -----------------------------------------------------
+def pirates_finding(glance: pd.DataFrame, margins: dict = MARGINS) -> DesignFinding:
+    """The share of games whose winner would differ without the VP lost for cannons, per player count."""
+    parts, lines, verdicts = [], [], []
+    for r in glance.itertuples():
+        if not np.isfinite(r.changed_lo):
+            continue
+        v = margin_verdict(r.changed_lo, r.changed_hi, margins["rate"])
+        figure = _fmt(r.changed, r.changed_lo, r.changed_hi, "rate")
+        if v == SAME:
+            figure = f"no more than the margin of {_margin_text('rate', margins)} ({figure})"
+        elif v == NOT_SETTLED:
+            figure = f"a share not settled against the margin of {_margin_text('rate', margins)} ({figure})"
+        parts.append(f"{figure} of {int(r.games):,} games at {r.players} players")
+        lines.append(f"{r.players}p {_fmt(r.changed, r.changed_lo, r.changed_hi, 'rate')}")
+        verdicts.append(v)
+    if not parts:
+        return DesignFinding("pirates", "How often the pirates decide the winner is not measured here.",
+                             "not measured", NOT_MEASURED)  # fmt: skip
+    return DesignFinding("pirates", "The pirates decide the winner (it would differ without the VP lost for "
+                         f"cannons) in {_join(parts)}.", "Games the pirates decide: " + "; ".join(lines),
+                         _overall(verdicts))  # fmt: skip
+
+
+# -- 3. what each wall bonus is worth ---------------------------------------------------------------
+ABLATION_COLUMNS = ("players", "policy", "side", "bonus", "face_vp", "games", "win_change", "win_change_lo",
+                    "win_change_hi", "vp_change", "vp_change_lo", "vp_change_hi")  # fmt: skip
+"""The wall-bonus ablation table the finding reads (``report.tables``): per player count, policy
+and side, what the side's bonus is worth to its seats, the same games played with and without it
+on common dice: ``win_change`` (win share, a difference of rates) and ``vp_change`` (VP)."""
+
+ABLATION_SIGN = 1.0
+"""The sign that makes an ablation change the bonus's worth (with it minus without it): 1 where the
+table's changes are the bonus's gain, -1 where they are what removing it does."""
+
+
+def _signed(value: float, lo: float, hi: float) -> tuple[float, float, float]:
+    """An ablation change as the bonus's worth (``ABLATION_SIGN``), its bounds in order."""
+    a, b = sorted((ABLATION_SIGN * lo, ABLATION_SIGN * hi))
+    return ABLATION_SIGN * value, a, b
+
+
+def wall_bonus_finding(ablation: pd.DataFrame | None, margins: dict = MARGINS) -> DesignFinding:
+    """Per player count, each wall bonus's worth by ablation at the weakest level of play measured,
+    in VP and in win share, each judged against its margin."""
+    if ablation is None or not len(ablation):
+        return DesignFinding("wall_bonus", "What each wall bonus is worth is not measured here: these data hold no "
+                             "wall-bonus ablation (the same games played with and without a side's bonus).",
+                             "not measured (no ablation in these data)", NOT_MEASURED)  # fmt: skip
+    t = ablation.copy()
+    t["level"] = [A.LADDER.index(p) if p in A.LADDER else len(A.LADDER) for p in t["policy"]]
+    parts, lines, verdicts = [], [], []
+    for players, sub in t.groupby("players", sort=True):
+        sub = sub[sub["level"] == sub["level"].min()]
+        policy = str(sub["policy"].iloc[0])
+        sides = []
+        for r in sub.itertuples():
+            vp = _signed(r.vp_change, r.vp_change_lo, r.vp_change_hi)
+            win = _signed(r.win_change, r.win_change_lo, r.win_change_hi)
+            said_vp, v_vp = judged(*vp, "vp", margins, "")
+            said_win, v_win = judged(*win, "points", margins, "")
+            sides.append(f"the {r.side} side's {r.bonus} {said_vp.strip()} and {said_win.strip()} of win share")
+            lines.append(f"{players}p {r.side} {_short(vp, 'vp', v_vp)}")
+            verdicts += [v_vp, v_win]
+        games = int(sub["games"].min())
+        parts.append(f"at {players} players (`{policy}` in every seat, {games:,} games each): {'; '.join(sides)}")
+    return DesignFinding("wall_bonus", "Each wall bonus is worth, to the seats that take it (the same games "
+                         f"played without it, on common dice), {' — '.join(parts)}.",
+                         "Wall bonuses (VP): " + "; ".join(lines), _overall(verdicts))  # fmt: skip
+
+
+# -- the levels of play: what each is, and how strong -------------------------------------------------
+POLICIES_DOC = "docs/policies.md"
+"""Where the levels of play are described at length."""
+
+LEVEL_TEXT = {
+    "balanced": "the built-in heuristic: it values each move by the VP it earns now plus weighted values of "
+                "what it builds toward (coins, crates, walls, churches, persons)",
+    "learned": "a small model fitted to the search's values of moves, scoring the moves inside the play loop "
+               "at heuristic speed (a sixth of `balanced`'s)",
+    "rollout-learned": "the search: it values the moves it is unsure of by playing the game out many times from "
+                       "each, `learned` playing the continuations (about 30 times `learned`'s cost a game)",
+}  # fmt: skip
+"""Each level of the ladder in a sentence (``POLICIES_DOC`` says more)."""
+
+def strength_words(ordered: bool) -> str:
+    """What a difference between two levels is, by ``ordered_levels``."""
+    return "a difference of strength" if ordered else STYLE_NOT_STRENGTH
+
+
+def _level(policy: str) -> str:
+    return f"L{A.LADDER.index(policy) + 1} `{policy}`"
+
+
+def head_to_head_text(r) -> str:
+    """One head-to-head in words: "L3 `rollout-learned` against L2 `learned` at 2 players: 49.2%
+    [43.1, 55.4] (parity 50.0%, 200 games), a difference of style, not of strength"."""
+    who = (f"one {_level(r.upper)} seat among {_level(r.lower)} wins" if r.seat == "upper"
+           else f"one {_level(r.lower)} seat among {_level(r.upper)} wins")  # fmt: skip
+    said = {STRONGER: f"{_level(r.upper)} is the stronger", PARITY: strength_words(False),
+            WEAKER: f"{_level(r.lower)} is the stronger"}[r.standing]  # fmt: skip
+    return (f"at {r.players} players {who} {_fmt(r.share, r.lo, r.hi, 'rate')} (parity {100 * r.parity:.1f}%, "
+            f"{r.games:,} games): {said}")  # fmt: skip
+
+
+def levels_lines(skills: list) -> list[str]:
+    """The levels of play near the top of the report: what each is (a sentence each, after
+    ``POLICIES_DOC``) and how strong, each against the one below at every player count measured."""
+    t = head_to_heads(skills)
     out = []
-    for res in ctx.skills:
+    for k, policy in enumerate(A.LADDER):
+        text = f"{_level(policy)}: {LEVEL_TEXT[policy]}."
+        if k:
+            steps = t[t["upper"] == policy]
+            if len(steps):
+                text += f" Against {_level(A.LADDER[k - 1])}: " + "; ".join(head_to_head_text(r) for r in steps.itertuples()) + "."
+            else:
+                text += f" No head-to-head against {_level(A.LADDER[k - 1])} in these data."
+        out.append(text)
+    return out
+
+
+def levels_sentence(skills: list) -> str:
+    """The levels in one sentence, for the first screen."""
+    t = head_to_heads(skills)
+    said = []
+    for k in range(1, len(A.LADDER)):
+        steps = t[t["upper"] == A.LADDER[k]]
+        if not len(steps):
+            said.append(f"L{k + 1} against L{k} is not measured")
+            continue
+        at = {s: ", ".join(str(p) for p in steps[steps["standing"] == s]["players"]) for s in (STRONGER, PARITY, WEAKER)}
+        bits = [f"stronger than L{k} at {at[STRONGER]} players" if at[STRONGER] else "",
+                f"level with L{k} at {at[PARITY]} players ({strength_words(False)})" if at[PARITY] else "",
+                f"weaker than L{k} at {at[WEAKER]} players" if at[WEAKER] else ""]  # fmt: skip
+        said.append(f"L{k + 1} is " + " and ".join(b for b in bits if b))
+    names = ", ".join(_level(p) for p in A.LADDER)
+    return f"Levels of play ({POLICIES_DOC}): {names}; {'; '.join(said)}."
+
+
+# -- 4. how much skill matters -------------------------------------------------------------------------
+def skill_finding(skills: list, margins: dict = MARGINS) -> DesignFinding:
+    """The skill gap per player count (one L2 seat among L1, minus parity) against its margin, and
+    whether the search (L3) is stronger than L2 where their head-to-head was played."""
+    parts, lines, verdicts = [], [], []
+    for res in sorted(skills, key=lambda r: r.players):
         gap = res.gap()
         if gap is None:
             continue
         g, lo, hi, games = gap
-        parity = 1.0 / res.players
-        out.append(Finding("skill_gap", f"{res.players} players",
-                           f"Skill matters: at {res.players} players one `learned` seat among `balanced` wins "
-                           f"{_fmt(parity + g, parity + lo, parity + hi, 'rate')} against parity "
-                           f"{100 * parity:.1f}%, a skill gap of {_fmt(g, lo, hi, 'points', signed=True)} "
-                           f"({games:,} games, every seat rotation on shared dice).",
-                           g, lo, hi, 0.0, "no gap (parity)", "points", games,
-                           effect(g, lo, hi, 0.0, "points", games, base=parity), not (lo <= 0.0 <= hi), NO_CHECK,
-                           SKILL_NOTE))  # fmt: skip
-    return out
+        said, v = judged(g, lo, hi, "points", margins, f"at {res.players} players")
+        parts.append(f"{said} ({games:,} games)")
+        lines.append(f"{res.players}p {_short((g, lo, hi), 'points', v)}")
+        verdicts.append(v)
+    steps = head_to_heads(skills)
+    top = steps[steps["upper"] == A.LADDER[-1]]
+    search = ("; the search against it: " + "; ".join(head_to_head_text(r) for r in top.itertuples())) if len(top) else ""
+    if not parts:
+        return DesignFinding("skill", "How much skill matters is not measured here: no skill study plays one "
+                             "`learned` seat against `balanced`.", "not measured", NOT_MEASURED)  # fmt: skip
+    return DesignFinding("skill", f"The skill gap (one {_level(A.LADDER[1])} seat among {_level(A.LADDER[0])}, its "
+                         f"win share minus parity): {'; '.join(parts)}{search}.",
+                         "Skill gap (L2 among L1): " + "; ".join(lines), _overall(verdicts))  # fmt: skip
 
 
-def _skill_variant(ctx: Context) -> list[Finding]:
-    """Per variant of a skill study, its paired change of the skill gap."""
-    out = []
-    for res in ctx.skills:
-        t = res.gaps
-        if len(t) < 2:
-            continue
-        base = t.iloc[0]
-        parity = 1.0 / res.players
-        for r in t.iloc[1:].itertuples():
-            if not np.isfinite(r.diff_lo):
-                continue
-            more = "more" if r.diff > 0 else "less"
-            rounds = f"; {rounds_words(r.rounds_diff, r.rounds_diff_lo, r.rounds_diff_hi)}"
-            out.append(Finding("skill_variant", f"{r.variant} at {res.players} players",
-                               f"The rule variant that moves the skill gap most is {r.variant} ({r.changes}): it makes "
-                               f"the game {more} a game of skill, moving the gap by "
-                               f"{_fmt(r.diff, r.diff_lo, r.diff_hi, 'points', signed=True)} from the baseline's "
-                               f"{_fmt(base.gap, base.gap_lo, base.gap_hi, 'points', signed=True)} ({res.players} "
-                               f"players, {int(r.blocks) * res.players:,} games per variant on the same dice{rounds}).",
-                               r.diff, r.diff_lo, r.diff_hi, 0.0, "no change of the skill gap", "points",
-                               int(r.blocks) * res.players,
-                               effect(r.diff, r.diff_lo, r.diff_hi, 0.0, "points", int(r.blocks), base=parity + base.gap),
-                               not (r.diff_lo <= 0.0 <= r.diff_hi), NO_CHECK, SKILL_NOTE))  # fmt: skip
-    return out
-
-
-@dataclass(frozen=True)
-class Candidate:
-    key: str
-    title: str  # what the family asks, for the "cannot tell" lines
-    section: str  # the report section that holds its data
-    find: Callable[[Context], list[Finding]]
-
-
-CANDIDATES: tuple[Candidate, ...] = (
-    Candidate("start_edge", "the start player's edge", "At a glance", _start_edge),
-    Candidate("cannons", "how often cannon losses change the winner", "Pirate losses", _cannons),
-    Candidate("attacks", "attacks never or always held", "Pirate losses", _attacks),
-    Candidate("wall_bonus", "the most and the least valuable wall bonus", "Wall bonuses", _wall_bonus),
-    Candidate("strongest_policy", "the strongest heuristic and its margin", "Heuristics compared", _strongest_policy),
-    Candidate("variant", "a rule variant's largest effect", "Rule variants", _variant),
-    Candidate("skill_gap", "how much skill matters", "How much skill matters", _skill_gap),
-    Candidate("skill_variant", "a rule variant's effect on the skill gap", "How much skill matters", _skill_variant),
-)
-"""The fixed list of candidate findings, in no particular order: the report orders them by effect."""
-
-
+# -- 5 and 6. the rules variants that move the game -----------------------------------------------------
 @dataclass
-class Findings:
-    """The outcome: the stated findings in order (at most ``MAX_FINDINGS``), the further stated ones
-    left out by the cap, per family the strongest instance that is not stated (the data cannot
-    tell), and the families these data do not measure."""
+class Effect:
+    """One variant's paired change of one metric, and the spread of that metric's per-game value."""
 
-    stated: list[tuple[Candidate, Finding, list[Finding]]]  # (family, strongest, the other stated instances)
-    more: list[tuple[Candidate, Finding]]
-    cannot_tell: list[tuple[Candidate, Finding]]
-    not_measured: list[Candidate]
+    variant: str  # named with its change from the default (``variant_words``)
+    metric: str
+    label: str  # the metric in words
+    unit: str
+    diff: float
+    lo: float
+    hi: float
+    spread: float  # the standard deviation of the per-game quantity, the effect size's scale
+    where: str  # "4 players, `balanced` in every seat"
+    verdict: str = ""
+
+    @property
+    def size(self) -> float:
+        """The effect size: the change over the spread of the quantity it describes."""
+        return abs(self.diff) / self.spread if self.spread > 0 else math.inf if self.diff else 0.0
 
 
-def _rank(f: Finding) -> float:
-    return f.effect if np.isfinite(f.effect) else -1.0
+def _variant_effects(variant_sets: list, skills: list, margins: dict) -> list[Effect]:
+    """Every variant's effect on every headline metric of every sweep and on the skill gap of every
+    skill study, with its margin verdict, less the mechanical ones (``MECHANICAL``)."""
+    out = []
+    for vs, t in variant_sets:
+        varied = {v.name: (v.varied, v.name) for v in vs.variants}
+        base = t[t["variant"] == BASELINE].set_index("metric")
+        policy = vs.policies[0] if len(set(vs.policies)) == 1 else None
+        where = f"{vs.players} players, " + (f"{_level(policy) if policy in A.LADDER else f'`{policy}`'} in every seat"
+                                             if policy else "mixed seats")  # fmt: skip
+        for r in t[t["variant"] != BASELINE].itertuples():
+            fields, name = varied.get(r.variant, ({}, r.variant))
+            if r.metric.startswith("win_share_") or r.metric == "win_seat_0" or mechanical(fields, r.metric):
+                continue
+            if r.metric not in base.index or not np.isfinite(r.diff_lo):
+                continue
+            b = base.loc[r.metric]
+            spread = (b.hi - b.lo) / (2 * Z_95) * math.sqrt(max(int(b.games), 1))
+            label = OUTCOMES.get(r.metric, f"\"{r.label}\"")
+            out.append(Effect(variant_words(fields, name), r.metric, label, r.unit, float(r.diff), float(r.diff_lo),
+                              float(r.diff_hi), float(spread), where))  # fmt: skip
+    for res in skills:
+        g = res.gaps
+        if len(g) < 2:
+            continue
+        named = {v["name"]: v.get("varied", {}) for v in res.variants}
+        p = 1.0 / res.players + float(g["gap"].iloc[0])
+        for r in g.iloc[1:].itertuples():
+            fields = named.get(r.variant, {})
+            if not np.isfinite(r.diff_lo) or mechanical(fields, "skill_gap"):
+                continue
+            out.append(Effect(variant_words(fields, r.variant), "skill_gap", OUTCOMES["skill_gap"], "points",
+                              float(r.diff), float(r.diff_lo), float(r.diff_hi), math.sqrt(p * (1 - p)),
+                              f"{res.players} players, one {_level(A.LADDER[1])} seat among {_level(A.LADDER[0])}"))  # fmt: skip
+    for e in out:
+        e.verdict = margin_verdict(e.lo, e.hi, margins[_margin_unit(e.unit)])
+    return out
 
 
-def key_findings(data: A.ReportData, variants: list = (), variant_tables: list | None = None,
-                 skills: list = (), verdicts: pd.DataFrame | None = None) -> Findings:  # fmt: skip
-    """Every candidate family evaluated on these data, the stated ones ordered by effect size, each
-    with its verdict across strengths of play (``verdicts``: ``ladder.ladder_verdicts`` of these
-    data, computed here where not given)."""
+MOST_EFFECTS = 3
+"""How many variants a finding names."""
+
+
+def _figure(e: Effect) -> str:
+    return _fmt(e.diff, e.lo, e.hi, "points" if e.unit in ("rate", "share") else e.unit, signed=True)
+
+
+def _variant_text(top: Effect, effects: list[Effect]) -> str:
+    """One variant's effects that clear their margin where its largest one was measured, largest
+    first, and its largest one's figure where else it was measured: "rotation cost 2 → 1 moves
+    the game's length by -1.22 rounds [...] and the games the pirates decide by ... (4 players,
+    L1 `balanced` in every seat; the length -1.10 rounds [...] with L2 `learned` in every seat)"."""
+    mine = sorted((e for e in effects if e.variant == top.variant and e.where == top.where and e.verdict == MOVES),
+                  key=lambda e: e.size, reverse=True)  # fmt: skip
+    moved = _join([f"{e.label} by {_figure(e)}" for e in mine])
+    also = [o for o in effects if (o.variant, o.metric) == (top.variant, top.metric) and o.where != top.where]
+    elsewhere = "".join(f"; {o.label} {_figure(o)} with {o.where.split(', ', 1)[-1]}" for o in also)
+    return f"{top.variant} moves {moved} ({top.where}{elsewhere})"
+
+
+def _effects_finding(key: str, effects: list[Effect], what: str) -> DesignFinding:
+    """The variants with the largest effects that clear their margin, ranked by effect size (the
+    change over the spread of the per-game quantity), each variant once, and the tally of all."""
+    if not effects:
+        return DesignFinding(key, f"How the rules variants move {what} is not measured here: no rules variants in "
+                             "these data.", "not measured", NOT_MEASURED)  # fmt: skip
+    moves = sorted((e for e in effects if e.verdict == MOVES), key=lambda e: e.size, reverse=True)
+    same = sum(e.verdict == SAME for e in effects)
+    unsure = sum(e.verdict == NOT_SETTLED for e in effects)
+    tally = (f"{len(moves)} of {len(effects)} effects clear their margin, {same} "
+             f"{'is' if same == 1 else 'are'} no larger than it, {unsure} {'is' if unsure == 1 else 'are'} not settled")  # fmt: skip
+    if not moves:
+        return DesignFinding(key, f"No rules variant moves {what} by more than its margin ({tally}).",
+                             f"no variant beyond the margin ({len(effects)} effects)",
+                             SAME if not unsure else NOT_SETTLED)  # fmt: skip
+    shown, seen = [], set()
+    for e in moves:  # each variant once, by its largest effect
+        if e.variant not in seen:
+            seen.add(e.variant)
+            shown.append(e)
+    shown = shown[:MOST_EFFECTS]
+    line = "; ".join(f"{e.variant}: {e.label.strip(chr(34))} {_figure(e)}" for e in shown[:2])
+    return DesignFinding(key, f"The rules variants that move {what} most (by the change over the spread of the "
+                         f"per-game quantity): {'; '.join(_variant_text(e, effects) for e in shown)} ({tally}).",
+                         line, MOVES)  # fmt: skip
+
+
+def variants_finding(variant_sets: list, skills: list, margins: dict = MARGINS) -> DesignFinding:
+    """The variants that move the game's outcomes most (``OUTCOMES``), mechanical effects left out."""
+    effects = [e for e in _variant_effects(variant_sets, skills, margins) if e.metric in OUTCOMES]
+    return _effects_finding("variants", effects, "the game's outcomes (" + ", ".join(OUTCOMES.values()) + ")")
+
+
+def remaining_finding(variant_sets: list, margins: dict = MARGINS) -> DesignFinding:
+    """The largest remaining effects: the variants' effects on every other headline figure."""
+    effects = [e for e in _variant_effects(variant_sets, [], margins) if e.metric not in OUTCOMES]
+    return _effects_finding("remaining", effects, "the rest of the game's figures")
+
+
+# -- all of them --------------------------------------------------------------------------------------
+def design_findings(glance: pd.DataFrame, compensations: list = (), ablation: pd.DataFrame | None = None,
+                    skills: list = (), variant_sets: list = (), margins: dict = MARGINS) -> list[DesignFinding]:  # fmt: skip
+    """The findings in a designer's order (``DESIGN_ORDER``) from the report's tables: the
+    at-a-glance rows (``glance_table``), the fairness results, the wall-bonus ablation table
+    (``ABLATION_COLUMNS``), the skill studies and the variant sets with their tables, as
+    ``(VariantSet, table)`` pairs."""
+    skills, variant_sets = list(skills), list(variant_sets)
+    return [start_edge_finding(glance, compensations, margins), pirates_finding(glance, margins),
+            wall_bonus_finding(ablation, margins), skill_finding(skills, margins),
+            variants_finding(variant_sets, skills, margins), remaining_finding(variant_sets, margins)]  # fmt: skip
+
+
+def report_findings(data: A.ReportData, variants: list = (), variant_tables: list | None = None, skills: list = (),
+                    compensations: list = (), ablation: pd.DataFrame | None = None,
+                    margins: dict = MARGINS) -> list[DesignFinding]:  # fmt: skip
+    """``design_findings`` of a report's data: its at-a-glance rows from ``data``'s main sources."""
     if variant_tables is None:
         variant_tables = [vs.table() for vs in variants]
-    if verdicts is None:
-        verdicts = LA.ladder_verdicts(LA.ladder_table(data))
-    ctx = Context(data, list(variants), list(variant_tables), verdicts, list(skills))
-    stated, cannot, missing = [], [], []
-    for c in CANDIDATES:
-        found = c.find(ctx)
-        if not found:
-            missing.append(c)
-            continue
-        yes = sorted([f for f in found if f.stated], key=_rank, reverse=True)
-        if yes:
-            stated.append((c, yes[0], yes[1:]))
-        else:
-            cannot.append((c, max(found, key=_rank)))
-    stated.sort(key=lambda s: _rank(s[1]), reverse=True)
-    return Findings(stated[:MAX_FINDINGS], [(c, f) for c, f, _ in stated[MAX_FINDINGS:]], cannot, missing)
+    return design_findings(glance_table(data.main()), compensations, ablation, skills,
+                           list(zip(variants, variant_tables)), margins)  # fmt: skip
+
+
+FIRST_SCREEN_TITLE = "The game in a minute"
+
+
+def first_screen_lines(found: list[DesignFinding], skills: list = ()) -> list[str]:
+    """The first screen's box: each design question with its answer in a line, then the levels of
+    play in a sentence."""
+    return [f"{f.question} {f.line}" for f in found] + [levels_sentence(list(skills))]

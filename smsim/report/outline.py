@@ -11,14 +11,16 @@ import numpy as np
 import pandas as pd
 
 from smsim import __version__
-from smsim.intervals import MISSING, interval_text
+from smsim.intervals import MARGINS, MISSING, interval_text
 from smsim.report import findings as F
 from smsim.report import ladder as LA
+from smsim.report import plots as P
 from smsim.report import tables as A
 from smsim.report.render import Block, Page, Section
 from smsim.report.sections import figure_block, game_sections
-from smsim.report.strength import LADDER_RULE, ladder_blocks, strength_blocks
+from smsim.report.strength import ladder_blocks, strength_blocks
 from smsim.report.studies import compensation_section, skill_section, variants_section
+from smsim.studies.skill import ordered_levels
 
 GLANCE_HEADINGS = {"players": "players", "games": "games", "field": "at the table",
                    "start_win": "start player wins [95% CI]", "last_win": "last seat wins [95% CI]",
@@ -26,13 +28,12 @@ GLANCE_HEADINGS = {"players": "players", "games": "games", "field": "at the tabl
                    "rounds": "rounds [95% CI]"}  # fmt: skip
 
 FINDINGS_RULE = (
-    "Each finding is one figure with its 95% interval and the games behind it, tested against a null: parity "
-    "for a seat's win rate, one game in ten for the cannons changing the winner, 1% and 99% of seats for an "
-    "attack never or always held, no difference for a policy's margin or a variant's effect, and the other "
-    "figure's interval where two are set side by side (stated where the intervals do not overlap). A finding "
-    "is stated only where its interval excludes its null, and the findings are ordered by effect size, how "
-    "large the effect is whatever the games behind it: Cohen's h for a rate, Cohen's d for other figures "
-    "(smsim/report/findings.py, docs/report.md). Every sentence here is generated from the data."
+    "The findings answer a designer's questions in the order asked, each in one sentence with its sizes and 95% "
+    "intervals. An effect is stated only where its interval clears the smallest change that matters (1 point of a "
+    "rate, 0.5 VP, 0.25 rounds: docs/report.md), said to be no larger than that margin where its interval lies "
+    "inside it, and not settled otherwise. A variant's effect on the count its own rule changes is mechanical and "
+    "left out; variants are ranked by their change over the spread of the per-game quantity it describes "
+    "(smsim/report/findings.py). Every sentence here is generated from the data."
 )
 
 
@@ -51,33 +52,27 @@ def glance_shown(t: pd.DataFrame) -> pd.DataFrame:
     return d.rename(columns=GLANCE_HEADINGS)
 
 
-def _also(others: list[F.Finding], most: int = 3) -> str:
-    """The other stated instances of a finding's family, named."""
-    if not others:
-        return ""
-    names = [o.where for o in others[:most]]
-    more = f" and {len(others) - most} more" if len(others) > most else ""
-    return f" Also distinguishable from its null: {', '.join(names)}{more}."
+def opening(found: list, skills: list, glance: pd.DataFrame, rules) -> Section:
+    """The first screen: the design verdicts a line each (``findings.first_screen_lines``), the
+    levels of play in a sentence, and one picture of the game (``plots.median_game_figure``: at 4
+    players where the report has them, else at its largest player count)."""
+    counts = [int(p) for p in glance["players"]]
+    players = 4 if 4 in counts or not counts else max(counts)
+    fig, caption = P.median_game_figure(players, A.LADDER[0], rules=rules)
+    return Section(F.FIRST_SCREEN_TITLE, "The answers of the key findings below, a line each; where an effect is "
+                   "within its margin (the smallest change that matters) the line says so.", [
+                       Block("list", text="Design verdicts", items=F.first_screen_lines(found, skills)[:-1]),
+                       Block("text", text=F.first_screen_lines(found, skills)[-1]),
+                       Block("figure", text=caption, name="median-game", figure=fig)])  # fmt: skip
 
 
-def findings_lines(found: F.Findings, n_games: int) -> tuple[list[tuple[str, str]], list[str]]:
-    """The findings as (sentence, section) pairs, and the notes under them: the further stated
-    findings the cap left out, what the data cannot tell, what they do not measure."""
-    items = [(f"{f.sentence} {f.strength}{_also(others)}".replace("  ", " "), c.section)
-             for c, f, others in found.stated]
-    notes = []
-    if not found.stated:
-        notes.append(f"These data cannot support any finding: no interval excludes the null it is tested against "
-                     f"({n_games:,} games). More games would tell.")  # fmt: skip
-    if found.more:
-        notes.append("Also distinguishable, with smaller effects: " + "; ".join(
-            f"{c.title} ({f.short})" for c, f in found.more) + ".")  # fmt: skip
-    notes += [f"The data cannot tell {c.title}: the closest is {f.short}, whose interval does not exclude "
-              f"{f.null_text}." for c, f in found.cannot_tell]  # fmt: skip
-    if found.not_measured:
-        notes.append("Not measured in these data: " + ", ".join(c.title for c in found.not_measured) + ".")
-    return items, notes
-
+def levels_section(skills: list) -> Section:
+    """What each level of play is and how strong, each against the one below (``findings.levels_lines``)."""
+    return Section("Levels of play", f"The report measures the game at three strengths of play ({F.POLICIES_DOC}). "
+                   "Each level is set against the one below head to head (`smsim skill`: one seat of the upper "
+                   "level among the lower in every other seat, every seat rotation on common dice). Where that "
+                   "interval holds parity, the two levels are not ordered: the report calls a difference between "
+                   f"them {F.strength_words(False)}.", [Block("list", text="The levels", items=F.levels_lines(skills))])  # fmt: skip
 
 
 def games_line(data: A.ReportData, variants: list, compensations: list, skills: list = ()) -> str:
@@ -114,16 +109,20 @@ INTERVALS_NOTE = ("Intervals are 95%: Wilson intervals for rates, normal interva
 
 
 def page(data: A.ReportData, title: str = "Saint Malo balance report", variants: list = (),
-         compensations: list = (), skills: list = ()) -> Page:  # fmt: skip
-    """The whole report, in the order of the page: the key findings (``findings.key_findings``,
-    each with its verdict across strengths of play), the at-a-glance table, the strength check and
+         compensations: list = (), skills: list = (), margins: dict[str, float] = MARGINS) -> Page:  # fmt: skip
+    """The whole report, in the order of the page: the first screen (``opening``), the key findings
+    in a designer's order (``findings.report_findings``), the levels of play, the at-a-glance table, the strength check and
     the headline figure, then the sections on the game, each opening with its ladder
-    (``report.ladder``), then the sections on the studies, then the data and rules."""
+    (``report.ladder``), then the sections on the studies, then the data and rules. ``margins``:
+    the smallest change that matters per unit (``intervals.MARGINS``), which every verdict by size
+    judges against."""
     variants, compensations, skills = list(variants), list(compensations), list(skills)
     variant_tables = [vs.table() for vs in variants]
     main = data.main()
-    verdicts = LA.ladder_verdicts(LA.ladder_table(data))  # once: the findings and the ladders read it
-    found = F.key_findings(data, variants, variant_tables, skills, verdicts)
+    ladder = LA.ladder_table(data)
+    ordered = {int(p): ordered_levels(skills, int(p)) for p in ladder["players"].unique()}
+    verdicts = LA.ladder_verdicts(ladder, margins, ordered)  # once: the ladders read it
+    found = F.report_findings(data, variants, variant_tables, skills, compensations, margins=margins)
     glance = F.glance_table(main)
 
     s = Section("At a glance", "One row per player count, from one dataset each (the mirror of `balanced`, L1, "
@@ -136,17 +135,17 @@ def page(data: A.ReportData, title: str = "Saint Malo balance report", variants:
     else:
         s.blocks.append(Block("missing", text="No games in these data."))
     s.blocks += strength_blocks(verdicts)
-    s.blocks.append(Block("text", text=LADDER_RULE))
-    secs = [s, *game_sections(main)]
+    s.blocks.append(Block("text", text=LA.rule_text(margins)))
+    secs = [levels_section(skills), s, *game_sections(main)]
     for sec in secs:
         if sec.title in A.HEADLINE_SECTIONS.values():
             sec.blocks[:0] = ladder_blocks(verdicts, sec.title)
-    skill, skill_glance = skill_section(skills)
+    skill, skill_glance = skill_section(skills, margins["points"])
     if skill_glance:
         skill.blocks.insert(0, Block("list", text="In short", items=skill_glance))
     secs.append(skill)
     if variants:
-        varied, variant_glance = variants_section(variants, variant_tables)
+        varied, variant_glance = variants_section(variants, variant_tables, margins)
         varied.blocks.insert(0, Block("list", text="In short", items=variant_glance))
         secs.append(varied)
     if compensations:
@@ -156,11 +155,13 @@ def page(data: A.ReportData, title: str = "Saint Malo balance report", variants:
 
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     made = f"Made by smsim {__version__} on {now} from {games_line(data, variants, compensations, skills)}."
-    items, notes = findings_lines(found, main.n_games)
+    titles = {x.title for x in secs}
+    items = [(f.sentence, f.section(titles)) for f in found]
     datasets = pd.DataFrame([{"dataset": s.path, "kind": s.kind + (f" (level L{s.level})" if s.level else ""),
                               "players": s.players, "games": s.games, "seed": s.seed, "at the table": s.field,
                               "command": s.command}
                              for s in data.sources])  # fmt: skip
     rules = pd.DataFrame([{"rule": k, "value": str(v)} for k, v in data.rules.to_dict().items()])
-    return Page(title=title, made=made, findings=items, notes=notes, findings_rule=FINDINGS_RULE, sections=secs,
-                datasets=datasets, rules=rules, closing=INTERVALS_NOTE)  # fmt: skip
+    return Page(title=title, made=made, findings=items, notes=[], findings_rule=FINDINGS_RULE, sections=secs,
+                datasets=datasets, rules=rules, closing=INTERVALS_NOTE,
+                opening=[opening(found, skills, glance, data.rules)])  # fmt: skip

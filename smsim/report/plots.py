@@ -8,15 +8,22 @@ state, so they can be made from threads and never open a window.
 
 from __future__ import annotations
 
+import textwrap
 from typing import Callable
 
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
+from smsim import layout as L
+from smsim.play.api import TracedGame, play_game
+from smsim.intervals import MARGINS
+from smsim.report import ladder as LA
 from smsim.report import tables as A
-from smsim.rules import SIDE_NAMES
+from smsim.rules import SIDE_NAMES, Rules
+from smsim.runs.batch import run_games
 from smsim.runs.dataset import VP_LABELS
 from smsim.studies.ratings import elo
 from smsim.studies.sweep import HEADLINE
@@ -470,76 +477,102 @@ def seat_parity(data: A.ReportData) -> Plot | None:
                  f"dashed line is parity; one line per player count, one dataset each ({games:,} games).")  # fmt: skip
 
 
-def _panel_rows(rows: pd.DataFrame) -> list[tuple[str, pd.DataFrame, bool]]:
-    """A ladder figure's panels: (title, verdict rows, minus parity). Win rates by seat give two
-    panels, the start player's and the last seat's; VP by source under outcomes only the total."""
+def _panel_rows(rows: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """A ladder figure's panels: (title, verdict rows). Win rates by seat give two panels, the
+    start player's and the last seat's; VP by source under outcomes only the total."""
     out = []
     for (figure, item), g in rows.groupby(["figure", "item"], sort=False):
         if figure == "seat_win":
             if item != "0":
                 continue
             last = rows[(rows["figure"] == "seat_win") & (rows["item"].astype(str) == (rows["players"] - 1).astype(str))]
-            out.append(("Start player wins, minus parity", g, True))
-            out.append(("Last seat wins, minus parity", last, True))
+            out.append(("The start player's win rate", g))
+            out.append(("The last seat's win rate", last))
         elif figure == "vp_by_source" and g["section"].iloc[0] == "Outcomes" and item != "total":
             continue
         else:
-            out.append((str(g["label"].iloc[0]), g, False))
+            out.append((str(g["label"].iloc[0]), g))
     return out
 
 
+CHANGE_UNITS = {"rate": "points", "share": "points", "points": "points", "vp": "VP", "rounds": "rounds"}
+"""The y-axis unit of a ladder panel, the change from L1 of a figure of each unit."""
+
+
+def verdict_word(row) -> str:
+    """A ladder verdict in a panel's few words: "stable", "rises", "falls", "both ways",
+    "not settled", "one level"."""
+    if row["verdict"] == "strength-dependent":
+        return {"moves both ways": "both ways"}.get(row["direction"], str(row["direction"]).replace(" with strength", ""))
+    return str(row["verdict"])
+
+
 def ladder_figure(rows: pd.DataFrame, section: str) -> Plot | None:
-    """A section's headline figures at each level of play (``report.ladder.ladder_verdicts`` rows):
-    one panel per figure, the value at each level with its 95% interval, one line per player
-    count; win rates by seat as points above parity."""
+    """A section's headline figures across the levels of play (``report.ladder.ladder_verdicts``
+    rows): one panel per figure, its change from L1 at each level with that change's 95% interval
+    (L1 at 0), one line per player count, on axes that show the margin the verdict judged by
+    (shaded: a change inside it is one that does not matter) and the verdict of each line in the
+    panel's key. Panels of one unit share their y-axis, so that a small change looks small."""
     levels = [k for k in range(1, 10) if f"L{k}" in rows and rows[f"L{k}"].notna().any()]
     panels = _panel_rows(rows)
     if not levels or not panels:
         return None
     cols = min(4, len(panels))
     n_rows = -(-len(panels) // cols)
-    fig = Figure(figsize=(3.1 * cols + 1.6, 2.9 * n_rows + 0.6), layout="constrained")
+    fig = Figure(figsize=(3.2 * cols + 0.4, 3.5 * n_rows + 0.6), layout="constrained")
     axes = fig.subplots(n_rows, cols, squeeze=False).ravel()
-    fig.suptitle(f"{section} across strengths of play")
+    fig.suptitle(f"{section} across strengths of play: the change from L1")
     players = sorted(rows["players"].unique())
     colours = colormaps["viridis"](np.linspace(0.0, 0.85, max(len(players), 2)))
     names = {k: next((p for p in rows[f"L{k}_policy"] if p), f"L{k}") for k in levels}
-    for ax, (title, g, minus_parity) in zip(axes, panels):
-        unit = str(g["unit"].iloc[0]) if len(g) else "vp"
-        scale = 100.0 if unit in ("rate", "share") else 1.0
+    spans: dict[str, list[float]] = {}  # per unit: the lowest and highest y drawn, for a shared axis
+    units = [str(g["unit"].iloc[0]) if len(g) else "vp" for _, g in panels]
+    for ax, (title, g), unit in zip(axes, panels, units):
+        scale = 100.0 if unit in ("rate", "share", "points") else 1.0
+        margin = float(g["margin"].iloc[0]) * scale if len(g) and "margin" in g else np.nan
+        if np.isfinite(margin) and margin > 0:
+            ax.axhspan(-margin, margin, color="grey", alpha=0.18, lw=0, label="_margin")
+        ax.axhline(0, color="grey", ls="--", lw=0.8)
+        span = spans.setdefault(unit, [-margin if np.isfinite(margin) else 0.0, margin if np.isfinite(margin) else 0.0])
         for c, p in enumerate(players):
             r = g[g["players"] == p]
-            if r.empty:
+            if r.empty or not np.isfinite(r.iloc[0]["L1"]):
                 continue
             r = r.iloc[0]
-            shift = r["parity"] if minus_parity else 0.0
-            ks = [k for k in levels if np.isfinite(r[f"L{k}"])]
+            ks = [1] + [k for k in levels[1:] if np.isfinite(r.get(f"L{k}_change", np.nan))]
             x = np.array(ks, dtype=float) + 0.06 * (c - (len(players) - 1) / 2)
-            y = np.array([(r[f"L{k}"] - shift) * scale for k in ks])
-            lo = np.array([(r[f"L{k}_lo"] - shift) * scale for k in ks])
-            hi = np.array([(r[f"L{k}_hi"] - shift) * scale for k in ks])
+            y = np.array([0.0] + [r[f"L{k}_change"] * scale for k in ks[1:]])
+            lo = np.array([0.0] + [r[f"L{k}_change_lo"] * scale for k in ks[1:]])
+            hi = np.array([0.0] + [r[f"L{k}_change_hi"] * scale for k in ks[1:]])
             ax.errorbar(x, y, yerr=np.clip(np.vstack([y - lo, hi - y]), 0, None), fmt="-o", ms=4, capsize=3,
-                        color=colours[c], label=f"{p} players")  # fmt: skip
-        if minus_parity:
-            ax.axhline(0, color="grey", ls="--", lw=0.8)
-        ax.set_title(title if len(title) < 44 else title[:42] + "…", fontsize="small")
+                        color=colours[c], label=f"{p} players: {verdict_word(r)}")  # fmt: skip
+            span[0], span[1] = min(span[0], float(np.nanmin(lo))), max(span[1], float(np.nanmax(hi)))
+        ax.set_title(textwrap.fill(title, 40), fontsize="small")
         ax.set_xticks(levels, [f"L{k}\n{names[k]}" for k in levels], fontsize="x-small")
         ax.set_xlim(min(levels) - 0.4, max(levels) + 0.4)
-        ax.set_ylabel("points" if minus_parity else {"rate": "%", "share": "%", "vp": "VP", "rounds": "rounds"}.get(unit, unit),
-                      fontsize="small")  # fmt: skip
+        ax.set_ylabel(f"change from L1 ({CHANGE_UNITS.get(unit, unit)})" if unit in CHANGE_UNITS else
+                      "change from L1", fontsize="small")  # fmt: skip
+        handles, labels = ax.get_legend_handles_labels()
+        if handles:  # the verdicts under the panel, never on its data
+            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.22), fontsize="x-small",
+                      frameon=False, ncols=2 if len(handles) > 2 else 1, handlelength=1.2, columnspacing=0.8)  # fmt: skip
+    for ax, unit in zip(axes, units):
+        low, high = spans[unit]
+        pad = 0.08 * (high - low) if high > low else 1.0
+        ax.set_ylim(low - pad, high + pad)
     for ax in axes[len(panels):]:
         ax.set_visible(False)
-    handles, labels = axes[0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="outside right upper", fontsize="small", frameon=False)
     games = ", ".join(f"L{k} {names[k]}: {int(rows[f'L{k}_games'].max()):,} games" for k in levels)
-    return fig, (f"{section}: each headline figure on the mirror games of each level of play, with its 95% interval; "
-                 f"one line per player count ({games}, at most, per player count). The verdicts are in the table "
-                 "below.")  # fmt: skip
+    margins = "; ".join(f"{CHANGE_UNITS.get(u, u)} ±{m * (100 if u in ('rate', 'share', 'points') else 1):g}"
+                        for u, m in rows.groupby("unit")["margin"].first().items()) if "margin" in rows else ""  # fmt: skip
+    return fig, (f"{section}: each headline figure's change from L1 at each level of play, with its 95% interval "
+                 f"(L1 at 0); one line per player count ({games}, at most, per player count). The shaded band is "
+                 f"the smallest change that matters ({margins}): a step inside it is the same, one wholly beyond it "
+                 "moves. Each line's verdict is in its panel's key; panels of one unit share their axis.")  # fmt: skip
 
 
 def skill_gap_figure(t: pd.DataFrame) -> Plot | None:
-    """The skill gap per player count (``page.skill_section``'s table), with its 95% interval."""
+    """The skill gap per player count (``report.studies.skill_section``'s table), with its 95% interval."""
     if t.empty:
         return None
     fig, axes = _panels(1, "Skill gap: one learned seat against balanced")
@@ -556,8 +589,9 @@ def skill_gap_figure(t: pd.DataFrame) -> Plot | None:
                  "shared dice).")  # fmt: skip
 
 
-def skill_variants_figure(g: pd.DataFrame, players: int) -> Plot | None:
-    """Each variant's change of the skill gap from the baseline, with its paired 95% interval."""
+def skill_variants_figure(g: pd.DataFrame, players: int, margin: float = MARGINS["points"]) -> Plot | None:
+    """Each variant's change of the skill gap from the baseline, with its paired 95% interval, on
+    axes that shade the margin (``studies.skill.gap_verdict``: a change inside it is no change)."""
     t = g.iloc[1:]
     t = t[np.isfinite(t["diff"].astype(float))]
     if t.empty:
@@ -568,13 +602,18 @@ def skill_variants_figure(g: pd.DataFrame, players: int) -> Plot | None:
     y = np.arange(len(t))[::-1]
     x = t["diff"].to_numpy(float) * 100
     err = np.clip(np.vstack([x - t["diff_lo"] * 100, t["diff_hi"] * 100 - x]), 0, None)
+    if np.isfinite(margin) and margin > 0:
+        ax.axvspan(-100 * margin, 100 * margin, color="grey", alpha=0.18, lw=0)
     ax.errorbar(x, y, xerr=err, fmt="o", capsize=3, color="#4c72b0")
     ax.axvline(0, color="grey", ls="--", lw=0.8)
     ax.set_yticks(y, t["variant"], fontsize="small")
     ax.set_xlabel("change of the skill gap from the baseline (points; right: more skill, left: more luck)")
     games = int(g["blocks"].iloc[0]) * players
     return fig, (f"Each variant's change of the skill gap (one `learned` seat among `balanced`) from the baseline's, "
-                 f"with its paired 95% interval ({games:,} games per variant on the same dice).")  # fmt: skip
+                 f"with its paired 95% interval ({games:,} games per variant on the same dice). The shaded band is "
+                 f"the smallest change that matters (±{LA.margin_text('points', margin)}): a variant whose interval lies wholly "
+                 "beyond it makes the game more a game of skill (right) or of luck (left), one inside it changes "
+                 "nothing that matters.")  # fmt: skip
 
 
 PLOTS: dict[str, Callable[[A.ReportData], Plot | None]] = {
@@ -594,3 +633,59 @@ PLOTS: dict[str, Callable[[A.ReportData], Plot | None]] = {
     "ratings": ratings,
     "seat-parity": seat_parity,
 }
+
+
+# -- one picture of the game: the final cities of a median game ---------------------------------------
+CITY_LOOK = {  # per cell code: (fill, symbol, symbol colour); the symbols of the board text format
+    L.Cell.EMPTY: ("#ffffff", "", "k"), L.Cell.TOWER: ("#4d4d4d", "", "w"), L.Cell.WALL: ("#8c6d46", "", "w"),
+    L.Cell.CRATE: ("#e0a458", "C", "k"), L.Cell.HOUSE: ("#c44e52", "H", "w"),
+    **{c: ("#9ecae1", str(k), "k") for k, c in enumerate(L.CHURCH_CELLS, start=1)},
+    **{L.Cell(L.PERSON_0 + int(p)): ("#a1d99b", L.CELL_CHAR[L.Cell(L.PERSON_0 + int(p))], "k") for p in L.Person},
+}  # fmt: skip
+"""How a city's cell is drawn: walls brown, towers grey, crates C, houses H, a church its size,
+a person its letter (c citizen, s soldier, p priest, a architect, m merchant, j juggler, n noble)."""
+
+
+def median_game(players: int = 4, policy: str = "balanced", games: int = 101, seed: int = 2026,
+                rules: Rules | None = None) -> tuple[int, TracedGame]:  # fmt: skip
+    """The game of ``games`` games of ``seed`` (``policy`` in every seat) whose winner's VP is the
+    median (the lowest game index among equals), replayed alone with its final cities."""
+    rules = rules or Rules()
+    score, _, _ = run_games(games, players, [policy], seed, rules, threads=1)
+    won = score[:, :, L.S_WON] > 0
+    top = np.where(won, score[:, :, L.S_TOTAL], -(10**9)).max(axis=1)
+    order = np.argsort(top, kind="stable")
+    game = int(order[(games - 1) // 2])
+    return game, play_game(players, seed, game, [policy], rules)
+
+
+def median_game_figure(players: int = 4, policy: str = "balanced", games: int = 101, seed: int = 2026,
+                       rules: Rules | None = None) -> Plot:  # fmt: skip
+    """One picture of the game: each seat's final city in the median game (``median_game``), drawn
+    as the board is (the 7 x 7 grid, towers at the corners, the outer ring the wall)."""
+    game, traced = median_game(players, policy, games, seed, rules)
+    total, won = traced.score[:, L.S_TOTAL], traced.score[:, L.S_WON]
+    fig = Figure(figsize=(1.9 * players, 2.45), layout="constrained")  # small: the first screen holds it
+    axes = fig.subplots(1, players, squeeze=False)[0]
+    for seat, ax in enumerate(axes):
+        city = traced.city[seat]
+        for r in range(L.SIZE):
+            for c in range(L.SIZE):
+                fill, symbol, ink = CITY_LOOK[L.Cell(int(city[L.cell_index(r, c)]))]
+                y = L.SIZE - 1 - r
+                ax.add_patch(Rectangle((c, y), 1, 1, facecolor=fill, edgecolor="#bbbbbb", lw=0.6))
+                if symbol:
+                    ax.text(c + 0.5, y + 0.5, symbol, ha="center", va="center", fontsize=8, color=ink,
+                            fontweight="bold")  # fmt: skip
+        ax.set_xlim(0, L.SIZE)
+        ax.set_ylim(0, L.SIZE)
+        ax.set_aspect("equal")
+        ax.set_axis_off()
+        ax.set_title(f"seat {seat + 1}{' (start)' if seat == 0 else ''}: {int(total[seat])} VP"  # people count from 1
+                     f"{', won' if won[seat] else ''}", fontsize="small")  # fmt: skip
+    fig.suptitle(f"The final cities of a median {players}-player game")
+    return fig, (f"Each seat's city at the end of game {game:,} of seed {seed} (`{policy}` in every seat, "
+                 f"{players} players): of {games:,} games, the one whose winner's VP is the median. Drawn as the "
+                 "board is: towers grey at the corners, walls brown on the outer ring, C crate, H house, a "
+                 "church by its size (1-5), a person by its letter (c citizen, s soldier, p priest, a architect, "
+                 "m merchant, j juggler, n noble).")  # fmt: skip

@@ -97,17 +97,22 @@ class Page:
     datasets: pd.DataFrame  # "Data and rules": every dataset read
     rules: pd.DataFrame  # "Data and rules": every rules field
     closing: str  # the page's last words: what the intervals are
+    opening: list[Section] = field(default_factory=list)  # the first screen, in a box above the findings
 
     @property
     def titles(self) -> list[str]:
         """The headings of the page's sections, in order: the contents line."""
-        return ["Key findings", *(s.title for s in self.sections), "Data and rules"]
+        return [*(s.title for s in self.opening), "Key findings", *(s.title for s in self.sections), "Data and rules"]
 
 
 def markdown_page(page: Page) -> str:
     """The page as Markdown (``report.md``)."""
     md = [f"# {page.title}", "", page.made, "",
           "Contents: " + " · ".join(f"[{t}](#{slug(t)})" for t in page.titles), ""]  # fmt: skip
+    for sec in page.opening:
+        md += [f"## {sec.title}", "", sec.intro, ""]
+        for b in sec.blocks:
+            md += markdown_block(b)
     md += ["## Key findings", ""] + [f"{k}. {text} ([{sec}](#{slug(sec)}))" for k, (text, sec) in
                                      enumerate(page.findings, 1)] + ([""] if page.findings else [])  # fmt: skip
     md += [note + "\n" for note in page.notes] + [f"*{page.findings_rule}*", ""]
@@ -127,6 +132,9 @@ def html_page(page: Page) -> str:
     inline, nothing loaded from the network. Figures must have been drawn (``Block.png``)."""
     nav = " ".join(f'<a href="#{slug(t)}">{html.escape(t)}</a>' for t in page.titles)
     body = [f'<nav class="toc">{nav}</nav>', f"<h1>{html.escape(page.title)}</h1>", f"<p>{html_text(page.made)}</p>"]
+    for sec in page.opening:  # the first screen: a box
+        body += [f'<section class="first-screen"><h2 id="{slug(sec.title)}">{html.escape(sec.title)}</h2>',
+                 f"<p>{html_text(sec.intro)}</p>", *(html_block(b) for b in sec.blocks), "</section>"]  # fmt: skip
     body.append('<h2 id="key-findings">Key findings</h2>')
     if page.findings:
         body.append('<ol class="findings">' + "".join(
@@ -332,4 +340,5 @@ table{border-collapse:collapse;font-size:0.82em;margin:0.5em 0 1em}th,td{border:
 text-align:right}th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}figure{margin:1em 0 1.5em}
 figcaption{font-size:0.9em;color:#444}img{max-width:100%}.missing{color:#8a6d3b;font-style:italic}
 details{margin:0 0 1.5em}summary{cursor:pointer;color:#4c72b0}.note{font-size:0.9em;color:#444}
+.first-screen{border:2px solid #4c72b0;border-radius:6px;padding:0 1em;margin:1em 0;background:#f7f9fc}
 code,pre{background:#f6f6f6}pre{padding:0.5em;overflow-x:auto}"""

@@ -15,18 +15,6 @@ from smsim.report.render import Block, slug, topic
 from smsim.studies.skill import level_name
 
 
-LADDER_RULE = (
-    "Each headline figure is measured on the mirror games of each level of play (one policy in every seat: "
-    "L1 `balanced`, L2 `learned`, L3 `rollout` over `learned`) and judged level against level: "
-    "*strength-dependent* where two adjacent levels' 95% intervals do not overlap (the direction says which way "
-    "it moves); *not settled* where none are apart but the data cannot rule out a change (a seat's win rate clear "
-    f"of parity at one level and not the next, or a difference that could still exceed {LA.MARGIN} standard "
-    "deviations: Cohen's h or d, half a small effect); *stable* where every adjacent difference lies within "
-    f"{LA.MARGIN} standard deviations; *one level* where the figure was measured at one level only, so that no "
-    "strength check was possible (smsim/report/ladder.py, docs/report.md)."
-)
-
-
 def _level_games(rows: pd.DataFrame, levels: list[int]) -> dict[int, dict[int, int]]:
     """Per level, per player count, the mirror games behind its figures (0: not measured)."""
     return {k: {int(p): int(g[f"L{k}_games"].max()) for p, g in rows.groupby("players")} for k in levels}
@@ -57,6 +45,8 @@ def _ladder_shown(rows: pd.DataFrame, levels: list[int]) -> pd.DataFrame:
             interval_text(getattr(r, f"L{k}"), getattr(r, f"L{k}_lo"), getattr(r, f"L{k}_hi"),
                           **A.unit_form(r.unit, fit=True)) if np.isfinite(getattr(r, f"L{k}")) else "not measured"
             for r in rows.itertuples()]  # fmt: skip
+    for k in levels[1:] if levels and levels[0] == 1 else ():
+        shown[f"L{k} change from L1 [95% CI]"] = [LA.level_change(r, k) for r in rows.itertuples()]
     shown["verdict"] = [r.verdict + (f": {r.direction}" if r.direction else "") +
                         (f": {r.reason}" if r.verdict == "not settled" else "") for r in rows.itertuples()]
     return pd.DataFrame(shown)
@@ -84,8 +74,9 @@ def ladder_blocks(verdicts: pd.DataFrame, section: str) -> list[Block]:
     counts = rows["verdict"].value_counts()
     tally = ", ".join(f"{counts[v]} {v}" for v in LA.VERDICTS if v in counts)
     blocks.append(Block("table", text=f"{section} across strengths of play: {len(rows)} headline figures, {tally}. "
-                        "Each figure on the mirror games of each level alone, with its 95% interval, and its verdict; "
-                        f"the games behind each level: {_games_said(_level_games(rows, levels))}", name=name,
+                        "Each figure on the mirror games of each level alone, with its 95% interval, its change "
+                        "from L1 with that change's interval, and its verdict by size (the margins at the top of the "
+                        f"page); the games behind each level: {_games_said(_level_games(rows, levels))}", name=name,
                         table=rows, shown=_ladder_shown(rows, levels), fold=False))  # fmt: skip
     return topic("Across strengths of play", *blocks)
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from smsim.intervals import MISSING, interval_text
+from smsim.intervals import MARGINS, MISSING, MOVES, interval_text, margin_verdict
 from smsim.report import findings as F
+from smsim.report import ladder as LA
 from smsim.report import plots as P
 from smsim.report import tables as A
 from smsim.report.render import Block, Section
@@ -29,16 +30,19 @@ def _matrix_shown(res) -> pd.DataFrame:
     return pd.DataFrame(shown)
 
 
-def skill_section(skills: list) -> tuple[Section, list[str]]:
-    """The section "How much skill matters" (``studies.skill.SkillResult``s) and its at-a-glance lines."""
+def skill_section(skills: list, margin: float = MARGINS["points"]) -> tuple[Section, list[str]]:
+    """The section "How much skill matters" (``studies.skill.SkillResult``s) and its at-a-glance lines;
+    a variant's change of the skill gap judged by size against ``margin`` (``studies.skill.gap_verdict``)."""
     s = Section("How much skill matters", "Levels of play against one another (`smsim skill`): one seat of the row's "
                 "level against the column's level in every other seat, every seat rotation on the same dice, its win "
                 "share (a shared win split) with the normal 95% interval over independent blocks; parity is one "
                 "share in the number of players. The *skill gap* is one `learned` (L2) seat against `balanced` (L1) "
                 "minus parity: how much a better player gains. Under a rules variant the same games are played on "
                 "the same dice, so the gap's change is paired, block by block: a gap that grows makes the game more "
-                "a game of skill, one that shrinks more a game of luck. `learned` was trained under the printed "
-                "rules; under a variant it plays with the same model.")  # fmt: skip
+                "a game of skill, one that shrinks more a game of luck, where the change's interval lies wholly "
+                f"beyond {LA.margin_text('points', margin)} (the smallest change that matters; "
+                "inside it: no change). `learned` was trained under the printed rules; under a variant it plays "
+                "with the same model.")  # fmt: skip
     glance: list[str] = []
     skills = sorted(skills, key=lambda r: r.players)
     if not skills:
@@ -93,36 +97,43 @@ def skill_section(skills: list) -> tuple[Section, list[str]]:
                                             f"{r:.2f}, {interval_text(d, lo, hi, digits=2, signed=True)}"
                                             for r, d, lo, hi in zip(g["rounds"], g["rounds_diff"], g["rounds_diff_lo"],
                                                                     g["rounds_diff_hi"])],
-                "verdict": ["" if not np.isfinite(d) else gap_verdict(d, lo, hi)
+                "verdict": ["" if not np.isfinite(d) else gap_verdict(d, lo, hi, margin)
                             for d, lo, hi in zip(g["diff"], g["diff_lo"], g["diff_hi"])]})  # fmt: skip
             s.blocks.append(Block("table", text=f"The skill gap under each rules variant, {res.players} players, "
                                   f"{int(g['blocks'].iloc[0]) * res.players:,} games each on the same dice: its change "
                                   "from the baseline with the paired 95% interval, beside the unpaired one",
                                   name=f"skill_{res.players}p_variants", table=g, shown=shown))  # fmt: skip
-            made = P.skill_variants_figure(g, res.players)
+            made = P.skill_variants_figure(g, res.players, margin)
             if made is not None:
                 s.blocks.append(Block("figure", text=made[1], name=f"skill-variants-{res.players}p", figure=made[0]))
             s.blocks.append(Block("list", text="What each variant does to the skill gap",
-                                  items=[skill_variant_sentence(r) for r in g.iloc[1:].itertuples()]))  # fmt: skip
-            clear = g.iloc[1:][(g["diff_lo"].iloc[1:] > 0) | (g["diff_hi"].iloc[1:] < 0)]
+                                  items=[skill_variant_sentence(r, margin) for r in g.iloc[1:].itertuples()]))  # fmt: skip
+            rest = g.iloc[1:]
+            moved = [gap_verdict(d, lo, hi, margin) in ("more skill", "more luck")
+                     for d, lo, hi in zip(rest["diff"], rest["diff_lo"], rest["diff_hi"])]  # fmt: skip
+            clear = rest[moved]
             if len(clear):
                 most = clear.loc[clear["diff"].abs().idxmax()]
                 glance.append(f"Rule variants and skill ({res.players} players): {len(clear)} of {len(g) - 1} variants "
-                              f"move the skill gap distinguishably; most: {most.variant} "
+                              f"move the skill gap by more than {LA.margin_text('points', margin)}; most: {most.variant} "
                               f"({interval_text(most['diff'], most.diff_lo, most.diff_hi, **A.POINTS_SAID)}, "
-                              f"{gap_verdict(most['diff'], most.diff_lo, most.diff_hi)}).")  # fmt: skip
+                              f"{gap_verdict(most['diff'], most.diff_lo, most.diff_hi, margin)}).")  # fmt: skip
             else:
-                glance.append(f"Rule variants and skill ({res.players} players): no variant moves the skill gap "
-                              f"distinguishably ({len(g) - 1} variants).")  # fmt: skip
+                glance.append(f"Rule variants and skill ({res.players} players): no variant moves the skill gap by "
+                              f"more than {LA.margin_text('points', margin)} ({len(g) - 1} variants).")  # fmt: skip
     return s, glance
 
 
-def skill_variant_sentence(r) -> str:
-    """One variant's effect on the skill gap, with what it does to the game's length."""
+def skill_variant_sentence(r, margin: float = MARGINS["points"]) -> str:
+    """One variant's effect on the skill gap, judged by size against ``margin`` (``gap_verdict``),
+    with what it does to the game's length."""
+    points = LA.margin_text("points", margin)
     said = {"more skill": "more a game of skill", "more luck": "more a game of luck",
-            "no change shown": "no distinguishable change of the skill gap", "no data": "no data"}  # fmt: skip
+            "no change": f"no change of the skill gap that matters (inside {points})",
+            "not settled": f"whether the skill gap changes by {points} or more is not settled",
+            "no data": "no data"}  # fmt: skip
     rounds = f"; {F.rounds_words(r.rounds_diff, r.rounds_diff_lo, r.rounds_diff_hi)}"
-    return (f"{r.variant}: {said[gap_verdict(r.diff, r.diff_lo, r.diff_hi)]}, the gap "
+    return (f"{r.variant}: {said[gap_verdict(r.diff, r.diff_lo, r.diff_hi, margin)]}, the gap "
             f"{interval_text(r.gap, r.gap_lo, r.gap_hi, **A.POINTS_SAID)} against the baseline's, a change "
             f"of "
             f"{interval_text(r.diff, r.diff_lo, r.diff_hi, **A.POINTS_SAID)} on the same dice{rounds}.")  # fmt: skip
@@ -134,10 +145,12 @@ VARIANT_GROUPS = {"seats": "Seats", "pirates": "Pirates", "vp": "Victory points"
                   "game": "Game length", "policies": "Policies"}  # fmt: skip
 
 
-def _largest(t, key: str) -> str | None:
-    """The variant that moves ``key`` most, where its paired interval excludes no difference."""
+def _largest(t, key: str, margins: dict[str, float] = MARGINS) -> str | None:
+    """The variant that moves ``key`` most, among those whose paired interval lies wholly beyond the
+    smallest change that matters for its unit (``intervals.margin_verdict``: it *moves*)."""
     rows = t[(t["metric"] == key) & (t["variant"] != "baseline")]
-    clear = rows[(rows["diff_lo"] > 0) | (rows["diff_hi"] < 0)]
+    clear = rows[[margin_verdict(lo, hi, margins.get(u, np.nan)) == MOVES
+                  for lo, hi, u in zip(rows["diff_lo"], rows["diff_hi"], rows["unit"])]]  # fmt: skip
     if clear.empty:
         return None
     r = clear.loc[clear["diff"].abs().idxmax()]
@@ -158,15 +171,19 @@ def _set_heading(vs) -> str:
     return f"Rule variants, {vs.players} players, {policies}" + (f": {what}" if what else "")
 
 
-def variants_section(sets: list, tables: list | None = None) -> tuple[Section, list[str]]:
+def variants_section(sets: list, tables: list | None = None,
+                     margins: dict[str, float] = MARGINS) -> tuple[Section, list[str]]:  # fmt: skip
     """The section "Rule variants" (``sweep.VariantSet``s; ``tables``: their ``table()``s, where
-    already computed) and its at-a-glance lines."""
+    already computed) and its at-a-glance lines; each difference judged by size against the margin
+    of its unit (``margins``: the same, moves, not settled)."""
 
     s = Section("Rule variants", "What changes when a rule changes. Each variant plays the same games as its "
                 "baseline; where they also meet the same dice (a sweep, or datasets of one seed and line-up) a "
                 "difference is measured game by game, and its *paired* 95% interval (the normal interval of the mean "
                 "of per-game differences) is set beside the interval two independent samples of the same size would "
-                "give. A difference is shown as variant minus baseline; rates in percentage points.")  # fmt: skip
+                "give. A difference is shown as variant minus baseline; rates in percentage points. Its verdict is by "
+                "size: *moves* where its interval lies wholly beyond the smallest change that matters, *the same* "
+                "where it lies inside it, *not settled* otherwise (the margins at the top of the page).")  # fmt: skip
     glance = []
     headings = [_set_heading(vs) for vs in sets]
     headings = [h + (f", set {headings[:k].count(h) + 1}" if headings.count(h) > 1 else "") for k, h in enumerate(headings)]
@@ -228,6 +245,9 @@ def variants_section(sets: list, tables: list | None = None) -> tuple[Section, l
                                                for r in g.itertuples()],
                 "unpaired 95% CI": [interval_text(r.diff, r.unpaired_lo, r.unpaired_hi, **A.unit_form(r.unit, True))
                                     for r in g.itertuples()],
+                "verdict": ["" if r.variant == "baseline" else margin_verdict(r.diff_lo, r.diff_hi,
+                                                                             margins.get(r.unit, np.nan))
+                            for r in g.itertuples()],
             })  # fmt: skip
             s.blocks.append(Block("table", text=f"{title}: every variant", name=f"variants_{k}_{group}",
                                   table=g, shown=shown_g))  # fmt: skip
@@ -237,10 +257,11 @@ def variants_section(sets: list, tables: list | None = None) -> tuple[Section, l
         lead = [f"variants_{k}_differences", f"variants_{k}_headline", f"variants_{k}_list"]
         blocks.sort(key=lambda b: (lead.index(b.name) if b.name in lead else len(lead), b.kind != "figure"))
         s.blocks += [Block("heading", text=headings[k]), *blocks]
-        moves = [(label, _largest(t, key)) for key, label in (("start_edge", "the start player's edge"),
+        moves = [(label, _largest(t, key, margins)) for key, label in (("start_edge", "the start player's edge"),
                                                             ("cannons_changed_winner", "how often cannons change the winner"),
                                                             ("vp_total", "the mean final VP"))]  # fmt: skip
-        said = "; ".join(f"{label} most: {who}" if who else f"{label}: no variant distinguishably" for label, who in moves)
+        said = "; ".join(f"{label} most: {who}" if who else f"{label}: no variant by more than the margin"
+                         for label, who in moves)  # fmt: skip
         glance.append(f"Rule variants ({vs.players} players, {', '.join(dict.fromkeys(vs.policies))} at the table, "
                       f"{len(vs.variants) - 1} variants, {vs.games:,} games each): "
                       f"moving {said} (section \"Rule variants\").")  # fmt: skip

@@ -13,12 +13,15 @@ followed by theirs. A section or table with nothing to show says so instead of f
 from __future__ import annotations
 
 import io
+import math
+from numbers import Real
 from pathlib import Path
 
 import matplotlib
 
-from smsim.errors import DatasetError
+from smsim.errors import DatasetError, SmsimError
 from smsim.files import write_file
+from smsim.intervals import MARGINS
 from smsim.report import tables as A
 from smsim.report.outline import page
 from smsim.report.render import html_page, markdown_page
@@ -36,14 +39,29 @@ def _fig_bytes(fig, fmt: str) -> bytes:
     return buf.getvalue()
 
 
+def check_margins(margins: dict[str, float]) -> dict[str, float]:
+    """``intervals.MARGINS`` with ``margins`` over it; a unit it does not know, or a margin that is
+    not a number of at least 0, refused in one line (``SmsimError``)."""
+    for unit, m in dict(margins).items():
+        if unit not in MARGINS:
+            raise SmsimError(f"margin {unit!r}: not a unit; one of {', '.join(MARGINS)}")
+        if isinstance(m, bool) or not isinstance(m, Real) or not (math.isfinite(m) and m >= 0):
+            raise SmsimError(f"margin {unit}: must be a number of at least 0, not {m!r}")
+    return {**MARGINS, **{u: float(m) for u, m in dict(margins).items()}}
+
+
 def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo balance report",
-                 variants: list = (), compensations: list = (), skills: list = ()) -> Path:  # fmt: skip
+                 variants: list = (), compensations: list = (), skills: list = (),
+                 margins: dict[str, float] = MARGINS) -> Path:  # fmt: skip
     """Write the report into ``out`` (created if needed); returns the path of report.md.
 
     The page (``outline.page``): the key findings, the at-a-glance table, the strength check and
     the headline figure, then the sections; each of the four on the game opens with its ladder
     (``report.ladder``), and each topic shows its figure first, then the headline rows of each
-    table (the at-a-glance games), the whole table folded below it and written as CSV."""
+    table (the at-a-glance games), the whole table folded below it and written as CSV. ``margins``:
+    the smallest change that matters per unit (``intervals.MARGINS``, as fractions: 0.01 is a point
+    of a rate), any unit left out at its default; the verdicts by size judge against them."""
+    margins = check_margins(margins)
     out = Path(out)
     if (held := kind_of(out)) is not None:
         raise DatasetError(f"{str(out)!r} holds {KINDS[held].a}; write the report into another directory")
@@ -52,8 +70,8 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
         (out / "tables").mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise DatasetError(f"cannot write to {str(out)!r}: {exc.strerror}") from None
-    built = page(data, title, variants, compensations, skills)
-    for sec in built.sections:
+    built = page(data, title, variants, compensations, skills, margins)
+    for sec in [*built.opening, *built.sections]:
         for b in sec.blocks:
             if b.kind == "table":
                 write_file(out / "tables" / f"{b.name}.csv", b.table.to_csv(index=False))
@@ -66,13 +84,15 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     return out / "report.md"
 
 
-def report(paths: list[str], out: str, title: str = "Saint Malo balance report") -> Path:
+def report(paths: list[str], out: str, title: str = "Saint Malo balance report",
+           margins: dict[str, float] = MARGINS) -> Path:
     """Read datasets and write their report (the Python side of ``smsim report``). Mirror datasets
     of the ladder's levels (``balanced``, ``learned``, ``rollout-learned`` in every seat) make the
     strength ladders; sweep directories, and datasets whose rules differ from the others', are
     compared in the section "Rule variants" (``report.tables.split_variants``); results of
     ``smsim fairness --out`` make the section "Seat compensation" and skill studies (``smsim skill
-    --out``) the section "How much skill matters"."""
+    --out``) the section "How much skill matters". ``margins``: as ``write_report``'s."""
+    margins = check_margins(margins)  # before any data is read
 
     kinds = A.kinds_of(paths)  # asked once a path
     compensations = [read_fairness(p) for p in paths if kinds[str(p)] == "fairness"]
@@ -81,4 +101,4 @@ def report(paths: list[str], out: str, title: str = "Saint Malo balance report")
     if not rest:
         raise DatasetError("no dataset given beside the fairness results and skill studies")
     main, variants = A.split_variants(rest, kinds)
-    return write_report(A.read_report_data(main, kinds=kinds), out, title, variants, compensations, skills)
+    return write_report(A.read_report_data(main, kinds=kinds), out, title, variants, compensations, skills, margins)

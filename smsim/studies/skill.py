@@ -42,7 +42,7 @@ from smsim.checks import threads as checks_threads
 from smsim.checks import whole
 from smsim.errors import DatasetError, SkillError
 from smsim.files import write_file, writing
-from smsim.intervals import Z_95, mean_and_interval
+from smsim.intervals import MARGINS, MOVES, SAME, Z_95, margin_verdict, mean_and_interval
 from smsim.play.api import verify_players
 from smsim.policies.registry import resolve_policy
 from smsim.rules import Rules
@@ -341,9 +341,71 @@ def shipped_as(variants: list[dict]) -> dict[str, list[str]]:
     return out
 
 
-def gap_verdict(diff: float, lo: float, hi: float) -> str:
-    """What a variant does to the skill gap, from its paired interval: "more skill", "more luck"
-    (the interval clear of 0) or "no change shown"."""
+GAP_VERDICTS = ("more skill", "more luck", "no change", "not settled", "no data")
+"""What a variant can do to the skill gap (``gap_verdict``)."""
+
+
+def gap_verdict(diff: float, lo: float, hi: float, margin: float = MARGINS["points"]) -> str:
+    """What a variant does to the skill gap, judged by size from its paired 95% interval
+    (``intervals.margin_verdict``) against ``margin`` (points of win share as a fraction: 0.01 is
+    1 point): "more skill" or "more luck" where the interval lies wholly beyond the margin,
+    "no change" where it lies inside it, "not settled" otherwise, "no data" where a number is missing.
+
+    >>> gap_verdict(0.005, 0.001, 0.009), gap_verdict(0.005, 0.001, 0.009, margin=0.0005)
+    ('no change', 'more skill')
+    >>> gap_verdict(-0.03, -0.04, -0.02), gap_verdict(0.01, -0.002, 0.022)
+    ('more luck', 'not settled')
+    """
     if not all(np.isfinite(x) for x in (diff, lo, hi)):
         return "no data"
-    return "more skill" if lo > 0 else "more luck" if hi < 0 else "no change shown"
+    said = margin_verdict(lo, hi, margin)
+    if said == MOVES:
+        return "more skill" if diff > 0 else "more luck"
+    return "no change" if said == SAME else "not settled"
+
+
+# -- the levels against one another -------------------------------------------------------------------
+STRONGER, PARITY, WEAKER = "stronger", "parity", "weaker"
+"""A level against the one below it: its head-to-head interval above parity, holding it, below it."""
+
+STYLE_NOT_STRENGTH = "a difference of style, not of strength"
+"""What the report calls a difference between two levels that are not ordered (``ordered_levels``)."""
+
+
+def head_to_heads(skills: list) -> pd.DataFrame:
+    """Per player count, each ladder level against the one below it, from the skill studies'
+    matrices: the upper level's seat's win share against the lower in every other seat (or, where
+    only that cell was played, the lower's seat against the upper, read the other way), its
+    interval, games and parity, and whether the upper is ``STRONGER``, at ``PARITY`` (the interval
+    holds parity: a difference of style, not of strength) or ``WEAKER``."""
+    rows = []
+    for res in sorted(skills, key=lambda r: r.players):
+        m = res.matrix
+        for lower, upper in zip(LADDER, LADDER[1:]):
+            if any(rw["players"] == res.players and rw["upper"] == upper for rw in rows):
+                continue  # two studies of one player count: the first one read
+            for seat, (row, col) in (("upper", (upper, lower)), ("lower", (lower, upper))):
+                cell = m[(m["row"] == row) & (m["col"] == col)]
+                if len(cell) and np.isfinite(cell["share"].iloc[0]):
+                    c = cell.iloc[0]
+                    parity = float(c["parity"])
+                    above, below = c["lo"] > parity, c["hi"] < parity
+                    if seat == "lower":
+                        above, below = below, above
+                    rows.append({"players": res.players, "lower": lower, "upper": upper, "seat": seat,
+                                 "share": float(c["share"]), "lo": float(c["lo"]), "hi": float(c["hi"]),
+                                 "games": int(c["games"]), "parity": parity,
+                                 "standing": STRONGER if above else WEAKER if below else PARITY})  # fmt: skip
+                    break
+    cols = ["players", "lower", "upper", "seat", "share", "lo", "hi", "games", "parity", "standing"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def ordered_levels(skills: list, players: int) -> dict[tuple[str, str], bool]:
+    """Per pair of neighbouring ladder levels measured at ``players`` players, (lower, upper): whether
+    the upper is the stronger by their head-to-head (its interval clear of parity, above it).
+    Where it is False, the report calls a difference between the two a difference of style, not
+    of strength."""
+    t = head_to_heads(skills)
+    t = t[t["players"] == players]
+    return {(r.lower, r.upper): r.standing == STRONGER for r in t.itertuples()}

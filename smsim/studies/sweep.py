@@ -135,9 +135,11 @@ def variant_name(changes: dict[str, Any], defaults: Rules | dict[str, Any], name
     changes (a shipped or ``NAME=FILE.toml`` variant) has its name after them in brackets:
     ``rotation cost 2 → 0 (free rotation)``. No change: ``the base rules``. The one name the report,
     its findings and the terminal give a variant."""
-    was = defaults.to_dict() if isinstance(defaults, Rules) else dict(defaults)  # an empty seat list is left out
-    said = "; ".join(f"{_field_words(k)} {_said(was[k]) if k in was else 'none'} → {_said(v)}"
-                     for k, v in changes.items())  # fmt: skip
+    was = defaults.to_dict() if isinstance(defaults, Rules) else dict(defaults)
+    for k, v in changes.items():  # a seat compensation the rules leave out (none) is 0 for every seat
+        if k not in was and isinstance(v, (list, tuple)):
+            was[k] = [0] * len(v)
+    said = "; ".join(f"{_field_words(k)} {_said(was.get(k, 'none'))} → {_said(v)}" for k, v in changes.items())
     if name and name not in (BASELINE, variant_key(changes)):
         words = name.replace("-", " ").replace("_", " ")
         return f"{said} ({words})" if said else words

@@ -443,6 +443,30 @@ def test_report_and_plot_bad_input(run, args, words):
     assert_bad_input(run(*args), *words)
 
 
+@pytest.mark.parametrize("margin, words", [
+    ("vp=-1", ["vp=-1", "at least 0"]),
+    ("rate=abc", ["rate=abc", "not a number"]),
+    ("rounds=inf", ["rounds=inf"]),
+    ("coins=1", ["coins=1", "rate"]),   # an unknown unit: the known ones listed
+    ("vp", ["'vp'", "UNIT=VALUE"]),
+])  # fmt: skip
+def test_report_refuses_a_bad_margin_in_one_line_before_reading_any_data(run, tmp_path, margin, words):
+    """A bad margin is answered first: the dataset (which does not exist) is never looked at."""
+    assert_bad_input(run("report", "/nonexistent/dir", "--out", tmp_path / "rep", "--margin", margin), *words)
+    assert not (tmp_path / "rep").exists()
+
+
+def test_report_passes_its_margins_down(run, monkeypatch, tmp_path):
+    from smsim.intervals import MARGINS
+
+    seen = []
+    monkeypatch.setattr("smsim.report.write.report", lambda *a, **k: seen.append(k["margins"]) or Path(a[1], "report.md"))
+    assert run("report", "somewhere", "--out", tmp_path / "a").exit_code == 0
+    assert run("report", "somewhere", "--out", tmp_path / "b", "--margin", "vp=0.25", "--margin", "rate=2",
+               "--margin", "vp=0.3").exit_code == 0  # fmt: skip
+    assert seen == [MARGINS, {**MARGINS, "vp": 0.3, "rate": 0.02}]
+
+
 def snapshot(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 

@@ -1,6 +1,7 @@
-"""Key findings: the effect size against a hand computation, a planted effect found with the
-numbers of an independent recomputation, nothing stated from a handful of games, sentences that
-follow the data of another seed, and the rule that a stated finding's interval excludes its null."""
+"""The findings: a designer's order on constructed tables, a planted start player's edge found with
+the numbers of an independent recomputation, sentences that follow the data of another seed, the
+margin rule's wording, mechanical effects left out, variants ranked on their quantity's scale and
+named with their default, and the levels of play shown with the style-not-strength rule."""
 
 import re
 
@@ -9,58 +10,18 @@ import pandas as pd
 import pytest
 
 from smsim.report import findings as F
-from smsim.report import ladder as LA
 from smsim.report.tables import read_report_data
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
-from smsim.intervals import Z_95, effect_size, wilson_interval
-
-
-def test_effect_size_is_cohens_h_for_rates_and_d_for_other_figures():
-    # rates: Cohen's h, whatever the interval (it does not grow with the games)
-    h = 2 * np.arcsin(np.sqrt(0.30)) - 2 * np.arcsin(np.sqrt(0.25))
-    assert F.effect(0.30, 0.26, 0.36, 0.25, "rate") == pytest.approx(h)
-    assert F.effect(0.30, 0.29, 0.31, 0.25, "rate") == pytest.approx(h)
-    # a difference of rates from a base rate: the two rates' h
-    assert F.effect(0.05, 0.03, 0.07, 0.0, "points", 1000, base=0.25) == pytest.approx(h)
-    # other figures: Cohen's d, the sd of one unit from the interval on the null's side
-    se = 0.5 / Z_95  # the half-width towards the null, 2.0 - 1.5
-    assert F.effect(2.0, 1.5, 3.0, 0.0, "vp", units=100) == pytest.approx(2.0 / (se * 10))
-    # the same effect on four times the games: a narrower interval, the same size
-    assert F.effect(2.0, 1.75, 2.25, 0.0, "vp", units=400) == pytest.approx(2.0 / (se * 10))
-    assert np.isnan(F.effect(0.5, np.nan, 0.6, 0.4, "rate"))
-    a, b = (10.0, 9.0, 11.0), (7.0, 6.0, 8.0)
-    sd = np.sqrt(((1 / Z_95) ** 2 * 25 + (1 / Z_95) ** 2 * 25) / 2)
-    assert effect_size(a, b, False, 25, 25)[0] == pytest.approx(-3.0 / sd)
-    assert effect_size((0.3, 0.2, 0.4), (0.25, 0.2, 0.3), True)[0] == pytest.approx(-h)
-
-
-def test_findings_and_the_ladder_take_one_effect_size():
-    """The ladder's step judges the change that ``intervals.effect_size`` measures, the findings'
-    effect is its size: one computation for both."""
-    a, b = (2.0, 1.9, 2.1), (2.02, 1.92, 2.12)
-    d, se = effect_size(a, b, False, 10_000, 10_000)
-    assert F.effect(*b, a[0], "vp", 10_000) == pytest.approx(abs(effect_size(b, a[0], False, 10_000)[0]))
-    assert (abs(d) + Z_95 * se < LA.MARGIN) == (LA.step(("vp", *a, 10_000), ("vp", *b, 10_000)) == "within")
-    assert LA.step(("vp", *a, 10_000), ("vp", *b, 10_000)) == "within"
-    assert LA.step(("vp", *a, 100), ("vp", *b, 100)) == "wide"  # the same figures from 100 games cannot tell
 
 
 def test_a_finding_writes_its_figure_in_the_one_form():
-    """A finding's figure is ``intervals.interval_text``'s form: the unit after the value, a rate in
-    percent and a difference of rates in points to the decimals their interval needs."""
-    from smsim.intervals import MISSING
-
-    def short(value, lo, hi, unit):
-        return F.Finding("k", "2 players", "", value, lo, hi, 0.0, "", unit, 1000, 0.0, True).short
-
-    assert short(0.631, 0.62, 0.642, "rate") == "2 players: 63.1% [62.0, 64.2] (1,000 games)"
-    assert short(0.05, 0.04, 0.06, "points") == "2 players: +5.0 points [+4.0, +6.0] (1,000 games)"
-    assert short(0.0512, 0.0511, 0.0513, "points") == "2 players: +5.120 points [+5.110, +5.130] (1,000 games)"
-    assert short(2.0, 1.5, 2.5, "vp") == "2 players: 2.00 VP [1.50, 2.50] (1,000 games)"
-    assert short(np.nan, np.nan, np.nan, "vp") == f"2 players: {MISSING} (1,000 games)"
+    """A finding's figure is ``intervals.interval_text``'s form: the unit after the value, a
+    difference of rates in points to the decimals its interval needs."""
     assert F.rounds_words(-4.85, -4.88, -4.82) == "its games end 4.85 rounds [4.82, 4.88] sooner"
     assert F.rounds_words(0.01, -0.02, 0.04) == "its games last as long as the baseline's (+0.01 rounds [-0.02, +0.04])"
+    said, verdict = F.judged(0.0512, 0.0511, 0.0513, "points", F.MARGINS, "at 2 players")
+    assert said == "at 2 players +5.120 points [+5.110, +5.130]" and verdict == F.MOVES
 
 
 def _raw_seats(path) -> pd.DataFrame:
@@ -69,78 +30,196 @@ def _raw_seats(path) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory):
-    """A 2-player mirror in which the start player gets 6 VP (``seat_vp``): its edge is plain."""
+    """A 2-player mirror in which the start player gets 6 VP (``seat_vp``): its edge is plain (and no
+    game of seed 22 is a shared win, so a win rate is the same split or not)."""
     root = tmp_path_factory.mktemp("findings")
-    simulate_to(str(root / "edge"), 400, 2, ["balanced"], seed=21, rules=Rules(seat_vp=(6, 0)), batch=400)
+    simulate_to(str(root / "edge"), 400, 2, ["balanced"], seed=22, rules=Rules(seat_vp=(6, 0)), batch=400)
     return root / "edge"
 
 
 def test_a_planted_start_player_edge_is_found_with_its_numbers(planted):
-    found = F.key_findings(read_report_data([str(planted)]))
-    stated = {c.key: f for c, f, _ in found.stated}
-    f = stated["start_edge"]
+    found = {f.key: f for f in F.report_findings(read_report_data([str(planted)]))}
+    f = found["start_edge"]
     seats = _raw_seats(planted)
-    share = seats["won"] / seats.groupby("game")["won"].transform("sum")  # a shared win split between its winners
-    first = share[seats["seat"] == 0]
+    first = seats[seats["seat"] == 0]
     n = len(first)
-    assert (f.value, f.games, f.null) == (pytest.approx(first.mean()), n, 0.5)
-    lo, hi = wilson_interval(first.sum(), n)  # a share's rate interval (stats.grouped_share); one seat 0 a game
-    assert (f.lo, f.hi) == (pytest.approx(lo), pytest.approx(hi))
-    assert f"{100 * first.mean():.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]" in f.sentence and f"{n:,} games" in f.sentence
-    assert f.sentence.startswith("The start player wins more often than parity: at 2 players")
-
-
-def test_stated_findings_exclude_their_null_and_come_in_order_of_effect(planted):
-    found = F.key_findings(read_report_data([str(planted)]))
-    effects = [f.effect for _, f, _ in found.stated]
-    assert effects == sorted(effects, reverse=True) and len(effects) <= F.MAX_FINDINGS
-    for c, f, others in found.stated:
-        for g in (f, *others):
-            assert g.stated and g.effect > 0
-            if c.key == "wall_bonus":  # two figures side by side: their intervals apart
-                continue
-            assert not (g.lo <= g.null <= g.hi), g.sentence
-    for _, f in found.cannot_tell:
-        assert not f.stated
-    keys = {c.key for c, *_ in found.stated} | {c.key for c, _ in found.cannot_tell}
-    assert keys | {c.key for c in found.not_measured} == {c.key for c in F.CANDIDATES}
-    assert {c.key for c in found.not_measured} == {"strongest_policy", "variant", "skill_gap", "skill_variant"}
-
-
-def test_twenty_games_support_no_finding(tmp_path):
-    simulate_to(str(tmp_path / "few"), 20, 4, ["balanced"], seed=22)
-    found = F.key_findings(read_report_data([str(tmp_path / "few")]))
-    assert found.stated == [] and found.more == []
-    assert {c.key for c, _ in found.cannot_tell} >= {"start_edge", "cannons", "attacks"}
+    winners = seats.groupby("game")["won"].sum()  # a win shared by k counts 1/k to each
+    assert winners.max() == 1
+    share = float(first["won"].sum())
+    said = re.search(r"at 2 players ([+-][\d.]+) points \[([+-][\d.]+), ([+-][\d.]+)\] \(([\d,]+) games\)", f.sentence)
+    value, lo, hi = (float(x) / 100 for x in said.groups()[:3])
+    assert value == pytest.approx(share / n - 0.5, abs=5.1e-4)  # written to 0.1 point and int(said.group(4).replace(",", "")) == n
+    half = 1.96 * np.sqrt(0.25 / n)  # no wider than a rate's widest interval, no narrower than half of it
+    assert lo < value < hi and half / 2 < (hi - lo) / 2 < half * 1.05 and f.verdict == F.MOVES
+    assert f.sentence.startswith("The start player's edge (its win share minus parity): at 2 players +")
 
 
 def test_the_sentences_follow_the_data(planted, tmp_path):
     simulate_to(str(tmp_path / "other"), 400, 2, ["balanced"], seed=23, rules=Rules(seat_vp=(6, 0)), batch=400)
-    one = {c.key: f.sentence for c, f, _ in F.key_findings(read_report_data([str(planted)])).stated}
-    two = {c.key: f.sentence for c, f, _ in F.key_findings(read_report_data([str(tmp_path / "other")])).stated}
+    one = {f.key: f.sentence for f in F.report_findings(read_report_data([str(planted)]))}
+    two = {f.key: f.sentence for f in F.report_findings(read_report_data([str(tmp_path / "other")]))}
     assert one["start_edge"] != two["start_edge"]
     # the same words around other numbers
-    assert re.sub(r"[\d.,]+", "#", one["start_edge"]) == re.sub(r"[\d.,]+", "#", two["start_edge"])
+    assert re.sub(r"[\d.,+-]+", "#", one["start_edge"]) == re.sub(r"[\d.,+-]+", "#", two["start_edge"])
 
 
-def test_every_finding_carries_its_verdict_across_strengths(planted, tmp_path):
-    """One level: every finding says no strength check was possible. With a second level, the
-    start player's finding carries the ladder's verdict of seat 0's win rate at its player count,
-    and says at which level its conclusion holds."""
-    from smsim.report import ladder as LA
+# -- the findings in a designer's order, on constructed tables ----------------------------------------
+from smsim.intervals import MARGINS, MOVES, NOT_SETTLED, SAME  # noqa: E402
+from smsim.studies.fairness import FairnessResult  # noqa: E402
+from smsim.studies.skill import SkillResult, ordered_levels  # noqa: E402
+from smsim.studies.sweep import Variant, VariantSet  # noqa: E402
 
-    one = F.key_findings(read_report_data([str(planted)]))
-    assert one.stated
-    for _, f, _ in one.stated:
-        assert f.verdict == F.NO_CHECK and f.strength.startswith("No strength check was possible")
-    simulate_to(str(tmp_path / "learned"), 400, 2, ["learned"], seed=24, rules=Rules(seat_vp=(6, 0)), batch=400)
-    data = read_report_data([str(planted), str(tmp_path / "learned")])
-    two = {c.key: f for c, f, _ in F.key_findings(data).stated}
-    f = two["start_edge"]
-    v = LA.ladder_verdicts(LA.ladder_table(data))
-    row = v[(v["figure"] == "seat_win") & (v["item"] == "0")].iloc[0]
-    assert f.verdict == row["verdict"] and f.verdict in F.FINDING_VERDICTS
-    said = "holds" if row["L2_lo"] > 0.5 else "is not shown"
-    assert f.strength.startswith(f"Across strengths of play, it {said} under `learned` ({LA.level_value(row, 2)})")
-    assert {"stable": "is stable", "strength-dependent": "is strength-dependent",
-            "not settled": "is not settled"}[f.verdict] in f.strength  # fmt: skip
+
+def _glance(edge: tuple[float, float, float], players: int = 2, changed=(0.15, 0.14, 0.16)) -> pd.DataFrame:
+    p = 1.0 / players
+    return pd.DataFrame([{"players": players, "games": 10_000, "field": "simulate: balanced, balanced",
+                          "start_win": p + edge[0], "start_win_lo": p + edge[1], "start_win_hi": p + edge[2],
+                          "last_win": np.nan, "last_win_lo": np.nan, "last_win_hi": np.nan, "parity": p,
+                          "changed": changed[0], "changed_lo": changed[1], "changed_hi": changed[2],
+                          "rounds": 20.0, "rounds_lo": 19.9, "rounds_hi": 20.1}])  # fmt: skip
+
+
+def _matrix(players: int, cells: dict[tuple[str, str], tuple[float, float, float]], games: int = 200) -> pd.DataFrame:
+    return pd.DataFrame([{"players": players, "row": r, "col": c, "share": v, "lo": lo, "hi": hi,
+                          "blocks": games // players, "games": games, "parity": 1.0 / players}
+                         for (r, c), (v, lo, hi) in cells.items()])  # fmt: skip
+
+
+def _skill(players: int, cells: dict, gaps: pd.DataFrame | None = None, variants: list = ()) -> SkillResult:
+    from smsim.studies.skill import GAP_COLUMNS
+
+    gaps = gaps if gaps is not None else pd.DataFrame(columns=GAP_COLUMNS)
+    return SkillResult("skill", players, 1, tuple(F.A.LADDER), _matrix(players, cells), gaps, list(variants), "")
+
+
+def _variant_set(rows: list[tuple[str, dict, str, str, float, float, float]], players: int = 4,
+                 policy: str = "balanced") -> tuple[VariantSet, pd.DataFrame]:  # fmt: skip
+    """A sweep's table from (variant, varied, metric, unit, diff, diff_lo, diff_hi) rows, each
+    metric's baseline a mean of 0.5 over 10,000 games with a per-game sd of 0.5 (a rate's)."""
+    names = {"baseline": {}, **{r[0]: r[1] for r in rows}}
+    variants = [Variant(n, v, Rules.from_dict(v)) for n, v in names.items()]
+    vs = VariantSet("sweep", players, [policy] * players, 10_000, 1, True, variants, {}, [])
+    half = F.Z_95 * 0.5 / np.sqrt(10_000)
+    table = []
+    for metric, unit in {(r[2], r[3]) for r in rows}:
+        table.append({"variant": "baseline", "metric": metric, "label": metric, "unit": unit, "value": 0.5,
+                      "lo": 0.5 - half, "hi": 0.5 + half, "games": 10_000, "diff": np.nan, "diff_lo": np.nan,
+                      "diff_hi": np.nan})  # fmt: skip
+    for name, _, metric, unit, d, lo, hi in rows:
+        table.append({"variant": name, "metric": metric, "label": metric, "unit": unit, "value": 0.5 + d,
+                      "lo": np.nan, "hi": np.nan, "games": 10_000, "diff": d, "diff_lo": lo, "diff_hi": hi})  # fmt: skip
+    return vs, pd.DataFrame(table)
+
+
+def test_the_findings_come_in_a_designers_order():
+    """Whatever the data hold, the findings come in the order a designer asks them, a finding
+    without data saying so rather than dropping out."""
+    none = F.design_findings(_glance((0.0, -0.001, 0.001)).iloc[:0])
+    assert [f.key for f in none] == list(F.DESIGN_ORDER)
+    assert all(f.verdict == F.NOT_MEASURED for f in none)
+    skills = [_skill(2, {("learned", "balanced"): (0.65, 0.64, 0.66)})]
+    sets = [_variant_set([("rotation_cost=1", {"rotation_cost": 1}, "rounds", "rounds", -1.2, -1.3, -1.1)])]
+    found = F.design_findings(_glance((0.03, 0.02, 0.04)), skills=skills, variant_sets=sets)
+    assert [f.key for f in found] == list(F.DESIGN_ORDER)
+    assert [f.verdict for f in found][:2] == [MOVES, MOVES] and found[3].verdict == MOVES
+    assert found[0].sentence.startswith("The start player's edge") and "+3.0 points [+2.0, +4.0]" in found[0].sentence
+    assert "rotation cost 2 → 1" in found[4].sentence
+
+
+@pytest.mark.parametrize("edge, words, verdict", [
+    ((0.002, -0.004, 0.008), "no larger than the margin of 1 point", SAME),
+    ((0.03, 0.02, 0.04), "at 2 players +3.0 points [+2.0, +4.0]", MOVES),
+    ((0.012, 0.004, 0.02), "not settled", NOT_SETTLED),
+])  # fmt: skip
+def test_an_effect_is_worded_by_its_margin(edge, words, verdict):
+    """Inside the margin: "no larger than"; clear of it: the effect stated; across it: not settled,
+    though this interval excludes zero (the margin decides, not the null)."""
+    f = F.start_edge_finding(_glance(edge))
+    assert words in f.sentence and f.verdict == verdict
+    if verdict == MOVES:
+        assert "no larger" not in f.sentence and "not settled" not in f.sentence
+    # a wider margin turns the stated edge into one no larger than it
+    wide = F.start_edge_finding(_glance((0.03, 0.02, 0.04)), margins={**MARGINS, "points": 0.05})
+    assert "no larger than the margin of 5 points" in wide.sentence and wide.verdict == SAME
+
+
+def test_a_mechanical_effect_is_left_out():
+    """A side defending 1 instead of 2 loses more cannons by its own arithmetic: the largest effect
+    of the sweep, it is not a finding; the smaller effect on the length is."""
+    assert F.mechanical({"side_defence": 1}, "cannons_lost") and F.mechanical({"pirate_strengths": [1]}, "attack_6_held")
+    assert F.mechanical({"cannon_penalty": 3}, "vp_cannon_vp") and not F.mechanical({"rotation_cost": 1}, "cannons_lost")
+    sets = [_variant_set([("side_defence=1", {"side_defence": 1}, "cannons_lost", "count", 3.0, 2.9, 3.1),
+                          ("side_defence=1", {"side_defence": 1}, "sides_completed", "count", 0.4, 0.3, 0.5)])]
+    found = {f.key: f for f in F.design_findings(_glance((0, -0.001, 0.001)).iloc[:0], variant_sets=sets)}
+    assert "cannons_lost" not in found["remaining"].sentence
+    assert "sides_completed" in found["remaining"].sentence and "side defence 2 → 1" in found["remaining"].sentence
+    assert "1 of 1 effects clear their margin" in found["remaining"].sentence
+
+
+def test_variants_rank_by_the_spread_of_the_quantity_they_describe():
+    """Two changes of 0.3 rounds clearing the margin: the one on a quantity that varies less per
+    game is the larger effect and comes first."""
+    vs_a, t_a = _variant_set([("rotation_cost=1", {"rotation_cost": 1}, "rounds", "rounds", 0.3, 0.28, 0.32)])
+    vs_b, t_b = _variant_set([("side_defence=3", {"side_defence": 3}, "rounds", "rounds", 0.3, 0.28, 0.32)])
+    narrow = t_b["metric"] == "rounds"
+    t_b.loc[narrow & (t_b["variant"] == "baseline"), ["lo", "hi"]] = [0.5 - 0.001, 0.5 + 0.001]
+    f = F.variants_finding([(vs_a, t_a), (vs_b, t_b)], [])
+    assert f.sentence.index("side defence 2 → 3") < f.sentence.index("rotation cost 2 → 1")
+
+
+def test_every_variant_is_named_with_its_default():
+    """Every rules field a variant may change is named with the printed value and the new one."""
+    base = Rules().to_dict()
+    for name, value in base.items():
+        said = F.variant_words({name: value})
+        assert f"{name.replace('_', ' ')} " in said and " → " in said
+    assert F.variant_words({"side_defence": 1}) == "side defence 2 → 1"
+    assert F.variant_words({"rotation_cost": 0}, "free-rotation") == "free-rotation (rotation cost 2 → 0)"
+    assert F.variant_words({"seat_coins": [0, 1]}) == "seat coins [0, 0] → [0, 1]"
+    sets = [_variant_set([("cannon_penalty=7", {"cannon_penalty": 7}, "rounds", "rounds", 0.6, 0.5, 0.7)])]
+    assert "cannon penalty 5 → 7 moves the game's length" in F.variants_finding(sets, []).sentence
+
+
+def test_levels_level_in_a_head_to_head_differ_in_style_not_strength():
+    """L3 against L2 with parity inside its interval: not ordered, and said to be a difference of
+    style; L2 against L1 clear above parity: ordered, the stronger."""
+    cells = {("learned", "balanced"): (0.64, 0.63, 0.65), ("balanced", "learned"): (0.36, 0.35, 0.37),
+             ("rollout-learned", "learned"): (0.49, 0.43, 0.55), ("learned", "rollout-learned"): (0.51, 0.45, 0.57)}
+    skills = [_skill(2, cells)]
+    assert ordered_levels(skills, 2) == {("balanced", "learned"): True, ("learned", "rollout-learned"): False}
+    lines = F.levels_lines(skills)
+    assert len(lines) == 3 and lines[0].startswith("L1 `balanced`: ")
+    assert "49.0% [43.0, 55.0] (parity 50.0%, 200 games): a difference of style, not of strength" in lines[2]
+    assert "L2 `learned` is the stronger" in lines[1]
+    assert "a difference of style, not of strength" in F.skill_finding(skills).sentence
+    assert "L3 is level with L2 at 2 players (a difference of style, not of strength)" in F.levels_sentence(skills)
+    # only the lower level's seat played (4 players): read the other way
+    four = [_skill(4, {("learned", "rollout-learned"): (0.15, 0.12, 0.18)})]
+    assert ordered_levels(four, 4) == {("learned", "rollout-learned"): True}
+    clear = [_skill(2, {**cells, ("rollout-learned", "learned"): (0.6, 0.55, 0.65)})]
+    assert ordered_levels(clear, 2)[("learned", "rollout-learned")]
+    assert "style" not in F.levels_lines(clear)[2]
+
+
+def test_the_wall_bonus_finding_reads_the_ablation_and_says_when_there_is_none():
+    none = F.wall_bonus_finding(None)
+    assert none.verdict == F.NOT_MEASURED and "no wall-bonus ablation" in none.sentence
+    t = pd.DataFrame([{"players": 4, "policy": p, "side": s, "bonus": b, "face_vp": 1.0, "games": 1000,
+                       "win_change": w, "win_change_lo": w - 0.005, "win_change_hi": w + 0.005,
+                       "vp_change": v, "vp_change_lo": v - 0.1, "vp_change_hi": v + 0.1}
+                      for p in ("learned", "balanced")
+                      for s, b, w, v in (("top", "1 person", 0.03, 1.5), ("right", "2 coins", 0.002, 0.2))])  # fmt: skip
+    f = F.wall_bonus_finding(t)
+    assert f.verdict == MOVES and "`balanced` in every seat" in f.sentence and "learned" not in f.sentence
+    assert "the top side's 1 person +1.50 VP [+1.40, +1.60]" in f.sentence
+    assert "the right side's 2 coins no larger than the margin of 0.5 VP" in f.sentence
+
+
+def test_the_compensation_that_removes_the_edge():
+    table = pd.DataFrame({"seat": [0, 1], "compensation": [0, 1], "before": [0.53, 0.47], "before_lo": [0.52, 0.46],
+                          "before_hi": [0.54, 0.48], "after": [0.501, 0.499], "after_lo": [0.495, 0.493],
+                          "after_hi": [0.507, 0.505], "distinguishable": [False, False]})  # fmt: skip
+    r = FairnessResult(2, "balanced", "coins", 1000, 1, 5000, 2, 6, (0, 1), Rules(seat_coins=(0, 1)), table, [], {})
+    f = F.start_edge_finding(_glance((0.03, 0.02, 0.04)), [r])
+    assert ("seat coins [0, 0] → [0, 1] leaves every seat within the margin of 1 point of parity (5,000 held-out "
+            "games)") in f.sentence  # fmt: skip

@@ -1,6 +1,6 @@
 """The strength ladder: levels read from mirror datasets, each figure on its level's games alone
-(recomputed here from the Parquet files), the verdict rule on planted intervals, every value with
-its interval and games, and what small or one-level data say."""
+(recomputed here from the Parquet files), the verdict by size on constructed differences, every value
+with its interval, games and change from L1, and what small or one-level data say."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pandas as pd
 import pandas.testing as pdt
 import pytest
 
-from smsim.intervals import Z_95, wilson_interval
+from smsim.intervals import MARGINS, Z_95, parse_margins, wilson_interval
 from smsim.report import ladder as LA
 from smsim.report.tables import HEADLINE_SECTIONS, TABLES, headline_figures, read_report_data
 from smsim.runs.batch import simulate_to
@@ -90,26 +90,91 @@ def test_each_figure_is_its_level_alone(ladder_runs):
     assert {(r.figure, r.item): r.value for r in rows.itertuples()} == pytest.approx(figures)
 
 
-@pytest.mark.parametrize("levels, parity, want", [
-    ([("rate", 0.26, 0.255, 0.265, 10**5), ("rate", 0.261, 0.256, 0.266, 10**5)], np.nan, ("stable", "")),
-    ([("rate", 0.26, 0.255, 0.265, 10**5), ("rate", 0.30, 0.29, 0.31, 10**5)], np.nan,
-     ("strength-dependent", "rises with strength")),
-    ([("rate", 0.26, 0.255, 0.265, 10**5), ("rate", 0.30, 0.29, 0.31, 10**5), ("rate", 0.20, 0.19, 0.21, 10**5)],
-     np.nan, ("strength-dependent", "moves both ways")),
-    ([("vp", 44.0, 43.9, 44.1, 10**5), ("vp", 40.0, 39.9, 40.1, 10**5)], np.nan,
-     ("strength-dependent", "falls with strength")),
-    ([("rate", 0.26, 0.255, 0.265, 10**5), ("rate", 0.27, 0.21, 0.33, 200)], np.nan, ("not settled", "")),
-    ([("rate", 0.26, 0.255, 0.265, 10**5), ("rate", 0.255, 0.245, 0.265, 30_000)], 0.25, ("not settled", "")),
-    ([("vp", 44.0, 43.9, 44.1, 10**5), ("vp", 44.02, 43.92, 44.12, 10**5)], np.nan, ("stable", "")),
-    ([("rate", 0.26, 0.255, 0.265, 10**5)], np.nan, ("one level", "")),
-    # a share of VP is judged by its own spread per row, not as a rate of yes-or-no rows: a point
-    # of church share on 800 seats is not ruled out, though it is a small h
-    ([("share", 0.4755, 0.4751, 0.4759, 600_000), ("share", 0.467, 0.456, 0.478, 800)], np.nan, ("not settled", "")),
-    ([("rate", 0.4755, 0.4751, 0.4759, 600_000), ("rate", 0.467, 0.456, 0.478, 800)], np.nan, ("stable", "")),
+def _rate(p: float, games: int) -> tuple:
+    """A rate of ``p`` over ``games`` yes-or-no rows with its normal 95% interval: a constructed level."""
+    half = Z_95 * np.sqrt(p * (1 - p) / games)
+    return ("rate", p, p - half, p + half, games)
+
+
+def _mean(unit: str, value: float, sd: float, n: int) -> tuple:
+    half = Z_95 * sd / np.sqrt(n)
+    return (unit, value, value - half, value + half, n)
+
+
+def test_a_step_is_judged_by_its_size_not_its_significance():
+    """The margin rule on constructed differences: a tiny difference on huge samples is the same
+    (though the intervals are far apart), a large one moves, a wide one is not settled."""
+    tiny = LA.step(_rate(0.2500, 10**8), _rate(0.2520, 10**8))  # 0.2 points, intervals ~0.02 points wide
+    assert tiny[0] == "the same" and tiny[1] == pytest.approx(0.002)
+    a, b = _rate(0.2500, 10**8), _rate(0.2520, 10**8)
+    assert b[2] > a[3]  # the old rule called these "apart"
+    assert LA.step(_rate(0.25, 10**5), _rate(0.30, 10**5))[0] == "moves"
+    assert LA.step(_rate(0.25, 10**5), _rate(0.20, 10**5))[0] == "moves"
+    assert LA.step(_rate(0.25, 10**5), _rate(0.25, 300))[0] == "not settled"  # the same value, too few games
+    # each unit by its own margin: 0.3 VP is the same on a margin of 0.5 VP, a move on one of 0.1
+    vp = (_mean("vp", 44.0, 10.0, 10**7), _mean("vp", 44.3, 10.0, 10**7))
+    assert LA.step(*vp)[0] == "the same" and LA.step(*vp, margins={**MARGINS, "vp": 0.1})[0] == "moves"
+    rounds = (_mean("rounds", 21.08, 1.5, 150_000), _mean("rounds", 21.06, 1.5, 150_000))  # the issue's example
+    assert LA.step(*rounds)[0] == "the same"
+    # the change and its interval are b - a, the half-widths combined in quadrature
+    a, b = ("vp", 1.0, 0.7, 1.3, 100), ("vp", 2.0, 1.6, 2.4, 100)
+    assert LA.step(a, b)[1:] == pytest.approx((1.0, 1.0 - 0.5, 1.0 + 0.5))
+    assert LA.step(a, b, {"vp": 0.4})[0] == "moves" and LA.step(a, b, {"vp": 0.6})[0] == "not settled"
+    assert LA.step(("vp", 1.0, np.nan, 1.3, 100), ("vp", 2.0, 1.6, 2.4, 100))[0] == "not settled"
+
+
+BIG = 10**6
+
+
+@pytest.mark.parametrize("levels, want", [
+    ([_rate(0.260, BIG), _rate(0.261, BIG)], ("stable", "")),
+    ([_rate(0.260, BIG), _rate(0.262, BIG), _rate(0.263, BIG)], ("stable", "")),  # every step apart, all tiny
+    ([_rate(0.26, BIG), _rate(0.30, BIG)], ("strength-dependent", "rises with strength")),
+    ([_rate(0.26, BIG), _rate(0.30, BIG), _rate(0.20, BIG)], ("strength-dependent", "moves both ways")),
+    ([_mean("vp", 44.0, 10, BIG), _mean("vp", 40.0, 10, BIG)], ("strength-dependent", "falls with strength")),
+    # the direction comes from the moving steps alone: a later step that is the same, or unsettled,
+    # and whose point estimate turns back, does not make it "both ways"
+    ([_rate(0.26, BIG), _rate(0.30, BIG), _rate(0.299, BIG)], ("strength-dependent", "rises with strength")),
+    ([_rate(0.26, BIG), _rate(0.30, BIG), _rate(0.28, 500)], ("strength-dependent", "rises with strength")),
+    ([_rate(0.30, 500), _rate(0.26, BIG), _rate(0.30, BIG)], ("strength-dependent", "rises with strength")),
+    ([_rate(0.26, BIG), _rate(0.27, 200)], ("not settled", "")),
+    ([_rate(0.26, BIG), _rate(0.261, BIG), _rate(0.27, 200)], ("not settled", "")),  # one open step, none moving
+    ([_rate(0.26, BIG)], ("one level", "")),
+    # a seat's win rate clear of parity (0.25) at one level and not at the next, the step within the
+    # margin: stable (the old rule said "not settled")
+    ([_rate(0.256, BIG), _rate(0.251, 30_000)], ("stable", "")),
+    ([_rate(0.256, BIG), _rate(0.251, 3_000)], ("not settled", "")),
+    ([_mean("count", 1.0, 1.0, 100), _mean("count", 1.05, 1.0, 100)], ("not settled", "")),
+    ([("coins", 1.0, 0.99, 1.01, BIG), ("coins", 1.0, 0.99, 1.01, BIG)], ("not settled", "")),  # no margin declared
 ])  # fmt: skip
-def test_the_verdict_follows_the_stated_rule(levels, parity, want):
-    verdict, direction, reason = LA.judge(levels, parity)
+def test_the_verdict_follows_the_stated_rule(levels, want):
+    verdict, direction, reason = LA.judge(levels)
     assert (verdict, direction) == want and reason
+
+
+def test_the_reason_names_the_steps_and_the_margin():
+    verdict, direction, reason = LA.judge([_rate(0.26, BIG), _rate(0.261, BIG), _rate(0.30, BIG)])
+    assert verdict == "strength-dependent" and reason.startswith("L2 → L3 moves (+3.9 points [")
+    assert "L1 → L2" not in reason  # only the moving steps
+    assert LA.judge([_rate(0.26, BIG), _rate(0.261, BIG)])[2] == "every step within 1 point"
+    assert LA.judge([_mean("vp", 40, 10, 100), _mean("vp", 40, 10, 100)])[2].endswith("could still be a change of 0.5 "
+                                                                                      "VP or more")  # fmt: skip
+    # a figure measured at L1 and L3 alone: one step, named by its levels
+    assert LA.judge([_rate(0.26, BIG), _rate(0.30, BIG)], numbers=[1, 3])[2].startswith("L1 → L3 moves (+4.0 points [")
+    # a larger margin turns a move into the same
+    levels = [_rate(0.26, BIG), _rate(0.28, BIG)]
+    assert LA.judge(levels)[0] == "strength-dependent"
+    assert LA.judge(levels, {**MARGINS, "rate": 0.05})[0] == "stable"
+
+
+def test_margins_are_stated_in_the_reports_words():
+    assert LA.margin_text("rate", 0.01) == "1 point" and LA.margin_text("share", 0.025) == "2.5 points"
+    assert LA.margin_text("vp", 0.5) == "0.5 VP" and LA.margin_text("rounds", 0.25) == "0.25 rounds"
+    assert LA.margin_text("count", 0.25) == "0.25"
+    said = LA.margins_sentence(parse_margins(["vp=0.3"]))
+    assert ", 0.3 VP," in said and "1 point of a rate or of a share of VP" in said and "--margin UNIT=VALUE" in said
+    assert "1 point of a rate, 2 points of a share of VP" in LA.margins_sentence(parse_margins(["share=2"]))
+    assert said in LA.rule_text(parse_margins(["vp=0.3"]))
 
 
 def test_a_level_value_is_the_one_form_of_a_figure_with_its_interval():
@@ -142,9 +207,16 @@ def test_every_value_has_its_interval_and_games_and_its_verdict(ladder_runs):
             assert r[f"L{k}_lo"] <= r[f"L{k}"] <= r[f"L{k}_hi"] and r[f"L{k}_games"] > 0
             assert f"{r[f'L{k}_games']:,} games" in LA.level_value(r, k) and "[" in LA.level_value(r, k)
         levels = [(r["unit"], r[f"L{k}"], r[f"L{k}_lo"], r[f"L{k}_hi"], 1) for k in ks]
-        assert r["verdict"] == LA.judge(levels, r["parity"])[0] or r["unit"] != "rate"
+        assert r["verdict"] == LA.judge(levels)[0] and r["margin"] == MARGINS[r["unit"]]
+        for k in ks[1:] if ks[0] == 1 else ():  # the change from L1, with its interval
+            d, lo, hi = r[f"L{k}_change"], r[f"L{k}_change_lo"], r[f"L{k}_change_hi"]
+            assert d == pytest.approx(r[f"L{k}"] - r["L1"]) and lo < d < hi
+            assert hi - lo > max(r[f"L{k}_hi"] - r[f"L{k}_lo"], r["L1_hi"] - r["L1_lo"])
+            assert LA.level_change(r, k).startswith(("+", "-"))
         assert LA.verdict_sentence(r).startswith(r["verdict"])
     assert full > 0.8 * len(v)
+    wider = LA.ladder_verdicts(LA.ladder_table(data), {**MARGINS, "rate": 0.5, "share": 0.5, "vp": 50.0, "rounds": 5.0})
+    assert set(wider["verdict"]) <= {"stable", "one level"} and set(wider["margin"]) >= {0.5, 50.0}
     counts = LA.verdict_counts(v).set_index("players")
     assert (counts[list(LA.VERDICTS)].sum(axis=1) == counts["figures"]).all()
     assert counts.loc[4, "levels"] == "L1 balanced: 400 games, L2 learned: 400 games, L3 cheap: 24 games"
@@ -153,8 +225,12 @@ def test_every_value_has_its_interval_and_games_and_its_verdict(ladder_runs):
 def test_small_samples_are_not_settled_and_one_level_has_no_check(ladder_runs):
     small = read_report_data([ladder_runs["bal4"], ladder_runs["cheap4"]], ladder=("balanced", "cheap"))
     v = LA.ladder_verdicts(LA.ladder_table(small))
-    # 24 games of the second level cannot rule out any change: never "stable"
-    assert "stable" not in set(v["verdict"]) and "not settled" in set(v["verdict"])
+    # 24 games of the second level cannot rule out a change of a point or a quarter round; only a
+    # figure too small to move by the margin at all (coins left, in VP) can be stable
+    assert "not settled" in set(v["verdict"])
+    assert (v[v["unit"].isin(["rate", "share", "rounds"])]["verdict"] != "stable").all()
+    stable = v[v["verdict"] == "stable"]
+    assert (stable["L2_hi"] - stable["L2_lo"] < stable["margin"]).all()
     one = LA.ladder_verdicts(LA.ladder_table(read_report_data([ladder_runs["bal4"]], ladder=LADDER)))
     assert set(one["verdict"]) == {"one level"}
     assert all("no strength check was possible" in LA.verdict_sentence(r) for r in one.to_dict("records"))
@@ -172,3 +248,32 @@ def test_a_level_stopped_short_says_how_many_games_were_planned(ladder_runs, tmp
     data = read_report_data([ladder_runs["bal4"], str(cut)], ladder=("balanced", "cheap"))
     counts = LA.verdict_counts(LA.ladder_verdicts(LA.ladder_table(data)))
     assert counts.loc[0, "levels"] == "L1 balanced: 400 games, L2 cheap: 8 games (of 24 planned)"
+
+
+def test_a_move_between_levels_not_shown_ordered_is_style_not_strength():
+    """Where the head-to-head of two levels holds parity, a step between them that moves sets no
+    direction: a figure that moves only there is style-dependent; with a strength step too, the
+    direction comes from the strength step alone."""
+    from smsim.studies.skill import STYLE_NOT_STRENGTH
+
+    narrow = lambda v: ("rate", v, v - 0.002, v + 0.002, 100_000)  # noqa: E731
+    # L1 -> L2 the same, L2 -> L3 moves by 5 points; L3 not shown stronger than L2
+    verdict, direction, reason = LA.judge([narrow(0.30), narrow(0.30), narrow(0.35)], ordered=[True, False])
+    assert (verdict, direction) == ("style-dependent", "") and STYLE_NOT_STRENGTH in reason
+    # the same steps with the head-to-heads unknown or ordered: strength-dependent, rising
+    for ordered in (None, [True, True], [None, None]):
+        assert LA.judge([narrow(0.30), narrow(0.30), narrow(0.35)], ordered=ordered)[:2] == ("strength-dependent",
+                                                                                              "rises with strength")
+    # L1 -> L2 falls (ordered), L2 -> L3 rises (style): falls, not "both ways"
+    verdict, direction, reason = LA.judge([narrow(0.35), narrow(0.30), narrow(0.35)], ordered=[True, False])
+    assert (verdict, direction) == ("strength-dependent", "falls with strength") and STYLE_NOT_STRENGTH in reason
+    # through ladder_verdicts: the pairs named by policy, per player count
+    rows = []
+    for level, (policy, v) in enumerate((("balanced", 0.30), ("learned", 0.30), ("rollout-learned", 0.35)), start=1):
+        rows.append({"players": 2, "level": level, "policy": policy, "games": 100_000, "planned": 100_000,
+                     "figure": "seat_win", "item": "0", "label": "Seat 1 wins", "unit": "rate", "section": "Outcomes",
+                     "value": v, "lo": v - 0.002, "hi": v + 0.002, "n": 100_000, "parity": 0.5})  # fmt: skip
+    table = pd.DataFrame(rows)
+    unordered = {2: {("balanced", "learned"): True, ("learned", "rollout-learned"): False}}
+    assert LA.ladder_verdicts(table, ordered=unordered)["verdict"].tolist() == ["style-dependent"]
+    assert LA.ladder_verdicts(table)["verdict"].tolist() == ["strength-dependent"]

@@ -3,6 +3,7 @@ PNG and SVG files; with too little data a figure is either drawn or declined, ne
 
 import io
 
+import numpy as np
 import pytest
 
 from smsim.report.tables import read_report_data
@@ -122,3 +123,89 @@ def test_ratings_are_points_from_the_mean_not_bars_from_zero(data):
     ax = fig.axes[0]
     assert not ax.patches  # no bars
     assert ax.get_ylim()[0] > 1000 and "mean rating" in caption
+
+
+def test_the_median_game_is_the_one_whose_winner_has_the_median_vp(tmp_path):
+    """The picture of the game: the game of a small run whose winner's VP is the median, each
+    seat's final city drawn as the board is (its walls, crates and churches where its city has them)."""
+    import numpy as np
+
+    from smsim import layout as L
+    from smsim.report.plots import median_game, median_game_figure
+    from smsim.runs.batch import simulate
+
+    seats, _ = simulate(9, 2, ["balanced"], seed=31)
+    winners = seats[seats["won"] == 1].groupby("game")["total"].max()
+    game, traced = median_game(2, "balanced", 9, 31)
+    assert winners.loc[game] == sorted(winners)[4]  # the fifth of nine
+    assert traced.score[:, L.S_TOTAL].max() == winners.loc[game]
+    fig, caption = median_game_figure(2, "balanced", 9, 31)
+    axes = fig.get_axes()
+    assert len(axes) == 2 and f"game {game} of seed 31" in caption
+    for seat, ax in enumerate(axes):
+        city = traced.city[seat]
+        symbols = [t.get_text() for t in ax.texts]
+        assert symbols.count("C") == int((city == L.Cell.CRATE).sum())
+        assert symbols.count("H") == int((city == L.Cell.HOUSE).sum())
+        assert len(ax.patches) == L.N_CELLS
+        assert ax.get_title().startswith(f"seat {seat + 1}") and f"{int(traced.score[seat, L.S_TOTAL])} VP" in ax.get_title()
+    assert np.isin(traced.city, [int(c) for c in L.Cell]).all()
+
+
+def _ladder_rows(figures: list[tuple]) -> "pd.DataFrame":
+    """A ladder table (``report.ladder.LADDER_COLUMNS``) built by hand: (players, figure, item,
+    label, unit, section, [value per level], half-width)."""
+    import pandas as pd
+
+    rows = []
+    for players, figure, item, label, unit, section, values, half in figures:
+        for level, value in enumerate(values, start=1):
+            rows.append({"players": players, "level": level, "policy": ["balanced", "learned", "rollout"][level - 1],
+                         "games": 10_000, "planned": 10_000, "figure": figure, "item": item, "label": label,
+                         "unit": unit, "section": section, "value": value, "lo": value - half, "hi": value + half,
+                         "n": 10_000, "parity": 1 / players if figure == "seat_win" else float("nan")})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_a_ladder_figure_draws_the_change_from_l1_against_the_margin():
+    """Each panel: the change from L1 (L1 at 0) with its interval, the margin shaded, the verdict
+    of each line in its key, the title whole; panels of one unit share their y-axis."""
+    from matplotlib.patches import Polygon, Rectangle
+
+    from smsim.report import ladder as LA
+    from smsim.report.plots import ladder_figure, verdict_word
+
+    long = "The right side's bonus (2 coins): VP ahead of seats without it, a label far too long for one line"
+    table = _ladder_rows([
+        (4, "seat_win", "0", "Seat 0 wins", "rate", "Outcomes", [0.26, 0.30, 0.301], 0.002),
+        (4, "seat_win", "3", "Seat 3 wins", "rate", "Outcomes", [0.24, 0.2405, 0.241], 0.002),
+        (2, "seat_win", "0", "Seat 0 wins", "rate", "Outcomes", [0.52, 0.52, 0.52], 0.05),
+        (2, "seat_win", "1", "Seat 1 wins", "rate", "Outcomes", [0.48, 0.48, 0.48], 0.05),
+        (4, "vp_by_source", "total", long, "vp", "Outcomes", [44.0, 43.9, 43.95], 0.05),
+        (4, "game_length", "", "Game length (rounds)", "rounds", "Outcomes", [21.08, 21.06, 21.07], 0.01),
+    ])  # fmt: skip
+    v = LA.ladder_verdicts(table)
+    fig, caption = ladder_figure(v, "Outcomes")
+    assert "smallest change that matters" in caption and "points ±1" in caption and "VP ±0.5" in caption
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(axes) == 4
+    titles = [ax.get_title() for ax in axes]
+    assert titles[:2] == ["The start player's win rate", "The last seat's win rate"]
+    assert titles[2].replace("\n", " ") == long and "…" not in "".join(titles)  # wrapped, never cut
+    for ax, margin in zip(axes, (1.0, 1.0, 0.5, 0.25)):
+        bands = [p for p in ax.patches if isinstance(p, (Polygon, Rectangle))]
+        ys = np.concatenate([p.get_xy()[:, 1] for p in bands if isinstance(p, Polygon)] or
+                            [[p.get_y(), p.get_y() + p.get_height()] for p in bands])  # fmt: skip
+        assert (ys.min(), ys.max()) == pytest.approx((-margin, margin))  # the margin band, in the panel's unit
+        lo, hi = ax.get_ylim()
+        assert lo < -margin and hi > margin
+    assert axes[0].get_ylim() == axes[1].get_ylim() and axes[0].get_ylim() != axes[2].get_ylim()  # rates share
+    # the start player's line at 4 players: L1 at 0, then +4 and +4.1 points; its key says it rises
+    key = {t.get_text() for t in axes[0].get_legend().get_texts()}
+    assert key == {"4 players: rises", "2 players: not settled"}
+    lines = {tuple(np.round(line.get_ydata(), 3)) for line in axes[0].get_lines() if len(line.get_ydata()) == 3}
+    assert (0.0, 4.0, 4.1) in lines
+    rows = v[(v["figure"] == "game_length")].iloc[0]
+    assert verdict_word(rows) == "stable"
+    assert {t.get_text() for t in axes[3].get_legend().get_texts()} == {"4 players: stable"}
+    assert_no_legend_covers_data(fig)

@@ -11,16 +11,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from smsim.report import ladder as LA
 from smsim.report.tables import TABLES, read_report_data
-from smsim.errors import DatasetError
-from smsim.report.findings import MAX_FINDINGS
+from smsim.errors import DatasetError, SmsimError
+from smsim.report import findings as F
 from smsim.report.render import MAX_COLUMNS, display_table, markdown_table, slug, split_columns
 from smsim.report.write import write_report
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
 
-SECTIONS = ["At a glance", "Church series", "Wall bonuses", "Pirate losses", "Outcomes", "Heuristics compared",
+SECTIONS = ["Levels of play", "At a glance", "Church series", "Wall bonuses", "Pirate losses", "Outcomes", "Heuristics compared",
             "How much skill matters", "Data and rules"]
+TOP = [F.FIRST_SCREEN_TITLE, "Key findings"]  # the first screen, then the findings, above the sections
 
 
 def raw_seats(path: str) -> pd.DataFrame:
@@ -74,7 +76,7 @@ class Collector(html.parser.HTMLParser):
 def test_files_sections_and_figures(written):
     out, _ = written
     md = (out / "report.md").read_text()
-    assert [line[3:] for line in md.splitlines() if line.startswith("## ")] == ["Key findings", *SECTIONS]
+    assert [line[3:] for line in md.splitlines() if line.startswith("## ")] == [*TOP, *SECTIONS]
     figures = re.findall(r"!\[([\w-]+)\]\(figures/([\w-]+)\.png\)", md)
     assert len(figures) >= 13
     for name, file in figures:
@@ -82,7 +84,7 @@ def test_files_sections_and_figures(written):
             assert (out / "figures" / f"{file}.{ext}").stat().st_size > 1000
     page = Collector()
     page.feed((out / "report.html").read_text())
-    assert page.h2 == ["Key findings", *SECTIONS]
+    assert page.h2 == [*TOP, *SECTIONS]
     assert len(page.images) == len(figures)  # the same figures, embedded: the page travels alone
     assert all(src.startswith("data:image/png;base64,") for src in page.images)
     assert "figures/" not in "".join(page.images)
@@ -189,17 +191,18 @@ def test_tiny_and_empty_reports_are_well_formed(request, report_datasets, tmp_pa
     else:
         path = write_report(read_report_data([report_datasets[name]]), tmp_path)
     md = path.read_text()
-    assert [line[3:] for line in md.splitlines() if line.startswith("## ")] == ["Key findings", *SECTIONS]
+    assert [line[3:] for line in md.splitlines() if line.startswith("## ")] == [*TOP, *SECTIONS]
     for text in says:
         assert text in md
     page = Collector()
     page.feed(path.with_suffix(".html").read_text())
-    assert page.h2 == ["Key findings", *SECTIONS]
+    assert page.h2 == [*TOP, *SECTIONS]
     assert "| max_rounds | 200 |" in md  # the rules, in full
-    # too few games for any interval to exclude its null: the report says so and states nothing
-    findings = md.split("## Key findings")[1].split("\n## ")[0]
-    assert "These data cannot support any finding" in findings
-    assert not re.search(r"^\d+\. ", findings, flags=re.MULTILINE)
+    # every question is answered in its order, what the data cannot tell said so, nothing stated from them
+    items = _findings(md)
+    assert len(items) == len(F.DESIGN_ORDER)
+    assert items[0].startswith("1. The start player's edge")
+    assert ("not settled" if name == "tiny" else "is not measured here") in items[0]
 
 
 def test_refusals(report_datasets, tmp_path):
@@ -270,23 +273,22 @@ def _section(md: str, title: str) -> str:
     return md.split(f"\n## {title}\n")[1].split("\n## ")[0]
 
 
-def test_every_key_finding_carries_its_verdict(ladder):
-    from smsim.report.findings import FINDING_VERDICTS
-
+def test_the_findings_come_in_a_designers_order_and_the_levels_near_the_top(ladder):
+    """The findings answer the designer's questions in their order, each judged by the margin rule;
+    the levels of play come first among the sections."""
     md = (ladder / "report" / "report.md").read_text()
     items = _findings(md)
-    assert items
-    for line in items:
-        said = re.search(r"Across strengths of play, .*?the (?:figure|effect|value)? ?.*?(stable|strength-dependent|not "
-                         r"settled)|No strength check (?:was possible|applies)", line)  # fmt: skip
-        assert said, line
-    # and the findings' verdicts are the ladder's, by the findings module
-    from smsim.report.findings import key_findings
-
-    found = key_findings(read_report_data([str(ladder / "bal4"), str(ladder / "lrn4"), str(ladder / "ro4")],
-                                          ladder=LADDER))  # fmt: skip
-    for _, f, _ in found.stated:
-        assert f.verdict in FINDING_VERDICTS and f.strength
+    assert len(items) == len(F.DESIGN_ORDER)
+    for line, start in zip(items, ("The start player's edge", "The pirates decide", "What each wall bonus",
+                                   "The skill gap", "The rules variants", "How the rules variants")):  # fmt: skip
+        assert line.split(". ", 1)[1].startswith(start), line
+    assert items[4].endswith("([How much skill matters](#how-much-skill-matters))")  # no sweep: the skill study's
+    found = F.report_findings(read_report_data([str(ladder / "bal4"), str(ladder / "lrn4"), str(ladder / "ro4")],
+                                               ladder=LADDER))  # fmt: skip
+    assert [f.key for f in found] == list(F.DESIGN_ORDER)
+    assert {f.verdict for f in found} <= {F.MOVES, F.SAME, F.NOT_SETTLED, F.NOT_MEASURED}
+    assert md.index("\n## Levels of play\n") < md.index("\n## At a glance\n")
+    assert "L1 `balanced`: the built-in heuristic" in _section(md, "Levels of play")
 
 
 def test_each_section_opens_with_its_ladder(ladder):
@@ -308,10 +310,14 @@ def test_each_section_opens_with_its_ladder(ladder):
             cells = row.strip("| ").split(" | ")
             for cell in cells[2:5]:  # L1, L2 and L3 (cheap: 24 games at 4 players)
                 assert cell == "not measured" or (INTERVAL.search(cell) and not GAMES.search(cell)), row
+            for cell in cells[5:7]:  # the change from L1 at L2 and L3, signed, with its interval
+                assert cell == "not measured" or re.match(r"[+-]\d+\.\d+ (points|VP|rounds)? ?\[[+-]", cell), row
             assert cells[-1].split(":")[0] in VERDICTS, row
         assert "the games behind each level: L1 400 games; L2 400 games; L3 24 games" in topic
         t = pd.read_csv(ladder / "report" / "tables" / f"ladder_{slug(title).replace('-', '_')}.csv")
         assert len(t) == len(rows) and set(t["section"]) == {title}
+        assert {"L2_change", "L2_change_lo", "L2_change_hi", "L3_change", "margin"} <= set(t.columns)
+        assert (t["L2_change"] - (t["L2"] - t["L1"])).abs().max() < 1e-12
     # the top counts the verdicts per player count
     glance = _section(md, "At a glance")
     counts = pd.read_csv(ladder / "report" / "tables" / "strength_check.csv")
@@ -319,6 +325,7 @@ def test_each_section_opens_with_its_ladder(ladder):
     assert counts.loc[0, list(VERDICTS)].sum() == counts.loc[0, "figures"]
     assert "L1 balanced: 400 games, L2 learned: 400 games, L3 cheap: 24 games" in glance
     assert "| 4 | L1 balanced: 400 games" in glance
+    assert LA.margins_sentence() in glance  # the margins the verdicts were judged by, near the strength check
 
 
 def test_upper_levels_stay_out_of_the_other_tables(ladder):
@@ -339,13 +346,16 @@ def test_a_small_two_level_report_says_not_settled_and_one_level_no_check(two_re
     data = read_report_data([str(ladder / "bal4"), str(ladder / "ro4")], ladder=("balanced", "cheap"))
     write_report(data, tmp_path / "small")
     t = pd.read_csv(tmp_path / "small" / "tables" / "strength_check.csv")
-    assert t.loc[0, "stable"] == 0 and t.loc[0, "not settled"] > 0  # 24 games rule out no change
+    assert t.loc[0, "not settled"] > 0
+    # 24 games rule out no change of a point or a quarter round: only a figure too small to move
+    # by its margin at all (coins left, in VP) can be stable
+    rows = pd.concat([pd.read_csv(f) for f in (tmp_path / "small" / "tables").glob("ladder_*.csv")])
+    stable = rows[rows["verdict"] == "stable"]
+    assert len(stable) == t.loc[0, "stable"] and (stable["L2_hi"] - stable["L2_lo"] < stable["margin"]).all()
     md = (tmp_path / "small" / "report.md").read_text()
-    assert "not settled: too few games to rule out a change" in md
+    assert "not settled: L1 → L2 not settled (" in md and "could still be a change of 1 point or more" in md
     one = two_report.read_text()  # the 2-player mirror alone
-    assert "No strength check was possible" in _section(one, "Key findings") + _section(one, "At a glance")
-    for line in _findings(one):
-        assert "No strength check was possible" in line, line
+    assert "No strength check was possible" in _section(one, "At a glance")
 
 
 def test_headline_rows_and_the_glance_table_stand_on_the_same_games(ladder):
@@ -438,14 +448,14 @@ def _findings(md: str) -> list[str]:
 def test_findings_open_the_page_each_with_interval_and_games(written):
     out, _ = written
     md = (out / "report.md").read_text()
-    assert next(line for line in md.splitlines() if line.startswith("## ")) == "## Key findings"
+    assert [line for line in md.splitlines() if line.startswith("## ")][:2] == [f"## {t}" for t in TOP]
     items = _findings(md)
-    assert 1 <= len(items) <= MAX_FINDINGS  # the fixture's comparison and mirror hold clear effects
-    for line in items:
-        assert INTERVAL.search(line) and GAMES.search(line), line
+    assert len(items) == len(F.DESIGN_ORDER)
+    for line in items:  # each measured answer with its interval and games
+        assert "is not measured here" in line or (INTERVAL.search(line) and GAMES.search(line)), line
     page = Page()
     page.feed((out / "report.html").read_text())
-    assert page.h2[0] == "Key findings"
+    assert page.h2[:2] == TOP
     # the HTML states the same findings (code spans aside)
     text = re.sub(r"<[^>]+>", "", (out / "report.html").read_text())
     for line in items:
@@ -459,11 +469,11 @@ def test_contents_links_lead_to_headings(written):
     anchors = {slug(line.lstrip("#").strip()) for line in md.splitlines() if re.match(r"#{2,3} ", line)}
     links = re.findall(r"\]\(#([^)]+)\)", md)
     assert len(links) >= len(SECTIONS) and set(links) <= anchors
-    assert set(re.findall(r"\]\(#([^)]+)\)", md.split("\n## ")[0])) == {slug(t) for t in ["Key findings", *SECTIONS]}
+    assert set(re.findall(r"\]\(#([^)]+)\)", md.split("\n## ")[0])) == {slug(t) for t in [*TOP, *SECTIONS]}
     page = Page()
     page.feed((out / "report.html").read_text())
     assert page.links and set(page.links) <= page.ids
-    assert {slug(t) for t in ["Key findings", *SECTIONS]} <= set(page.links)
+    assert {slug(t) for t in [*TOP, *SECTIONS]} <= set(page.links)
 
 
 def test_no_table_wider_than_the_page(written):
@@ -595,3 +605,48 @@ def test_vp_by_source_headline_rows_add_up_to_the_total(written):
     for line in table[2:]:
         cells = dict(zip(head, (c.strip() for c in line.strip("|").split("|"))))
         assert abs(sum(float(cells[c]) for c in parts) - float(cells["total"])) < 0.05 * (len(parts) + 1)
+
+
+def test_the_first_screen_is_a_box_of_verdicts_levels_and_the_game(written):
+    """Above the findings, in a box: each design question with its answer in a line, in the
+    findings' order, the levels of play in a sentence, and the picture of a median game."""
+    out, _ = written
+    md = (out / "report.md").read_text()
+    first = md.split(f"## {F.FIRST_SCREEN_TITLE}\n")[1].split("\n## ")[0]
+    lines = [line[2:] for line in first.splitlines() if line.startswith("- ")]
+    assert [line.split("? ")[0] + "?" for line in lines] == [F.QUESTIONS[k] for k in F.DESIGN_ORDER]
+    assert "Levels of play (docs/policies.md): L1 `balanced`, L2 `learned`, L3 `rollout-learned`" in first
+    assert "![median-game](figures/median-game.png)" in first and (out / "figures" / "median-game.png").stat().st_size
+    page = (out / "report.html").read_text()
+    box = page.split('<section class="first-screen">')[1].split("</section>")[0]
+    assert box.count("<li>") == len(F.DESIGN_ORDER) and 'alt="median-game"' in box
+    assert page.index('<section class="first-screen">') < page.index('id="key-findings"')
+
+
+@pytest.mark.parametrize("margins, words", [
+    ({"vp": -1}, ["vp", "at least 0"]),
+    ({"rate": float("nan")}, ["rate"]),
+    ({"rounds": "0.25"}, ["rounds", "'0.25'"]),
+    ({"coins": 1.0}, ["'coins'", "not a unit"]),
+])  # fmt: skip
+def test_a_bad_margin_is_refused_before_any_data_is_read(tmp_path, margins, words):
+    from smsim.report.write import report
+
+    with pytest.raises(SmsimError) as e:
+        report(["/nonexistent/dir"], str(tmp_path / "rep"), margins=margins)
+    assert "\n" not in str(e.value) and all(w in str(e.value) for w in words)
+    assert not (tmp_path / "rep").exists()
+
+
+def test_the_margins_reach_the_page(report_datasets, tmp_path, monkeypatch):
+    """``report`` and ``write_report`` hand their margins, the defaults filled in, to the page."""
+    from smsim.intervals import MARGINS
+    from smsim.report import write as W
+
+    seen = []
+    real = W.page
+    monkeypatch.setattr(W, "page", lambda *a, **k: seen.append(a[5]) or real(*a, **k))
+    W.report([report_datasets["tiny"]], str(tmp_path / "rep"), margins={"vp": 0.25})
+    assert seen == [{**MARGINS, "vp": 0.25}]
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "smallest change that matters: 1 point of a rate or of a share of VP, 0.25 VP," in md

@@ -101,8 +101,32 @@ def test_the_skill_gap_and_its_paired_change(studies):
     assert (r.unpaired_lo, r.unpaired_hi) == (pytest.approx(d - half), pytest.approx(d + half))
     assert r.changes == "rotation_cost = 0" and np.isfinite(r.rounds_diff)
     assert r.rounds_diff < 0  # free rotation ends games sooner
-    assert K.gap_verdict(0.02, 0.01, 0.03) == "more skill" and K.gap_verdict(-0.02, -0.03, -0.01) == "more luck"
-    assert K.gap_verdict(0.0, -0.01, 0.01) == "no change shown"
+    assert K.gap_verdict(r["diff"], r.diff_lo, r.diff_hi) in K.GAP_VERDICTS
+
+
+@pytest.mark.parametrize("diff, lo, hi, margin, want", [
+    (0.03, 0.02, 0.04, 0.01, "more skill"),           # wholly beyond the margin
+    (-0.03, -0.04, -0.02, 0.01, "more luck"),
+    (0.005, 0.001, 0.009, 0.01, "no change"),         # clear of 0, but inside the margin: the issue's +0.5 [+0.1, +0.9]
+    (0.005, 0.001, 0.009, 0.0005, "more skill"),      # the same interval against a smaller margin
+    (0.0, -0.009, 0.009, 0.01, "no change"),
+    (0.012, 0.002, 0.022, 0.01, "not settled"),       # straddles the margin
+    (0.0, -0.05, 0.05, 0.01, "not settled"),          # too wide to tell
+    (0.01, 0.01, 0.03, 0.01, "more skill"),           # at the margin: a change that large
+    (float("nan"), 0.0, 0.01, 0.01, "no data"),
+])  # fmt: skip
+def test_the_gap_verdict_is_judged_by_size(diff, lo, hi, margin, want):
+    assert K.gap_verdict(diff, lo, hi, margin) == want
+    assert want in K.GAP_VERDICTS
+
+
+def test_the_gap_verdict_defaults_to_the_points_margin():
+    from smsim.intervals import MARGINS
+
+    m = MARGINS["points"]
+    assert K.gap_verdict(2 * m, 1.5 * m, 2.5 * m) == "more skill"
+    assert K.gap_verdict(0.6 * m, 0.2 * m, 0.9 * m) == "no change"
+    assert K.gap_verdict(m, 0.5 * m, 1.5 * m) == "not settled"
 
 
 def test_a_study_resumes_cell_by_cell(studies, monkeypatch):
@@ -171,3 +195,23 @@ def test_a_shipped_variant_asked_for_twice_is_named_where_it_is_played():
     also = K.shipped_as([v.describe() for v in variants])
     assert also == {"baseline": [], "side_defence=1": [], "side_defence=3": ["three-defence-per-side"],
                     "free-rotation": []}  # fmt: skip
+
+
+def _study(players: int, cells: dict) -> K.SkillResult:
+    m = pd.DataFrame([{"players": players, "row": r, "col": c, "share": v, "lo": lo, "hi": hi, "blocks": 50,
+                       "games": 200, "parity": 1.0 / players} for (r, c), (v, lo, hi) in cells.items()])  # fmt: skip
+    return K.SkillResult("s", players, 1, K.LADDER, m, pd.DataFrame(columns=K.GAP_COLUMNS), [], "")
+
+
+def test_levels_are_ordered_only_where_the_head_to_head_clears_parity():
+    """A level is the stronger of two neighbours only where its seat's interval among the lower
+    lies above parity; parity inside it: not ordered; the lower level's seat among the upper
+    (the only cell played) is read the other way."""
+    two = _study(2, {("learned", "balanced"): (0.64, 0.63, 0.65), ("rollout-learned", "learned"): (0.49, 0.43, 0.55)})
+    assert K.ordered_levels([two], 2) == {("balanced", "learned"): True, ("learned", "rollout-learned"): False}
+    t = K.head_to_heads([two])
+    assert list(t["standing"]) == [K.STRONGER, K.PARITY] and list(t["games"]) == [200, 200]
+    four = _study(4, {("balanced", "learned"): (0.14, 0.13, 0.15), ("learned", "rollout-learned"): (0.30, 0.27, 0.33)})
+    assert K.ordered_levels([four], 4) == {("balanced", "learned"): True, ("learned", "rollout-learned"): False}
+    assert K.head_to_heads([four])["standing"].tolist() == [K.STRONGER, K.WEAKER]
+    assert K.ordered_levels([two, four], 3) == {}

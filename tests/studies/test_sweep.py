@@ -317,6 +317,30 @@ def test_report_of_a_sweep_has_the_variants_section(defence_sweep, tmp_path):
     assert "Rule variants (4 players, balanced at the table, 2 variants" in md.split("## Rule variants")[1].split("**In short**")[1]
 
 
+def test_variant_differences_are_judged_by_size(defence_sweep):
+    """Each variant's difference in the section's tables carries its verdict by size against its
+    unit's margin; the glance names only variants that move a figure by more than its margin."""
+    from smsim.intervals import MARGINS, margin_verdict
+    from smsim.report.studies import variants_section
+    from smsim.report.tables import variant_set_from_sweep
+
+    out, _ = defence_sweep
+    vs = variant_set_from_sweep(out)
+    sec, glance = variants_section([vs])
+    groups = [b for b in sec.blocks if b.kind == "table" and b.shown is not None and "verdict" in b.shown]
+    assert groups
+    for b in groups:
+        for r, said in zip(b.table.itertuples(), b.shown["verdict"]):
+            assert said == ("" if r.variant == "baseline" else margin_verdict(r.diff_lo, r.diff_hi, MARGINS[r.unit]))
+    assert {v for b in groups for v in b.shown["verdict"]} - {""} <= {"the same", "moves", "not settled"}
+    # margins too wide for anything to move: no variant is named in the glance
+    wide = {u: 1e6 for u in MARGINS}
+    sec, glance = variants_section([vs], margins=wide)
+    assert glance[0].count("no variant by more than the margin") == 3
+    assert {v for b in sec.blocks if b.kind == "table" and b.shown is not None and "verdict" in b.shown
+            for v in b.shown["verdict"]} - {""} <= {"the same", "not settled"}  # fmt: skip
+
+
 def test_report_compares_datasets_whose_rules_differ(tmp_path):
     from smsim.report.write import report
 
@@ -375,7 +399,7 @@ def test_every_shipped_variant_is_named_with_its_change_from_the_default():
         changes = {k: v for k, v in held.items() if defaults.get(k) != v}
         said = variant_name(changes, Rules(), name)
         for k, v in changes.items():
-            was = _said(defaults[k]) if k in defaults else "none"
+            was = _said(defaults[k]) if k in defaults else _said([0] * len(v))  # no compensation: 0 a seat
             assert f"{was} → {_said(v)}" in said, (name, said)
         assert said.endswith(f"({name.replace('-', ' ')})")
     assert variant_name({"side_defence": 1}, Rules()) == "side defence 2 → 1"
@@ -383,3 +407,4 @@ def test_every_shipped_variant_is_named_with_its_change_from_the_default():
     assert variant_name({"rotation_cost": 0}, Rules(), "free-rotation") == "rotation cost 2 → 0 (free rotation)"
     assert variant_name({"church_series_vp": [1, 3, 6, 10, 15]}, Rules()) == "church series VP [1, 4, 8, 13, 20] → [1, 3, 6, 10, 15]"
     assert variant_name({}, Rules()) == "the base rules"
+    assert variant_name({"seat_coins": [0, 1]}, Rules()) == "seat coins [0, 0] → [0, 1]"
