@@ -121,3 +121,14 @@ def grouped_mean(df: pd.DataFrame, by: list[str], values: pd.Series, name: str) 
     ``df["cluster"]`` (when present) treated as correlated (``clustered_mean``)."""
     sums = cluster_sums([df[b] for b in by], values, _cluster_of(df))
     return clustered_mean(sums, name)
+
+
+def grouped_share(df: pd.DataFrame, by: list[str], values: pd.Series, name: str) -> pd.DataFrame:
+    """n, count (rounded), mean and 95% interval of ``values`` in [0, 1] per group of ``df[by]``:
+    a share such as a seat's part of a shared win (1/k of a win shared by k). The interval is the
+    rate's (``clustered_rate``: Wilson, n deflated by the design effect where rows share a cluster):
+    a value in [0, 1] varies at most as a yes-or-no one of the same mean (its variance is at most
+    p(1 - p)), so the interval is never too narrow, and unlike a normal interval it stays honest
+    for a handful of games whose values are all 0 or all 1."""
+    sums = cluster_sums([df[b] for b in by], values.astype(np.float64), _cluster_of(df))
+    return clustered_rate(sums, name)

@@ -142,7 +142,7 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
     if fmt == "csv":
         click.echo(result.table.to_csv(index=False), nl=False)
         return
-    print_sweep(result.table, run.games)
+    print_sweep(result.table, run.games, variants=result.variants)
     if out is not None:
         click.echo(f"sweep: {out} ({len(variants)} variants; {result.played:,} games played now)")
 

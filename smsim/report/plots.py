@@ -24,6 +24,7 @@ from smsim.report import ladder as LA
 from smsim.report import tables as A
 from smsim.rules import SIDE_NAMES, Rules
 from smsim.runs.batch import run_games
+from smsim.runs.dataset import VP_LABELS
 from smsim.studies.ratings import elo
 from smsim.studies.sweep import HEADLINE
 
@@ -314,7 +315,7 @@ def vp_sources(data: A.ReportData) -> Plot | None:
     for i, col in enumerate(parts):
         v = mean[col].to_numpy(float)
         base = np.where(v >= 0, pos, neg)
-        ax.bar(x, v, bottom=base, color=colours[i], label=col.replace("vp_", "").replace("_vp", ""))
+        ax.bar(x, v, bottom=base, color=colours[i], label=VP_LABELS[col])
         pos += np.where(v >= 0, v, 0)
         neg += np.where(v < 0, v, 0)
     ax.scatter(x, s.groupby("policy", observed=True)["total"].mean(), color="black", zorder=3, label="total")
@@ -338,12 +339,22 @@ def ratings(data: A.ReportData) -> Plot | None:
         if have_ci:  # the interval of the log strength on the Elo scale
             t["elo_lo"] = elo(t["lo"])
             t["elo_hi"] = elo(t["hi"])
-        _bars(ax, t, "policy", "elo", "elo_lo" if have_ci else None, "elo_hi" if have_ci else None)
+        # points from the mean rating, not bars from 0: an Elo rating has no zero, only differences
+        x = np.arange(len(t))
+        y = t["elo"].to_numpy(float)
+        err = None
+        if have_ci:
+            err = np.nan_to_num(np.clip(np.vstack([y - t["elo_lo"].to_numpy(float), t["elo_hi"].to_numpy(float) - y]),
+                                        0, None))  # fmt: skip
+        ax.errorbar(x, y, yerr=err, fmt="o", capsize=3, color="#4c72b0")
+        ax.axhline(elo(0.0), color="grey", ls="--", lw=0.8)
+        ax.set_xticks(x, t["policy"].astype(str), rotation=45, ha="right")
         ax.set_title(f"{src.players} players")
         ax.set_xlabel("policy")
     axes[0].set_ylabel("rating (Elo scale)")
     games = sum(src.games for src in rated)
-    return fig, f"Ratings fitted to the final rankings of {games:,} comparison games, with 95% intervals."
+    return fig, (f"Ratings fitted to the final rankings of {games:,} comparison games, with 95% intervals; the "
+                 f"dashed line is the mean rating ({elo(0.0):,.0f}): only differences between ratings mean anything.")
 
 
 # -- rule variants (a sweep's table, not ReportData) ------------------------------------------------
@@ -399,13 +410,15 @@ def variant_effects(table: pd.DataFrame, varied: dict[str, tuple[str, object]], 
     out = []
     fields = list(dict.fromkeys(f for f, _ in varied.values()))
     for fld in fields:
-        points = [("baseline", baseline_values[fld])] + [(v, val) for v, (f, val) in varied.items() if f == fld]
+        was = baseline_values.get(fld, "none")  # an empty seat compensation is left out of the rules' dict
+        points = [("baseline", was)] + [(v, val) for v, (f, val) in varied.items() if f == fld]
         order = _order([val for _, val in points])
         points.sort(key=lambda p: order.index(p[1]))
         labels = [str(val).replace(" ", "") for _, val in points]
         fig = Figure(figsize=(WIDTH * 3, 6.2), layout="constrained")
         axes = fig.subplots(2, 3, squeeze=False).ravel()
-        fig.suptitle(f"{title}: {fld}")
+        words = fld.replace("_", " ")  # the field in words, as the variants' names say it
+        fig.suptitle(f"{title}: {words}")
         x = np.arange(len(points))
         for ax, key in zip(axes, HEADLINE):
             tm = table[table["metric"] == key].set_index("variant")
@@ -423,7 +436,7 @@ def variant_effects(table: pd.DataFrame, varied: dict[str, tuple[str, object]], 
             ax.set_title(tm["label"].iloc[0], fontsize="small")
             ax.set_ylabel(suffix.strip(" ()") or tm["unit"].iloc[0], fontsize="small")
         _legend(axes[0])
-        out.append((fld, (fig, f"The headline metrics against {fld} (the other rules at the baseline), with 95% "
+        out.append((fld, (fig, f"The headline metrics against {words} (the other rules at the baseline), with 95% "
                                 "intervals; the square is the baseline.")))  # fmt: skip
     return out
 
@@ -697,7 +710,7 @@ def median_game_figure(players: int = 4, policy: str = "balanced", games: int = 
         ax.set_ylim(0, L.SIZE)
         ax.set_aspect("equal")
         ax.set_axis_off()
-        ax.set_title(f"seat {seat}{' (start)' if seat == 0 else ''}: {int(total[seat])} VP"
+        ax.set_title(f"seat {seat + 1}{' (start)' if seat == 0 else ''}: {int(total[seat])} VP"  # people count from 1
                      f"{', won' if won[seat] else ''}", fontsize="small")  # fmt: skip
     fig.suptitle(f"The final cities of a median {players}-player game")
     return fig, (f"Each seat's city at the end of game {game:,} of seed {seed} (`{policy}` in every seat, "

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from smsim.intervals import MISSING, interval_text
+from smsim.runs.dataset import VP_LABELS
 
 # columns shown as percentages (with their intervals, when the table has them)
 PERCENT = {
@@ -131,19 +132,19 @@ def html_page(page: Page) -> str:
     """The page as one self-contained HTML file (``report.html``): its figures inline, its styles
     inline, nothing loaded from the network. Figures must have been drawn (``Block.png``)."""
     nav = " ".join(f'<a href="#{slug(t)}">{html.escape(t)}</a>' for t in page.titles)
-    body = [f'<nav class="toc">{nav}</nav>', f"<h1>{html.escape(page.title)}</h1>", f"<p>{_html_text(page.made)}</p>"]
+    body = [f'<nav class="toc">{nav}</nav>', f"<h1>{html.escape(page.title)}</h1>", f"<p>{html_text(page.made)}</p>"]
     for sec in page.opening:  # the first screen: a box
         body += [f'<section class="first-screen"><h2 id="{slug(sec.title)}">{html.escape(sec.title)}</h2>',
-                 f"<p>{_html_text(sec.intro)}</p>", *(html_block(b) for b in sec.blocks), "</section>"]  # fmt: skip
+                 f"<p>{html_text(sec.intro)}</p>", *(html_block(b) for b in sec.blocks), "</section>"]  # fmt: skip
     body.append('<h2 id="key-findings">Key findings</h2>')
     if page.findings:
         body.append('<ol class="findings">' + "".join(
-            f'<li>{_html_text(text)} (<a href="#{slug(sec)}">{html.escape(sec)}</a>)</li>' for text, sec in page.findings)
+            f'<li>{html_text(text)} (<a href="#{slug(sec)}">{html.escape(sec)}</a>)</li>' for text, sec in page.findings)
             + "</ol>")  # fmt: skip
-    body += [f"<p>{_html_text(note)}</p>" for note in page.notes]
+    body += [f"<p>{html_text(note)}</p>" for note in page.notes]
     body.append(f'<p class="note">{html.escape(page.findings_rule)}</p>')
     for sec in page.sections:
-        body += [f'<h2 id="{slug(sec.title)}">{html.escape(sec.title)}</h2>', f"<p>{_html_text(sec.intro)}</p>"]
+        body += [f'<h2 id="{slug(sec.title)}">{html.escape(sec.title)}</h2>', f"<p>{html_text(sec.intro)}</p>"]
         body += [html_block(b) for b in sec.blocks]
     body.append('<h2 id="data-and-rules">Data and rules</h2>')
     body += ["<p><b>Datasets.</b></p>", html_table(page.datasets)]
@@ -174,7 +175,8 @@ def _number(v, percent: bool) -> str:
 
 def display_table(t: pd.DataFrame) -> pd.DataFrame:
     """Strings for the page: ``x [lo, hi]`` where the table has ``x_lo`` and ``x_hi``, percentages
-    for rates, counts of successes left out (the rate and n say it)."""
+    for rates, counts of successes left out (the rate and n say it), headings in words
+    (``heading``) and seats numbered from 1 (a ``seat`` column of whole numbers counts from 0)."""
     cols: dict[str, list[str]] = {}
     for c in t.columns:
         name = str(c)
@@ -183,14 +185,30 @@ def display_table(t: pd.DataFrame) -> pd.DataFrame:
         if name.endswith("_count") and name[: -len("_count")] in t.columns:
             continue
         pct = name in PERCENT
-        values = [_number(v, pct) for v in t[c]]
+        column = t[c] + 1 if name == "seat" and pd.api.types.is_integer_dtype(t[c]) else t[c]  # people count from 1
+        values = [_number(v, pct) for v in column]
         if f"{name}_lo" in t.columns and f"{name}_hi" in t.columns:  # a figure with its interval: interval_text
             values = [interval_text(v, lo, hi, digits=1 if pct or abs(v) >= 10 else 2, scale=100 if pct else 1,
                                     unit="%" if pct else "") if _number(lo, pct) != MISSING and not isinstance(v, str)
                       else text for text, v, lo, hi in zip(values, t[c], t[f"{name}_lo"], t[f"{name}_hi"])]  # fmt: skip
             name = f"{name} [95% CI]"
-        cols[name.replace("_", " ")] = values
+        cols[heading(name)] = values
     return pd.DataFrame(cols)
+
+
+HEADINGS = {**{k: f"{v} VP" for k, v in VP_LABELS.items() if k not in ("earned", "total")},
+            "earned": "VP earned in play"}  # fmt: skip
+"""Column headings in words where a column's name is not (the sources of the final score)."""
+
+
+def heading(name: str) -> str:
+    """A column's heading on the page (its CSV keeps the name; ``[95% CI]`` follows an interval).
+    Seats are numbered from 1, the start player's seat 1, as people count them; the CSV and the
+    datasets count from 0 (``seat_0`` is the start player's)."""
+    base, ci = (name[: -len(" [95% CI]")], " [95% CI]") if name.endswith(" [95% CI]") else (name, "")
+    if (seat := re.fullmatch(r"seat_(\d)", base)) is not None:
+        return f"seat {int(seat.group(1)) + 1}{ci}"
+    return HEADINGS.get(base, base.replace("_", " ")) + ci
 
 
 def markdown_table(t: pd.DataFrame) -> str:
@@ -234,9 +252,25 @@ def slug(title: str) -> str:
 
 
 # -- blocks --------------------------------------------------------------------------------------
-def _html_text(text: str) -> str:
-    """Text for the page: escaped, with `code` as code."""
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+STRONG = re.compile(r"\*\*(\S(?:[^*]*?\S)?)\*\*")
+EMPHASIS = re.compile(r"(?<![\w*])\*(\S(?:[^*]*?\S)?)\*(?![\w*])")
+"""Markdown's **strong** and *emphasis* in page text: a pair of asterisks around words, never a
+lone asterisk (``2 * 3``) or one inside a word."""
+
+
+def html_text(text: str) -> str:
+    """Page text (written for Markdown) as HTML: escaped, `code` as code, **strong** and
+    *emphasis* as such, so that no Markdown mark shows on the HTML page. Inside code nothing is
+    converted."""
+    parts = re.split(r"(`[^`]+`)", text)
+    out = []
+    for k, part in enumerate(parts):
+        if k % 2:  # a code span
+            out.append(f"<code>{html.escape(part[1:-1])}</code>")
+        else:
+            part = STRONG.sub(r"<strong>\1</strong>", html.escape(part))
+            out.append(EMPHASIS.sub(r"<em>\1</em>", part))
+    return "".join(out)
 
 
 def markdown_block(b: Block) -> list[str]:
@@ -278,18 +312,18 @@ def html_block(b: Block) -> str:
     if b.kind == "heading":
         return f'<h3 id="{slug(b.text)}">{html.escape(b.text)}</h3>'
     if b.kind == "missing":
-        return f'<p class="missing">{_html_text(b.text)}</p>'
+        return f'<p class="missing">{html_text(b.text)}</p>'
     if b.kind == "text":
-        return f"<p>{_html_text(b.text)}</p>"
+        return f"<p>{html_text(b.text)}</p>"
     if b.kind == "list":
-        return (f"<p><b>{_html_text(b.text)}</b></p><ul>" + "".join(f"<li>{_html_text(i)}</li>" for i in b.items)
+        return (f"<p><b>{html_text(b.text)}</b></p><ul>" + "".join(f"<li>{html_text(i)}</li>" for i in b.items)
                 + "</ul>")  # fmt: skip
     if b.kind == "figure":
         png = base64.b64encode(b.png).decode()
-        return (f'<figure><img alt="{b.name}" src="data:image/png;base64,{png}"><figcaption>{_html_text(b.text)}'
+        return (f'<figure><img alt="{b.name}" src="data:image/png;base64,{png}"><figcaption>{html_text(b.text)}'
                 "</figcaption></figure>")  # fmt: skip
     full = b.full
-    head = f'<p><b>{_html_text(b.text)}</b> (<a href="tables/{b.name}.csv">CSV</a>)</p>'
+    head = f'<p><b>{html_text(b.text)}</b> (<a href="tables/{b.name}.csv">CSV</a>)</p>'
     if not b.folded:
         return head + _html_tables(full)
     short = _html_tables(b.short) if b.short is not None else ""

@@ -9,7 +9,8 @@ import pandas as pd
 from smsim.intervals import interval_text
 from smsim.report import plots as P
 from smsim.report import tables as A
-from smsim.report.render import MAX_SHORT_ROWS, Block, Section, display_table, topic
+from smsim.report.render import MAX_COLUMNS, MAX_SHORT_ROWS, Block, Section, display_table, topic
+from smsim.runs.dataset import VP_SOURCES
 
 
 def _doc(fn) -> str:
@@ -84,7 +85,7 @@ SHORT_COLUMNS = {
     "scores": ["players", "policy", "seats", "vp", "vp_p10", "vp_p90", "win"],
     "seat_advantage": ["players", "field", "seat", "win", "parity", "vp"],
     "game_length": ["players", "games", "rounds", "rounds_p10", "rounds_p50", "rounds_p90"],
-    "vp_by_source": ["players", "policy", "earned", "church_vp", "full_city_vp", "cannon_vp", "total"],
+    "vp_by_source": ["players", "policy", *VP_SOURCES, "total"],  # every source: the row adds up to its total
     "game_end": ["players", "field", "games", "several_full", "aborted_share"],
 }
 """The headline columns of each table, shown above its full version (``x`` brings ``x_lo``/``x_hi``)."""
@@ -118,6 +119,8 @@ def _short_table(data: A.ReportData, name: str, t: pd.DataFrame) -> pd.DataFrame
     cols = [c for c in t.columns if c in keep or (c[-3:] in ("_lo", "_hi") and c[:-3] in keep)]
     if "field" in cols:  # one line-up per player count: the long names say nothing the caption does not
         rows = rows.assign(field=[A.short_field(str(f)) for f in rows["field"]])
+    if "policy" in cols and rows["policy"].nunique() == 1 and len(display_table(rows[cols].head(1)).columns) > MAX_COLUMNS:
+        cols.remove("policy")  # one policy, named in the caption: the row keeps its figures on one table
     return rows[cols].head(MAX_SHORT_ROWS).reset_index(drop=True)
 
 
@@ -165,7 +168,8 @@ def game_sections(data: A.ReportData) -> list[Section]:
     s.blocks += topic("Final scores", figure_block(data, "scores", "no seats in these data."),
                        _table(data, "scores", "Final scores and win rates"))  # fmt: skip
     s.blocks += topic("Win rate by seat", figure_block(data, "seat-advantage", "no seats in these data."),
-                       _table(data, "seat_advantage", "Win rate by seat (seat 0 starts)"))  # fmt: skip
+                       _table(data, "seat_advantage", "Win rate by seat (seat 1 is the start player; the CSV counts seats "
+                              "from 0, as the datasets do)"))  # fmt: skip
     s.blocks += topic("Game length and how games end", figure_block(data, "game-length", "no games in these data."),
                        _table(data, "game_length", "Game length"),
                        _table(data, "game_end", "How the game ended"))  # fmt: skip

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from smsim.intervals import interval_text
 from smsim.report import ladder as LA
 from smsim.report import plots as P
 from smsim.report import tables as A
@@ -14,16 +15,36 @@ from smsim.report.render import Block, slug, topic
 from smsim.studies.skill import level_name
 
 
+def _level_games(rows: pd.DataFrame, levels: list[int]) -> dict[int, dict[int, int]]:
+    """Per level, per player count, the mirror games behind its figures (0: not measured)."""
+    return {k: {int(p): int(g[f"L{k}_games"].max()) for p, g in rows.groupby("players")} for k in levels}
+
+
+def _games_said(games: dict[int, dict[int, int]]) -> str:
+    """The games behind each level, once (not in every cell): per player count where they differ."""
+    parts = []
+    for k, per in games.items():
+        measured = {p: n for p, n in per.items() if n}
+        if len(set(measured.values())) == 1:
+            parts.append(f"L{k} {next(iter(measured.values())):,} games" +
+                         (f" ({', '.join(str(p) for p in measured)} players)" if len(measured) < len(per) else ""))
+        else:
+            parts.append(f"L{k} " + ", ".join(f"{n:,} games at {p} players" for p, n in measured.items()))
+    return "; ".join(parts)
+
+
 def _ladder_shown(rows: pd.DataFrame, levels: list[int]) -> pd.DataFrame:
-    """A section's ladder as the page shows it: a figure per row, its value at every level, its
-    change from L1 at every level above (with the change's interval) and its verdict."""
+    """A section's ladder as the page shows it: a figure per row, its value at every level (the
+    games behind a level are said once, in the table's caption: ``_games_said``)."""
     shown = {"players": rows["players"].astype(int).tolist(),
              "figure": [f"{r.label} (parity {100 * r.parity:.1f}%)" if np.isfinite(r.parity) else r.label
                         for r in rows.itertuples()]}  # fmt: skip
     for k in levels:
         names = [p for p in rows[f"L{k}_policy"] if p]
-        shown[f"L{k} {names[0] if names else ''} [95% CI], games".replace("  ", " ")] = [
-            LA.level_value(r, k) for r in rows.itertuples()]
+        shown[f"L{k} {names[0] if names else ''} [95% CI]".replace("  ", " ")] = [
+            interval_text(getattr(r, f"L{k}"), getattr(r, f"L{k}_lo"), getattr(r, f"L{k}_hi"),
+                          **A.unit_form(r.unit, fit=True)) if np.isfinite(getattr(r, f"L{k}")) else "not measured"
+            for r in rows.itertuples()]  # fmt: skip
     for k in levels[1:] if levels and levels[0] == 1 else ():
         shown[f"L{k} change from L1 [95% CI]"] = [LA.level_change(r, k) for r in rows.itertuples()]
     shown["verdict"] = [r.verdict + (f": {r.direction}" if r.direction else "") +
@@ -53,9 +74,10 @@ def ladder_blocks(verdicts: pd.DataFrame, section: str) -> list[Block]:
     counts = rows["verdict"].value_counts()
     tally = ", ".join(f"{counts[v]} {v}" for v in LA.VERDICTS if v in counts)
     blocks.append(Block("table", text=f"{section} across strengths of play: {len(rows)} headline figures, {tally}. "
-                        "Each figure on the mirror games of each level alone, with its 95% interval and the games "
-                        "behind it, its change from L1 with that change's interval, and its verdict by size (the "
-                        "margins at the top of the page)", name=name, table=rows, shown=_ladder_shown(rows, levels), fold=False))
+                        "Each figure on the mirror games of each level alone, with its 95% interval, its change "
+                        "from L1 with that change's interval, and its verdict by size (the margins at the top of the "
+                        f"page); the games behind each level: {_games_said(_level_games(rows, levels))}", name=name,
+                        table=rows, shown=_ladder_shown(rows, levels), fold=False))  # fmt: skip
     return topic("Across strengths of play", *blocks)
 
 

@@ -13,8 +13,9 @@ from smsim.report import ladder as LA
 from smsim.report import plots as P
 from smsim.report import tables as A
 from smsim.report.render import Block, Section
+from smsim.rules import Rules
 from smsim.studies.skill import GAP, gap_verdict, level_name, shipped_as
-from smsim.studies.sweep import HEADLINE, SWEEP_HEADINGS, variance_reduction
+from smsim.studies.sweep import BASELINE, HEADLINE, SWEEP_HEADINGS, named_variants, variance_reduction, variant_name
 
 
 # -- how much skill matters ---------------------------------------------------------------------
@@ -78,10 +79,14 @@ def skill_section(skills: list, margin: float = MARGINS["points"]) -> tuple[Sect
         if len(res.gaps) > 1:
             g = res.gaps.copy()
             also = shipped_as(res.variants)
-            g["changes"] = [c + (f" (shipped: {', '.join(also[v])})" if also.get(v) else "")
-                            for v, c in zip(g["variant"], g["changes"])]  # fmt: skip
+            base_rules = Rules.from_dict(res.variants[0]["rules"])
+            names = {v["name"]: v["name"] if v["name"] == BASELINE else variant_name(v.get("varied", {}), base_rules,
+                                                                                     v["name"])
+                     for v in res.variants}  # every variant named by its change from the baseline's rules
+            g["variant"] = [names.get(v, v) + (f" (shipped: {', '.join(also[v])})" if also.get(v) else "")
+                            for v in g["variant"]]  # fmt: skip
             shown = pd.DataFrame({
-                "variant": g["variant"], "changes": [c or "(the base rules)" for c in g["changes"]],
+                "variant": g["variant"],
                 "skill gap, points [95% CI]": [interval_text(a, b, c, **A.POINTS)
                         for a, b, c in zip(g["gap"], g["gap_lo"], g["gap_hi"])],
                 "change, paired [95% CI]": [interval_text(a, b, c, **A.POINTS)
@@ -128,7 +133,7 @@ def skill_variant_sentence(r, margin: float = MARGINS["points"]) -> str:
             "not settled": f"whether the skill gap changes by {points} or more is not settled",
             "no data": "no data"}  # fmt: skip
     rounds = f"; {F.rounds_words(r.rounds_diff, r.rounds_diff_lo, r.rounds_diff_hi)}"
-    return (f"{r.variant} ({r.changes}): {said[gap_verdict(r.diff, r.diff_lo, r.diff_hi, margin)]}, the gap "
+    return (f"{r.variant}: {said[gap_verdict(r.diff, r.diff_lo, r.diff_hi, margin)]}, the gap "
             f"{interval_text(r.gap, r.gap_lo, r.gap_hi, **A.POINTS_SAID)} against the baseline's, a change "
             f"of "
             f"{interval_text(r.diff, r.diff_lo, r.diff_hi, **A.POINTS_SAID)} on the same dice{rounds}.")  # fmt: skip
@@ -138,10 +143,6 @@ def skill_variant_sentence(r, margin: float = MARGINS["points"]) -> str:
 # -- rule variants -------------------------------------------------------------------------------
 VARIANT_GROUPS = {"seats": "Seats", "pirates": "Pirates", "vp": "Victory points", "city": "The city",
                   "game": "Game length", "policies": "Policies"}  # fmt: skip
-
-
-def _varied_text(varied: dict) -> str:
-    return ", ".join(f"{k} = {v}" for k, v in varied.items()) or "(the base rules)"
 
 
 def _largest(t, key: str, margins: dict[str, float] = MARGINS) -> str | None:
@@ -154,6 +155,20 @@ def _largest(t, key: str, margins: dict[str, float] = MARGINS) -> str | None:
         return None
     r = clear.loc[clear["diff"].abs().idxmax()]
     return f"{r.variant} ({interval_text(r['diff'], r.diff_lo, r.diff_hi, **A.unit_form(r.unit, True, words=True))})"
+
+
+def _set_heading(vs) -> str:
+    """A set of variants in words, never a folder: "Rule variants, 4 players, balanced", then what
+    the set holds where it says more (the shipped variants; one rule at a time; datasets under other
+    rules, unpaired)."""
+    policies = ", ".join(dict.fromkeys(vs.policies))
+    others = vs.variants[1:]
+    shipped = named_variants()
+    what = ("the shipped variants" if others and all(v.name in shipped for v in others) else
+            "one rule at a time" if others and all(len(v.varied) == 1 for v in others) else "")  # fmt: skip
+    if not vs.paired:
+        what = ", ".join(x for x in (what, "datasets under other rules, unpaired") if x)
+    return f"Rule variants, {vs.players} players, {policies}" + (f": {what}" if what else "")
 
 
 def variants_section(sets: list, tables: list | None = None,
@@ -170,36 +185,43 @@ def variants_section(sets: list, tables: list | None = None,
                 "size: *moves* where its interval lies wholly beyond the smallest change that matters, *the same* "
                 "where it lies inside it, *not settled* otherwise (the margins at the top of the page).")  # fmt: skip
     glance = []
+    headings = [_set_heading(vs) for vs in sets]
+    headings = [h + (f", set {headings[:k].count(h) + 1}" if headings.count(h) > 1 else "") for k, h in enumerate(headings)]
     for k, vs in enumerate(sets):
-        t = tables[k] if tables is not None else vs.table()
+        base_rules = vs.variants[0].rules
+        # every variant named by its change from the baseline's rules (the name it was run under beside it)
+        names = {v.name: v.name if v.name == BASELINE else variant_name(v.varied, base_rules, v.name)
+                 for v in vs.variants}  # fmt: skip
+        t = (tables[k] if tables is not None else vs.table()).assign(variant=lambda d: d["variant"].map(names))
         first = len(s.blocks)
-        head = (f"{vs.label}: {vs.players} players, {', '.join(dict.fromkeys(vs.policies))} at the table, "
+        head = (f"{'A sweep' if vs.paired else 'Datasets under other rules'}: {vs.players} players, "
+                f"{', '.join(dict.fromkeys(vs.policies))} at the table, "
                 f"{vs.games:,} games per variant" + (f", seed {vs.seed}" if vs.seed is not None else "") +
                 (", every variant on the same dice (paired)" if vs.paired else
                  ", not on the same dice: differences have unpaired intervals"))  # fmt: skip
-        listing = pd.DataFrame({"variant": [v.name for v in vs.variants],
-                                "changes": [_varied_text(v.varied) for v in vs.variants],
+        listing = pd.DataFrame({"variant": [names[v.name] for v in vs.variants],
+                                "run as": [v.name for v in vs.variants],
                                 "dataset": vs.dirs})  # fmt: skip
-        s.blocks.append(Block("table", text=f"{head}. The variants", name=f"variants_{k}_list", table=listing))
+        s.blocks.append(Block("table", text=f"{head}. The variants, each named by its change from the baseline's "
+                              "rules", name=f"variants_{k}_list", table=listing))  # fmt: skip
         rows = t.set_index(["variant", "metric"])
-        shown = {"variant": [v.name for v in vs.variants]}
+        shown = {"variant": [names[v.name] for v in vs.variants]}
         for key in HEADLINE:
             cells = []
             for v in vs.variants:
-                r = rows.loc[(v.name, key)]
-                cells.append(interval_text(r.value, r.lo, r.hi, **A.unit_form(r.unit)) if v.name == "baseline" else
+                r = rows.loc[(names[v.name], key)]
+                cells.append(interval_text(r.value, r.lo, r.hi, **A.unit_form(r.unit)) if v.name == BASELINE else
                              interval_text(r["diff"], r.diff_lo, r.diff_hi, **A.unit_form(r.unit, True)))  # fmt: skip
             shown[SWEEP_HEADINGS[key]] = cells
         headline = t[t["metric"].isin(HEADLINE)]
         s.blocks.append(Block("table", text="Which rule moves the balance most: the baseline's headline figures, and "
                               "each variant's difference from them with its 95% interval", name=f"variants_{k}_headline",
                               table=headline, shown=pd.DataFrame(shown)))  # fmt: skip
-        made = P.variant_differences(t, f"Rule variants, {vs.players} players")
+        made = P.variant_differences(t, headings[k])
         if made is not None:
             s.blocks.append(Block("figure", text=made[1], name=f"variants_{k}_differences", figure=made[0]))
-        single = {v.name: next(iter(v.varied.items())) for v in vs.variants[1:] if len(v.varied) == 1}
-        base_rules = vs.variants[0].rules.to_dict()
-        for fld, (fig, caption) in P.variant_effects(t, single, base_rules, f"Rule variants, {vs.players} players"):
+        single = {names[v.name]: next(iter(v.varied.items())) for v in vs.variants[1:] if len(v.varied) == 1}
+        for fld, (fig, caption) in P.variant_effects(t, single, base_rules.to_dict(), headings[k]):
             s.blocks.append(Block("figure", text=caption, name=f"variants_{k}_{fld}", figure=fig))
         vr = variance_reduction(t)
         if vs.paired and len(vr):
@@ -234,7 +256,7 @@ def variants_section(sets: list, tables: list | None = None,
         del s.blocks[first:]
         lead = [f"variants_{k}_differences", f"variants_{k}_headline", f"variants_{k}_list"]
         blocks.sort(key=lambda b: (lead.index(b.name) if b.name in lead else len(lead), b.kind != "figure"))
-        s.blocks += [Block("heading", text=f"{vs.players} players: {vs.label}"), *blocks]
+        s.blocks += [Block("heading", text=headings[k]), *blocks]
         moves = [(label, _largest(t, key, margins)) for key, label in (("start_edge", "the start player's edge"),
                                                             ("cannons_changed_winner", "how often cannons change the winner"),
                                                             ("vp_total", "the mean final VP"))]  # fmt: skip
@@ -266,7 +288,7 @@ def compensation_section(results: list) -> tuple[Section, list[str]]:
     s = Section("Seat compensation", "How much should the later seats get so that every seat wins equally often? "
                 "`smsim fairness` searches, on common dice, the whole number of extra start coins (`seat_coins`) or "
                 "of VP (`seat_vp`) per seat that brings every seat's win share (a shared win split) closest to "
-                "parity, seat 0 fixed at 0, then plays held-out games it never searched on without and with that "
+                "parity, the start player's (seat 1) fixed at 0, then plays held-out games it never searched on without and with that "
                 "compensation (docs/fairness.md). A seat's remaining unfairness is *distinguishable* where its "
                 "interval after compensation excludes parity.")  # fmt: skip
     glance = []
@@ -277,7 +299,7 @@ def compensation_section(results: list) -> tuple[Section, list[str]]:
     for r in results:
         t = r.table
         shown = pd.DataFrame({
-            "seat": [f"{int(x)}{' (start)' if x == 0 else ''}" for x in t["seat"]],
+            "seat": [f"{int(x) + 1}{' (start)' if x == 0 else ''}" for x in t["seat"]],  # people count from 1
             f"{r.rules_field}": t["compensation"].astype(int),
             "win share before [95% CI]": [interval_text(v, lo, hi, **A.RATE) for v, lo, hi in
                                           zip(t["before"], t["before_lo"], t["before_hi"])],

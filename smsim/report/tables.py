@@ -32,13 +32,14 @@ from smsim.errors import DatasetError
 from smsim.intervals import MARGINS, Z_95, difference_interval, margin_verdict
 from smsim.rules import SIDE_NAMES, Rules
 from smsim.runs.dataset import (  # the breakdown of the final score, one list for every table
+    VP_LABELS,
     done_parts,
     part_name,
     vp_sources,
     with_seat_vp,
 )
 from smsim.runs.folder import kind_of, read_manifest
-from smsim.stats import grouped_mean, grouped_rate
+from smsim.stats import grouped_mean, grouped_rate, grouped_share
 from smsim.studies.bonus import TABLE_COLUMNS as BONUS_COLUMNS
 from smsim.studies.bonus import bonus_text, read_bonus
 from smsim.studies.compare import read_comparison
@@ -529,9 +530,21 @@ def cannons_changed_winner(data: ReportData) -> pd.DataFrame:
 
 
 # -- outcomes ------------------------------------------------------------------------------------
+def win_share(seats: pd.DataFrame) -> pd.Series:
+    """Each seat row's share of its game's win: 1 for a sole winner, 1/k for each of k winners
+    who share the win, 0 for the others. The seats of a game add up to one win, so the win rates
+    of a player count's seats add up to 100% and parity is 1 / players. The winners of a game are
+    its seats with ``won`` (the game table's ``winners``); a game is its ``source`` and ``game``."""
+    won = seats["won"].astype(np.float64)
+    keys = [seats[c] for c in ("source", "game") if c in seats]
+    winners = won.groupby(keys, observed=True).transform("sum")
+    return (won / winners.where(winners > 0)).fillna(0.0)
+
+
 def scores(data: ReportData) -> pd.DataFrame:
     """Per player count and policy: final VP mean (interval), standard deviation and percentiles,
-    and the win rate (shared wins count as wins) with its interval."""
+    and the win rate (a shared win split between its winners: ``win_share``) with its interval
+    (``stats.grouped_share``)."""
     s = data.seats
     if s.empty:
         return _empty(BY)
@@ -540,22 +553,24 @@ def scores(data: ReportData) -> pd.DataFrame:
     out["vp_sd"] = grouped.std(ddof=1)
     for q in (10, 50, 90):
         out[f"vp_p{q}"] = grouped.quantile(q / 100)
-    r = grouped_rate(s, BY, s["won"], "win")
+    r = grouped_share(s, BY, win_share(s), "win")
     out.insert(0, "seats", r["n"])
     out[["win", "win_lo", "win_hi"]] = r[["win", "win_lo", "win_hi"]]
     return out.reset_index()
 
 
 def seat_advantage(data: ReportData) -> pd.DataFrame:
-    """Per player count, field (who sat at the table) and seat (0 starts): the win rate with its
-    interval beside parity (1 / players), and the mean VP. ``fair_seating`` says whether the
-    seat's effect is measured alone: the same policy in every seat, or a comparison's every
-    arrangement; with different fixed policies per seat, seat and policy are confounded."""
+    """Per player count, field (who sat at the table) and seat (0 starts: seat 1 on the page): the
+    win rate (a shared win split between its winners: ``win_share``, so the seats add up to 100%)
+    with its interval (``stats.grouped_share``) beside parity (1 / players), and the mean VP.
+    ``fair_seating`` says whether the seat's effect is measured alone: the same policy in every
+    seat, or a comparison's every arrangement; with different fixed policies per seat, seat and
+    policy are confounded."""
     s = data.seats
     if s.empty:
         return _empty(["players", "field", "seat"])
     by = ["players", "field", "seat"]
-    out = grouped_rate(s, by, s["won"], "win")
+    out = grouped_share(s, by, win_share(s), "win")
     out["parity"] = 1.0 / out.index.get_level_values("players")
     out = out.join(grouped_mean(s, by, s["total"], "vp"))
     fair = {src.field: src.fair_seating for src in data.sources}
@@ -599,7 +614,7 @@ def vp_by_source(data: ReportData) -> pd.DataFrame:
 
 def game_end(data: ReportData) -> pd.DataFrame:
     """Per player count and field: how the game ended: the share of games ended by each seat
-    filling its city first, the share in which two or more cities were full at the end, and the
+    filling its city first (``seat_0``, the start player's, is seat 1 on the page), the share in which two or more cities were full at the end, and the
     share the engine's safety cap stopped (``aborted_share``), each with its interval."""
     g = data.games
     if g.empty:
@@ -754,10 +769,10 @@ def headline_figures(data: ReportData) -> list[Figure]:
                           "rate", sec["attack_held"], r.held, r.held_lo, r.held_hi, int(r.n) // int(r.players)))  # fmt: skip
     for r in seat_advantage(data).itertuples():
         who = " (the start player)" if r.seat == 0 else ""
-        out.append(Figure("seat_win", str(r.seat), f"Seat {r.seat}{who} wins", "rate", sec["seat_win"], r.win,
+        out.append(Figure("seat_win", str(r.seat), f"Seat {r.seat + 1}{who} wins", "rate", sec["seat_win"], r.win,
                           r.win_lo, r.win_hi, int(r.n), r.parity))  # fmt: skip
     for r in vp_source_means(data).itertuples():
-        out.append(Figure("vp_by_source", r.vp_source, f"Mean VP per seat: {r.vp_source}", "vp",
+        out.append(Figure("vp_by_source", r.vp_source, f"Mean VP per seat: {VP_LABELS[r.vp_source]}", "vp",
                           VP_SOURCE_SECTIONS.get(r.vp_source, sec["vp_by_source"]), r.vp, r.vp_lo, r.vp_hi,
                           games))  # fmt: skip
     for r in game_length(data).itertuples():

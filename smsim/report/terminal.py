@@ -15,11 +15,12 @@ from rich.table import Table
 
 from smsim.intervals import MISSING, Z_95, interval_text
 from smsim.report.tables import POINTS, POINTS_SAID, RATE, sides_agree, unit_form
-from smsim.runs.dataset import vp_sources
+from smsim.rules import Rules
+from smsim.runs.dataset import VP_LABELS, vp_sources
 from smsim.studies.fairness import FairnessResult
 from smsim.studies.ratings import elo_points
 from smsim.studies.skill import gap_verdict, level_name
-from smsim.studies.sweep import BASELINE, HEADLINE, SWEEP_HEADINGS, variance_reduction
+from smsim.studies.sweep import BASELINE, HEADLINE, SWEEP_HEADINGS, variance_reduction, variant_name
 
 
 def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, console: Console | None = None) -> None:
@@ -32,7 +33,7 @@ def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, 
         f"[bold]{n_games:,} games[/], {int(g['players'])} players{speed}; mean {g['rounds_mean']:.1f} rounds, "
         f"{int(g['aborted'])} aborted, {int(g['shared_wins'])} with a shared win"
     )
-    t = Table(title="Results by policy (shared wins count as wins; [95% interval])")
+    t = Table(title="Results by policy (a shared win split between its winners; [95% interval])")
     for col in ("policy", "seats", "win rate", "mean VP", "VP p10/p50/p90", "cannons lost"):
         t.add_column(col, justify="right")
     for key, row in tables["by_policy"].iterrows():
@@ -46,9 +47,7 @@ def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, 
                       f"edge; `smsim compare {names}` plays every policy in every seat on the same dice.")  # fmt: skip
     t = Table(title="Mean VP by source")
     sources = vp_sources(bool((tables["vp_by_source"]["seat_vp"] != 0).any()))
-    headers = {"earned": "earned in play", "church_vp": "churches", "coins_vp": "coins", "logs_vp": "logs",
-               "full_city_vp": "full city", "cannon_vp": "cannons", "seat_vp": "seat compensation"}  # fmt: skip
-    for col in ("policy", *(headers[c] for c in sources), "total"):
+    for col in ("policy", *(VP_LABELS[c] for c in sources), "total"):
         t.add_column(col, justify="right")
     for key, row in tables["vp_by_source"].iterrows():
         t.add_row(str(key), *(f"{row[c]:.1f}" for c in sources), f"{row.total:.1f}")
@@ -62,11 +61,11 @@ def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, 
     console.print(t)
     if fixed_seats(tables):  # the seat table would repeat the policy table row for row
         return
-    t = Table(title="Results by seat (seat 0 starts; [95% interval])")
+    t = Table(title="Results by seat (seat 1 is the start player; a shared win split; [95% interval])")
     for col in ("seat", "seats", "win rate", "mean VP"):
         t.add_column(col, justify="right")
-    for key, row in tables["by_seat"].iterrows():
-        t.add_row(str(key), f"{int(row.seats):,}", interval_text(row.win_rate, row.win_lo, row.win_hi, **RATE),
+    for key, row in tables["by_seat"].iterrows():  # the data count seats from 0, people from 1
+        t.add_row(str(int(key) + 1), f"{int(row.seats):,}", interval_text(row.win_rate, row.win_lo, row.win_hi, **RATE),
                   interval_text(row.vp_mean, row.vp_lo, row.vp_hi))  # fmt: skip
     console.print(t)
 
@@ -114,12 +113,14 @@ def print_comparison(result, console: Console | None = None) -> None:
     console.print(t)
 
 
-def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None) -> None:
+def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None, variants: list = ()) -> None:
     """Print a sweep's headline metrics (``sweep.variant_table``) for the terminal: the baseline's
     value, then each variant's paired difference from it with its 95% interval, and how much the
-    common dice narrowed those intervals."""
+    common dice narrowed those intervals. ``variants`` (``sweep.Variant``s, the baseline first):
+    each row named by its change from the baseline's rules (``sweep.variant_name``)."""
 
     console = console or Console(width=max(140, Console().width))
+    names = {v.name: variant_name(v.varied, variants[0].rules, v.name) for v in variants[1:]}
     variants = list(dict.fromkeys(table["variant"]))
     console.print(f"[bold]{len(variants)} variants[/] x {games:,} games on common dice (game g has the same dice "
                   "in every variant)")  # fmt: skip
@@ -137,7 +138,7 @@ def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None)
                 cells.append(interval_text(r.value, **unit_form(r.unit)) + (" pts" if r.unit == "points" else ""))
             else:
                 cells.append(interval_text(r["diff"], r.diff_lo, r.diff_hi, **unit_form(r.unit, True)))
-        t.add_row(v, *cells)
+        t.add_row(names.get(v, v), *cells)
     console.print(t)
     vr = variance_reduction(table)
     if len(vr):
@@ -171,11 +172,13 @@ def print_skill(result, console: Console | None = None) -> None:
     if len(result.gaps) > 1:
         t = Table(title="The skill gap under each variant (points above parity) and its change from the baseline, "
                         "paired on the same dice")  # fmt: skip
-        for col in ("variant", "changes", "skill gap", "change [paired]", "rounds change", "verdict"):
+        for col in ("variant", "skill gap", "change [paired]", "rounds change", "verdict"):
             t.add_column(col, justify="right")
+        base_rules = Rules.from_dict(result.variants[0]["rules"])
+        names = {v["name"]: variant_name(v.get("varied", {}), base_rules, v["name"]) for v in result.variants[1:]}
         for r in result.gaps.itertuples():
             base = r.variant == BASELINE
-            t.add_row(r.variant, r.changes or "(the base rules)", interval_text(r.gap, r.gap_lo, r.gap_hi, **POINTS),
+            t.add_row(names.get(r.variant, r.variant), interval_text(r.gap, r.gap_lo, r.gap_hi, **POINTS),
                       "" if base else interval_text(r.diff, r.diff_lo, r.diff_hi, **POINTS),
                       "" if base else interval_text(r.rounds_diff, r.rounds_diff_lo, r.rounds_diff_hi, signed=True),
                       "" if base else gap_verdict(r.diff, r.diff_lo, r.diff_hi))  # fmt: skip
@@ -199,8 +202,8 @@ def print_fairness(result: FairnessResult, console: Console | None = None) -> No
     for col in ("seat", unit, "before [95% interval]", "after [95% interval]", "after differs from parity?"):
         t.add_column(col, justify="right")
     for r in result.table.itertuples():
-        who = " (start)" if r.seat == 0 else ""
-        t.add_row(f"{r.seat}{who}", f"{r.compensation:+d}" if r.compensation else "0",
+        who = " (start)" if r.seat == 0 else ""  # the data count seats from 0, people from 1
+        t.add_row(f"{r.seat + 1}{who}", f"{r.compensation:+d}" if r.compensation else "0",
                   interval_text(r.before, r.before_lo, r.before_hi, **RATE),
                   interval_text(r.after, r.after_lo, r.after_hi, **RATE),
                   "yes" if r.distinguishable else "no")  # fmt: skip

@@ -56,6 +56,14 @@ PLAYER_COLUMNS = {
 # show it only where a seat has some (``vp_sources``).
 VP_SOURCES = ("earned", "church_vp", "coins_vp", "logs_vp", "full_city_vp", "cannon_vp", "seat_vp")
 
+VP_LABELS = {"earned": "earned in play", "church_vp": "church series", "coins_vp": "coins left",
+             "logs_vp": "logs left", "full_city_vp": "full city", "cannon_vp": "cannons lost",
+             "seat_vp": "seat compensation", "total": "total", "vp_citizen": "citizens", "vp_priest": "priests",
+             "vp_houses": "houses", "vp_juggler": "jugglers", "vp_noble": "nobles",
+             "vp_wall_bonus": "wall bonuses"}  # fmt: skip
+"""Each source of the final score in words (``VP_SOURCES``, ``total`` and the parts of ``earned``):
+the one label the page, its figures, the sweep's metrics and the terminal give it."""
+
 
 def vp_sources(seat_vp: bool) -> tuple[str, ...]:
     """``VP_SOURCES``, without ``seat_vp`` where no seat has a VP compensation."""

@@ -34,7 +34,10 @@ GAME_COLUMNS = ("players", "rounds", "aborted", "winners", "attacks")
 VP_OFFSET = 200  # VP histograms cover -200 .. 799
 
 
-SUM_FIELDS = ("won", "shared", "total", "cannons_lost", *VP_SOURCES)  # summed per group (church_vp among them)
+SUM_FIELDS = ("won", "shared", "win_share", "total", "cannons_lost", *VP_SOURCES)  # summed per group (church_vp among them)
+WIN_UNITS = 60
+"""A seat's share of its game's win is counted in sixtieths (1/k of a win shared by k = 1 to 5
+winners is a whole number of them), so its sums stay whole numbers that add up exactly."""
 HIST_BINS, SERIES_BINS, SIDES_BINS = 1000, 6, 5
 
 
@@ -85,7 +88,7 @@ class SummaryAccumulator:
                 self.groups[key] = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in new.items()}
                 continue
             for k, v in new.items():
-                if k in ("won_sums", "total_sums"):
+                if k.endswith("_sums"):  # cluster sums (stats.SUM_COLUMNS)
                     acc[k][:-1] += v[:-1]
                     acc[k][-1] = max(acc[k][-1], v[-1])  # cluster_max: the most rows in one cluster
                 else:
@@ -115,14 +118,20 @@ class SummaryAccumulator:
             raise DatasetError(f"{str(path)!r}: a part cannot be read ({exc})") from None
 
     # -- reading --------------------------------------------------------------------------------------
-    def _sums(self, by: str, figure: str) -> pd.DataFrame:
+    def _sums(self, by: str, figure: str, unit: int = 1) -> pd.DataFrame:
+        """The cluster sums of ``figure`` per group, its values divided by ``unit``."""
         keys = sorted(key for b, key in self.groups if b == by)
         data = np.array([self.groups[by, key][f"{figure}_sums"] for key in keys], dtype=np.float64)
-        return pd.DataFrame(data.reshape(len(keys), len(SUM_COLUMNS)), index=keys, columns=list(SUM_COLUMNS))
+        out = pd.DataFrame(data.reshape(len(keys), len(SUM_COLUMNS)), index=keys, columns=list(SUM_COLUMNS))
+        for col, power in (("total", 1), ("total_sq", 2), ("cluster_sq", 2), ("cluster_cross", 1)):
+            out[col] /= unit**power
+        return out
 
     def rates(self, by: str) -> pd.DataFrame:
+        """Per group: seats, wins and shared wins, the win rate (a shared win split between its
+        winners, so the seats add up to 100%) with its interval (``stats.grouped_share``), and the VP."""
         rows = {}
-        won = clustered_rate(self._sums(by, "won"), "win")
+        won = clustered_rate(self._sums(by, "win_share", WIN_UNITS), "win")  # as stats.grouped_share
         vp = clustered_mean(self._sums(by, "total"), "vp")
         for (b, key), acc in self.groups.items():
             if b != by:
@@ -133,7 +142,8 @@ class SummaryAccumulator:
             vlo, vhi = vp.loc[key, "vp_lo"], vp.loc[key, "vp_hi"]
             cum = np.cumsum(acc["hist"])
             pct = {f"vp_p{q}": float(np.searchsorted(cum, q / 100 * n) - VP_OFFSET) for q in (10, 50, 90)}
-            rows[key] = {"seats": n, "wins": int(acc["won"]), "shared_wins": int(acc["shared"]), "win_rate": acc["won"] / n,
+            rows[key] = {"seats": n, "wins": int(acc["won"]), "shared_wins": int(acc["shared"]),
+                         "win_rate": acc["win_share"] / WIN_UNITS / n,
                          "win_lo": lo, "win_hi": hi, "vp_mean": mean, "vp_lo": vlo, "vp_hi": vhi, **pct,
                          "cannons_lost": acc["cannons_lost"] / n}  # fmt: skip
         out = pd.DataFrame.from_dict(rows, orient="index").sort_index()
@@ -172,7 +182,7 @@ def arrays_sums(score: np.ndarray, player: np.ndarray, game_out: np.ndarray, pol
 
 
 SUMMED = (*SUM_FIELDS, "longest_series", "sides_completed")  # the columns tally_nb reads
-FIGURES = ("won", "total")  # the figures with an interval: squares and cluster sums
+FIGURES = ("win_share", "total")  # the figures with an interval: squares and cluster sums
 
 
 def _group_sums(group: np.ndarray, n_groups: int, game: np.ndarray, values: np.ndarray) -> list[dict]:
@@ -205,7 +215,12 @@ def chunk_sums(seat_cols: dict[str, np.ndarray], policy_codes: np.ndarray, polic
     rows = len(game)
     values = np.empty((rows, len(SUMMED)), dtype=np.int64)
     for j, f in enumerate(SUMMED):
-        values[:, j] = seat_cols[f]
+        if f != "win_share":
+            values[:, j] = seat_cols[f]
+    if rows:  # a seat's share of its game's win, in WIN_UNITS: the winners of a game share it
+        won = np.asarray(seat_cols["won"], dtype=np.int64)
+        winners = np.bincount(game - game.min(), weights=won).astype(np.int64)[game - game.min()]
+        values[:, SUMMED.index("win_share")] = won * WIN_UNITS // np.maximum(winners, 1)
     groups: dict[tuple[str, object], dict] = {}
     codes = np.ascontiguousarray(policy_codes, dtype=np.int64)
     present = set(np.unique(codes).tolist())

@@ -42,6 +42,7 @@ from smsim.intervals import Z_95
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
 from smsim.runs.dataset import (
+    VP_LABELS,
     VP_SOURCES,
     done_parts,
     game_table,
@@ -108,20 +109,52 @@ def _value_text(value: Any) -> str:
     return str(value)
 
 
-def variant_name(varied: dict[str, Any]) -> str:
-    """``field=value`` pairs joined by spaces: the name of a generated variant."""
+def variant_key(varied: dict[str, Any]) -> str:
+    """``field=value`` pairs joined by spaces: the name (the key, in manifests and folders) of a
+    generated variant. People read ``variant_name``."""
     return " ".join(f"{k}={_value_text(v)}" for k, v in varied.items()) or BASELINE
+
+
+def _said(value: Any) -> str:
+    """A rules value as a sentence writes it: ``[1, 3, 6]``, ``yes``, ``2``."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_said(v) for v in value) + "]"
+    return str(value)
+
+
+def _field_words(name: str) -> str:
+    """A rules field in words: ``church_series_vp`` -> ``church series VP``."""
+    return " ".join("VP" if w == "vp" else w for w in name.split("_"))
+
+
+def variant_name(changes: dict[str, Any], defaults: Rules | dict[str, Any], name: str | None = None) -> str:
+    """A variant in words, each field it changes with its change from ``defaults`` (the baseline's
+    rules): ``side defence 2 → 1``; several joined by "; ". A variant named otherwise than by its
+    changes (a shipped or ``NAME=FILE.toml`` variant) has its name after them in brackets:
+    ``rotation cost 2 → 0 (free rotation)``. No change: ``the base rules``. The one name the report,
+    its findings and the terminal give a variant."""
+    was = defaults.to_dict() if isinstance(defaults, Rules) else dict(defaults)
+    for k, v in changes.items():  # a seat compensation the rules leave out (none) is 0 for every seat
+        if k not in was and isinstance(v, (list, tuple)):
+            was[k] = [0] * len(v)
+    said = "; ".join(f"{_field_words(k)} {_said(was.get(k, 'none'))} → {_said(v)}" for k, v in changes.items())
+    if name and name not in (BASELINE, variant_key(changes)):
+        words = name.replace("-", " ").replace("_", " ")
+        return f"{said} ({words})" if said else words
+    return said or "the base rules"
 
 
 def _variant(base: Rules, varied: dict[str, Any], name: str | None = None, source: str | None = None) -> Variant:
     try:
         rules = Rules.from_dict(varied, base)
     except RulesError as exc:
-        label = f"variant {name!r}" if name else f"--vary {variant_name(varied)}"
+        label = f"variant {name!r}" if name else f"--vary {variant_key(varied)}"
         raise SweepError(f"{label}: {exc}") from None
     # as the rules hold them (a list of crates becomes tuples, say): names and manifests agree
     held = rules.to_dict()
-    return Variant(name or variant_name(varied), {k: held[k] for k in varied}, rules, source)
+    return Variant(name or variant_key(varied), {k: held[k] for k in varied}, rules, source)
 
 
 def plan_variants(
@@ -241,13 +274,14 @@ SWEEP_HEADINGS = {"start_edge": "start edge", "cannons_changed_winner": "cannons
 def metrics_for(players: int, n_attacks: int, policies: list[str], seat_vp: bool = False) -> list[Metric]:
     """Every headline metric of a sweep at ``players`` players: the order of the report's tables
     (the VP of a seat compensation only where a variant gives one: ``seat_vp``)."""
-    out = [Metric(f"win_seat_{s}", f"Seat {s}{' (the start player)' if s == 0 else ''} wins", "rate", "seats")
-           for s in range(players)]  # fmt: skip
+    out = [Metric(f"win_seat_{s}", f"Seat {s + 1}{' (the start player)' if s == 0 else ''} wins", "rate", "seats")
+           for s in range(players)]  # the key counts seats from 0 as the data do, the label from 1 as people do
     out.append(Metric("start_edge", "Start player's edge (win rate - parity)", "points", "seats"))
     out.append(Metric("cannons_changed_winner", "Cannon losses change the winner", "rate", "pirates"))
     out.append(Metric("cannons_lost", "Cannons lost per seat", "count", "pirates"))
     out += [Metric(f"attack_{k}_held", f"Attack {k} held by a seat", "rate", "pirates") for k in range(1, n_attacks + 1)]
-    out += [Metric(f"vp_{p}", f"Mean VP per seat: {p}", "vp", "vp") for p in VP_PARTS if seat_vp or p != "seat_vp"]
+    out += [Metric(f"vp_{p}", f"Mean VP per seat: {VP_LABELS[p]}", "vp", "vp") for p in VP_PARTS
+            if seat_vp or p != "seat_vp"]  # fmt: skip
     out.append(Metric("church_vp_share", "Church VP share of total VP", "rate", "vp"))
     out.append(Metric("longest_series", "Longest church series per seat", "count", "vp"))
     out.append(Metric("sides_completed", "Sides completed per seat", "count", "city"))
@@ -271,11 +305,13 @@ def game_metrics(seats: pd.DataFrame, games: pd.DataFrame, rules: Rules) -> pd.D
         return s[col].to_numpy(np.float64).reshape(n, players)
 
     won = grid("won")
+    with np.errstate(invalid="ignore", divide="ignore"):  # a shared win split between its winners: the seats add
+        share = np.nan_to_num(won / won.sum(axis=1, keepdims=True))  # up to one win a game, parity is 1 / players
     total = grid("total")
     out: dict[str, np.ndarray] = {}
     for seat in range(players):
-        out[f"win_seat_{seat}"] = won[:, seat]
-    out["start_edge"] = won[:, 0] - 1.0 / players if players else np.zeros(0)
+        out[f"win_seat_{seat}"] = share[:, seat]
+    out["start_edge"] = share[:, 0] - 1.0 / players if players else np.zeros(0)
     out["cannons_changed_winner"] = (_winners(total, grid("empty_left")) !=
                                      _winners(total - grid("cannon_vp"), grid("empty_left"))).astype(np.float64)  # fmt: skip
     out["cannons_lost"] = grid("cannons_lost").mean(axis=1)
@@ -297,7 +333,6 @@ def game_metrics(seats: pd.DataFrame, games: pd.DataFrame, rules: Rules) -> pd.D
     out["rounds"] = games["rounds"].to_numpy(np.float64)
     policies = s["policy"].astype(str).to_numpy().reshape(n, players)
     if n and len(set(policies[0])) > 1:
-        share = won / won.sum(axis=1, keepdims=True)  # a shared win split between its winners
         for p in sorted(set(policies[0])):
             out[f"win_share_{p}"] = np.where(policies == p, share, 0.0).sum(axis=1)
     return pd.DataFrame(out, index=pd.Index(games["game"].to_numpy(np.int64), name="game"))
@@ -686,7 +721,7 @@ def variant_set_from_datasets(baseline: str | Path, others: list[str | Path]) ->
         rules = Rules.from_dict(run["rules"])
         held, was = rules.to_dict(), base_rules.to_dict()
         varied = {k: v for k, v in held.items() if was.get(k) != v}  # a field left out of to_dict at its default
-        name = variant_name(varied)
+        name = variant_key(varied)
         while name in metrics:
             name += "'"
         variants.append(Variant(name, varied, rules, str(path)))

@@ -70,10 +70,11 @@ def test_each_figure_is_its_level_alone(ladder_runs):
     for level, key in ((1, "bal4"), (2, "lrn4"), (3, "cheap4")):
         seats, games = _raw(ladder_runs[key])
         rows = t[(t["players"] == 4) & (t["level"] == level)].set_index(["figure", "item"])
-        first = seats[seats["seat"] == 0]
-        lo, hi = wilson_interval(int(first["won"].sum()), len(first))  # one seat 0 a game: no design effect
+        share = seats["won"] / seats.groupby("game")["won"].transform("sum")  # a shared win split
+        first = share[seats["seat"] == 0]
+        lo, hi = wilson_interval(first.sum(), len(first))  # a share's rate interval; one seat 0 a game: no design effect
         assert rows.loc[("seat_win", "0"), ["value", "lo", "hi"]].tolist() == \
-            pytest.approx([first["won"].mean(), lo, hi], rel=1e-9)  # fmt: skip
+            pytest.approx([first.mean(), lo, hi], rel=1e-9)  # fmt: skip
         assert rows.loc[("seat_win", "0"), "parity"] == 0.25
         r = games["rounds"]
         half = Z_95 * r.std(ddof=1) / np.sqrt(len(r))

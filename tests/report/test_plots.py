@@ -135,6 +135,15 @@ def test_the_bonus_value_figure_draws_the_ablation_in_board_order(data):
     assert PLOTS["bonus-value"](read_report_data([data.sources[1].path])) is None
 
 
+def test_ratings_are_points_from_the_mean_not_bars_from_zero(data):
+    """An Elo rating has no zero: the chart draws each rating as a point with its interval around
+    the mean rating, and its axis does not start at 0."""
+    fig, caption = PLOTS["ratings"](data)
+    ax = fig.axes[0]
+    assert not ax.patches  # no bars
+    assert ax.get_ylim()[0] > 1000 and "mean rating" in caption
+
+
 def test_the_median_game_is_the_one_whose_winner_has_the_median_vp(tmp_path):
     """The picture of the game: the game of a small run whose winner's VP is the median, each
     seat's final city drawn as the board is (its walls, crates and churches where its city has them)."""
@@ -158,7 +167,7 @@ def test_the_median_game_is_the_one_whose_winner_has_the_median_vp(tmp_path):
         assert symbols.count("C") == int((city == L.Cell.CRATE).sum())
         assert symbols.count("H") == int((city == L.Cell.HOUSE).sum())
         assert len(ax.patches) == L.N_CELLS
-        assert ax.get_title().startswith(f"seat {seat}") and f"{int(traced.score[seat, L.S_TOTAL])} VP" in ax.get_title()
+        assert ax.get_title().startswith(f"seat {seat + 1}") and f"{int(traced.score[seat, L.S_TOTAL])} VP" in ax.get_title()
     assert np.isin(traced.city, [int(c) for c in L.Cell]).all()
 
 

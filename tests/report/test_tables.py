@@ -132,11 +132,12 @@ def cluster_variance(values: pd.Series, clusters: pd.Series) -> float | None:
 
 
 def rate(name: str, frame: pd.DataFrame, flags: pd.Series) -> dict:
-    """Rate of ``flags`` (rows of ``frame``) and its Wilson interval; where rows share a cluster,
-    n deflated by the design effect (cluster-robust over binomial variance, at least 1)."""
+    """Rate of ``flags`` (rows of ``frame``; yes-or-no, or shares in [0, 1] such as a split win)
+    and its Wilson interval; where rows share a cluster, n deflated by the design effect
+    (cluster-robust over binomial variance, at least 1)."""
     clusters = frame["cluster"]
-    flags = flags.astype(bool)
-    k, n = int(flags.sum()), len(flags)
+    flags = flags.astype(float)
+    k, n = flags.sum(), len(flags)
     p = k / n if n else np.nan
     n_eff = float(n)
     var = cluster_variance(flags, clusters) if n else None
@@ -420,27 +421,35 @@ def exp_cannons_changed_winner(seats, games, rules):
     return rows, ["players"]
 
 
+def shares(seats, games) -> pd.Series:
+    """Each seat's share of its game's win: won over the game table's ``winners`` (a shared win split)."""
+    winners = games.set_index(["src", "key"])["winners"]
+    n = winners.reindex(pd.MultiIndex.from_arrays([seats["src"], seats["key"]])).to_numpy(float)
+    return pd.Series(seats["won"].astype(float).to_numpy() / n, index=seats.index)
+
+
 def exp_scores(seats, games, rules):
     rows = []
+    seats = seats.assign(share=shares(seats, games))
     for (players, policy), s in by_policy(seats):
         row = {"players": players, "policy": policy, "seats": len(s)} | mean("vp", s, s["total"])
         row |= {"vp_sd": s["total"].astype(float).std(ddof=1)}
         row |= {f"vp_p{p}": q(s["total"], p / 100) for p in (10, 50, 90)}
-        row |= rate("win", s, s["won"].astype(bool))
+        row |= rate("win", s, s["share"])
         rows.append(row)
     return rows, ["players", "policy"]
 
 
 def exp_seat_advantage(seats, games, rules):
     rows = []
+    seats = seats.assign(share=shares(seats, games))
     for (players, field), f in seats.groupby(["players", "field"]):
         # fair: every policy sits in every seat equally often (one policy, or a comparison)
         seating = pd.crosstab(f["seat"], f["policy"])
         fair = bool((seating.nunique(axis=0) == 1).all())
         for seat, s in f.groupby("seat"):
-            won = s["won"].astype(bool)
-            row = {"players": players, "field": field, "seat": seat, "n": len(s), "win_count": int(won.sum())}
-            row |= rate("win", s, won) | {"parity": 1 / players} | mean("vp", s, s["total"])
+            row = {"players": players, "field": field, "seat": seat, "n": len(s), "win_count": round(s["share"].sum())}
+            row |= rate("win", s, s["share"]) | {"parity": 1 / players} | mean("vp", s, s["total"])
             row["fair_seating"] = fair
             rows.append(row)
     return rows, ["players", "field", "seat"]
@@ -642,3 +651,25 @@ def test_sides_agree_compares_the_sides_with_the_same_bonus():
     assert bool(got.loc["left - right", "agree"]) and got.loc["left - right", "verdict"] == "not settled"
     assert not got.loc["bottom - top", "agree"] and got.loc["bottom - top", "verdict"] == "moves"
     assert got.loc["bottom - top", "win_diff"] == pytest.approx(0.0)
+
+
+# -- shared wins ----------------------------------------------------------------------------------
+TIES = Rules().with_overrides(["max_rounds=1"])  # games stopped after one round: about a game in four is a tie
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_seats_win_shares_add_up_to_one_win_a_game(tmp_path, players):
+    """A shared win is split between its winners, so the seats of a player count add up to 100%
+    exactly, and so do the policies (``scores``); counting a shared win for every winner would not."""
+    from smsim.report.tables import scores, seat_advantage, win_share
+
+    simulate_to(str(tmp_path / "d"), 300, players, ["random"], seed=3, rules=TIES)
+    data = read_report_data([str(tmp_path / "d")])
+    assert (data.games["winners"] > 1).mean() > 0.1  # the test is about shared wins: there must be some
+    t = seat_advantage(data)
+    assert t["win"].sum() == pytest.approx(1.0, abs=1e-12)
+    assert data.seats.groupby("seat")["won"].mean().sum() > 1.05  # a shared win counted for every winner
+    assert scores(data)["win"].iloc[0] == pytest.approx(1 / players, abs=1e-12)  # one policy: parity exactly
+    share = win_share(data.seats)
+    assert set(np.round(share * 6).astype(int)) <= {0, 2, 3, 6}  # 0, 1/3, 1/2 or 1 of a win
+    assert np.allclose(share.groupby(data.seats["game"]).sum(), 1.0)

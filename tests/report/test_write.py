@@ -132,6 +132,8 @@ def test_shown_numbers_equal_plain_pandas(written):
     out, paths = written
     md = (out / "report.md").read_text()
     seats = pd.concat([raw_seats(paths[0]), raw_seats(paths[1])], ignore_index=True)
+    # a seat's win: its share of the game's (a shared win split between its winners); a game is its players and number
+    seats["share"] = seats["won"] / seats.groupby(["players", "game"])["won"].transform("sum")
 
     # final scores: mean VP and win rate by player count and policy
     rows = _md_rows(md, "Final scores and win rates")
@@ -140,7 +142,7 @@ def test_shown_numbers_equal_plain_pandas(written):
     for (players, policy), g in seats.groupby(["players", "policy"]):
         r = shown[(players, policy)]
         assert r[3].startswith(f"{g['total'].mean():.1f} [") or r[3].startswith(f"{g['total'].mean():.2f} [")
-        assert f"{100 * g['won'].mean():.1f}%" in " ".join(r)
+        assert f"{100 * g['share'].mean():.1f}%" in " ".join(r)
 
     # cannons lost per seat
     rows = {(int(r[0]), r[1]): r for r in _md_rows(md, "Cannons lost")}
@@ -157,7 +159,8 @@ def test_shown_numbers_equal_plain_pandas(written):
     # seat advantage in the 2-player mirror
     rows = [r for r in _md_rows(md, "Win rate by seat") if r[1] == "seats: balanced, balanced"]
     two = seats[seats["players"] == 2]
-    assert [r[4].split(" [")[0] for r in rows] == [f"{100 * two[two.seat == s]['won'].mean():.1f}%" for s in (0, 1)]
+    assert [r[2] for r in rows] == ["1", "2"]  # seats numbered from 1 on the page
+    assert [r[4].split(" [")[0] for r in rows] == [f"{100 * two[two.seat == s]['share'].mean():.1f}%" for s in (0, 1)]
 
 
 def test_rates_come_with_intervals(written):
@@ -295,7 +298,8 @@ def test_the_findings_come_in_a_designers_order_and_the_levels_near_the_top(ladd
 
 def test_each_section_opens_with_its_ladder(ladder):
     """The four sections on the game open with their ladder: a figure, then a row per figure with
-    its value, interval and games at every level measured, and a verdict."""
+    its value and interval at every level measured, and a verdict; the games behind each level are
+    said once, in the caption, not in every cell."""
     from smsim.report.ladder import VERDICTS
 
     md = (ladder / "report" / "report.md").read_text()
@@ -308,16 +312,16 @@ def test_each_section_opens_with_its_ladder(ladder):
         header, *rows = [r for r in topic.splitlines() if r.startswith("| ") and "---" not in r]
         assert rows, title
         # L1, L2 and L3 (cheap: 24 games at 4 players), the wall bonuses' L1 and L2 (their ablations)
-        levels = sum(1 for c in header.strip("| ").split(" | ") if c.startswith("L") and "games" in c)
+        levels = sum(1 for c in header.strip("| ").split(" | ") if re.match(r"L\d ", c) and "change" not in c)
         assert levels == (2 if title == "Wall bonuses" else 3), header
         for row in rows:
             cells = row.strip("| ").split(" | ")
             for cell in cells[2 : 2 + levels]:
-                assert cell == "not measured" or (INTERVAL.search(cell) and GAMES.search(cell)), row
-                assert title != "Wall bonuses" or cell.endswith(", 40 games"), row  # the ablation's, not the mirror's
+                assert cell == "not measured" or (INTERVAL.search(cell) and not GAMES.search(cell)), row
             for cell in cells[2 + levels : 1 + 2 * levels]:  # the change from L1 at L2 and L3, signed, with its interval
                 assert cell == "not measured" or re.match(r"[+-]\d+\.\d+ (points|VP|rounds)? ?\[[+-]", cell), row
             assert cells[-1].split(":")[0] in VERDICTS, row
+        assert "the games behind each level: L1 400 games; L2 400 games; L3 24 games" in topic
         t = pd.read_csv(ladder / "report" / "tables" / f"ladder_{slug(title).replace('-', '_')}.csv")
         assert len(t) == len(rows) and set(t["section"]) == {title}
         assert {"L2_change", "L2_change_lo", "L2_change_hi", "L3_change", "margin"} <= set(t.columns)
@@ -385,9 +389,9 @@ def test_the_skill_section(ladder):
     table = sec.split("**The win-rate matrix")[1].split("**The skill gap under")[0]
     rows = [r for r in table.splitlines() if r.startswith("| L")]
     assert len(rows) == 2 and all(len(INTERVAL.findall(r)) == 2 for r in rows)
-    assert "free-rotation (rotation_cost = 0): " in sec and re.search(r"rounds \[[\d.]+, [\d.]+\] sooner", sec)
+    assert "rotation cost 2 → 0 (free rotation): " in sec and re.search(r"rounds \[[\d.]+, [\d.]+\] sooner", sec)
     gaps = pd.read_csv(ladder / "report" / "tables" / "skill_4p_variants.csv")
-    assert gaps["variant"].tolist() == ["baseline", "free-rotation"]
+    assert gaps["variant"].tolist() == ["baseline", "rotation cost 2 → 0 (free rotation)"]
 
 
 def test_report_cli_reads_levels_and_skill_studies(ladder, report_datasets, tmp_path):
@@ -502,7 +506,7 @@ def test_sections_show_figure_first_then_headline_rows_then_the_whole_table(writ
     assert "([CSV](tables/cannons.csv))" in topic
     short = topic.split("**Cannons lost.")[1].split("<details>")[0]
     header = next(r for r in short.splitlines() if r.startswith("| "))
-    assert header == "| players | policy | seats | cannons lost [95% CI] | cannon vp | lost any [95% CI] |"
+    assert header == "| players | policy | seats | cannons lost [95% CI] | cannons lost VP | lost any [95% CI] |"
     assert (out / "tables" / "cannons.csv").is_file()
     page = (out / "report.html").read_text()
     assert page.count("<details>") >= 10 and 'href="tables/cannons.csv"' in page
@@ -515,8 +519,10 @@ def test_at_a_glance_is_one_row_per_player_count_on_one_dataset_each(written):
     seats = raw_seats(paths[1])  # the 2-player mirror: the only dataset of 2 players
     two = t[t["players"] == 2].iloc[0]
     assert two["games"] == seats["game"].nunique()
-    assert two["start_win"] == pytest.approx(seats[seats.seat == 0]["won"].mean())
-    assert two["last_win"] == pytest.approx(seats[seats.seat == 1]["won"].mean())
+    share = seats["won"] / seats.groupby("game")["won"].transform("sum")  # a shared win split between its winners
+    assert two["start_win"] == pytest.approx(share[seats.seat == 0].mean())
+    assert two["last_win"] == pytest.approx(share[seats.seat == 1].mean())
+    assert two["start_win"] + two["last_win"] == pytest.approx(1.0)
     four = t[t["players"] == 4].iloc[0]  # four policies in fixed seats: the seats are not measured alone
     assert np.isnan(four["start_win"]) and four["games"] == 600
     md = (out / "report.md").read_text()
@@ -561,6 +567,52 @@ def test_a_policy_file_named_as_markup_is_escaped_in_the_html_report(tmp_path):
     collector = Collector()
     collector.feed(page)
     assert all(src.startswith("data:image/png;base64,") for src in collector.images)
+
+
+class TextOutsideCode(html.parser.HTMLParser):
+    """The page's text as a reader sees it, code spans and their like left out."""
+
+    def __init__(self):
+        super().__init__()
+        self.text, self._code = [], 0
+
+    def handle_starttag(self, tag, attrs):
+        self._code += tag in ("code", "pre", "style")
+
+    def handle_endtag(self, tag):
+        self._code -= tag in ("code", "pre", "style")
+
+    def handle_data(self, data):
+        if not self._code:
+            self.text.append(data)
+
+
+def test_no_literal_markdown_emphasis_in_the_html(written):
+    """Page text written for Markdown (*stable*, **In short**) shows as emphasis on the HTML page,
+    never as asterisks."""
+    out, _ = written
+    md, page = (out / "report.md").read_text(), (out / "report.html").read_text()
+    assert re.search(r"(?<![\w*])\*[^*\s][^*\n]*\*", md)  # the Markdown has emphasis ...
+    reader = TextOutsideCode()
+    reader.feed(page)
+    text = "".join(reader.text)
+    assert "<em>" in page and not re.search(r"\*\*|(?<![\w*])\*\S[^*]*?\S\*(?![\w*])", text)  # ... the HTML none
+    assert "*" not in text
+
+
+def test_vp_by_source_headline_rows_add_up_to_the_total(written):
+    """Every source of the final score is in the headline rows (coins and logs left too), in words,
+    so a row adds up to its total (to the rounding of the cells)."""
+    out, _ = written
+    md = (out / "report.md").read_text()
+    table = md.split("**VP by source.")[1].split("\n\n")[1].splitlines()
+    head = [c.strip() for c in table[0].strip("|").split("|")]
+    assert {"church series VP", "coins left VP", "logs left VP", "full city VP", "cannons lost VP", "total"} <= set(head)
+    parts = [c for c in head if c.endswith("VP") or c.startswith("VP ")]
+    assert "VP earned in play" in parts
+    for line in table[2:]:
+        cells = dict(zip(head, (c.strip() for c in line.strip("|").split("|"))))
+        assert abs(sum(float(cells[c]) for c in parts) - float(cells["total"])) < 0.05 * (len(parts) + 1)
 
 
 def test_the_first_screen_is_a_box_of_verdicts_levels_and_the_game(written):

@@ -185,7 +185,7 @@ def test_the_python_entry_point_and_the_printout(tmp_path):
     assert "One seat of the row's level against the column's" in out and "parity 50.0%" in out
     share = result.matrix.iloc[0]
     assert f"{100 * share.share:.1f}% [{100 * share.lo:.1f}, {100 * share.hi:.1f}]" in out
-    assert "skill gap (one learned seat against balanced, minus parity)" in out and "free-rotation" in out
+    assert "skill gap (one learned seat against balanced, minus parity)" in out and "rotation cost 2 → 0 (free rotation)" in out
 
 
 def test_a_shipped_variant_asked_for_twice_is_named_where_it_is_played():

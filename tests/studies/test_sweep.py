@@ -140,6 +140,18 @@ def test_game_metrics_policy_shares_split_shared_wins():
     assert m.loc[0, "win_share_balanced"] == 0.5 and m.loc[0, "win_share_greedy"] == 0.5
 
 
+def test_game_metrics_seat_wins_split_shared_wins():
+    """A seat's win in a game is its share of it (a tie of two: a half each), so the seats' win
+    rates add up to one win a game and the start player's edge is measured from a parity that holds."""
+    rows = [dict(game=g, seat=s, won=w, total=30, earned=30, church_vp=0, cannon_vp=0, empty_left=1)
+            for g, wins in enumerate([(True, True), (True, False), (False, True)]) for s, w in enumerate(wins)]
+    seats, games = _games(rows, [10, 10, 10])
+    m = game_metrics(seats, games, Rules())
+    assert m["win_seat_0"].tolist() == [0.5, 1.0, 0.0] and m["win_seat_1"].tolist() == [0.5, 0.0, 1.0]
+    assert (m["win_seat_0"] + m["win_seat_1"] == 1.0).all()
+    assert m["start_edge"].tolist() == [0.0, 0.5, -0.5]
+
+
 # -- statistics -----------------------------------------------------------------------------------------------
 def test_paired_and_unpaired_intervals_follow_their_formulas():
     rng = np.random.default_rng(7)
@@ -258,7 +270,7 @@ def test_cli_sweep_prints_and_writes(defence_sweep, tmp_path):
     r = runner.invoke(cli, ["sweep", "--vary", "side_defence=1,3", "-n", "300", "-s", "2", "--out", str(tmp_path / "s"),
                             "-q"])  # fmt: skip
     assert r.exit_code == 0, r.output
-    assert "side_defence=3" in r.output and "narrower" in r.output
+    assert "side defence 2 → 3" in r.output and "narrower" in r.output  # each variant named by its change
     # a difference and its interval as "+0.5 [-0.9, +1.9]": never a signed half-width ("± +1.4")
     assert "±" not in r.output and re.search(r"[+-]\d+\.\d+ \[[+-]\d+\.\d+, [+-]\d+\.\d+\]", r.output)
     manifest = json.loads((tmp_path / "s" / "sweep.json").read_text())
@@ -371,3 +383,28 @@ def test_cli_lists_the_shipped_variants():
     r = CliRunner().invoke(cli, ["variants"])
     assert r.exit_code == 0
     assert "gentle-last-attacks" in r.output and "pirate_strengths = [1, 3, 6, 8, 9, 10]" in r.output
+
+
+def test_every_shipped_variant_is_named_with_its_change_from_the_default():
+    """The one name of a variant (report, findings, terminal): each field it changes, from the
+    default's value to its own, then the variant's own name."""
+    from smsim.studies.sweep import named_variants, variant_name
+
+    def _said(v) -> str:  # a value as a reader writes it
+        return "[" + ", ".join(map(str, v)) + "]" if isinstance(v, (list, tuple)) else str(v)
+
+    defaults = Rules().to_dict()
+    for name, (path, _) in named_variants().items():
+        held = Rules.from_toml(path).to_dict()
+        changes = {k: v for k, v in held.items() if defaults.get(k) != v}
+        said = variant_name(changes, Rules(), name)
+        for k, v in changes.items():
+            was = _said(defaults[k]) if k in defaults else _said([0] * len(v))  # no compensation: 0 a seat
+            assert f"{was} → {_said(v)}" in said, (name, said)
+        assert said.endswith(f"({name.replace('-', ' ')})")
+    assert variant_name({"side_defence": 1}, Rules()) == "side defence 2 → 1"
+    assert variant_name({"side_defence": 1}, Rules(), "side_defence=1") == "side defence 2 → 1"
+    assert variant_name({"rotation_cost": 0}, Rules(), "free-rotation") == "rotation cost 2 → 0 (free rotation)"
+    assert variant_name({"church_series_vp": [1, 3, 6, 10, 15]}, Rules()) == "church series VP [1, 4, 8, 13, 20] → [1, 3, 6, 10, 15]"
+    assert variant_name({}, Rules()) == "the base rules"
+    assert variant_name({"seat_coins": [0, 1]}, Rules()) == "seat coins [0, 0] → [0, 1]"
