@@ -65,9 +65,11 @@ bench: $(STAMP)
 # games each per player count), of rollout-learned at 2 and 4 players (SEARCH_GAMES, default 5,000:
 # about 7 core-hours; SEARCH_HOURS=H stops them after H hours and reports what is done), the
 # skill studies, sweeps and fairness searches (scripts/baseline_report.py; datasets in runs/baseline/)
+# RUNS=DIR keeps the datasets elsewhere (say, outside the checkout, to resume them from a later clone)
 SEARCH_GAMES ?= 5000
+RUNS ?= runs/baseline
 report: $(STAMP)
-	$(BIN)/python scripts/baseline_report.py --search-games $(SEARCH_GAMES) $(if $(SEARCH_HOURS),--search-hours $(SEARCH_HOURS))
+	$(BIN)/python scripts/baseline_report.py --runs $(RUNS) --search-games $(SEARCH_GAMES) $(if $(SEARCH_HOURS),--search-hours $(SEARCH_HOURS))
 
 clean:
 	rm -rf $(VENV) $(MIN_VENV) $(LATEST_VENV) .pytest_cache build *.egg-info

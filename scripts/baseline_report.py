@@ -26,7 +26,8 @@ Plays, from fixed seeds, with the standard rules, at three strengths of play (th
   for 4 games a cell, two busy cores): about 17 core-minutes;
 - for 4 players, a one-at-a-time sweep of six rules fields (``SWEEP``, 50,000 games per variant on
   common dice) with L1 and with L2 in every seat: the section "Rule variants" and whether a
-  variant's effect holds at both levels;
+  variant's effect holds at both levels; and a sweep of every shipped variant (smsim/variants/) on
+  the same dice, so that each has its balance figures;
 - for 2, 3, 4 and 5 players, ``smsim fairness`` by coins and by VP (40,000 search games, checked
   on 100,000 held-out games): the section "Seat compensation".
 
@@ -82,6 +83,11 @@ SWEEP = (  # each field alone, on both sides of the printed value where it has t
 )
 
 
+TIMINGS: Path | None = None
+"""Where each step's wall time is appended (``RUNS/timings.tsv``: UTC time, seconds, command), so
+that a report made over several sittings can say what it took in all."""
+
+
 def run(args: list[str], hours: float | None = None) -> None:
     """Run one smsim command; with ``hours``, stop it after that long (a resumable run keeps the
     parts it finished: the report reads them)."""
@@ -92,7 +98,12 @@ def run(args: list[str], hours: float | None = None) -> None:
                        timeout=None if hours is None else hours * 3600)  # fmt: skip
     except subprocess.TimeoutExpired:
         print(f"  stopped after {hours:g} h: the parts finished so far stay", flush=True)
-    print(f"  {time.perf_counter() - start:.0f} s", flush=True)
+    seconds = time.perf_counter() - start
+    print(f"  {seconds:.0f} s", flush=True)
+    if TIMINGS is not None:
+        TIMINGS.parent.mkdir(parents=True, exist_ok=True)
+        with TIMINGS.open("a") as f:
+            f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}\t{seconds:.1f}\tsmsim {shlex.join(args)}\n")
 
 
 def main() -> None:
@@ -112,6 +123,9 @@ def main() -> None:
     small = args.scale != 1.0
     runs = Path(args.runs or ("runs/baseline-small" if small else "runs/baseline"))
     out = args.out or ("runs/baseline-small/report" if small else "reports/baseline")
+    global TIMINGS
+    TIMINGS = runs / "timings.tsv"
+    began = time.perf_counter()
 
     def n(games: int) -> str:
         return str(max(1, int(games * args.scale)))
@@ -146,6 +160,12 @@ def main() -> None:
         path = runs / f"variants-{SWEEP_PLAYERS}p{suffix}"
         run(["sweep", *vary, "--one-at-a-time", "--players", str(SWEEP_PLAYERS), "--policy", policy,
              "--games", n(SWEEP_GAMES), "--seed", str(SEED + 30 + SWEEP_PLAYERS), "--out", str(path), "--quiet"])  # fmt: skip
+        datasets.append(str(path))
+    shipped = [a for v in named_variants() for a in ("--variant", v)]  # every shipped variant: its balance figures
+    for policy, suffix in ((LADDER[0], ""), (LADDER[1], "-learned")):  # the one-at-a-time sweep's seed: its dice
+        path = runs / f"shipped-{SWEEP_PLAYERS}p{suffix}"
+        run(["sweep", *shipped, "--players", str(SWEEP_PLAYERS), "--policy", policy, "--games", n(SWEEP_GAMES),
+             "--seed", str(SEED + 30 + SWEEP_PLAYERS), "--out", str(path), "--quiet"])  # fmt: skip
         datasets.append(str(path))
     for p in PLAYERS:
         levels = [*SKILL_LEVELS, *(LADDER[2:] if p in SKILL_SEARCH_PLAYERS else ())]
@@ -182,7 +202,8 @@ def main() -> None:
         if (path / "manifest.json").exists():
             datasets.append(str(path))
     run(["report", *datasets, "--out", out, "--title", "Saint Malo balance report: baseline"])
-    print(f"written: {out}/report.md and {out}/report.html")
+    print(f"written: {out}/report.md and {out}/report.html ({time.perf_counter() - began:.0f} s in all; every "
+          f"step's time, this sitting's and earlier ones', in {TIMINGS})")
 
 
 if __name__ == "__main__":

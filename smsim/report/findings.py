@@ -38,7 +38,7 @@ from smsim.report import tables as A
 from smsim.report.tables import glance_sources  # which games the headline describes
 from smsim.rules import Rules
 from smsim.studies.skill import PARITY, STRONGER, STYLE_NOT_STRENGTH, WEAKER, head_to_heads
-from smsim.studies.sweep import BASELINE
+from smsim.studies.sweep import BASELINE, variant_name
 
 
 def _fmt(v: float, lo: float, hi: float, unit: str, signed: bool = False) -> str:
@@ -153,29 +153,13 @@ def mechanical(varied: dict, metric: str) -> bool:
     return any(_stem(metric) in MECHANICAL.get(name, ()) or metric in MECHANICAL.get(name, ()) for name in varied)
 
 
-def _value_words(value) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, (list, tuple)):
-        return "none" if not len(value) else "[" + ", ".join(_value_words(v) for v in value) + "]"
-    return str(value)
-
-
 def variant_words(varied: dict, name: str = "") -> str:
-    """A rules variant named by its change from the default rules: ``side defence 2 → 1``; several
-    fields joined by commas; a shipped variant's ``name`` before them ("free-rotation (rotation cost
-    2 → 0)"); the default itself is "the printed rules". (A local stand-in for the report's one
-    variant namer.)"""
-    base = Rules().to_dict()
-    parts = []
-    for field_name, value in varied.items():
-        # a seat compensation's default is none: a zero per seat, as long as the variant's list
-        old = base.get(field_name, [0] * len(value) if isinstance(value, (list, tuple)) else None)
-        parts.append(f"{field_name.replace('_', ' ')} {_value_words(old)} → {_value_words(value)}")
-    if not parts:
-        return name if name and name != BASELINE else "the printed rules"
-    said = ", ".join(parts)
-    return f"{name} ({said})" if name and "=" not in name and name != BASELINE else said
+    """A rules variant named by its change from the default rules (``studies.sweep.variant_name``,
+    the one namer of the report and the terminal): ``side defence 2 → 1``, ``rotation cost 2 → 0
+    (free rotation)``; the default itself is "the printed rules"."""
+    if not varied and (not name or name == BASELINE):
+        return "the printed rules"
+    return variant_name(varied, Rules(), name or None)
 
 
 @dataclass
