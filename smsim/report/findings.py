@@ -504,7 +504,8 @@ def _variant_effects(variant_sets: list, skills: list, margins: dict) -> list[Ef
 
 
 MOST_EFFECTS = 3
-"""How many variants a finding names."""
+"""How many variants a finding names, and how many of a variant's effects it spells out (the rest
+counted)."""
 
 
 def _figure(e: Effect) -> str:
@@ -513,12 +514,14 @@ def _figure(e: Effect) -> str:
 
 def _variant_text(top: Effect, effects: list[Effect]) -> str:
     """One variant's effects that clear their margin where its largest one was measured, largest
-    first, and its largest one's figure where else it was measured: "rotation cost 2 → 1 moves
+    first (``MOST_EFFECTS`` of them, the others counted), and its largest one's figure where else it was measured: "rotation cost 2 → 1 moves
     the game's length by -1.22 rounds [...] and the games the pirates decide by ... (4 players,
     L1 `balanced` in every seat; the length -1.10 rounds [...] with L2 `learned` in every seat)"."""
     mine = sorted((e for e in effects if e.variant == top.variant and e.where == top.where and e.verdict == MOVES),
                   key=lambda e: e.size, reverse=True)  # fmt: skip
-    moved = _join([f"{e.label} by {_figure(e)}" for e in mine])
+    rest = len(mine) - MOST_EFFECTS
+    moved = _join([f"{e.label} by {_figure(e)}" for e in mine[:MOST_EFFECTS]] +
+                  ([f"{rest} more figure{'s' if rest > 1 else ''} beyond their margins"] if rest > 0 else []))  # fmt: skip
     also = [o for o in effects if (o.variant, o.metric) == (top.variant, top.metric) and o.where != top.where]
     elsewhere = "".join(f"; {o.label} {_figure(o)} with {o.where.split(', ', 1)[-1]}" for o in also)
     return f"{top.variant} moves {moved} ({top.where}{elsewhere})"

@@ -223,3 +223,16 @@ def test_the_compensation_that_removes_the_edge():
     f = F.start_edge_finding(_glance((0.03, 0.02, 0.04)), [r])
     assert ("seat coins [0, 0] → [0, 1] leaves every seat within the margin of 1 point of parity (5,000 held-out "
             "games)") in f.sentence  # fmt: skip
+
+
+def test_a_variant_spells_out_its_largest_effects_and_counts_the_rest():
+    """A variant moving many figures names its ``MOST_EFFECTS`` largest, largest first, and counts
+    the others, so that a finding stays one readable sentence."""
+    rows = [("rotation_cost=3", {"rotation_cost": 3}, f"attack_{k}_held", "rate", 0.01 * (k + 2), 0.01 * (k + 1.5),
+             0.01 * (k + 2.5)) for k in range(1, 7)]  # six attacks held more often, each beyond 1 point
+    f = F.remaining_finding([_variant_set(rows)])
+    assert f.verdict == MOVES
+    named = [k for k in range(1, 7) if f"attack_{k}_held\" by" in f.sentence]
+    assert named == [4, 5, 6]
+    assert f.sentence.index("attack_6_held") < f.sentence.index("attack_5_held") < f.sentence.index("attack_4_held")
+    assert f"{6 - F.MOST_EFFECTS} more figures beyond their margins" in f.sentence
