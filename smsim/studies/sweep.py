@@ -326,8 +326,9 @@ def game_metrics(seats: pd.DataFrame, games: pd.DataFrame, rules: Rules) -> pd.D
             out[f"attack_{k}_held"] = np.where(came.any(axis=1), held / came.sum(axis=1), np.nan)
     for part in VP_PARTS:
         out[f"vp_{part}"] = grid(part).mean(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out["church_vp_share"] = grid("church_vp").sum(axis=1) / total.sum(axis=1)
+    vp = total.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a game whose seats hold no VP between them has no share
+        out["church_vp_share"] = np.where(vp > 0, grid("church_vp").sum(axis=1) / vp, np.nan)
     out["longest_series"] = grid("longest_series").mean(axis=1)
     out["sides_completed"] = grid("sides_completed").mean(axis=1)
     out["rounds"] = games["rounds"].to_numpy(np.float64)

@@ -408,3 +408,27 @@ def test_every_shipped_variant_is_named_with_its_change_from_the_default():
     assert variant_name({"church_series_vp": [1, 3, 6, 10, 15]}, Rules()) == "church series VP [1, 4, 8, 13, 20] → [1, 3, 6, 10, 15]"
     assert variant_name({}, Rules()) == "the base rules"
     assert variant_name({"seat_coins": [0, 1]}, Rules()) == "seat coins [0, 0] → [0, 1]"
+
+
+def test_a_game_without_vp_has_no_church_share():
+    """The church VP share of a game is NaN where its seats' VP add up to 0 or less (random play
+    can lose more to the pirates than it scores), never an infinite or negative share."""
+    import warnings
+
+    import pandas as pd
+
+    from smsim.rules import Rules
+    from smsim.runs.batch import simulate
+    from smsim.studies.sweep import game_metrics
+
+    seats, games = simulate(30, 2, ["random"], seed=2)
+    seats = seats.astype({"total": "int64", "church_vp": "int64"})
+    first = seats["game"] == seats["game"].min()
+    seats.loc[first, "church_vp"] = 0
+    seats.loc[first, "total"] = [-3, 3]  # the first game's VP add up to 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = game_metrics(seats, games, Rules())
+    share = m["church_vp_share"]
+    vp = seats.groupby("game")["total"].sum()
+    assert pd.isna(share.iloc[0]) and share.isna().equals(vp <= 0) and not np.isinf(share).any()
