@@ -54,38 +54,6 @@ def interval_text(value: float | None, lo: float | None = None, hi: float | None
     return f"{text} [{bounds}]"
 
 
-def effect_size(a: tuple[float, float, float], b: tuple[float, float, float] | float, rate: bool, units_a: int = 0,
-                units_b: int = 0) -> tuple[float, float]:  # fmt: skip
-    """The change from figure ``a`` to ``b`` (each ``(value, lo, hi)``, its 95% interval) as an
-    effect size, and that change's standard error on the same scale: ``(d, se)``, signed b - a.
-    A rate (``rate``) by Cohen's h, the change of ``2 asin sqrt p`` (well defined at 0 and 1), the
-    standard errors from the intervals' widths on that scale; anything else by Cohen's d, the change
-    over the root of the two figures' mean squared standard deviation of one unit (``sd = se x
-    sqrt(units)``, ``se`` the half of the interval on the other's side over 1.96: Wilson
-    intervals are not symmetric). ``b`` may be a bare number (a null): then the standard deviation
-    is ``a``'s alone. NaN where a number is missing; the one effect size of ``report.ladder`` and
-    ``report.findings``.
-
-    >>> [round(float(x), 3) for x in effect_size((0.5, 0.48, 0.52), 0.55, rate=True)]
-    [0.1, 0.02]
-    >>> round(float(effect_size((2.0, 1.5, 2.5), 0.0, rate=False, units_a=100)[0]), 2)
-    -0.78
-    """
-    bare = not isinstance(b, tuple)
-    b = (b, b, b) if bare else b
-    if not all(np.isfinite(x) for x in (*a, *b)):
-        return math.nan, math.nan
-    if rate:
-        h = lambda p: 2.0 * np.arcsin(np.sqrt(min(1.0, max(0.0, p))))  # noqa: E731 - rates just outside [0, 1]
-        return h(b[0]) - h(a[0]), float(np.hypot(h(a[2]) - h(a[1]), h(b[2]) - h(b[1]))) / (2 * Z_95)
-    half_a, half_b = (((x[0] - x[1]) if y[0] < x[0] else (x[2] - x[0])) / Z_95 for x, y in ((a, b), (b, a)))
-    sd = half_a * np.sqrt(max(units_a, 1)) if bare else \
-        np.sqrt((half_a ** 2 * max(units_a, 1) + half_b ** 2 * max(units_b, 1)) / 2)  # fmt: skip
-    if not sd > 0:
-        return (0.0 if a[0] == b[0] else math.copysign(math.inf, b[0] - a[0])), 0.0
-    return (b[0] - a[0]) / sd, float(np.hypot(half_a, half_b)) / sd
-
-
 MARGINS: dict[str, float] = {"rate": 0.01, "share": 0.01, "points": 0.01, "vp": 0.5, "rounds": 0.25, "count": 0.25}
 """The smallest change that matters, per unit of a figure (docs/report.md argues each): a rate, a
 share or a difference of rates (as fractions: 0.01 is 1 point), VP, rounds, and counts per seat

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from smsim.intervals import (MISSING, Z_95, chi2_sf, effect_size, interval_text, mean_and_interval, mean_interval,
+from smsim.intervals import (MISSING, Z_95, chi2_sf, interval_text, mean_and_interval, mean_interval,
                              wilson_interval)
 
 
@@ -65,22 +65,6 @@ def test_a_missing_figure_is_written_one_way():
     # a bound that is missing (a single block: no interval) keeps the value and marks the bound
     assert interval_text(1.0, -math.inf, math.inf, signed=True) == f"+1.0 [{MISSING}, {MISSING}]"
     assert interval_text(1.0, None, 2.0) == f"1.0 [{MISSING}, 2.0]"
-
-
-def test_effect_size_against_hand_computations():
-    h = lambda p: 2 * math.asin(math.sqrt(p))  # noqa: E731
-    d, se = effect_size((0.25, 0.2, 0.3), (0.30, 0.26, 0.34), rate=True)
-    assert math.isclose(d, h(0.30) - h(0.25), rel_tol=1e-12)
-    assert math.isclose(se, math.hypot(h(0.3) - h(0.2), h(0.34) - h(0.26)) / (2 * Z_95), rel_tol=1e-12)
-    # Cohen's d against a null: the standard deviation of one unit from the half towards the null
-    d, _ = effect_size((2.0, 1.5, 3.0), 0.0, rate=False, units_a=100)
-    assert math.isclose(d, -2.0 / (0.5 / Z_95 * 10), rel_tol=1e-12)
-    # between two figures: the root of their mean squared standard deviations
-    d, se = effect_size((10.0, 9.0, 11.0), (7.0, 6.0, 8.0), rate=False, units_a=25, units_b=25)
-    sd = 5 / Z_95
-    assert math.isclose(d, -3.0 / sd, rel_tol=1e-12) and math.isclose(se, math.hypot(1, 1) / Z_95 / sd, rel_tol=1e-12)
-    assert effect_size((1.0, 1.0, 1.0), 1.0, rate=False) == (0.0, 0.0)
-    assert all(math.isnan(x) for x in effect_size((0.5, math.nan, 0.6), 0.4, rate=True))
 
 
 def test_importing_the_intervals_loads_no_pandas():
