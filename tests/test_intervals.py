@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from smsim.intervals import (MISSING, Z_95, chi2_sf, interval_text, mean_and_interval, mean_interval,
+from smsim.intervals import (MISSING, chi2_sf, interval_text, mean_and_interval, mean_interval,
                              wilson_interval)
 
 
