@@ -150,7 +150,26 @@ def html_page(page: Page) -> str:
     body += ["<p><b>Datasets.</b></p>", html_table(page.datasets)]
     body += ["<p><b>Rules configuration</b> (every field; docs/rules.md §7).</p>", html_table(page.rules)]
     return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(page.title)}</title>"
-            f"<style>{CSS}</style></head><body>{''.join(body)}<p>{html.escape(page.closing)}</p></body></html>\n")  # fmt: skip
+            f"<style>{CSS}</style></head><body>{unique_ids(''.join(body))}<p>{html.escape(page.closing)}</p>"
+            "</body></html>\n")  # fmt: skip
+
+
+def unique_ids(body: str) -> str:
+    """Headings' ids made unique as GitHub makes the Markdown page's anchors: the first of a title
+    keeps its slug, the next ones get ``-1``, ``-2`` ... in the order of the page ("Across strengths
+    of play" heads four sections), so that an anchor leads to one place and the two pages agree.
+
+    >>> unique_ids('<h3 id="a">A</h3><h3 id="b">B</h3><h3 id="a">A</h3>')
+    '<h3 id="a">A</h3><h3 id="b">B</h3><h3 id="a-1">A</h3>'
+    """
+    seen: dict[str, int] = {}
+
+    def one(m: re.Match) -> str:
+        k = seen.get(m.group(1), 0)
+        seen[m.group(1)] = k + 1
+        return f'id="{m.group(1)}-{k}"' if k else m.group(0)
+
+    return re.sub(r'id="([^"]+)"', one, body)
 
 
 # -- formatting ----------------------------------------------------------------------------------

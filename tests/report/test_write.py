@@ -659,3 +659,14 @@ def test_the_margins_reach_the_page(report_datasets, tmp_path, monkeypatch):
     assert seen == [{**MARGINS, "vp": 0.25}]
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "smallest change that matters: 1 point of a rate or of a share of VP, 0.25 VP," in md
+
+
+def test_every_id_in_the_html_is_unique(written):
+    """Sections share subheadings ("Across strengths of play"): each id appears once, numbered as
+    GitHub numbers the Markdown page's anchors, so that a link leads to one place."""
+    import re
+    from collections import Counter
+
+    out, _ = written
+    ids = Counter(re.findall(r'id="([^"]+)"', (out / "report.html").read_text()))
+    assert ids and max(ids.values()) == 1
