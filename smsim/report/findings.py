@@ -320,32 +320,54 @@ def _signed(value: float, lo: float, hi: float) -> tuple[float, float, float]:
 
 
 def wall_bonus_finding(ablation: pd.DataFrame | None, margins: dict = MARGINS) -> DesignFinding:
-    """Per player count, each wall bonus's worth by ablation at the weakest level of play measured,
-    in VP and in win share, each judged against its margin."""
+    """Each wall bonus's worth by ablation at the weakest level of play measured, side by side in
+    board order: its VP at the fewest and the most players measured (every player count in
+    between is in the section's table), its win share likewise, each judged against its margin,
+    and whether the sides with the same bonus agree (``tables.sides_agree``)."""
     if ablation is None or not len(ablation):
         return DesignFinding("wall_bonus", "What each wall bonus is worth is not measured here: these data hold no "
                              "wall-bonus ablation (the same games played with and without a side's bonus).",
                              "not measured (no ablation in these data)", NOT_MEASURED)  # fmt: skip
     t = ablation.copy()
     t["level"] = [A.LADDER.index(p) if p in A.LADDER else len(A.LADDER) for p in t["policy"]]
+    t = t[t["level"] == t["level"].min()]
+    policy = str(t["policy"].iloc[0])
+    ends = sorted({int(t["players"].min()), int(t["players"].max())})
     parts, lines, verdicts = [], [], []
-    for players, sub in t.groupby("players", sort=True):
-        sub = sub[sub["level"] == sub["level"].min()]
-        policy = str(sub["policy"].iloc[0])
-        sides = []
-        for r in sub.itertuples():
+    for side, sub in t.groupby("side", sort=False, observed=True):
+        sub = sub.set_index("players")
+        vps, wins, short = [], [], []
+        for players in sub.index:  # every player count judged, the ends said
+            r = sub.loc[players]
             vp = _signed(r.vp_change, r.vp_change_lo, r.vp_change_hi)
             win = _signed(r.win_change, r.win_change_lo, r.win_change_hi)
             said_vp, v_vp = judged(*vp, "vp", margins, "")
             said_win, v_win = judged(*win, "points", margins, "")
-            sides.append(f"the {r.side} side's {r.bonus} {said_vp.strip()} and {said_win.strip()} of win share")
-            lines.append(f"{players}p {r.side} {_short(vp, 'vp', v_vp)}")
             verdicts += [v_vp, v_win]
-        games = int(sub["games"].min())
-        parts.append(f"at {players} players (`{policy}` in every seat, {games:,} games each): {'; '.join(sides)}")
-    return DesignFinding("wall_bonus", "Each wall bonus is worth, to the seats that take it (the same games "
-                         f"played without it, on common dice), {' — '.join(parts)}.",
-                         "Wall bonuses (VP): " + "; ".join(lines), _overall(verdicts))  # fmt: skip
+            if players in ends:
+                vps.append(f"{said_vp.strip()} at {players} players")
+                wins.append(said_win.strip())
+                short.append(_fmt(*vp, "vp", signed=True))
+        bonus = str(sub["bonus"].iloc[0])
+        parts.append(f"the {side} side's {bonus} {' to '.join(vps)} ({' to '.join(wins)} of win share)")
+        lines.append(f"{side} ({bonus}) {' to '.join(short)}")
+    agree = A.sides_agree(t, margins)
+    if len(agree):
+        pairs = sorted({str(x) for x in agree["sides"]})
+        said = "agree" if agree["agree"].all() else (
+            "are worth the same within the margin" if (agree["verdict"] == SAME).all() else "differ")
+        most = agree.loc[agree["vp_diff"].abs().idxmax()]
+        agreement = (f" The sides with the same bonus ({', '.join(pairs)}) {said} at every player count (the largest "
+                     f"difference {_fmt(most.vp_diff, most.vp_diff_lo, most.vp_diff_hi, 'vp', signed=True)}, "
+                     f"{int(most.players)} players).")  # fmt: skip
+    else:
+        agreement = ""
+    games = int(t["games"].min())
+    span = f"{ends[0]} to {ends[-1]} players" if len(ends) > 1 else f"{ends[0]} players"
+    return DesignFinding("wall_bonus", "Each wall bonus is worth, to a seat that takes it rather than going without "
+                         f"(the same games on common dice, `{policy}` in every seat, {games:,} games a setup, "
+                         f"{span}): {'; '.join(parts)}.{agreement}",
+                         f"{'; '.join(lines)} ({span})", _overall(verdicts))  # fmt: skip
 
 
 # -- the levels of play: what each is, and how strong -------------------------------------------------

@@ -213,6 +213,17 @@ def test_the_wall_bonus_finding_reads_the_ablation_and_says_when_there_is_none()
     assert f.verdict == MOVES and "`balanced` in every seat" in f.sentence and "learned" not in f.sentence
     assert "the top side's 1 person +1.50 VP [+1.40, +1.60]" in f.sentence
     assert "the right side's 2 coins no larger than the margin of 0.5 VP" in f.sentence
+    # every player count judged, the fewest and the most said; two sides with one bonus compared
+    t = [pd.DataFrame([{"players": n, "policy": "balanced", "side": s, "bonus": b, "face_vp": 1.0, "games": 1000,
+                       "win_change": 0.05, "win_change_lo": 0.04, "win_change_hi": 0.06,
+                       "vp_change": v + n / 10, "vp_change_lo": v + n / 10 - 0.05, "vp_change_hi": v + n / 10 + 0.05}
+                      for n in (2, 3, 5) for s, b, v in (("right", "2 coins", 1.0), ("left", "2 coins", d))])
+         for d in (1.0, 2.0)]  # fmt: skip
+    same, apart = (F.wall_bonus_finding(x) for x in t)
+    assert "+1.20 VP [+1.15, +1.25] at 2 players to +1.50 VP [+1.45, +1.55] at 5 players" in same.sentence
+    assert "at 3 players" not in same.sentence and "(2 to 5 players)" in same.line
+    assert "(left - right) agree at every player count" in same.sentence
+    assert "(left - right) differ" in apart.sentence and "+1.00 VP" in apart.sentence
 
 
 def test_the_compensation_that_removes_the_edge():
