@@ -185,7 +185,8 @@ def bonus_value(data: A.ReportData) -> Plot | None:
         face = tp.drop_duplicates("side").set_index("side").reindex(list(SIDE_NAMES))["face_vp"].to_numpy(float)
         top.scatter(x, face, marker="_", s=400, color="#c44e52", zorder=3, label="face value")
         bonus = tp.drop_duplicates("side").set_index("side").reindex(list(SIDE_NAMES))["bonus"]
-        bottom.set_xticks(x, [f"{side}\n{b}" for side, b in zip(SIDE_NAMES, bonus.fillna(""))], fontsize="small")
+        bottom.set_xticks(x, [f"{side}\n" + textwrap.fill(str(b), 12) for side, b in zip(SIDE_NAMES, bonus.fillna(""))],
+                          fontsize="small")  # a person's words wrapped: they would run into the next side's
         for ax in (top, bottom):
             ax.axhline(0, color="grey", lw=0.8)
     axes[0][0].set_ylabel("VP it is worth")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from smsim.intervals import interval_text
+from smsim.intervals import MARGINS, MOVES, SAME, interval_text
 from smsim.report import plots as P
 from smsim.report import tables as A
 from smsim.report.render import MAX_COLUMNS, MAX_SHORT_ROWS, Block, Section, display_table, topic
@@ -16,6 +16,11 @@ from smsim.runs.dataset import VP_SOURCES
 def _doc(fn) -> str:
     """A table's docstring on one line: what it shows and, where it has one, its method."""
     return " ".join((fn.__doc__ or "").split()).replace("``", "`")
+
+
+OWN_STUDY = {"bonus_value": "L1 `balanced`, the level of the at-a-glance games, from its own ablation games"}
+"""Tables measured on studies of their own (not on the report's datasets pooled): what their
+headline rows are."""
 
 
 def _table(data: A.ReportData, name: str, title: str) -> Block:
@@ -32,7 +37,9 @@ def _table(data: A.ReportData, name: str, title: str) -> Block:
     if not pooled and display_table(short).shape == display_table(t).shape:
         short = None  # the headline is the whole table: shown once
     text = f"{title}. {_doc(fn)}"
-    if pooled:
+    if pooled and name in OWN_STUDY:
+        text += f" Headline rows: {OWN_STUDY[name]}; the whole table below"
+    elif pooled:
         text += (f" Headline rows: the at-a-glance games ({_glance_words(glance)}); the whole table pools all "
                  f"{len(data.sources)} datasets of the report, every line-up together")  # fmt: skip
     return Block("table", text=text, name=name, table=t, short=short,
@@ -46,18 +53,25 @@ def _glance_words(glance: A.ReportData) -> str:
 
 def bonus_agreement(data: A.ReportData) -> list[Block]:
     """A line per player count and policy of the wall-bonus ablation: whether the sides with the
-    same bonus (right and left, 2 coins) are worth the same within their intervals, and where not,
-    why that can be (``tables.sides_agree``)."""
+    same bonus (right and left, 2 coins) are worth the same, judged by size against the VP margin
+    (``tables.sides_agree``), and where their interval excludes no difference, why that can be."""
     items = []
     for r in A.sides_agree(A.bonus_value(data)).itertuples():
         vp = interval_text(r.vp_diff, r.vp_diff_lo, r.vp_diff_hi, **A.unit_form("vp", signed=True, words=True))
         win = interval_text(r.win_diff, r.win_diff_lo, r.win_diff_hi, **A.POINTS_SAID)
         first = f"{r.players} players, `{r.policy}`: {r.sides} ({vp}; win share {win})"
-        items.append(f"{first}: the same bonus is worth the same on both sides within the intervals." if r.agree else
-                     f"{first}: the same bonus is not worth the same on both sides. The sides are not alike in play: "
-                     "the printed crates stand at the top left and the bots break ties between equally advanced "
-                     "sides in board order, so one side is completed earlier or more often than the other (see Sides "
-                     "completed).")  # fmt: skip
+        why = (" The sides are not alike in play: the printed crates stand at the top left and the bots break ties "
+               "between equally advanced sides in board order, so one side is completed earlier or more often than "
+               "the other (see Sides completed).")  # fmt: skip
+        margin = f"the margin of {MARGINS['vp']:g} VP"
+        if r.verdict == SAME:
+            items.append(f"{first}: worth the same on both sides, within {margin}"
+                         + ("." if r.agree else " (the interval excludes no difference at all, but only by a "
+                            "fraction of the margin)." + why))  # fmt: skip
+        elif r.verdict == MOVES:
+            items.append(f"{first}: the same bonus is worth more on one side, by more than {margin}." + why)
+        else:
+            items.append(f"{first}: not settled against {margin}: more games would tell.")
     return [Block("list", text="Sides with the same bonus, second minus first", items=items)] if items else []
 
 

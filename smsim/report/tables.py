@@ -340,14 +340,13 @@ def sides(data: ReportData) -> pd.DataFrame:
 
 
 def bonus_value(data: ReportData) -> pd.DataFrame:
-    """What each side's bonus is worth, by ablation (``studies.bonus``, ``smsim bonus-value``): one
-    row per player count, policy and side (board order: top, right, bottom, left) of the wall-bonus
-    ablations among the report's folders (``ReportData.bonus``), with its words (``bonus``), its
-    value by the rules (``face_vp``: VP as they are, coins at ``coins_per_vp``, a person NaN), the
-    games, and what having it is worth against the same seat in the same game without it: in win
-    share (``win_change``, a fraction; shared wins split) and in final VP (``vp_change``), each with
-    the 95% interval over games; ``completed`` and ``completed_denied``: the share of seats that
-    completed the side with and without its bonus. Empty where no ablation was given."""
+    """What each side's bonus is worth to a seat, by ablation: the same games played with one seat
+    denied that bonus (each seat in turn), per player count, level of play and side (board order:
+    top, right, bottom, left); its value by the rules (face VP: VP as they are, coins at the
+    end-of-game rate, a person none), the games of each setup, and the seat's win share (shared
+    wins split) and final VP with the bonus minus without it, each with its 95% interval over games;
+    the share of seats that completed the side with and without its bonus. Empty where no ablation
+    was given (``studies.bonus``, ``smsim bonus-value``)."""
     t = data.bonus
     if t.empty:
         return pd.DataFrame(columns=BONUS_COLUMNS)
