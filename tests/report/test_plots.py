@@ -128,7 +128,7 @@ def test_the_bonus_value_figure_draws_the_ablation_in_board_order(data):
     top, bottom = fig.axes
     assert top.get_title() == "2 players" and bottom.get_ylabel() == "win share it is worth (points)"
     labels = [t.get_text() for t in bottom.get_xticklabels()]
-    assert labels == ["top\na person of up to 3 heads", "right\n2 coins", "bottom\n3 VP", "left\n2 coins"]
+    assert labels == ["top\na person of\nup to 3\nheads", "right\n2 coins", "bottom\n3 VP", "left\n2 coins"]  # wrapped: no overlap
     t = A.bonus_value(data)
     drawn = [line.get_ydata() for line in top.lines if len(line.get_ydata()) == 4]
     assert any(list(y) == list(t["vp_change"]) for y in drawn)
