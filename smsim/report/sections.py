@@ -66,8 +66,8 @@ def bonus_agreement(data: A.ReportData) -> list[Block]:
         margin = f"the margin of {MARGINS['vp']:g} VP"
         if r.verdict == SAME:
             items.append(f"{first}: worth the same on both sides, within {margin}"
-                         + ("." if r.agree else " (the interval excludes no difference at all, but only by a "
-                            "fraction of the margin)." + why))  # fmt: skip
+                         + ("." if r.agree else " (its interval stops short of no difference by a fraction of "
+                            "the margin)." + why))  # fmt: skip
         elif r.verdict == MOVES:
             items.append(f"{first}: the same bonus is worth more on one side, by more than {margin}." + why)
         else:
