@@ -63,6 +63,10 @@ class BonusError(SmsimError):
     """Bad input to ``smsim bonus-value`` (the wall-bonus ablation), or a directory of another."""
 
 
+class RegretError(SmsimError):
+    """Bad input to ``smsim regret``."""
+
+
 class AdviseError(SmsimError):
     """Bad input to ``advise``."""
 

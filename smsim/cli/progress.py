@@ -75,6 +75,36 @@ class CompareProgressBar:
         return False
 
 
+class RegretProgressBar:
+    """Progress of ``smsim regret`` on standard error, gone when it ends: games of the policy
+    being judged, a bar a policy."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet, self.bar, self.tasks = quiet, None, {}
+
+    def __enter__(self):
+        if not self.quiet:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.bar = Progress(TextColumn("[bold]{task.fields[policy]}"), BarColumn(), MofNCompleteColumn(),
+                                TimeRemainingColumn(), console=Console(stderr=True), transient=True)  # fmt: skip
+            self.bar.__enter__()
+        return self
+
+    def report(self, policy: str, done: int, total: int) -> None:
+        if self.bar is None:
+            return
+        if policy not in self.tasks:
+            self.tasks[policy] = self.bar.add_task("games", total=total, policy=policy)
+        self.bar.update(self.tasks[policy], completed=done)
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+        return False
+
+
 class SweepProgressBar(RunProgressBar):
     """One progress display for a whole sweep: games of every variant, and the variant playing."""
 

@@ -1,4 +1,4 @@
-"""Commands of the studies: ``compare``, ``sweep``, ``skill``, ``bonus-value``, ``tune`` and ``fairness``."""
+"""Commands of the studies: ``compare``, ``sweep``, ``skill``, ``bonus-value``, ``regret``, ``tune`` and ``fairness``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import click
 from smsim import checks
 from smsim.cli.common import InputError, check_cluster_option, check_folder_out, check_out, cli, cluster_option
 from smsim.cli.common import count_of, engine_ready, fail, rules_from, run_of, run_options, with_rules
-from smsim.cli.progress import CompareProgressBar, FairnessProgressBar, SweepProgressBar, TuneProgressBar
+from smsim.cli.progress import CompareProgressBar, FairnessProgressBar, RegretProgressBar, SweepProgressBar, TuneProgressBar
 
 
 # -- compare ----------------------------------------------------------------------------------
@@ -251,6 +251,53 @@ def bonus_value(players, policy, games, seed, out, threads, quiet, rules_file, r
                    err=True)  # fmt: skip
         sys.exit(130)
     print_bonus(result)
+
+
+@cli.command()
+@click.argument("policies", nargs=-1, required=True)
+@click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
+@click.option("--games", "-n", type=str, default="2000", show_default=True, help="Games of each policy.")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The study's seed: every policy's dice.")
+@click.option("--oracle", default="balanced", show_default=True,
+              help="The stated value: a heuristic whose values of the uses the exact keep maximises.")
+@click.option("--against", default=None, help="Judge one seat of each policy against this one [default: mirrors].")
+@click.option("--out", "-o", type=str, default=None, help="Directory of the study (resumable, policy by policy).")
+@click.option("--threads", type=int, default=None, help="Threads (default: every core).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@with_rules
+def regret(policies, players, games, seed, oracle, against, out, threads, quiet, rules_file, rule) -> None:
+    """Each policy's keep decisions judged against the exact keep: at every KEEP decision the
+    turn's dice are solved exactly under the --oracle's values of the uses, and the keep played
+    is charged the best keep's expected value minus its own (VP). Prints per policy the regret
+    per game with its 95% interval, per keep decision, and the share of keeps losing more than
+    0.1 VP (errors). Each policy plays a mirror, or one seat against --against, every seat in turn.
+
+    \b
+    Examples:
+      smsim regret balanced learned greedy --players 4 --games 4000 --seed 1
+      smsim regret rollout-learned --against learned -p 4 -n 200 -o runs/regret-search
+    """
+    from smsim.report.terminal import print_regret
+    from smsim.studies.regret import RegretPlan, keep_regret, run_regret, verify_plan
+
+    base = rules_from(rules_file, rule)
+    n = count_of(games, "--games")
+    checks.threads(threads, "--threads", error=InputError)
+    plan = RegretPlan(players, tuple(policies), n, seed, oracle, against)
+    verify_plan(plan)
+    if out is not None:
+        check_folder_out(out, "regret", plan.identity(base))
+    try:
+        with RegretProgressBar(quiet) as bar:
+            if out is None:
+                table = keep_regret(list(policies), players, n, seed, oracle, against, base, threads, bar.report)
+            else:
+                table = run_regret(plan, out, base, threads, ["smsim", *sys.argv[1:]], on_progress=bar.report)
+    except KeyboardInterrupt:
+        where = f": the policies already written in {out} are complete; run the same command to go on" if out else ""
+        click.echo(f"\ninterrupted{where}", err=True)
+        sys.exit(130)
+    print_regret(table, plan)
 
 
 @cli.command()

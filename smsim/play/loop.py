@@ -59,6 +59,8 @@ from smsim.engine.game import (
 )
 from smsim.engine.memory import borrow_nb, cached_njit, hot_njit, loop_njit
 from smsim.engine.pirates import mark_swords_nb
+from smsim.policies import heuristic_layout as HL
+from smsim.policies.exact_keep import ERROR_VP, keep_regret_nb
 from smsim.policies.heuristics import heuristic_choice_nb, new_game_memo_nb, random_choice_nb
 from smsim.policies.learned_layout import LEARNED_MEMO, learned_nb
 
@@ -77,7 +79,7 @@ NO_TRACE = np.zeros((0, E.EVENT_WIDTH), dtype=np.int64)  # the trace of a game n
 Work = namedtuple(
     "Work",
     ["city", "occ", "player", "pirates", "dice", "counts", "cands", "ctx", "rng", "values", "memo", "status",
-     "trace", "trace_n", "keys", "tape", "forced", "tape_n", "snap", "cap"],
+     "trace", "trace_n", "keys", "tape", "forced", "tape_n", "snap", "cap", "oracle"],
 )  # fmt: skip
 # The state at the start of a turn, from which a continuation replays the turn: int64 meta[2] is
 # (round, seat) of that turn.
@@ -89,6 +91,12 @@ Snap = namedtuple("Snap", ["city", "occ", "player", "pirates", "ctx", "rng", "me
 # policy's values of the candidates (a heuristic's, for USE and PLACE: what a search orders them by);
 # the state at the decision itself (``now``: what a learned policy's features read there).
 Capture = namedtuple("Capture", ["at", "cands", "ctx", "tape", "snap", "dice", "values", "now"])
+# The keep oracle (``smsim regret``, policies/exact_keep.py): on[0] 1 where every KEEP decision of
+# the games is judged; the stated value's heuristic weights and its own memo; out[g, seat, :] the
+# game's regret in VP, its keep decisions and its errors (``ORACLE_FIELDS``), g = game[0], the game's
+# row among those the call plays.
+Oracle = namedtuple("Oracle", ["on", "params", "memo", "out", "game"])
+ORACLE_FIELDS = ("keep_regret", "keeps", "keep_errors")
 # Who decides for each seat. A searching seat (PolicyKind.ROLLOUT) has its own knobs in ``params``,
 # the policy that orders its candidates and decides where it does not search in
 # ``base_kind``/``base_params``, and the policy its continuations play in ``playout_kind``/
@@ -113,7 +121,20 @@ def new_snap(n_players: int) -> Snap:
     )
 
 
-def new_work(n_players: int, trace: np.ndarray = NO_TRACE) -> Work:
+def new_oracle(n_players: int, games: int = 0, params: np.ndarray | None = None) -> Oracle:
+    """The keep oracle's buffers: on for ``games`` games under the heuristic weights ``params``,
+    off (no games, zero weights) by default."""
+    on = params is not None and games > 0
+    return Oracle(
+        np.array([1 if on else 0], dtype=np.int64),
+        np.ascontiguousarray(params, dtype=np.float64) if on else np.zeros(HL.N_PARAMS, dtype=np.float64),
+        np.zeros(MEMO_SIZE, dtype=np.float64),
+        np.zeros((games if on else 0, n_players, len(ORACLE_FIELDS)), dtype=np.float64),
+        np.zeros(1, dtype=np.int64),
+    )
+
+
+def new_work(n_players: int, trace: np.ndarray = NO_TRACE, oracle: Oracle | None = None) -> Work:
     """Fresh buffers for one thread: city int8[P, N_CELLS], occ uint64[P, N_CELL_CODES], player
     int64[P, N_PLAYER_FIELDS], pirates int64[N_PIRATE_FIELDS], dice int64[N_DICE], counts
     int64[N_FACES] (faces of the final dice), cands int64[MAX_CANDS, CAND_WIDTH], ctx
@@ -122,7 +143,7 @@ def new_work(n_players: int, trace: np.ndarray = NO_TRACE) -> Work:
     uint64[2] (the game's dice key, the key of dice after a continuation's forced rows), tape
     int64[MAX_TAPE] (rows picked so far this turn), forced int64[MAX_TAPE] (rows a continuation
     replays), tape_n int64[3] (rows on the tape, forced rows, forced rows replayed), the turn's
-    start state and a capture.
+    start state, a capture and the keep oracle (``new_oracle``; off unless given).
 
     Allocated here, by numpy, and passed to the compiled code: a jitted allocator cost a second
     of the first compile (numba's np.zeros for each shape and the boxing of the tuple), and the
@@ -150,6 +171,7 @@ def new_work(n_players: int, trace: np.ndarray = NO_TRACE) -> Work:
         Capture(np.array([-1, 0, 0, -1, 0], dtype=np.int64), np.zeros((L.MAX_CANDS, L.CAND_WIDTH), dtype=np.int64),
                 np.zeros(L.N_CTX, dtype=np.int64), np.zeros(MAX_TAPE, dtype=np.int64), new_snap(n_players),
                 np.zeros(L.N_DICE, dtype=np.int64), np.zeros(L.MAX_CANDS, dtype=np.float64), new_snap(n_players)),
+        oracle if oracle is not None else new_oracle(n_players),
     )  # fmt: skip
 
 
@@ -368,6 +390,18 @@ def take_wall_bonuses_nb(new_sides, s, w, seats, rules, search):
             person_nb(person, E.PLACED_BONUS, s, w, seats, rules, search)
 
 
+@loop_njit
+def judge_keep_nb(w, s, rules, mask):
+    """The keep oracle's judgement of seat s rolling again ``mask`` (``Oracle``)."""
+    o = w.oracle
+    regret = keep_regret_nb(o.params, w.ctx, w.dice, w.occ, w.player, w.pirates, o.memo, s, rules, mask)
+    g = o.game[0]
+    o.out[g, s, 0] += regret
+    o.out[g, s, 1] += 1.0
+    if regret > ERROR_VP:
+        o.out[g, s, 2] += 1.0
+
+
 @hot_njit(inline="always")
 def dice_key_nb(w):
     """The key of the next roll: the game's while a continuation replays its forced rows (those
@@ -405,6 +439,8 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
                 n = list_keeps_nb(w.cands)
                 w.ctx[L.CTX_ROLL] = roll
                 mask = w.cands[ask_nb(np.int64(L.DECISION_KEEP), n, s, w, seats, rules, search), 0]
+                if w.oracle.on[0] != 0:
+                    judge_keep_nb(w, s, rules, mask)
                 if mask == 0:
                     break
                 key = dice_key_nb(w)
@@ -480,6 +516,7 @@ def play_game_nb(game_key, w, seats, rules, start_crates, score, game_out, searc
     w.tape_n[1] = 0
     w.tape_n[2] = 0
     new_game_memo_nb(w.memo)  # policies' per-turn memo is keyed on CTX_TURN, which restarts each game
+    new_game_memo_nb(w.oracle.memo)
     seed_policy_streams_nb(game_key, w.rng)
     rounds, full = play_rounds_nb(w, seats, rules, 0, 0, search)
     finish_game_nb(w.occ, w.player, w.pirates, w.status, rounds, full, rules, score, game_out)
@@ -543,6 +580,8 @@ def borrow_work_nb(w):
         borrow_nb(w.tape), borrow_nb(w.forced), borrow_nb(w.tape_n), borrow_snap_nb(w.snap),
         Capture(borrow_nb(w.cap.at), borrow_nb(w.cap.cands), borrow_nb(w.cap.ctx), borrow_nb(w.cap.tape),
                 borrow_snap_nb(w.cap.snap), borrow_nb(w.cap.dice), borrow_nb(w.cap.values), borrow_snap_nb(w.cap.now)),
+        Oracle(borrow_nb(w.oracle.on), borrow_nb(w.oracle.params), borrow_nb(w.oracle.memo), borrow_nb(w.oracle.out),
+               borrow_nb(w.oracle.game)),
     )  # fmt: skip
 
 
@@ -578,6 +617,8 @@ def play_games_nb(seed_key, first, w, rules, start_crates, kind, params, fns, ba
     player_out = borrow_nb(player_out)
     game_out = borrow_nb(game_out)
     for g in range(game_out.shape[0]):
+        if w.oracle.on[0] != 0:
+            w.oracle.game[0] = g
         play_game_nb(game_key_nb(seed_key, first + g), w, seats, rules, start_crates, score_out[g], game_out[g],
                      search)
         for s in range(w.player.shape[0]):  # element by element: a slice copy would allocate

@@ -3,6 +3,8 @@ float64[N_PARAMS], one ``P_*`` constant per weight) and its per-turn memo (``w.m
 float64, ``M_*``). The constants are generated from the declarations (``layout.Record``).
 """
 
+from math import comb
+
 from smsim import layout as L
 
 # -- the weights: params[P_*], float64[N_PARAMS] -------------------------------------------------
@@ -27,7 +29,8 @@ PARAMS = L.Record("heuristic weights", "P_", "N_HEURISTIC_PARAMS", (
     ("lookahead", 1, "0: keep the best symbol now and always roll the rest; 1: expected-value keeps"),
     ("bonus_person", 1, "value of a wall bonus person (its own effect is added when placed)"),
     ("church", 1, "multiplier on the church series VP a church adds (1: face value; 0 reads as 1)"),
-    ("spare", 4, "room for more weights without changing the kernels' signatures"),
+    ("exact_keep", 1, "1: keep decisions solved exactly for the turn's values of the uses (exact_keep.py)"),
+    ("spare", 3, "room for more weights without changing the kernels' signatures"),
 ))  # fmt: skip
 PARAMS.export(globals())
 # A seat's params vector is this wide, whatever its policy: the heuristic's weights above, a
@@ -38,6 +41,10 @@ PARAM_NAMES = PARAMS.columns()[: PARAMS.offset("spare")]
 NEG = -1e9
 
 K_SPAN = L.N_DICE + 1  # memo tables by dice count: entries for k = 0 .. N_DICE
+# the multisets of 0..5 dice over the six faces, the nodes of the exact keep (exact_keep.py)
+N_KEEP_NODES = comb(L.N_DICE + L.N_FACES, L.N_FACES)
+USE_TABLE_SHAPE = (L.N_SYMBOLS, K_SPAN, K_SPAN)  # symbol, dice showing it, dice it may rotate
+USE_TABLE_SIZE = L.N_SYMBOLS * K_SPAN * K_SPAN
 
 # -- memo: w.memo, float64, valid for one turn of one seat (key: ctx[CTX_TURN]) -------------------
 MEMO = L.Record("heuristic memo", "M_", "M_END", (
@@ -52,5 +59,10 @@ MEMO = L.Record("heuristic memo", "M_", "M_END", (
     ("lead", 1, "the seat's estimated lead over the best other seat"),
     ("series", 1, "series_value_nb of the seat's churches as they stand (potential included)"),
     ("bonus_person", L.N_PERSONS, "each person's best cell when a wall bonus person is chosen (city as then)"),
+    ("keep_key", 1, "ctx[CTX_TURN] of the turn the exact keep's layers were filled for; -1: none yet"),
+    ("keep_last", N_KEEP_NODES, "exact keep: each multiset's value kept with one roll left"),
+    ("keep_two", N_KEEP_NODES, "exact keep: each multiset's value kept with two rolls left"),
+    ("keep_values", L.N_KEEP_MASKS, "exact keep: the expected value of each reroll mask at this decision"),
+    ("use_table", USE_TABLE_SIZE, "exact keep: best use by symbol, dice showing it and dice it may rotate"),
 ))  # fmt: skip
 MEMO.export(globals())

@@ -19,7 +19,8 @@ toward, all in VP:
   the estimated lead (positive when ahead, negative when behind).
 
 Keep decisions compare the best use of the dice now with the expected value after rolling
-again the dice that do not show the most promising symbol (binomial over the dice rolled).
+again the dice that do not show the most promising symbol (binomial over the dice rolled), or,
+with the ``exact_keep`` weight, are solved exactly for the turn (``exact_keep``).
 Ties between equally valued candidates are broken uniformly at random from the seat's stream.
 """
 
@@ -31,6 +32,7 @@ from smsim.engine.city import ZERO, church_mask_nb, popcount_nb
 from smsim.engine.dice import rand_below_nb
 from smsim.engine.memory import hot_njit
 from smsim.policies import heuristic_layout as HL
+from smsim.policies.exact_keep import exact_keep_nb
 from smsim.policies.features import (
     REROLL_ODDS,
     best_persons_nb,
@@ -52,8 +54,9 @@ from smsim.policies.heuristic_layout import MEMO, N_PARAMS, PARAM_NAMES, PARAMS 
 
 @hot_njit(inline="always")
 def new_game_memo_nb(memo):
-    """Forget the last game's table: the memo is keyed on CTX_TURN, which restarts each game."""
+    """Forget the last game's tables: the memo is keyed on CTX_TURN, which restarts each game."""
     memo[HL.M_KEY] = -1.0
+    memo[HL.M_KEEP_KEY] = -1.0
 
 
 @hot_njit(inline="always")
@@ -212,8 +215,11 @@ def heuristic_choice_nb(params, s, w, rules):
 
 @hot_njit
 def heuristic_keep_nb(params, s, ctx, dice, occ, player, pirates, memo, rules):
-    """KEEP: the reroll mask (row i of the candidates is mask i)."""
+    """KEEP: the reroll mask (row i of the candidates is mask i): exact where the weights ask
+    for it (``exact_keep``), else the one-symbol rule of ``keep_nb``."""
     turn_table_nb(params, ctx, occ, player, pirates, memo, s, rules)
+    if params[HL.P_EXACT_KEEP] > 0.0:
+        return exact_keep_nb(params, ctx, dice, player, memo, s, rules)
     return keep_nb(params, ctx, dice, memo)
 
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from smsim.errors import PolicyError
 from smsim.layout import PolicyKind
-from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES
+from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES, PARAMS
 from smsim.policies.interface import MAX_SEATS, POLICY_SIG, placeholder_policy
 from smsim.policies.learned_layout import LEARNED, LearnedMark
 from smsim.policies.model import Model  # loads policies/learned.py, whose code the mark stands for
@@ -43,6 +43,10 @@ from smsim.policies.rollout import (
     UNGATED,
     WHOLE_KNOBS,
 )
+
+
+# heuristic weights added after the first datasets, at the value that plays as they did
+LATER_WEIGHTS: dict[str, float] = {"exact_keep": 0.0}
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,10 @@ class PolicySpec:
             return {name: float(self.params[ROLLOUT_PARAMS.offset(name)]) for name in ROLLOUT_DEFAULTS}
         if self.kind not in (PolicyKind.HEURISTIC, PolicyKind.LEARNED):
             return {}
-        return {name: float(self.params[i]) for i, name in enumerate(PARAM_NAMES)}  # LEARNED: its base first
+        # LEARNED: its base first; a weight added since runs were first written is left out at
+        # the value that plays as before it existed, so that those runs resume (LATER_WEIGHTS)
+        return {name: float(self.params[i]) for i, name in enumerate(PARAM_NAMES)
+                if LATER_WEIGHTS.get(name) != float(self.params[i])}  # fmt: skip
 
     def describe(self) -> dict[str, Any]:
         """What a manifest records of the policy."""
@@ -172,6 +179,18 @@ for _name, (_weights, _text) in PRESETS.items():
     POLICIES[_name] = PolicySpec(_name, PolicyKind.HEURISTIC, weight_vector(_weights), _text)
 
 
+def with_exact_keeps(spec: PolicySpec, name: str) -> PolicySpec:
+    """``spec`` (a heuristic or learned policy) with its keep decisions solved exactly for the
+    turn's values of the uses (``exact_keep``: ``policies/exact_keep.py``), under a new name."""
+    params = spec.params.copy()
+    params[PARAMS.offset("exact_keep")] = 1.0
+    text = f"{spec.name} with exact keeps (dynamic programming over the turn's dice)"
+    return replace(spec, name=name, params=params, description=text)
+
+
+POLICIES["balanced-exact"] = with_exact_keeps(POLICIES["balanced"], "balanced-exact")
+
+
 SEARCHABLE = (PolicyKind.HEURISTIC, PolicyKind.RANDOM, PolicyKind.USER, PolicyKind.LEARNED)
 
 
@@ -237,6 +256,7 @@ def load_model_file(path: str | Path, name: str | None = None, source: str | Non
 
 
 POLICIES["learned"] = load_model_file(LEARNED_FILE, "learned", "built-in")
+POLICIES["learned-exact"] = with_exact_keeps(POLICIES["learned"], "learned-exact")
 POLICIES["rollout"] = rollout_spec({}, POLICIES[ROLLOUT_BASE])
 for _name, _knobs in ROLLOUT_PRESETS.items():
     POLICIES[_name] = rollout_spec(_knobs, POLICIES[ROLLOUT_BASE], name=_name)

@@ -274,3 +274,20 @@ def print_bonus(result, console: Console | None = None) -> None:
         console.print(f"sides with the same bonus ({r.sides}) {said}: VP {interval_text(r.vp_diff, r.vp_diff_lo, r.vp_diff_hi, **unit_form('vp', signed=True))}, "
                       f"win share {interval_text(r.win_diff, r.win_diff_lo, r.win_diff_hi, **POINTS_SAID)}")  # fmt: skip
     console.print(f"wall-bonus ablation: {result.path}")
+
+
+def print_regret(table: pd.DataFrame, plan, console: Console | None = None) -> None:
+    """A keep-regret study (``studies.regret``): per policy, its keep decisions' regret against
+    the exact keep under the plan's stated value."""
+    console = console or Console(width=max(100, Console().width))
+    how = f"one seat against {plan.against}" if plan.against else "mirrors"
+    t = Table(title=f"Keep decisions against the exact keep under {plan.oracle}'s values, {plan.players} players, "
+                    f"{how}: expected VP lost [95% interval]")  # fmt: skip
+    for col in ("policy", "seat-games", "keeps a game", "regret a game, VP", "a keep, VP", "errors a game", "error rate"):
+        t.add_column(col, justify="right")
+    for r in table.itertuples():
+        t.add_row(r.policy, f"{int(r.seat_games):,}", f"{r.keeps_per_game:.1f}",
+                  interval_text(r.regret_per_game, r.regret_lo, r.regret_hi, digits=2), f"{r.regret_per_keep:.3f}",
+                  f"{r.errors_per_game:.2f}", interval_text(r.error_rate, **RATE))  # fmt: skip
+    console.print(t)
+    console.print("an error: a keep that loses more than 0.1 VP of the stated value's expectation")

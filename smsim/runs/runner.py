@@ -34,7 +34,7 @@ from smsim import layout as L
 from smsim.engine.dice import seed_key
 from smsim.engine.memory import is_cached
 from smsim.play.api import check_errors
-from smsim.play.loop import new_work, play_games_nb
+from smsim.play.loop import new_oracle, new_work, play_games_nb
 from smsim.play.search import SEARCH_TOTALS, new_search, search_room
 from smsim.policies.registry import PolicySpec, any_search, base_arrays, learned_mark, policy_arrays
 from smsim.rules import Rules
@@ -44,19 +44,27 @@ MIN_SLICE, MAX_SLICE = 32, 2000  # games a thread plays at a time (``slice_plan`
 SEARCH_SLICE = 4  # at most, where a seat searches
 
 
-def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules) -> Callable:
-    """``play(first, score, player, game_out)``: games first .. first + len(score) - 1 into the
-    given arrays, with the engine (the search policy's loop where a seat searches)."""
+def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules, oracle: np.ndarray | None = None) -> Callable:
+    """``play(first, score, player, game_out, judged=None)``: games first .. first + len(score) - 1
+    into the given arrays, with the engine (the search policy's loop where a seat searches).
+
+    ``oracle``: heuristic weights under which the keep oracle judges every KEEP decision
+    (``play.loop.Oracle``); ``judged`` float64[G, P, len(ORACLE_FIELDS)] then receives each
+    game's keep regret, keep decisions and errors per seat."""
     key, rules_nb, crates, *policies = lineup_arrays(specs, seed, rules)
     searching = any_search(specs)
     room = search_room(*policies[:2])  # kind, params
 
-    def play(first: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
+    def play(first: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray,
+             judged: np.ndarray | None = None) -> None:  # fmt: skip
         # the work buffers (and search scratch) of this call: held here while the games run on views of them
-        work, search = new_work(players), new_search(players, room) if searching else None
+        judge = new_oracle(players, len(game_out), oracle) if oracle is not None else None
+        work, search = new_work(players, oracle=judge), new_search(players, room) if searching else None
         play_games_nb(key, first, work, rules_nb, crates, *policies, score, player, game_out, search)
         if search is not None:
             SEARCH_TOTALS[:] += search.spent  # in place: the module's array
+        if judge is not None and judged is not None:
+            judged[:] = judge.out
 
     return play
 

@@ -313,6 +313,14 @@ NEEDS_NO_GAME = [
      ["'wall_bonus_seats': the right mask must be from 0 to 31"]),
     (["bonus-value", "--out", "{tmp}/foreign"], ["not empty and holds no wall-bonus ablation"]),
     (["bonus-value", "--out", "{tmp}/file/bv"], ["cannot write"]),
+    (["regret", "genius"], ["unknown policy 'genius'"]),
+    (["regret", "balanced", "--players", "6"], ["--players must be a whole number from 2 to 5"]),
+    (["regret", "balanced", "--games", "0"], ["--games must be a whole number from 1"]),
+    (["regret", "balanced", "balanced"], ["a policy is named twice"]),
+    (["regret", "balanced", "--oracle", "learned"], ["--oracle must be a heuristic"]),
+    (["regret", "balanced", "--against", "genius"], ["unknown policy 'genius'"]),
+    (["regret", "balanced", "--out", "{tmp}/foreign"], ["not empty and holds no keep-regret study"]),
+    (["regret", "balanced", "--out", "{tmp}/file/rg"], ["cannot write"]),
     (["simulate", "--rules", "{tmp}/binary.toml"], ["not valid TOML", "not UTF-8 text"]),
     (["simulate", "--policy", "{tmp}/binary.toml"], ["not valid TOML", "not UTF-8 text"]),
     (["compare", "{tmp}/no_budget.toml", "balanced"], ["'budget' must be a whole number from 1"]),
@@ -427,6 +435,18 @@ def test_compare_prints_tables_and_writes(run, tmp_path):
     assert "win share" in result.output and "Mean VP difference" in result.output
     assert {p.name for p in (tmp_path / "c").iterdir()} >= {"seats.parquet", "games.parquet", "manifest.json",
                                                             "policies.csv", "pairs.csv", "ratings.csv"}  # fmt: skip
+
+
+def test_regret_prints_its_table_and_resumes_a_folder(run, tmp_path):
+    out = str(tmp_path / "rg")
+    args = ("regret", "balanced-exact", "greedy", "--players", "2", "--games", "20", "--seed", "3", "-q")
+    result = run(*args, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "under balanced's values" in result.output and "greedy" in result.output
+    table = (tmp_path / "rg" / "regret.csv").read_text()
+    assert table.splitlines()[1].startswith("balanced-exact,40,") and ",0.0,0.0,0.0," in table.splitlines()[1]
+    again = run(*args, "--out", out)
+    assert again.exit_code == 0 and (tmp_path / "rg" / "regret.csv").read_text() == table
 
 
 def test_report_and_plot(run, session_report, report_datasets, tmp_path):

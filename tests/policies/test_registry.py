@@ -12,6 +12,7 @@ from smsim.policies.registry import (
     PolicyError,
     policy_arrays,
     resolve_policies,
+    LATER_WEIGHTS,
     resolve_policy,
     rollout_spec,
 )
@@ -23,7 +24,7 @@ FIXTURES = "tests/policies/fixtures"
 
 def test_builtins_are_random_and_presets_of_one_heuristic():
     assert set(POLICIES) == {"random", "greedy", "churches", "walls", "merchant", "builder", "jugglers", "balanced",
-                             "rollout", "rollout-deep", "learned", "rollout-learned"}
+                             "balanced-exact", "rollout", "rollout-deep", "learned", "learned-exact", "rollout-learned"}
     assert POLICIES["random"].kind == PolicyKind.RANDOM
     assert POLICIES["learned"].kind == PolicyKind.LEARNED  # a model file shipped as package data
     assert POLICIES["rollout-learned"].base is POLICIES["learned"]
@@ -32,7 +33,17 @@ def test_builtins_are_random_and_presets_of_one_heuristic():
     for name in PRESETS:
         spec = POLICIES[name]
         assert spec.kind == PolicyKind.HEURISTIC and spec.params.shape == (N_PARAMS,) and spec.description
-        assert set(spec.weights()) == set(PARAM_NAMES)
+        assert set(spec.weights()) == set(PARAM_NAMES) - set(LATER_WEIGHTS)  # off: as before it existed
+
+
+def test_exact_keep_builtins_differ_from_their_policy_by_the_knob_alone():
+    for name, of in (("balanced-exact", "balanced"), ("learned-exact", "learned")):
+        spec, base = POLICIES[name], POLICIES[of]
+        assert spec.kind == base.kind
+        diff = np.flatnonzero(spec.params != base.params)
+        assert list(diff) == [PARAM_NAMES.index("exact_keep")] and spec.weights()["exact_keep"] == 1.0
+    # the knob off is left out of what a manifest records, so that runs written before it resume
+    assert "exact_keep" not in POLICIES["balanced"].weights()
 
 
 def test_only_the_default_search_leaves_clear_decisions_to_its_base():

@@ -17,6 +17,7 @@ from smsim.studies.bonus import plan_bonus, run_bonus
 from smsim.studies.compare import compare, read_comparison, save_comparison
 from smsim.studies.fairness import fairness, read_fairness
 from smsim.studies.learn import LearnPlan, check_out_dir
+from smsim.studies.regret import RegretPlan, run_regret
 from smsim.studies.sweep import plan_variants, read_sweep, run_sweep
 
 ENVIRONMENT = {"smsim": "0.1.0", "numba": "0.60.0", "numpy": "2.0.2", "python": "3.11.7"}
@@ -40,6 +41,7 @@ def folders(tmp_path_factory):
     fairness(players=2, games=40, seed=1, max_compensation=1, threads=1, command=["smsim", "fairness"]).write(
         root / "fairness")
     run_bonus(plan_bonus(2, "random", games=10, seed=3), root / "bonus", threads=1, command=["smsim", "bonus-value"])
+    run_regret(RegretPlan(2, ("random",), games=10, seed=3), root / "regret", threads=1, command=["smsim", "regret"])
     learn = root / "learn"
     assert check_out_dir(learn, LearnPlan(decisions=10)) is False
     write_manifest(learn, "learn", {"plan": LearnPlan(decisions=10).to_dict(), "rules": Rules().to_dict(),
