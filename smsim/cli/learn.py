@@ -41,11 +41,13 @@ def knobs_of(values: tuple[str, ...]) -> dict[str, float]:
 @click.option("--hidden", type=int, default=16, show_default=True, help="Rectified units per decision kind (0: linear).")
 @click.option("--epochs", type=int, default=60, show_default=True, help="Passes over the labels when fitting.")
 @click.option("--knob", "knob", multiple=True, metavar="KEY=VALUE", help="A teacher rollout knob, e.g. budget=256.")
+@click.option("--until-gain", type=float, default=None,
+              help="Stop before --iterations once two rounds in a row gain fewer points than this against the field.")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @with_rules
-def learn(out, model_path, decisions, iterations, seed, players, base, rate, hidden, epochs, knob, threads, quiet,
-          rules_file, rule) -> None:  # fmt: skip
+def learn(out, model_path, decisions, iterations, seed, players, base, rate, hidden, epochs, knob, until_gain, threads,
+          quiet, rules_file, rule) -> None:  # fmt: skip
     """Distil rollout into a learned policy by expert iteration, and write its model file.
 
     Each round the student (round 1: --base) plays games in every seat; a share (--rate) of their
@@ -53,7 +55,9 @@ def learn(out, model_path, decisions, iterations, seed, players, base, rate, hid
     becomes a label: the move's features and its value in the search, with its standard error.
     A score per decision kind (linear plus --hidden rectified units) is fitted to all rounds' labels. On held-out labels (every
     tenth part) each round prints, per decision kind, the student's agreement with the teacher's
-    pick and its mean regret, beside the base policy's. Labels are a resumable Parquet dataset
+    pick and its mean regret, beside the base policy's, and its gain over the student before it,
+    one seat against three of the base heuristic on the same 20,000 games (--until-gain stops
+    once two rounds in a row gain less). Labels are a resumable Parquet dataset
     in --out: rerun the command after an interruption and it goes on where it stopped.
 
     The model file is data (JSON): --policy FILE.json plays it, in any command.
@@ -73,16 +77,18 @@ def learn(out, model_path, decisions, iterations, seed, players, base, rate, hid
                      hidden=hidden, epochs=epochs, teacher=knobs_of(knob))  # fmt: skip
     target = Path(model_path) if model_path else Path(out) / "model.json"
     verify_plan(plan)
+    if until_gain is not None:
+        checks.positive(until_gain, "--until-gain", error=InputError)
     if target.suffix != ".json":
         fail(f"--model must name a .json file, got {str(target)!r}")
     if target.exists() and target.is_dir():
         fail(f"--model {str(target)!r} is a directory")
     if model_path and not target.parent.is_dir():
         fail(f"--model {str(target)!r}: no directory {str(target.parent)!r}")
-    _run(plan, out, target, rules, threads, quiet)
+    _run(plan, out, target, rules, threads, quiet, None if until_gain is None else until_gain / 100)
 
 
-def _run(plan, out, target, rules, threads, quiet) -> None:
+def _run(plan, out, target, rules, threads, quiet, until_gain) -> None:
     from smsim.cli.progress import LearnProgress
     from smsim.report.terminal import print_learn_round
     from smsim.studies.learn import check_out_dir, learn
@@ -91,7 +97,7 @@ def _run(plan, out, target, rules, threads, quiet) -> None:
     try:
         with LearnProgress(quiet) as progress:
             result = learn(plan, out, rules=rules, threads=threads, on_progress=progress, on_round=print_learn_round,
-                           command=["smsim", *sys.argv[1:]])
+                           command=["smsim", *sys.argv[1:]], until_gain=until_gain)
     except KeyboardInterrupt:
         click.echo("\ninterrupted: the labels written so far are kept; run the command again to go on", err=True)
         sys.exit(130)
@@ -99,6 +105,6 @@ def _run(plan, out, target, rules, threads, quiet) -> None:
         result.model.save(target)
     except OSError as exc:
         fail(f"cannot write {str(target)!r}: {exc.strerror}")
-    click.echo(f"labelled {sum(result.decisions):,} decisions in {plan.iterations} round(s), "
+    click.echo(f"labelled {sum(result.decisions):,} decisions in {len(result.decisions)} round(s), "
                f"{result.cpu_seconds / 3600:.3f} core-hours this run")  # fmt: skip
     click.echo(f"written: {target} (use it as --policy {target})")

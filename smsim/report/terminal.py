@@ -237,9 +237,10 @@ def print_tune(result, games: int, players: int, seed: int, console: Console | N
     say(f"changed: {changed}")
 
 
-def print_learn_round(round_no: int, table: pd.DataFrame, shares: list[float], console: Console | None = None) -> None:
+def print_learn_round(round_no: int, table: pd.DataFrame, shares: list[float], gain: dict[str, float] | None = None,
+                      console: Console | None = None) -> None:  # fmt: skip
     """One round of ``smsim learn``: agreement and regret of the student on held-out decisions, beside
-    the base's, then the selection games' share of each fit."""
+    the base's, then the selection games' share of each fit, and the round's gain against the field."""
     console = console or Console()
     view = Table(title=f"round {round_no}: held-out decisions (teacher: rollout over the "
                        f"{'base' if round_no == 1 else 'round ' + str(round_no - 1) + ' student'})")  # fmt: skip
@@ -253,6 +254,10 @@ def print_learn_round(round_no: int, table: pd.DataFrame, shares: list[float], c
         picked = max(range(len(shares)), key=shares.__getitem__)
         console.print("fits from seeded starts, one seat against three of the base (4 players, selection games): "
                       f"{', '.join(interval_text(x, **RATE) for x in shares)}; kept fit {picked + 1}")
+    if gain is not None:
+        console.print(f"round {round_no}'s student, one seat against three of the base (4 players, its own games): "
+                      f"{interval_text(gain['share'], **RATE)}; gain over the student before it on the same games "
+                      f"{interval_text(gain['gain'], gain['gain_lo'], gain['gain_hi'], **POINTS_SAID)}")  # fmt: skip
 
 
 def print_bonus(result, console: Console | None = None) -> None:

@@ -38,7 +38,7 @@ import math
 import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,7 @@ from smsim.checks import threads as checks_threads
 from smsim.engine.dice import seed_key
 from smsim.errors import LearnError
 from smsim.files import writing
+from smsim.intervals import mean_and_interval
 from smsim.play.labels import label_decision_nb
 from smsim.play.loop import new_work
 from smsim.play.search import new_search
@@ -75,6 +76,8 @@ UNIT_DECAY = 1e-4  # weight decay of the rectified units (fit_units)
 RESTARTS = 4  # fits from different seeded starts, the best in play kept (fit_model)
 SELECTION_GAMES = 4000  # 4-player games that pick among them
 SELECTION_SEED = 7_700_001  # their dice: plan.seed plus this (never a seed the figures are checked on)
+GAIN_GAMES = 20_000  # 4-player games that measure each round's student against the one before
+GAIN_SEED = 7_800_001  # their dice: plan.seed plus this (apart from the selection games and the figures)
 MAX_DECISIONS = 10**8
 
 
@@ -376,7 +379,7 @@ def fit_model(labels: pd.DataFrame, base: PolicySpec, plan: LearnPlan, training:
     different starts err alike on held-out labels yet play apart by several points of win share,
     so they are told apart by play. Returns the model and every fit's win share."""
     weights = base.weights()
-    heuristic = {name: weights[name] for name in PARAM_NAMES}
+    heuristic = {name: weights[name] for name in PARAM_NAMES if name in weights}  # a later weight off: left out
     description = f"a model fitted to rollout's values of moves by smsim learn (seed {plan.seed})"
     fits, shares = [], []
     for restart in range(RESTARTS if plan.hidden else 1):
@@ -391,15 +394,44 @@ def fit_model(labels: pd.DataFrame, base: PolicySpec, plan: LearnPlan, training:
     return fits[best], shares
 
 
-def selection_share(model: Model, plan: LearnPlan, rules: Rules | None, threads: int | None) -> float:
-    """The win share of one seat of ``model`` against three of the base heuristic (4 players)."""
-    student = PolicySpec("student", L.PolicyKind.LEARNED, model.vector())
+def yardstick(plan: LearnPlan) -> PolicySpec:
+    """The field a student is measured against: the base heuristic, or a learned base's own base
+    heuristic, with its keeps as the heuristic's own (``exact_keep`` off), as the targets name it."""
     base = resolve_policy(plan.base)
-    if base.kind == L.PolicyKind.LEARNED:  # a learned base: its own base heuristic is the yardstick
-        base = PolicySpec("base", L.PolicyKind.HEURISTIC, base.params.copy())
+    params = base.params.copy()
+    params[PARAM_NAMES.index("exact_keep")] = 0.0
+    return PolicySpec("base", L.PolicyKind.HEURISTIC, params)
+
+
+def selection_share(model: Model, plan: LearnPlan, rules: Rules | None, threads: int | None) -> float:
+    """The win share of one seat of ``model`` against three of the yardstick (4 players)."""
+    student = PolicySpec("student", L.PolicyKind.LEARNED, model.vector())
+    base = yardstick(plan)
     result = compare([student, base, base, base], 4, SELECTION_GAMES, plan.seed + SELECTION_SEED, rules=rules,
                      threads=threads, keep_games=False)  # fmt: skip
     return float(result.table.loc["student", "win_share"])
+
+
+def field_blocks(student: PolicySpec, plan: LearnPlan, rules: Rules | None, threads: int | None) -> np.ndarray:
+    """Each block's win share of one seat of ``student`` against three of the yardstick: GAIN_GAMES
+    4-player games on seed plan.seed + GAIN_SEED, a block being one game in every seat rotation."""
+    student = replace(student, name="student")
+    base = yardstick(plan)
+    result = compare([student, base, base, base], 4, GAIN_GAMES, plan.seed + GAIN_SEED, rules=rules, threads=threads,
+                     keep_games=False)  # fmt: skip
+    return result.block_shares[:, 0]
+
+
+def round_gain(blocks: np.ndarray, before: np.ndarray) -> dict[str, float]:
+    """A round's student against the one before, on the same games: its share against the field
+    and the paired difference (mean, 95% interval over blocks)."""
+    mean, lo, hi, _ = mean_and_interval(blocks - before)
+    return {"share": float(blocks.mean()), "gain": mean, "gain_lo": lo, "gain_hi": hi}
+
+
+def converged(gains: list[dict[str, float]], until_gain: float | None) -> bool:
+    """Two rounds in a row gained less than ``until_gain`` (a share: 0.01 is a point)."""
+    return until_gain is not None and len(gains) >= 2 and all(g["gain"] < until_gain for g in gains[-2:])
 
 
 # -- held out ----------------------------------------------------------------------------------
@@ -449,9 +481,14 @@ def check_out_dir(out: str | Path, plan: LearnPlan, rules: Rules | None = None) 
 
 def learn(plan: LearnPlan, out: str | Path, rules: Rules | None = None, threads: int | None = None,
           on_progress: Callable[[str, int], None] | None = None,
-          on_round: Callable[[int, pd.DataFrame, list[float]], None] | None = None,
-          command: list[str] = ()) -> LearnResult:  # fmt: skip
-    """Run the plan's rounds into ``out`` (resumable) and return the last round's model."""
+          on_round: Callable[[int, pd.DataFrame, list[float], dict[str, float]], None] | None = None,
+          command: list[str] = (), until_gain: float | None = None) -> LearnResult:  # fmt: skip
+    """Run the plan's rounds into ``out`` (resumable) and return the last round's model.
+
+    After each round its student plays GAIN_GAMES against three of the yardstick on the same games
+    as the student before it (round 1: the base), and the paired gain is recorded in the model's
+    training record. ``until_gain``: stop before ``plan.iterations`` once two rounds in a row
+    gained less than this share (0.01: a point); a later run with more rounds goes on."""
     rules = rules or Rules()
     base = verify_plan(plan)
     threads = checks_threads(threads, error=LearnError)
@@ -465,7 +502,11 @@ def learn(plan: LearnPlan, out: str | Path, rules: Rules | None = None, threads:
     decisions: list[int] = []
     model = None
     history = []
+    before = field_blocks(base if vector is None else student_of(vector, base), plan, rules, threads)
+    gains: list[dict[str, float]] = []
     for round_no in range(1, plan.iterations + 1):
+        if converged(gains, until_gain):
+            break
         student = student_of(vector, base)
         train, held = round_labels(plan, out, round_no, student, rules, threads, on_progress)
         all_train.append(train)
@@ -475,12 +516,16 @@ def learn(plan: LearnPlan, out: str | Path, rules: Rules | None = None, threads:
         model, shares = fit_model(labels, base, plan, training, rules, threads)
         table = judge(held, model)
         judged.append(table)
+        blocks = field_blocks(student_of(model.vector(), base), plan, rules, threads)
+        gains.append(round_gain(blocks, before))
+        before = blocks
         history.append({"round": round_no, "decisions": decisions[-1], "selection_shares": [round(x, 4) for x in shares],
-                        "held_out": json.loads(table.round(4).to_json(orient="records"))})  # fmt: skip
+                        "held_out": json.loads(table.round(4).to_json(orient="records")),
+                        "against_field": {k: round(v, 4) for k, v in gains[-1].items()}})  # fmt: skip
         model.training = {"plan": plan.to_dict(), "rounds": list(history)}
         model.save(out / f"model-round-{round_no}.json")
         if on_round is not None:
-            on_round(round_no, table, shares)
+            on_round(round_no, table, shares, gains[-1])
         vector = model.vector()
     return LearnResult(model, judged, decisions, time.process_time() - start)
 

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -30,6 +31,7 @@ def few_selection_games():
     """The fits are told apart by 4,000 games in a real run; a few hundred do for these checks."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(learn_module, "SELECTION_GAMES", 240)
+        patch.setattr(learn_module, "GAIN_GAMES", 240)
         yield
 
 
@@ -61,6 +63,28 @@ def test_a_tiny_run_writes_labels_and_a_model_that_plays(tiny):
     for record in model.training["rounds"]:
         assert len(record["selection_shares"]) == 4 and all(0 <= x <= 1 for x in record["selection_shares"])
     assert model.hidden == 4
+    # each round's student against the field, on the same games as the one before it
+    for record in model.training["rounds"]:
+        gain = record["against_field"]
+        assert 0 <= gain["share"] <= 1 and gain["gain_lo"] <= gain["gain"] <= gain["gain_hi"]
+
+
+def test_a_round_gain_is_paired_and_two_small_gains_stop_the_rounds():
+    before = np.array([0.25, 0.5, 0.0, 0.25] * 50)
+    gain = learn_module.round_gain(before + 0.05, before)
+    assert gain["gain"] == pytest.approx(0.05) and gain["gain_hi"] - gain["gain_lo"] < 1e-9  # the same shift everywhere
+    assert gain["share"] == pytest.approx(before.mean() + 0.05)
+    small, big = {"gain": 0.004}, {"gain": 0.03}
+    assert learn_module.converged([big, small, small], 0.01)
+    assert not learn_module.converged([small, big], 0.01) and not learn_module.converged([small], 0.01)
+    assert not learn_module.converged([small, small], None)
+
+
+def test_the_yardstick_is_the_base_heuristic_keeping_as_itself():
+    stick = learn_module.yardstick(LearnPlan(base="learned-exact"))
+    assert stick.kind == resolve_policy("balanced").kind
+    # learned-exact differs from learned by the knob alone: the yardstick is learned's base heuristic
+    assert np.array_equal(stick.params, resolve_policy("learned").params) and "exact_keep" not in stick.weights()
 
 
 def test_the_same_plan_gives_the_same_model_byte_for_byte_on_one_and_two_threads(tiny, tmp_path):
