@@ -59,6 +59,10 @@ class SkillError(SmsimError):
     """Bad input to ``smsim skill``: its levels, caps or variants."""
 
 
+class LadderError(SmsimError):
+    """Bad input to ``smsim ladder``: its rungs, field, caps or check rung, or a directory of another."""
+
+
 class BonusError(SmsimError):
     """Bad input to ``smsim bonus-value`` (the wall-bonus ablation), or a directory of another."""
 

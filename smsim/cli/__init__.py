@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 # each module adds its commands to the group
-from smsim.cli import catalog, game, learn, reports, runs, studies  # noqa: F401
+from smsim.cli import catalog, game, ladder, learn, reports, runs, studies  # noqa: F401
 from smsim.cli.common import cli
 
 __all__ = ["cli", "main"]

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from smsim import __version__
-from smsim.errors import BonusError, DatasetError, FairnessError, LearnError, RegretError, SmsimError
+from smsim.errors import BonusError, DatasetError, FairnessError, LadderError, LearnError, RegretError, SmsimError
 from smsim.policies.registry import described_now
 from smsim.rules import normalised
 from smsim.runs.storage import Remote, is_url, location, unwritable, write_text
@@ -60,6 +60,8 @@ KINDS = {  # dataset formats: 2 sides_attack_N columns, 3 seat_vp (older ones re
                   ("players", "policy", "games", "seed"), None, BonusError),
     "regret": Kind("regret.json", "keep-regret study", "a keep-regret study", "keep-regret study", 1, "plan",
                    ("players", "policies", "games", "seed", "oracle"), None, RegretError),
+    "ladder": Kind("ladder.json", "ladder", "a ladder", "ladder", 1, "plan",
+                   ("rungs", "players", "games", "seed", "field", "rules"), None, LadderError),
     "learn": Kind("learn.json", "smsim learn labels", "a folder of smsim learn labels", "learn run", 2,
                   ("plan", "rules"), ("plan", "rules"), None, LearnError),
 }  # fmt: skip

@@ -16,6 +16,7 @@ from smsim.studies import skill as K
 from smsim.studies.bonus import plan_bonus, run_bonus
 from smsim.studies.compare import compare, read_comparison, save_comparison
 from smsim.studies.fairness import fairness, read_fairness
+from smsim.studies.ladder import plan_ladder, run_ladder
 from smsim.studies.learn import LearnPlan, check_out_dir
 from smsim.studies.regret import RegretPlan, run_regret
 from smsim.studies.sweep import plan_variants, read_sweep, run_sweep
@@ -42,6 +43,8 @@ def folders(tmp_path_factory):
         root / "fairness")
     run_bonus(plan_bonus(2, "random", games=10, seed=3), root / "bonus", threads=1, command=["smsim", "bonus-value"])
     run_regret(RegretPlan(2, ("random",), games=10, seed=3), root / "regret", threads=1, command=["smsim", "regret"])
+    run_ladder(plan_ladder(["random", "greedy"], [2], 12, seed=6, field=["walls"]), root / "ladder", threads=1,
+               command=["smsim", "ladder"])  # fmt: skip
     learn = root / "learn"
     assert check_out_dir(learn, LearnPlan(decisions=10)) is False
     write_manifest(learn, "learn", {"plan": LearnPlan(decisions=10).to_dict(), "rules": Rules().to_dict(),
@@ -178,13 +181,14 @@ def _damaged(text):
     }
 
 
-@pytest.mark.parametrize("kind", ["dataset", "sweep", "skill", "fairness", "learn", "comparison", "bonus"])
+@pytest.mark.parametrize("kind", ["dataset", "sweep", "skill", "fairness", "learn", "comparison", "bonus", "ladder"])
 def test_a_damaged_manifest_is_refused_in_one_line_and_nothing_is_touched(folders, tmp_path, kind):
     root, plan = folders
     file = KINDS[kind].file
     inputs = {"dataset": None, "sweep": None, "skill": plan.identity(), "fairness": None, "comparison": None,
               "learn": {"plan": LearnPlan(decisions=10).to_dict(), "rules": Rules().to_dict()},
-              "bonus": plan_bonus(2, "random", games=10, seed=3).identity()}[kind]  # fmt: skip
+              "bonus": plan_bonus(2, "random", games=10, seed=3).identity(),
+              "ladder": plan_ladder(["random", "greedy"], [2], 12, seed=6, field=["walls"]).identity()}[kind]  # fmt: skip
     for why, data in _damaged((root / kind / file).read_text()).items():
         if why == "no players" and "players" not in KINDS[kind].needs:
             continue
