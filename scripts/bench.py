@@ -22,6 +22,7 @@ and 2 threads, on `random` and `balanced` (``--write``).
     python scripts/bench.py --search --runs 5 --games 40   # the search's cost per game
     python scripts/bench.py --advise --seed 2026           # `smsim advise` at every decision of a game
     python scripts/bench.py --learned --runs 7             # a `learned` mirror beside a `balanced` one
+    python scripts/bench.py --exact --runs 5 --games 4000  # the exact keep's cost: per turn and in mirrors
 
 ``--search`` times, on one thread, 4-player games of one search seat against three `balanced`:
 the search as it was before budgets (`rollout-flat`: 96 continuations for each of the base
@@ -364,21 +365,71 @@ def search_cost(games: int, runs: int, extra: list[str] | None = None) -> None:
           f"{statistics.median(seconds['rollout']) / b:,.0f} x a balanced game)")
 
 
-def learned_speed(games: int, runs: int, players_list: list[int]) -> None:
-    print(f"learned beside balanced, mirrors on 1 thread, {games:,} games a run, median of {runs} runs (interleaved):")
-    print(f"{'players':>7} {'balanced':>10} {'learned':>10} {'ratio':>7} {'ratio range':>13}   games/s")
+def mirror_speed(games: int, runs: int, players_list: list[int], policies: tuple[str, ...]) -> None:
+    """Mirrors of each policy on 1 thread, the same games, runs interleaved: games per second
+    (median of the runs) and each run's ratio to the first policy's (median and range)."""
+    first = policies[0]
+    print(f"mirrors on 1 thread beside {first}, {games:,} games a run, median of {runs} runs (interleaved); "
+          f"games/s, then the ratio to {first} (median, range):")
+    print(f"{'players':>7} " + " ".join(f"{p:>24}" for p in policies))
     for players in players_list:
-        for policy in ("balanced", "learned"):
+        for policy in policies:
             run_games(200, players, [policy], 1, Rules(), threads=1)  # compiled and warm
-        rates: dict[str, list[float]] = {"balanced": [], "learned": []}
+        rates: dict[str, list[float]] = {policy: [] for policy in policies}
         for r in range(runs):
             for policy in rates:
                 start = time.perf_counter()
                 run_games(games, players, [policy], r, Rules(), threads=1)
                 rates[policy].append(games / (time.perf_counter() - start))
-        ratios = [lo / b for lo, b in zip(rates["learned"], rates["balanced"])]
-        print(f"{players:>7} {statistics.median(rates['balanced']):>10,.0f} {statistics.median(rates['learned']):>10,.0f} "
-              f"{statistics.median(ratios):>7.3f} {min(ratios):>6.3f}-{max(ratios):.3f}")  # fmt: skip
+        cells = []
+        for policy in policies:
+            ratios = [a / b for a, b in zip(rates[policy], rates[first])]
+            cells.append(f"{statistics.median(rates[policy]):>8,.0f} {statistics.median(ratios):.3f} "
+                         f"({min(ratios):.3f}-{max(ratios):.3f})")  # fmt: skip
+        print(f"{players:>7} " + " ".join(f"{c:>24}" for c in cells))
+
+
+def learned_speed(games: int, runs: int, players_list: list[int]) -> None:
+    print("learned beside balanced (the target: at least 1/8):")
+    mirror_speed(games, runs, players_list, ("balanced", "learned"))
+
+
+def exact_speed(games: int, runs: int, players_list: list[int]) -> None:
+    """The exact keep's cost: its turn's dynamic programme alone (``exact_keep.fill_keep_tables_nb``
+    on a real turn table, median of runs of 100,000 calls) and mirrors of balanced, balanced-exact,
+    learned and learned-exact."""
+    import numpy as np
+    from numba import njit
+
+    from smsim import layout as L
+    from smsim.play.loop import MEMO_SIZE
+    from smsim.policies import exact_keep as X
+    from smsim.policies import heuristic_layout as HL
+    from smsim.policies.features import fill_turn_table_nb
+    from smsim.policies.registry import POLICIES
+
+    @njit
+    def repeat(n, params, occ, player, pirates, memo, rules, scratch):
+        for _ in range(n):
+            X.fill_keep_tables_nb(params, player, memo, 0, rules, scratch)
+
+    params, rules = POLICIES["balanced"].params, Rules().to_nb()
+    occ = np.zeros((4, L.N_CELL_CODES), dtype=np.uint64)
+    occ[:, L.CELL_EMPTY] = L.SPACES_MASK  # an empty city, 4 coins and 4 of every counter
+    player = np.full((4, L.N_PLAYER_FIELDS), 4, dtype=np.int64)
+    player[:, L.N_EMPTY] = L.N_SPACES
+    pirates = np.zeros(2, dtype=np.int64)
+    memo, scratch = np.zeros(MEMO_SIZE), np.zeros(HL.USE_TABLE_SHAPE)
+    fill_turn_table_nb(params, occ, player, pirates, memo, 0, rules)
+    repeat(10, params, occ, player, pirates, memo, rules, scratch)
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        repeat(100_000, params, occ, player, pirates, memo, rules, scratch)
+        times.append((time.perf_counter() - start) / 100_000 * 1e6)
+    print(f"exact keep: one turn's dynamic programme {statistics.median(times):.2f} us (median of {runs} runs of "
+          f"100,000; range {min(times):.2f}-{max(times):.2f})")
+    mirror_speed(games, runs, players_list, ("balanced", "balanced-exact", "learned", "learned-exact"))
 
 
 COMPILE_KINDS = {  # what a first run compiles: the kind of line-up -> `smsim simulate` arguments
@@ -505,6 +556,7 @@ def main() -> None:
     parser.add_argument("--search", action="store_true", help="only the search's cost per game (--games per run)")
     parser.add_argument("--search-policy", action="append", help="with --search: also this search policy (a TOML)")
     parser.add_argument("--learned", action="store_true", help="only a learned mirror beside a balanced one")
+    parser.add_argument("--exact", action="store_true", help="only the exact keep's cost, per turn and in mirrors")
     parser.add_argument("--advise", action="store_true", help="only `smsim advise` at every decision of one game")
     parser.add_argument("--seed", type=int, default=2026, help="with --advise: the game's seed")
     parser.add_argument("--dask-deployed", action="store_true",
@@ -521,6 +573,9 @@ def main() -> None:
         return
     if args.learned:
         learned_speed(args.games, args.runs, args.players)
+        return
+    if args.exact:
+        exact_speed(args.games, args.runs, args.players)
         return
     if args.dask_deployed:
         dask_deployed(args.games, args.runs, default_threads())

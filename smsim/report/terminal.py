@@ -289,7 +289,7 @@ def print_regret(table: pd.DataFrame, plan, console: Console | None = None) -> N
     t = Table(title=f"Keep decisions against the exact keep under {plan.oracle}'s values, {plan.players} players, "
                     f"{how}: expected VP lost [95% interval]")  # fmt: skip
     for col in ("policy", "seat-games", "keeps a game", "regret a game, VP", "a keep, VP", "errors a game", "error rate"):
-        t.add_column(col, justify="right")
+        t.add_column(col, justify="right", no_wrap=True)
     for r in table.itertuples():
         t.add_row(r.policy, f"{int(r.seat_games):,}", f"{r.keeps_per_game:.1f}",
                   interval_text(r.regret_per_game, r.regret_lo, r.regret_hi, digits=2), f"{r.regret_per_keep:.3f}",
