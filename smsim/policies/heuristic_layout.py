@@ -30,7 +30,8 @@ PARAMS = L.Record("heuristic weights", "P_", "N_HEURISTIC_PARAMS", (
     ("bonus_person", 1, "value of a wall bonus person (its own effect is added when placed)"),
     ("church", 1, "multiplier on the church series VP a church adds (1: face value; 0 reads as 1)"),
     ("exact_keep", 1, "1: keep decisions solved exactly for the turn's values of the uses (exact_keep.py)"),
-    ("spare", 3, "room for more weights without changing the kernels' signatures"),
+    ("noise", 1, "share of decisions (0..1) picked uniformly at random among the legal ones (weaker rungs)"),
+    ("spare", 2, "room for more weights without changing the kernels' signatures"),
 ))  # fmt: skip
 PARAMS.export(globals())
 # A seat's params vector is this wide, whatever its policy: the heuristic's weights above, a

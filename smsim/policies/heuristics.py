@@ -203,11 +203,22 @@ def pick_best_nb(values, n, rng, seat):
     return 0
 
 
+NOISE_DRAW = 1 << 32
+"""The coin of the ``noise`` weight: a draw below ``noise * NOISE_DRAW`` of [0, NOISE_DRAW) plays at random."""
+
+
 @hot_njit(inline="always")
 def heuristic_choice_nb(params, s, w, rules):
     """The parameterised heuristic's pick at any decision. Inlined into the engine's one call
     site per decision; the work is in two functions that take only the arrays they read (a call
-    costs in proportion to its arguments)."""
+    costs in proportion to its arguments).
+
+    With the ``noise`` weight q > 0, each decision is, with probability q, ``random``'s pick
+    instead (the seat's policy stream: a coin, then the pick; at q = 1 no coin, so the seat
+    plays exactly as ``random`` on the same stream). At q = 0 this costs one comparison."""
+    noise = params[HL.P_NOISE]
+    if noise > 0.0 and (noise >= 1.0 or rand_below_nb(w.rng, s, NOISE_DRAW) < noise * NOISE_DRAW):
+        return random_choice_nb(w.ctx[L.CTX_N], w.rng, s)
     if w.ctx[L.CTX_DECISION] == L.DECISION_KEEP:
         return heuristic_keep_nb(params, s, w.ctx, w.dice, w.occ, w.player, w.pirates, w.memo, rules)
     return heuristic_pick_nb(params, s, w.ctx, w.cands, w.occ, w.player, w.pirates, w.memo, w.values, w.rng, rules)

@@ -11,7 +11,10 @@ A policy given on the command line or to the API is one of:
   policy its continuations play) and ``candidate_policy`` (the policy that orders its
   candidates and decides where it does not search; default the playout policy);
 - a learned model ``path.json`` written by ``smsim learn`` (``policies/model.py``), or the
-  built-in ``learned``, shipped as package data (``policies/data/learned.json``).
+  built-in ``learned``, shipped as package data (``policies/data/learned.json``);
+- a preset played with noise, ``PRESET-noise-PERCENT`` (``greedy-noise-60``): that share of its
+  decisions, in percent, picked uniformly at random (the weight ``noise``), the rungs of the
+  ladder between ``random`` and ``greedy`` (docs/ladder.md, Depth).
 """
 
 from __future__ import annotations
@@ -46,7 +49,9 @@ from smsim.policies.rollout import (
 
 
 # heuristic weights added after the first datasets, at the value that plays as they did
-LATER_WEIGHTS: dict[str, float] = {"exact_keep": 0.0}
+LATER_WEIGHTS: dict[str, float] = {"exact_keep": 0.0, "noise": 0.0}
+# weights that are a share, not a value in VP: (lowest, highest)
+WEIGHT_RANGES: dict[str, tuple[float, float]] = {"noise": (0.0, 1.0)}
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,9 @@ def weight_vector(weights: dict[str, float], base: np.ndarray | None = None, whe
             raise PolicyError(f"{where}: unknown weight {name!r}; known: {', '.join(PARAM_NAMES)}")
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise PolicyError(f"{where}: weight {name!r} must be a number, got {value!r}")
+        lo, hi = WEIGHT_RANGES.get(name, (None, None))
+        if lo is not None and not lo <= value <= hi:
+            raise PolicyError(f"{where}: weight {name!r} must be from {lo:g} to {hi:g}, got {value!r}")
         params[PARAM_NAMES.index(name)] = float(value)
     return params
 
@@ -189,6 +197,29 @@ def with_exact_keeps(spec: PolicySpec, name: str) -> PolicySpec:
 
 
 POLICIES["balanced-exact"] = with_exact_keeps(POLICIES["balanced"], "balanced-exact")
+
+NOISE_NAME = "-noise-"
+"""``PRESET-noise-PERCENT``: a preset with that share of its decisions played at random."""
+
+
+def noisy_preset(ref: str) -> PolicySpec | None:
+    """The policy ``PRESET-noise-PERCENT`` names (``greedy-noise-60``: ``greedy``, 60% of its
+    decisions picked uniformly at random, the weight ``noise``), or None where ``ref`` is no such
+    name. These are names, not entries of ``POLICIES``: the ladder's rungs between ``random`` and
+    ``greedy`` are chosen by measurement (docs/ladder.md), and any level can be named.
+
+    >>> noisy_preset("greedy-noise-60").weights()["noise"], noisy_preset("greedy")
+    (0.6, None)
+    """
+    preset, sep, percent = ref.rpartition(NOISE_NAME)
+    if not sep or preset not in PRESETS:
+        return None
+    if not percent.isdigit() or str(int(percent)) != percent or int(percent) > 100:
+        raise PolicyError(f"policy {ref!r}: the noise must be a whole percent from 0 to 100, as in {preset}-noise-60")
+    params = POLICIES[preset].params.copy()
+    params[PARAMS.offset("noise")] = int(percent) / 100
+    text = f"{preset} with {percent}% of its decisions picked uniformly at random"
+    return replace(POLICIES[preset], name=ref, params=params, description=text)
 
 
 SEARCHABLE = (PolicyKind.HEURISTIC, PolicyKind.RANDOM, PolicyKind.USER, PolicyKind.LEARNED)
@@ -362,14 +393,17 @@ def resolve_policy(ref: str | PolicySpec) -> PolicySpec:
         raise PolicyError(f"a policy must be a name, a weights file or file.py:function, got {ref!r}")
     if ref in POLICIES:
         return POLICIES[ref]
+    noisy = noisy_preset(ref)
+    if noisy is not None:
+        return noisy
     if ref.endswith(".toml"):
         return load_weights_file(ref)
     if ref.endswith(".json"):
         return load_model_file(ref)
     if ".py:" in ref:
         return load_user_policy(ref)
-    raise PolicyError(f"unknown policy {ref!r}; built-in: {', '.join(POLICIES)} (or a .toml weights file, "
-                      f"a .json model file, or file.py:function)")  # fmt: skip
+    raise PolicyError(f"unknown policy {ref!r}; built-in: {', '.join(POLICIES)} (or PRESET-noise-PERCENT, "
+                      f"a .toml weights file, a .json model file, or file.py:function)")  # fmt: skip
 
 
 def resolve_policies(refs: list | tuple | None, n_players: int) -> list[PolicySpec]:

@@ -17,6 +17,8 @@ from smsim.policies.registry import (
     rollout_spec,
 )
 from smsim.policies.rollout import FLAT_KNOBS, ROLLOUT_DEFAULTS
+from smsim.rules import Rules
+from smsim.runs.batch import run_games
 from smsim.studies.learn import LearnPlan, teacher_spec
 
 FIXTURES = "tests/policies/fixtures"
@@ -77,6 +79,9 @@ def test_weights_file_over_a_base(tmp_path):
         ('coin = "lots"\n', "weight 'coin' must be a number"),
         ('base = "genius"\n', "unknown base 'genius'"),
         ("coin = = 1\n", "not valid TOML"),
+        ('base = "greedy"\nnoise = 1.5\n', "weight 'noise' must be from 0 to 1, got 1.5"),
+        ("noise = -0.1\n", "weight 'noise' must be from 0 to 1, got -0.1"),
+        ("noise = nan\n", "weight 'noise' must be from 0 to 1, got nan"),
     ],
 )
 def test_bad_weights_files(tmp_path, text, message):
@@ -84,6 +89,23 @@ def test_bad_weights_files(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(PolicyError, match=message):
         resolve_policy(str(path))
+
+
+def test_a_noisy_weights_file_is_a_policy(tmp_path):
+    """``noise`` is a weight like any other: over a base, recorded in what a manifest keeps (the
+    rung differs from its base), played; and ``PRESET-noise-PERCENT`` names the same policy."""
+    path = tmp_path / "greedy-half.toml"
+    path.write_text('base = "greedy"\nnoise = 0.5\n')
+    spec = resolve_policy(str(path))
+    assert spec.kind == PolicyKind.HEURISTIC and spec.weights()["noise"] == 0.5
+    diff = np.flatnonzero(spec.params != POLICIES["greedy"].params)
+    assert list(diff) == [PARAM_NAMES.index("noise")]
+    named = resolve_policy("greedy-noise-50")
+    assert named.name == "greedy-noise-50" and named.describe()["weights"] == spec.describe()["weights"]
+    assert "noise" not in POLICIES["greedy"].weights()  # off: left out, so that runs before it resume
+    assert "greedy-noise-50" not in POLICIES and resolve_policy("walls-noise-0").weights() == POLICIES["walls"].weights()
+    score, _, _ = run_games(40, 2, [str(path), "greedy-noise-50"], 3, Rules(), threads=1)
+    assert score.shape[0] == 40 and np.isfinite(score).all()
 
 
 def test_a_weights_file_that_is_not_text(tmp_path):
@@ -104,6 +126,10 @@ def test_a_weights_file_that_is_not_text(tmp_path):
         (f"{FIXTURES}/bad_policies.py:wrong_signature", "must be jitted with exactly"),
         (f"{FIXTURES}/broken_import.py:f", "importing .* failed: ModuleNotFoundError"),
         ("genius", "unknown policy 'genius'"),
+        ("greedy-noise-150", "the noise must be a whole percent from 0 to 100"),
+        ("greedy-noise-05", "the noise must be a whole percent"),
+        ("greedy-noise-half", "the noise must be a whole percent"),
+        ("genius-noise-50", "unknown policy 'genius-noise-50'"),
         ("weights.yaml", "unknown policy"),
         ("missing.json", "cannot read model file"),
     ],
