@@ -23,9 +23,10 @@ def _players(text: str) -> list[int]:
 
 
 @cli.command("ladder")
-@click.option("--rungs", default="random,greedy,balanced,learned", show_default=True,
+@click.option("--rungs", default=None,
               help="The rungs, weakest first, comma-separated policies (a search such as rollout-learned is asked "
-                   "for by name, with --cap).")  # fmt: skip
+                   "for by name, with --cap) [default: random, greedy-noise-80, -60, -45, -30, -15, greedy, balanced, "
+                   "learned].")  # fmt: skip
 @click.option("--players", "-p", type=str, default="2,4", show_default=True, help="Player counts, comma-separated.")
 @click.option("--games", "-n", type=str, default="2000", show_default=True, help="Games per cell.")
 @click.option("--cap", multiple=True, metavar="RUNG=GAMES",
@@ -58,7 +59,7 @@ def ladder(rungs, players, games, cap, seed, field_names, check, hours, out, rea
           --players 2,4 --games 4000 --hours 6 --out runs/ladder-top
       smsim ladder --read runs/ladder
     """
-    from smsim.studies.ladder import FIELD, plan_ladder, read_ladder, run_ladder
+    from smsim.studies.ladder import DEFAULT_RUNGS, FIELD, plan_ladder, read_ladder, run_ladder
 
     if read_dir is not None:
         if out is not None:
@@ -80,8 +81,9 @@ def ladder(rungs, players, games, cap, seed, field_names, check, hours, out, rea
             fail(f"--cap {text!r}: expected RUNG=GAMES")
         caps[name] = count_of(value, f"--cap {name}")
     try:
-        plan = plan_ladder(_names(rungs), counts, n, seed, caps, _names(field_names) if field_names is not None
-                           else list(FIELD), check, base)  # fmt: skip
+        names = list(DEFAULT_RUNGS) if rungs is None else _names(rungs)
+        field = _names(field_names) if field_names is not None else list(FIELD)
+        plan = plan_ladder(names, counts, n, seed, caps, field, check, base)
         check_folder_out(out, "ladder", plan.identity())
         specs = plan.specs()
         for p in plan.players:

@@ -44,7 +44,7 @@ NEG = -1e9
 K_SPAN = L.N_DICE + 1  # memo tables by dice count: entries for k = 0 .. N_DICE
 # the multisets of 0..5 dice over the six faces, the nodes of the exact keep (exact_keep.py)
 N_KEEP_NODES = comb(L.N_DICE + L.N_FACES, L.N_FACES)
-USE_TABLE_SHAPE = (L.N_SYMBOLS, K_SPAN, K_SPAN)  # symbol, dice showing it, dice it may rotate
+USE_TABLE_SHAPE = (L.N_SYMBOLS,) + (K_SPAN,) * 2  # symbol, dice showing it, dice it may rotate
 USE_TABLE_SIZE = L.N_SYMBOLS * K_SPAN * K_SPAN
 
 # -- memo: w.memo, float64, valid for one turn of one seat (key: ctx[CTX_TURN]) -------------------

@@ -83,7 +83,11 @@ from smsim.runs.folder import check_out, read_manifest, write_manifest
 from smsim.runs.spec import MAX_GAMES, default_threads, verify_games
 from smsim.studies.compare import RoundGames, play_round_task
 
-DEFAULT_RUNGS = ("random", "greedy", "balanced", "learned")
+NOISY_RUNGS = ("greedy-noise-80", "greedy-noise-60", "greedy-noise-45", "greedy-noise-30", "greedy-noise-15")
+"""Between ``random`` and ``greedy``, which ``random`` never beats: ``greedy`` with that share of its
+decisions random, chosen by measurement so that each 2-player step is 80 to 90% (docs/ladder.md,
+"Depth"), so that the depth from ``random`` is a figure, not a bound."""
+DEFAULT_RUNGS = ("random", *NOISY_RUNGS, "greedy", "balanced", "learned")
 """The ladder ``smsim ladder`` plays unless told otherwise. The search rungs (``rollout-learned``
 and above) cost 3 to 5 core-seconds a game, so, as in ``smsim skill``, they are asked for by name,
 with a cap on their games (``--cap rollout-learned=1000``)."""
@@ -627,6 +631,6 @@ def read_ladder(path: str | Path) -> LadderResult:
                         " ".join(manifest.get("command", [])))  # fmt: skip
 
 
-__all__ = ["CHUNK_GAMES", "DEFAULT_PLAYERS", "DEFAULT_RUNGS", "FIELD", "HEAD", "Cell", "LadderPlan", "LadderResult",
+__all__ = ["CHUNK_GAMES", "DEFAULT_PLAYERS", "DEFAULT_RUNGS", "NOISY_RUNGS", "FIELD", "HEAD", "Cell", "LadderPlan", "LadderResult",
            "Progress", "block_figures", "chain_depth", "check_rung", "depth_table", "ladder", "missing_chunks",
            "plan_ladder", "read_ladder", "run_ladder", "step_depth", "step_verdict", "steps_table"]

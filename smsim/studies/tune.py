@@ -44,7 +44,7 @@ from smsim.intervals import interval_text
 from smsim.layout import PolicyKind
 from smsim.play.api import verify_players
 from smsim.policies.heuristics import PARAM_NAMES
-from smsim.policies.registry import POLICIES, PRESETS, PolicySpec, resolve_policy
+from smsim.policies.registry import LATER_WEIGHTS, POLICIES, PRESETS, PolicySpec, resolve_policy
 from smsim.rules import Rules
 from smsim.runs.spec import MAX_GAMES
 from smsim.studies.compare import Comparison, arrangements, compare
@@ -53,6 +53,8 @@ from smsim.studies.compare import Comparison, arrangements, compare
 # from the value it stands for, not from a zero that is no multiplier at all
 ZERO_MEANS = {"church": 1.0}
 FLOOR_SCALE = 0.5  # VP: the search scale of a weight that is zero (or tiny) in the base
+# switches, not values: searched only when named (--only); a tuned noise could leave [0, 1]
+NOT_SEARCHED = ("exact_keep", "noise")
 DECIMALS = 3  # weights are played and written rounded to this many decimals
 HELD_OUT_LABEL = "smsim tune held-out"  # hashed with the tuning seed into the held-out seed
 OPTIMIZER_LABEL = "smsim tune cma"  # hashed with the tuning seed into CMA-ES's own seed
@@ -121,8 +123,8 @@ class TuneResult:
     @property
     def changed(self) -> dict[str, float]:
         """The winner's weights that differ from the base's."""
-        base = self.base.weights()
-        return {k: v for k, v in self.weights.items() if v != base[k]}
+        base = self.base.weights()  # a later weight at its off value is left out of it
+        return {k: v for k, v in self.weights.items() if v != base.get(k, LATER_WEIGHTS.get(k))}
 
     @property
     def held_out_share(self) -> tuple[float, float, float]:
@@ -149,7 +151,7 @@ class TuneResult:
         ref = POLICIES[preset].weights()
         lines = ["# a weights file written by smsim tune: use it as --policy FILE", f"base = {_toml_str(preset)}",
                  f"description = {_toml_str(self.description(command))}"]  # fmt: skip
-        lines += [f"{k} = {v!r}" for k, v in self.weights.items() if v != ref[k]]
+        lines += [f"{k} = {v!r}" for k, v in self.weights.items() if v != ref.get(k, LATER_WEIGHTS.get(k))]
         return "\n".join(lines) + "\n"
 
 
@@ -206,7 +208,7 @@ def verify_tune_input(base, against, players: int, games: int, budget: int, only
     names = [s.name for s in field_specs]
     if len(set(names)) != len(names):
         raise TuneError(f"the field must be distinct policies, got {', '.join(names)}")
-    searched = list(PARAM_NAMES) if not only else list(only)
+    searched = [n for n in PARAM_NAMES if n not in NOT_SEARCHED] if not only else list(only)
     unknown = [n for n in searched if n not in PARAM_NAMES]
     if unknown:
         raise TuneError(f"unknown weight(s) {', '.join(map(repr, unknown))}; known: {', '.join(PARAM_NAMES)}")
