@@ -2,7 +2,7 @@
 
 >>> import smsim
 >>> sorted(smsim.POLICIES)[:3]
-['balanced', 'builder', 'churches']
+['balanced', 'balanced-exact', 'builder']
 
 The heavy entry points load on first use: ``smsim.simulate``, ``smsim.simulate_to``,
 ``smsim.simulate_summary``, ``smsim.load``, ``smsim.compare``, ``smsim.tune`` (the heuristic's

@@ -184,6 +184,17 @@ def count_of(text: str, what: str, high: int | None = None) -> int:
     return whole(value, what, low=1, high=MAX_GAMES if high is None else high, error=InputError)
 
 
+def caps_of(values: tuple[str, ...], what: str) -> dict[str, int]:
+    """``--cap NAME=GAMES`` (repeatable): at most GAMES games in a cell with NAME (a level, a rung)."""
+    caps = {}
+    for text in values:
+        name, sep, value = (x.strip() for x in text.partition("="))
+        if not sep or not name:
+            fail(f"--cap {text!r}: expected {what}=GAMES")
+        caps[name] = count_of(value, f"--cap {name}")
+    return caps
+
+
 def _is_number(text: str) -> bool:
     try:
         float(text)

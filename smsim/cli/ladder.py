@@ -8,7 +8,7 @@ import sys
 import click
 
 from smsim import checks
-from smsim.cli.common import InputError, check_folder_out, cli, count_of, engine_ready, fail, rules_from, with_rules
+from smsim.cli.common import InputError, caps_of, check_folder_out, cli, count_of, engine_ready, fail, rules_from, with_rules
 
 
 def _names(text: str | None) -> list[str]:
@@ -74,12 +74,7 @@ def ladder(rungs, players, games, cap, seed, field_names, check, hours, out, rea
     checks.threads(threads, "--threads", error=InputError)
     if hours is not None:
         checks.positive(hours, "--hours", error=InputError)
-    caps = {}
-    for text in cap:
-        name, sep, value = (x.strip() for x in text.partition("="))
-        if not sep or not name:
-            fail(f"--cap {text!r}: expected RUNG=GAMES")
-        caps[name] = count_of(value, f"--cap {name}")
+    caps = caps_of(cap, "RUNG")
     try:
         names = list(DEFAULT_RUNGS) if rungs is None else _names(rungs)
         field = _names(field_names) if field_names is not None else list(FIELD)

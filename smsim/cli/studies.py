@@ -9,7 +9,7 @@ import click
 
 from smsim import checks
 from smsim.cli.common import InputError, check_cluster_option, check_folder_out, check_out, cli, cluster_option
-from smsim.cli.common import count_of, engine_ready, fail, rules_from, run_of, run_options, with_rules
+from smsim.cli.common import caps_of, count_of, engine_ready, fail, rules_from, run_of, run_options, with_rules
 from smsim.cli.progress import CompareProgressBar, FairnessProgressBar, RegretProgressBar, SweepProgressBar, TuneProgressBar
 
 
@@ -183,12 +183,7 @@ def skill(players, levels, games, cap, seed, vary, variant_files, out, threads, 
     base = rules_from(rules_file, rule)
     n = count_of(games, "--games")
     checks.threads(threads, "--threads", error=InputError)
-    caps = {}
-    for text in cap:
-        name, sep, value = (x.strip() for x in text.partition("="))
-        if not sep or not name:
-            fail(f"--cap {text!r}: expected LEVEL=GAMES")
-        caps[name] = count_of(value, f"--cap {name}")
+    caps = caps_of(cap, "LEVEL")
     try:
         variants = plan_variants(list(vary), list(variant_files), True, base) if vary or variant_files else []
         plan = plan_skill(players, [x.strip() for x in levels.split(",") if x.strip()], n, seed, caps, variants, base)

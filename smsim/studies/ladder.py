@@ -1,4 +1,4 @@
-"""The ladder of play shown ordered, and Saint Malo's depth (``smsim ladder``; issue 37, items 3 and 4).
+"""The ladder of play shown ordered, and Saint Malo's depth (``smsim ladder``).
 
 A *rung* is a policy; the ladder lists them weakest first (``random greedy balanced learned
 rollout-learned``). Each *step* (a rung over the one below it) is measured at each player count
