@@ -63,8 +63,11 @@ bench: $(STAMP)
 
 # the committed sample report at three strengths of play: mirrors of balanced and learned (150,000
 # games each per player count), of rollout-learned at 2 and 4 players (SEARCH_GAMES, default 5,000:
-# about 7 core-hours; SEARCH_HOURS=H stops them after H hours and reports what is done), the
-# skill studies, sweeps and fairness searches (scripts/baseline_report.py; datasets in runs/baseline/)
+# about 7 core-hours; SEARCH_HOURS=H stops them and the ladder after H hours in all and reports what
+# is done), the skill studies, sweeps and fairness searches, the keep regret of every built-in at 4
+# players (mirrors; the search one seat against learned, 40 games), and the ladder of play (random to
+# rollout-learned at 2 and 4 players, the search's cells capped at 1,000 games: about a core-hour)
+# (scripts/baseline_report.py; datasets in runs/baseline/)
 # RUNS=DIR keeps the datasets elsewhere (say, outside the checkout, to resume them from a later clone)
 SEARCH_GAMES ?= 5000
 RUNS ?= runs/baseline

@@ -29,7 +29,26 @@ Plays, from fixed seeds, with the standard rules, at three strengths of play (th
   variant's effect holds at both levels; and a sweep of every shipped variant (smsim/variants/) on
   the same dice, so that each has its balance figures;
 - for 2, 3, 4 and 5 players, ``smsim fairness`` by coins and by VP (40,000 search games, checked
-  on 100,000 held-out games): the section "Seat compensation".
+  on 100,000 held-out games): the section "Seat compensation";
+- for 4 players, ``smsim regret`` (``REGRET_GAMES``, 4,000 mirror games each, seed 2120 =
+  ``SEED + 94``): the keep regret against the exact keep of every built-in heuristic
+  (``balanced-exact`` among them: 0 by construction), ``random``, ``learned`` and
+  ``learned-exact``, into RUNS/regret-4p; cheap: under a minute of one core in all (measured:
+  400 games of each of the 11, 4.8 s on 1 thread, ``--seed 2120``). Then the search (L3,
+  ``rollout-learned``) one seat against three ``learned``, every seat in turn,
+  ``REGRET_SEARCH_GAMES`` (40) games on seed 2125 = ``SEED + 99``, into RUNS/regret-4p-search: 1 to
+  5 core-s a game, a few core-minutes. The section "Dice decisions"; each folder resumes policy by
+  policy;
+- ``smsim ladder`` of random, greedy, L1, L2 and L3 at 2 and 4 players (``LADDER_GAMES``, 4,000
+  games a cell, seed 2126 = ``SEED + 100``), each rung's step over the one below head to head and
+  against the fixed field, paired, with the depth; the cells with the search at most
+  ``LADDER_SEARCH_GAMES`` (1,000, scaled with ``--scale``) games: 4 cells of one search seat a
+  game, about 0.65 core-s a game at 2 players and 1.2 at 4, so about an hour of one core; the
+  heuristic cells a few core-minutes. Resumable chunk by chunk (a rerun plays only the missing
+  chunks), into RUNS/ladder: the levels of play shown ordered.
+
+The seeds of the two studies (2120, 2125, 2126) are apart from every other seed here (``SEED`` +
+0, 10, 20, 30, 40, 60, 70 or 80, plus the players), so their games are not the games of any other study.
 
 Then it writes the report. The datasets go to runs/baseline/ (not committed; every step resumes
 or is skipped where its result is already there). Each step is an ``smsim`` command, printed
@@ -71,6 +90,16 @@ SEED = 2026
 BONUS_GAMES = {"balanced": 50_000, "learned": 6_000}
 FAIRNESS_GAMES = 40_000
 FAIRNESS_CHECK_GAMES = 100_000
+REGRET_PLAYERS = 4
+REGRET_GAMES = 4_000  # a mirror a policy
+REGRET_SEARCH_GAMES = 40  # one search seat against learned: 1 to 5 core-s a game
+REGRET_SEED = SEED + 90 + REGRET_PLAYERS  # 2120
+REGRET_SEARCH_SEED = SEED + 95 + REGRET_PLAYERS  # 2125
+LADDER_RUNGS = ("random", "greedy", *LADDER)  # the levels, with the two rungs below them
+LADDER_PLAYERS = (2, 4)
+LADDER_GAMES = 4_000  # a cell
+LADDER_SEARCH_GAMES = 1_000  # a cell with the search in it (--cap), before --scale
+LADDER_SEED = SEED + 100  # 2126
 SWEEP_PLAYERS = 4
 SWEEP_GAMES = 50_000
 SWEEP = (  # each field alone, on both sides of the printed value where it has two
@@ -189,19 +218,42 @@ def main() -> None:
                      n(FAIRNESS_GAMES), "--check-games", n(FAIRNESS_CHECK_GAMES), "--seed", str(SEED + 40 + p),
                      "--out", str(path), "--quiet"])  # fmt: skip
             datasets.append(str(path))
+    # the keep regret of every built-in but the searches, mirrors (cheap), then of the search, one seat among learned
+    judged = [*builtins, "learned", "learned-exact"]
+    regret = runs / f"regret-{REGRET_PLAYERS}p"
+    run(["regret", *judged, "--players", str(REGRET_PLAYERS), "--games", n(REGRET_GAMES), "--seed", str(REGRET_SEED),
+         "--out", str(regret), "--quiet"])  # fmt: skip
+    studies = [str(regret)]
+    regret = runs / f"regret-{REGRET_PLAYERS}p-search"
+    run(["regret", LADDER[2], "--against", LADDER[1], "--players", str(REGRET_PLAYERS), "--games",
+         n(REGRET_SEARCH_GAMES), "--seed", str(REGRET_SEARCH_SEED), "--out", str(regret), "--quiet"])  # fmt: skip
+    studies.append(str(regret))
     start = time.perf_counter()
+
+    def time_left(steps_left: int) -> float | None:
+        """With --search-hours, the hours left shared out over the slow steps still to run."""
+        if args.search_hours is None:
+            return None
+        return (args.search_hours - (time.perf_counter() - start) / 3600) / steps_left
+
+    slow = 1 + len(SEARCH_PLAYERS)  # the ladder, then the L3 mirrors
+    ladder = runs / "ladder"  # the levels shown ordered: every step both ways, the depth
+    left = time_left(slow)
+    if left is None or left > 0:
+        run(["ladder", "--rungs", ",".join(LADDER_RUNGS), "--players", ",".join(map(str, LADDER_PLAYERS)), "--games",
+             n(LADDER_GAMES), "--cap", f"{LADDER[2]}={n(LADDER_SEARCH_GAMES)}", "--seed", str(LADDER_SEED),
+             *(["--hours", f"{left:.4f}"] if left is not None else []), "--out", str(ladder), "--quiet"])  # fmt: skip
+    if (ladder / "ladder.json").exists():
+        studies.append(str(ladder))
     for p in SEARCH_PLAYERS:  # L3 last: the slowest, and the report reads what is done
         path = runs / f"search-{p}p"
-        left = None
-        if args.search_hours is not None:
-            left = args.search_hours - (time.perf_counter() - start) / 3600
-            left = left / (len(SEARCH_PLAYERS) - SEARCH_PLAYERS.index(p))  # the time left, shared out
+        left = time_left(slow - 1 - SEARCH_PLAYERS.index(p))
         if left is None or left > 0:
             run(["simulate", "--games", n(args.search_games), "--players", str(p), "--policy", LADDER[2],
                  "--seed", str(SEED + 20 + p), "--out", str(path), "--batch", str(SEARCH_BATCH), "--quiet"], left)  # fmt: skip
         if (path / "manifest.json").exists():
             datasets.append(str(path))
-    run(["report", *datasets, "--out", out, "--title", "Saint Malo balance report: baseline"])
+    run(["report", *datasets, *studies, "--out", out, "--title", "Saint Malo balance report: baseline"])
     print(f"written: {out}/report.md and {out}/report.html ({time.perf_counter() - began:.0f} s in all; every "
           f"step's time, this sitting's and earlier ones', in {TIMINGS})")
 

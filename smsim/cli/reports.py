@@ -27,15 +27,18 @@ def report_cmd(datasets: tuple[str, ...], out: str, title: str, margins: tuple[s
     ``rollout-learned`` in every seat) set every headline figure at each level with a verdict
     (stable, strength-dependent, not settled), each step between levels judged by its size against
     the smallest change that matters (``--margin``); skill studies (``skill --out``) say how much skill
-    matters; sweeps (``sweep --out``) and datasets with other rules add the rule variants,
-    results of ``fairness --out`` the seat compensation. Markdown and self-contained HTML,
-    figures as PNG and SVG, tables as CSV.
+    matters; a ladder (``ladder --out``) shows the levels of play ordered (each step head to head and
+    against a fixed field, the depth, the check rung); keep-regret studies (``regret --out``) judge
+    each policy's dice decisions against the exact keep; sweeps (``sweep --out``) and datasets with
+    other rules add the rule variants, results of ``fairness --out`` the seat compensation.
+    Markdown and self-contained HTML, figures as PNG and SVG, tables as CSV.
 
     \b
     Examples:
       smsim report runs/four --out reports/four
       smsim report runs/p2 runs/p3 runs/p4 runs/p5 runs/compare4 --out reports/all
       smsim report runs/bal4 runs/learned4 runs/search4 runs/skill4 --out reports/ladder
+      smsim report runs/bal4 runs/ladder runs/regret-4p --out reports/levels
       smsim report runs/defence-sweep --out reports/defence
       smsim report runs/p4 runs/fair4 --out reports/fair
       smsim report runs/bal4 runs/learned4 --margin vp=0.25 --margin rate=2 --out reports/ladder

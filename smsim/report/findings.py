@@ -37,14 +37,16 @@ from smsim.intervals import MARGINS, MOVES, NOT_SETTLED, SAME, Z_95, interval_te
 from smsim.report import tables as A
 from smsim.report.tables import glance_sources  # which games the headline describes
 from smsim.rules import Rules
+from smsim.studies.ladder import AT_LEAST, DEPTH_ROW, ESTIMATE, MEASURED_ROW, STEP_ROW
 from smsim.studies.skill import PARITY, STRONGER, STYLE_NOT_STRENGTH, WEAKER, head_to_heads
 from smsim.studies.sweep import BASELINE, variant_name
 
 
 def _fmt(v: float, lo: float, hi: float, unit: str, signed: bool = False) -> str:
     """A figure in a finding's sentence (``intervals.interval_text``): its unit in words, a
-    percentage to the decimals its interval needs (``tables.unit_form``)."""
-    return interval_text(v, lo, hi, **A.unit_form(unit, signed, words=True, fit=True))
+    percentage to the decimals its interval needs (``tables.unit_form``; one decimal where the
+    interval is a point, as a step never lost is: 100.0% [100.0, 100.0])."""
+    return interval_text(v, lo, hi, **A.unit_form(unit, signed, words=True, fit=bool(lo != hi)))
 
 
 # -- which games stand behind the headline -----------------------------------------------------
@@ -404,33 +406,142 @@ def head_to_head_text(r) -> str:
             f"{r.games:,} games): {said}")  # fmt: skip
 
 
-def levels_lines(skills: list) -> list[str]:
-    """The levels of play near the top of the report: what each is (a sentence each, after
-    ``POLICIES_DOC``) and how strong, each against the one below at every player count measured."""
+def rung_name(policy: str) -> str:
+    """A rung of a ladder in words: a level of play by its level ("L1 `balanced`"), any other
+    policy by its name."""
+    return _level(policy) if policy in A.LADDER else f"`{policy}`"
+
+
+def standings(skills: list, steps: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Each level of play against the one below it, per player count (the columns of
+    ``studies.skill.head_to_heads``): from the ladder (``tables.ladder_steps``: one seat of the
+    upper level among the lower, every rotation, common dice) or from the skill studies'
+    matrices, whichever measured that step on more games (the ladder where they tie; a step with
+    no interval yet counts as not measured). ``standing``: ``STRONGER`` where the interval lies
+    above parity (the ladder's ``ordered`` or ``ordered, small``), ``WEAKER`` below it
+    (``reversed``), else ``PARITY`` (a difference of style, not of strength)."""
     t = head_to_heads(skills)
+    if steps is None or not len(steps):
+        return t
+    pairs = set(zip(A.LADDER, A.LADDER[1:]))
+    rows = [{"players": int(r.players), "lower": r.lower, "upper": r.upper, "seat": "upper", "share": r.head_share,
+             "lo": r.head_lo, "hi": r.head_hi, "games": int(r.head_games), "parity": r.parity,
+             "standing": STRONGER if r.head_lo > r.parity else WEAKER if r.head_hi < r.parity else PARITY}
+            for r in steps.itertuples() if not r.check and (r.lower, r.upper) in pairs
+            and np.isfinite([r.head_share, r.head_lo, r.head_hi]).all()]  # fmt: skip
+    skill_games = {(int(p), u): int(g) for p, u, g in zip(t["players"], t["upper"], t["games"])}
+    rows = [x for x in rows if x["games"] >= skill_games.get((x["players"], x["upper"]), 0)]
+    measured = {(x["players"], x["upper"]) for x in rows}
+    rest = t[[(int(p), u) not in measured for p, u in zip(t["players"], t["upper"])]]
+    both = pd.concat([pd.DataFrame(rows, columns=t.columns), rest], ignore_index=True)
+    return both.sort_values(["players"], kind="stable", ignore_index=True)
+
+
+def ladder_step_text(r) -> str:
+    """One step of the ladder (a row of ``tables.ladder_steps``) in words, both ways: "at 2 players,
+    one L2 `learned` seat among L1 `balanced` wins 64.2% [63.0, 65.4] (+14.2 points [+13.0, +15.4]
+    above parity, 4,000 games): ordered; against the fixed field, in the same seat on the same dice,
+    it wins +11.0 points [+9.4, +12.6] more than L1 `balanced` (paired, 3,996 games): ordered"."""
+    clear = f", its low end {100 * r.edge_lo:+.1f} points above parity" if r.edge_lo > 0 else ""
+    return (f"at {r.players} players, one {rung_name(r.upper)} seat among {rung_name(r.lower)} wins "
+            f"{_fmt(r.head_share, r.head_lo, r.head_hi, 'rate')} ({_fmt(r.edge, r.edge_lo, r.edge_hi, 'points')} "
+            f"above parity, {r.head_games:,} games): {r.verdict}{clear}; against the fixed field, in the same seat on "
+            f"the same dice, it wins {_fmt(r.field_diff, r.field_lo, r.field_hi, 'points')} more than "
+            f"{rung_name(r.lower)} (paired, {r.field_games:,} games): {r.field_verdict}")  # fmt: skip
+
+
+def depth_line(depth: pd.DataFrame) -> list[str]:
+    """Saint Malo's depth in a sentence per ladder (``tables.ladder_depth``): the 60%-steps (2
+    players, head to head) from the lowest rung to the top with their interval; "at least" where a
+    step was never lost (it counts only by the lower end of its win share, which more games raise),
+    with the part of the ladder measured."""
     out = []
-    for k, policy in enumerate(A.LADDER):
-        text = f"{_level(policy)}: {LEVEL_TEXT[policy]}."
-        if k:
-            steps = t[t["upper"] == policy]
-            if len(steps):
-                text += f" Against {_level(A.LADDER[k - 1])}: " + "; ".join(head_to_head_text(r) for r in steps.itertuples()) + "."
-            else:
-                text += f" No head-to-head against {_level(A.LADDER[k - 1])} in these data."
-        out.append(text)
+    for seed in dict.fromkeys(depth["seed"]):
+        d = depth[depth["seed"] == seed]
+        whole = d[d["row"] == DEPTH_ROW]
+        if not len(whole):
+            continue
+        w = whole.iloc[0]
+        what = (f"Depth: from {rung_name(w.lower)} to {rung_name(w.upper)}, at 2 players head to head, in "
+                "60%-steps (each step's logit(win share) over logit(0.6), summed; delta-method interval, the steps "
+                "taken as independent): ")  # fmt: skip
+        if w.bound == ESTIMATE:
+            out.append(f"{what}{interval_text(w.steps, w.steps_lo, w.steps_hi, digits=2)} ({w.games:,} games).")
+            continue
+        if w.bound != AT_LEAST:
+            out.append(f"{what}not measured: a step of the chain holds a win share of 0 or reaches both ends.")
+            continue
+        never = d[(d["row"] == STEP_ROW) & (d["bound"] == AT_LEAST)]
+        names = ", ".join(f"{rung_name(r.lower)} → {rung_name(r.upper)}" for r in never.itertuples())
+        part = d[d["row"] == MEASURED_ROW]
+        measured = "" if not len(part) else (
+            f"; the part measured, {rung_name(part.iloc[0].lower)} → {rung_name(part.iloc[0].upper)}, is "
+            f"{interval_text(part.iloc[0].steps, part.iloc[0].steps_lo, part.iloc[0].steps_hi, digits=2)}")
+        out.append(f"{what}at least {w.steps_lo:.2f} ({w.games:,} games): {names} never lost, so "
+                   f"{'it counts' if len(never) == 1 else 'they count'} only by the lower end of "
+                   f"{'its' if len(never) == 1 else 'their'} win share, which more games raise{measured}.")  # fmt: skip
     return out
 
 
-def levels_sentence(skills: list) -> str:
-    """The levels in one sentence, for the first screen."""
+def check_line(steps: pd.DataFrame) -> str:
+    """Has the ladder converged? The check rung's step over the top rung (``tables.ladder_steps``,
+    ``check``) in a sentence: "one more step of strength still gains X [lo, hi]" at each player
+    count, head to head and against the field; where the ladder holds no check rung, it says so."""
+    top = steps[steps["check"].astype(bool)]
+    if not len(top):
+        return ("Whether one more step of strength still gains is not measured: the ladder holds no check rung "
+                "(`smsim ladder --check 4`: the top rung's search at four times its budget).")  # fmt: skip
+    r0 = top.iloc[0]
+    parts = [f"{_fmt(r.edge, r.edge_lo, r.edge_hi, 'points')} above parity head to head at {r.players} players "
+             f"({r.head_games:,} games: {r.verdict}) and {_fmt(r.field_diff, r.field_lo, r.field_hi, 'points')} "
+             f"against the field (paired, {r.field_games:,} games: {r.field_verdict})" for r in top.itertuples()]
+    return (f"One more step of strength ({rung_name(r0.upper)}, the top rung's search at a larger budget, over "
+            f"{rung_name(r0.lower)}) still gains {'; '.join(parts)}.")  # fmt: skip
+
+
+def levels_lines(skills: list, steps: pd.DataFrame | None = None, depth: pd.DataFrame | None = None) -> list[str]:
+    """The levels of play near the top of the report: what each is (a sentence each, after
+    ``POLICIES_DOC``) and how strong. Where a ladder was given (``steps``: ``tables.ladder_steps``,
+    ``depth``: ``tables.ladder_depth``), each level's step over the rung below it at each player
+    count, head to head and against the fixed field, then the depth and the check rung's step;
+    a level the ladder does not reach, and every level without a ladder, against the one below
+    head to head in the skill studies (``studies.skill.head_to_heads``)."""
     t = head_to_heads(skills)
+    ladder = steps[~steps["check"].astype(bool)] if steps is not None else None
+    out = []
+    for k, policy in enumerate(A.LADDER):
+        text = f"{_level(policy)}: {LEVEL_TEXT[policy]}."
+        climbed = ladder[ladder["upper"] == policy] if ladder is not None else ()
+        if len(climbed):
+            below = ", ".join(dict.fromkeys(rung_name(x) for x in climbed["lower"]))
+            text += f" Over {below}, the rung below it in the ladder: " + "; ".join(
+                ladder_step_text(r) for r in climbed.itertuples()) + "."  # fmt: skip
+        elif k:
+            steps_k = t[t["upper"] == policy]
+            if len(steps_k):
+                text += f" Against {_level(A.LADDER[k - 1])}: " + "; ".join(
+                    head_to_head_text(r) for r in steps_k.itertuples()) + "."  # fmt: skip
+            else:
+                text += f" No head-to-head against {_level(A.LADDER[k - 1])} in these data."
+        out.append(text)
+    if steps is not None:
+        out += depth_line(depth if depth is not None else pd.DataFrame(columns=["seed"]))
+        out.append(check_line(steps))
+    return out
+
+
+def levels_sentence(skills: list, steps: pd.DataFrame | None = None) -> str:
+    """The levels in one sentence, for the first screen (``standings``: the ladder's steps where
+    given, else the skill studies')."""
+    t = standings(skills, steps)
     said = []
     for k in range(1, len(A.LADDER)):
-        steps = t[t["upper"] == A.LADDER[k]]
-        if not len(steps):
+        steps_k = t[t["upper"] == A.LADDER[k]]
+        if not len(steps_k):
             said.append(f"L{k + 1} against L{k} is not measured")
             continue
-        at = {s: ", ".join(str(p) for p in steps[steps["standing"] == s]["players"]) for s in (STRONGER, PARITY, WEAKER)}
+        at = {s: ", ".join(str(p) for p in steps_k[steps_k["standing"] == s]["players"])
+              for s in (STRONGER, PARITY, WEAKER)}
         bits = [f"stronger than L{k} at {at[STRONGER]} players" if at[STRONGER] else "",
                 f"level with L{k} at {at[PARITY]} players ({strength_words(False)})" if at[PARITY] else "",
                 f"weaker than L{k} at {at[WEAKER]} players" if at[WEAKER] else ""]  # fmt: skip
@@ -440,9 +551,10 @@ def levels_sentence(skills: list) -> str:
 
 
 # -- 4. how much skill matters -------------------------------------------------------------------------
-def skill_finding(skills: list, margins: dict = MARGINS) -> DesignFinding:
+def skill_finding(skills: list, margins: dict = MARGINS, steps: pd.DataFrame | None = None) -> DesignFinding:
     """The skill gap per player count (one L2 seat among L1, minus parity) against its margin, and
-    whether the search (L3) is stronger than L2 where their head-to-head was played."""
+    whether the search (L3) is stronger than L2 where their head-to-head was played (``standings``:
+    the ladder's step where ``steps`` holds it, else the skill studies')."""
     parts, lines, verdicts = [], [], []
     for res in sorted(skills, key=lambda r: r.players):
         gap = res.gap()
@@ -453,8 +565,8 @@ def skill_finding(skills: list, margins: dict = MARGINS) -> DesignFinding:
         parts.append(f"{said} ({games:,} games)")
         lines.append(f"{res.players}p {_short((g, lo, hi), 'points', v)}")
         verdicts.append(v)
-    steps = head_to_heads(skills)
-    top = steps[steps["upper"] == A.LADDER[-1]]
+    played = standings(skills, steps)
+    top = played[played["upper"] == A.LADDER[-1]]
     search = ("; the search against it: " + "; ".join(head_to_head_text(r) for r in top.itertuples())) if len(top) else ""
     if not parts:
         return DesignFinding("skill", "How much skill matters is not measured here: no skill study plays one "
@@ -590,34 +702,36 @@ def remaining_finding(variant_sets: list, margins: dict = MARGINS) -> DesignFind
 
 # -- all of them --------------------------------------------------------------------------------------
 def design_findings(glance: pd.DataFrame, compensations: list = (), ablation: pd.DataFrame | None = None,
-                    skills: list = (), variant_sets: list = (), margins: dict = MARGINS) -> list[DesignFinding]:  # fmt: skip
+                    skills: list = (), variant_sets: list = (), margins: dict = MARGINS,
+                    steps: pd.DataFrame | None = None) -> list[DesignFinding]:  # fmt: skip
     """The findings in a designer's order (``DESIGN_ORDER``) from the report's tables: the
     at-a-glance rows (``glance_table``), the fairness results, the wall-bonus ablation table
     (``ABLATION_COLUMNS``), the skill studies and the variant sets with their tables, as
-    ``(VariantSet, table)`` pairs."""
+    ``(VariantSet, table)`` pairs; ``steps``: the ladder's (``tables.ladder_steps``), where given."""
     skills, variant_sets = list(skills), list(variant_sets)
     return [start_edge_finding(glance, compensations, margins), pirates_finding(glance, margins),
-            wall_bonus_finding(ablation, margins), skill_finding(skills, margins),
+            wall_bonus_finding(ablation, margins), skill_finding(skills, margins, steps),
             variants_finding(variant_sets, skills, margins), remaining_finding(variant_sets, margins)]  # fmt: skip
 
 
 def report_findings(data: A.ReportData, variants: list = (), variant_tables: list | None = None, skills: list = (),
                     compensations: list = (), ablation: pd.DataFrame | None = None,
-                    margins: dict = MARGINS) -> list[DesignFinding]:  # fmt: skip
+                    margins: dict = MARGINS, steps: pd.DataFrame | None = None) -> list[DesignFinding]:  # fmt: skip
     """``design_findings`` of a report's data: its at-a-glance rows from ``data``'s main sources,
-    and its wall-bonus ablations (``tables.bonus_value``) unless ``ablation`` is given."""
+    and its wall-bonus ablations (``tables.bonus_value``) unless ``ablation`` is given; ``steps``:
+    the ladder's (``tables.ladder_steps``), where given."""
     if ablation is None:
         ablation = A.bonus_value(data)
     if variant_tables is None:
         variant_tables = [vs.table() for vs in variants]
     return design_findings(glance_table(data.main()), compensations, ablation, skills,
-                           list(zip(variants, variant_tables)), margins)  # fmt: skip
+                           list(zip(variants, variant_tables)), margins, steps)  # fmt: skip
 
 
 FIRST_SCREEN_TITLE = "The game in a minute"
 
 
-def first_screen_lines(found: list[DesignFinding], skills: list = ()) -> list[str]:
+def first_screen_lines(found: list[DesignFinding], skills: list = (), steps: pd.DataFrame | None = None) -> list[str]:
     """The first screen's box: each design question with its answer in a line, then the levels of
-    play in a sentence."""
-    return [f"{f.question} {f.line}" for f in found] + [levels_sentence(list(skills))]
+    play in a sentence (``steps``: the ladder's, ``tables.ladder_steps``, where given)."""
+    return [f"{f.question} {f.line}" for f in found] + [levels_sentence(list(skills), steps)]

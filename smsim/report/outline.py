@@ -20,7 +20,9 @@ from smsim.report.render import Block, Page, Section
 from smsim.report.sections import figure_block, game_sections
 from smsim.report.strength import ladder_blocks, strength_blocks
 from smsim.report.studies import compensation_section, skill_section, variants_section
-from smsim.studies.skill import ordered_levels
+from smsim.policies.exact_keep import ERROR_VP
+from smsim.studies.ladder import AT_LEAST, AT_MOST, FIELD, STEP_ROW, UNBOUNDED
+from smsim.studies.skill import STRONGER, level_name
 
 GLANCE_HEADINGS = {"players": "players", "games": "games", "field": "at the table",
                    "start_win": "start player wins [95% CI]", "last_win": "last seat wins [95% CI]",
@@ -52,7 +54,7 @@ def glance_shown(t: pd.DataFrame) -> pd.DataFrame:
     return d.rename(columns=GLANCE_HEADINGS)
 
 
-def opening(found: list, skills: list, glance: pd.DataFrame, rules) -> Section:
+def opening(found: list, skills: list, glance: pd.DataFrame, rules, steps: pd.DataFrame | None = None) -> Section:
     """The first screen: the design verdicts a line each (``findings.first_screen_lines``), the
     levels of play in a sentence, and one picture of the game (``plots.median_game_figure``: at 4
     players where the report has them, else at its largest player count)."""
@@ -61,23 +63,150 @@ def opening(found: list, skills: list, glance: pd.DataFrame, rules) -> Section:
     fig, caption = P.median_game_figure(players, A.LADDER[0], rules=rules)
     return Section(F.FIRST_SCREEN_TITLE, "The answers of the key findings below, a line each; where an effect is "
                    "within its margin (the smallest change that matters) the line says so.", [
-                       Block("list", text="Design verdicts", items=F.first_screen_lines(found, skills)[:-1]),
-                       Block("text", text=F.first_screen_lines(found, skills)[-1]),
+                       Block("list", text="Design verdicts", items=F.first_screen_lines(found, skills, steps)[:-1]),
+                       Block("text", text=F.first_screen_lines(found, skills, steps)[-1]),
                        Block("figure", text=caption, name="median-game", figure=fig)])  # fmt: skip
 
 
-def levels_section(skills: list) -> Section:
-    """What each level of play is and how strong, each against the one below (``findings.levels_lines``)."""
-    return Section("Levels of play", f"The report measures the game at three strengths of play ({F.POLICIES_DOC}). "
-                   "Each level is set against the one below head to head (`smsim skill`: one seat of the upper "
-                   "level among the lower in every other seat, every seat rotation on common dice). Where that "
-                   "interval holds parity, the two levels are not ordered: the report calls a difference between "
-                   f"them {F.strength_words(False)}.", [Block("list", text="The levels", items=F.levels_lines(skills))])  # fmt: skip
+LEVELS_INTRO = (f"The report measures the game at three strengths of play ({F.POLICIES_DOC}). Each level is set "
+                "against the one below head to head (`smsim skill`: one seat of the upper level among the lower in "
+                "every other seat, every seat rotation on common dice). Where that interval holds parity, the two "
+                f"levels are not ordered: the report calls a difference between them {F.strength_words(False)}.")
+"""The section's opening without a ladder."""
+
+LADDER_HEADINGS = {"players": "players", "step": "step", "head": "one upper seat wins [95% CI]",
+                   "edge": "above parity, points [95% CI]", "head_games": "games",
+                   "field": "against the field, paired points [95% CI]", "field_games": "field games",
+                   "verdicts": "verdict: head to head; field"}  # fmt: skip
 
 
-def games_line(data: A.ReportData, variants: list, compensations: list, skills: list = ()) -> str:
+def ladder_shown(t: pd.DataFrame) -> pd.DataFrame:
+    """The ladder's steps (``tables.ladder_steps``) as the page shows them: a row per step and
+    player count, both ways, each with its interval, games and verdict."""
+    return pd.DataFrame({
+        "players": t["players"].astype(int),
+        "step": [f"{level_name(r.lower)} → {level_name(r.upper)}" + (" (check)" if r.check else "")
+                 for r in t.itertuples()],
+        "head": [interval_text(v, lo, hi, **A.RATE) for v, lo, hi in zip(t["head_share"], t["head_lo"], t["head_hi"])],
+        "edge": [interval_text(v, lo, hi, **A.POINTS) for v, lo, hi in zip(t["edge"], t["edge_lo"], t["edge_hi"])],
+        "head_games": [f"{int(g):,}" for g in t["head_games"]],
+        "field": [interval_text(v, lo, hi, **A.POINTS)
+                  for v, lo, hi in zip(t["field_diff"], t["field_lo"], t["field_hi"])],
+        "field_games": [f"{int(g):,}" for g in t["field_games"]],
+        "verdicts": [f"{a}; {b}" for a, b in zip(t["verdict"], t["field_verdict"])],
+    }).rename(columns=LADDER_HEADINGS)  # fmt: skip
+
+
+def depth_shown(d: pd.DataFrame) -> pd.DataFrame:
+    """The depth table (``tables.ladder_depth``) as the page shows it: a bound where a step was never lost."""
+    steps = [f"at least {r.steps_lo:.2f}" if r.bound == AT_LEAST else f"at most {r.steps_hi:.2f}" if r.bound == AT_MOST
+             else MISSING if r.bound == UNBOUNDED else interval_text(r.steps, r.steps_lo, r.steps_hi, digits=2)
+             for r in d.itertuples()]  # fmt: skip
+    return pd.DataFrame({
+        "what": [f"{'' if r.row == STEP_ROW else r.row + ': '}{level_name(r.lower)} → {level_name(r.upper)}"
+                 for r in d.itertuples()],
+        "win share at 2 players [95% CI]": [interval_text(r.share, r.lo, r.hi, **A.RATE) if r.row == STEP_ROW else ""
+                                            for r in d.itertuples()],
+        "games": [f"{int(g):,}" for g in d["games"]], "60%-steps [95% CI]": steps})  # fmt: skip
+
+
+def levels_section(skills: list, steps: pd.DataFrame | None = None, depth: pd.DataFrame | None = None,
+                   margin: float = MARGINS["share"]) -> Section:  # fmt: skip
+    """What each level of play is and how strong, each against the one below (``findings.levels_lines``):
+    with a ladder (``steps``: ``tables.ladder_steps``, ``depth``: ``tables.ladder_depth``), each step
+    both ways, the depth and the check rung's step, and the steps' table; without one, the skill
+    studies' head-to-heads. ``margin``: what the steps' verdicts were judged against."""
+    if steps is None:
+        return Section("Levels of play", LEVELS_INTRO, [Block("list", text="The levels", items=F.levels_lines(skills))])
+    named = dict.fromkeys(x for f in steps["field"] if isinstance(f, str) for x in f.split(", "))
+    named = named or dict.fromkeys(FIELD)
+    fields = ", ".join(f"`{x}`" for x in named)
+    intro = (f"The report measures the game at three strengths of play ({F.POLICIES_DOC}), and the ladder of play "
+             "(`smsim ladder`) shows them ordered: each rung's step over the rung below it, at each player count, "
+             "measured two ways on common dice. Head to head: one seat of the upper rung among the lower in every "
+             "other seat, every seat rotation, its win share (a shared win split) with the normal 95% interval over "
+             "independent blocks. Against a fixed mixed field of heuristics "
+             f"({fields}), so that a step is not only self-play: the upper and the "
+             "lower rung in the same seat on the same games, the paired difference of its win share. A step is "
+             f"*ordered* where its interval's low end clears parity by {LA.margin_text('share', margin)} or more, "
+             "*ordered, small* where it clears parity by less, *level* where it lies inside parity ± that margin "
+             f"({F.strength_words(False)}), *not settled* or *reversed* otherwise; the field's difference is judged "
+             "the same way against 0.")  # fmt: skip
+    blocks = [Block("list", text="The levels", items=F.levels_lines(skills, steps, depth))]
+    if len(steps):
+        made = P.ladder_steps_figure(steps, margin)
+        if made is not None:
+            blocks.append(Block("figure", text=made[1], name="ladder-steps", figure=made[0]))
+        seeds = ", ".join(str(x) for x in dict.fromkeys(steps["seed"]))
+        blocks.append(Block("table", text=f"Each rung over the rung below, at each player count, head to head and "
+                            f"against the field (paired), with 95% intervals (seed {seeds})", name="ladder_steps",
+                            table=steps, shown=ladder_shown(steps)))  # fmt: skip
+    if depth is not None and len(depth):
+        blocks.append(Block("table", text="Depth: each 2-player step in 60%-steps (logit of its win share over "
+                            "logit(0.6)), the chain from the lowest rung to the top, and where that is a bound the "
+                            "part measured", name="ladder_depth", table=depth, shown=depth_shown(depth)))  # fmt: skip
+    return Section("Levels of play", intro, blocks)
+
+
+DICE_TITLE = "Dice decisions"
+REGRET_HEADINGS = {"players": "players", "level": "policy", "lineup": "line-up", "seat_games": "seat-games",
+                   "regret": "keep regret, VP a game [95% CI]", "per_keep": "VP a keep", "keeps": "keeps a game",
+                   "error_rate": "error rate"}  # fmt: skip
+
+
+def regret_shown(t: pd.DataFrame) -> pd.DataFrame:
+    """The keep-regret table (``tables.keep_regret``) as the page shows it."""
+    return pd.DataFrame({
+        "players": t["players"].astype(int), "level": t["level"],
+        "lineup": ["mirror" if not a else f"one seat among {level_name(a)}" for a in t["against"]],
+        "seat_games": [f"{int(g):,}" for g in t["seat_games"]],
+        "regret": [interval_text(v, lo, hi, digits=2) for v, lo, hi in
+                   zip(t["regret_per_game"], t["regret_lo"], t["regret_hi"])],
+        "per_keep": [f"{v:.3f}" for v in t["regret_per_keep"]], "keeps": [f"{v:.1f}" for v in t["keeps_per_game"]],
+        "error_rate": [f"{100 * v:.1f}%" for v in t["error_rate"]],
+    }).rename(columns=REGRET_HEADINGS)  # fmt: skip
+
+
+def dice_section(regret: pd.DataFrame) -> Section:
+    """The section "Dice decisions": per policy judged (the levels of play first, ``tables.keep_regret``),
+    the regret of its keep-or-reroll decisions against the exact keep under a stated value, per
+    game with its interval and per keep, and its error rate; a sentence says what the stated value is."""
+    oracles = ", ".join(f"`{o}`" for o in dict.fromkeys(regret["oracle"])) or "`balanced`"
+    intro = (f"The keep-or-reroll decisions judged by an oracle (`smsim regret`): at every keep decision the turn's "
+             "dice are solved exactly, by dynamic programming over face counts, with each final roll valued by the "
+             f"stated value, {oracles}'s values of the uses of the dice; a policy's *keep regret* is the VP of that "
+             "value its keeps lose per game against the exact keep (the normal 95% interval over seat-games), and "
+             f"a keep that loses more than {ERROR_VP:g} VP is an error. `balanced-exact` keeps exactly by that value, "
+             "so its regret is 0 by construction. The stated value is a yardstick, not the truth: a policy stronger "
+             "than `balanced` can still lose VP of it (`learned`'s keeps are its base heuristic's).")  # fmt: skip
+    if set(regret["oracle"]) - {"balanced"}:  # balanced-exact keeps by balanced's values: 0 against those alone
+        intro = intro.replace(" `balanced-exact` keeps exactly by that value, so its regret is 0 by construction.", "")
+    s = Section(DICE_TITLE, intro)
+    if not len(regret):
+        s.blocks.append(Block("missing", text="The keep-regret study holds no policy judged yet."))
+        return s
+    for p in sorted(set(regret["players"])):
+        at = regret[(regret["players"] == p) & regret["policy"].isin(A.LADDER)]
+        if len(at):
+            said = "; ".join(f"{F.rung_name(r.policy)} "
+                             f"{interval_text(r.regret_per_game, r.regret_lo, r.regret_hi, digits=2)} VP a game "
+                             f"({100 * r.error_rate:.1f}% of its keeps errors"
+                             + (f"; one seat among {F.rung_name(r.against)}" if r.against else "") + ")"
+                             for r in at.itertuples())  # fmt: skip
+            s.blocks.append(Block("text", text=f"At {p} players the levels' keeps lose, against the exact keep: "
+                                  f"{said}."))  # fmt: skip
+    seeds = ", ".join(str(x) for x in dict.fromkeys(regret["seed"]))
+    s.blocks.append(Block("table", text=f"Keep regret per policy: VP of the stated value lost a game by its keeps "
+                          f"against the exact keep, per keep decision, and the share of keeps that are errors (seed "
+                          f"{seeds})", name="keep_regret", table=regret, shown=regret_shown(regret)))  # fmt: skip
+    return s
+
+
+def games_line(data: A.ReportData, variants: list, compensations: list, skills: list = (),
+               steps: pd.DataFrame | None = None, regret: pd.DataFrame | None = None) -> str:  # fmt: skip
     """What the report stands on, honestly counted: the games of the main sections, the mirror
-    games of the ladder's upper levels, the variants', the skill studies' and the fairness searches'."""
+    games of the ladder's upper levels, the variants', the skill studies', the fairness searches',
+    the ladder's (``steps``) and the keep-regret studies' (``regret``: seat-games judged)."""
     main = data.main()
     parts = [f"{main.n_games:,} games in the sections on the standard heuristics"]
     upper: dict[str, list[int]] = {}
@@ -95,6 +224,12 @@ def games_line(data: A.ReportData, variants: list, compensations: list, skills: 
     if skills:
         games = sum(int(r.matrix["games"].sum()) + int((r.gaps["blocks"].iloc[1:] * r.players).sum()) for r in skills)
         parts.append(f"{len(skills)} skill studies ({games:,} games)")
+    if steps is not None and len(steps):
+        parts.append(f"a ladder of play of {len(steps)} steps ({int(steps['head_games'].sum()):,} games head to head "
+                     f"and {int(steps['field_games'].sum()):,} against the field)")  # fmt: skip
+    if regret is not None and len(regret):
+        parts.append(f"the keep decisions of {len(regret)} policies judged ({int(regret['seat_games'].sum()):,} "
+                     "seat-games)")  # fmt: skip
     if compensations:
         sizes = sorted({(int(r.games), int(r.check_games)) for r in compensations})
         each = "; ".join(f"{g:,} search games, checked on {c:,} held-out games" for g, c in sizes)
@@ -109,20 +244,30 @@ INTERVALS_NOTE = ("Intervals are 95%: Wilson intervals for rates, normal interva
 
 
 def page(data: A.ReportData, title: str = "Saint Malo balance report", variants: list = (),
-         compensations: list = (), skills: list = (), margins: dict[str, float] = MARGINS) -> Page:  # fmt: skip
+         compensations: list = (), skills: list = (), margins: dict[str, float] = MARGINS, ladders: list = (),
+         regrets: list = ()) -> Page:  # fmt: skip
     """The whole report, in the order of the page: the first screen (``opening``), the key findings
     in a designer's order (``findings.report_findings``), the levels of play, the at-a-glance table, the strength check and
     the headline figure, then the sections on the game, each opening with its ladder
     (``report.ladder``), then the sections on the studies, then the data and rules. ``margins``:
     the smallest change that matters per unit (``intervals.MARGINS``), which every verdict by size
-    judges against."""
+    judges against. ``ladders`` (``studies.ladder.LadderResult``s) show the levels ordered, each
+    step both ways, with the depth and the check rung (``tables.ladder_steps``); they also decide
+    which levels are ordered where they measured the step; ``regrets`` (``studies.regret.read_regret``
+    tables) make the section "Dice decisions" (``tables.keep_regret``)."""
     variants, compensations, skills = list(variants), list(compensations), list(skills)
+    steps = A.ladder_steps(list(ladders), margins["share"]) if ladders else None
+    depth = A.ladder_depth(list(ladders)) if ladders else None
+    regret = A.keep_regret(list(regrets)) if regrets else None
     variant_tables = [vs.table() for vs in variants]
     main = data.main()
     ladder = LA.ladder_table(data)
-    ordered = {int(p): ordered_levels(skills, int(p)) for p in ladder["players"].unique()}
+    standing = F.standings(skills, steps)  # the ladder's steps where it measured them, else the skill studies'
+    ordered = {int(p): {(r.lower, r.upper): r.standing == STRONGER
+                        for r in standing[standing["players"] == p].itertuples()}
+               for p in ladder["players"].unique()}  # fmt: skip
     verdicts = LA.ladder_verdicts(ladder, margins, ordered)  # once: the ladders read it
-    found = F.report_findings(data, variants, variant_tables, skills, compensations, margins=margins)
+    found = F.report_findings(data, variants, variant_tables, skills, compensations, margins=margins, steps=steps)
     glance = F.glance_table(main)
 
     s = Section("At a glance", "One row per player count, from one dataset each (the mirror of `balanced`, L1, "
@@ -136,7 +281,8 @@ def page(data: A.ReportData, title: str = "Saint Malo balance report", variants:
         s.blocks.append(Block("missing", text="No games in these data."))
     s.blocks += strength_blocks(verdicts)
     s.blocks.append(Block("text", text=LA.rule_text(margins)))
-    secs = [levels_section(skills), s, *game_sections(main)]
+    dice = [dice_section(regret)] if regret is not None else []  # right after the levels: the dice at each level
+    secs = [levels_section(skills, steps, depth, margins["share"]), *dice, s, *game_sections(main)]
     for sec in secs:
         if sec.title in A.HEADLINE_SECTIONS.values():
             sec.blocks[:0] = ladder_blocks(verdicts, sec.title)
@@ -154,7 +300,8 @@ def page(data: A.ReportData, title: str = "Saint Malo balance report", variants:
         secs.append(compensation)
 
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    made = f"Made by smsim {__version__} on {now} from {games_line(data, variants, compensations, skills)}."
+    stands_on = games_line(data, variants, compensations, skills, steps, regret)
+    made = f"Made by smsim {__version__} on {now} from {stands_on}."
     titles = {x.title for x in secs}
     items = [(f.sentence, f.section(titles)) for f in found]
     datasets = pd.DataFrame([{"dataset": s.path, "kind": s.kind + (f" (level L{s.level})" if s.level else ""),
@@ -164,4 +311,4 @@ def page(data: A.ReportData, title: str = "Saint Malo balance report", variants:
     rules = pd.DataFrame([{"rule": k, "value": str(v)} for k, v in data.rules.to_dict().items()])
     return Page(title=title, made=made, findings=items, notes=[], findings_rule=FINDINGS_RULE, sections=secs,
                 datasets=datasets, rules=rules, closing=INTERVALS_NOTE,
-                opening=[opening(found, skills, glance, data.rules)])  # fmt: skip
+                opening=[opening(found, skills, glance, data.rules, steps)])  # fmt: skip

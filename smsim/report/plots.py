@@ -646,6 +646,43 @@ def skill_variants_figure(g: pd.DataFrame, players: int, margin: float = MARGINS
                  "nothing that matters.")  # fmt: skip
 
 
+def ladder_steps_figure(t: pd.DataFrame, margin: float = MARGINS["share"]) -> Plot | None:
+    """Each rung's step over the rung below (``tables.ladder_steps``: the section "Levels of play"'s
+    table), one panel per player count: the head-to-head edge over parity and the paired difference
+    against the field, each with its 95% interval, on axes that shade the margin (a step inside it
+    is level: a difference of style, not of strength)."""
+    t = t[np.isfinite(t["edge"].astype(float))]
+    if t.empty:
+        return None
+    counts = sorted(set(int(p) for p in t["players"]))
+    fig, axes = _panels(len(counts), "Each rung over the rung below", sharey=False)
+    for ax, p in zip(axes, counts):
+        rows = t[t["players"] == p]
+        x = np.arange(len(rows))
+        for shift, (value, lo, hi, label, color) in zip((-0.12, 0.12), (
+                ("edge", "edge_lo", "edge_hi", "head to head (above parity)", "#4c72b0"),
+                ("field_diff", "field_lo", "field_hi", "against the field (paired)", "#dd8452"))):  # fmt: skip
+            y = rows[value].to_numpy(float) * 100
+            err = np.clip(np.vstack([y - rows[lo].to_numpy(float) * 100, rows[hi].to_numpy(float) * 100 - y]), 0, None)
+            err = np.where(np.isfinite(err), err, 0.0)  # a bound not measured (one block): the point alone
+            ax.errorbar(x + shift, y, yerr=err, fmt="o", capsize=3, color=color, label=label)
+        if np.isfinite(margin) and margin > 0:
+            ax.axhspan(-100 * margin, 100 * margin, color="grey", alpha=0.18, lw=0)
+        ax.axhline(0, color="grey", ls="--", lw=0.8)
+        names = [textwrap.fill(f"{r.lower} → {r.upper}" + (" (check)" if r.check else ""), 14)
+                 for r in rows.itertuples()]
+        ax.set_xticks(x, names, fontsize="x-small")
+        ax.set_title(f"{p} players", fontsize="medium")
+        ax.set_ylabel("points")
+    _legend(axes[-1])
+    games = int(t["head_games"].sum() + t["field_games"].sum())
+    return fig, (f"Each rung's step over the rung below, per player count: one seat of the upper rung among the lower "
+                 "head to head (its win share minus parity) and, against the fixed field, the same seat's win share "
+                 "with the upper rung minus with the lower on the same games (paired), each with its 95% interval "
+                 f"over blocks ({games:,} games). The shaded band is the margin (±{LA.margin_text('share', margin)}): "
+                 "a step inside it is level, a difference of style, not of strength.")  # fmt: skip
+
+
 PLOTS: dict[str, Callable[[A.ReportData], Plot | None]] = {
     "church-series": church_series,
     "church-vp": church_vp,

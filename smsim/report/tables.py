@@ -43,11 +43,15 @@ from smsim.stats import grouped_mean, grouped_rate, grouped_share
 from smsim.studies.bonus import TABLE_COLUMNS as BONUS_COLUMNS
 from smsim.studies.bonus import bonus_text, read_bonus
 from smsim.studies.compare import read_comparison
-from smsim.studies.skill import LADDER
+from smsim.studies.ladder import DEPTH_COLUMNS, step_verdict
+from smsim.studies.skill import LADDER, LEVELS, level_name
 from smsim.studies.sweep import read_sweep, variant_set_from_datasets, variant_set_from_sweep
 
 BY = ["players", "policy"]
 SIZES = range(1, 6)
+LEVEL_ORDER = LEVELS
+"""The policies of the levels of play and below them, weakest first (``studies.skill.LEVELS``): the
+order of the rows of the dice decisions."""
 EARNED_SOURCES = ("vp_citizen", "vp_priest", "vp_houses", "vp_juggler", "vp_noble", "vp_wall_bonus")
 
 
@@ -878,3 +882,74 @@ def short_field(field: str) -> str:
     if kind == "compare":
         return f"compare, {len(names)} policies"
     return f"all {names[0]}" if len(set(names)) == 1 else ", ".join(names)[:40]
+
+
+# -- the ladder of play, shown ordered (smsim ladder), and the dice decisions (smsim regret) --------
+LADDER_STEP_COLUMNS = ["players", "lower", "upper", "check", "parity", "head_games", "head_share", "head_lo", "head_hi",
+                       "edge", "edge_lo", "edge_hi", "vp_diff", "vp_lo", "vp_hi", "verdict", "field_games",
+                       "field_diff", "field_lo", "field_hi", "field_verdict", "field", "seed"]  # fmt: skip
+
+
+def ladder_steps(ladders: list, margin: float = MARGINS["share"]) -> pd.DataFrame:
+    """Each step of the ladders given (``studies.ladder.LadderResult``s) at each player count, one
+    row (``LADDER_STEP_COLUMNS``): the upper rung's head-to-head win share with its interval, its
+    edge over parity and VP over the lower seats, and against the fixed field the paired difference
+    of the seat's win share, upper minus lower, each with its games (``field``: who the field is);
+    the check rung's step marked.
+    The verdicts are ``studies.ladder.step_verdict``'s, judged here against ``margin`` (the report's
+    ``MARGINS["share"]``, as ``smsim ladder`` judges them), so that ``--margin`` moves them too.
+    Two ladders measuring the same step at the same player count are refused (give one)."""
+    rows, seen = [], {}
+    for res in ladders:
+        for r in res.steps.itertuples():
+            key = (int(r.players), r.lower, r.upper)
+            if key in seen:
+                raise DatasetError(f"{res.path!r} and {seen[key]!r} both measure the step {r.lower} → {r.upper} at "
+                                   f"{key[0]} players; give one")  # fmt: skip
+            seen[key] = res.path
+            rows.append({**{c: getattr(r, c) for c in LADDER_STEP_COLUMNS if hasattr(r, c)},
+                         "players": int(r.players), "check": bool(r.check), "head_games": int(r.head_games),
+                         "field_games": int(r.field_games),
+                         "verdict": step_verdict(r.edge, r.edge_lo, r.edge_hi, margin),
+                         "field_verdict": step_verdict(r.field_diff, r.field_lo, r.field_hi, margin),
+                         "field": ", ".join(res.plan.field), "seed": res.plan.seed})  # fmt: skip
+    t = pd.DataFrame(rows, columns=LADDER_STEP_COLUMNS)
+    return t.sort_values(["check", "players"], kind="stable", ignore_index=True) if len(t) else t
+
+
+def ladder_depth(ladders: list) -> pd.DataFrame:
+    """The depth tables of the ladders given (``studies.ladder.depth_table``: per 2-player step its
+    60%-steps, then the chain from the lowest rung to the top and, where that is only a bound, the
+    part measured), one after the other with each ladder's seed."""
+    frames = [res.depth.assign(seed=res.plan.seed) for res in ladders if len(res.depth)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*DEPTH_COLUMNS, "seed"])
+
+
+KEEP_REGRET_COLUMNS = ["players", "policy", "level", "against", "oracle", "seat_games", "keeps_per_game",
+                       "regret_per_game", "regret_lo", "regret_hi", "regret_per_keep", "errors_per_game", "error_rate",
+                       "seed"]  # fmt: skip
+
+
+def keep_regret(regrets: list[pd.DataFrame]) -> pd.DataFrame:
+    """The keep-regret tables given (``studies.regret.read_regret``), one row per policy judged
+    (``KEEP_REGRET_COLUMNS``): its level's name (``studies.skill.level_name``), the line-up it was
+    judged in (``against``: empty for a mirror), the stated value (``oracle``), the keep regret per
+    game in VP with its 95% interval, per keep decision, and the error rate (keeps losing more than
+    ``policies.exact_keep.ERROR_VP``). The levels of the ladder first, weakest first, then the
+    rest in the order given; a policy judged twice in one line-up at one player count is refused."""
+    rows, seen = [], {}
+    for t in regrets:
+        a = t.attrs
+        for r in t.itertuples():
+            key = (int(a["players"]), r.policy, a.get("against"), a.get("oracle"))
+            if key in seen:
+                raise DatasetError(f"{a.get('path', '')!r} and {seen[key]!r} both judge the keeps of {r.policy} at "
+                                   f"{key[0]} players in one line-up; give one")  # fmt: skip
+            seen[key] = a.get("path", "")
+            rows.append({"players": key[0], "policy": r.policy, "level": level_name(r.policy),
+                         "against": a.get("against") or "", "oracle": a.get("oracle", ""),
+                         **{c: getattr(r, c) for c in KEEP_REGRET_COLUMNS[5:-1]}, "seed": a.get("seed")})  # fmt: skip
+    t = pd.DataFrame(rows, columns=KEEP_REGRET_COLUMNS)
+    rank = [LEVEL_ORDER.index(p) if p in LEVEL_ORDER else len(LEVEL_ORDER) for p in t["policy"]]
+    return t.assign(_rank=rank).sort_values(["players", "_rank"], kind="stable", ignore_index=True).drop(
+        columns="_rank")  # fmt: skip

@@ -26,7 +26,10 @@ from smsim.report import tables as A
 from smsim.report.outline import page
 from smsim.report.render import html_page, markdown_page
 from smsim.runs.folder import KINDS, kind_of
+from smsim.rules import Rules
 from smsim.studies.fairness import read_fairness
+from smsim.studies.ladder import read_ladder
+from smsim.studies.regret import read_regret
 from smsim.studies.skill import read_skill
 
 
@@ -50,9 +53,38 @@ def check_margins(margins: dict[str, float]) -> dict[str, float]:
     return {**MARGINS, **{u: float(m) for u, m in dict(margins).items()}}
 
 
+def _regret_of(path: str | Path):
+    table = read_regret(path)
+    table.attrs["path"] = str(path)  # named in a refusal (``tables.keep_regret``)
+    return table
+
+
+STUDIES = {"fairness": read_fairness, "skill": read_skill, "ladder": read_ladder, "regret": _regret_of}
+"""The studies ``smsim report`` reads beside its datasets, by the kind of their folder
+(``runs.folder.KINDS``), and how each is read: seat-compensation searches, skill studies, ladders
+of play and keep-regret studies. Every other kind is data of the tables (datasets, comparisons,
+sweeps, wall-bonus ablations: ``tables.read_report_data``, ``tables.split_variants``)."""
+
+
+def read_studies(paths: list[str], kinds: dict[str, str | None]) -> tuple[dict[str, list], list[str]]:
+    """The studies among ``paths`` (``kinds``: what each holds, ``tables.kinds_of``), read, per kind
+    of ``STUDIES`` (a list each, in the order given), and the other paths: the one place that
+    sorts what ``smsim report`` is given."""
+    studies = {kind: [read(p) for p in paths if kinds[str(p)] == kind] for kind, read in STUDIES.items()}
+    return studies, [p for p in paths if kinds[str(p)] not in STUDIES]
+
+
+def _same_rules(what: str, path: str, rules: Rules, report: Rules) -> None:
+    if rules != report:
+        diff = sorted(k for k in set(rules.to_dict()) | set(report.to_dict())
+                      if rules.to_dict().get(k) != report.to_dict().get(k))  # fmt: skip
+        raise DatasetError(f"{path!r} is {what} under other rules than the report's ({', '.join(diff)}); report one "
+                           "rules configuration at a time")  # fmt: skip
+
+
 def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo balance report",
                  variants: list = (), compensations: list = (), skills: list = (),
-                 margins: dict[str, float] = MARGINS) -> Path:  # fmt: skip
+                 margins: dict[str, float] = MARGINS, ladders: list = (), regrets: list = ()) -> Path:  # fmt: skip
     """Write the report into ``out`` (created if needed); returns the path of report.md.
 
     The page (``outline.page``): the key findings, the at-a-glance table, the strength check and
@@ -60,8 +92,14 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     (``report.ladder``), and each topic shows its figure first, then the headline rows of each
     table (the at-a-glance games), the whole table folded below it and written as CSV. ``margins``:
     the smallest change that matters per unit (``intervals.MARGINS``, as fractions: 0.01 is a point
-    of a rate), any unit left out at its default; the verdicts by size judge against them."""
+    of a rate), any unit left out at its default; the verdicts by size judge against them.
+    ``ladders`` (``studies.ladder.read_ladder``) and ``regrets`` (``studies.regret.read_regret``),
+    under the report's rules: the levels of play shown ordered and the dice decisions."""
     margins = check_margins(margins)
+    for res in ladders:
+        _same_rules("a ladder", res.path, res.plan.rules, data.rules)
+    for t in regrets:
+        _same_rules("a keep-regret study", t.attrs.get("path", ""), t.attrs.get("rules", Rules()), data.rules)
     out = Path(out)
     if (held := kind_of(out)) is not None:
         raise DatasetError(f"{str(out)!r} holds {KINDS[held].a}; write the report into another directory")
@@ -70,7 +108,7 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
         (out / "tables").mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise DatasetError(f"cannot write to {str(out)!r}: {exc.strerror}") from None
-    built = page(data, title, variants, compensations, skills, margins)
+    built = page(data, title, variants, compensations, skills, margins, ladders, regrets)
     for sec in [*built.opening, *built.sections]:
         for b in sec.blocks:
             if b.kind == "table":
@@ -90,15 +128,17 @@ def report(paths: list[str], out: str, title: str = "Saint Malo balance report",
     of the ladder's levels (``balanced``, ``learned``, ``rollout-learned`` in every seat) make the
     strength ladders; sweep directories, and datasets whose rules differ from the others', are
     compared in the section "Rule variants" (``report.tables.split_variants``); results of
-    ``smsim fairness --out`` make the section "Seat compensation" and skill studies (``smsim skill
-    --out``) the section "How much skill matters". ``margins``: as ``write_report``'s."""
+    ``smsim fairness --out`` make the section "Seat compensation", skill studies (``smsim skill
+    --out``) the section "How much skill matters", a ladder (``smsim ladder --out``) the levels of
+    play shown ordered and keep-regret studies (``smsim regret --out``) the section "Dice
+    decisions" (``read_studies`` sorts them). ``margins``: as ``write_report``'s."""
     margins = check_margins(margins)  # before any data is read
 
     kinds = A.kinds_of(paths)  # asked once a path
-    compensations = [read_fairness(p) for p in paths if kinds[str(p)] == "fairness"]
-    skills = [read_skill(p) for p in paths if kinds[str(p)] == "skill"]
-    rest = [p for p in paths if kinds[str(p)] not in ("fairness", "skill")]
+    studies, rest = read_studies(paths, kinds)
     if not rest:
-        raise DatasetError("no dataset given beside the fairness results and skill studies")
+        raise DatasetError("no dataset given beside the studies (fairness results, skill studies, ladders, "
+                           "keep-regret studies)")  # fmt: skip
     main, variants = A.split_variants(rest, kinds)
-    return write_report(A.read_report_data(main, kinds=kinds), out, title, variants, compensations, skills, margins)
+    return write_report(A.read_report_data(main, kinds=kinds), out, title, variants, studies["fairness"],
+                        studies["skill"], margins, studies["ladder"], studies["regret"])  # fmt: skip

@@ -409,7 +409,8 @@ def test_report_cli_reads_levels_and_skill_studies(ladder, report_datasets, tmp_
     assert counts.loc[0, "levels"] == "L1 balanced: 400 games, L2 learned: 400 games"
     res = runner.invoke(cli, ["report", str(ladder / "skill4"), "--out", str(tmp_path / "s")])
     assert res.exit_code == 2
-    assert res.output.strip().splitlines() == ["Error: no dataset given beside the fairness results and skill studies"]
+    assert res.output.strip().splitlines() == ["Error: no dataset given beside the studies (fairness results, skill "
+                                               "studies, ladders, keep-regret studies)"]
 
 
 # -- the page as a designer reads it ------------------------------------------------------------------
