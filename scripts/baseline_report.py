@@ -8,10 +8,11 @@ Plays, from fixed seeds, with the standard rules, at three strengths of play (th
 - for 2, 3, 4 and 5 players, ``smsim bonus-value`` at L1 and L2: each wall bonus withheld from
   one seat in turn (1 + 4 x players setups), on the dice of the mirrors' games (the same seeds),
   ``BONUS_GAMES`` games a setup: about 9 minutes a level on 2 cores;
-- for 2 and 4 players, ``--search-games`` mirror games of L3 (default 5,000). By far the slowest
-  step: about 1.3 s of one core a game at 2 players and 4 to 5 s at 4 (measured on this
-  machine: 4 with a core to itself, 4.8 over the 4,075 games played on two busy cores), so
-  about 7 to 8 core-hours in all; small parts, so that an interrupted run loses little, and the
+- for 2, 3, 4 and 5 players, mirror games of L3 (``SEARCH_GAMES``: 5,000 at 2 and 4 players,
+  2,000 at 3 and 5; ``--search-games`` sets every count). By far the slowest step: about 1.3 s of
+  one core a game at 2 players and 4 to 5 s at 4 (measured on this machine: 4 with a core to
+  itself, 4.8 over the 4,075 games played on two busy cores), so about 7 to 8 core-hours at 2 and
+  4 players and some 5 more at 3 and 5; small parts, so that an interrupted run loses little, and the
   report reads the parts finished so far (it says how many of the planned games it stands on);
 - for 2, 3, 4 and 5 players, ``smsim compare`` of every built-in heuristic (and ``random``) over
   about 112,000 games: every policy in every seat equally, on shared dice;
@@ -39,7 +40,7 @@ Plays, from fixed seeds, with the standard rules, at three strengths of play (th
   ``REGRET_SEARCH_GAMES`` (40) games on seed 2125 = ``SEED + 99``, into RUNS/regret-4p-search: 1 to
   5 core-s a game, a few core-minutes. The section "Dice decisions"; each folder resumes policy by
   policy;
-- ``smsim ladder`` of random, greedy, L1, L2 and L3 at 2 and 4 players (``LADDER_GAMES``, 4,000
+- ``smsim ladder`` of random, greedy with 80 to 15% of its decisions random, greedy, L1, L2 and L3 at 2 and 4 players (``LADDER_GAMES``, 4,000
   games a cell, seed 2126 = ``SEED + 100``), each rung's step over the one below head to head and
   against the fixed field, paired, with the depth; the cells with the search at most
   ``LADDER_SEARCH_GAMES`` (1,000, scaled with ``--scale``) games: 4 cells of one search seat a
@@ -73,8 +74,8 @@ PLAYERS = (2, 3, 4, 5)
 LADDER = ("balanced", "learned", "rollout-learned")  # L1, L2, L3: smsim.studies.skill.LADDER
 MIRROR_GAMES = 150_000
 COMPARE_GAMES = 112_000
-SEARCH_GAMES = 5_000
-SEARCH_PLAYERS = (2, 4)
+SEARCH_GAMES = {2: 5_000, 3: 2_000, 4: 5_000, 5: 2_000}  # L3 mirrors per player count
+SEARCH_PLAYERS = tuple(SEARCH_GAMES)
 SEARCH_BATCH = 25  # small parts: an interrupted run of this slow sample loses little
 SKILL_GAMES = 40_000
 SKILL_LEVELS = ("random", "greedy", "balanced", "learned")
@@ -95,7 +96,10 @@ REGRET_GAMES = 4_000  # a mirror a policy
 REGRET_SEARCH_GAMES = 40  # one search seat against learned: 1 to 5 core-s a game
 REGRET_SEED = SEED + 90 + REGRET_PLAYERS  # 2120
 REGRET_SEARCH_SEED = SEED + 95 + REGRET_PLAYERS  # 2125
-LADDER_RUNGS = ("random", "greedy", *LADDER)  # the levels, with the two rungs below them
+# the levels, with the rungs below them: random, greedy with 80 to 15% of its decisions random
+# (studies.ladder.NOISY_RUNGS: the depth from random is then a figure, not a bound) and greedy
+LADDER_RUNGS = ("random", "greedy-noise-80", "greedy-noise-60", "greedy-noise-45", "greedy-noise-30", "greedy-noise-15",
+                "greedy", *LADDER)  # fmt: skip
 LADDER_PLAYERS = (2, 4)
 LADDER_GAMES = 4_000  # a cell
 LADDER_SEARCH_GAMES = 1_000  # a cell with the search in it (--cap), before --scale
@@ -140,12 +144,13 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the games (rehearsals)")
     parser.add_argument("--runs", default=None, help="where the datasets go [runs/baseline]")
     parser.add_argument("--out", default=None, help="where the report goes [reports/baseline]")
-    parser.add_argument("--search-games", type=int, default=SEARCH_GAMES,
-                        help=f"L3 mirror games per player count, before --scale [{SEARCH_GAMES:,}]")
+    parser.add_argument("--search-games", type=int, default=None,
+                        help="L3 mirror games at every player count, before --scale [5,000 at 2 and 4 players, "
+                             "2,000 at 3 and 5]")  # fmt: skip
     parser.add_argument("--search-hours", type=float, default=None,
                         help="stop the L3 games after this many hours in all (the report reads what is done)")
     args = parser.parse_args()
-    if args.search_games < 1:
+    if args.search_games is not None and args.search_games < 1:
         parser.error(f"--search-games must be at least 1, got {args.search_games}")
     if args.search_hours is not None and args.search_hours <= 0:
         parser.error(f"--search-hours must be above 0, got {args.search_hours}")
@@ -249,7 +254,7 @@ def main() -> None:
         path = runs / f"search-{p}p"
         left = time_left(slow - 1 - SEARCH_PLAYERS.index(p))
         if left is None or left > 0:
-            run(["simulate", "--games", n(args.search_games), "--players", str(p), "--policy", LADDER[2],
+            run(["simulate", "--games", n(args.search_games or SEARCH_GAMES[p]), "--players", str(p), "--policy", LADDER[2],
                  "--seed", str(SEED + 20 + p), "--out", str(path), "--batch", str(SEARCH_BATCH), "--quiet"], left)  # fmt: skip
         if (path / "manifest.json").exists():
             datasets.append(str(path))
