@@ -62,17 +62,16 @@ bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
 
 # the committed sample report at three strengths of play: mirrors of balanced and learned (150,000
-# games each per player count), of rollout-learned at 2 and 4 players (SEARCH_GAMES, default 5,000:
-# about 7 core-hours; SEARCH_HOURS=H stops them and the ladder after H hours in all and reports what
-# is done), the skill studies, sweeps and fairness searches, the keep regret of every built-in at 4
+# games each per player count), of rollout-learned at every player count (5,000 games at 2 and 4
+# players, 2,000 at 3 and 5, or SEARCH_GAMES at each: about 12 core-hours; SEARCH_HOURS=H stops them
+# and the ladder after H hours in all and reports what is done), the skill studies, sweeps and fairness searches, the keep regret of every built-in at 4
 # players (mirrors; the search one seat against learned, 40 games), and the ladder of play (random to
 # rollout-learned at 2 and 4 players, the search's cells capped at 1,000 games: about a core-hour)
 # (scripts/baseline_report.py; datasets in runs/baseline/)
 # RUNS=DIR keeps the datasets elsewhere (say, outside the checkout, to resume them from a later clone)
-SEARCH_GAMES ?= 5000
 RUNS ?= runs/baseline
 report: $(STAMP)
-	$(BIN)/python scripts/baseline_report.py --runs $(RUNS) --search-games $(SEARCH_GAMES) $(if $(SEARCH_HOURS),--search-hours $(SEARCH_HOURS))
+	$(BIN)/python scripts/baseline_report.py --runs $(RUNS) $(if $(SEARCH_GAMES),--search-games $(SEARCH_GAMES)) $(if $(SEARCH_HOURS),--search-hours $(SEARCH_HOURS))
 
 clean:
 	rm -rf $(VENV) $(MIN_VENV) $(LATEST_VENV) .pytest_cache build *.egg-info
