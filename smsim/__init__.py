@@ -10,6 +10,8 @@ weights by CMA-ES, in ``smsim.studies.tune``), ``smsim.sweep`` (rule variants on
 ``smsim.fairness`` (the per-seat compensation that evens out the seats' win rates),
 ``smsim.skill`` (how much skill matters: the win-rate matrix of levels of play, the skill gap),
 ``smsim.bonus_value`` (what each wall bonus is worth, by ablation on common dice),
+``smsim.keep_regret`` (each policy's keep decisions against the exact keep, in VP a game),
+``smsim.ladder`` (each level of play over the one below, head to head and against a field; the depth),
 ``smsim.play_game``, and for balance reports ``smsim.report_tables`` (the report's tables as
 DataFrames) and ``smsim.make_report``.
 """
@@ -38,6 +40,8 @@ _LAZY = {
     "fairness": ("smsim.studies.fairness", "fairness"),
     "skill": ("smsim.studies.skill", "skill"),
     "bonus_value": ("smsim.studies.bonus", "bonus_value"),
+    "keep_regret": ("smsim.studies.regret", "keep_regret"),
+    "ladder": ("smsim.studies.ladder", "ladder"),
 }
 __all__ = ["Rules", "RulesError", "load_rules", "__version__", *_LAZY]
 
