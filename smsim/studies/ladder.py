@@ -74,7 +74,7 @@ from smsim.files import write_file, writing
 from smsim.intervals import MARGINS, MOVES, SAME, Z_95, margin_verdict, mean_and_interval, wilson_interval
 from smsim.layout import PolicyKind
 from smsim.play.api import verify_players
-from smsim.policies.registry import PolicySpec, resolve_policy, rollout_spec, ship_policy
+from smsim.policies.registry import PolicySpec, any_search, resolve_policy, rollout_spec, ship_policy
 from smsim.policies.rollout import MAX_BUDGET
 from smsim.rules import Rules
 from smsim.runs.dataset import policy_identity
@@ -358,6 +358,14 @@ class Progress:
     seconds: float  # core-seconds this chunk took
 
 
+def chunk_order(todo: list[list], slow: list[bool]) -> list:
+    """The order chunks are played in: the cells not ``slow`` (no search in them) first, so that a
+    run cut off by ``hours`` has them whole (a search's chunk alone takes minutes); within each
+    group breadth first, every cell's first missing chunk, then every cell's second, ..."""
+    return [chunks[k] for group in (False, True) for k in range(max(map(len, todo), default=0))
+            for chunks, s in zip(todo, slow) if s == group and k < len(chunks)]  # fmt: skip
+
+
 def run_ladder(plan: LadderPlan, out: str | Path, threads: int | None = None, command: list[str] = (),
                hours: float | None = None, chunk_games: int = CHUNK_GAMES,
                on_chunk: Callable[[Progress], None] | None = None) -> LadderResult:  # fmt: skip
@@ -386,8 +394,8 @@ def run_ladder(plan: LadderPlan, out: str | Path, threads: int | None = None, co
         todo.append([(cell, first, n) for first, n in missing_chunks(have, cell.blocks, per_chunk)])
         total += cell.blocks * cell.per_block
         done += int(((have >= 0) & (have < cell.blocks)).sum()) * cell.per_block
-    # breadth first: every cell's first missing chunk, then every cell's second, ...
-    order = [chunks[k] for k in range(max(map(len, todo), default=0)) for chunks in todo if k < len(chunks)]
+    searching = [any_search([specs[x] for x in (cell.rung, cell.lower) if x is not None]) for cell in cells]
+    order = chunk_order(todo, searching)
     tasks = []
     for cell, first, n in order:
         names = [cell.rung, cell.lower] if cell.kind == HEAD else [cell.rung, *plan.field]
@@ -631,6 +639,6 @@ def read_ladder(path: str | Path) -> LadderResult:
                         " ".join(manifest.get("command", [])))  # fmt: skip
 
 
-__all__ = ["CHUNK_GAMES", "DEFAULT_PLAYERS", "DEFAULT_RUNGS", "NOISY_RUNGS", "FIELD", "HEAD", "Cell", "LadderPlan", "LadderResult",
+__all__ = ["CHUNK_GAMES", "DEFAULT_PLAYERS", "DEFAULT_RUNGS", "NOISY_RUNGS", "FIELD", "HEAD", "Cell", "chunk_order", "LadderPlan", "LadderResult",
            "Progress", "block_figures", "chain_depth", "check_rung", "depth_table", "ladder", "missing_chunks",
            "plan_ladder", "read_ladder", "run_ladder", "step_depth", "step_verdict", "steps_table"]

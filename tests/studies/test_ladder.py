@@ -247,3 +247,9 @@ def test_a_cheap_search_and_its_check_rung_play_and_the_check_step_stays_out_of_
     assert list(result.steps["upper"]) == ["cheap", "cheap-x2"] and list(result.steps["check"]) == [False, True]
     assert result.complete and list(result.depth["upper"]) == ["cheap", "cheap"]
     assert (result.cells["core_seconds_per_game"] > 0).all()
+
+
+def test_the_cells_without_a_search_are_played_first_breadth_first():
+    todo = [["a1", "a2"], ["s1", "s2"], ["b1"], []]
+    assert D.chunk_order(todo, [False, True, False, False]) == ["a1", "b1", "a2", "s1", "s2"]
+    assert D.chunk_order(todo, [False] * 4) == ["a1", "s1", "b1", "a2", "s2"]
