@@ -42,7 +42,7 @@ from smsim.engine.dice import seed_key
 from smsim.play.api import EVENTS_PER_TURN
 from smsim.play.loop import new_work
 from smsim.play.search import new_search, play_one_search_nb, search_captured_nb
-from smsim.policies.registry import POLICIES, base_arrays, learned_mark, policy_arrays, resolve_policy
+from smsim.policies.registry import POLICIES, base_arrays, line_up_marks, policy_arrays, resolve_policy
 from smsim.policies.rollout import ROLLOUT_PARAMS
 from smsim.rules import Rules
 
@@ -82,7 +82,7 @@ def sample(args: tuple) -> list[dict]:
     base_kind, base_params, _, _ = base_arrays(specs)
     playouts = [resolve_policy(player)] * players  # who plays continuations
     _, _, playout_kind, playout_params = base_arrays(playouts)
-    learned = learned_mark(specs + playouts)
+    marks = line_up_marks(specs + playouts)
     rules_nb, crates = rules.to_nb(), rules.start_crate_cells()
     margin = knobs[ROLLOUT_PARAMS.offset("margin")]
     budget = int(knobs[ROLLOUT_PARAMS.offset("budget")])
@@ -112,25 +112,25 @@ def sample(args: tuple) -> list[dict]:
             break
         w = new_work(players, trace)
         play_one_search_nb(key, game, rules_nb, crates, kind, params, fns, base_kind, base_params, base_kind,
-                           base_params, learned, w, search, -1)  # fmt: skip
+                           base_params, marks, w, search, -1)  # fmt: skip
         total = int(w.ctx[L.CTX_INDEX])
         for d in rng.choice(total, size=min(total, 12), replace=False):
             w = new_work(players, trace)
             play_one_search_nb(key, game, rules_nb, crates, kind, params, fns, base_kind, base_params, base_kind,
-                               base_params, learned, w, search, int(d))  # fmt: skip
+                               base_params, marks, w, search, int(d))  # fmt: skip
             name = L.Decision(int(w.cap.ctx[L.CTX_DECISION])).name
             if name not in counts or counts[name] >= wanted:
                 continue
             # the reference first, over the candidates the shipped defaults weigh (no pruning)
             before = int(reference.spent[0])
-            m, best = search_captured_nb(w, rules_nb, fns, base_kind, playout_kind, playout_params, learned, ref_knobs,
+            m, best = search_captured_nb(w, rules_nb, fns, base_kind, playout_kind, playout_params, marks, ref_knobs,
                                          REFERENCE_STREAM, reference)  # fmt: skip
             if best < 0:
                 continue
             ref_spent = int(reference.spent[0]) - before
             rows = [int(r) for r in reference.rows[:m]]
             before = int(search.spent[0])
-            m_search, found = search_captured_nb(w, rules_nb, fns, base_kind, playout_kind, playout_params, learned,
+            m_search, found = search_captured_nb(w, rules_nb, fns, base_kind, playout_kind, playout_params, marks,
                                                  knobs, 0, search)  # fmt: skip
             spent = int(search.spent[0]) - before
             picked = int(search.rows[found]) if found >= 0 else int(w.cap.at[3])  # no search: the base's pick

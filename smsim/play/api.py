@@ -27,7 +27,7 @@ from smsim.policies.registry import (
     PolicySpec,
     any_search,
     base_arrays,
-    learned_mark,
+    line_up_marks,
     policy_arrays,
     resolve_policies,
 )
@@ -98,15 +98,15 @@ def play_game(
     capacity = rules.max_rounds * players * EVENTS_PER_TURN + 16
     trace = np.zeros((capacity, E.EVENT_WIDTH), dtype=np.int64)
     w = new_work(players, trace)
-    bases, learned = base_arrays(specs), learned_mark(specs)
+    bases, marks = base_arrays(specs), line_up_marks(specs)
     if any_search(specs):
         score, game_out, n_rows = play_one_search_nb(
-            seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, *bases, learned,
+            seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, *bases, marks,
             w, new_search(players, search_room(kind, params)), -1,
         )  # fmt: skip
     else:
         score, game_out, n_rows = play_one_nb(
-            seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, w, learned
+            seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, w, marks
         )
     player, city = w.player, w.city
     if n_rows < 0:

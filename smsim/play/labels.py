@@ -24,18 +24,18 @@ from smsim.policies.learned import best_value_nb, candidate_features_nb, decisio
 
 
 @cached_njit(nogil=True)
-def label_decision_nb(seed_key, game, decision, rules, start_crates, kind, params, fns, learned, knobs, w, search, feats):
+def label_decision_nb(seed_key, game, decision, rules, start_crates, kind, params, fns, marks, knobs, w, search, feats):
     """Label decision number ``decision`` (-1: none, only play the game) of game ``game``, played
     by seats ``kind``/``params`` (each its own base: the student), with the teacher's ``knobs``.
     Returns (decisions in the game, the decision's kind, candidates weighed m, the teacher's pick
     among them, the seat), m = 0 where the teacher does not search it. ``feats[i]`` holds the
-    features of candidate ``search.rows[i]``. ``learned``: ``registry.learned_mark`` of the student's line-up."""
+    features of candidate ``search.rows[i]``. ``marks``: ``registry.line_up_marks`` of the student's line-up."""
     n_players = kind.shape[0]
     w.cap.at[0] = decision
     w.cap.at[1] = 0
     score = np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64)
     game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
-    seats = Seats(kind, params, fns, kind, params, kind, params, learned)
+    seats = Seats(kind, params, fns, kind, params, kind, params, marks)
     play_game_nb(game_key_nb(seed_key, game), w, seats, rules, start_crates, score, game_out, None)
     total = w.ctx[L.CTX_INDEX]
     cap = w.cap

@@ -59,7 +59,6 @@ from smsim.engine.game import (
 )
 from smsim.engine.memory import borrow_nb, cached_njit, hot_njit, loop_njit
 from smsim.engine.pirates import mark_swords_nb
-from smsim.policies import heuristic_layout as HL
 from smsim.policies.exact_keep import ERROR_VP, keep_regret_nb
 from smsim.policies.heuristics import heuristic_choice_nb, new_game_memo_nb, random_choice_nb
 from smsim.policies.learned_layout import LEARNED_MEMO, learned_nb
@@ -91,21 +90,22 @@ Snap = namedtuple("Snap", ["city", "occ", "player", "pirates", "ctx", "rng", "me
 # policy's values of the candidates (a heuristic's, for USE and PLACE: what a search orders them by);
 # the state at the decision itself (``now``: what a learned policy's features read there).
 Capture = namedtuple("Capture", ["at", "cands", "ctx", "tape", "snap", "dice", "values", "now"])
-# The keep oracle (``smsim regret``, policies/exact_keep.py): on[0] 1 where every KEEP decision of
-# the games is judged; the stated value's heuristic weights and its own memo; out[g, seat, :] the
-# game's regret in VP, its keep decisions and its errors (``ORACLE_FIELDS``), g = game[0], the game's
-# row among those the call plays.
-Oracle = namedtuple("Oracle", ["on", "params", "memo", "out", "game"])
+# The keep oracle (``smsim regret``, policies/exact_keep.py), ``Work.oracle`` where every KEEP
+# decision of the games is judged, else None (and a loop compiled for None holds none of it): the
+# stated value's heuristic weights and its own memo; out[g, seat, :] the game's regret in VP, its
+# keep decisions and its errors (``ORACLE_FIELDS``), g = game[0], the game's row among those the
+# call plays.
+Oracle = namedtuple("Oracle", ["params", "memo", "out", "game"])
 ORACLE_FIELDS = ("keep_regret", "keeps", "keep_errors")
 # Who decides for each seat. A searching seat (PolicyKind.ROLLOUT) has its own knobs in ``params``,
 # the policy that orders its candidates and decides where it does not search in
 # ``base_kind``/``base_params``, and the policy its continuations play in ``playout_kind``/
-# ``playout_params``; any other seat is its own base and playout policy. ``learned`` is the
-# learned policy's mark: ``LEARNED`` where some seat's policy, base or playout
-# policy is learned, else None (``registry.learned_mark``), and a loop compiled for None holds none
-# of the learned policy's code (``learned_layout.learned_nb``).
+# ``playout_params``; any other seat is its own base and playout policy. ``marks`` are the line-up's
+# compiled parts (``registry.line_up_marks``): ``marks.learned`` is ``LEARNED`` where some seat's
+# policy, base or playout policy is learned, ``marks.exact`` is ``EXACT`` where one keeps exactly,
+# each else None, and a loop compiled for None holds none of that code.
 Seats = namedtuple("Seats", ["kind", "params", "fns", "base_kind", "base_params", "playout_kind", "playout_params",
-                             "learned"])  # fmt: skip
+                             "marks"])  # fmt: skip
 
 
 def new_snap(n_players: int) -> Snap:
@@ -121,15 +121,12 @@ def new_snap(n_players: int) -> Snap:
     )
 
 
-def new_oracle(n_players: int, games: int = 0, params: np.ndarray | None = None) -> Oracle:
-    """The keep oracle's buffers: on for ``games`` games under the heuristic weights ``params``,
-    off (no games, zero weights) by default."""
-    on = params is not None and games > 0
+def new_oracle(n_players: int, games: int, params: np.ndarray) -> Oracle:
+    """The keep oracle's buffers for ``games`` games under the heuristic weights ``params``."""
     return Oracle(
-        np.array([1 if on else 0], dtype=np.int64),
-        np.ascontiguousarray(params, dtype=np.float64) if on else np.zeros(HL.N_PARAMS, dtype=np.float64),
+        np.ascontiguousarray(params, dtype=np.float64),
         np.zeros(MEMO_SIZE, dtype=np.float64),
-        np.zeros((games if on else 0, n_players, len(ORACLE_FIELDS)), dtype=np.float64),
+        np.zeros((games, n_players, len(ORACLE_FIELDS)), dtype=np.float64),
         np.zeros(1, dtype=np.int64),
     )
 
@@ -143,7 +140,7 @@ def new_work(n_players: int, trace: np.ndarray = NO_TRACE, oracle: Oracle | None
     uint64[2] (the game's dice key, the key of dice after a continuation's forced rows), tape
     int64[MAX_TAPE] (rows picked so far this turn), forced int64[MAX_TAPE] (rows a continuation
     replays), tape_n int64[3] (rows on the tape, forced rows, forced rows replayed), the turn's
-    start state, a capture and the keep oracle (``new_oracle``; off unless given).
+    start state, a capture and the keep oracle (``new_oracle``; None, off, unless given).
 
     Allocated here, by numpy, and passed to the compiled code: a jitted allocator cost a second
     of the first compile (numba's np.zeros for each shape and the boxing of the tuple), and the
@@ -171,7 +168,7 @@ def new_work(n_players: int, trace: np.ndarray = NO_TRACE, oracle: Oracle | None
         Capture(np.array([-1, 0, 0, -1, 0], dtype=np.int64), np.zeros((L.MAX_CANDS, L.CAND_WIDTH), dtype=np.int64),
                 np.zeros(L.N_CTX, dtype=np.int64), np.zeros(MAX_TAPE, dtype=np.int64), new_snap(n_players),
                 np.zeros(L.N_DICE, dtype=np.int64), np.zeros(L.MAX_CANDS, dtype=np.float64), new_snap(n_players)),
-        oracle if oracle is not None else new_oracle(n_players),
+        oracle,
     )  # fmt: skip
 
 
@@ -182,9 +179,9 @@ def choose_nb(seats, s, w, rules):
     kind = seats.base_kind[s]  # a searching seat's own decisions, where it does not search
     n = w.ctx[L.CTX_N]
     if kind == L.POLICY_KIND_HEURISTIC:
-        return heuristic_choice_nb(seats.base_params[s], s, w, rules)
+        return heuristic_choice_nb(seats.base_params[s], s, w, rules, seats.marks.exact)
     if kind == L.POLICY_KIND_LEARNED:
-        return learned_nb(seats.base_params[s], s, w, rules, seats.learned)
+        return learned_nb(seats.base_params[s], s, w, rules, seats.marks.learned, seats.marks.exact)
     if kind == L.POLICY_KIND_USER:
         fn = seats.fns[s]
         return fn(w.ctx, w.dice, w.cands, n, w.city, w.occ, w.player, w.pirates, rules, seats.base_params[s], w.rng)
@@ -391,15 +388,44 @@ def take_wall_bonuses_nb(new_sides, s, w, seats, rules, search):
 
 
 @loop_njit
-def judge_keep_nb(w, s, rules, mask):
-    """The keep oracle's judgement of seat s rolling again ``mask`` (``Oracle``)."""
-    o = w.oracle
+def judge_keep_nb(o, w, s, rules, mask):
+    """The keep oracle ``o``'s judgement of seat s rolling again ``mask`` (``Oracle``); compiled for
+    None (no oracle), nothing."""
+    if o is None:
+        return
     regret = keep_regret_nb(o.params, w.ctx, w.dice, w.occ, w.player, w.pirates, o.memo, s, rules, mask)
     g = o.game[0]
     o.out[g, s, 0] += regret
     o.out[g, s, 1] += 1.0
     if regret > ERROR_VP:
         o.out[g, s, 2] += 1.0
+
+
+@loop_njit
+def new_oracle_game_nb(o):
+    """A new game for the keep oracle ``o`` (None: nothing): its memo is keyed on the turn number."""
+    if o is not None:
+        new_game_memo_nb(o.memo)
+
+
+@loop_njit
+def oracle_game_nb(o, g):
+    """The keep oracle ``o`` writes game ``g``'s row next (None: nothing)."""
+    if o is not None:
+        o.game[0] = g
+
+
+def borrow_oracle_nb(o):
+    """The keep oracle with its buffers borrowed (``memory.borrow_nb``); None stays None."""
+    raise NotImplementedError("compiled code only")
+
+
+# By type, not by an ``is None`` test, so that one function does not return two types
+@overload(borrow_oracle_nb, inline="always", jit_options={"_nrt": False})
+def _borrow_oracle(o):
+    if isinstance(o, types.NoneType):
+        return lambda o: None
+    return lambda o: Oracle(borrow_nb(o.params), borrow_nb(o.memo), borrow_nb(o.out), borrow_nb(o.game))
 
 
 @hot_njit(inline="always")
@@ -439,8 +465,7 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
                 n = list_keeps_nb(w.cands)
                 w.ctx[L.CTX_ROLL] = roll
                 mask = w.cands[ask_nb(np.int64(L.DECISION_KEEP), n, s, w, seats, rules, search), 0]
-                if w.oracle.on[0] != 0:
-                    judge_keep_nb(w, s, rules, mask)
+                judge_keep_nb(w.oracle, w, s, rules, mask)
                 if mask == 0:
                     break
                 key = dice_key_nb(w)
@@ -516,7 +541,7 @@ def play_game_nb(game_key, w, seats, rules, start_crates, score, game_out, searc
     w.tape_n[1] = 0
     w.tape_n[2] = 0
     new_game_memo_nb(w.memo)  # policies' per-turn memo is keyed on CTX_TURN, which restarts each game
-    new_game_memo_nb(w.oracle.memo)
+    new_oracle_game_nb(w.oracle)
     seed_policy_streams_nb(game_key, w.rng)
     rounds, full = play_rounds_nb(w, seats, rules, 0, 0, search)
     finish_game_nb(w.occ, w.player, w.pirates, w.status, rounds, full, rules, score, game_out)
@@ -559,13 +584,13 @@ def continue_game_nb(snap, tape, n_tape, row, game_key, playout_key, cw, seats, 
 
 
 @cached_njit
-def play_one_nb(seed_key, game, rules, start_crates, kind, params, fns, w, learned):
+def play_one_nb(seed_key, game, rules, start_crates, kind, params, fns, w, marks):
     """Play game ``game`` alone on ``w`` (``new_work`` with a trace); returns (score, game_out,
-    rows traced); the final cities and counters are left in ``w``. ``learned``: ``registry.learned_mark`` of the line-up."""
+    rows traced); the final cities and counters are left in ``w``. ``marks``: ``registry.line_up_marks`` of the line-up."""
     n_players = kind.shape[0]
     score = np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64)
     game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
-    seats = Seats(kind, params, fns, kind, params, kind, params, learned)
+    seats = Seats(kind, params, fns, kind, params, kind, params, marks)
     play_game_nb(game_key_nb(seed_key, game), w, seats, rules, start_crates, score, game_out, None)
     return score, game_out, w.trace_n[0]
 
@@ -580,8 +605,7 @@ def borrow_work_nb(w):
         borrow_nb(w.tape), borrow_nb(w.forced), borrow_nb(w.tape_n), borrow_snap_nb(w.snap),
         Capture(borrow_nb(w.cap.at), borrow_nb(w.cap.cands), borrow_nb(w.cap.ctx), borrow_nb(w.cap.tape),
                 borrow_snap_nb(w.cap.snap), borrow_nb(w.cap.dice), borrow_nb(w.cap.values), borrow_snap_nb(w.cap.now)),
-        Oracle(borrow_nb(w.oracle.on), borrow_nb(w.oracle.params), borrow_nb(w.oracle.memo), borrow_nb(w.oracle.out),
-               borrow_nb(w.oracle.game)),
+        borrow_oracle_nb(w.oracle),
     )  # fmt: skip
 
 
@@ -593,12 +617,12 @@ def borrow_snap_nb(snap):
 
 @hot_njit
 def play_games_nb(seed_key, first, w, rules, start_crates, kind, params, fns, base_kind, base_params, playout_kind,
-                  playout_params, learned, score_out, player_out, game_out, search):
+                  playout_params, marks, score_out, player_out, game_out, search):
     """Play games first .. first + G - 1 (G = game_out.shape[0]) on the calling thread, releasing
     the GIL so that ``runner`` can run several such ranges at once on its threads.
 
-    ``learned`` is the line-up's ``registry.learned_mark`` (the loop of a line-up without a learned
-    seat holds none of its code). ``w`` holds the work buffers (``new_work``), ``search`` the search scratch
+    ``marks`` are the line-up's ``registry.line_up_marks`` (the loop of a line-up without a learned
+    seat, or without exact keeps, holds none of their code). ``w`` holds the work buffers (``new_work``), ``search`` the search scratch
     (``search.new_search``) where a seat searches, else None: the caller allocates them, once
     per call, and owns them and every other argument for the whole call, so the borrowed views
     the games run on (``smsim/engine/memory.py``) cannot outlive them. Called from Python, not
@@ -610,15 +634,14 @@ def play_games_nb(seed_key, first, w, rules, start_crates, kind, params, fns, ba
     """
     w = borrow_work_nb(w)
     seats = Seats(borrow_nb(kind), borrow_nb(params), fns, borrow_nb(base_kind), borrow_nb(base_params),
-                  borrow_nb(playout_kind), borrow_nb(playout_params), learned)
+                  borrow_nb(playout_kind), borrow_nb(playout_params), marks)
     rules = borrow_nb(rules)
     start_crates = borrow_nb(start_crates)
     score_out = borrow_nb(score_out)
     player_out = borrow_nb(player_out)
     game_out = borrow_nb(game_out)
     for g in range(game_out.shape[0]):
-        if w.oracle.on[0] != 0:
-            w.oracle.game[0] = g
+        oracle_game_nb(w.oracle, g)
         play_game_nb(game_key_nb(seed_key, first + g), w, seats, rules, start_crates, score_out[g], game_out[g],
                      search)
         for s in range(w.player.shape[0]):  # element by element: a slice copy would allocate

@@ -408,7 +408,7 @@ def rollout_nb(seats, s, w, rules, search):
     """``rollout``'s pick at a KEEP, USE or PLACE decision of seat s (see the module docstring)."""
     base_row = choose_nb(seats, s, w, rules)  # the base policy's pick (USE, PLACE: its values in w.values)
     base = Seats(seats.playout_kind, seats.playout_params, seats.fns, seats.playout_kind, seats.playout_params,
-                 seats.playout_kind, seats.playout_params, seats.learned)  # every seat as its playout policy
+                 seats.playout_kind, seats.playout_params, seats.marks)  # every seat as its playout policy
     _, c = search_decision_nb(seats.params[s], w.ctx[L.CTX_DECISION], w.ctx[L.CTX_N], base_row, w.values, w.dice,
                               ordered_by_values_nb(seats.base_kind[s]), w.snap, w.tape, w.tape_n[0], w.keys[0],
                               w.ctx[L.CTX_INDEX], 0, s, base, rules, search)  # fmt: skip
@@ -424,36 +424,36 @@ def _search_with_scratch(seats, s, w, rules, search):
 
 @cached_njit
 def play_one_search_nb(seed_key, game, rules, start_crates, kind, params, fns, base_kind, base_params, playout_kind,
-                       playout_params, learned, w, search, capture_at):
+                       playout_params, marks, w, search, capture_at):
     """One game alone on ``w`` (``play.new_work`` with a trace), any line-up, ``search`` the
     search scratch (``new_search``); the decision numbered ``capture_at`` (-1: none) is captured
-    in ``w`` for ``evaluate_nb``. Returns (score, game_out, rows traced). ``learned``: the
-    line-up's ``registry.learned_mark`` (here and in the entries below)."""
+    in ``w`` for ``evaluate_nb``. Returns (score, game_out, rows traced). ``marks``: the
+    line-up's ``registry.line_up_marks`` (here and in the entries below)."""
     n_players = kind.shape[0]
     w.cap.at[0] = capture_at
     score = np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64)
     game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
-    seats = Seats(kind, params, fns, base_kind, base_params, playout_kind, playout_params, learned)
+    seats = Seats(kind, params, fns, base_kind, base_params, playout_kind, playout_params, marks)
     play_game_nb(game_key_nb(seed_key, game), w, seats, rules, start_crates, score, game_out, search)
     return score, game_out, w.trace_n[0]
 
 
 @cached_njit
-def evaluate_nb(w, rules, fns, playout_kind, playout_params, learned, m, first_playout, top_playouts, floor, group,
+def evaluate_nb(w, rules, fns, playout_kind, playout_params, marks, m, first_playout, top_playouts, floor, group,
                 margin, search):
     """The candidates ``search.rows[:m]`` of the decision captured in ``w`` (``play_one_search_nb``),
     raced as ``race_nb`` does with every seat played by its playout policy, no early stop, the last
     two reaching ``top_playouts`` continuations (dice streams ``first_playout`` onwards), ranked
     by win share plus ``margin`` times VP margin. The results are left in ``search``; returns the
     index of the best."""
-    seats = Seats(playout_kind, playout_params, fns, playout_kind, playout_params, playout_kind, playout_params, learned)
+    seats = Seats(playout_kind, playout_params, fns, playout_kind, playout_params, playout_kind, playout_params, marks)
     cap = w.cap
     return race_nb(cap.snap, cap.tape, cap.at[2], w.keys[0], cap.ctx[L.CTX_INDEX], first_playout, cap.ctx[L.CTX_SEAT],
                    m, seats, rules, search, 0, 0, floor, 0.0, group, margin, top_playouts, True, 0.0, 0.0)  # fmt: skip
 
 
 @cached_njit
-def search_captured_nb(w, rules, fns, base_kind, playout_kind, playout_params, learned, knobs, first_playout, search):
+def search_captured_nb(w, rules, fns, base_kind, playout_kind, playout_params, marks, knobs, first_playout, search):
     """What a rollout seat with ``knobs`` (float64[N_PARAMS]) would search at the decision captured
     in ``w``, with the deciding seat's base policy's pick and values as captured (``base_kind``
     saying whether they order the candidates) and continuations played by the playout policies:
@@ -461,7 +461,7 @@ def search_captured_nb(w, rules, fns, base_kind, playout_kind, playout_params, l
     (m, -1) where it would not search (scripts/search_quality.py)."""
     cap = w.cap
     s = cap.ctx[L.CTX_SEAT]
-    seats = Seats(playout_kind, playout_params, fns, playout_kind, playout_params, playout_kind, playout_params, learned)
+    seats = Seats(playout_kind, playout_params, fns, playout_kind, playout_params, playout_kind, playout_params, marks)
     return search_decision_nb(knobs, cap.ctx[L.CTX_DECISION], cap.ctx[L.CTX_N], cap.at[3], cap.values, cap.dice,
                               ordered_by_values_nb(base_kind[s]), cap.snap, cap.tape, cap.at[2], w.keys[0],
                               cap.ctx[L.CTX_INDEX], first_playout, s, seats, rules, search)  # fmt: skip

@@ -26,6 +26,7 @@ regret of a keep is the oracle's value of its best keep minus its value of the k
 (``keep_regret_nb``).
 """
 
+from collections import namedtuple
 from itertools import combinations_with_replacement
 
 import numpy as np
@@ -63,6 +64,14 @@ def _nodes() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
 
 NODE_COUNTS, NODE_SIZE, PLUS, MINUS, EMPTY = _nodes()
 N_NODES = NODE_COUNTS.shape[0]
+
+# The exact keeps' mark in the play loop (``registry.Marks.exact``): a line-up where some seat's
+# weights ask for exact keeps passes ``EXACT``, any other None, and the loop compiled for None holds
+# none of this module's dynamic programming (``heuristics.heuristic_keep_nb``): a heuristic
+# line-up's first compile is some 3 s shorter. Its type is what counts; it carries the node count
+# for the reader.
+ExactMark = namedtuple("ExactMark", ["nodes"])
+EXACT = ExactMark(np.int64(N_NODES))
 FIRST_FINAL = int(np.argmax(NODE_SIZE == L.N_DICE))  # the final rolls are the last nodes
 assert N_NODES == HL.N_KEEP_NODES and np.all(NODE_SIZE[FIRST_FINAL:] == L.N_DICE)
 # the nodes one die below each node, packed first (BELOW_N of them): the inner loop of

@@ -208,28 +208,34 @@ NOISE_DRAW = 1 << 32
 
 
 @hot_njit(inline="always")
-def heuristic_choice_nb(params, s, w, rules):
+def heuristic_choice_nb(params, s, w, rules, exact):
     """The parameterised heuristic's pick at any decision. Inlined into the engine's one call
     site per decision; the work is in two functions that take only the arrays they read (a call
     costs in proportion to its arguments).
 
     With the ``noise`` weight q > 0, each decision is, with probability q, ``random``'s pick
     instead (the seat's policy stream: a coin, then the pick; at q = 1 no coin, so the seat
-    plays exactly as ``random`` on the same stream). At q = 0 this costs one comparison."""
+    plays exactly as ``random`` on the same stream). At q = 0 this costs one comparison.
+
+    ``exact``: the line-up's mark for exact keeps (``heuristic_keep_nb``)."""
     noise = params[HL.P_NOISE]
     if noise > 0.0 and (noise >= 1.0 or rand_below_nb(w.rng, s, NOISE_DRAW) < noise * NOISE_DRAW):
         return random_choice_nb(w.ctx[L.CTX_N], w.rng, s)
     if w.ctx[L.CTX_DECISION] == L.DECISION_KEEP:
-        return heuristic_keep_nb(params, s, w.ctx, w.dice, w.occ, w.player, w.pirates, w.memo, rules)
+        return heuristic_keep_nb(params, s, w.ctx, w.dice, w.occ, w.player, w.pirates, w.memo, rules, exact)
     return heuristic_pick_nb(params, s, w.ctx, w.cands, w.occ, w.player, w.pirates, w.memo, w.values, w.rng, rules)
 
 
 @hot_njit
-def heuristic_keep_nb(params, s, ctx, dice, occ, player, pirates, memo, rules):
+def heuristic_keep_nb(params, s, ctx, dice, occ, player, pirates, memo, rules, exact):
     """KEEP: the reroll mask (row i of the candidates is mask i): exact where the weights ask
-    for it (``exact_keep``), else the one-symbol rule of ``keep_nb``."""
+    for it (``exact_keep``), else the one-symbol rule of ``keep_nb``. ``exact``: the line-up's
+    ``registry.Marks.exact``; compiled for None (no seat keeps exactly), the dynamic programming
+    is left out, and weights asking for it are a caller's error."""
     turn_table_nb(params, ctx, occ, player, pirates, memo, s, rules)
     if params[HL.P_EXACT_KEEP] > 0.0:
+        if exact is None:
+            raise ValueError("exact keeps asked for by a line-up marked without them (registry.line_up_marks)")
         return exact_keep_nb(params, ctx, dice, player, memo, s, rules)
     return keep_nb(params, ctx, dice, memo)
 

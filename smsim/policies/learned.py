@@ -300,18 +300,18 @@ def learned_pick_nb(model, s, ctx, dice, cands, occ, player, pirates, memo, valu
             values[i] = HL.NEG + base[i]
     return pick_best_nb(values, n, rng, s)
 @overload(LL.learned_nb, inline="always", jit_options={"_nrt": False})  # as the None case (learned_layout.py)
-def _learned_seat(model, s, w, rules, mark):
+def _learned_seat(model, s, w, rules, mark, exact):
     if isinstance(mark, types.BaseNamedTuple) and mark.instance_class is LL.LearnedMark:
-        return lambda model, s, w, rules, mark: learned_choice_nb(model, s, w, rules)
+        return lambda model, s, w, rules, mark, exact: learned_choice_nb(model, s, w, rules, exact)
     return None
 
 
 @hot_njit(inline="always")
-def learned_choice_nb(model, s, w, rules):
+def learned_choice_nb(model, s, w, rules, exact):
     """The learned policy's pick at any decision (inlined into the engine's one call site)."""
     decision = w.ctx[L.CTX_DECISION]
     if decision == L.DECISION_KEEP:
-        return heuristic_keep_nb(model, s, w.ctx, w.dice, w.occ, w.player, w.pirates, w.memo, rules)
+        return heuristic_keep_nb(model, s, w.ctx, w.dice, w.occ, w.player, w.pirates, w.memo, rules, exact)
     if decision == L.DECISION_USE or decision == L.DECISION_PLACE:
         return learned_pick_nb(model, s, w.ctx, w.dice, w.cands, w.occ, w.player, w.pirates, w.memo, w.values, w.rng,
                                rules)  # fmt: skip

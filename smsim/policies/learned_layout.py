@@ -100,7 +100,7 @@ LEARNED_MEMO = L.Record("learned memo", "LMM_", "LEARNED_MEMO_END", (
 ))  # fmt: skip
 LEARNED_MEMO.export(globals())
 
-# The learned policy's mark in the play loop (``play.loop.Seats.learned``): a line-up with a
+# The learned policy's mark in the play loop (``play.loop.Seats``, ``marks.learned``): a line-up with a
 # learned seat passes ``LEARNED``, any other None, and the loop compiled for None holds none of this
 # module's code (a heuristic line-up's first run compiles no features and no model). Its type,
 # not its value, is what counts; it carries the model vector's size for the reader.
@@ -108,22 +108,22 @@ LearnedMark = namedtuple("LearnedMark", ["model_size"])
 LEARNED = LearnedMark(np.int64(MODEL.size))
 
 
-def learned_nb(model, s, w, rules, mark):
+def learned_nb(model, s, w, rules, mark, exact):
     """The learned policy's pick of seat s in the play loop, resolved by the type of ``mark`` when
     the loop is compiled: with ``LEARNED``, the policy itself (``policies/learned.py`` registers
     it); with None, the model's base heuristic (no seat of the line-up is learned: the branch is
-    never taken)."""
+    never taken). ``exact``: the line-up's mark for exact keeps (``heuristics.heuristic_keep_nb``)."""
     raise NotImplementedError("compiled code only")
 
 
 # Inlined by numba (a line): never a function of its own, so never cached apart from the loop
 # function that calls it, whose key says whether it holds the policy (smsim/_cache.py, PARTS).
 @overload(learned_nb, inline="always", jit_options={"_nrt": False})
-def _no_learned_seat(model, s, w, rules, mark):
+def _no_learned_seat(model, s, w, rules, mark, exact):
     if isinstance(mark, types.NoneType):
         # Never reached (a learned seat always brings its mark): the base heuristic's pick, not
         # -1, because a second call site of the heuristic keeps LLVM from inlining its keep and
         # pick into each of the loop's six copies of choose_nb; with one, random games ran 18%
         # slower (2.31 -> 2.75 s for 60,000 four-player games on one thread, same games).
-        return lambda model, s, w, rules, mark: heuristic_choice_nb(model, s, w, rules)
+        return lambda model, s, w, rules, mark, exact: heuristic_choice_nb(model, s, w, rules, exact)
     return None

@@ -24,6 +24,7 @@ import importlib.util
 import sys
 import tomllib
 import warnings
+from collections import namedtuple
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,9 @@ from smsim.errors import PolicyError
 from smsim.layout import PolicyKind
 from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES, PARAMS
 from smsim.policies.interface import MAX_SEATS, POLICY_SIG, placeholder_policy
-from smsim.policies.learned_layout import LEARNED, LearnedMark
+from smsim.policies.exact_keep import EXACT
+from smsim.policies import heuristic_layout as HL
+from smsim.policies.learned_layout import LEARNED
 from smsim.policies.model import Model  # loads policies/learned.py, whose code the mark stands for
 from smsim.policies.rollout import (
     ROLLOUT_BASE,
@@ -437,13 +440,22 @@ def base_arrays(specs: list[PolicySpec]) -> tuple[np.ndarray, np.ndarray, np.nda
     return tuple(arrays)
 
 
-def learned_mark(specs: list[PolicySpec]) -> LearnedMark | None:
-    """``LEARNED`` where some seat's policy, the policy deciding for it where it does not search, or
-    the one playing it in continuations is the learned policy, else None: what the play loop's
-    ``Seats.learned`` and its entries take, so that a line-up without a learned seat compiles (and
-    waits for) none of the policy's code (``learned_layout.learned_nb``)."""
-    learned = any(p.kind == PolicyKind.LEARNED for s in specs for p in (s, s.decider, s.player))
-    return LEARNED if learned else None
+# The compiled parts a line-up's play loop holds, by the types of its marks (``line_up_marks``).
+Marks = namedtuple("Marks", ["learned", "exact"])
+
+
+def line_up_marks(specs: list[PolicySpec]) -> Marks:
+    """What the play loop's ``Seats.marks`` and its entries take: ``learned`` is ``LEARNED`` where
+    some seat's policy, the policy deciding for it where it does not search, or the one playing it
+    in continuations is the learned policy, and ``exact`` is ``EXACT`` where one of those keeps
+    exactly (the ``exact_keep`` weight of a heuristic or of a learned policy's base), each None
+    otherwise, so that a line-up without them compiles (and waits for) none of their code
+    (``learned_layout.learned_nb``, ``heuristics.heuristic_keep_nb``)."""
+    deciders = [p for s in specs for p in (s, s.decider, s.player)]
+    learned = any(p.kind == PolicyKind.LEARNED for p in deciders)
+    exact = any(p.kind in (PolicyKind.HEURISTIC, PolicyKind.LEARNED) and p.params[HL.P_EXACT_KEEP] > 0.0
+                for p in deciders)
+    return Marks(LEARNED if learned else None, EXACT if exact else None)
 
 
 def any_search(specs: list[PolicySpec]) -> bool:

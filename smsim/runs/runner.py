@@ -36,7 +36,7 @@ from smsim.engine.memory import is_cached
 from smsim.play.api import check_errors
 from smsim.play.loop import new_oracle, new_work, play_games_nb
 from smsim.play.search import SEARCH_TOTALS, new_search, search_room
-from smsim.policies.registry import PolicySpec, any_search, base_arrays, learned_mark, policy_arrays
+from smsim.policies.registry import PolicySpec, any_search, base_arrays, line_up_marks, policy_arrays
 from smsim.rules import Rules
 
 POLL_SECONDS = 0.1
@@ -74,7 +74,7 @@ def lineup_arrays(specs: list[PolicySpec], seed: int, rules: Rules) -> tuple:
     functions, base and playout kind and params of the seats, and the learned policy's mark)."""
     # the deciding and the playout policies; the learned policy's mark (None: a loop without it)
     return (seed_key(seed), rules.to_nb(), rules.start_crate_cells(), *policy_arrays(specs), *base_arrays(specs),
-            learned_mark(specs))
+            line_up_marks(specs))
 
 
 def kernel_compiled(players: int, specs: list[PolicySpec], rules: Rules) -> bool:

@@ -54,7 +54,7 @@ from smsim.play.narrate import Cities
 from smsim.play.search import evaluate_nb, new_search, play_one_search_nb
 from smsim.play.trace import FACE_NAMES, PERSON_NAMES, events_to_records, turn_records
 from smsim.play.tracefile import iter_jsonl
-from smsim.policies.registry import PolicySpec, base_arrays, learned_mark, policy_arrays, resolve_policies
+from smsim.policies.registry import PolicySpec, base_arrays, line_up_marks, policy_arrays, resolve_policies
 from smsim.policies.rollout import ROLLOUT_DEFAULTS
 from smsim.rules import SIDE_NAMES, Rules
 
@@ -191,7 +191,7 @@ class _Game:
     def __post_init__(self) -> None:
         kind, params, fns = policy_arrays(self.specs)
         self.arrays = (kind, params, fns, *base_arrays(self.specs))
-        self.learned = learned_mark(self.specs)
+        self.marks = line_up_marks(self.specs)
         self.rules_nb = self.rules.to_nb()
         self.crates = self.rules.start_crate_cells()
 
@@ -204,7 +204,7 @@ class _Game:
         w = new_work(self.players, trace)
         score, game_out, n_rows = play_one_search_nb(seed_key(self.seed), self.game, self.rules_nb, self.crates, kind,
                                                      params, fns, base_kind, base_params, playout_kind, playout_params,
-                                                     self.learned, w, new_search(self.players), decision)  # fmt: skip
+                                                     self.marks, w, new_search(self.players), decision)  # fmt: skip
         out = (score, w.player, w.city, game_out, n_rows, w)
         try:
             check_errors(game_out[None, :], self.specs, self.game)
@@ -225,7 +225,7 @@ class _Game:
         _, _, fns, _, _, playout_kind, playout_params = self.arrays
         search = new_search(self.players, playouts, len(rows))
         search.rows[: len(rows)] = rows
-        evaluate_nb(w, self.rules_nb, fns, playout_kind, playout_params, self.learned, len(rows), first_playout, playouts,
+        evaluate_nb(w, self.rules_nb, fns, playout_kind, playout_params, self.marks, len(rows), first_playout, playouts,
                     min(min_playouts, playouts), True, RANK_MARGIN, search)  # fmt: skip
         return search
 

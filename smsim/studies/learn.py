@@ -60,7 +60,7 @@ from smsim.play.search import new_search
 from smsim.policies.heuristic_layout import PARAM_NAMES
 from smsim.policies.learned import MAX_FEATURES, MAX_HIDDEN, N_PLACE_FEATURES, N_USE_FEATURES
 from smsim.policies.model import Model, Units
-from smsim.policies.registry import PolicySpec, learned_mark, policy_arrays, resolve_policy, rollout_spec
+from smsim.policies.registry import PolicySpec, line_up_marks, policy_arrays, resolve_policy, rollout_spec
 from smsim.policies.rollout import ROLLOUT_PARAMS, UNGATED
 from smsim.rules import Rules
 from smsim.runs.executors import LocalExecutor, Task, open_executor, report, stop_event, threads_here
@@ -179,12 +179,12 @@ def label_game(plan: LearnPlan, round_no: int, game: int, student: PolicySpec, r
     rules_nb, crates, key = rules.to_nb(), rules.start_crate_cells(), seed_key(plan.seed)
     w, search = new_work(players), new_search(players, room)
     feats = np.zeros((L.MAX_CANDS, MAX_FEATURES))
-    learned = learned_mark(specs)
-    total = label_decision_nb(key, game, -1, rules_nb, crates, kind, params, fns, learned, knobs, w, search, feats)[0]
+    marks = line_up_marks(specs)
+    total = label_decision_nb(key, game, -1, rules_nb, crates, kind, params, fns, marks, knobs, w, search, feats)[0]
     offered = np.flatnonzero(np.random.default_rng([plan.seed, round_no, game]).random(total) < plan.rate)
     out = []
     for d in offered:
-        _, kind_d, m, pick, seat = label_decision_nb(key, game, int(d), rules_nb, crates, kind, params, fns, learned,
+        _, kind_d, m, pick, seat = label_decision_nb(key, game, int(d), rules_nb, crates, kind, params, fns, marks,
                                                      knobs, w, search, feats)  # fmt: skip
         if m == 0:
             continue

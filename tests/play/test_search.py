@@ -10,7 +10,7 @@ from smsim.engine.dice import seed_key
 from smsim.play.loop import Seats, continue_game_nb, new_work, playout_key_nb
 from smsim.errors import PolicyError
 from smsim.layout import PolicyKind
-from smsim.policies.registry import base_arrays, learned_mark, policy_arrays, resolve_policies, resolve_policy
+from smsim.policies.registry import Marks, base_arrays, line_up_marks, policy_arrays, resolve_policies, resolve_policy
 from smsim.rules import Rules
 from smsim.play.search import new_search, play_one_search_nb, search_captured_nb
 from smsim.policies.rollout import ROLLOUT_PARAMS
@@ -29,7 +29,7 @@ def captured(policies, seed, game, at):
     w = new_work(len(policies))
     score, game_out, n_rows = play_one_search_nb(seed_key(seed), game, RULES_NB, CRATES, kind, params, fns, base_kind,
                                                  base_params, playout_kind, playout_params,
-                                                 learned_mark(specs), w,
+                                                 line_up_marks(specs), w,
                                                  new_search(len(policies)), at)  # fmt: skip
     return (score, w.player, w.city, game_out, n_rows, w), (fns, base_kind, base_params)
 
@@ -45,7 +45,7 @@ def test_a_continuation_with_the_games_own_pick_and_dice_replays_the_game(at):
     cw = new_work(4)
     again = np.zeros_like(score)
     out = np.zeros_like(game_out)
-    seats = Seats(base_kind, base_params, fns, base_kind, base_params, base_kind, base_params, None)
+    seats = Seats(base_kind, base_params, fns, base_kind, base_params, base_kind, base_params, Marks(None, None))
     continue_game_nb(cap.snap, cap.tape, cap.at[2], cap.at[3], w.keys[0], w.keys[0], cw, seats, RULES_NB, again, out)
     assert np.array_equal(again, score)
     assert np.array_equal(cw.player, player) and np.array_equal(cw.city, city)
@@ -57,7 +57,7 @@ def test_continuations_draw_their_own_dice_not_the_games():
     playouts, give several different games, none of them the real one."""
     (score, _, _, _, _, w), (fns, base_kind, base_params) = captured(LINEUP, 5, 3, 12)
     cap = w.cap
-    seats = Seats(base_kind, base_params, fns, base_kind, base_params, base_kind, base_params, None)
+    seats = Seats(base_kind, base_params, fns, base_kind, base_params, base_kind, base_params, Marks(None, None))
     cw = new_work(4)
     totals = []
     for k in range(6):
@@ -87,7 +87,7 @@ def search_at(w, tables, params, first=0, room=None):
     fns, base_kind, base_params = tables
     budgets = (params[ROLLOUT_PARAMS.offset("budget")], params[ROLLOUT_PARAMS.offset("place_budget")])
     search = new_search(w.player.shape[0], room or int(max(budgets)))
-    m, pick = search_captured_nb(w, RULES_NB, fns, base_kind, base_kind, base_params, None, params, first, search)
+    m, pick = search_captured_nb(w, RULES_NB, fns, base_kind, base_kind, base_params, Marks(None, None), params, first, search)
     return m, pick, search
 
 
@@ -108,7 +108,7 @@ def test_every_candidate_reads_the_same_dice_streams():
     params = knobs(halving=0, budget=6 * 4, candidates=6, group=0, stop_se=0, min_playouts=4)
     m, _, search = search_at(w, tables, params)
     fns, base_kind, base_params = tables
-    seats = Seats(base_kind, base_params, fns, base_kind, base_params, base_kind, base_params, None)
+    seats = Seats(base_kind, base_params, fns, base_kind, base_params, base_kind, base_params, Marks(None, None))
     cap, cw = w.cap, new_work(4)
     for c in range(m):
         assert search.played[c] == 4

@@ -14,7 +14,7 @@ from smsim.policies import exact_keep as X
 from smsim.policies import heuristic_layout as HL
 from smsim.policies.features import fill_turn_table_nb
 from smsim.policies.heuristics import heuristic_keep_nb, heuristic_values_nb
-from smsim.policies.registry import POLICIES, base_arrays, learned_mark, policy_arrays
+from smsim.policies.registry import POLICIES, base_arrays, line_up_marks, policy_arrays
 from smsim.rules import Rules
 
 RULES = Rules()
@@ -91,7 +91,7 @@ def keep_positions(games: int = 3, policy: str = "balanced", players: int = 3):
             w = new_work(players)
             w.cap.at[0] = decision
             play_one_nb(seed_key(11), game, RULES_NB, RULES.start_crate_cells(), kind, params, fns, w,
-                        learned_mark(specs))  # fmt: skip
+                        line_up_marks(specs))  # fmt: skip
             if w.cap.at[1] and w.cap.ctx[L.CTX_DECISION] == L.DECISION_KEEP:
                 out.append((int(w.cap.ctx[L.CTX_SEAT]), w.cap.now, w.cap.dice.copy()))
     assert base_arrays(specs) is not None and len(out) > 10
@@ -137,8 +137,9 @@ def test_the_exact_keep_is_never_worse_than_the_one_symbol_rule_by_its_own_value
     for s, now, dice in positions:
         memo = np.zeros(MEMO_SIZE)
         memo[HL.M_KEY] = memo[HL.M_KEEP_KEY] = -1.0
-        rule = heuristic_keep_nb(params, s, now.ctx, dice, now.occ, now.player, now.pirates, memo, RULES_NB)
-        best = heuristic_keep_nb(exact, s, now.ctx, dice, now.occ, now.player, now.pirates, memo, RULES_NB)
+        rule = heuristic_keep_nb(params, s, now.ctx, dice, now.occ, now.player, now.pirates, memo, RULES_NB, None)
+        best = heuristic_keep_nb(exact, s, now.ctx, dice, now.occ, now.player, now.pirates, memo, RULES_NB,
+                                 X.EXACT)
         keep_values = memo[HL.M_KEEP_VALUES : HL.M_KEEP_VALUES + L.N_KEEP_MASKS]
         assert keep_values[best] == pytest.approx(keep_values.max())
         assert keep_values[best] >= keep_values[rule] - 1e-12
@@ -147,6 +148,16 @@ def test_the_exact_keep_is_never_worse_than_the_one_symbol_rule_by_its_own_value
         assert regret == pytest.approx(keep_values[best] - keep_values[rule])
     assert gained > 0.0
 
+
+
+def test_weights_asking_for_exact_keeps_in_a_loop_compiled_without_them_are_refused(positions):
+    """A loop compiled for a line-up marked without exact keeps holds no dynamic programming: a
+    seat whose weights ask for it there is a caller's error, said, never a silent one-symbol keep."""
+    exact = POLICIES["balanced-exact"].params
+    s, now, dice = positions[0]
+    memo = np.zeros(MEMO_SIZE)
+    with pytest.raises(ValueError, match="exact keeps"):
+        heuristic_keep_nb(exact, s, now.ctx, dice, now.occ, now.player, now.pirates, memo, RULES_NB, None)
 
 def test_the_oracle_charges_the_exact_keep_nothing_and_a_blind_keep_much():
     from smsim.studies.regret import keep_regret

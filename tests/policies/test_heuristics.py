@@ -63,7 +63,7 @@ def house_picks(params: np.ndarray, decisions: int, n: int = 10) -> np.ndarray:
     w.ctx[L.CTX_DECISION] = L.DECISION_HOUSES
     w.ctx[L.CTX_N] = n
     w.cands[:n, 0] = np.arange(n)
-    return np.array([H.heuristic_choice_nb(params, 1, w, RULES_NB) for _ in range(decisions)])
+    return np.array([H.heuristic_choice_nb(params, 1, w, RULES_NB, None) for _ in range(decisions)])
 
 
 def test_noise_picks_at_random_that_share_of_the_decisions():

@@ -13,6 +13,7 @@ from smsim.policies.registry import (
     policy_arrays,
     resolve_policies,
     LATER_WEIGHTS,
+    line_up_marks,
     resolve_policy,
     rollout_spec,
 )
@@ -47,6 +48,25 @@ def test_exact_keep_builtins_differ_from_their_policy_by_the_knob_alone():
     # the knob off is left out of what a manifest records, so that runs written before it resume
     assert "exact_keep" not in POLICIES["balanced"].weights()
 
+
+
+def test_a_line_up_is_marked_with_the_compiled_parts_its_seats_use():
+    """The learned policy and exact keeps are marked wherever a seat, its base or its playout
+    policy uses them, and only there (a loop compiled without a mark holds none of that code)."""
+    from smsim.policies.exact_keep import EXACT
+    from smsim.policies.learned_layout import LEARNED
+
+    def marks(names):
+        return tuple(line_up_marks([resolve_policy(n) if isinstance(n, str) else n for n in names]))
+
+    assert marks(["balanced", "random", "greedy-noise-30"]) == (None, None)
+    assert marks(["balanced-exact", "balanced"]) == (None, EXACT)
+    assert marks(["learned", "balanced"]) == (LEARNED, None)
+    assert marks(["learned-exact", "random"]) == (LEARNED, EXACT)
+    assert marks([rollout_spec({}, POLICIES["balanced-exact"]), POLICIES["balanced"]]) == (None, EXACT)
+    assert marks([rollout_spec({}, POLICIES["learned"]), POLICIES["balanced"]]) == (LEARNED, None)
+    # a search's own knobs are not a heuristic's weights, whatever their values
+    assert marks([rollout_spec({}, POLICIES["balanced"])]) == (None, None)
 
 def test_only_the_default_search_leaves_clear_decisions_to_its_base():
     """``rollout`` gates its decisions (``clear_gap``); the searches whose figures were measured
