@@ -250,18 +250,31 @@ def keep_candidates_nb(model, decision, values, n, kept):
 
 
 @hot_njit(inline="always")
-def score_nb(model, coef, units, hidden, feats, f):
-    """The model's score of one move's ``f`` features: linear, plus its rectified units."""
+def score_nb(model, coef, units, hidden, feats, f, z):
+    """The model's score of one move's ``f`` features: linear, plus its rectified units (their
+    sums in ``z``). The weights are feature-major (``model.Units.flat``): each feature is added
+    to every unit at once, a loop the compiler vectorises, where a unit's dot product (a sum
+    whose order numba must keep) ran one multiply-add at a time, half of the policy's time. Each
+    unit still sums its features in their order, so the scores are the same to the bit; a
+    feature at zero adds nothing and is skipped (many are flags)."""
     score = 0.0
     for j in range(f):
         score += model[coef + j] * feats[j]
+    if hidden == 0:
+        return score
+    bias = units + f * hidden
     for h in range(hidden):
-        at = units + h * (f + 2)
-        z = model[at + f]
-        for j in range(f):
-            z += model[at + j] * feats[j]
-        if z > 0.0:
-            score += model[at + f + 1] * z
+        z[h] = model[bias + h]
+    for j in range(f):
+        x = feats[j]
+        if x != 0.0:
+            at = units + j * hidden
+            for h in range(hidden):
+                z[h] += model[at + h] * x
+    out = bias + hidden
+    for h in range(hidden):
+        if z[h] > 0.0:
+            score += model[out + h] * z[h]
     return score
 
 
@@ -281,6 +294,7 @@ def learned_pick_nb(model, s, ctx, dice, cands, occ, player, pirates, memo, valu
     base = memo[LMM_BASE_VALUES:LMM_BASE_VALUES + n]  # noqa: F821
     kept = memo[LMM_KEPT:LMM_KEPT + n]  # noqa: F821
     feats = memo[LMM_FEATURES:LMM_FEATURES + MAX_FEATURES]  # noqa: F821
+    z = memo[LMM_UNITS:LMM_UNITS + MAX_HIDDEN]  # noqa: F821
     for i in range(n):
         base[i] = values[i]
     best = keep_candidates_nb(model, decision, base, n, kept)
@@ -295,7 +309,7 @@ def learned_pick_nb(model, s, ctx, dice, cands, occ, player, pirates, memo, valu
             continue
         if kept[i] > 0.0:
             f = candidate_features_nb(s, ctx, dice, cands, occ, player, pirates, rules, base, best, shared, i, feats, 0)
-            values[i] = score_nb(model, coef, units, hidden, feats, f)
+            values[i] = score_nb(model, coef, units, hidden, feats, f, z)
         else:
             values[i] = HL.NEG + base[i]
     return pick_best_nb(values, n, rng, s)

@@ -85,7 +85,8 @@ MODEL = L.Record("learned model", "LM_", "N_MODEL", (
     ("hidden", 1, "rectified units per decision kind (0: a linear model)"),
     ("use", N_USE_FEATURES, "the USE features' coefficients"),  # noqa: F821
     ("place", N_PLACE_FEATURES, "the PLACE features' coefficients"),  # noqa: F821
-    ("use_units", MAX_HIDDEN * (N_USE_FEATURES + 2), "USE units: per unit its weights, bias, weight in the score"),  # noqa: F821
+    ("use_units", MAX_HIDDEN * (N_USE_FEATURES + 2),
+     "USE units: per feature the units' weights, then their biases, then their weights in the score"),  # noqa: F821
     ("place_units", MAX_HIDDEN * (N_PLACE_FEATURES + 2), "PLACE units, likewise"),  # noqa: F821
 ))  # fmt: skip
 MODEL.export(globals())
@@ -97,6 +98,7 @@ LEARNED_MEMO = L.Record("learned memo", "LMM_", "LEARNED_MEMO_END", (
     ("features", MAX_FEATURES, "the features of the candidate being scored"),
     ("base_values", L.MAX_CANDS, "the base heuristic's values of the candidates"),
     ("kept", L.MAX_CANDS, "1.0 where the candidate is scored by the model"),
+    ("units", MAX_HIDDEN, "the rectified units' sums for the candidate being scored"),
 ))  # fmt: skip
 LEARNED_MEMO.export(globals())
 

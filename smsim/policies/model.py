@@ -49,8 +49,11 @@ class Units:
     out: list[float]
 
     def flat(self) -> list[float]:
-        """Unit by unit: its weights, its bias, its weight in the score (``learned.MODEL``)."""
-        return [x for w, b, o in zip(self.weights, self.bias, self.out) for x in (*w, b, o)]
+        """Feature by feature the units' weights, then the units' biases, then their weights in
+        the score (``learned.MODEL``): feature-major, so that the play loop adds each feature to
+        every unit at once (``learned.score_nb``)."""
+        by_feature = [x for column in zip(*self.weights) for x in column]
+        return [*by_feature, *self.bias, *self.out]
 
     def to_dict(self) -> dict[str, Any]:
         return {"weights": [[float(x) for x in w] for w in self.weights], "bias": [float(x) for x in self.bias],

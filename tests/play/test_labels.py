@@ -10,7 +10,7 @@ from smsim.play.labels import label_decision_nb
 from smsim.play.loop import new_work
 from smsim.play.search import new_search
 from smsim.policies.learned import MAX_FEATURES, UF_BEST, UF_VALUE
-from smsim.policies.registry import POLICIES, policy_arrays, rollout_spec
+from smsim.policies.registry import POLICIES, line_up_marks, policy_arrays, rollout_spec
 from smsim.rules import Rules
 
 KNOBS = rollout_spec({"budget": 32, "place_budget": 16, "min_playouts": 4}, POLICIES["balanced"]).params
@@ -18,11 +18,12 @@ KNOBS = rollout_spec({"budget": 32, "place_budget": 16, "min_playouts": 4}, POLI
 
 def label(game: int, decision: int, players: int = 3):
     rules = Rules()
-    kind, params, fns = policy_arrays([POLICIES["balanced"]] * players)
+    specs = [POLICIES["balanced"]] * players
+    kind, params, fns = policy_arrays(specs)
     w, search = new_work(players), new_search(players, 32)
     feats = np.zeros((L.MAX_CANDS, MAX_FEATURES))
     out = label_decision_nb(seed_key(5), game, decision, rules.to_nb(), rules.start_crate_cells(), kind, params, fns,
-                            None, KNOBS, w, search, feats)  # fmt: skip
+                            line_up_marks(specs), KNOBS, w, search, feats)  # fmt: skip
     return out, w, search, feats
 
 

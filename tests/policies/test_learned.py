@@ -91,3 +91,34 @@ def test_feature_layouts_are_declared_once_and_fit_the_params_vector():
     assert USE_NAMES[UF_SYMBOL + L.Face.CROSS] == "symbol_4" and USE_NAMES[UF_CHURCH_SIZE] == "church_size_1"
     assert USE_NAMES[UF_VALUE_SYMBOL] == "value_symbol_1"
     assert PLACE_NAMES[PF_VALUE_PLACED] == "value_placed_1" and PLACE_NAMES[PF_BEST] == "best"
+
+
+def test_the_loop_scores_a_move_as_each_unit_summed_in_feature_order():
+    """``score_nb`` (feature-major weights, zero features skipped) gives, to the bit, the sum each
+    unit's dot product makes in feature order, and what numpy computes from the model file."""
+    from smsim.policies.learned import LM_PLACE, LM_PLACE_UNITS, LM_USE, LM_USE_UNITS, MAX_HIDDEN, score_nb
+    from smsim.policies.registry import LEARNED_FILE
+
+    model = Model.load(LEARNED_FILE)
+    assert model.hidden > 0
+    vector = model.vector()
+    rng = np.random.default_rng(11)
+    z = np.zeros(MAX_HIDDEN)
+    for kind, coef, units, names, layer in (("USE", LM_USE, LM_USE_UNITS, USE_NAMES, model.use_units),
+                                            ("PLACE", LM_PLACE, LM_PLACE_UNITS, PLACE_NAMES, model.place_units)):  # fmt: skip
+        f = len(names)
+        x = rng.normal(size=(50, f)) * (rng.random((50, f)) < 0.5)  # half the features at zero
+        want = model.score(kind, x)
+        for row, feats in enumerate(x):
+            by_unit = 0.0
+            for c, v in zip(model.use if kind == "USE" else model.place, feats):
+                by_unit += c * v
+            for w, b, o in zip(layer.weights, layer.bias, layer.out):
+                s = b
+                for c, v in zip(w, feats):
+                    s += c * v
+                if s > 0.0:
+                    by_unit += o * s
+            got = score_nb(vector, coef, units, model.hidden, feats, f, z)
+            assert got == by_unit
+            assert got == pytest.approx(want[row], rel=1e-9, abs=1e-9)
