@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass, field
@@ -38,6 +39,22 @@ DEFAULT_USE_CANDIDATES = 6
 DEFAULT_PLACE_CANDIDATES = 6
 DEFAULT_PLACE_GAP = 1.0
 
+
+
+def model_digest(vector: np.ndarray) -> str:
+    """The SHA-256 of a model's vector as a manifest records it (``PolicySpec.describe``), with
+    each layer of units unit by unit (weights, bias, weight in the score), the layout the vector
+    had when the digest was first taken: the play loop's feature-major layout (``Units.flat``)
+    is a matter of speed, and a dataset written before it still resumes as the same policy."""
+    v = np.asarray(vector, dtype=np.float64).copy()
+    hidden = int(v[MODEL.offset("hidden")])
+    for name, f in (("use_units", len(USE_NAMES)), ("place_units", len(PLACE_NAMES))):
+        at, size = MODEL.offset(name), hidden * (f + 2)
+        by_feature = v[at : at + size].copy()
+        weights = by_feature[: f * hidden].reshape(f, hidden)
+        bias, out = by_feature[f * hidden : (f + 1) * hidden], by_feature[(f + 1) * hidden :]
+        v[at : at + size] = np.column_stack([weights.T, bias, out]).ravel()
+    return hashlib.sha256(v.astype("<f8").tobytes()).hexdigest()
 
 @dataclass
 class Units:

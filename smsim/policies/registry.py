@@ -38,7 +38,7 @@ from smsim.policies.interface import MAX_SEATS, POLICY_SIG, placeholder_policy
 from smsim.policies.exact_keep import EXACT
 from smsim.policies import heuristic_layout as HL
 from smsim.policies.learned_layout import LEARNED
-from smsim.policies.model import Model  # loads policies/learned.py, whose code the mark stands for
+from smsim.policies.model import Model, model_digest  # loads policies/learned.py, whose code the mark stands for
 from smsim.policies.rollout import (
     ROLLOUT_BASE,
     ROLLOUT_DEFAULTS,
@@ -85,7 +85,7 @@ class PolicySpec:
         """What a manifest records of the policy."""
         out = {"name": self.name, "kind": self.kind.name.lower(), "source": self.source, "weights": self.weights()}
         if self.kind == PolicyKind.LEARNED:  # the whole model, by its vector's digest
-            out["model_sha256"] = hashlib.sha256(self.params.astype("<f8").tobytes()).hexdigest()
+            out["model_sha256"] = model_digest(self.params)
         if self.base is not None:
             out["playout_policy"] = self.base.describe()
         if self.chooser is not None:

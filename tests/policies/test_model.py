@@ -94,3 +94,22 @@ def test_non_finite_numbers_and_binary_files_are_refused(tmp_path):
         resolve_policy(str(path))
     with pytest.raises(PolicyError, match="cannot read"):
         resolve_policy(str(tmp_path / "missing.json"))
+
+
+def test_a_manifest_digests_the_model_unit_by_unit_whatever_the_loop_layout():
+    """The play loop keeps the units feature-major (for speed); a manifest's digest is taken
+    over the vector with each unit's weights, bias and weight in the score together, the layout
+    datasets were first written with, so that they resume as the same policy."""
+    import hashlib
+
+    from smsim.policies.model import model_digest
+
+    model = Model.load(LEARNED_FILE)
+    vector = model.vector()
+    unit_major = vector.copy()
+    for name, units in (("use_units", model.use_units), ("place_units", model.place_units)):
+        flat = [x for w, b, o in zip(units.weights, units.bias, units.out) for x in (*w, b, o)]
+        unit_major[MODEL.offset(name) : MODEL.offset(name) + len(flat)] = flat
+    assert not np.array_equal(unit_major, vector)
+    assert model_digest(vector) == hashlib.sha256(unit_major.astype("<f8").tobytes()).hexdigest()
+    assert POLICIES["learned"].describe()["model_sha256"] == model_digest(POLICIES["learned"].params)
