@@ -63,8 +63,7 @@ from smsim.policies.model import Model, Units
 from smsim.policies.registry import PolicySpec, line_up_marks, policy_arrays, resolve_policy, rollout_spec
 from smsim.policies.rollout import ROLLOUT_PARAMS, UNGATED
 from smsim.rules import Rules
-from smsim.runs.executors import LocalExecutor, Task, open_executor, report, stop_event, threads_here
-from smsim.runs.folder import check_out, write_manifest
+from smsim.runs.folder import check_out, read_manifest, write_manifest
 from smsim.runs.runner import on_threads
 from smsim.studies.compare import compare
 
@@ -137,19 +136,14 @@ def student_of(vector: np.ndarray | None, base: PolicySpec) -> PolicySpec:
 
 
 # -- labels ------------------------------------------------------------------------------------
-def label_part(plan: LearnPlan, round_no: int, part: int, student: PolicySpec, rules: Rules) -> pa.Table:
-    """The label rows of part ``part`` of round ``round_no``: its games on this task's threads."""
-    first = part * plan.games_per_part
-    games = list(range(first, first + plan.games_per_part))
-    per_game: list[list[tuple]] = [[] for _ in games]
+def part_games(plan: LearnPlan, part: int) -> range:
+    """The games of part ``part``: a fixed range, the same on any machine and any number of threads."""
+    return range(part * plan.games_per_part, (part + 1) * plan.games_per_part)
 
-    def label(_, i: int, lo: int, hi: int) -> None:  # a slice is one game
-        per_game[i] = label_game(plan, round_no, games[i], student, rules)
 
-    on_threads([(i, 0, 1) for i in range(len(games))], threads_here() or os.cpu_count() or 1, label,
-               stop=stop_event())  # fmt: skip
+def part_table(part: int, per_game: list[list[tuple]]) -> pa.Table:
+    """A part's label rows, its games' rows in game order."""
     rows = [r for game_rows in per_game for r in game_rows]
-    report(len(games))
     columns: dict[str, Any] = {
         name: np.array([r[i] for r in rows], dtype=dtype) for i, (name, dtype) in enumerate(ROW_FIELDS)
     }  # fmt: skip
@@ -158,6 +152,51 @@ def label_part(plan: LearnPlan, round_no: int, part: int, student: PolicySpec, r
         columns[name] = feats[:, j]
     columns["part"] = np.full(len(rows), part, dtype=np.int64)
     return pa.table(columns)
+
+
+def label_parts(plan: LearnPlan, out: str | Path, round_no: int, parts: list[int], student: PolicySpec, rules: Rules,
+                threads: int | None, on_part: Callable[[int], None] | None = None) -> list[int]:  # fmt: skip
+    """Label those of ``parts`` of round ``round_no`` not yet written, each written whole in the
+    order given as soon as it and the parts before it are done; returns the parts labelled.
+
+    Every game of every part is one slice of one pool of threads, so a core that finishes a short
+    game takes the next, of this part or the next one: no core waits for a part's longest game.
+    ``on_part(games)`` hears each part written."""
+    out = Path(out)
+    todo = [p for p in parts if not part_path(out, round_no, p).exists()]
+    if not todo:
+        return []
+    slices = [(p, g, g + 1) for p in todo for g in part_games(plan, p)]
+
+    def begin(p: int) -> dict[int, list[tuple]]:
+        return {}
+
+    def play(per_game: dict[int, list[tuple]], p: int, game: int, _: int) -> None:
+        per_game[game] = label_game(plan, round_no, game, student, rules)
+
+    def finish(per_game: dict[int, list[tuple]], p: int) -> pa.Table:
+        return part_table(p, [per_game[g] for g in part_games(plan, p)])
+
+    def use(p: int, table: pa.Table) -> None:
+        write_part(part_path(out, round_no, p), table)
+        if on_part is not None:
+            on_part(plan.games_per_part)
+
+    on_threads(slices, threads or os.cpu_count() or 1, play, finish, use, begin=begin)
+    return todo
+
+
+def round_student(plan: LearnPlan, out: str | Path, round_no: int) -> PolicySpec:
+    """Round ``round_no``'s student as a run resuming in ``out`` plays it: the plan's base in round 1,
+    else the model that round ``round_no - 1`` saved (an error if it has not been saved yet)."""
+    base = verify_plan(plan)
+    if round_no == 1:
+        return student_of(None if base.kind == L.PolicyKind.HEURISTIC else base.params, base)
+    path = Path(out) / f"model-round-{round_no - 1}.json"
+    if not path.exists():
+        raise LearnError(f"{str(path)!r} does not exist: round {round_no - 1} has not ended, so round {round_no} "
+                         "has no student yet")  # fmt: skip
+    return student_of(Model.load(path).vector(), base)
 
 
 ROW_FIELDS = (
@@ -227,22 +266,22 @@ def round_labels(plan: LearnPlan, out: Path, round_no: int, student: PolicySpec,
     frames: list[pd.DataFrame] = []
     training = 0
     part = 0
-    batch = max(2, threads or os.cpu_count() or 1)
-    with open_executor(LocalExecutor(threads)) as executor:
-        while training < plan.decisions:
-            todo = [p for p in range(part, part + batch) if not part_path(out, round_no, p).exists()]
-            tasks = [Task(label_part, (plan, round_no, p, student, rules), f"round-{round_no}-part-{p:06d}")
-                     for p in todo]  # fmt: skip
-            for i, table in executor.run(tasks, on_progress=on_progress):
-                write_part(part_path(out, round_no, todo[i]), table)
-            for p in range(part, part + batch):
-                df = read_part(part_path(out, round_no, p))
-                frames.append(df)
-                if not plan.held_out(p):
-                    training += df.groupby(["game", "decision"]).ngroups if len(df) else 0
-                if training >= plan.decisions:
-                    break
-            part += batch
+    batch = max(4, 2 * (threads or os.cpu_count() or 1))  # parts a pool is given: a short tail each
+
+    def on_part(games: int) -> None:
+        if on_progress is not None:
+            on_progress(f"round {round_no}", games)
+
+    while training < plan.decisions:
+        label_parts(plan, out, round_no, list(range(part, part + batch)), student, rules, threads, on_part)
+        for p in range(part, part + batch):
+            df = read_part(part_path(out, round_no, p))
+            frames.append(df)
+            if not plan.held_out(p):
+                training += df.groupby(["game", "decision"]).ngroups if len(df) else 0
+            if training >= plan.decisions:
+                break
+        part += batch
     labels = pd.concat(frames, ignore_index=True)
     held = labels[labels["part"].map(plan.held_out)]
     train = labels[~labels["part"].map(plan.held_out)]
@@ -479,6 +518,16 @@ def check_out_dir(out: str | Path, plan: LearnPlan, rules: Rules | None = None) 
     return check_out(out, "learn", {"plan": plan.to_dict(), "rules": (rules or Rules()).to_dict()})
 
 
+def read_plan(out: str | Path) -> tuple[LearnPlan, Rules]:
+    """The plan and rules a label directory records (``smsim learn`` wrote them when it began)."""
+    manifest = read_manifest(out, "learn")
+    try:
+        plan = LearnPlan(**{**manifest["plan"], "players": tuple(manifest["plan"]["players"])})
+    except (TypeError, KeyError) as exc:
+        raise LearnError(f"{str(out)!r}: learn.json records no plan this smsim reads ({exc})") from None
+    return plan, Rules.from_dict(manifest.get("rules", {}))
+
+
 def learn(plan: LearnPlan, out: str | Path, rules: Rules | None = None, threads: int | None = None,
           on_progress: Callable[[str, int], None] | None = None,
           on_round: Callable[[int, pd.DataFrame, list[float], dict[str, float]], None] | None = None,
@@ -530,4 +579,5 @@ def learn(plan: LearnPlan, out: str | Path, rules: Rules | None = None, threads:
     return LearnResult(model, judged, decisions, time.process_time() - start)
 
 
-__all__ = ["LearnPlan", "LearnResult", "fit_model", "judge", "learn", "verify_plan"]
+__all__ = ["LearnPlan", "LearnResult", "fit_model", "judge", "label_parts", "learn", "read_plan", "round_student",
+           "verify_plan"]

@@ -105,6 +105,46 @@ def test_a_rerun_resumes_from_the_parts_on_disk(tiny, tmp_path):
     assert labels_of(tmp_path).equals(labels_of(out))
 
 
+def test_parts_labelled_apart_on_one_pool_are_the_parts_the_run_wrote(tiny, tmp_path):
+    """What lets a round's labelling be shared between machines: the run's recorded plan and saved
+    model give each round's student, and parts labelled on their own (several on one pool of
+    threads, in any order of games) are the run's parts, row for row."""
+    out, _ = tiny
+    plan, rules = learn_module.read_plan(out)
+    assert plan == TINY and rules.to_dict() == learn_module.Rules().to_dict()
+    for round_no in (1, 2):
+        student = learn_module.round_student(plan, out, round_no)
+        written = sorted(int(p.stem[5:]) for p in (out / "labels" / f"round-{round_no}").glob("part-*.parquet"))
+        parts = written[-3:]
+        done = learn_module.label_parts(plan, tmp_path, round_no, parts, student, rules, threads=3)
+        assert done == parts
+        for p in parts:
+            got = learn_module.read_part(part_path(tmp_path, round_no, p))
+            assert len(got) > 0 and got.equals(learn_module.read_part(part_path(out, round_no, p)))
+        again = learn_module.label_parts(plan, tmp_path, round_no, parts, student, rules, threads=3)
+        assert again == []  # written: skipped
+    round_2 = learn_module.round_student(plan, out, 2)
+    assert np.array_equal(round_2.params, Model.load(out / "model-round-1.json").vector())
+
+
+def test_a_round_without_the_model_before_it_has_no_student(tmp_path):
+    with pytest.raises(LearnError, match="round 2 has not ended, so round 3 has no student"):
+        learn_module.round_student(TINY, tmp_path, 3)
+
+
+def test_label_parts_script_compares_parts_labelled_again_with_the_runs(tiny, tmp_path):
+    out, _ = tiny
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    script = Path(__file__).resolve().parents[2] / "scripts" / "label_parts.py"
+    done = subprocess.run([sys.executable, str(script), "--out", str(out), "--round", "2", "--parts", "0:2",
+                           "--into", str(tmp_path / "again"), "--compare", "--threads", "2"],
+                          env=env, capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "labelled 2 parts of round 2" in done.stdout and done.stdout.count("the same as") == 2
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before  # the run's folder is only read
+
+
 def test_another_plan_in_the_same_directory_is_refused(tiny):
     out, _ = tiny
     with pytest.raises(LearnError, match="holds a different learn run \\(its plan differs"):
