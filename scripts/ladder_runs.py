@@ -20,8 +20,8 @@ in order; a sitting runs them until ``--hours`` is spent and says where it stopp
    the top rung (``RUNS/top.toml``, written when chosen).
 3. **report**: ``smsim ladder`` on the reporting seed (``REPORT_SEED``, never used to choose) over
    the default rungs, the student and the top rung, with the check rung (the top rung at 4 times
-   its budget, ``--check 4``): every step two ways with at least ``REPORT_GAMES`` games a search
-   cell, and the depth.
+   its budget, ``--check 4``, head to head only: ``--no-check-field``): every other step two ways
+   with at least ``REPORT_GAMES`` games a search cell, and the depth.
 4. **mirrors**: the top rung in every seat, ``MIRROR_GAMES`` per player count, in parts of 25 games.
 
 Costs measured on the 2-core development machine: a ``rollout-learned`` seat about 1.3 core-s a
@@ -153,7 +153,7 @@ def main() -> None:
     rungs = [*DEFAULT_RUNGS[:-1], student, str(top)]
     caps = [a for name in (str(top), f"{top.stem}-x4") for a in ("--cap", f"{name}={n(REPORT_GAMES)}")]
     if not run(["ladder", "--rungs", ",".join(rungs), "--players", "2,4", "--games", n(4_000), *caps, "--check", "4",
-                "--seed", str(REPORT_SEED), "--out", str(runs / "ladder"), "--quiet"], deadline):  # fmt: skip
+                "--no-check-field", "--seed", str(REPORT_SEED), "--out", str(runs / "ladder"), "--quiet"], deadline):  # fmt: skip
         return
     for players, games in MIRROR_GAMES.items():
         if not run(["simulate", "--policy", str(top), "--players", str(players), "--games", n(games), "--batch", "25",

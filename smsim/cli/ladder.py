@@ -37,14 +37,17 @@ def _players(text: str) -> list[int]:
                    "jugglers, balanced).")  # fmt: skip
 @click.option("--check", "check", type=int, default=0, show_default=True,
               help="Add the top rung's search at this many times its budget as a rung above it (0: none).")
+@click.option("--check-field/--no-check-field", default=True, show_default=True,
+              help="Whether the check rung also meets the field (--no-check-field: head to head only, the costly "
+                   "rung's games halved).")  # fmt: skip
 @click.option("--hours", type=float, default=None, help="Start no chunk after this many hours (the rest on a rerun).")
 @click.option("--out", "-o", type=str, default=None, help="Directory of the ladder (resumable, chunk by chunk).")
 @click.option("--read", "read_dir", type=str, default=None, help="Print a ladder directory's tables; play nothing.")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 @with_rules
-def ladder(rungs, players, games, cap, seed, field_names, check, hours, out, read_dir, threads, quiet, rules_file,
-           rule) -> None:  # fmt: skip
+def ladder(rungs, players, games, cap, seed, field_names, check, check_field, hours, out, read_dir, threads, quiet,
+           rules_file, rule) -> None:  # fmt: skip
     """The ladder of play shown ordered: each rung's step over the rung below, at each player
     count, head to head (one seat of the upper rung, the lower in every other seat, every
     rotation, common dice: its win share above parity and VP difference) and against a fixed
@@ -78,7 +81,7 @@ def ladder(rungs, players, games, cap, seed, field_names, check, hours, out, rea
     try:
         names = list(DEFAULT_RUNGS) if rungs is None else _names(rungs)
         field = _names(field_names) if field_names is not None else list(FIELD)
-        plan = plan_ladder(names, counts, n, seed, caps, field, check, base)
+        plan = plan_ladder(names, counts, n, seed, caps, field, check, base, check_field)
         check_folder_out(out, "ladder", plan.identity())
         specs = plan.specs()
         for p in plan.players:

@@ -493,8 +493,10 @@ def check_line(steps: pd.DataFrame) -> str:
                 "(`smsim ladder --check 4`: the top rung's search at four times its budget).")  # fmt: skip
     r0 = top.iloc[0]
     parts = [f"{_fmt(r.edge, r.edge_lo, r.edge_hi, 'points')} above parity head to head at {r.players} players "
-             f"({r.head_games:,} games: {r.verdict}) and {_fmt(r.field_diff, r.field_lo, r.field_hi, 'points')} "
-             f"against the field (paired, {r.field_games:,} games: {r.field_verdict})" for r in top.itertuples()]
+             f"({r.head_games:,} games: {r.verdict})" + (
+                 f" and {_fmt(r.field_diff, r.field_lo, r.field_hi, 'points')} against the field (paired, "
+                 f"{r.field_games:,} games: {r.field_verdict})" if r.field_games else
+                 " (against the field not played: `smsim ladder --no-check-field`)") for r in top.itertuples()]
     return (f"One more step of strength ({rung_name(r0.upper)}, the top rung's search at a larger budget, over "
             f"{rung_name(r0.lower)}) still gains {'; '.join(parts)}.")  # fmt: skip
 

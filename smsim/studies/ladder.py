@@ -160,6 +160,7 @@ class LadderPlan:
     field: tuple[str, ...] = FIELD
     check: int = 0  # 0: no check rung
     rules: Rules = dataclasses.field(default_factory=Rules)
+    check_field: bool = True  # False: the check rung is measured head to head only (its field cell not played)
 
     def specs(self) -> list[PolicySpec]:
         """The rungs' policies, weakest first, the check rung last."""
@@ -182,7 +183,7 @@ class LadderPlan:
         for p in self.players:
             out += [Cell(HEAD, p, upper, lower, self.cell_games(upper, lower), p) for lower, upper in self.steps()]
             out += [Cell(FIELD_CELL, p, name, None, self.cell_games(name), p * len(self.field))
-                    for name in self.names()]
+                    for name in self.names()[:None if self.check_field or not self.check else -1]]
         return out
 
     def identity(self) -> dict:
@@ -191,7 +192,7 @@ class LadderPlan:
         return {"rungs": list(self.rungs), "players": list(self.players), "games": self.games, "seed": self.seed,
                 "caps": dict(sorted(self.caps.items())), "field": list(self.field), "check": self.check,
                 "policies": {name: policy_identity(spec) for name, spec in sorted(specs.items())},
-                "rules": self.rules.to_dict()}  # fmt: skip
+                "rules": self.rules.to_dict(), **({} if self.check_field else {"check_field": False})}  # fmt: skip
 
 
 def check_rung(spec: PolicySpec | str, factor: int) -> PolicySpec:
@@ -225,7 +226,7 @@ def _names(values) -> tuple[str, ...]:
 
 def plan_ladder(rungs: list[str] = DEFAULT_RUNGS, players: list[int] = DEFAULT_PLAYERS, games: int = 2000,
                 seed: int = 0, caps: dict[str, int] | None = None, field: list[str] = FIELD, check: int = 0,
-                rules: Rules | None = None) -> LadderPlan:  # fmt: skip
+                rules: Rules | None = None, check_field: bool = True) -> LadderPlan:  # fmt: skip
     """A ladder's plan, checked before anything is played: ``LadderError`` (or ``PolicyError``,
     ``SimulationError``) names what is wrong, in one line."""
     rungs, field = _names(rungs), _names(field)
@@ -245,6 +246,8 @@ def plan_ladder(rungs: list[str] = DEFAULT_RUNGS, players: list[int] = DEFAULT_P
     check = 0 if check is None else whole(check, "check", low=0, error=LadderError)
     if check == 1:
         raise LadderError("check must be 0 (none) or a factor of at least 2")
+    if not check_field and not check:
+        raise LadderError("the check rung's field is left out only where there is a check rung (give check)")
     plan = LadderPlan(rungs, players, games, whole(seed, "seed", error=LadderError), {}, field, check, rules or Rules())
     names = plan.names()  # the check rung's refusal (no search at the top), one line
     if len(set(names)) != len(names):
@@ -254,7 +257,7 @@ def plan_ladder(rungs: list[str] = DEFAULT_RUNGS, players: list[int] = DEFAULT_P
         if name not in names:
             raise LadderError(f"--cap {name}: not a rung of this ladder ({', '.join(names)})")
         checked[name] = whole(cap, f"--cap {name}", low=1, high=MAX_GAMES, error=LadderError)
-    return LadderPlan(rungs, players, games, plan.seed, checked, field, check, plan.rules)
+    return LadderPlan(rungs, players, games, plan.seed, checked, field, check, plan.rules, bool(check_field))
 
 
 # -- playing ------------------------------------------------------------------------------------
@@ -428,7 +431,7 @@ def run_ladder(plan: LadderPlan, out: str | Path, threads: int | None = None, co
 def ladder(out: str | Path, rungs: list[str] = DEFAULT_RUNGS, players: list[int] = DEFAULT_PLAYERS,
            games: int = 2000, seed: int = 0, caps: dict[str, int] | None = None, field: list[str] = FIELD,
            check: int = 0, rules: Rules | None = None, threads: int | None = None,
-           hours: float | None = None) -> LadderResult:  # fmt: skip
+           hours: float | None = None, check_field: bool = True) -> LadderResult:  # fmt: skip
     """A ladder from Python, as ``smsim ladder``: each step of ``rungs`` measured head to head and
     against the field at each of ``players``, and the depth; resumes a run cut off in ``out``.
 
@@ -436,7 +439,8 @@ def ladder(out: str | Path, rungs: list[str] = DEFAULT_RUNGS, players: list[int]
     >>> result.steps, result.depth                                # doctest: +SKIP
     """
     threads = checks_threads(threads, error=LadderError)
-    return run_ladder(plan_ladder(rungs, players, games, seed, caps, field, check, rules), out, threads, hours=hours)
+    plan = plan_ladder(rungs, players, games, seed, caps, field, check, rules, check_field)
+    return run_ladder(plan, out, threads, hours=hours)
 
 
 # -- the figures ----------------------------------------------------------------------------------
@@ -492,6 +496,11 @@ def steps_table(plan: LadderPlan, blocks: dict[Cell, pd.DataFrame]) -> pd.DataFr
                "parity": parity, "head_games": n * cell.per_block, "head_blocks": n, "head_share": share,
                "head_lo": lo, "head_hi": hi, "edge": edge[0], "edge_lo": edge[1], "edge_hi": edge[2], "vp_diff": vp,
                "vp_lo": vlo, "vp_hi": vhi, "verdict": step_verdict(*edge), "clear_by": edge[1]}  # fmt: skip
+        if (cell.players, cell.rung) not in fields:  # the check rung measured head to head only
+            row.update({"field_games": 0, "field_blocks": 0, "field_upper": math.nan, "field_lower": math.nan,
+                        "field_diff": math.nan, "field_lo": math.nan, "field_hi": math.nan, "field_verdict": NO_DATA})
+            rows.append(row)
+            continue
         (fu, bu), (fl, bl) = fields[cell.players, cell.rung], fields[cell.players, cell.lower]
         lower = bl.set_index("block")[["share"]].rename(columns={"share": "share_lower"})
         both = bu.set_index("block")[["share"]].join(lower, how="inner")  # the blocks both rungs played
@@ -615,7 +624,8 @@ def plan_of(manifest: dict) -> LadderPlan:
     ident = manifest["plan"]
     return LadderPlan(tuple(ident["rungs"]), tuple(int(p) for p in ident["players"]), int(ident["games"]),
                       int(ident["seed"]), {k: int(v) for k, v in ident.get("caps", {}).items()},
-                      tuple(ident["field"]), int(ident.get("check", 0)), Rules.from_dict(ident["rules"]))  # fmt: skip
+                      tuple(ident["field"]), int(ident.get("check", 0)), Rules.from_dict(ident["rules"]),
+                      bool(ident.get("check_field", True)))  # fmt: skip
 
 
 def read_ladder(path: str | Path) -> LadderResult:

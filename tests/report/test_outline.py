@@ -193,6 +193,11 @@ def test_the_check_rung_says_how_much_one_more_step_still_gains():
     lines = F.levels_lines([], steps, A.ladder_depth([]))
     assert lines[-1] == line and "Over L2 `learned`, the rung below it in the ladder" in lines[2]
     assert "rollout-learned-x4" not in lines[2]  # the check step is no level's step
+    assert "+5.0 points [+2.0, +8.0] against the field (paired, 1,000 games: ordered)" in line
+    head_only = steps.assign(field_games=0, field_diff=float("nan"))  # smsim ladder --no-check-field
+    line = F.check_line(head_only)
+    assert "(1,000 games: ordered) (against the field not played: `smsim ladder --no-check-field`)" in line
+    assert "nan" not in line and "paired" not in line
 
 
 def test_the_ladder_decides_which_levels_are_ordered():

@@ -48,6 +48,7 @@ def whole_run(tmp_path_factory):
     ({"field": ["rollout"]}, LadderError, "heuristics"),
     ({"check": 4}, LadderError, "no search"),
     ({"check": 1}, LadderError, "factor of at least 2"),
+    ({"check_field": False}, LadderError, "only where there is a check rung"),
     ({"seed": 1.5}, LadderError, "seed"),
 ])  # fmt: skip
 def test_bad_input_is_refused_in_one_line(kwargs, error, words):
@@ -236,6 +237,15 @@ def test_the_check_rung_is_the_search_at_k_times_its_budget():
     assert plan.steps() == [("balanced", "rollout"), ("rollout", "rollout-x4")]
     assert [c.games for c in plan.cells() if c.rung == "rollout-x4"] == [20, 20]
     assert plan.identity()["policies"]["rollout-x4"]["weights"]["budget"] == 4 * 128
+    assert "check_field" not in plan.identity()  # the default: ladders written before it resume as they were
+
+
+def test_the_check_rung_can_be_measured_head_to_head_only():
+    plan = D.plan_ladder(["balanced", "rollout"], [2, 4], 100, 1, check=4, check_field=False)
+    assert [(c.kind, c.players) for c in plan.cells() if c.rung == "rollout-x4"] == [(D.HEAD, 2), (D.HEAD, 4)]
+    assert len([c for c in plan.cells() if c.kind == D.FIELD_CELL]) == 4  # balanced and rollout, at 2 and 4
+    assert plan.identity()["check_field"] is False
+    assert D.plan_of({"plan": plan.identity()}) == plan
 
 
 @pytest.mark.slow
@@ -247,6 +257,14 @@ def test_a_cheap_search_and_its_check_rung_play_and_the_check_step_stays_out_of_
     assert list(result.steps["upper"]) == ["cheap", "cheap-x2"] and list(result.steps["check"]) == [False, True]
     assert result.complete and list(result.depth["upper"]) == ["cheap", "cheap"]
     assert (result.cells["core_seconds_per_game"] > 0).all()
+    # the check rung head to head only: the same head-to-head figures, its field cell never played
+    alone = D.run_ladder(D.plan_ladder(["greedy", str(cheap)], [2], 8, 3, check=2, field=["walls"], check_field=False),
+                         tmp_path / "head-only", threads=2)  # fmt: skip
+    assert alone.complete and len(alone.cells) == len(result.cells) - 1
+    assert alone.steps["head_share"].equals(result.steps["head_share"])
+    check = alone.steps[alone.steps["check"]].iloc[0]
+    assert check["field_games"] == 0 and check["field_verdict"] == D.NO_DATA
+    assert alone.steps[~alone.steps["check"]]["field_diff"].equals(result.steps[~result.steps["check"]]["field_diff"])
 
 
 def test_the_cells_without_a_search_are_played_first_breadth_first():
