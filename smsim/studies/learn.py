@@ -24,6 +24,10 @@ Each round:
 Round k + 1's student plays round k + 1's games and is the teacher's base there: the teacher
 searches over the student it is improving (expert iteration, Anthony et al. 2017).
 
+A round that ended in an earlier sitting is not fitted again: its saved model
+(``OUT/model-round-K.json``) is read as it is, since it taught the next round's labels (a fit by a
+later smsim could differ from it).
+
 Labels are a resumable Parquet dataset, ``OUT/labels/round-K/part-NNNNNN.parquet``: a part is a
 fixed range of games, written whole (a temporary file renamed), so a run killed at any point
 (kill -9 included) resumes at the first missing part, losing and repeating no decision. Every
@@ -528,6 +532,20 @@ def read_plan(out: str | Path) -> tuple[LearnPlan, Rules]:
     return plan, Rules.from_dict(manifest.get("rules", {}))
 
 
+def saved_round(path: Path, plan: LearnPlan, round_no: int) -> Model:
+    """Round ``round_no``'s model as an earlier sitting saved it. It is read, not fitted again: the
+    next round's labels were taught over it, and a fit by a later smsim could differ. A model that
+    this plan did not write is refused."""
+    model = Model.load(path)
+    training = model.training if isinstance(model.training, dict) else {}
+    rounds = training.get("rounds") if isinstance(training.get("rounds"), list) else []
+    numbers = [r.get("round") if isinstance(r, dict) else None for r in rounds]
+    if training.get("plan") != plan.to_dict() or numbers != list(range(1, round_no + 1)):
+        raise LearnError(f"{str(path)!r} was not saved by this plan's round {round_no}; remove it (and the rounds "
+                         "after it) to fit it again")  # fmt: skip
+    return model
+
+
 def learn(plan: LearnPlan, out: str | Path, rules: Rules | None = None, threads: int | None = None,
           on_progress: Callable[[str, int], None] | None = None,
           on_round: Callable[[int, pd.DataFrame, list[float], dict[str, float]], None] | None = None,
@@ -560,19 +578,27 @@ def learn(plan: LearnPlan, out: str | Path, rules: Rules | None = None, threads:
         train, held = round_labels(plan, out, round_no, student, rules, threads, on_progress)
         all_train.append(train)
         decisions.append(int(train.groupby(["game", "decision"]).ngroups))
-        labels = pd.concat(all_train, ignore_index=True)
-        training = {"plan": plan.to_dict(), "rounds": history}
-        model, shares = fit_model(labels, base, plan, training, rules, threads)
+        saved = out / f"model-round-{round_no}.json"
+        if saved.exists():  # ended in an earlier sitting: as saved, since it taught the next round's labels
+            model = saved_round(saved, plan, round_no)
+            history = list(model.training["rounds"])
+            shares = list(history[-1]["selection_shares"])
+        else:
+            labels = pd.concat(all_train, ignore_index=True)
+            training = {"plan": plan.to_dict(), "rounds": history}
+            model, shares = fit_model(labels, base, plan, training, rules, threads)
         table = judge(held, model)
         judged.append(table)
         blocks = field_blocks(student_of(model.vector(), base), plan, rules, threads)
-        gains.append(round_gain(blocks, before))
+        gains.append(round_gain(blocks, before) if not saved.exists() else history[-1]["against_field"])
         before = blocks
-        history.append({"round": round_no, "decisions": decisions[-1], "selection_shares": [round(x, 4) for x in shares],
-                        "held_out": json.loads(table.round(4).to_json(orient="records")),
-                        "against_field": {k: round(v, 4) for k, v in gains[-1].items()}})  # fmt: skip
-        model.training = {"plan": plan.to_dict(), "rounds": list(history)}
-        model.save(out / f"model-round-{round_no}.json")
+        if not saved.exists():
+            history.append({"round": round_no, "decisions": decisions[-1],
+                            "selection_shares": [round(x, 4) for x in shares],
+                            "held_out": json.loads(table.round(4).to_json(orient="records")),
+                            "against_field": {k: round(v, 4) for k, v in gains[-1].items()}})  # fmt: skip
+            model.training = {"plan": plan.to_dict(), "rounds": list(history)}
+            model.save(saved)
         if on_round is not None:
             on_round(round_no, table, shares, gains[-1])
         vector = model.vector()

@@ -5,6 +5,7 @@ of the shipped model is measured by docs/policies.md's commands, not here."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -99,6 +100,7 @@ def test_a_rerun_resumes_from_the_parts_on_disk(tiny, tmp_path):
     learn(TINY, tmp_path, threads=1)
     lost = part_path(tmp_path, 2, 1)
     lost.unlink()  # a part never written
+    (tmp_path / "model-round-2.json").unlink()  # killed while labelling round 2: its model not saved yet
     lost.with_name(lost.name + ".tmp").write_bytes(b"half a parquet file")  # and what a kill leaves
     learn(TINY, tmp_path, threads=1)
     assert (tmp_path / "model-round-2.json").read_bytes() == (out / "model-round-2.json").read_bytes()
@@ -143,6 +145,36 @@ def test_label_parts_script_compares_parts_labelled_again_with_the_runs(tiny, tm
     assert done.returncode == 0, done.stderr
     assert "labelled 2 parts of round 2" in done.stdout and done.stdout.count("the same as") == 2
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before  # the run's folder is only read
+
+
+def test_a_round_saved_in_an_earlier_sitting_is_read_not_fitted_again(tiny, tmp_path, monkeypatch):
+    out, first = tiny
+    shutil.copytree(out, tmp_path, dirs_exist_ok=True)
+    (tmp_path / "model-round-2.json").unlink()
+    fitted = []
+    real_fit = learn_module.fit_model
+    monkeypatch.setattr(learn_module, "fit_model", lambda *a, **k: fitted.append(1) or real_fit(*a, **k))
+    again = learn(TINY, tmp_path, threads=1)
+    assert fitted == [1]  # round 2 alone: round 1's saved model was read
+    assert (tmp_path / "model-round-2.json").read_bytes() == (out / "model-round-2.json").read_bytes()
+    assert [t.equals(u) for t, u in zip(again.rounds, first.rounds)] == [True, True]
+    # a saved model that differs from what this smsim would fit is kept as it is (it taught round 2)
+    model = Model.load(tmp_path / "model-round-1.json")
+    model.use[0] += 1.0
+    model.save(tmp_path / "model-round-1.json")
+    (tmp_path / "model-round-2.json").unlink()
+    learn(TINY, tmp_path, threads=1)
+    assert Model.load(tmp_path / "model-round-1.json").use[0] == model.use[0]
+
+
+def test_a_saved_round_of_another_plan_is_refused(tiny, tmp_path):
+    out, _ = tiny
+    shutil.copytree(out, tmp_path, dirs_exist_ok=True)
+    model = Model.load(tmp_path / "model-round-1.json")
+    model.training = {**model.training, "plan": {**model.training["plan"], "seed": 4}}
+    model.save(tmp_path / "model-round-1.json")
+    with pytest.raises(LearnError, match="was not saved by this plan's round 1; remove it"):
+        learn(TINY, tmp_path, threads=1)
 
 
 def test_another_plan_in_the_same_directory_is_refused(tiny):
