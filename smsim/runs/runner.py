@@ -38,6 +38,7 @@ from smsim.play.loop import new_oracle, new_work, play_games_nb
 from smsim.play.search import SEARCH_TOTALS, new_search, search_room
 from smsim.policies.registry import PolicySpec, any_search, base_arrays, line_up_marks, policy_arrays
 from smsim.rules import Rules
+from smsim.runs.executors.task import Stopped  # on_threads stopped from outside (its ``stop`` event)
 
 POLL_SECONDS = 0.1
 MIN_SLICE, MAX_SLICE = 32, 2000  # games a thread plays at a time (``slice_plan``)
@@ -114,10 +115,6 @@ def slice_plan(chunks: list[tuple[int, ...]], threads: int, min_slice: int | Non
             lo += size
             remaining -= size
     return plan
-
-
-class Stopped(Exception):
-    """``on_threads`` was stopped from outside (its ``stop`` event) before every slice was played."""
 
 
 def on_threads(

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from smsim.errors import TaskFailed
-from smsim.runs.executors.task import Failed, Task, run_with_hook
+from smsim.runs.executors.task import Failed, Stopped, Task, run_with_hook
 
 AHEAD = 2  # results played beyond the one the caller is taking, at most
 RUNNING = 2  # tasks at once, at most: the one holding the cores and the one before it, writing
@@ -67,6 +67,13 @@ class LocalExecutor:
 
             return release
 
+        def keep_error(exc: BaseException) -> None:
+            """The first error, but never a ``Stopped`` over the failure that stopped it: a failing
+            task sets the stop event its neighbour shares before its own threads have ended, so the
+            neighbour's ``Stopped`` can come first. Called under ``cond``."""
+            if state["error"] is None or (isinstance(state["error"], Stopped) and not isinstance(exc, Stopped)):
+                state["error"] = exc
+
         def run_one(i: int, task: Task) -> None:
             try:
                 result = run_with_hook(task, hook_for(task.name), self.threads, stop, release_for(i))
@@ -74,7 +81,7 @@ class LocalExecutor:
                     ready[i] = result
             except BaseException as exc:  # raised on the caller's thread, after the results before it
                 with cond:
-                    state["error"] = state["error"] or exc
+                    keep_error(exc)
                 stop.set()  # the task beside it would be thrown away: stop it
             finally:
                 with cond:
@@ -101,7 +108,7 @@ class LocalExecutor:
                     thread.start()
             except BaseException as exc:  # no thread to start a task on: raised on the caller's thread
                 with cond:
-                    state["error"] = state["error"] or exc
+                    keep_error(exc)
                 stop.set()
             finally:
                 for thread in running:

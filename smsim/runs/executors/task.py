@@ -35,6 +35,12 @@ class Failed:
     message: str
 
 
+class Stopped(Exception):
+    """A task's games were stopped from outside (its executor's stop event, or ``on_threads``'
+    ``stop``) before every one was played: the consequence of another task's failure or of the
+    caller closing the results, never a failure of its own."""
+
+
 _running = threading.local()  # the hooks, the threads and the stop event of the task this thread runs
 
 

@@ -11,6 +11,7 @@ from smsim.errors import TaskFailed
 from smsim.runs.executors import (
     Failed,
     LocalExecutor,
+    Stopped,
     Task,
     open_executor,
     release_hook,
@@ -151,6 +152,30 @@ def test_an_error_while_writing_comes_after_the_results_before_it_and_stops_the_
     with pytest.raises(OSError, match="disk full"):
         next(results)
     assert stopped.is_set()
+
+
+def test_a_task_stopped_because_another_failed_does_not_hide_that_failure():
+    """A part being written is interrupted (Ctrl-C in its writer): its own pool sets the stop event
+    the tasks share before its threads have ended, the part beside it raises Stopped at once, and
+    the caller still hears the interruption, not the Stopped it caused."""
+    beside = threading.Event()
+
+    def written_then_interrupted() -> None:
+        release_hook()()
+        assert beside.wait(10)
+        stop_event().set()  # as on_threads does at once when one of its threads raises
+        time.sleep(0.3)  # and it raises only once its other threads have ended their slices
+        raise KeyboardInterrupt
+
+    def plays() -> int:
+        beside.set()
+        if stop_event().wait(10):
+            raise Stopped()
+        return 1
+
+    results = LocalExecutor().run([Task(written_then_interrupted, (), "a"), Task(plays, (), "b")])
+    with pytest.raises(KeyboardInterrupt):
+        next(results)
 
 
 def test_release_outside_an_executor_does_nothing():
