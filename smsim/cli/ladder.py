@@ -30,7 +30,8 @@ def _players(text: str) -> list[int]:
 @click.option("--players", "-p", type=str, default="2,4", show_default=True, help="Player counts, comma-separated.")
 @click.option("--games", "-n", type=str, default="2000", show_default=True, help="Games per cell.")
 @click.option("--cap", multiple=True, metavar="RUNG=GAMES",
-              help="At most this many games in a cell with RUNG (repeatable): for a costly search rung.")
+              help="At most this many games in a cell with RUNG (repeatable; a rung given as a file by its path or its "
+                   "name): for a costly search rung.")
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The ladder's seed: every cell's dice.")
 @click.option("--field", "field_names", default=None,
               help="The fixed field of heuristics each rung also meets (default: churches, walls, merchant, builder, "

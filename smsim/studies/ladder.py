@@ -253,10 +253,11 @@ def plan_ladder(rungs: list[str] = DEFAULT_RUNGS, players: list[int] = DEFAULT_P
     if len(set(names)) != len(names):
         raise LadderError(f"a rung is named twice: {', '.join(names)}")
     checked = {}
+    as_given = dict(zip(rungs, names))  # a rung given as a file is capped by its path or by its name
     for name, cap in (caps or {}).items():
-        if name not in names:
+        if as_given.get(name, name) not in names:
             raise LadderError(f"--cap {name}: not a rung of this ladder ({', '.join(names)})")
-        checked[name] = whole(cap, f"--cap {name}", low=1, high=MAX_GAMES, error=LadderError)
+        checked[as_given.get(name, name)] = whole(cap, f"--cap {name}", low=1, high=MAX_GAMES, error=LadderError)
     return LadderPlan(rungs, players, games, plan.seed, checked, field, check, plan.rules, bool(check_field))
 
 

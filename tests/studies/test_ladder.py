@@ -271,3 +271,14 @@ def test_the_cells_without_a_search_are_played_first_breadth_first():
     todo = [["a1", "a2"], ["s1", "s2"], ["b1"], []]
     assert D.chunk_order(todo, [False, True, False, False]) == ["a1", "b1", "a2", "s1", "s2"]
     assert D.chunk_order(todo, [False] * 4) == ["a1", "s1", "b1", "a2", "s2"]
+
+
+def test_a_rung_given_as_a_file_is_capped_by_its_path_or_its_name(tmp_path):
+    path = tmp_path / "deep.toml"
+    path.write_text('base = "rollout"\nplayout_policy = "balanced"\nbudget = 64\n')
+    by_path = D.plan_ladder(["balanced", str(path)], [2], 100, 1, caps={str(path): 30, "deep-x4": 20}, check=4)
+    by_name = D.plan_ladder(["balanced", str(path)], [2], 100, 1, caps={"deep": 30, "deep-x4": 20}, check=4)
+    assert by_path.caps == by_name.caps == {"deep": 30, "deep-x4": 20}
+    assert [(c.rung, c.games) for c in by_path.cells() if c.kind == D.HEAD] == [("deep", 30), ("deep-x4", 20)]
+    with pytest.raises(LadderError, match="not a rung"):
+        D.plan_ladder(["balanced", str(path)], [2], 100, 1, caps={str(tmp_path / "other.toml"): 30})
