@@ -563,18 +563,17 @@ def learn(plan: LearnPlan, out: str | Path, rules: Rules | None = None, threads:
         write_manifest(out, "learn", {"plan": plan.to_dict(), "rules": rules.to_dict(), "command": list(command)})
     out = Path(out)
     start = time.process_time()
-    vector = None if base.kind == L.PolicyKind.HEURISTIC else base.params
     all_train: list[pd.DataFrame] = []
     judged: list[pd.DataFrame] = []
     decisions: list[int] = []
     model = None
     history = []
-    before = field_blocks(base if vector is None else student_of(vector, base), plan, rules, threads)
+    before = field_blocks(round_student(plan, out, 1), plan, rules, threads)
     gains: list[dict[str, float]] = []
     for round_no in range(1, plan.iterations + 1):
         if converged(gains, until_gain):
             break
-        student = student_of(vector, base)
+        student = round_student(plan, out, round_no)  # round K's student is the model round K - 1 saved
         train, held = round_labels(plan, out, round_no, student, rules, threads, on_progress)
         all_train.append(train)
         decisions.append(int(train.groupby(["game", "decision"]).ngroups))
@@ -601,7 +600,6 @@ def learn(plan: LearnPlan, out: str | Path, rules: Rules | None = None, threads:
             model.save(saved)
         if on_round is not None:
             on_round(round_no, table, shares, gains[-1])
-        vector = model.vector()
     return LearnResult(model, judged, decisions, time.process_time() - start)
 
 
