@@ -5,7 +5,8 @@
 ['balanced', 'balanced-exact', 'builder']
 
 The heavy entry points load on first use: ``smsim.simulate``, ``smsim.simulate_to``,
-``smsim.simulate_summary``, ``smsim.load``, ``smsim.compare``, ``smsim.tune`` (the heuristic's
+``smsim.simulate_summary``, ``smsim.load``, ``smsim.load_rounds`` (a dataset's round snapshots,
+where ``simulate --rounds`` recorded them), ``smsim.compare``, ``smsim.tune`` (the heuristic's
 weights by CMA-ES, in ``smsim.studies.tune``), ``smsim.sweep`` (rule variants on common dice),
 ``smsim.fairness`` (the per-seat compensation that evens out the seats' win rates),
 ``smsim.skill`` (how much skill matters: the win-rate matrix of levels of play, the skill gap),
@@ -31,6 +32,7 @@ _LAZY = {
     "simulate_summary": ("smsim.runs.batch", "simulate_summary"),
     "play_game": ("smsim.play.api", "play_game"),
     "load": ("smsim.runs.dataset", "load"),
+    "load_rounds": ("smsim.runs.dataset", "load_rounds"),
     "compare": ("smsim.studies.compare", "compare"),
     "tune": ("smsim.studies.tune", "tune"),
     "sweep": ("smsim.studies.sweep", "sweep"),

@@ -6,7 +6,7 @@ The enums (:class:`Face`, :class:`Person`, :class:`Cell`, :class:`Side`, :class:
 uses them by name, jitted code by the plain ints declared once at the end of this module
 (``FACE_SWORDS``, ``CELL_WALL``, ``DECISION_KEEP``, ...: the enum's name, then the member's).
 Each int64 array the engine fills is a :class:`Record` (``PLAYER``, ``PIRATES``, ``SCORE``,
-``GAME``, ``CAND``, ``CTX``; the rules vector in ``smsim.rules``), from which the index constants (``COINS``, ``S_TOTAL``, ``CTX_DECISION``, ...), the array lengths
+``GAME``, ``ROUND``, ``CAND``, ``CTX``; the rules vector in ``smsim.rules``), from which the index constants (``COINS``, ``S_TOTAL``, ``CTX_DECISION``, ...), the array lengths
 and the column names are generated.
 
 A city is ``int8[49]``: cell ``r * 7 + c`` holds a :class:`Cell` code; towers sit at 0, 6, 42, 48.
@@ -258,6 +258,29 @@ GAME = Record("game", "G_", "N_GAME_FIELDS", (
     ("attack_round", MAX_PIRATE_ROWS, "the round of each attack, -1 if none"),
 ))  # fmt: skip
 GAME.export(globals())
+
+# rounds[game, round, seat, field], int16: each seat at the start of each round and once more at
+# the game's end (round = rounds played), recorded only where asked (``simulate --rounds``): the
+# position a win-probability model reads. Every field is a count of the position, small enough
+# for int16.
+ROUND = Record("round snapshot", "RS_", "N_ROUND_FIELDS", (
+    ("score", 1, "the seat's final VP if the game ended now (every term of the final scoring)"),
+    ("vp", 1, "VP earned during play so far"),
+    ("church_vp", 1, "VP the seat's church series would score now"),
+    ("coins", 1, "coins held"),
+    ("logs", 1, "logs held"),
+    ("cannons_lost", 1, "cannons lost to the pirates so far"),
+    ("defence", 1, "the seat's defence against a pirate attack now"),
+    ("sides_done", 1, "sides of the wall complete"),
+    ("n_empty", 1, "empty spaces left"),
+    ("walls", 1, "walls in the city"),
+    ("crates", 1, "crates in the city"),
+    ("churches", 1, "churches in the city"),
+    ("persons", 1, "persons in the city"),
+    ("pirate_boxes", 1, "boxes of the pirate track crossed (the same for every seat)"),
+    ("pirate_attacks", 1, "pirate attacks made (the same for every seat)"),
+))  # fmt: skip
+ROUND.export(globals())
 
 
 def cell_index(r: int, c: int) -> int:

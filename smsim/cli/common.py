@@ -149,19 +149,20 @@ def cli() -> None:
 
 
 # -- simulate ---------------------------------------------------------------------------------
-def engine_ready(players: int, specs: list, rules: Rules) -> None:  # the line-up: RunSpec.lineup
+def engine_ready(players: int, specs: list, rules: Rules, rounds: bool = False) -> None:  # the line-up: RunSpec.lineup
     """The first run on a machine compiles the engine (once): say so on standard error, and
     compile it with one game of each policy first, so that the progress and the games per second
-    printed afterwards are the playing rate, not the compiler's. Called once every argument has
-    been checked: bad input never waits for the compiler."""
+    printed afterwards are the playing rate, not the compiler's. ``rounds``: the loop that records
+    round snapshots too. Called once every argument has been checked: bad input never waits for
+    the compiler."""
     import time
 
     from smsim._cache import cache_dir
-    from smsim.runs.batch import simulate_summary
+    from smsim.runs.batch import run_games, simulate_summary
     from smsim.runs.runner import kernel_compiled
     from smsim.warmup import compiling
 
-    if kernel_compiled(players, specs, rules):
+    if kernel_compiled(players, specs, rules) and (not rounds or kernel_compiled(players, specs, rules, rounds)):
         return
     click.echo(f"smsim: compiling the game engine for this machine, first run only (cached in "
                f"{cache_dir()}; `smsim warmup` compiles ahead) ...", err=True)  # fmt: skip
@@ -169,6 +170,8 @@ def engine_ready(players: int, specs: list, rules: Rules) -> None:  # the line-u
     with compiling():
         for spec in {s.name: s for s in specs}.values():  # a command's path: the play loop and the headline sums
             simulate_summary(1, players, [spec], 0, rules, threads=1)
+            if rounds:
+                run_games(1, players, [spec], 0, rules, threads=1, rounds=True)
     click.echo(f"smsim: compiled in {time.perf_counter() - start:.0f} s", err=True)
 
 
@@ -215,13 +218,14 @@ def check_cluster_option(cluster: str | None, out: str | None, needs_out: bool =
         fail("--cluster needs --out DIR: the workers write the dataset there (a directory every worker sees)")
 
 
-def check_run_out(out: str, run: RunSpec, batch: int | None) -> None:
+def check_run_out(out: str, run: RunSpec, batch: int | None, rounds: bool = False) -> None:
     """``simulate --out``: a directory that holds another run, or cannot be written, is refused
     before the engine is compiled (``folder.check_out``; the run itself checks again)."""
     from smsim.runs.dataset import run_identity
     from smsim.runs.spec import verify_batch
 
-    identity = run_identity(run.games, run.players, run.lineup, run.seed, run.rules, verify_batch(batch, run.games))
+    identity = run_identity(run.games, run.players, run.lineup, run.seed, run.rules, verify_batch(batch, run.games),
+                            rounds)  # fmt: skip
     check_folder_out(out, "dataset", identity)
 
 

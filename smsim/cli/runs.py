@@ -48,16 +48,20 @@ def warmup(learned: bool, search: bool, everything: bool) -> None:
 @click.option("--out", "-o", type=str, default=None,
               help="Dataset directory to write (resumable): a path, or a URL such as s3://bucket/run.")
 @click.option("--batch", type=str, default=None, help="Games per part file (default: by run size).")
+@click.option("--rounds", is_flag=True,
+              help="Also record every player's position at the start of every round and at the end (a third "
+                   "table, rounds/, for win probabilities; needs --out).")  # fmt: skip
 @click.option("--threads", type=int, default=None, help="Threads (default: every core, or SMSIM_THREADS).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @cluster_option(needs_out=True)
 @with_rules
-def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, rules_file, rule) -> None:
+def simulate(games, players, policy, seed, out, batch, rounds, threads, quiet, cluster, rules_file, rule) -> None:
     """Play many games; print win rates and scores by policy and by seat.
 
     Games are played a chunk at a time and only running sums are kept, so memory stays flat
     however many games are played. With --out DIR the games are written as a dataset (Parquet, one row per player per game and
-    one per game, plus a manifest) part by part. Interrupt it at any moment (Ctrl-C, or kill) and
+    one per game, plus a manifest) part by part; with --rounds also one row per player at the
+    start of every round and at the end (smsim.load_rounds reads them). Interrupt it at any moment (Ctrl-C, or kill) and
     run the same command again: only the missing games are played, and the dataset ends up
     identical to an uninterrupted run's. A directory written by a different command is refused.
 
@@ -66,6 +70,7 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, 
       smsim simulate --games 100000 --players 4 --policy balanced --policy random
       smsim simulate -n 1e7 -p 3 --policy balanced,greedy,walls --seed 7 --out runs/three
       smsim simulate -n 50000 -p 2 --policy greedy --rule allow_pass=true
+      smsim simulate -n 100000 -p 4 --policy balanced --rounds --out runs/positions
       smsim simulate -n 1e8 --policy balanced --out /shared/runs/big --cluster tcp://scheduler:8786
 
     With --cluster the parts are played on a Dask distributed cluster (docs/cluster.md): each
@@ -83,10 +88,12 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, 
     checks.threads(threads, "--threads", error=InputError)
     check_cluster_option(cluster, out)
     check_out(out)
+    if rounds and out is None:
+        fail("--rounds records a table of the dataset: give --out DIR")
     if out is not None:
-        check_run_out(out, run, batch_size)
+        check_run_out(out, run, batch_size, rounds)
     try:
-        engine_ready(run.players, run.lineup, run.rules)
+        engine_ready(run.players, run.lineup, run.rules, rounds)
         if out is None:
             start = time.perf_counter()
             with RunProgressBar(run.games, quiet) as report:
@@ -98,7 +105,7 @@ def simulate(games, players, policy, seed, out, batch, threads, quiet, cluster, 
         with RunProgressBar(run.games, quiet) as report:
             result = simulate_to(out, run.games, run.players, run.lineup, run.seed, run.rules, batch=batch_size,
                                  threads=threads, command=["smsim", *sys.argv[1:]], on_progress=report,
-                                 cluster=cluster)  # fmt: skip
+                                 cluster=cluster, rounds=rounds)  # fmt: skip
         elapsed = time.perf_counter() - start
         print_tables(result.tables)
         click.echo(f"dataset: {out} ({result.games:,} games; {result.played:,} played now in {elapsed:.1f} s)")

@@ -59,6 +59,7 @@ from smsim.engine.game import (
 )
 from smsim.engine.memory import borrow_nb, cached_njit, hot_njit, loop_njit
 from smsim.engine.pirates import mark_swords_nb
+from smsim.engine.scoring import ROUND_SCRATCH, snapshot_round_nb
 from smsim.policies.exact_keep import ERROR_VP, keep_regret_nb
 from smsim.policies.heuristics import heuristic_choice_nb, new_game_memo_nb, random_choice_nb
 from smsim.policies.learned_layout import LEARNED_MEMO, learned_nb
@@ -78,7 +79,7 @@ NO_TRACE = np.zeros((0, E.EVENT_WIDTH), dtype=np.int64)  # the trace of a game n
 Work = namedtuple(
     "Work",
     ["city", "occ", "player", "pirates", "dice", "counts", "cands", "ctx", "rng", "values", "memo", "status",
-     "trace", "trace_n", "keys", "tape", "forced", "tape_n", "snap", "cap", "oracle"],
+     "trace", "trace_n", "keys", "tape", "forced", "tape_n", "snap", "cap", "oracle", "rounds"],
 )  # fmt: skip
 # The state at the start of a turn, from which a continuation replays the turn: int64 meta[2] is
 # (round, seat) of that turn.
@@ -97,6 +98,12 @@ Capture = namedtuple("Capture", ["at", "cands", "ctx", "tape", "snap", "dice", "
 # call plays.
 Oracle = namedtuple("Oracle", ["params", "memo", "out", "game"])
 ORACLE_FIELDS = ("keep_regret", "keeps", "keep_errors")
+# The round snapshots (``simulate --rounds``), ``Work.rounds`` where every seat's position is
+# recorded at the start of every round and at the game's end, else None (and a loop compiled for
+# None holds none of it): out[g, r, seat, :] the ``layout.ROUND`` row of round r (r = the rounds
+# played: the end), int16, g = game[0], the game's row among those the call plays; scratch for
+# ``scoring.snapshot_round_nb``.
+Rounds = namedtuple("Rounds", ["out", "game", "scratch"])
 # Who decides for each seat. A searching seat (PolicyKind.ROLLOUT) has its own knobs in ``params``,
 # the policy that orders its candidates and decides where it does not search in
 # ``base_kind``/``base_params``, and the policy its continuations play in ``playout_kind``/
@@ -131,7 +138,14 @@ def new_oracle(n_players: int, games: int, params: np.ndarray) -> Oracle:
     )
 
 
-def new_work(n_players: int, trace: np.ndarray = NO_TRACE, oracle: Oracle | None = None) -> Work:
+def new_rounds(n_players: int, games: int, max_rounds: int) -> Rounds:
+    """The round snapshots' buffers for ``games`` games of at most ``max_rounds`` rounds."""
+    return Rounds(np.zeros((games, max_rounds + 1, n_players, L.N_ROUND_FIELDS), dtype=np.int16),
+                  np.zeros(1, dtype=np.int64), np.zeros(ROUND_SCRATCH, dtype=np.int64))  # fmt: skip
+
+
+def new_work(n_players: int, trace: np.ndarray = NO_TRACE, oracle: Oracle | None = None,
+             rounds: Rounds | None = None) -> Work:  # fmt: skip
     """Fresh buffers for one thread: city int8[P, N_CELLS], occ uint64[P, N_CELL_CODES], player
     int64[P, N_PLAYER_FIELDS], pirates int64[N_PIRATE_FIELDS], dice int64[N_DICE], counts
     int64[N_FACES] (faces of the final dice), cands int64[MAX_CANDS, CAND_WIDTH], ctx
@@ -140,7 +154,8 @@ def new_work(n_players: int, trace: np.ndarray = NO_TRACE, oracle: Oracle | None
     uint64[2] (the game's dice key, the key of dice after a continuation's forced rows), tape
     int64[MAX_TAPE] (rows picked so far this turn), forced int64[MAX_TAPE] (rows a continuation
     replays), tape_n int64[3] (rows on the tape, forced rows, forced rows replayed), the turn's
-    start state, a capture and the keep oracle (``new_oracle``; None, off, unless given).
+    start state, a capture, the keep oracle (``new_oracle``) and the round snapshots
+    (``new_rounds``; each None, off, unless given).
 
     Allocated here, by numpy, and passed to the compiled code: a jitted allocator cost a second
     of the first compile (numba's np.zeros for each shape and the boxing of the tuple), and the
@@ -169,6 +184,7 @@ def new_work(n_players: int, trace: np.ndarray = NO_TRACE, oracle: Oracle | None
                 np.zeros(L.N_CTX, dtype=np.int64), np.zeros(MAX_TAPE, dtype=np.int64), new_snap(n_players),
                 np.zeros(L.N_DICE, dtype=np.int64), np.zeros(L.MAX_CANDS, dtype=np.float64), new_snap(n_players)),
         oracle,
+        rounds,
     )  # fmt: skip
 
 
@@ -415,6 +431,33 @@ def oracle_game_nb(o, g):
         o.game[0] = g
 
 
+@loop_njit
+def record_round_nb(rec, w, rnd, rules):
+    """Every seat's position at the start of round ``rnd`` (or, with ``rnd`` the rounds played, at
+    the game's end) into the round snapshots ``rec`` (``Rounds``; None: nothing)."""
+    if rec is not None:
+        snapshot_round_nb(w.occ, w.player, w.pirates, rules, rec.scratch, rec.out[rec.game[0], rnd])
+
+
+@loop_njit
+def rounds_game_nb(rec, g):
+    """The round snapshots ``rec`` take game ``g``'s rows next (None: nothing)."""
+    if rec is not None:
+        rec.game[0] = g
+
+
+def borrow_rounds_nb(rec):
+    """The round snapshots with their buffers borrowed (``memory.borrow_nb``); None stays None."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(borrow_rounds_nb, inline="always", jit_options={"_nrt": False})
+def _borrow_rounds(rec):
+    if isinstance(rec, types.NoneType):
+        return lambda rec: None
+    return lambda rec: Rounds(borrow_nb(rec.out), borrow_nb(rec.game), borrow_nb(rec.scratch))
+
+
 def borrow_oracle_nb(o):
     """The keep oracle with its buffers borrowed (``memory.borrow_nb``); None stays None."""
     raise NotImplementedError("compiled code only")
@@ -448,6 +491,8 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
     rounds = first_round
     full = False
     for rnd in range(first_round, rules[R.R_MAX_ROUNDS]):
+        if rnd != first_round or first_seat == 0:
+            record_round_nb(w.rounds, w, rnd, rules)
         for s in range(first_seat if rnd == first_round else 0, n_players):
             # seat s's turn (docs/rules.md §3): roll with keeps, use one symbol, mark the swords
             if seats.kind[s] == L.POLICY_KIND_ROLLOUT or (w.cap.at[0] >= 0 and w.cap.at[1] == 0):
@@ -545,6 +590,7 @@ def play_game_nb(game_key, w, seats, rules, start_crates, score, game_out, searc
     seed_policy_streams_nb(game_key, w.rng)
     rounds, full = play_rounds_nb(w, seats, rules, 0, 0, search)
     finish_game_nb(w.occ, w.player, w.pirates, w.status, rounds, full, rules, score, game_out)
+    record_round_nb(w.rounds, w, rounds, rules)
     E.record_nb(w.trace, w.trace_n, E.EV_END, rounds, game_out[L.G_ABORTED], w.ctx[L.CTX_INDEX], 0, 0, 0, 0)
 
 
@@ -606,6 +652,7 @@ def borrow_work_nb(w):
         Capture(borrow_nb(w.cap.at), borrow_nb(w.cap.cands), borrow_nb(w.cap.ctx), borrow_nb(w.cap.tape),
                 borrow_snap_nb(w.cap.snap), borrow_nb(w.cap.dice), borrow_nb(w.cap.values), borrow_snap_nb(w.cap.now)),
         borrow_oracle_nb(w.oracle),
+        borrow_rounds_nb(w.rounds),
     )  # fmt: skip
 
 
@@ -642,6 +689,7 @@ def play_games_nb(seed_key, first, w, rules, start_crates, kind, params, fns, ba
     game_out = borrow_nb(game_out)
     for g in range(game_out.shape[0]):
         oracle_game_nb(w.oracle, g)
+        rounds_game_nb(w.rounds, g)
         play_game_nb(game_key_nb(seed_key, first + g), w, seats, rules, start_crates, score_out[g], game_out[g],
                      search)
         for s in range(w.player.shape[0]):  # element by element: a slice copy would allocate

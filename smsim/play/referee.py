@@ -458,6 +458,22 @@ class Referee:
         """A seat's city in the board text format (docs/rules.md §8)."""
         return format_city(self.seats[seat].grid)
 
+    def position(self, seat: int) -> dict[str, int]:
+        """A seat's position now, as the referee sees it: its final score if the game ended now
+        and what makes it up, what its city holds, and the pirate track (the same for every
+        seat). The names are the round snapshots' (``layout.ROUND``), which this checks."""
+        me = self.seats[seat]
+        score = self._score(seat)
+        n_rows = len(self.rules.pirate_strengths)
+        return {
+            "score": score["total"], "vp": me.vp, "church_vp": score["church_vp"], "coins": me.coins,
+            "logs": me.logs, "cannons_lost": me.cannons, "defence": self.defence(seat),
+            "sides_done": me.n_complete, "n_empty": me.empty, "walls": me.grid.count(WALL_CH),
+            "crates": me.grid.count(CRATE_CH), "churches": sum(ch in CHURCH_CHS for ch in me.grid),
+            "persons": sum(ch in PERSON_LETTERS for ch in me.grid), "pirate_boxes": self.crossed,
+            "pirate_attacks": min(n_rows, self.crossed // self.row_boxes),
+        }  # fmt: skip
+
     def _turn_discrepancy(self, record: Any, rule: str, message: str) -> Discrepancy:
         """A discrepancy located at the turn being checked (its round and active seat)."""
         rnd, st = self.round, self.seat

@@ -26,8 +26,11 @@ from smsim.runs.dataset import (
     open_run,
     part_name,
     read_manifest,
+    records_rounds,
+    round_table,
     run_identity,
     seat_table,
+    tables_of,
 )
 from smsim.runs.executors import Failed, Task, open_executor, release_hook, report, stop_event, threads_here
 from smsim.runs.executors import check as check_cluster
@@ -45,16 +48,18 @@ def run_games(
     rules: Rules,
     first: int = 0,
     threads: int | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rounds: bool = False,
+) -> tuple[np.ndarray, ...]:
     """Raw engine arrays (score, player, game_out) for games first .. first + games - 1, played on
     ``threads`` threads (``runner.play_chunks``, the batch one chunk); each game's dice depend only
-    on (seed, game), so the result does not depend on ``threads``.
+    on (seed, game), so the result does not depend on ``threads``. ``rounds``: the round
+    snapshots' rows (``runner.RoundRows``) come fourth.
     """
 
     specs = resolve_policies(policies, players)
     arrays = []
     play_chunks([(first, games)], players, [(specs, rules)], seed, threads or default_threads(),
-                lambda i, *chunk: arrays.append(chunk))  # fmt: skip
+                lambda i, *chunk: arrays.append(chunk), rounds=rounds)  # fmt: skip
     return arrays[0]
 
 
@@ -66,11 +71,15 @@ def simulate(
     rules: Rules | None = None,
     first: int = 0,
     threads: int | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rounds: bool = False,
+) -> tuple[pd.DataFrame, ...]:
     """Play ``games`` games and return the dataset's two tables as DataFrames: ``seats``, one
     row per player per game (final score and its breakdown, rank, win, churches and series,
     walls and sides, bonuses, defence at each attack, coins and logs gained, spent and left, ...)
-    and ``games``, one row per game (rounds, attacks and their rounds, who ended it).
+    and ``games``, one row per game (rounds, attacks and their rounds, who ended it). ``rounds``:
+    a third table, ``rounds``, one row per player at the start of every round and at the game's
+    end (round = the rounds played): the position's score if the game ended then and what makes
+    it up (``dataset.round_table``).
     ``smsim simulate --out DIR`` writes the same tables; ``smsim.load(DIR)`` reads them back.
     Every row is held in memory (about 1 GB for 200,000 four-player games): for larger runs,
     ``simulate_to`` writes them a chunk at a time and ``simulate_summary`` keeps only the
@@ -79,9 +88,10 @@ def simulate(
 
     run = verify_run(games, players, policies, seed, rules, first)
     threads = checks.threads(threads)
-    score, player, game_out = run_games(run.games, run.players, run.lineup, run.seed, run.rules, run.first, threads)
+    score, player, game_out, *rows = run_games(run.games, run.players, run.lineup, run.seed, run.rules, run.first,
+                                               threads, rounds)  # fmt: skip
     return (seat_table(score, player, game_out, run.names, run.rules, run.first),
-            game_table(game_out, run.players, run.rules, run.first))  # fmt: skip
+            game_table(game_out, run.players, run.rules, run.first), *(round_table(r) for r in rows))  # fmt: skip
 
 
 # -- runs written to disk, resumable ---------------------------------------------------------------
@@ -126,6 +136,7 @@ def simulate_to(
     command: list[str] | None = None,
     on_progress=None,
     cluster=None,
+    rounds: bool = False,
 ) -> "RunResult":
     """Play ``games`` games into the dataset directory ``out`` (a local path, or an fsspec URL such
     as ``s3://bucket/run`` with fsspec and the scheme's package installed), part by part, and return its
@@ -140,6 +151,10 @@ def simulate_to(
     ``"tcp://host:8786"``. Workers write the parts into ``out``, which they must all see (a shared
     filesystem or a URL); the dataset is byte-identical to one played here. ``threads`` is then the
     threads of each part on its worker (default: the worker's cores shared among its threads).
+
+    ``rounds``: the dataset also holds the round snapshots (``dataset.load_rounds`` reads them),
+    one row per player at the start of every round and at the end; a run is resumed only as it
+    was begun, with them or without.
     """
 
     run = verify_run(games, players, policies, seed, rules)
@@ -149,7 +164,7 @@ def simulate_to(
     check_cluster(cluster)  # a bad address or a missing Dask: refused before the directory is made
     path = location(out)  # a local directory, or a URL (a scheme not installed: refused here)
     with open_executor(cluster) as executor:  # connected (a cluster) before anything is written
-        identity = run_identity(games, players, specs, seed, rules, batch)
+        identity = run_identity(games, players, specs, seed, rules, batch, rounds)
         have = open_run(path, identity, command or [])
         acc = SummaryAccumulator()
         for k in sorted(have):  # the summary continues from what earlier runs wrote
@@ -191,7 +206,7 @@ def play_parts(executor, path, parts: list[tuple[int, int, int]], players: int, 
     try:
         for i, (k, n, sums) in executor.run(tasks, on_progress=heard):
             if sums is None:  # the part was there already (a retry after its writer died): read it back
-                if not all((path / sub / part_name(k)).is_file() for sub in ("seats", "games")):
+                if not all((path / sub / part_name(k)).is_file() for sub in tables_of(records_rounds(identity))):
                     raise DatasetError(f"a worker wrote part {k}, but it is not in {str(path)!r} here: --out "
                                        "must be a directory every worker sees, on a shared filesystem or at a "
                                        "URL")  # fmt: skip
@@ -230,7 +245,8 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
                           "directory on every worker")  # fmt: skip
     except DatasetError as exc:
         return Failed(f"{where}: {exc}")
-    if all((path / sub / part_name(k)).is_file() for sub in ("seats", "games")):
+    rounds = records_rounds(identity)
+    if all((path / sub / part_name(k)).is_file() for sub in tables_of(rounds)):
         return k, n, None
     try:
         specs = [rebuild_policy(p) for p in policies]
@@ -243,16 +259,16 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
     writer: list[PartWriter] = []  # made when the first chunk is written
     written, told = [0], [0]  # games written into the part; the last reported
 
-    def encode(i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> tuple:
+    def encode(i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray, rows=None) -> tuple:
         lo = chunks[i][0]  # on the thread that played it, beside the others
         return (seat_table(score, player, game_out, names, run_rules, lo), game_table(game_out, players, run_rules, lo),
-                arrays_sums(score, player, game_out, names, lo))  # fmt: skip
+                arrays_sums(score, player, game_out, names, lo), None if rows is None else round_table(rows))  # fmt: skip
 
     def write(i: int, item: tuple) -> None:  # a row group per chunk, in game order
-        seats, games, sums = item
+        seats, games, sums, round_rows = item
         if not writer:
-            writer.append(PartWriter(path, k))
-        writer[0].write(seats, games)
+            writer.append(PartWriter(path, k, rounds))
+        writer[0].write(seats, games, round_rows)
         acc.merge(sums)
         written[0] += chunks[i][1]
 
@@ -263,7 +279,7 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
 
     try:  # once its games are played the part only writes: the executor may play the next one beside it
         play_chunks(chunks, players, [(specs, run_rules)], seed, threads or threads_here() or default_threads(),
-                    encode, progress, stop_event(), release_hook(), write)  # fmt: skip
+                    encode, progress, stop_event(), release_hook(), write, rounds)  # fmt: skip
         if writer:  # synced and renamed into place: the part is there whole or not at all
             writer.pop().close()
     except SimulationError as exc:  # the same games fail anywhere: not retried

@@ -6,6 +6,8 @@ A dataset directory holds::
                               batch size, policies with their weights, the rules in full
     seats/part-000000.parquet one row per player per game, games [k*B, (k+1)*B) in part k
     games/part-000000.parquet one row per game
+    rounds/part-000000.parquet  only where asked (``simulate --rounds``): one row per seat at the
+                              start of every round and at the game's end (``layout.ROUND``)
 
 Parts are written whole under a temporary name and renamed, so a part either exists complete or
 not at all: an interrupted run never leaves a corrupt file, and resuming writes only the parts
@@ -184,6 +186,22 @@ def seat_table(
     return pd.DataFrame(cols)
 
 
+ROUND_COLUMNS = L.ROUND.columns()
+
+
+def round_table(rows: tuple[np.ndarray, np.ndarray, np.ndarray]) -> pd.DataFrame:
+    """One row per seat per round snapshot (``runner.RoundRows``): game, round (the rounds played:
+    the game's end), seat, then the seat's position (``layout.ROUND``)."""
+    game, rnd, positions = rows
+    n, n_players = positions.shape[:2]
+    flat = positions.reshape(n * n_players, -1)
+    cols: dict[str, Any] = {"game": np.repeat(game, n_players), "round": np.repeat(rnd, n_players),
+                            "seat": np.tile(np.arange(n_players, dtype=np.int8), n)}  # fmt: skip
+    for i, name in enumerate(ROUND_COLUMNS):
+        cols[name] = flat[:, i]
+    return pd.DataFrame(cols)
+
+
 def game_table(game_out: np.ndarray, n_players: int, rules: Rules, first: int) -> pd.DataFrame:
     """One row per game: rounds, attacks and their rounds, who filled their city and ended it."""
     n_games = game_out.shape[0]
@@ -254,24 +272,31 @@ class ParquetStream:
             self.tmp.unlink(missing_ok=True)
 
 
-class PartWriter:
-    """Part k of both tables, written a chunk of games at a time (``ParquetStream``); ``close``
-    puts the seats in place, then the games: a part counts as done only when both are there,
-    and writing it takes the memory of one chunk, whatever its size."""
+def tables_of(rounds: bool) -> tuple[str, ...]:
+    """The tables of a dataset, in the order a part is put in place: the games last."""
+    return ("seats", "rounds", "games") if rounds else ("seats", "games")
 
-    def __init__(self, out: Path | Remote, k: int) -> None:
+
+class PartWriter:
+    """Part k of every table, written a chunk of games at a time (``ParquetStream``); ``close``
+    puts the seats (and round snapshots) in place, then the games: a part counts as done only
+    when all are there, and writing it takes the memory of one chunk, whatever its size."""
+
+    def __init__(self, out: Path | Remote, k: int, rounds: bool = False) -> None:
         self.files = {}
-        for sub in ("seats", "games"):
+        for sub in tables_of(rounds):
             (out / sub).mkdir(parents=True, exist_ok=True)
             self.files[sub] = ParquetStream(out / sub / part_name(k))
 
-    def write(self, seats: pd.DataFrame, games: pd.DataFrame) -> None:
+    def write(self, seats: pd.DataFrame, games: pd.DataFrame, rounds: pd.DataFrame | None = None) -> None:
         self.files["seats"].write(seats)
+        if rounds is not None:
+            self.files["rounds"].write(rounds)
         self.files["games"].write(games)
 
     def close(self) -> None:
-        self.files["seats"].close()
-        self.files["games"].close()
+        for file in self.files.values():  # the games last
+            file.close()
 
     def abort(self) -> None:
         """Drop what was written of the part (a later run writes it again)."""
@@ -279,8 +304,8 @@ class PartWriter:
             file.abort()
 
 
-def done_parts(out: Path | Remote) -> set[int]:
-    """Parts present in both tables."""
+def done_parts(out: Path | Remote, rounds: bool = False) -> set[int]:
+    """Parts present in every table (the round snapshots' too, where the run records them)."""
 
     def parts(sub: str) -> set[int]:
         tables = out / sub
@@ -288,7 +313,12 @@ def done_parts(out: Path | Remote) -> set[int]:
             return set()
         return {int(p.name[5:11]) for p in tables.glob("part-*.parquet") if p.name[5:11].isdigit()}
 
-    return parts("seats") & parts("games")
+    return set.intersection(*(parts(sub) for sub in tables_of(rounds)))
+
+
+def records_rounds(identity: dict[str, Any]) -> bool:
+    """Whether the run ``identity`` (a manifest's ``run``) records round snapshots."""
+    return bool(identity.get("rounds", False))
 
 
 def read_manifest(path: str | Path | Remote) -> dict[str, Any]:
@@ -307,11 +337,14 @@ def policy_identity(spec: PolicySpec) -> dict[str, Any]:
     return info
 
 
-def run_identity(games: int, players: int, specs: list[PolicySpec], seed: int, rules: Rules, batch: int) -> dict:
-    """The fields that make two runs the same run: a directory is resumed only by its own."""
+def run_identity(games: int, players: int, specs: list[PolicySpec], seed: int, rules: Rules, batch: int,
+                 rounds: bool = False) -> dict:  # fmt: skip
+    """The fields that make two runs the same run: a directory is resumed only by its own. The
+    round snapshots are named only where recorded, so a dataset written before them resumes."""
     return {
         "games": games, "players": players, "seed": seed, "batch": batch,
         "policies": [policy_identity(s) for s in specs], "rules": rules.to_dict(),
+        **({"rounds": True} if rounds else {}),
     }  # fmt: skip
 
 
@@ -324,15 +357,17 @@ def open_run(path: Path | Remote, identity: dict[str, Any], command: list[str]) 
     ``DatasetError`` before anything in it is touched (``folder.check_out``)."""
     if not folder.check_out(path, "dataset", identity):
         try:
+            tables = {"seats": "one row per player per game", "games": "one row per game",
+                      "rounds": "one row per player at the start of every round and at the end"}
             folder.write_manifest(path, "dataset", {
                 "run": identity, "command": command,
-                "tables": {"seats": "one row per player per game", "games": "one row per game"},
+                "tables": {t: tables[t] for t in ("seats", "games", "rounds") if t in tables_of(records_rounds(identity))},
             })  # fmt: skip
         except OSError as exc:
             raise DatasetError(f"cannot write to {str(path)!r}: {exc.strerror or exc}") from None
     for stale in path.glob("*/.part-*.tmp-*"):  # a write cut short by a kill: never a finished part
         stale.unlink(missing_ok=True)
-    return done_parts(path)
+    return done_parts(path, records_rounds(identity))
 
 
 @dataclass
@@ -370,3 +405,28 @@ def load(path: str | Path) -> Dataset:
     seat_df = pd.concat(seats, ignore_index=True)
     seat_df["policy"] = seat_df["policy"].astype("category")
     return Dataset(seat_df, pd.concat(games, ignore_index=True), manifest)
+
+
+def load_rounds(path: str | Path, columns: list[str] | None = None) -> pd.DataFrame:
+    """The round snapshots of a dataset written with ``smsim simulate --rounds`` (``round_table``'s
+    columns, or those of ``columns`` beside game, round and seat), of its finished parts. A
+    dataset written without them is refused in one line (``DatasetError``) naming the option."""
+    path = location(path)
+    manifest = read_manifest(path)
+    if not records_rounds(manifest.get("run", {})):
+        raise DatasetError(f"{str(path)!r} holds no round snapshots: it was written without --rounds "
+                           "(smsim simulate --rounds, or simulate_to(..., rounds=True), records them)")  # fmt: skip
+    if columns is not None:
+        unknown = sorted(set(columns) - set(ROUND_COLUMNS))
+        if unknown:
+            raise DatasetError(f"no round snapshot column {', '.join(unknown)}; the columns are {', '.join(ROUND_COLUMNS)}")
+        columns = ["game", "round", "seat", *[c for c in ROUND_COLUMNS if c in columns]]
+    parts = sorted(done_parts(path, rounds=True))
+    try:
+        tables = [read_part(path / "rounds" / part_name(k), columns) for k in parts]
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise DatasetError(f"{str(path)!r}: a part cannot be read ({exc})") from None
+    if not tables:
+        return round_table((np.zeros(0, np.int64), np.zeros(0, np.int16),
+                            np.zeros((0, 0, L.N_ROUND_FIELDS), np.int16)))[columns or slice(None)]  # fmt: skip
+    return pd.concat(tables, ignore_index=True)

@@ -194,7 +194,7 @@ def check_out(path: str | Path | Remote, kind: str, inputs: dict[str, Any] | Non
     was = _inputs(spec, read_manifest(path, kind)) if found == kind else None  # a damaged manifest: refused
     now = json.loads(json.dumps(inputs))  # as a manifest holds them: lists, not tuples
     if was is not None and now is not None and was != now:
-        differs = [k for k in now if was.get(k) != now[k]] or ["format"]
+        differs = [k for k in {**now, **was} if was.get(k) != now.get(k)] or ["format"]  # a key either lacks: named
         raise spec.error(f"output {out!r} holds a different {spec.what} (its {', '.join(differs)} "
                          f"{'differs' if len(differs) == 1 else 'differ'}); choose another --out or delete it")
     why = unwritable(path)

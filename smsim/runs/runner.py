@@ -34,7 +34,7 @@ from smsim import layout as L
 from smsim.engine.dice import seed_key
 from smsim.engine.memory import is_cached
 from smsim.play.api import check_errors
-from smsim.play.loop import new_oracle, new_work, play_games_nb
+from smsim.play.loop import new_oracle, new_rounds, new_work, play_games_nb
 from smsim.play.search import SEARCH_TOTALS, new_search, search_room
 from smsim.policies.registry import PolicySpec, any_search, base_arrays, line_up_marks, policy_arrays
 from smsim.rules import Rules
@@ -43,31 +43,57 @@ from smsim.runs.executors.task import Stopped  # on_threads stopped from outside
 POLL_SECONDS = 0.1
 MIN_SLICE, MAX_SLICE = 32, 2000  # games a thread plays at a time (``slice_plan``)
 SEARCH_SLICE = 4  # at most, where a seat searches
+# at most, where round snapshots are recorded: a slice's buffer holds every round the rules allow
+# (max_rounds + 1 rows a game: some 15 MB for 500 five-player games), of which a game fills 20 to 40
+ROUNDS_SLICE = 500
 
 
-def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules, oracle: np.ndarray | None = None) -> Callable:
+def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules, oracle: np.ndarray | None = None,
+           rounds: bool = False) -> Callable:  # fmt: skip
     """``play(first, score, player, game_out, judged=None)``: games first .. first + len(score) - 1
     into the given arrays, with the engine (the search policy's loop where a seat searches).
 
     ``oracle``: heuristic weights under which the keep oracle judges every KEEP decision
     (``play.loop.Oracle``); ``judged`` float64[G, P, len(ORACLE_FIELDS)] then receives each
-    game's keep regret, keep decisions and errors per seat."""
+    game's keep regret, keep decisions and errors per seat. ``rounds``: every seat's position at
+    the start of every round and at the end is recorded (``play.loop.Rounds``) and ``play``
+    returns the rows of the rounds played (``round_rows``), else None."""
     key, rules_nb, crates, *policies = lineup_arrays(specs, seed, rules)
     searching = any_search(specs)
     room = search_room(*policies[:2])  # kind, params
 
     def play(first: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray,
-             judged: np.ndarray | None = None) -> None:  # fmt: skip
+             judged: np.ndarray | None = None) -> RoundRows | None:  # fmt: skip
         # the work buffers (and search scratch) of this call: held here while the games run on views of them
         judge = new_oracle(players, len(game_out), oracle) if oracle is not None else None
-        work, search = new_work(players, oracle=judge), new_search(players, room) if searching else None
+        snaps = new_rounds(players, len(game_out), rules.max_rounds) if rounds else None
+        work, search = new_work(players, oracle=judge, rounds=snaps), new_search(players, room) if searching else None
         play_games_nb(key, first, work, rules_nb, crates, *policies, score, player, game_out, search)
         if search is not None:
             SEARCH_TOTALS[:] += search.spent  # in place: the module's array
         if judge is not None and judged is not None:
             judged[:] = judge.out
+        return round_rows(snaps.out, game_out, first) if snaps is not None else None
 
     return play
+
+
+RoundRows = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""The round snapshots of the rounds played: game int64[n], round int16[n] and every seat's
+position int16[n, P, N_ROUND_FIELDS] (``layout.ROUND``), game by game, round by round."""
+
+
+def round_rows(out: np.ndarray, game_out: np.ndarray, first: int) -> RoundRows:
+    """The rows of ``out`` (``play.loop.Rounds.out`` of games first, first + 1, ...) that the games
+    filled: the start of each round played and the end (round = the rounds played)."""
+    played = game_out[:, L.G_ROUNDS] + 1
+    g, r = np.nonzero(np.arange(out.shape[1])[None, :] < played[:, None])
+    return first + g.astype(np.int64), r.astype(np.int16), out[g, r]
+
+
+def join_round_rows(parts: list[RoundRows]) -> RoundRows:
+    """Round rows of consecutive games, in order, as one."""
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))  # type: ignore[return-value]
 
 
 def lineup_arrays(specs: list[PolicySpec], seed: int, rules: Rules) -> tuple:
@@ -78,12 +104,14 @@ def lineup_arrays(specs: list[PolicySpec], seed: int, rules: Rules) -> tuple:
             line_up_marks(specs))
 
 
-def kernel_compiled(players: int, specs: list[PolicySpec], rules: Rules) -> bool:
-    """Whether the loop this line-up plays is compiled, in this process or in the on-disk cache
-    (a first run compiles it: the command says so before it starts timing the games)."""
+def kernel_compiled(players: int, specs: list[PolicySpec], rules: Rules, rounds: bool = False) -> bool:
+    """Whether the loop this line-up plays (recording round snapshots, with ``rounds``) is compiled,
+    in this process or in the on-disk cache (a first run compiles it: the command says so before
+    it starts timing the games)."""
     key, rules_nb, crates, *policies = lineup_arrays(specs, 0, rules)
     search = new_search(players) if any_search(specs) else None
-    args = (key, 0, new_work(players), rules_nb, crates, *policies, *engine_arrays(1, players), search)
+    work = new_work(players, rounds=new_rounds(players, 1, 1) if rounds else None)
+    args = (key, 0, work, rules_nb, crates, *policies, *engine_arrays(1, players), search)
     return is_cached(play_games_nb, args)
 
 
@@ -235,15 +263,18 @@ def play_chunks(
     setups: list[tuple[list[PolicySpec], Rules]],
     seed: int,
     threads: int,
-    finish: Callable[[int, np.ndarray, np.ndarray, np.ndarray], Any],
+    finish: Callable[..., Any],
     poll: Callable[[], None] | None = None,
     stop: threading.Event | None = None,
     played: Callable[[], None] | None = None,
     use: Callable[[int, Any], None] | None = None,
+    rounds: bool = False,
 ) -> None:
     """Play every (first game, games) chunk on ``threads`` threads (``on_threads``) and call
     ``finish(i, score, player, game_out)`` for each chunk on the thread that completed it; what
-    it returns goes to ``use(i, result)``, in chunk order (see ``on_threads``).
+    it returns goes to ``use(i, result)``, in chunk order (see ``on_threads``). ``rounds``: the
+    round snapshots are recorded too and ``finish`` gets the chunk's rows as a fifth argument
+    (``RoundRows``).
 
     A chunk in which a policy chose outside its candidates raises ``SimulationError`` (naming the
     game) instead of reaching ``finish``.
@@ -251,21 +282,31 @@ def play_chunks(
     ``setups``: the (line-up, rules) the chunks are played with. One run has one; ``compare``'s
     seat arrangements and a sweep's variants have several, a chunk being then (first game, games,
     setup index). ``poll``, ``stop`` and ``played``: as ``on_threads``'s."""
-    plays = [kernel(players, lineup, seed, rules) for lineup, rules in setups]
+    plays = [kernel(players, lineup, seed, rules, rounds=rounds) for lineup, rules in setups]
     search = any(any_search(lineup) for lineup, _ in setups)
-    slices = slice_plan(chunks, threads, 1, SEARCH_SLICE) if search else slice_plan(chunks, threads)
+    if search:
+        slices = slice_plan(chunks, threads, 1, SEARCH_SLICE)
+    else:
+        slices = slice_plan(chunks, threads, max_slice=ROUNDS_SLICE if rounds else None)
 
     def setup(i: int) -> int:
         return chunks[i][2] if len(chunks[i]) > 2 else 0
 
-    def play(arrays: tuple[np.ndarray, np.ndarray, np.ndarray], i: int, lo: int, hi: int) -> None:
-        score, player, game_out = arrays
-        plays[setup(i)](chunks[i][0] + lo, score[lo:hi], player[lo:hi], game_out[lo:hi])
+    def begin(i: int) -> tuple:
+        return (*engine_arrays(chunks[i][1], players), {})  # the round rows of each slice, by its start
 
-    def done(arrays: tuple[np.ndarray, np.ndarray, np.ndarray], i: int) -> Any:
+    def play(held: tuple, i: int, lo: int, hi: int) -> None:
+        score, player, game_out, slices_rounds = held
+        rows = plays[setup(i)](chunks[i][0] + lo, score[lo:hi], player[lo:hi], game_out[lo:hi])
+        if rows is not None:
+            slices_rounds[lo] = rows  # each slice's own key: no two threads write one
+
+    def done(held: tuple, i: int) -> Any:
+        score, player, game_out, slices_rounds = held
         # the engine flags a policy that chose outside its candidates; no caller checks again
-        check_errors(arrays[2], setups[setup(i)][0], chunks[i][0])
-        return finish(i, *arrays)
+        check_errors(game_out, setups[setup(i)][0], chunks[i][0])
+        if not rounds:
+            return finish(i, score, player, game_out)
+        return finish(i, score, player, game_out, join_round_rows([slices_rounds[lo] for lo in sorted(slices_rounds)]))
 
-    on_threads(slices, threads, play, done, use, begin=lambda i: engine_arrays(chunks[i][1], players), poll=poll,
-               stop=stop, played=played)  # fmt: skip
+    on_threads(slices, threads, play, done, use, begin=begin, poll=poll, stop=stop, played=played)

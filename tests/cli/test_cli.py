@@ -250,6 +250,17 @@ def test_simulate_out_summary_formats_and_refusal(run, tmp_path):
     assert len(list((out / "seats").glob("*.parquet"))) == 3
 
 
+def test_simulate_records_round_snapshots_and_resumes_only_as_begun(run, tmp_path):
+    out = tmp_path / "run"
+    args = ["simulate", "-n", "50", "-p", "3", "--policy", "balanced", "--seed", "3", "--out", str(out), "--quiet"]
+    assert run(*args, "--rounds").exit_code == 0
+    rounds = smsim.load_rounds(out)
+    games = smsim.load(out).games
+    assert len(rounds) == 3 * (games["rounds"] + 1).sum()
+    assert_bad_input(run(*args), "holds a different run", "rounds")
+    assert sorted(p.name for p in (out / "rounds").iterdir()) == ["part-000000.parquet"]
+
+
 MORE_BAD_INPUT = [
         (["summary", "/nonexistent/run"], ["not an smsim dataset"]),
         (["compare", "greedy"], ["at least 2 policies"]),
@@ -278,6 +289,7 @@ NEEDS_NO_GAME = [
     (["simulate", "--out", "{tmp}/foreign", "-n", "10"], ["holds no smsim dataset"]),
     (["simulate", "--out", "{tmp}/file/run", "-n", "10"], ["cannot write", "not a directory"]),
     (["simulate", "--out", "{tmp}/file", "-n", "10"], ["not a directory"]),
+    (["simulate", "-n", "10", "--rounds"], ["--rounds records a table of the dataset: give --out DIR"]),
     (["play", "--players", "2", "--policy", "greedy,random,walls"], ["3 policies for 2 players"]),
     (["play", "--trace", "{tmp}/file/game.jsonl"], ["cannot write trace", "not a directory"]),
     (["play", "--trace", "{tmp}"], ["is a directory"]),

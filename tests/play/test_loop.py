@@ -156,3 +156,56 @@ def test_seat_vp_changes_the_final_score_and_nothing_during_play():
         assert [sc["won"] for sc in sb] == [k == max(key) for k in key]
         changed += sa[1]["won"] != sb[1]["won"]
     assert changed > 0  # over 30 games, 3 VP turned some loss of seat 1 into a win
+
+
+# -- round snapshots ----------------------------------------------------------------------------
+def referee_positions(records: list[dict]) -> dict[tuple[int, int], dict[str, int]]:
+    """The independent referee's position of every seat at the start of every round and at the
+    game's end (round = the rounds played), keyed (round, seat), replaying the game's trace."""
+    from smsim.play.referee import Referee
+
+    ref, out = Referee(records[0]), {}
+    players = records[0]["players"]
+    for rec in records[1:]:
+        if rec["type"] == "turn":
+            if rec["seat"] == 0:
+                out.update({(rec["round"], s): ref.position(s) for s in range(players)})
+            assert ref.turn(rec) is None
+        elif rec["type"] == "end":
+            out.update({(rec["rounds"], s): ref.position(s) for s in range(players)})
+            assert ref.end(rec) is None
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_round_snapshots_are_the_positions_the_referee_sees(players):
+    """Every field of every seat at every round start and at the end, as the referee (which shares
+    no code with the engine) computes it from the game's trace; the last row is the final score."""
+    from smsim.runs.batch import simulate
+
+    lineup = ["balanced", "greedy", "random", "walls", "learned"][:players]
+    rules = Rules(seat_vp=(0, 1, 0, 2, 0)[:players])  # a compensation counts in the score now too
+    seats, games, rounds = simulate(12, players, lineup, seed=31, rules=rules, threads=2, rounds=True)
+    assert list(rounds.columns) == ["game", "round", "seat", *L.ROUND.columns()]
+    assert len(rounds) == ((games["rounds"] + 1) * players).sum()  # every round's start and the end
+    for g in range(12):
+        expected = referee_positions(play_game(players, 31, g, lineup, rules).records)
+        mine = rounds[rounds["game"] == g].drop(columns="game").set_index(["round", "seat"])
+        assert set(mine.index) == set(expected)
+        for key, position in expected.items():
+            assert mine.loc[key].to_dict() == position, (g, key)
+    end = rounds.merge(games[["game", "rounds"]], on="game").query("round == rounds")
+    final = end.merge(seats[["game", "seat", "total", "empty_left"]], on=["game", "seat"])
+    assert (final["score"] == final["total"]).all() and (final["n_empty"] == final["empty_left"]).all()
+
+
+def test_round_snapshots_leave_the_games_as_they_were():
+    """Recording is only a reading: the same games, score for score, with and without it, on
+    any number of threads."""
+    plain = run_games(60, 4, ["balanced", "random", "learned", "greedy"], 9, Rules(), threads=1)
+    recorded = run_games(60, 4, ["balanced", "random", "learned", "greedy"], 9, Rules(), threads=2, rounds=True)
+    for a, b in zip(plain, recorded[:3]):
+        np.testing.assert_array_equal(a, b)
+    again = run_games(60, 4, ["balanced", "random", "learned", "greedy"], 9, Rules(), threads=1, rounds=True)
+    for a, b in zip(recorded[3], again[3]):
+        np.testing.assert_array_equal(a, b)

@@ -209,8 +209,8 @@ def test_each_part_is_written_while_the_next_is_played(tmp_path, monkeypatch, th
         return play_chunks(chunks, *args, **kwargs)
 
     class WaitingWriter(batch.PartWriter):
-        def __init__(self, out, k):
-            super().__init__(out, k)
+        def __init__(self, out, k, rounds=False):
+            super().__init__(out, k, rounds)
             self.k = k
 
         def close(self):  # on the closing thread, before the part's task returns

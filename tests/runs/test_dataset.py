@@ -117,12 +117,12 @@ def test_parts_larger_than_a_chunk_are_written_chunk_by_chunk(tmp_path, monkeypa
     writes = 0
     real_write = dataset.PartWriter.write
 
-    def interrupted_write(self, seats, games):
+    def interrupted_write(self, seats, games, rounds=None):
         nonlocal writes
         writes += 1
         if writes == 5:  # the second chunk of part 1
             raise KeyboardInterrupt
-        real_write(self, seats, games)
+        real_write(self, seats, games, rounds)
 
     monkeypatch.setattr(dataset.PartWriter, "write", interrupted_write)
     with pytest.raises(KeyboardInterrupt):
@@ -321,3 +321,48 @@ def test_a_search_dataset_written_before_a_knob_existed_resumes_as_the_knob_that
         with pytest.raises(DatasetError, match="holds a different run \\(its policies differ"):
             simulate_to(str(out), **args)
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == files
+
+
+# -- round snapshots ----------------------------------------------------------------------------
+def test_round_snapshots_are_a_table_of_the_dataset_resumed_part_by_part(tmp_path):
+    """``rounds=True`` adds rounds/ beside seats/ and games/: the in-memory table's rows, part by
+    part; a part whose round snapshots are missing is played again, and only that part."""
+    from smsim.runs.dataset import load_rounds
+
+    out = tmp_path / "d"
+    args = dict(games=90, players=3, policies=["balanced", "greedy", "random"], seed=4, batch=40)
+    simulate_to(str(out), **args, rounds=True)
+    assert sorted(p.name for p in out.iterdir()) == ["games", "manifest.json", "rounds", "seats"]
+    assert done_parts(out, rounds=True) == {0, 1, 2}
+    _, _, rounds = simulate(90, 3, args["policies"], seed=4, rounds=True)
+    pd.testing.assert_frame_equal(load_rounds(out), rounds)
+    (out / "rounds" / "part-000001.parquet").unlink()  # a part cut short before its games were put in place
+    (out / "games" / "part-000001.parquet").unlink()
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("part-*.parquet") if "000001" not in p.name}
+    result = simulate_to(str(out), **args, rounds=True)
+    assert result.played == 40
+    assert all(p.stat().st_mtime_ns == t for p, t in before.items())  # parts 0 and 2 untouched
+    pd.testing.assert_frame_equal(load_rounds(out), rounds)
+    few = load_rounds(out, columns=["score", "coins"])
+    assert list(few.columns) == ["game", "round", "seat", "score", "coins"]
+    with pytest.raises(DatasetError, match="no round snapshot column wins; the columns are score, vp"):
+        load_rounds(out, columns=["wins"])
+
+
+def test_a_dataset_is_resumed_only_as_it_was_begun_with_or_without_round_snapshots(tmp_path):
+    from smsim.runs.dataset import load_rounds, read_manifest
+
+    plain, recorded = tmp_path / "plain", tmp_path / "recorded"
+    args = dict(games=60, players=2, policies=["greedy", "random"], seed=1, batch=30)
+    simulate_to(str(plain), **args)
+    simulate_to(str(recorded), **args, rounds=True)
+    assert "rounds" not in read_manifest(plain)["run"]  # datasets written before it keep their identity
+    assert read_manifest(recorded)["run"]["rounds"] is True
+    for path, rounds in ((plain, True), (recorded, False)):
+        files = {p: p.read_bytes() for p in path.rglob("*") if p.is_file()}
+        with pytest.raises(DatasetError, match="holds a different run \\(.*rounds"):
+            simulate_to(str(path), **args, rounds=rounds)
+        assert {p: p.read_bytes() for p in path.rglob("*") if p.is_file()} == files
+    with pytest.raises(DatasetError, match="holds no round snapshots: it was written without --rounds"):
+        load_rounds(plain)
+    pd.testing.assert_frame_equal(load(plain).seats, load(recorded).seats)  # the same games
