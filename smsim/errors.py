@@ -55,6 +55,10 @@ class LearnError(SmsimError):
     """``smsim learn``: bad plan, or a label directory of another plan."""
 
 
+class WinProbError(SmsimError):
+    """A win-probability model file that cannot be read, or data it cannot be fitted on."""
+
+
 class SkillError(SmsimError):
     """Bad input to ``smsim skill``: its levels, caps or variants."""
 

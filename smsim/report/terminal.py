@@ -296,3 +296,40 @@ def print_regret(table: pd.DataFrame, plan, console: Console | None = None) -> N
                   f"{r.errors_per_game:.2f}", interval_text(r.error_rate, **RATE))  # fmt: skip
     console.print(t)
     console.print("an error: a keep that loses more than 0.1 VP of the stated value's expectation")
+
+
+def print_calibration(summaries: list[dict], console: Console | None = None) -> None:
+    """A win-probability model's calibration on held-out games (``studies.winprob``): per player
+    count its Brier score beside that of knowing nothing, the expected calibration error and the
+    reliability table."""
+    console = console or Console(width=max(100, Console().width))
+    for c in summaries:
+        t = Table(title=f"Win probability, {c['players']} players: {c['positions']:,} held-out positions of "
+                        f"{c['games']:,} games; Brier {c['brier']:.4f} (1/{c['players']} each: "
+                        f"{c['brier_uniform']:.4f}), calibration error {c['ece_points']:.2f} points")  # fmt: skip
+        for col in ("predicted", "seat-positions", "mean predicted", "won [95% interval]"):
+            t.add_column(col, justify="right", no_wrap=True)
+        for r in c["reliability"]:
+            t.add_row(r["bin"], f"{r['n']:,}", f"{r['predicted']:.1%}",
+                      interval_text(r["observed"], r["observed_lo"], r["observed_hi"], **RATE))  # fmt: skip
+        console.print(t)
+
+
+def print_shape(results: list, console: Console | None = None) -> None:
+    """The shape of the games (``studies.shape``): one column a dataset, one row a figure."""
+    console = console or Console(width=max(100, Console().width))
+    t = Table(title="The shape of the games [95% intervals over games]")
+    t.add_column("figure", no_wrap=True)
+    for r in results:
+        t.add_column(f"{r.players}p {r.policy}", justify="right", no_wrap=True)
+    forms = {"count": dict(digits=2), "rounds": dict(digits=1), "vp": dict(digits=1, unit=" VP"),
+             "rate": RATE, "prob": RATE}  # fmt: skip
+    first = results[0].figures
+    for i, row in first.iterrows():
+        cells = []
+        for r in results:
+            f = r.figures.iloc[i]
+            cells.append(interval_text(f["value"], f["lo"], f["hi"], **forms[f["unit"]]))
+        t.add_row(row["label"], *cells)
+    console.print(t)
+    console.print("winner's figures: games with a single winner (a shared win has none)")

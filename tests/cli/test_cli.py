@@ -5,6 +5,7 @@ import os
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import smsim
@@ -250,6 +251,32 @@ def test_simulate_out_summary_formats_and_refusal(run, tmp_path):
     assert len(list((out / "seats").glob("*.parquet"))) == 3
 
 
+def test_winprob_fits_a_model_and_checks_it(run, tmp_path):
+    for players in (2, 3):
+        assert run("simulate", "-n", "400", "-p", str(players), "--policy", "balanced", "--seed", "3", "--rounds",
+                   "--out", str(tmp_path / f"p{players}"), "--quiet").exit_code == 0  # fmt: skip
+    fitted = run("winprob", str(tmp_path / "p2"), str(tmp_path / "p3"), "--out", str(tmp_path / "wp.json"))
+    assert fitted.exit_code == 0, fitted.output
+    assert "Win probability, 2 players: " in fitted.output and "Win probability, 3 players" in fitted.output
+    assert "calibration error" in fitted.output and "model: " in fitted.output
+    checked = run("winprob", str(tmp_path / "p3"), "--model", str(tmp_path / "wp.json"))
+    assert checked.exit_code == 0 and "Win probability, 3 players" in checked.output
+    assert checked.output.split("Win probability, 3 players")[1] == fitted.output.split("Win probability, 3 players")[1].split("model: ")[0]
+    assert run("simulate", "-n", "40", "-p", "2", "--policy", "balanced", "--out", str(tmp_path / "plain"),
+               "--quiet").exit_code == 0  # fmt: skip
+    assert_bad_input(run("winprob", str(tmp_path / "plain"), "--model", str(tmp_path / "wp.json")),
+                     "holds no round snapshots", "--rounds")  # fmt: skip
+    assert_bad_input(run("winprob", str(tmp_path / "p2"), str(tmp_path / "p2"), "--out", str(tmp_path / "x.json")),
+                     "two datasets of 2 players")  # fmt: skip
+    assert not (tmp_path / "x.json").exists()
+    shaped = run("shape", str(tmp_path / "p2"), str(tmp_path / "p3"), "--model", str(tmp_path / "wp.json"),
+                 "--out", str(tmp_path / "shape.csv"))  # fmt: skip
+    assert shaped.exit_code == 0, shaped.output
+    assert "2p balanced" in shaped.output and "lead changes a game, by VP" in shaped.output
+    assert len(pd.read_csv(tmp_path / "shape.csv")) == 2 * 12
+    assert_bad_input(run("shape", str(tmp_path / "p2"), "--model", str(tmp_path / "none.json")), "cannot read it")
+
+
 def test_simulate_records_round_snapshots_and_resumes_only_as_begun(run, tmp_path):
     out = tmp_path / "run"
     args = ["simulate", "-n", "50", "-p", "3", "--policy", "balanced", "--seed", "3", "--out", str(out), "--quiet"]
@@ -290,6 +317,11 @@ NEEDS_NO_GAME = [
     (["simulate", "--out", "{tmp}/file/run", "-n", "10"], ["cannot write", "not a directory"]),
     (["simulate", "--out", "{tmp}/file", "-n", "10"], ["not a directory"]),
     (["simulate", "-n", "10", "--rounds"], ["--rounds records a table of the dataset: give --out DIR"]),
+    (["winprob", "{tmp}/foreign"], ["give --out FILE (fit a model) or --model FILE (check one)"]),
+    (["winprob", "{tmp}/foreign", "--out", "{tmp}/m.txt"], ["--out must name a .json file"]),
+    (["winprob", "{tmp}/foreign", "--out", "{tmp}/none/m.json"], ["no directory"]),
+    (["winprob", "{tmp}/foreign", "--out", "{tmp}/m.json"], ["not an smsim dataset"]),
+    (["winprob", "{tmp}/foreign", "--model", "{tmp}/binary.json"], ["not a win-probability model"]),
     (["play", "--players", "2", "--policy", "greedy,random,walls"], ["3 policies for 2 players"]),
     (["play", "--trace", "{tmp}/file/game.jsonl"], ["cannot write trace", "not a directory"]),
     (["play", "--trace", "{tmp}"], ["is a directory"]),
