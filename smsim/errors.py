@@ -59,6 +59,10 @@ class WinProbError(SmsimError):
     """A win-probability model file that cannot be read, or data it cannot be fitted on."""
 
 
+class LuckError(SmsimError):
+    """Bad input to ``smsim luck``: its policies, player count or stated value."""
+
+
 class SkillError(SmsimError):
     """Bad input to ``smsim skill``: its levels, caps or variants."""
 

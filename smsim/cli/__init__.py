@@ -1,7 +1,7 @@
 """The ``smsim`` command: a thin click layer over the Python API.
 
 Bad input ends with one line ``Error: ...`` on stderr and exit status 2, never a traceback.
-One module per group of commands (``game``, ``runs``, ``studies``, ``learn``, ``ladder``, ``winprob``,
+One module per group of commands (``game``, ``runs``, ``studies``, ``learn``, ``ladder``, ``feel``,
 ``reports``, ``catalog``),
 what they share in ``common`` and the progress displays in ``progress``.
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 # each module adds its commands to the group
-from smsim.cli import catalog, game, ladder, learn, reports, runs, studies, winprob  # noqa: F401
+from smsim.cli import catalog, feel, game, ladder, learn, reports, runs, studies  # noqa: F401
 from smsim.cli.common import cli
 
 __all__ = ["cli", "main"]

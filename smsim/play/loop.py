@@ -60,7 +60,19 @@ from smsim.engine.game import (
 from smsim.engine.memory import borrow_nb, cached_njit, hot_njit, loop_njit
 from smsim.engine.pirates import mark_swords_nb
 from smsim.engine.scoring import ROUND_SCRATCH, snapshot_round_nb
-from smsim.policies.exact_keep import ERROR_VP, keep_regret_nb
+from smsim.play.winprob import N_WIN_FEATURES, WF_LEAD, WF_SCORE, seat_features_nb, win_probabilities_nb
+from smsim.policies import heuristic_layout as HL
+from smsim.policies.exact_keep import (
+    EMPTY,
+    ERROR_VP,
+    FIRST_FINAL,
+    N_NODES,
+    first_roll_values_nb,
+    keep_regret_nb,
+    keep_tables_nb,
+    node_of_nb,
+)
+from smsim.policies.features import turn_table_nb
 from smsim.policies.heuristics import heuristic_choice_nb, new_game_memo_nb, random_choice_nb
 from smsim.policies.learned_layout import LEARNED_MEMO, learned_nb
 
@@ -79,7 +91,7 @@ NO_TRACE = np.zeros((0, E.EVENT_WIDTH), dtype=np.int64)  # the trace of a game n
 Work = namedtuple(
     "Work",
     ["city", "occ", "player", "pirates", "dice", "counts", "cands", "ctx", "rng", "values", "memo", "status",
-     "trace", "trace_n", "keys", "tape", "forced", "tape_n", "snap", "cap", "oracle", "rounds"],
+     "trace", "trace_n", "keys", "tape", "forced", "tape_n", "snap", "cap", "oracle", "rounds", "luck"],
 )  # fmt: skip
 # The state at the start of a turn, from which a continuation replays the turn: int64 meta[2] is
 # (round, seat) of that turn.
@@ -104,6 +116,19 @@ ORACLE_FIELDS = ("keep_regret", "keeps", "keep_errors")
 # played: the end), int16, g = game[0], the game's row among those the call plays; scratch for
 # ``scoring.snapshot_round_nb``.
 Rounds = namedtuple("Rounds", ["out", "game", "scratch"])
+# The luck of the dice (``smsim luck``, studies/luck.py), ``Work.luck`` where every roll is judged,
+# else None (a loop compiled for None holds none of it). A roll's luck is the value of the dice it
+# gave minus their expected value before it, both under a stated value (a heuristic's values of
+# the uses, ``params``, with its own ``memo``) and exact play of the rest of the turn (the keep
+# layers of policies/exact_keep.py; ``layers`` float64[2, N_NODES] the first roll's), so it has
+# mean 0 whatever the seats play: ``luck_vp``, in the stated value's VP. ``luck`` weighs it by the
+# seat's sensitivity at the start of the round, p (1 - p) (b_score + b_lead) under the
+# win-probability model ``coef`` (``play.winprob``; ``position``, ``scratch``, ``probs``,
+# ``features`` its scratch, ``factor`` float64[P] the round's): luck in win probability, to first
+# order. out[g, seat, :]: ``LUCK_FIELDS``.
+Luck = namedtuple("Luck", ["params", "memo", "layers", "coef", "position", "scratch", "probs", "features", "factor",
+                           "out", "game"])  # fmt: skip
+LUCK_FIELDS = ("luck", "luck_vp", "rolls")
 # Who decides for each seat. A searching seat (PolicyKind.ROLLOUT) has its own knobs in ``params``,
 # the policy that orders its candidates and decides where it does not search in
 # ``base_kind``/``base_params``, and the policy its continuations play in ``playout_kind``/
@@ -144,8 +169,19 @@ def new_rounds(n_players: int, games: int, max_rounds: int) -> Rounds:
                   np.zeros(1, dtype=np.int64), np.zeros(ROUND_SCRATCH, dtype=np.int64))  # fmt: skip
 
 
+def new_luck(n_players: int, games: int, params: np.ndarray, coef: np.ndarray) -> Luck:
+    """The luck's buffers for ``games`` games under the heuristic weights ``params`` (the stated
+    value) and the win-probability coefficients ``coef`` float64[N_STAGES, N_WIN_FEATURES]."""
+    return Luck(np.ascontiguousarray(params, dtype=np.float64), np.zeros(MEMO_SIZE, dtype=np.float64),
+                np.zeros((2, N_NODES), dtype=np.float64), np.ascontiguousarray(coef, dtype=np.float64),
+                np.zeros((n_players, L.N_ROUND_FIELDS), dtype=np.int16), np.zeros(ROUND_SCRATCH, dtype=np.int64),
+                np.zeros(n_players, dtype=np.float64), np.zeros(N_WIN_FEATURES, dtype=np.float64),
+                np.zeros(n_players, dtype=np.float64), np.zeros((games, n_players, len(LUCK_FIELDS))),
+                np.zeros(1, dtype=np.int64))  # fmt: skip
+
+
 def new_work(n_players: int, trace: np.ndarray = NO_TRACE, oracle: Oracle | None = None,
-             rounds: Rounds | None = None) -> Work:  # fmt: skip
+             rounds: Rounds | None = None, luck: Luck | None = None) -> Work:  # fmt: skip
     """Fresh buffers for one thread: city int8[P, N_CELLS], occ uint64[P, N_CELL_CODES], player
     int64[P, N_PLAYER_FIELDS], pirates int64[N_PIRATE_FIELDS], dice int64[N_DICE], counts
     int64[N_FACES] (faces of the final dice), cands int64[MAX_CANDS, CAND_WIDTH], ctx
@@ -154,8 +190,8 @@ def new_work(n_players: int, trace: np.ndarray = NO_TRACE, oracle: Oracle | None
     uint64[2] (the game's dice key, the key of dice after a continuation's forced rows), tape
     int64[MAX_TAPE] (rows picked so far this turn), forced int64[MAX_TAPE] (rows a continuation
     replays), tape_n int64[3] (rows on the tape, forced rows, forced rows replayed), the turn's
-    start state, a capture, the keep oracle (``new_oracle``) and the round snapshots
-    (``new_rounds``; each None, off, unless given).
+    start state, a capture, the keep oracle (``new_oracle``), the round snapshots
+    (``new_rounds``) and the luck of the dice (``new_luck``; each None, off, unless given).
 
     Allocated here, by numpy, and passed to the compiled code: a jitted allocator cost a second
     of the first compile (numba's np.zeros for each shape and the boxing of the tuple), and the
@@ -185,6 +221,7 @@ def new_work(n_players: int, trace: np.ndarray = NO_TRACE, oracle: Oracle | None
                 np.zeros(L.N_DICE, dtype=np.int64), np.zeros(L.MAX_CANDS, dtype=np.float64), new_snap(n_players)),
         oracle,
         rounds,
+        luck,
     )  # fmt: skip
 
 
@@ -446,6 +483,74 @@ def rounds_game_nb(rec, g):
         rec.game[0] = g
 
 
+@loop_njit
+def luck_round_nb(lk, w, rules):
+    """At the start of a round: each seat's sensitivity of its win probability to its score,
+    the factor of its luck in win probability this round (None: nothing)."""
+    if lk is None:
+        return
+    snapshot_round_nb(w.occ, w.player, w.pirates, rules, lk.scratch, lk.position)
+    win_probabilities_nb(lk.position, lk.coef, rules, lk.features, lk.probs)
+    for s in range(w.player.shape[0]):
+        stage = seat_features_nb(lk.position, s, rules, lk.features)
+        p = lk.probs[s]
+        lk.factor[s] = p * (1.0 - p) * (lk.coef[stage, WF_SCORE] + lk.coef[stage, WF_LEAD])
+
+
+@loop_njit
+def add_luck_nb(lk, s, luck_vp):
+    g = lk.game[0]
+    lk.out[g, s, 0] += luck_vp * lk.factor[s]
+    lk.out[g, s, 1] += luck_vp
+    lk.out[g, s, 2] += 1.0
+
+
+@loop_njit
+def luck_first_roll_nb(lk, w, s, rules):
+    """The turn's first roll: its value with two rerolls left, exactly, minus its expectation
+    over the 252 rolls (None: nothing)."""
+    if lk is None:
+        return
+    turn_table_nb(lk.params, w.ctx, w.occ, w.player, w.pirates, lk.memo, s, rules)
+    keep_tables_nb(lk.params, w.ctx, w.player, lk.memo, s, rules)
+    best = lk.layers[1]
+    first_roll_values_nb(lk.memo[HL.M_KEEP_LAST : HL.M_KEEP_LAST + N_NODES],
+                        lk.memo[HL.M_KEEP_TWO : HL.M_KEEP_TWO + N_NODES], lk.layers[0], best)  # fmt: skip
+    add_luck_nb(lk, s, best[node_of_nb(w.dice, 0)] - best[EMPTY])
+
+
+@loop_njit
+def luck_reroll_nb(lk, w, s, mask, roll):
+    """A reroll of ``mask`` at keep decision ``roll`` (1: one reroll left after it, 2: none): the
+    new dice's value minus its expectation given the dice kept (None: nothing)."""
+    if lk is None:
+        return
+    at = HL.M_KEEP_TWO if roll == 1 else HL.M_KEEP_LAST
+    add_luck_nb(lk, s, lk.memo[at + node_of_nb(w.dice, 0)] - lk.memo[at + node_of_nb(w.dice, mask)])
+
+
+@loop_njit
+def luck_game_nb(lk, g):
+    """The luck ``lk`` writes game ``g``'s row next, its memo new (None: nothing)."""
+    if lk is not None:
+        lk.game[0] = g
+        new_game_memo_nb(lk.memo)
+
+
+def borrow_luck_nb(lk):
+    """The luck's buffers borrowed (``memory.borrow_nb``); None stays None."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(borrow_luck_nb, inline="always", jit_options={"_nrt": False})
+def _borrow_luck(lk):
+    if isinstance(lk, types.NoneType):
+        return lambda lk: None
+    return lambda lk: Luck(borrow_nb(lk.params), borrow_nb(lk.memo), borrow_nb(lk.layers), borrow_nb(lk.coef),
+                           borrow_nb(lk.position), borrow_nb(lk.scratch), borrow_nb(lk.probs), borrow_nb(lk.features),
+                           borrow_nb(lk.factor), borrow_nb(lk.out), borrow_nb(lk.game))  # fmt: skip
+
+
 def borrow_rounds_nb(rec):
     """The round snapshots with their buffers borrowed (``memory.borrow_nb``); None stays None."""
     raise NotImplementedError("compiled code only")
@@ -493,6 +598,7 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
     for rnd in range(first_round, rules[R.R_MAX_ROUNDS]):
         if rnd != first_round or first_seat == 0:
             record_round_nb(w.rounds, w, rnd, rules)
+            luck_round_nb(w.luck, w, rules)
         for s in range(first_seat if rnd == first_round else 0, n_players):
             # seat s's turn (docs/rules.md §3): roll with keeps, use one symbol, mark the swords
             if seats.kind[s] == L.POLICY_KIND_ROLLOUT or (w.cap.at[0] >= 0 and w.cap.at[1] == 0):
@@ -506,6 +612,7 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
             for d in range(L.N_DICE):
                 dice[d] = roll_die_nb(key, rnd, s, 0, d)
             E.record_nb(w.trace, w.trace_n, E.EV_ROLL, dice[0], dice[1], dice[2], dice[3], dice[4], 0, 0)
+            luck_first_roll_nb(w.luck, w, s, rules)
             for roll in range(1, L.N_ROLLS):
                 n = list_keeps_nb(w.cands)
                 w.ctx[L.CTX_ROLL] = roll
@@ -519,6 +626,7 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
                         dice[d] = roll_die_nb(key, rnd, s, roll, d)
                 E.record_nb(w.trace, w.trace_n, E.EV_REROLL, mask, 0, 0, 0, 0, 0, 0)
                 E.record_nb(w.trace, w.trace_n, E.EV_ROLL, dice[0], dice[1], dice[2], dice[3], dice[4], 0, 0)
+                luck_reroll_nb(w.luck, w, s, mask, roll)
 
             n = list_uses_nb(dice, w.counts, w.player[s, L.COINS], w.occ, s, rules, w.cands)
             row = ask_nb(np.int64(L.DECISION_USE), n, s, w, seats, rules, search)
@@ -653,6 +761,7 @@ def borrow_work_nb(w):
                 borrow_snap_nb(w.cap.snap), borrow_nb(w.cap.dice), borrow_nb(w.cap.values), borrow_snap_nb(w.cap.now)),
         borrow_oracle_nb(w.oracle),
         borrow_rounds_nb(w.rounds),
+        borrow_luck_nb(w.luck),
     )  # fmt: skip
 
 
@@ -690,6 +799,7 @@ def play_games_nb(seed_key, first, w, rules, start_crates, kind, params, fns, ba
     for g in range(game_out.shape[0]):
         oracle_game_nb(w.oracle, g)
         rounds_game_nb(w.rounds, g)
+        luck_game_nb(w.luck, g)
         play_game_nb(game_key_nb(seed_key, first + g), w, seats, rules, start_crates, score_out[g], game_out[g],
                      search)
         for s in range(w.player.shape[0]):  # element by element: a slice copy would allocate

@@ -333,3 +333,26 @@ def print_shape(results: list, console: Console | None = None) -> None:
         t.add_row(row["label"], *cells)
     console.print(t)
     console.print("winner's figures: games with a single winner (a shared win has none)")
+
+
+def print_luck(result, console: Console | None = None) -> None:
+    """A match with the dice's luck measured (``studies.luck``)."""
+    console = console or Console(width=max(100, Console().width))
+    plan, t = result.plan, result.table.set_index("figure")
+    title = (f"{plan.policy} in one seat against {plan.against}, {plan.players} players, {t.attrs['blocks']:,} blocks of "
+             f"every rotation on the same dice; luck priced by {plan.stated}'s values [95% intervals]")  # fmt: skip
+    table = Table(title=title)
+    table.add_column("figure", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
+    for name in t.index:
+        row = t.loc[name]
+        if name in ("gap", "gap_adjusted", "luck_mean"):
+            text = interval_text(row["value"], row["lo"], row["hi"], **POINTS)
+        elif name == "explained":
+            text = f"{row['value']:.1%}"
+        elif name == "narrower":
+            text = f"{row['value']:.2f} x"
+        else:
+            text = f"{row['value']:,.0f}" if np.isfinite(row["value"]) else MISSING
+        table.add_row(row["label"], text)
+    console.print(table)

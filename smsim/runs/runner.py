@@ -34,7 +34,7 @@ from smsim import layout as L
 from smsim.engine.dice import seed_key
 from smsim.engine.memory import is_cached
 from smsim.play.api import check_errors
-from smsim.play.loop import new_oracle, new_rounds, new_work, play_games_nb
+from smsim.play.loop import new_luck, new_oracle, new_rounds, new_work, play_games_nb
 from smsim.play.search import SEARCH_TOTALS, new_search, search_room
 from smsim.policies.registry import PolicySpec, any_search, base_arrays, line_up_marks, policy_arrays
 from smsim.rules import Rules
@@ -49,7 +49,7 @@ ROUNDS_SLICE = 500
 
 
 def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules, oracle: np.ndarray | None = None,
-           rounds: bool = False) -> Callable:  # fmt: skip
+           rounds: bool = False, luck: tuple[np.ndarray, np.ndarray] | None = None) -> Callable:  # fmt: skip
     """``play(first, score, player, game_out, judged=None)``: games first .. first + len(score) - 1
     into the given arrays, with the engine (the search policy's loop where a seat searches).
 
@@ -57,22 +57,29 @@ def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules, oracl
     (``play.loop.Oracle``); ``judged`` float64[G, P, len(ORACLE_FIELDS)] then receives each
     game's keep regret, keep decisions and errors per seat. ``rounds``: every seat's position at
     the start of every round and at the end is recorded (``play.loop.Rounds``) and ``play``
-    returns the rows of the rounds played (``round_rows``), else None."""
+    returns the rows of the rounds played (``round_rows``), else None. ``luck``: (the stated
+    value's heuristic weights, the win-probability coefficients of this player count) under which
+    every roll's luck is measured (``play.loop.Luck``); ``lucky`` float64[G, P, len(LUCK_FIELDS)]
+    then receives each game's luck per seat."""
     key, rules_nb, crates, *policies = lineup_arrays(specs, seed, rules)
     searching = any_search(specs)
     room = search_room(*policies[:2])  # kind, params
 
     def play(first: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray,
-             judged: np.ndarray | None = None) -> RoundRows | None:  # fmt: skip
+             judged: np.ndarray | None = None, lucky: np.ndarray | None = None) -> RoundRows | None:  # fmt: skip
         # the work buffers (and search scratch) of this call: held here while the games run on views of them
         judge = new_oracle(players, len(game_out), oracle) if oracle is not None else None
         snaps = new_rounds(players, len(game_out), rules.max_rounds) if rounds else None
-        work, search = new_work(players, oracle=judge, rounds=snaps), new_search(players, room) if searching else None
+        dice = new_luck(players, len(game_out), *luck) if luck is not None else None
+        work = new_work(players, oracle=judge, rounds=snaps, luck=dice)
+        search = new_search(players, room) if searching else None
         play_games_nb(key, first, work, rules_nb, crates, *policies, score, player, game_out, search)
         if search is not None:
             SEARCH_TOTALS[:] += search.spent  # in place: the module's array
         if judge is not None and judged is not None:
             judged[:] = judge.out
+        if dice is not None and lucky is not None:
+            lucky[:] = dice.out
         return round_rows(snaps.out, game_out, first) if snaps is not None else None
 
     return play

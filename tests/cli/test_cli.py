@@ -275,6 +275,12 @@ def test_winprob_fits_a_model_and_checks_it(run, tmp_path):
     assert "2p balanced" in shaped.output and "lead changes a game, by VP" in shaped.output
     assert len(pd.read_csv(tmp_path / "shape.csv")) == 2 * 12
     assert_bad_input(run("shape", str(tmp_path / "p2"), "--model", str(tmp_path / "none.json")), "cannot read it")
+    lucky = run("luck", "greedy", "balanced", "--players", "3", "--games", "40", "--model", str(tmp_path / "wp.json"))
+    assert lucky.exit_code == 0, lucky.output
+    assert "greedy in one seat against balanced, 3 players, 40 blocks" in lucky.output
+    assert "luck taken out" in lucky.output and "R^2" in lucky.output
+    assert_bad_input(run("luck", "greedy", "balanced", "--players", "4", "--model", str(tmp_path / "wp.json")),
+                     "fitted on 2, 3 players, not on 4")  # fmt: skip
 
 
 def test_simulate_records_round_snapshots_and_resumes_only_as_begun(run, tmp_path):
@@ -322,6 +328,9 @@ NEEDS_NO_GAME = [
     (["winprob", "{tmp}/foreign", "--out", "{tmp}/none/m.json"], ["no directory"]),
     (["winprob", "{tmp}/foreign", "--out", "{tmp}/m.json"], ["not an smsim dataset"]),
     (["winprob", "{tmp}/foreign", "--model", "{tmp}/binary.json"], ["not a win-probability model"]),
+    (["luck", "greedy", "balanced", "--stated", "learned", "--model", "{tmp}/binary.json"], ["--stated must be a heuristic"]),
+    (["luck", "greedy", "nobody", "--model", "{tmp}/binary.json"], ["unknown policy 'nobody'"]),
+    (["luck", "greedy", "balanced", "--model", "{tmp}/binary.json"], ["not a win-probability model"]),
     (["play", "--players", "2", "--policy", "greedy,random,walls"], ["3 policies for 2 players"]),
     (["play", "--trace", "{tmp}/file/game.jsonl"], ["cannot write trace", "not a directory"]),
     (["play", "--trace", "{tmp}"], ["is a directory"]),

@@ -1,5 +1,6 @@
-"""The command ``winprob``: a win-probability model fitted on round snapshots, and its
-calibration (``studies.winprob``)."""
+"""How the game feels: ``winprob`` (a win-probability model fitted on round snapshots, and its
+calibration: ``studies.winprob``), ``shape`` (lead changes, comebacks, when a game is decided:
+``studies.shape``) and ``luck`` (how much of a result is the dice: ``studies.luck``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from smsim.cli.common import cli, fail
+from smsim.cli.common import cli, count_of, fail
 
 
 @cli.command()
@@ -88,3 +89,41 @@ def shape(datasets, model_path, out) -> None:
 
         write_file(out, pd.concat([r.figures for r in results], ignore_index=True).to_csv(index=False))
         click.echo(f"figures: {out}")
+
+
+@cli.command()
+@click.argument("policy")
+@click.argument("against")
+@click.option("--players", "-p", type=int, default=2, show_default=True, help="Players, 2 to 5.")
+@click.option("--games", "-n", type=str, default="2000", show_default=True,
+              help="Blocks: each the same dice with POLICY in every seat in turn (players x blocks games).")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The match's seed.")
+@click.option("--model", "model_path", type=str, required=True, help="The win-probability model (smsim winprob --out).")
+@click.option("--stated", default="balanced", show_default=True, help="The heuristic whose values of the uses price the dice.")
+@click.option("--threads", type=int, default=None, help="Threads (default: every core).")
+def luck(policy, against, players, games, seed, model_path, stated, threads) -> None:
+    """How much of a match's result is the dice: POLICY in one seat against AGAINST in the others,
+    every seat rotation on the same dice, with every roll's luck measured.
+
+    A roll's luck is the value of the dice it gave minus their expected value before it (the 252
+    first rolls, or the dice a reroll could give those kept), under the --stated heuristic's values
+    of the uses and exact play of the rest of the turn, weighed by the seat's win probability's
+    slope in its score at the start of the round (--model). It has mean 0 whatever the seats
+    play, so POLICY's share with its luck taken out estimates the same gap with less noise.
+    Prints the gap as played and adjusted, how much narrower the interval is, the share of a
+    seat's result the luck explains, and the games after which the better policy leads with 95%
+    chance (docs/feel.md).
+
+    \b
+    Example:
+      smsim luck learned balanced --players 4 --games 2000 --model winprob-balanced.json
+    """
+    from smsim.report.terminal import print_luck
+    from smsim.studies.luck import LuckPlan, luck_match, verify_plan
+    from smsim.studies.winprob import WinProbModel
+
+    plan = LuckPlan(policy, against, players, count_of(games, "--games"), seed, stated)
+    verify_plan(plan)
+    model = WinProbModel.load(model_path)
+    model.coef_for(players)
+    print_luck(luck_match(plan, model, threads=threads))
