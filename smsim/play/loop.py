@@ -468,7 +468,7 @@ def oracle_game_nb(o, g):
         o.game[0] = g
 
 
-@loop_njit
+@loop_njit(forceinline=True)  # compiled for None: nothing left in the loop
 def record_round_nb(rec, w, rnd, rules):
     """Every seat's position at the start of round ``rnd`` (or, with ``rnd`` the rounds played, at
     the game's end) into the round snapshots ``rec`` (``Rounds``; None: nothing)."""
@@ -476,14 +476,14 @@ def record_round_nb(rec, w, rnd, rules):
         snapshot_round_nb(w.occ, w.player, w.pirates, rules, rec.scratch, rec.out[rec.game[0], rnd])
 
 
-@loop_njit
+@loop_njit(forceinline=True)  # compiled for None: nothing left in the loop
 def rounds_game_nb(rec, g):
     """The round snapshots ``rec`` take game ``g``'s rows next (None: nothing)."""
     if rec is not None:
         rec.game[0] = g
 
 
-@loop_njit
+@loop_njit(forceinline=True)  # compiled for None: nothing left in the loop
 def luck_round_nb(lk, w, rules):
     """At the start of a round: each seat's sensitivity of its win probability to its score,
     the factor of its luck in win probability this round (None: nothing)."""
@@ -505,7 +505,7 @@ def add_luck_nb(lk, s, luck_vp):
     lk.out[g, s, 2] += 1.0
 
 
-@loop_njit
+@loop_njit(forceinline=True)  # compiled for None: nothing left in the loop
 def luck_first_roll_nb(lk, w, s, rules):
     """The turn's first roll: its value with two rerolls left, exactly, minus its expectation
     over the 252 rolls (None: nothing)."""
@@ -519,7 +519,7 @@ def luck_first_roll_nb(lk, w, s, rules):
     add_luck_nb(lk, s, best[node_of_nb(w.dice, 0)] - best[EMPTY])
 
 
-@loop_njit
+@loop_njit(forceinline=True)  # compiled for None: nothing left in the loop
 def luck_reroll_nb(lk, w, s, mask, roll):
     """A reroll of ``mask`` at keep decision ``roll`` (1: one reroll left after it, 2: none): the
     new dice's value minus its expectation given the dice kept (None: nothing)."""
@@ -529,7 +529,7 @@ def luck_reroll_nb(lk, w, s, mask, roll):
     add_luck_nb(lk, s, lk.memo[at + node_of_nb(w.dice, 0)] - lk.memo[at + node_of_nb(w.dice, mask)])
 
 
-@loop_njit
+@loop_njit(forceinline=True)  # compiled for None: nothing left in the loop
 def luck_game_nb(lk, g):
     """The luck ``lk`` writes game ``g``'s row next, its memo new (None: nothing)."""
     if lk is not None:
