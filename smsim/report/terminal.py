@@ -317,7 +317,7 @@ def print_calibration(summaries: list[dict], console: Console | None = None) -> 
 
 def print_shape(results: list, console: Console | None = None) -> None:
     """The shape of the games (``studies.shape``): one column a dataset, one row a figure."""
-    console = console or Console(width=max(100, Console().width))
+    console = console or Console(width=max(60 + 24 * len(results), Console().width))
     t = Table(title="The shape of the games [95% intervals over games]")
     t.add_column("figure", no_wrap=True)
     for r in results:
