@@ -58,8 +58,11 @@ def winprob(datasets, out, model_path) -> None:
 @cli.command()
 @click.argument("datasets", nargs=-1, required=True)
 @click.option("--model", "model_path", type=str, required=True, help="The win-probability model (smsim winprob --out).")
+@click.option("--against", "base", type=str, default=None,
+              help="A dataset of the same games played otherwise (same seed, players and games: a rules variant's "
+                   "base): print each DATASET's figures minus its, paired game by game.")  # fmt: skip
 @click.option("--out", "-o", type=str, default=None, help="Also write the figures as CSV here.")
-def shape(datasets, model_path, out) -> None:
+def shape(datasets, model_path, base, out) -> None:
     """The shape of the games of DATASETS: lead changes, comebacks, when a game is decided, how
     close it ends, each with its 95% interval over games.
 
@@ -70,8 +73,14 @@ def shape(datasets, model_path, out) -> None:
     which its winner stays above 90% (docs/feel.md).
 
     \b
-    Example:
+    With --against BASE each figure is DATASET's minus BASE's on the same games (the same seed,
+    so the same dice): how a rules variant changes the game's shape, with paired intervals.
+
+    \b
+    Examples:
       smsim shape runs/bal2 runs/bal4 --model winprob-balanced.json
+      smsim simulate -n 100000 -p 4 --policy balanced --rounds --rule side_defence=3 --out runs/def3
+      smsim shape runs/def3 --against runs/bal4 --model winprob-balanced.json
     """
     import pandas as pd
 
@@ -83,11 +92,20 @@ def shape(datasets, model_path, out) -> None:
         fail(f"--out {out!r}: no directory {str(Path(out).parent)!r}")
     model = WinProbModel.load(model_path)
     results = [game_shape(model, path) for path in datasets]
-    print_shape(results)
+    if base is None:
+        print_shape(results)
+        table = pd.concat([r.figures for r in results], ignore_index=True)
+    else:
+        from smsim.report.terminal import print_shape_difference
+        from smsim.studies.shape import shape_difference
+
+        against = game_shape(model, base)
+        table = pd.concat([shape_difference(against, r).assign(dataset=r.source) for r in results], ignore_index=True)
+        print_shape_difference(table, base)
     if out is not None:
         from smsim.files import write_file
 
-        write_file(out, pd.concat([r.figures for r in results], ignore_index=True).to_csv(index=False))
+        write_file(out, table.to_csv(index=False))
         click.echo(f"figures: {out}")
 
 

@@ -356,3 +356,20 @@ def print_luck(result, console: Console | None = None) -> None:
             text = f"{row['value']:,.0f}" if np.isfinite(row["value"]) else MISSING
         table.add_row(row["label"], text)
     console.print(table)
+
+
+def print_shape_difference(table: pd.DataFrame, base: str, console: Console | None = None) -> None:
+    """Each dataset's shape minus the base's, paired game by game (``studies.shape.shape_difference``)."""
+    datasets = list(dict.fromkeys(table["dataset"]))
+    console = console or Console(width=max(60 + 26 * len(datasets), Console().width))
+    t = Table(title=f"The shape of the games minus {base}'s, on the same games [95% intervals, paired]")
+    t.add_column("figure", no_wrap=True)
+    for d in datasets:
+        t.add_column(d, justify="right", no_wrap=True)
+    forms = {"count": dict(digits=2), "rounds": dict(digits=1), "vp": dict(digits=1, unit=" VP"),
+             "rate": POINTS, "prob": POINTS}  # fmt: skip
+    for label, rows in table.groupby("label", sort=False):
+        cells = [interval_text(r.value, r.lo, r.hi, signed=True, **{k: v for k, v in forms[r.unit].items()
+                                                                    if k != "signed"}) for r in rows.itertuples()]  # fmt: skip
+        t.add_row(label, *cells)
+    console.print(t)

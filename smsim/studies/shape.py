@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from smsim import layout as L
+from smsim.errors import DatasetError
 from smsim.intervals import mean_and_interval, wilson_interval
 from smsim.runs.dataset import read_manifest
 from smsim.studies.winprob import Positions, WinProbModel, credits, read_positions, win_probabilities
@@ -76,6 +77,7 @@ class ShapeResult:
     figures: pd.DataFrame
     per_game: pd.DataFrame
     last_by_round: pd.DataFrame
+    source: str = ""
 
 
 def _leader(values: np.ndarray) -> np.ndarray:
@@ -189,7 +191,49 @@ def game_shape(model: WinProbModel, path: str, threshold: float = THRESHOLD, dec
     p = read_positions(path)
     policies = [x["name"] for x in read_manifest(path)["run"]["policies"]]
     policy = policies[0] if len(set(policies)) == 1 else " / ".join(policies)
-    return shape_of(p, win_probabilities(model, p), policy, threshold, decided)
+    result = shape_of(p, win_probabilities(model, p), policy, threshold, decided)
+    result.source = str(path)
+    return result
 
 
-__all__ = ["SHAPE_FIGURES", "ShapeResult", "game_shape", "shape_of"]
+def shape_difference(base: ShapeResult, other: ShapeResult) -> pd.DataFrame:
+    """Each figure of ``other`` minus ``base``'s, paired game by game: the two must be the same
+    games (the same seed and game indices, so the same dice) played otherwise (a rules variant,
+    another level). A per-game figure's difference is the mean of the games' differences, with
+    its interval over games; a game counts where both have the figure (a single winner in both,
+    for the winner's figures)."""
+    a = base.per_game.set_index("game")
+    b = other.per_game.set_index("game")
+    if base.players != other.players or not a.index.equals(b.index):
+        raise DatasetError(f"{other.source or 'the second'} and {base.source or 'the first'} are not the same games: "
+                           "paired figures need one player count, one seed and the same games")  # fmt: skip
+    both = a["single_winner"] & b["single_winner"]
+
+    def per_game(frame: pd.DataFrame, name: str) -> pd.Series:
+        if name == "no_lead_change_vp":
+            return (frame["lead_changes_vp"] == 0).astype(float)
+        if name == "no_lead_change_wp":
+            return (frame["lead_changes_wp"] == 0).astype(float)
+        if name == "comeback":
+            return (frame["winner_lowest"] < THRESHOLD).astype(float)
+        if name == "decided_before_end":
+            return frame["rounds"] - frame["decided_round"]
+        if name == "close":
+            return (frame["margin"] <= CLOSE_VP).astype(float)
+        if name == "drama":
+            return frame["winner_lowest"]
+        return frame[name].astype(float)
+
+    winners = {"winner_was_last", "comeback", "decided_round", "decided_before_end", "drama"}
+    rows = []
+    for f in SHAPE_FIGURES:
+        d = per_game(b, f.name) - per_game(a, f.name)
+        if f.name in winners:
+            d = d[both]
+        v, lo, hi, n = mean_and_interval(d.to_numpy(dtype=float))
+        rows.append({"players": base.players, "base": base.policy, "other": other.policy, "figure": f.name,
+                     "label": f.label, "unit": f.unit, "value": v, "lo": lo, "hi": hi, "games": n})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+__all__ = ["SHAPE_FIGURES", "ShapeResult", "game_shape", "shape_difference", "shape_of"]

@@ -69,3 +69,24 @@ def test_on_real_play_the_figures_hang_together(tmp_path):
     assert fig.loc["winner_was_last", "value"] >= result.last_by_round["winner_last"].max()
     assert (fig["lo"] <= fig["value"]).all() and (fig["value"] <= fig["hi"]).all()
     assert fig.loc["rounds", "value"] == pytest.approx(games["rounds"].mean())
+
+
+def test_paired_differences_are_the_games_differences():
+    from smsim.errors import DatasetError
+    from smsim.studies.shape import shape_difference
+
+    rows = [(0, 0, [0, 0], [41, 41]), (0, 1, [5, 3], [38, 39]), (0, 2, [4, 6], [35, 34]), (0, 3, [10, 8], [30, 31]),
+            (1, 0, [0, 0], [41, 41]), (1, 1, [2, 2], [39, 39]), (1, 2, [7, 7], [3, 5])]  # fmt: skip
+    prob = np.array([[.5, .5], [.6, .4], [.3, .7], [1, 0], [.5, .5], [.45, .55], [0, 1]])
+    base = shape_of(positions(rows), prob, "base")
+    calmer = prob.copy()
+    calmer[2] = [.95, .05]  # game 0's winner never below 60% (and above 90% from round 2)
+    other = shape_of(positions(rows), calmer, "other")
+    d = shape_difference(base, other).set_index("figure")
+    assert d.loc["lead_changes_wp", "value"] == pytest.approx(-1.0)  # game 0: 2 changes became 0
+    assert d.loc["drama", "value"] == pytest.approx((0.6 - 0.3) / 2)
+    assert d.loc["decided_round", "value"] == pytest.approx(-0.5)  # game 0 decided at round 2, not 3
+    assert d.loc["margin", "value"] == 0.0 and d.loc["margin", "games"] == 2
+    short = shape_of(positions(rows[:4]), prob[:4], "short")
+    with pytest.raises(DatasetError, match="not the same games"):
+        shape_difference(base, short)
