@@ -110,7 +110,7 @@ def shape(datasets, model_path, base, out) -> None:
 
 
 @cli.command()
-@click.argument("policy")
+@click.argument("measured", metavar="POLICY")
 @click.argument("against")
 @click.option("--players", "-p", type=int, default=2, show_default=True, help="Players, 2 to 5.")
 @click.option("--games", "-n", type=str, default="2000", show_default=True,
@@ -119,7 +119,7 @@ def shape(datasets, model_path, base, out) -> None:
 @click.option("--model", "model_path", type=str, required=True, help="The win-probability model (smsim winprob --out).")
 @click.option("--stated", default="balanced", show_default=True, help="The heuristic whose values of the uses price the dice.")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
-def luck(policy, against, players, games, seed, model_path, stated, threads) -> None:
+def luck(measured, against, players, games, seed, model_path, stated, threads) -> None:
     """How much of a match's result is the dice: POLICY in one seat against AGAINST in the others,
     every seat rotation on the same dice, with every roll's luck measured.
 
@@ -130,7 +130,8 @@ def luck(policy, against, players, games, seed, model_path, stated, threads) -> 
     play, so POLICY's share with its luck taken out estimates the same gap with less noise.
     Prints the gap as played and adjusted, how much narrower the interval is, the share of a
     seat's result the luck explains, and the games after which the better policy leads with 95%
-    chance (docs/feel.md).
+    chance (docs/feel.md). A policy given as a Python file is code, run as it is
+    (docs/trust.md).
 
     \b
     Example:
@@ -140,7 +141,7 @@ def luck(policy, against, players, games, seed, model_path, stated, threads) -> 
     from smsim.studies.luck import LuckPlan, luck_match, verify_plan
     from smsim.studies.winprob import WinProbModel
 
-    plan = LuckPlan(policy, against, players, count_of(games, "--games"), seed, stated)
+    plan = LuckPlan(measured, against, players, count_of(games, "--games"), seed, stated)
     verify_plan(plan)
     model = WinProbModel.load(model_path)
     model.coef_for(players)
