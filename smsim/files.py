@@ -7,6 +7,7 @@ writer that raises removes its temporary file. At a URL ``runs.storage`` uploads
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path, PurePath
@@ -50,3 +51,34 @@ def write_file(final: str | os.PathLike, data: bytes | str) -> None:
     """Write ``data`` (text as UTF-8, line ends as given) as the file ``final``, whole or not at all."""
     with writing(final) as tmp:
         tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def read_data_file(path: str | os.PathLike, where: str, noun: str, fmt: str, schema: int,
+                   error: type[Exception]) -> dict:  # fmt: skip
+    """A JSON data file smsim wrote (a model), read and its header checked: readable, UTF-8, JSON,
+    an object whose ``format`` is ``fmt`` and ``schema`` is ``schema``; else ``error`` in one line
+    (``where``: what the message calls the file; ``noun``: what it should be, "a model file").
+    Reading it executes nothing."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise error(f"{where}: cannot read {noun.removeprefix('a ')} ({exc.strerror})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise error(f"{where}: not {noun} (not UTF-8 text)") from None
+    return parse_data(text, where, noun, fmt, schema, error)
+
+
+def parse_data(text: str, where: str, noun: str, fmt: str, schema: int, error: type[Exception]) -> dict:
+    """``read_data_file``'s checks of a data file's text."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{where}: not {noun} (invalid JSON: {exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict) or data.get("format") != fmt:
+        raise error(f"{where}: not {noun} (no \"format\": \"{fmt}\")")
+    if data.get("schema") != schema:
+        raise error(f"{where}: model schema {data.get('schema')!r}; this smsim reads schema {schema}")
+    return data
+

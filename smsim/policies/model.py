@@ -25,7 +25,7 @@ import numpy as np
 
 from smsim.checks import whole
 from smsim.errors import PolicyError
-from smsim.files import write_file
+from smsim.files import parse_data, read_data_file, write_file
 from smsim.layout import MAX_CANDS
 from smsim.policies.heuristic_layout import N_PARAMS, PARAM_NAMES
 from smsim.policies.learned import MAX_HIDDEN, MODEL, PLACE_FEATURES, USE_FEATURES
@@ -154,14 +154,11 @@ class Model:
     @classmethod
     def from_json(cls, text: str, where: str = "model") -> Model:
         """Parse and check a model file's text; a bad one raises PolicyError in one line."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise PolicyError(f"{where}: not a model file (invalid JSON: {exc.msg} at line {exc.lineno})") from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise PolicyError(f"{where}: not a model file (no \"format\": \"{FORMAT}\")")
-        if data.get("schema") != SCHEMA:
-            raise PolicyError(f"{where}: model schema {data.get('schema')!r}; this smsim reads schema {SCHEMA}")
+        return cls.from_data(parse_data(text, where, "a model file", FORMAT, SCHEMA, PolicyError), where)
+
+    @classmethod
+    def from_data(cls, data: dict, where: str) -> Model:
+        """The model of a file's parsed contents, its header already checked (``files.parse_data``)."""
         for key, names in (("use_features", USE_NAMES), ("place_features", PLACE_NAMES)):
             if data.get(key) != list(names):
                 raise PolicyError(f"{where}: the model was fitted on another feature list ({key} differs from "
@@ -206,17 +203,8 @@ class Model:
 
     @classmethod
     def load(cls, path: str | Path) -> Model:
-        p = Path(path)
         where = f"policy {str(path)!r}"
-        try:
-            raw = p.read_bytes()
-        except OSError as exc:
-            raise PolicyError(f"{where}: cannot read model file ({exc.strerror})") from None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise PolicyError(f"{where}: not a model file (not UTF-8 text)") from None
-        return cls.from_json(text, where)
+        return cls.from_data(read_data_file(path, where, "a model file", FORMAT, SCHEMA, PolicyError), where)
 
 
 def _finite(x: Any) -> bool:

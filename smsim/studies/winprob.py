@@ -29,7 +29,7 @@ import pandas as pd
 
 from smsim import layout as L
 from smsim.errors import SmsimError, WinProbError
-from smsim.files import write_file
+from smsim.files import parse_data, read_data_file, write_file
 from smsim.intervals import Z_95
 from smsim.play.winprob import FEATURE_NAMES, N_STAGES, N_WIN_FEATURES, STAGE_EDGES, features_many_nb
 from smsim.play.winprob import win_probabilities_many_nb
@@ -37,6 +37,7 @@ from smsim.rules import Rules
 from smsim.runs.dataset import load, load_rounds, read_manifest
 
 FORMAT = "smsim win-probability model"
+NOUN = "a win-probability model"
 SCHEMA = 1
 HOLD_OUT = 5  # games g with g % HOLD_OUT == 0 are held out
 RIDGE = 1e-4  # on standardised features, per position: it only keeps unused features at 0
@@ -67,15 +68,11 @@ class WinProbModel:
     @classmethod
     def from_json(cls, text: str, where: str = "model") -> WinProbModel:
         """Parse and check a model file's text; a bad one raises WinProbError in one line."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise WinProbError(f"{where}: not a win-probability model (invalid JSON: {exc.msg} at line "
-                               f"{exc.lineno})") from None  # fmt: skip
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise WinProbError(f"{where}: not a win-probability model (no \"format\": \"{FORMAT}\")")
-        if data.get("schema") != SCHEMA:
-            raise WinProbError(f"{where}: model schema {data.get('schema')!r}; this smsim reads schema {SCHEMA}")
+        return cls.from_data(parse_data(text, where, NOUN, FORMAT, SCHEMA, WinProbError), where)
+
+    @classmethod
+    def from_data(cls, data: dict, where: str) -> WinProbModel:
+        """The model of a file's parsed contents, its header already checked (``files.parse_data``)."""
         if data.get("features") != list(FEATURE_NAMES) or data.get("stage_edges") != [int(x) for x in STAGE_EDGES]:
             raise WinProbError(f"{where}: the model was fitted on other features or stages than this smsim's; "
                                "fit it again with smsim winprob")  # fmt: skip
@@ -102,15 +99,7 @@ class WinProbModel:
     @classmethod
     def load(cls, path: str | Path) -> WinProbModel:
         where = f"win-probability model {str(path)!r}"
-        try:
-            raw = Path(path).read_bytes()
-        except OSError as exc:
-            raise WinProbError(f"{where}: cannot read it ({exc.strerror})") from None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise WinProbError(f"{where}: not a win-probability model (not UTF-8 text)") from None
-        return cls.from_json(text, where)
+        return cls.from_data(read_data_file(path, where, NOUN, FORMAT, SCHEMA, WinProbError), where)
 
     def coef_for(self, players: int) -> np.ndarray:
         if players not in self.coef:

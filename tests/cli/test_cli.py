@@ -278,7 +278,7 @@ def test_winprob_fits_a_model_and_checks_it(run, tmp_path):
     assert paired.exit_code == 0 and "minus" in paired.output and "+0.00 [+0.00, +0.00]" in paired.output
     assert_bad_input(run("shape", str(tmp_path / "p2"), "--against", str(tmp_path / "p3"), "--model",
                          str(tmp_path / "wp.json")), "not the same games")  # fmt: skip
-    assert_bad_input(run("shape", str(tmp_path / "p2"), "--model", str(tmp_path / "none.json")), "cannot read it")
+    assert_bad_input(run("shape", str(tmp_path / "p2"), "--model", str(tmp_path / "none.json")), "cannot read win-probability model")
     lucky = run("luck", "greedy", "balanced", "--players", "3", "--games", "40", "--model", str(tmp_path / "wp.json"))
     assert lucky.exit_code == 0, lucky.output
     assert "greedy in one seat against balanced, 3 players, 40 blocks" in lucky.output
