@@ -60,7 +60,7 @@ class WinProbError(SmsimError):
 
 
 class LuckError(SmsimError):
-    """Bad input to ``smsim luck``: its policies, player count or stated value."""
+    """Bad input to ``smsim luck``: its policies, player count, games or samples."""
 
 
 class SkillError(SmsimError):

@@ -117,20 +117,20 @@ def shape(datasets, model_path, base, out) -> None:
               help="Blocks: each the same dice with POLICY in every seat in turn (players x blocks games).")
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The match's seed.")
 @click.option("--model", "model_path", type=str, required=True, help="The win-probability model (smsim winprob --out).")
-@click.option("--stated", default="balanced", show_default=True, help="The heuristic whose values of the uses price the dice.")
+@click.option("--samples", type=int, default=16, show_default=True,
+              help="Other dice each turn is played again with, to know what the turn was expected to give.")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
-def luck(measured, against, players, games, seed, model_path, stated, threads) -> None:
+def luck(measured, against, players, games, seed, model_path, samples, threads) -> None:
     """How much of a match's result is the dice: POLICY in one seat against AGAINST in the others,
-    every seat rotation on the same dice, with every roll's luck measured.
+    every seat rotation on the same dice, with every turn's luck measured.
 
-    A roll's luck is the value of the dice it gave minus their expected value before it (the 252
-    first rolls, or the dice a reroll could give those kept), under the --stated heuristic's values
-    of the uses and exact play of the rest of the turn, weighed by the seat's win probability's
-    slope in its score at the start of the round (--model). It has mean 0 whatever the seats
-    play, so POLICY's share with its luck taken out estimates the same gap with less noise.
-    Prints the gap as played and adjusted, how much narrower the interval is, the share of a
-    seat's result the luck explains, and the games after which the better policy leads with 95%
-    chance (docs/feel.md). A policy given as a Python file is code, run as it is
+    A turn's luck, for every seat, is its win probability after the turn (--model) minus what it
+    expected before it: the mean over the same turn played again by the same policies with
+    --samples other dice. It has mean 0 whatever the seats play, so POLICY's share with its luck
+    taken out estimates the same gap with less noise. Prints the gap as played and adjusted, how
+    much narrower the interval is (and would be on games not paired on common dice), the share of
+    a seat's result its luck explains, and the games after which the better policy leads with 95%
+    chance (docs/feel.md). A policy that searches is refused. A policy given as a Python file is code, run as it is
     (docs/trust.md).
 
     \b
@@ -141,7 +141,7 @@ def luck(measured, against, players, games, seed, model_path, stated, threads) -
     from smsim.studies.luck import LuckPlan, luck_match, verify_plan
     from smsim.studies.winprob import WinProbModel
 
-    plan = LuckPlan(measured, against, players, count_of(games, "--games"), seed, stated)
+    plan = LuckPlan(measured, against, players, count_of(games, "--games"), seed, samples)
     verify_plan(plan)
     model = WinProbModel.load(model_path)
     model.coef_for(players)

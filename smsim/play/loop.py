@@ -60,19 +60,8 @@ from smsim.engine.game import (
 from smsim.engine.memory import borrow_nb, cached_njit, hot_njit, loop_njit
 from smsim.engine.pirates import mark_swords_nb
 from smsim.engine.scoring import ROUND_SCRATCH, snapshot_round_nb
-from smsim.play.winprob import N_WIN_FEATURES, WF_LEAD, WF_SCORE, seat_features_nb, win_probabilities_nb
-from smsim.policies import heuristic_layout as HL
-from smsim.policies.exact_keep import (
-    EMPTY,
-    ERROR_VP,
-    FIRST_FINAL,
-    N_NODES,
-    first_roll_values_nb,
-    keep_regret_nb,
-    keep_tables_nb,
-    node_of_nb,
-)
-from smsim.policies.features import turn_table_nb
+from smsim.play.winprob import N_WIN_FEATURES, win_probabilities_nb
+from smsim.policies.exact_keep import ERROR_VP, keep_regret_nb
 from smsim.policies.heuristics import heuristic_choice_nb, new_game_memo_nb, random_choice_nb
 from smsim.policies.learned_layout import LEARNED_MEMO, learned_nb
 
@@ -81,7 +70,7 @@ MEMO_SIZE = LEARNED_MEMO.size
 
 # int64, not the literal a Python int constant is typed as: a function that is called, not inlined,
 # is compiled once per distinct argument types, so a literal argument costs a compile of its own
-ONE, NO_ANCHOR = np.int64(1), np.int64(-1)
+ONE, NO_ANCHOR, TO_THE_END = np.int64(1), np.int64(-1), np.int64(-1)
 
 PLAYOUT_STREAM = np.uint64(0x8CB92BA72F3D8DD7)  # keeps continuations' dice apart from the game's
 MAX_PLAYOUTS = 1 << 20  # playouts a decision may have: the key's room for them
@@ -116,19 +105,21 @@ ORACLE_FIELDS = ("keep_regret", "keeps", "keep_errors")
 # played: the end), int16, g = game[0], the game's row among those the call plays; scratch for
 # ``scoring.snapshot_round_nb``.
 Rounds = namedtuple("Rounds", ["out", "game", "scratch"])
-# The luck of the dice (``smsim luck``, studies/luck.py), ``Work.luck`` where every roll is judged,
-# else None (a loop compiled for None holds none of it). A roll's luck is the value of the dice it
-# gave minus their expected value before it, both under a stated value (a heuristic's values of
-# the uses, ``params``, with its own ``memo``) and exact play of the rest of the turn (the keep
-# layers of policies/exact_keep.py; ``layers`` float64[2, N_NODES] the first roll's), so it has
-# mean 0 whatever the seats play: ``luck_vp``, in the stated value's VP. ``luck`` weighs it by the
-# seat's sensitivity at the start of the round, p (1 - p) (b_score + b_lead) under the
-# win-probability model ``coef`` (``play.winprob``; ``position``, ``scratch``, ``probs``,
-# ``features`` its scratch, ``factor`` float64[P] the round's): luck in win probability, to first
-# order. out[g, seat, :]: ``LUCK_FIELDS``.
-Luck = namedtuple("Luck", ["params", "memo", "layers", "coef", "position", "scratch", "probs", "features", "factor",
-                           "out", "game"])  # fmt: skip
-LUCK_FIELDS = ("luck", "luck_vp", "rolls")
+# The luck of the dice (``smsim luck``, studies/luck.py), ``Work.luck`` where every turn's dice are
+# judged, else None (a loop compiled for None holds none of it). A turn's luck, for every seat, is
+# its win probability after the turn minus what it expected before it: the mean over ``samples[0]``
+# other turns played from the same state by the same policies with other dice (``LUCK_STREAM``),
+# each position read by the win-probability model ``coef`` (``play.winprob``). Whatever the seats
+# play, it has mean 0 given everything before the turn. ``snap`` holds the turn's start state,
+# ``cw`` plays the other turns; ``position``, ``scratch``, ``features``, ``probs``, ``actual`` and
+# ``expected`` are scratch. out[g, seat, :]: ``LUCK_FIELDS``.
+Luck = namedtuple("Luck", ["coef", "samples", "snap", "cw", "position", "scratch", "features", "probs", "actual",
+                           "expected", "out", "game"])  # fmt: skip
+# luck: the seat's luck summed over every turn (every seat's dice), in win probability; own_luck: over
+# its own turns only; turns: its own turns
+LUCK_FIELDS = ("luck", "own_luck", "turns")
+LUCK_STREAM = np.uint64(0x5851F42D4C957F2D)  # keeps the other turns' dice apart from the game's and the search's
+MAX_LUCK_SAMPLES = 1 << 12  # other turns a turn may be judged against: the key's room for them
 # Who decides for each seat. A searching seat (PolicyKind.ROLLOUT) has its own knobs in ``params``,
 # the policy that orders its candidates and decides where it does not search in
 # ``base_kind``/``base_params``, and the policy its continuations play in ``playout_kind``/
@@ -169,13 +160,13 @@ def new_rounds(n_players: int, games: int, max_rounds: int) -> Rounds:
                   np.zeros(1, dtype=np.int64), np.zeros(ROUND_SCRATCH, dtype=np.int64))  # fmt: skip
 
 
-def new_luck(n_players: int, games: int, params: np.ndarray, coef: np.ndarray) -> Luck:
-    """The luck's buffers for ``games`` games under the heuristic weights ``params`` (the stated
-    value) and the win-probability coefficients ``coef`` float64[N_STAGES, N_WIN_FEATURES]."""
-    return Luck(np.ascontiguousarray(params, dtype=np.float64), np.zeros(MEMO_SIZE, dtype=np.float64),
-                np.zeros((2, N_NODES), dtype=np.float64), np.ascontiguousarray(coef, dtype=np.float64),
-                np.zeros((n_players, L.N_ROUND_FIELDS), dtype=np.int16), np.zeros(ROUND_SCRATCH, dtype=np.int64),
-                np.zeros(n_players, dtype=np.float64), np.zeros(N_WIN_FEATURES, dtype=np.float64),
+def new_luck(n_players: int, games: int, coef: np.ndarray, samples: int) -> Luck:
+    """The luck's buffers for ``games`` games under the win-probability coefficients ``coef``
+    float64[N_STAGES, N_WIN_FEATURES], each turn judged against ``samples`` other turns."""
+    return Luck(np.ascontiguousarray(coef, dtype=np.float64), np.array([samples], dtype=np.int64),
+                new_snap(n_players), new_work(n_players), np.zeros((n_players, L.N_ROUND_FIELDS), dtype=np.int16),
+                np.zeros(ROUND_SCRATCH, dtype=np.int64), np.zeros(N_WIN_FEATURES, dtype=np.float64),
+                np.zeros(n_players, dtype=np.float64), np.zeros(n_players, dtype=np.float64),
                 np.zeros(n_players, dtype=np.float64), np.zeros((games, n_players, len(LUCK_FIELDS))),
                 np.zeros(1, dtype=np.int64))  # fmt: skip
 
@@ -484,57 +475,84 @@ def rounds_game_nb(rec, g):
 
 
 @loop_njit(forceinline=True)  # compiled for None: nothing left in the loop
-def luck_round_nb(lk, w, rules):
-    """At the start of a round: each seat's sensitivity of its win probability to its score,
-    the factor of its luck in win probability this round (None: nothing)."""
+def luck_turn_begin_nb(lk, w, rnd, s):
+    """The state at the start of seat s's turn in round rnd, from which the luck ``lk`` plays the
+    turn's other dice (None: nothing)."""
     if lk is None:
         return
-    snapshot_round_nb(w.occ, w.player, w.pirates, rules, lk.scratch, lk.position)
-    win_probabilities_nb(lk.position, lk.coef, rules, lk.features, lk.probs)
-    for s in range(w.player.shape[0]):
-        stage = seat_features_nb(lk.position, s, rules, lk.features)
-        p = lk.probs[s]
-        lk.factor[s] = p * (1.0 - p) * (lk.coef[stage, WF_SCORE] + lk.coef[stage, WF_LEAD])
+    snap = lk.snap
+    copy_state_nb(w.city, w.occ, w.player, w.pirates, w.ctx, w.rng,
+                  snap.city, snap.occ, snap.player, snap.pirates, snap.ctx, snap.rng)  # fmt: skip
+    snap.meta[0] = rnd
+    snap.meta[1] = s
 
 
 @loop_njit
-def add_luck_nb(lk, s, luck_vp):
+def other_turn_nb(snap, key, cw, seats, rules):
+    """The turn that begins at ``snap`` played again on ``cw``, its dice from ``key``: the same
+    policies, their streams and memos as at the turn's start."""
+    copy_state_nb(snap.city, snap.occ, snap.player, snap.pirates, snap.ctx, snap.rng,
+                  cw.city, cw.occ, cw.player, cw.pirates, cw.ctx, cw.rng)  # fmt: skip
+    cw.tape_n[0] = 0
+    cw.tape_n[1] = 0
+    cw.tape_n[2] = 0
+    cw.keys[0] = key
+    cw.keys[1] = key
+    cw.status[0] = 0
+    cw.status[1] = -1
+    cw.cap.at[0] = -1
+    new_game_memo_nb(cw.memo)
+    continue_rounds_nb(cw, seats, rules, snap.meta[0], snap.meta[1], None, ONE)
+
+
+def luck_turn_end_nb(lk, w, seats, rules, s):
+    """Every seat's luck in seat s's turn just played (None: nothing)."""
+    raise NotImplementedError("compiled code only")
+
+
+# By type, inlined: the turn played again runs the loop's twin, which holds this call too, and a
+# dispatcher that the compile of its own other signature reaches is left unlinked by numba
+# ("unresolved symbol"); an overload is typed where it is called, no dispatcher of its own.
+@overload(luck_turn_end_nb, inline="always", jit_options={"_nrt": False})
+def _luck_turn_end(lk, w, seats, rules, s):
+    if isinstance(lk, types.NoneType):
+        return lambda lk, w, seats, rules, s: None
+    return lambda lk, w, seats, rules, s: judge_turn_nb(lk, w, seats, rules, s)
+
+
+@loop_njit
+def judge_turn_nb(lk, w, seats, rules, s):
+    """Every seat's luck in seat s's turn just played: its win probability now minus the mean over
+    the turn played again with ``lk.samples[0]`` other dice."""
+    n_players = w.player.shape[0]
+    snapshot_round_nb(w.occ, w.player, w.pirates, rules, lk.scratch, lk.position)
+    win_probabilities_nb(lk.position, lk.coef, rules, lk.features, lk.actual)
+    for i in range(n_players):
+        lk.expected[i] = 0.0
+    samples = lk.samples[0]
+    stream = w.keys[0] ^ LUCK_STREAM
+    turn = w.ctx[L.CTX_TURN]
+    cw = lk.cw
+    for k in range(samples):
+        other_turn_nb(lk.snap, game_key_nb(stream, turn * MAX_LUCK_SAMPLES + k), cw, seats, rules)
+        snapshot_round_nb(cw.occ, cw.player, cw.pirates, rules, lk.scratch, lk.position)
+        win_probabilities_nb(lk.position, lk.coef, rules, lk.features, lk.probs)
+        for i in range(n_players):
+            lk.expected[i] += lk.probs[i]
     g = lk.game[0]
-    lk.out[g, s, 0] += luck_vp * lk.factor[s]
-    lk.out[g, s, 1] += luck_vp
-    lk.out[g, s, 2] += 1.0
-
-
-@loop_njit(forceinline=True)  # compiled for None: nothing left in the loop
-def luck_first_roll_nb(lk, w, s, rules):
-    """The turn's first roll: its value with two rerolls left, exactly, minus its expectation
-    over the 252 rolls (None: nothing)."""
-    if lk is None:
-        return
-    turn_table_nb(lk.params, w.ctx, w.occ, w.player, w.pirates, lk.memo, s, rules)
-    keep_tables_nb(lk.params, w.ctx, w.player, lk.memo, s, rules)
-    best = lk.layers[1]
-    first_roll_values_nb(lk.memo[HL.M_KEEP_LAST : HL.M_KEEP_LAST + N_NODES],
-                        lk.memo[HL.M_KEEP_TWO : HL.M_KEEP_TWO + N_NODES], lk.layers[0], best)  # fmt: skip
-    add_luck_nb(lk, s, best[node_of_nb(w.dice, 0)] - best[EMPTY])
-
-
-@loop_njit(forceinline=True)  # compiled for None: nothing left in the loop
-def luck_reroll_nb(lk, w, s, mask, roll):
-    """A reroll of ``mask`` at keep decision ``roll`` (1: one reroll left after it, 2: none): the
-    new dice's value minus its expectation given the dice kept (None: nothing)."""
-    if lk is None:
-        return
-    at = HL.M_KEEP_TWO if roll == 1 else HL.M_KEEP_LAST
-    add_luck_nb(lk, s, lk.memo[at + node_of_nb(w.dice, 0)] - lk.memo[at + node_of_nb(w.dice, mask)])
+    for i in range(n_players):
+        luck = lk.actual[i] - lk.expected[i] / samples
+        lk.out[g, i, 0] += luck
+        if i == s:
+            lk.out[g, i, 1] += luck
+            lk.out[g, i, 2] += 1.0
 
 
 @loop_njit(forceinline=True)  # compiled for None: nothing left in the loop
 def luck_game_nb(lk, g):
-    """The luck ``lk`` writes game ``g``'s row next, its memo new (None: nothing)."""
+    """The luck ``lk`` writes game ``g``'s row next (None: nothing)."""
     if lk is not None:
         lk.game[0] = g
-        new_game_memo_nb(lk.memo)
 
 
 def borrow_luck_nb(lk):
@@ -546,9 +564,10 @@ def borrow_luck_nb(lk):
 def _borrow_luck(lk):
     if isinstance(lk, types.NoneType):
         return lambda lk: None
-    return lambda lk: Luck(borrow_nb(lk.params), borrow_nb(lk.memo), borrow_nb(lk.layers), borrow_nb(lk.coef),
-                           borrow_nb(lk.position), borrow_nb(lk.scratch), borrow_nb(lk.probs), borrow_nb(lk.features),
-                           borrow_nb(lk.factor), borrow_nb(lk.out), borrow_nb(lk.game))  # fmt: skip
+    return lambda lk: Luck(borrow_nb(lk.coef), borrow_nb(lk.samples), borrow_snap_nb(lk.snap), borrow_other_work_nb(lk.cw),
+                           borrow_nb(lk.position), borrow_nb(lk.scratch), borrow_nb(lk.features), borrow_nb(lk.probs),
+                           borrow_nb(lk.actual), borrow_nb(lk.expected), borrow_nb(lk.out),
+                           borrow_nb(lk.game))  # fmt: skip
 
 
 def borrow_rounds_nb(rec):
@@ -583,11 +602,12 @@ def dice_key_nb(w):
     return w.keys[0] if w.tape_n[2] < w.tape_n[1] else w.keys[1]
 
 
-def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
+def play_rounds_nb(w, seats, rules, first_round, first_seat, search, turns):
     """Play on from the turn of ``first_seat`` in ``first_round`` (docs/rules.md §4): rounds are played
     in full; the game ends after the round in which some city became full, or is marked aborted
     at rules[R_MAX_ROUNDS] rounds. Returns (rounds played, some city full). ``search``: the search
-    scratch, or None.
+    scratch, or None. ``turns``: stop after so many turns (-1: play on to the end; the luck of the
+    dice plays one turn again, ``other_turn_nb``).
 
     The turn is written out in the loop, not inlined from a function of its own: numba's inlining
     copies the callee's IR once per block with all its variables, and for the turn, the engine's
@@ -595,14 +615,15 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
     n_players = w.player.shape[0]
     rounds = first_round
     full = False
+    played = 0
     for rnd in range(first_round, rules[R.R_MAX_ROUNDS]):
         if rnd != first_round or first_seat == 0:
             record_round_nb(w.rounds, w, rnd, rules)
-            luck_round_nb(w.luck, w, rules)
         for s in range(first_seat if rnd == first_round else 0, n_players):
             # seat s's turn (docs/rules.md §3): roll with keeps, use one symbol, mark the swords
             if seats.kind[s] == L.POLICY_KIND_ROLLOUT or (w.cap.at[0] >= 0 and w.cap.at[1] == 0):
                 snapshot_nb(w, rnd, s)
+            luck_turn_begin_nb(w.luck, w, rnd, s)
             w.tape_n[0] = 0
             E.record_nb(w.trace, w.trace_n, E.EV_TURN, rnd, s, w.ctx[L.CTX_INDEX], 0, 0, 0, 0)
             w.ctx[L.CTX_ROUND] = rnd
@@ -612,7 +633,6 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
             for d in range(L.N_DICE):
                 dice[d] = roll_die_nb(key, rnd, s, 0, d)
             E.record_nb(w.trace, w.trace_n, E.EV_ROLL, dice[0], dice[1], dice[2], dice[3], dice[4], 0, 0)
-            luck_first_roll_nb(w.luck, w, s, rules)
             for roll in range(1, L.N_ROLLS):
                 n = list_keeps_nb(w.cands)
                 w.ctx[L.CTX_ROLL] = roll
@@ -626,7 +646,6 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
                         dice[d] = roll_die_nb(key, rnd, s, roll, d)
                 E.record_nb(w.trace, w.trace_n, E.EV_REROLL, mask, 0, 0, 0, 0, 0, 0)
                 E.record_nb(w.trace, w.trace_n, E.EV_ROLL, dice[0], dice[1], dice[2], dice[3], dice[4], 0, 0)
-                luck_reroll_nb(w.luck, w, s, mask, roll)
 
             n = list_uses_nb(dice, w.counts, w.player[s, L.COINS], w.occ, s, rules, w.cands)
             row = ask_nb(np.int64(L.DECISION_USE), n, s, w, seats, rules, search)
@@ -655,6 +674,10 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search):
             E.record_nb(w.trace, w.trace_n, E.EV_SWORDS, n_swords, 0, 0, 0, 0, 0, 0)
             mark_swords_nb(n_swords, rnd, w.pirates, w.player, rules, w.trace, w.trace_n)
             E.record_after_nb(w.trace, w.trace_n, w.player, rules)
+            luck_turn_end_nb(w.luck, w, seats, rules, s)
+            played += 1
+            if played == turns:
+                return rnd + 1, False
         rounds = rnd + 1
         full = city_full_nb(w.player)
         if full:
@@ -696,7 +719,7 @@ def play_game_nb(game_key, w, seats, rules, start_crates, score, game_out, searc
     new_game_memo_nb(w.memo)  # policies' per-turn memo is keyed on CTX_TURN, which restarts each game
     new_oracle_game_nb(w.oracle)
     seed_policy_streams_nb(game_key, w.rng)
-    rounds, full = play_rounds_nb(w, seats, rules, 0, 0, search)
+    rounds, full = play_rounds_nb(w, seats, rules, 0, 0, search, TO_THE_END)
     finish_game_nb(w.occ, w.player, w.pirates, w.status, rounds, full, rules, score, game_out)
     record_round_nb(w.rounds, w, rounds, rules)
     E.record_nb(w.trace, w.trace_n, E.EV_END, rounds, game_out[L.G_ABORTED], w.ctx[L.CTX_INDEX], 0, 0, 0, 0)
@@ -733,7 +756,7 @@ def continue_game_nb(snap, tape, n_tape, row, game_key, playout_key, cw, seats, 
     cw.status[1] = -1
     cw.cap.at[0] = -1
     new_game_memo_nb(cw.memo)
-    rounds, full = continue_rounds_nb(cw, seats, rules, snap.meta[0], snap.meta[1], None)
+    rounds, full = continue_rounds_nb(cw, seats, rules, snap.meta[0], snap.meta[1], None, TO_THE_END)
     finish_game_nb(cw.occ, cw.player, cw.pirates, cw.status, rounds, full, rules, score, game_out)
 
 
@@ -763,6 +786,11 @@ def borrow_work_nb(w):
         borrow_rounds_nb(w.rounds),
         borrow_luck_nb(w.luck),
     )  # fmt: skip
+
+
+# The other turns' work, inside the luck inside a Work, borrowed by a dispatcher of its own: numba
+# refuses a function that calls itself, even with other argument types.
+borrow_other_work_nb = loop_njit(_twin(borrow_work_nb.py_func, "borrow_other_work_nb"))
 
 
 @loop_njit

@@ -159,18 +159,6 @@ def best_within_nb(layer, out):
 
 
 @hot_njit
-def first_roll_values_nb(last, two, options, best):
-    """best[node] <- a first roll's value with two rerolls left (the final nodes), and best[EMPTY]
-    the expected value of the roll to come (the luck of the dice, ``play.loop.Luck``): at the
-    first keep, stop (the roll's own value, ``last``) or keep a smaller multiset with two rolls
-    left (``two``); ``options`` is scratch."""
-    for node in range(N_NODES):
-        options[node] = last[node] if node >= FIRST_FINAL else two[node]
-    best_within_nb(options, best)
-    expect_nb(best)
-
-
-@hot_njit
 def fill_keep_tables_nb(params, player, memo, s, rules, scratch):
     """Fill the turn's two layers into memo (``HL.M_KEEP_LAST``, ``HL.M_KEEP_TWO``) from the
     turn table already in memo. ``scratch``: float64[N_SYMBOLS, N_DICE + 1, N_DICE + 1]."""

@@ -340,7 +340,7 @@ def print_luck(result, console: Console | None = None) -> None:
     console = console or Console(width=max(100, Console().width))
     plan, t = result.plan, result.table.set_index("figure")
     title = (f"{plan.policy} in one seat against {plan.against}, {plan.players} players, {t.attrs['blocks']:,} blocks of "
-             f"every rotation on the same dice; luck priced by {plan.stated}'s values [95% intervals]")  # fmt: skip
+             f"every rotation on the same dice; each turn against {plan.samples} others [95% intervals]")  # fmt: skip
     table = Table(title=title)
     table.add_column("figure", no_wrap=True)
     table.add_column("value", justify="right", no_wrap=True)
@@ -348,9 +348,9 @@ def print_luck(result, console: Console | None = None) -> None:
         row = t.loc[name]
         if name in ("gap", "gap_adjusted", "luck_mean"):
             text = interval_text(row["value"], row["lo"], row["hi"], **POINTS)
-        elif name == "explained":
+        elif name in ("explained", "explained_own"):
             text = f"{row['value']:.1%}"
-        elif name == "narrower":
+        elif name in ("narrower", "narrower_games"):
             text = f"{row['value']:.2f} x"
         else:
             text = f"{row['value']:,.0f}" if np.isfinite(row["value"]) else MISSING

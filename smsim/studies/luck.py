@@ -1,21 +1,20 @@
 """Luck against skill: how much of a result is the dice, and a skill gap with the dice's luck
 taken out (docs/feel.md, "Luck against skill").
 
-Every roll's **luck** is the value of the dice it gave minus their expected value before it, both
-under a stated value (a heuristic's values of the uses, ``balanced`` by default) with exact play
-of the rest of the turn (the keep layers of ``policies/exact_keep.py``: the first roll against
-the 252 it could have been, a reroll against the dice it could have given the dice kept). It is
-weighed in win probability by the seat's sensitivity at the start of the round (its win
-probability's slope in its score under a ``winprob`` model), and summed over a seat's rolls:
-``play.loop.Luck``. Whatever the seats play, a roll's luck has mean 0 given everything before it,
-so a seat's luck is a **control variate**: its result minus the luck's part of it estimates the
-same thing with less of the dice's noise.
+A turn's **luck**, for every seat, is its win probability after the turn minus what it expected
+before it: the mean over ``samples`` other turns played from the same state by the same policies
+with other dice (``play.loop.Luck``), each position read by a ``winprob`` model. A seat's luck in
+a game sums every turn's (every seat's dice); its **own** luck, its own turns' alone (what a
+player feels: how good were my rolls). Whatever the seats play, a turn's luck has mean 0 given
+everything before it, so a seat's luck is a **control variate**: its result minus the luck's part
+of it estimates the same thing with less of the dice's noise.
 
 A **match** is one seat of policy A against B in the others, every seat rotation on the same
 dice (a block: the game's dice played once with A in each seat). Per block, A's win share
-(parity 1/P); the adjusted share subtracts ``c . (A's luck, the others' mean luck)``, ``c`` fitted
-by least squares on the other half of the blocks (cross-fitting: a coefficient never weighs the
-blocks it was fitted on, so the adjustment has mean 0). Intervals are over blocks.
+(parity 1/P); the adjusted share subtracts ``c`` times A's luck, ``c`` fitted by least squares
+on the other half of the blocks (cross-fitting: a coefficient never weighs the blocks it was
+fitted on, so the adjustment has mean 0). Intervals are over blocks. A policy that searches is
+refused: its other turns would need the search too.
 """
 
 from __future__ import annotations
@@ -32,10 +31,10 @@ from smsim.checks import threads as checks_threads
 from smsim.checks import whole
 from smsim.errors import LuckError
 from smsim.intervals import Z_95, mean_and_interval
-from smsim.play.loop import LUCK_FIELDS
-from smsim.policies.registry import PolicySpec, any_search, resolve_policy
+from smsim.play.loop import LUCK_FIELDS, MAX_LUCK_SAMPLES
+from smsim.policies.registry import any_search, resolve_policy
 from smsim.rules import Rules
-from smsim.runs.runner import SEARCH_SLICE, engine_arrays, kernel, on_threads, slice_plan
+from smsim.runs.runner import engine_arrays, kernel, on_threads, slice_plan
 from smsim.runs.spec import default_threads
 from smsim.studies.winprob import WinProbModel
 
@@ -52,24 +51,23 @@ class LuckPlan:
     players: int = 2
     blocks: int = 2_000
     seed: int = 0
-    stated: str = "balanced"  # the heuristic whose values of the uses price the dice
+    samples: int = 16  # other dice each turn is judged against
 
     def lineups(self) -> list[list[str]]:
         return [[self.against] * r + [self.policy] + [self.against] * (self.players - 1 - r)
                 for r in range(self.players)]  # fmt: skip
 
 
-def verify_plan(plan: LuckPlan) -> PolicySpec:
-    """Check the plan before anything is played; returns the stated value's heuristic."""
+def verify_plan(plan: LuckPlan) -> None:
+    """Check the plan before anything is played."""
     whole(plan.players, "--players", low=2, high=5, error=LuckError)
     whole(plan.blocks, "--games", low=2, high=100_000_000, error=LuckError)
     whole(plan.seed, "--seed", error=LuckError)
-    resolve_policy(plan.policy)
-    resolve_policy(plan.against)
-    stated = resolve_policy(plan.stated)
-    if stated.kind != L.PolicyKind.HEURISTIC:
-        raise LuckError(f"--stated must be a heuristic (its values of the uses price the dice), not {plan.stated!r}")
-    return stated
+    whole(plan.samples, "--samples", low=2, high=MAX_LUCK_SAMPLES, error=LuckError)
+    for name in (plan.policy, plan.against):
+        if any_search([resolve_policy(name)]):
+            raise LuckError(f"{name!r} searches: the luck of its dice would need its search in every turn played "
+                            "again; measure its base policy")  # fmt: skip
 
 
 def play_match(plan: LuckPlan, model: WinProbModel, rules: Rules | None = None, threads: int | None = None,
@@ -77,16 +75,14 @@ def play_match(plan: LuckPlan, model: WinProbModel, rules: Rules | None = None, 
     """Every block's games with luck measured: one row per (block, rotation, seat) with the seat's
     win credit (a shared win split), whether it is the measured policy's, and its ``LUCK_FIELDS``."""
     rules = rules or Rules()
-    stated = verify_plan(plan)
+    verify_plan(plan)
     coef = model.coef_for(plan.players)
     setups = [[resolve_policy(name) for name in lineup] for lineup in plan.lineups()]
-    plays = [kernel(plan.players, specs, plan.seed, rules, luck=(stated.params, coef)) for specs in setups]
+    plays = [kernel(plan.players, specs, plan.seed, rules, luck=(coef, plan.samples)) for specs in setups]
     chunks = [(r, first, min(CHUNK, plan.blocks - first)) for r in range(plan.players)
               for first in range(0, plan.blocks, CHUNK)]  # fmt: skip
-    searching = any(any_search(specs) for specs in setups)
     threads = checks_threads(threads, error=LuckError) or default_threads()
-    slices = slice_plan([(i, n) for i, (_, _, n) in enumerate(chunks)], threads,
-                        *((1, SEARCH_SLICE) if searching else ()))  # fmt: skip
+    slices = slice_plan([(i, n) for i, (_, _, n) in enumerate(chunks)], threads)
     parts: dict[int, pd.DataFrame] = {}
     done = [0]
 
@@ -124,13 +120,24 @@ def play_match(plan: LuckPlan, model: WinProbModel, rules: Rules | None = None, 
     return out.sort_values(["block", "rotation", "seat"], ignore_index=True)
 
 
-def block_table(rows: pd.DataFrame, players: int) -> pd.DataFrame:
-    """Per block: the measured policy's mean win credit over the rotations, its mean luck and the
-    other seats' mean luck (in win probability)."""
+def block_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per block: the measured policy's mean win credit over the rotations and its mean luck."""
     mine = rows[rows["measured"]].groupby("block")
-    others = rows[~rows["measured"]].groupby("block")
-    return pd.DataFrame({"credit": mine["credit"].mean(), "luck": mine["luck"].mean(),
-                         "others_luck": others["luck"].mean()})  # fmt: skip
+    return pd.DataFrame({"credit": mine["credit"].mean(), "luck": mine["luck"].mean()})
+
+
+def r_squared(y: np.ndarray, x: np.ndarray, groups: np.ndarray) -> float:
+    """The share of y's variance left by its groups' means (a seat's policy and place) that its
+    least-squares line on x, within the groups, explains (a partial R^2)."""
+    codes = np.unique(groups, return_inverse=True)[1]
+    dummies = np.eye(codes.max() + 1)[codes]
+
+    def residual(design: np.ndarray) -> np.ndarray:
+        beta, *_ = np.linalg.lstsq(design, y, rcond=None)
+        return y - design @ beta
+
+    left = residual(dummies).var()
+    return 1.0 - residual(np.column_stack([dummies, x])).var() / left if left > 0 else math.nan
 
 
 def cross_fitted(y: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -161,21 +168,22 @@ class LuckResult:
 def summarise(plan: LuckPlan, rows: pd.DataFrame) -> LuckResult:
     """The match's figures from its rows (``play_match``)."""
     parity = 1.0 / plan.players
-    blocks = block_table(rows, plan.players)
+    blocks = block_table(rows)
     y = blocks["credit"].to_numpy()
-    x = blocks[["luck", "others_luck"]].to_numpy()
-    adjusted, coefs = cross_fitted(y, x)
+    adjusted, coefs = cross_fitted(y, blocks[["luck"]].to_numpy())
     blocks["adjusted"] = adjusted
     plain = mean_and_interval(y - parity)
     adj = mean_and_interval(adjusted - parity)
-    # the share of a seat's result the dice explain: R^2 of its credit on its own and the others' luck
-    seat = rows.assign(others=rows.groupby(["block", "rotation"])["luck"].transform("sum") - rows["luck"])
-    design = np.column_stack([np.ones(len(seat)), seat["luck"], seat["others"]])
-    beta, *_ = np.linalg.lstsq(design, seat["credit"].to_numpy(), rcond=None)
-    resid = seat["credit"].to_numpy() - design @ beta
-    explained = 1.0 - resid.var() / seat["credit"].var(ddof=0)
-    luck_mean = mean_and_interval(rows["luck"].to_numpy())
-    width = (plain[2] - plain[1]) / (adj[2] - adj[1]) if adj[2] > adj[1] else math.nan
+    # the measured seat's games as if played alone, not paired on common dice: what luck takes out there
+    mine = rows[rows["measured"]]
+    game_y = mine["credit"].to_numpy()
+    game_adjusted, _ = cross_fitted(game_y, mine[["luck"]].to_numpy())
+    width = plain[1:3], adj[1:3]
+    game_width = mean_and_interval(game_y)[1:3], mean_and_interval(game_adjusted)[1:3]
+
+    def narrower(pair: tuple) -> float:
+        (lo, hi), (adj_lo, adj_hi) = pair
+        return (hi - lo) / (adj_hi - adj_lo) if adj_hi > adj_lo else math.nan
 
     def games_to_lead(gap: float, sd: float) -> float:
         """Games after which the better policy leads with 95% chance: blocks of every rotation
@@ -183,12 +191,19 @@ def summarise(plan: LuckPlan, rows: pd.DataFrame) -> LuckResult:
         times the games a block plays."""
         return math.ceil((Z_ONE_SIDED_95 * sd / abs(gap)) ** 2) * plan.players if gap else math.inf
 
+    credit = rows["credit"].to_numpy()
+    place = (rows["measured"].to_numpy() * 8 + rows["seat"].to_numpy())  # the seat's policy and place
     figures = [
         ("gap", "win share above parity, as played", *plain[:3]),
         ("gap_adjusted", "win share above parity, luck taken out", *adj[:3]),
-        ("narrower", "interval narrower by (as played / luck taken out)", width, math.nan, math.nan),
-        ("explained", "share of a seat's result the dice's luck explains (R^2)", explained, math.nan, math.nan),
-        ("luck_mean", "mean luck of a seat-game (0 by construction)", *luck_mean[:3]),
+        ("narrower", "interval narrower by (as played / luck taken out)", narrower(width), math.nan, math.nan),
+        ("narrower_games", "the same, were the games not paired on common dice", narrower(game_width), math.nan,
+         math.nan),
+        ("explained", "share of a seat's result its luck explains (R^2 beyond its policy and place)",
+         r_squared(credit, rows["luck"].to_numpy(), place), math.nan, math.nan),
+        ("explained_own", "the same, its own rolls' luck alone", r_squared(credit, rows["own_luck"].to_numpy(), place),
+         math.nan, math.nan),
+        ("luck_mean", "mean luck of a seat-game (0 by construction)", *mean_and_interval(rows["luck"].to_numpy())[:3]),
         ("games_to_lead", "games after which the better leads with 95% chance", games_to_lead(plain[0], y.std(ddof=1)),
          math.nan, math.nan),
         ("games_to_lead_adjusted", "the same, judged on luck taken out", games_to_lead(adj[0], adjusted.std(ddof=1)),
@@ -205,4 +220,4 @@ def luck_match(plan: LuckPlan, model: WinProbModel, rules: Rules | None = None, 
     return summarise(plan, play_match(plan, model, rules, threads, on_progress))
 
 
-__all__ = ["LuckError", "LuckPlan", "LuckResult", "cross_fitted", "luck_match", "play_match", "summarise"]
+__all__ = ["LuckError", "LuckPlan", "LuckResult", "cross_fitted", "luck_match", "play_match", "r_squared", "summarise"]
