@@ -487,21 +487,29 @@ def luck_turn_begin_nb(lk, w, rnd, s):
     snap.meta[1] = s
 
 
-@loop_njit
-def other_turn_nb(snap, key, cw, seats, rules):
-    """The turn that begins at ``snap`` played again on ``cw``, its dice from ``key``: the same
-    policies, their streams and memos as at the turn's start."""
+@hot_njit
+def restart_nb(snap, cw, n_forced, seen_key, later_key):
+    """``cw`` set to play on from the turn that begins at ``snap``: its state, the first
+    ``n_forced`` rows of ``cw.forced`` to replay (their dice from ``seen_key``, every later die from
+    ``later_key``), no capture, the policies' memos new."""
     copy_state_nb(snap.city, snap.occ, snap.player, snap.pirates, snap.ctx, snap.rng,
                   cw.city, cw.occ, cw.player, cw.pirates, cw.ctx, cw.rng)  # fmt: skip
     cw.tape_n[0] = 0
-    cw.tape_n[1] = 0
+    cw.tape_n[1] = n_forced
     cw.tape_n[2] = 0
-    cw.keys[0] = key
-    cw.keys[1] = key
+    cw.keys[0] = seen_key
+    cw.keys[1] = later_key
     cw.status[0] = 0
     cw.status[1] = -1
     cw.cap.at[0] = -1
     new_game_memo_nb(cw.memo)
+
+
+@loop_njit
+def other_turn_nb(snap, key, cw, seats, rules):
+    """The turn that begins at ``snap`` played again on ``cw``, its dice from ``key``: the same
+    policies, their streams and memos as at the turn's start."""
+    restart_nb(snap, cw, np.int64(0), key, key)
     continue_rounds_nb(cw, seats, rules, snap.meta[0], snap.meta[1], None, ONE)
 
 
@@ -742,20 +750,10 @@ def continue_game_nb(snap, tape, n_tape, row, game_key, playout_key, cw, seats, 
     the rest, their policy streams taken up where the turn began. With the game's own pick and
     ``playout_key == game_key`` it plays the game itself again. The final score goes to
     ``score`` and ``game_out``."""
-    copy_state_nb(snap.city, snap.occ, snap.player, snap.pirates, snap.ctx, snap.rng,
-                  cw.city, cw.occ, cw.player, cw.pirates, cw.ctx, cw.rng)  # fmt: skip
     for i in range(n_tape):
         cw.forced[i] = tape[i]
     cw.forced[n_tape] = row
-    cw.tape_n[0] = 0
-    cw.tape_n[1] = n_tape + 1
-    cw.tape_n[2] = 0
-    cw.keys[0] = game_key
-    cw.keys[1] = playout_key
-    cw.status[0] = 0
-    cw.status[1] = -1
-    cw.cap.at[0] = -1
-    new_game_memo_nb(cw.memo)
+    restart_nb(snap, cw, n_tape + 1, game_key, playout_key)
     rounds, full = continue_rounds_nb(cw, seats, rules, snap.meta[0], snap.meta[1], None, TO_THE_END)
     finish_game_nb(cw.occ, cw.player, cw.pirates, cw.status, rounds, full, rules, score, game_out)
 
