@@ -342,7 +342,7 @@ def print_luck(result, console: Console | None = None) -> None:
     title = (f"{plan.policy} in one seat against {plan.against}, {plan.players} players, {t.attrs['blocks']:,} blocks of "
              f"every rotation on the same dice; each turn against {plan.samples} others [95% intervals]")  # fmt: skip
     table = Table(title=title)
-    table.add_column("figure", no_wrap=True)
+    table.add_column("figure")  # wraps, so that a value is never cut
     table.add_column("value", justify="right", no_wrap=True)
     for name in t.index:
         row = t.loc[name]
