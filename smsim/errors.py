@@ -63,6 +63,10 @@ class LuckError(SmsimError):
     """Bad input to ``smsim luck``: its policies, player count, games or samples."""
 
 
+class MattersError(SmsimError):
+    """Bad input to ``smsim matters``: its policies, parts, player counts or games."""
+
+
 class SkillError(SmsimError):
     """Bad input to ``smsim skill``: its levels, caps or variants."""
 

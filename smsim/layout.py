@@ -392,6 +392,19 @@ class PolicyKind(IntEnum):
 MAX_CANDS = 128
 NO_SYMBOL = -1
 
+# The parts of the game a seat may forgo (restricted play, ``smsim matters``): bit i of a forgo mask
+# is FORGO_PARTS[i]. A symbol's part takes every use of it; a person's, buying it with heads and
+# taking it as a wall bonus; "rotations", every use with a die turned. Soldiers are the defence a
+# player buys, merchants the coins from crates.
+FORGO_PARTS = ("churches", "walls", "crates", "logs", "rotations",
+               "citizens", "soldiers", "priests", "architects", "merchants", "jugglers", "nobles")  # fmt: skip
+FORGO_ROTATIONS = 1 << FORGO_PARTS.index("rotations")
+# per Face, the bit of its symbol's part (heads: none, each person has its own)
+FORGO_SYMBOL = np.array([1 << FORGO_PARTS.index(part) for part in ("logs", "crates", "walls", "churches")] + [0, 0],
+                        dtype=np.int64)  # fmt: skip
+FORGO_PERSON = np.array([1 << FORGO_PARTS.index("citizens") + p for p in range(len(Person))], dtype=np.int64)
+FORGO_ALL = (1 << len(FORGO_PARTS)) - 1
+
 # cands[row, column], int64: one legal candidate of a USE decision (other decisions use column 0)
 CAND = Record("candidate", "C_", "CAND_WIDTH", (
     ("symbol", 1, "the Face used, NO_SYMBOL: no die used"),

@@ -1,6 +1,7 @@
 """How the game feels: ``winprob`` (a win-probability model fitted on round snapshots, and its
 calibration: ``studies.winprob``), ``shape`` (lead changes, comebacks, when a game is decided:
-``studies.shape``) and ``luck`` (how much of a result is the dice: ``studies.luck``)."""
+``studies.shape``), ``luck`` (how much of a result is the dice: ``studies.luck``) and ``matters``
+(what each part of the game is worth, by forbidding it: ``studies.matters``)."""
 
 from __future__ import annotations
 
@@ -120,7 +121,9 @@ def shape(datasets, model_path, base, out) -> None:
 @click.option("--samples", type=int, default=16, show_default=True,
               help="Other dice each turn is played again with, to know what the turn was expected to give.")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
-def luck(measured, against, players, games, seed, model_path, samples, threads) -> None:
+@click.option("--out", "-o", type=str, default=None,
+              help="A folder for the match: its rows and figures (a rerun reads them); smsim report reads it.")
+def luck(measured, against, players, games, seed, model_path, samples, threads, out) -> None:
     """How much of a match's result is the dice: POLICY in one seat against AGAINST in the others,
     every seat rotation on the same dice, with every turn's luck measured.
 
@@ -145,4 +148,57 @@ def luck(measured, against, players, games, seed, model_path, samples, threads) 
     verify_plan(plan)
     model = WinProbModel.load(model_path)
     model.coef_for(players)
-    print_luck(luck_match(plan, model, threads=threads))
+    import sys
+
+    print_luck(luck_match(plan, model, threads=threads, out=out, command=["smsim", *sys.argv[1:]]))
+    if out is not None:
+        click.echo(f"match: {out}")
+
+
+@cli.command()
+@click.option("--policy", "policies", multiple=True, default=("balanced", "learned"), show_default=True,
+              help="A strength to measure at (repeat it): a heuristic or learned policy, or its weights file "
+                   "(a policy file is code, docs/trust.md).")  # fmt: skip
+@click.option("--part", "parts", multiple=True,
+              help="A part to forbid (repeat it; default: every one): churches, walls, crates, logs, rotations, "
+                   "citizens, soldiers, priests, architects, merchants, jugglers, nobles.")  # fmt: skip
+@click.option("--players", "-p", "players", type=int, multiple=True, default=(2, 4), show_default=True,
+              help="Player counts (repeat it).")
+@click.option("--games", "-n", type=str, default="2000", show_default=True,
+              help="Games a part, policy and player count (whole blocks of every seat rotation).")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="The dice's seed, the same for every part.")
+@click.option("--out", "-o", type=str, default=None,
+              help="A folder for the study: each part's games as it ends (a rerun resumes), the table as CSV; "
+                   "smsim report reads it.")  # fmt: skip
+@click.option("--threads", type=int, default=None, help="Threads (default: every core).")
+def matters(policies, parts, players, games, seed, out, threads) -> None:
+    """What each part of the game is worth: each part forbidden to one seat of a policy, against
+    the same policy in the other seats, every seat rotation on the same dice.
+
+    The seat that forgoes a part never plays it (its moves are masked where the rules let it
+    choose; where every legal move uses the part, it must) and its keeps value those uses at
+    nothing (POLICY-without-PART, a policy like any other). A part's worth is that seat's loss:
+    the fair share 1/P minus its win share, in points, and its VP behind the others, with 95%
+    intervals over blocks; ranked per strength and player count, with the rankings' agreement
+    across strengths (Spearman's rho). A loss within 1 point is a part a player can ignore
+    (docs/feel.md).
+
+    \b
+    Examples:
+      smsim matters --players 4 --games 4000 --out runs/matters
+      smsim matters --policy balanced --part churches --part walls -p 2 -p 3 -p 4 -p 5
+      smsim compare balanced-without-churches balanced balanced balanced --players 4
+    """
+    from smsim.cli.progress import GamesProgressBar
+    from smsim.report.terminal import print_matters
+    from smsim.studies.matters import plan_matters, what_matters
+
+    import sys
+
+    plan = plan_matters(policies, parts or None, players, count_of(games, "--games"), seed)
+    with GamesProgressBar() as report:
+        result = what_matters(plan.policies, plan.parts, plan.players, plan.games, plan.seed, threads=threads,
+                              out=out, command=["smsim", *sys.argv[1:]], on_progress=report)  # fmt: skip
+    print_matters(result)
+    if out is not None:
+        click.echo(f"study: {out} (table: {Path(out) / 'matters.csv'})")

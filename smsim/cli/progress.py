@@ -221,3 +221,26 @@ class LearnProgress:
         if self.bar is not None:
             self.bar.__exit__(*exc)
         return False
+
+
+class GamesProgressBar:
+    """Games played of a whole study, on standard error, gone when it ends (``smsim matters``)."""
+
+    def __enter__(self):
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.bar = Progress(TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                            console=Console(stderr=True), transient=True)  # fmt: skip
+        self.bar.__enter__()
+        self.task = None
+        return self.report
+
+    def report(self, done: int, total: int) -> None:
+        if self.task is None:
+            self.task = self.bar.add_task("games", total=total)
+        self.bar.update(self.task, completed=done)
+
+    def __exit__(self, *exc):
+        self.bar.__exit__(*exc)
+        return False

@@ -20,7 +20,10 @@ from smsim.files import writing
               help="The smallest change that matters for figures of UNIT (rate, share, points, vp, rounds, count; "
                    "a rate's, a share's and points' in percentage points: rate=2 is 2 points); repeatable. Defaults: "
                    "rate, share, points 1, vp 0.5, rounds 0.25, count 0.25 (docs/report.md).")  # fmt: skip
-def report_cmd(datasets: tuple[str, ...], out: str, title: str, margins: tuple[str, ...]) -> None:
+@click.option("--winprob", "winprob", type=str, default=None, metavar="MODEL",
+              help="A win-probability model (smsim winprob --out): the datasets recorded with --rounds make the "
+                   "section How the game feels.")  # fmt: skip
+def report_cmd(datasets: tuple[str, ...], out: str, title: str, margins: tuple[str, ...], winprob: str | None) -> None:
     """Write a balance report of one or more datasets (``simulate --out``, ``compare --out``):
     church series, wall bonuses, pirate losses, outcomes, for comparisons the heuristics
     compared. Mirror datasets of the strengths of play (``balanced``, ``learned``,
@@ -30,7 +33,10 @@ def report_cmd(datasets: tuple[str, ...], out: str, title: str, margins: tuple[s
     matters; a ladder (``ladder --out``) shows the levels of play ordered (each step head to head and
     against a fixed field, the depth, the check rung); keep-regret studies (``regret --out``) judge
     each policy's dice decisions against the exact keep; sweeps (``sweep --out``) and datasets with
-    other rules add the rule variants, results of ``fairness --out`` the seat compensation.
+    other rules add the rule variants, results of ``fairness --out`` the seat compensation;
+    with --winprob, datasets recorded with ``simulate --rounds`` how the game feels (the
+    win-probability fan, comebacks, the games' shape); what-matters studies (``matters --out``)
+    what each part of the game is worth.
     Markdown and self-contained HTML, figures as PNG and SVG, tables as CSV.
 
     \b
@@ -42,12 +48,13 @@ def report_cmd(datasets: tuple[str, ...], out: str, title: str, margins: tuple[s
       smsim report runs/defence-sweep --out reports/defence
       smsim report runs/p4 runs/fair4 --out reports/fair
       smsim report runs/bal4 runs/learned4 --margin vp=0.25 --margin rate=2 --out reports/ladder
+      smsim report runs/bal2 runs/bal4 runs/matters --winprob winprob.json --out reports/feel
     """
     from smsim.intervals import parse_margins
     from smsim.report.write import report
 
     chosen = parse_margins(margins)  # before any data is read: a bad margin is refused at once
-    path = report(list(datasets), out, title, margins=chosen)
+    path = report(list(datasets), out, title, margins=chosen, winprob=winprob)
     click.echo(f"written: {path} and {path.with_suffix('.html')}")
 
 

@@ -81,6 +81,50 @@ def list_uses_nb(dice, counts, coins, occ, s, rules, cands):
     return n
 
 
+@hot_njit
+def forgo_uses_nb(forgo, cands, n):
+    """The USE rows of cands[:n] left to a seat that forgoes the parts of mask ``forgo``
+    (``layout.FORGO_PARTS``), moved to the front in their order; their number. Where every row is
+    forgone, all n stay: the rules then force a forgone use (restricted play never breaks a rule)."""
+    kept = 0
+    for i in range(n):
+        if not use_forgone_nb(forgo, cands, i):
+            kept += 1
+    if kept == 0 or kept == n:
+        return n
+    j = 0
+    for i in range(n):
+        if not use_forgone_nb(forgo, cands, i):
+            for c in range(L.CAND_WIDTH):
+                cands[j, c] = cands[i, c]
+            j += 1
+    return j
+
+
+@hot_njit(inline="always")
+def use_forgone_nb(forgo, cands, i):
+    symbol = cands[i, L.C_SYMBOL]
+    if symbol == L.NO_SYMBOL:
+        return False
+    if cands[i, L.C_ROTATED] > 0 and forgo & L.FORGO_ROTATIONS:
+        return True
+    if symbol == L.FACE_HEAD:
+        return (forgo & L.FORGO_PERSON[cands[i, L.C_PERSON]]) != 0
+    return (forgo & L.FORGO_SYMBOL[symbol]) != 0
+
+
+@hot_njit
+def forgo_persons_nb(forgo, cands, n):
+    """The BONUS_PERSON rows of cands[:n] whose person mask ``forgo`` does not forgo, to the front;
+    their number (all n where every one is forgone: the bonus person is still placed)."""
+    j = 0
+    for i in range(n):
+        if (forgo & L.FORGO_PERSON[cands[i, 0]]) == 0:
+            cands[j, 0] = cands[i, 0]
+            j += 1
+    return j if j > 0 else n  # none kept: none was moved either
+
+
 @hot_njit(inline="always")
 def list_cells_nb(cells_mask, cands):
     """One PLACE row per cell of the mask, in cell order."""

@@ -30,6 +30,8 @@ from smsim import layout as L
 from smsim import rules as R
 from smsim.engine import events as E
 from smsim.engine.actions import (
+    forgo_persons_nb,
+    forgo_uses_nb,
     list_bonus_persons_nb,
     list_cells_nb,
     list_houses_nb,
@@ -61,6 +63,7 @@ from smsim.engine.memory import borrow_nb, cached_njit, hot_njit, loop_njit
 from smsim.engine.pirates import mark_swords_nb
 from smsim.engine.scoring import ROUND_SCRATCH, snapshot_round_nb
 from smsim.play.winprob import N_WIN_FEATURES, win_probabilities_nb
+from smsim.policies import heuristic_layout as HL
 from smsim.policies.exact_keep import ERROR_VP, keep_regret_nb
 from smsim.policies.heuristics import heuristic_choice_nb, new_game_memo_nb, random_choice_nb
 from smsim.policies.learned_layout import LEARNED_MEMO, learned_nb
@@ -250,6 +253,32 @@ def _search_without_scratch(seats, s, w, rules, search):
     return None  # smsim.play.search registers the implementation for its scratch
 
 
+def forgo_nb(mark, kind, params, decision, cands, n):
+    """The candidates left to a seat that forgoes parts of the game (its decider's ``forgo`` weight,
+    a heuristic's or a learned policy's base): USE rows (``actions.forgo_uses_nb``) or BONUS_PERSON
+    rows (``actions.forgo_persons_nb``) moved to the front; their number. ``mark``: the line-up's
+    ``Marks.forgo``; compiled for None, n as it is and nothing in the loop."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(forgo_nb, inline="always", jit_options={"_nrt": False})
+def _forgo(mark, kind, params, decision, cands, n):
+    if isinstance(mark, types.NoneType):
+        return lambda mark, kind, params, decision, cands, n: n
+
+    def filtered(mark, kind, params, decision, cands, n):
+        if kind != L.POLICY_KIND_HEURISTIC and kind != L.POLICY_KIND_LEARNED:
+            return n
+        forgo = int(params[HL.P_FORGO])
+        if forgo == 0:
+            return n
+        if decision == L.DECISION_USE:
+            return forgo_uses_nb(forgo, cands, n)
+        return forgo_persons_nb(forgo, cands, n)
+
+    return filtered
+
+
 # Not inlined: only ``smsim advise`` captures, and every decision's code would hold a copy.
 @loop_njit
 def capture_nb(w):
@@ -424,6 +453,8 @@ def take_wall_bonuses_nb(new_sides, s, w, seats, rules, search):
         person = -1
         if kind == L.BONUS_KIND_PERSON and w.occ[s, L.CELL_EMPTY] != ZERO:  # a person of at most `amount` heads
             n = list_bonus_persons_nb(amount, w.cands)
+            n = forgo_nb(seats.marks.forgo, seats.base_kind[s], seats.base_params[s],
+                         np.int64(L.DECISION_BONUS_PERSON), w.cands, n)  # fmt: skip
             person = w.cands[ask_nb(np.int64(L.DECISION_BONUS_PERSON), np.int64(n), s, w, seats, rules, None), 0]
         E.record_nb(w.trace, w.trace_n, E.EV_BONUS, side, kind, amount, person, 0, 0, 0)
         if person >= 0:
@@ -614,8 +645,8 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search, turns):
     """Play on from the turn of ``first_seat`` in ``first_round`` (docs/rules.md §4): rounds are played
     in full; the game ends after the round in which some city became full, or is marked aborted
     at rules[R_MAX_ROUNDS] rounds. Returns (rounds played, some city full). ``search``: the search
-    scratch, or None. ``turns``: stop after so many turns (-1: play on to the end; the luck of the
-    dice plays one turn again, ``other_turn_nb``).
+    scratch, or None. ``turns``: ONE to play the first seat's turn alone (the luck of the dice plays
+    one turn again, ``other_turn_nb``), TO_THE_END to play on to the game's end.
 
     The turn is written out in the loop, not inlined from a function of its own: numba's inlining
     copies the callee's IR once per block with all its variables, and for the turn, the engine's
@@ -623,11 +654,14 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search, turns):
     n_players = w.player.shape[0]
     rounds = first_round
     full = False
-    played = 0
-    for rnd in range(first_round, rules[R.R_MAX_ROUNDS]):
+    # one turn: the loops' bounds hold it, not a count and an exit inside the turn (the exit cost
+    # the random policy's games some 3% on one thread)
+    last_round = first_round + 1 if turns == ONE else rules[R.R_MAX_ROUNDS]
+    for rnd in range(first_round, last_round):
         if rnd != first_round or first_seat == 0:
             record_round_nb(w.rounds, w, rnd, rules)
-        for s in range(first_seat if rnd == first_round else 0, n_players):
+        last_seat = first_seat + 1 if turns == ONE else n_players
+        for s in range(first_seat if rnd == first_round else 0, last_seat):
             # seat s's turn (docs/rules.md §3): roll with keeps, use one symbol, mark the swords
             if seats.kind[s] == L.POLICY_KIND_ROLLOUT or (w.cap.at[0] >= 0 and w.cap.at[1] == 0):
                 snapshot_nb(w, rnd, s)
@@ -656,6 +690,8 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search, turns):
                 E.record_nb(w.trace, w.trace_n, E.EV_ROLL, dice[0], dice[1], dice[2], dice[3], dice[4], 0, 0)
 
             n = list_uses_nb(dice, w.counts, w.player[s, L.COINS], w.occ, s, rules, w.cands)
+            n = forgo_nb(seats.marks.forgo, seats.base_kind[s], seats.base_params[s], np.int64(L.DECISION_USE), w.cands,
+                         n)  # fmt: skip
             row = ask_nb(np.int64(L.DECISION_USE), n, s, w, seats, rules, search)
             symbol = w.cands[row, L.C_SYMBOL]
             k = w.cands[row, L.C_K]
@@ -683,9 +719,6 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search, turns):
             mark_swords_nb(n_swords, rnd, w.pirates, w.player, rules, w.trace, w.trace_n)
             E.record_after_nb(w.trace, w.trace_n, w.player, rules)
             luck_turn_end_nb(w.luck, w, seats, rules, s)
-            played += 1
-            if played == turns:
-                return rnd + 1, False
         rounds = rnd + 1
         full = city_full_nb(w.player)
         if full:

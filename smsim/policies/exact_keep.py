@@ -99,6 +99,8 @@ def use_table_nb(params, player, memo, s, rules, table):
     for symbol in range(L.N_SYMBOLS):
         spare = coins - (rules[R.R_LOG_DELIVERY_COST] if symbol == L.FACE_LOG else 0)
         affordable = L.N_DICE if cost <= 0 else max(spare, -1) // cost  # -1: not even unrotated
+        if int(params[HL.P_FORGO]) & L.FORGO_ROTATIONS:
+            affordable = min(affordable, 0)
         base = HL.M_EXACT + symbol * HL.K_SPAN
         for n in range(L.N_DICE + 1):
             best = HL.NEG

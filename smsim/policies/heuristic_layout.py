@@ -3,7 +3,10 @@ float64[N_PARAMS], one ``P_*`` constant per weight) and its per-turn memo (``w.m
 float64, ``M_*``). The constants are generated from the declarations (``layout.Record``).
 """
 
+from collections import namedtuple
 from math import comb
+
+import numpy as np
 
 from smsim import layout as L
 
@@ -31,13 +34,18 @@ PARAMS = L.Record("heuristic weights", "P_", "N_HEURISTIC_PARAMS", (
     ("church", 1, "multiplier on the church series VP a church adds (1: face value; 0 reads as 1)"),
     ("exact_keep", 1, "1: keep decisions solved exactly for the turn's values of the uses (exact_keep.py)"),
     ("noise", 1, "share of decisions (0..1) picked uniformly at random among the legal ones (weaker rungs)"),
-    ("spare", 2, "room for more weights without changing the kernels' signatures"),
+    ("forgo", 1, "parts of the game never played, a mask of layout.FORGO_PARTS (0: none; POLICY-without-PART)"),
+    ("spare", 1, "room for more weights without changing the kernels' signatures"),
 ))  # fmt: skip
 PARAMS.export(globals())
 # A seat's params vector is this wide, whatever its policy: the heuristic's weights above, a
 # rollout's knobs (policies/rollout.py) or a learned model (policies/learned.py) all fit in it, so
 # the kernels' signatures never change with the policy.
 N_PARAMS = 2560
+# The mark of a line-up where some seat forgoes parts of the game (``registry.line_up_marks``):
+# the loop compiled with it filters those seats' moves (``play.loop.forgo_nb``); with None, nothing.
+ForgoMark = namedtuple("ForgoMark", ["parts"])
+FORGO = ForgoMark(np.int64(L.FORGO_ALL))
 PARAM_NAMES = PARAMS.columns()[: PARAMS.offset("spare")]
 NEG = -1e9
 

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from smsim.errors import PolicyError
-from smsim.layout import PolicyKind
+from smsim.layout import FORGO_ALL, FORGO_PARTS, PolicyKind
 from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES, PARAMS
 from smsim.policies.interface import MAX_SEATS, POLICY_SIG, placeholder_policy
 from smsim.policies.exact_keep import EXACT
@@ -52,9 +52,10 @@ from smsim.policies.rollout import (
 
 
 # heuristic weights added after the first datasets, at the value that plays as they did
-LATER_WEIGHTS: dict[str, float] = {"exact_keep": 0.0, "noise": 0.0}
-# weights that are a share, not a value in VP: (lowest, highest)
-WEIGHT_RANGES: dict[str, tuple[float, float]] = {"noise": (0.0, 1.0)}
+LATER_WEIGHTS: dict[str, float] = {"exact_keep": 0.0, "noise": 0.0, "forgo": 0.0}
+# weights that are not a value in VP: a share, a mask of parts (lowest, highest)
+WEIGHT_RANGES: dict[str, tuple[float, float]] = {"noise": (0.0, 1.0), "forgo": (0.0, float(FORGO_ALL))}
+WHOLE_WEIGHTS = ("forgo",)  # a mask: a whole number
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,8 @@ def weight_vector(weights: dict[str, float], base: np.ndarray | None = None, whe
         lo, hi = WEIGHT_RANGES.get(name, (None, None))
         if lo is not None and not lo <= value <= hi:
             raise PolicyError(f"{where}: weight {name!r} must be from {lo:g} to {hi:g}, got {value!r}")
+        if name in WHOLE_WEIGHTS and value != int(value):
+            raise PolicyError(f"{where}: weight {name!r} must be a whole number, got {value!r}")
         params[PARAM_NAMES.index(name)] = float(value)
     return params
 
@@ -223,6 +226,54 @@ def noisy_preset(ref: str) -> PolicySpec | None:
     params[PARAMS.offset("noise")] = int(percent) / 100
     text = f"{preset} with {percent}% of its decisions picked uniformly at random"
     return replace(POLICIES[preset], name=ref, params=params, description=text)
+
+
+WITHOUT_NAME = "-without-"
+"""``POLICY-without-PART[+PART...]``: a built-in policy that never plays those parts of the game."""
+
+
+def forgo_mask(parts: list[str] | str, where: str = "parts") -> int:
+    """The forgo mask of ``parts`` (names of ``layout.FORGO_PARTS``, a list or joined by "+").
+
+    >>> forgo_mask("churches+walls"), forgo_mask(["nobles"])
+    (3, 2048)
+    """
+    names = parts.split("+") if isinstance(parts, str) else list(parts)
+    mask = 0
+    for part in names:
+        if part not in FORGO_PARTS:
+            raise PolicyError(f"{where}: unknown part {part!r}; the parts a player may forgo: {', '.join(FORGO_PARTS)}")
+        mask |= 1 << FORGO_PARTS.index(part)
+    if not names:
+        raise PolicyError(f"{where}: name at least one part ({', '.join(FORGO_PARTS)})")
+    return mask
+
+
+def forgoing(spec: PolicySpec, parts: list[str] | str) -> PolicySpec:
+    """``spec`` (a heuristic or learned policy) forbidden ``parts`` of the game, its moves masked
+    in the loop and its keeps valuing those uses at nothing, named ``NAME-without-PART+PART``."""
+    if spec.kind not in (PolicyKind.HEURISTIC, PolicyKind.LEARNED):
+        raise PolicyError(f"policy {spec.name!r}: only a heuristic or learned policy can forgo parts of the game")
+    names = parts.split("+") if isinstance(parts, str) else list(parts)
+    mask = forgo_mask(names, f"policy {spec.name}{WITHOUT_NAME}{'+'.join(names)}")
+    params = spec.params.copy()
+    params[PARAMS.offset("forgo")] = float(int(params[PARAMS.offset("forgo")]) | mask)
+    label = "+".join(p for p in FORGO_PARTS if mask >> FORGO_PARTS.index(p) & 1)
+    return replace(spec, name=f"{spec.name}{WITHOUT_NAME}{label}", params=params,
+                   description=f"{spec.name}, never playing its {label.replace('+', ', ')}")
+
+
+def forgoing_preset(ref: str) -> PolicySpec | None:
+    """The policy ``POLICY-without-PARTS`` names (``balanced-without-churches``,
+    ``learned-without-walls+soldiers``), or None where ``ref`` is no such name.
+
+    >>> forgoing_preset("balanced-without-churches").weights()["forgo"], forgoing_preset("balanced")
+    (1.0, None)
+    """
+    base, sep, parts = ref.partition(WITHOUT_NAME)
+    if not sep or base not in POLICIES:
+        return None
+    return forgoing(POLICIES[base], parts)
 
 
 SEARCHABLE = (PolicyKind.HEURISTIC, PolicyKind.RANDOM, PolicyKind.USER, PolicyKind.LEARNED)
@@ -399,6 +450,9 @@ def resolve_policy(ref: str | PolicySpec) -> PolicySpec:
     noisy = noisy_preset(ref)
     if noisy is not None:
         return noisy
+    restricted = forgoing_preset(ref)
+    if restricted is not None:
+        return restricted
     if ref.endswith(".toml"):
         return load_weights_file(ref)
     if ref.endswith(".json"):
@@ -441,21 +495,24 @@ def base_arrays(specs: list[PolicySpec]) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 # The compiled parts a line-up's play loop holds, by the types of its marks (``line_up_marks``).
-Marks = namedtuple("Marks", ["learned", "exact"])
+Marks = namedtuple("Marks", ["learned", "exact", "forgo"])
 
 
 def line_up_marks(specs: list[PolicySpec]) -> Marks:
     """What the play loop's ``Seats.marks`` and its entries take: ``learned`` is ``LEARNED`` where
     some seat's policy, the policy deciding for it where it does not search, or the one playing it
     in continuations is the learned policy, and ``exact`` is ``EXACT`` where one of those keeps
-    exactly (the ``exact_keep`` weight of a heuristic or of a learned policy's base), each None
+    exactly (the ``exact_keep`` weight of a heuristic or of a learned policy's base), and
+    ``forgo`` is ``FORGO`` where one forgoes parts of the game (the ``forgo`` weight), each None
     otherwise, so that a line-up without them compiles (and waits for) none of their code
     (``learned_layout.learned_nb``, ``heuristics.heuristic_keep_nb``)."""
     deciders = [p for s in specs for p in (s, s.decider, s.player)]
     learned = any(p.kind == PolicyKind.LEARNED for p in deciders)
     exact = any(p.kind in (PolicyKind.HEURISTIC, PolicyKind.LEARNED) and p.params[HL.P_EXACT_KEEP] > 0.0
                 for p in deciders)
-    return Marks(LEARNED if learned else None, EXACT if exact else None)
+    forgo = any(p.kind in (PolicyKind.HEURISTIC, PolicyKind.LEARNED) and p.params[HL.P_FORGO] != 0.0
+                for p in deciders)
+    return Marks(LEARNED if learned else None, EXACT if exact else None, HL.FORGO if forgo else None)
 
 
 def any_search(specs: list[PolicySpec]) -> bool:

@@ -16,6 +16,7 @@ from smsim.report import findings as F
 from smsim.report import ladder as LA
 from smsim.report import plots as P
 from smsim.report import tables as A
+from smsim.report.feel import feel_section, luck_section, matters_section
 from smsim.report.render import Block, Page, Section
 from smsim.report.sections import figure_block, game_sections
 from smsim.report.strength import ladder_blocks, strength_blocks
@@ -245,7 +246,8 @@ INTERVALS_NOTE = ("Intervals are 95%: Wilson intervals for rates, normal interva
 
 def page(data: A.ReportData, title: str = "Saint Malo balance report", variants: list = (),
          compensations: list = (), skills: list = (), margins: dict[str, float] = MARGINS, ladders: list = (),
-         regrets: list = ()) -> Page:  # fmt: skip
+         regrets: list = (), shapes: list = (), calibration: list = (), matters: list = (),
+         lucks: list = ()) -> Page:  # fmt: skip
     """The whole report, in the order of the page: the first screen (``opening``), the key findings
     in a designer's order (``findings.report_findings``), the levels of play, the at-a-glance table, the strength check and
     the headline figure, then the sections on the game, each opening with its ladder
@@ -254,7 +256,10 @@ def page(data: A.ReportData, title: str = "Saint Malo balance report", variants:
     judges against. ``ladders`` (``studies.ladder.LadderResult``s) show the levels ordered, each
     step both ways, with the depth and the check rung (``tables.ladder_steps``); they also decide
     which levels are ordered where they measured the step; ``regrets`` (``studies.regret.read_regret``
-    tables) make the section "Dice decisions" (``tables.keep_regret``)."""
+    tables) make the section "Dice decisions" (``tables.keep_regret``); ``shapes``
+    (``studies.shape.ShapeResult``s) with the model's ``calibration`` the section "How the game
+    feels", ``lucks`` (``studies.luck.read_luck`` results) the section "Luck against skill",
+    ``matters`` (``studies.matters.read_matters`` results) the section "What matters"."""
     variants, compensations, skills = list(variants), list(compensations), list(skills)
     steps = A.ladder_steps(list(ladders), margins["share"]) if ladders else None
     depth = A.ladder_depth(list(ladders)) if ladders else None
@@ -298,6 +303,11 @@ def page(data: A.ReportData, title: str = "Saint Malo balance report", variants:
         compensation, compensation_glance = compensation_section(compensations)
         compensation.blocks.insert(0, Block("list", text="In short", items=compensation_glance))
         secs.append(compensation)
+    for made in ([feel_section(list(shapes), list(calibration))] if shapes else []) + (
+            [luck_section(list(lucks))] if lucks else []) + ([matters_section(list(matters))] if matters else []):
+        sec, sec_glance = made
+        sec.blocks.insert(0, Block("list", text="In short", items=sec_glance))
+        secs.append(sec)
 
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     stands_on = games_line(data, variants, compensations, skills, steps, regret)

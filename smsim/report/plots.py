@@ -683,6 +683,136 @@ def ladder_steps_figure(t: pd.DataFrame, margin: float = MARGINS["share"]) -> Pl
                  "a step inside it is level, a difference of style, not of strength.")  # fmt: skip
 
 
+# -- how the game feels (studies.shape, studies.matters) ----------------------------------------------
+def _shape_panels(shapes: list, title: str, xlabel: str, ylabel: str) -> tuple[Figure, list, list]:
+    """One panel per player count (the first dataset of each), titled and labelled."""
+    by = {}
+    for r in shapes:
+        by.setdefault(r.players, []).append(r)
+    counts = sorted(by)
+    fig, axes = _panels(len(counts), title)
+    for ax, p in zip(axes, counts):
+        ax.set_title(f"{p} players")
+        ax.set_xlabel(xlabel)
+    axes[0].set_ylabel(ylabel)
+    return fig, axes, [by[p] for p in counts]
+
+
+def winprob_fan(shapes: list) -> Plot | None:
+    """Per player count, the eventual winner's win probability at each round: its middle half and
+    its 10-90% band over the games, the median, and the fair share 1/P (``shape.winner_by_round``)."""
+    shapes = [r for r in shapes if r.winner_by_round is not None and len(r.winner_by_round)]
+    if not shapes:
+        return None
+    fig, axes, groups = _shape_panels(shapes, "How the winner's chance grows, round by round",
+                                      "round", "the winner's win probability")  # fmt: skip
+    for ax, group in zip(axes, groups):
+        for i, r in enumerate(group):
+            w = r.winner_by_round[r.winner_by_round["games"] >= 20]  # a band of a handful of games says nothing
+            colour = colormaps["tab10"](i)
+            ax.fill_between(w["round"], w["q10"], w["q90"], color=colour, alpha=0.15, lw=0,
+                            label="10-90% of games" if i == 0 else None)  # fmt: skip
+            ax.fill_between(w["round"], w["q25"], w["q75"], color=colour, alpha=0.3, lw=0,
+                            label="middle half" if i == 0 else None)  # fmt: skip
+            ax.plot(w["round"], w["q50"], color=colour, lw=2, label=f"median, {r.policy}")
+        ax.axhline(1 / group[0].players, color="grey", ls="--", lw=0.8, label="fair share")
+        ax.set_ylim(0, 1)
+    _legend(axes[-1])
+    sizes = ", ".join(f"{r.policy} at {r.players} players {len(r.per_game):,}" for r in shapes)
+    return fig, ("The win-probability fan: at the start of each round, the eventual winner's chance of winning as the "
+                 "model saw it then (bands over the games whose winner was alone; rounds reached by fewer than 20 "
+                 f"games left out). Games: {sizes}. A fan that rises early says the game is decided early; a wide "
+                 "one, that winners often came from behind.")  # fmt: skip
+
+
+def comeback_curves(shapes: list) -> Plot | None:
+    """Per player count, the share of games whose winner's win probability fell to x or below at
+    some round, for x from 0 to 1/P (a comeback from x); the share whose winner was last by VP is
+    marked on the curve's legend."""
+    shapes = [r for r in shapes if len(r.per_game)]
+    if not shapes:
+        return None
+    fig, axes, groups = _shape_panels(shapes, "Comebacks: how low the winner had fallen",
+                                      "winner's lowest chance, at most (%)", "share of games (%)")  # fmt: skip
+    for ax, group in zip(axes, groups):
+        top = 1 / group[0].players
+        x = np.linspace(0, min(1.0, 2 * top), 101)
+        for i, r in enumerate(group):
+            low = r.per_game.loc[r.per_game["single_winner"], "winner_lowest"].dropna().to_numpy(float)
+            if not len(low):
+                continue
+            share = (low[None, :] <= x[:, None]).mean(axis=1)
+            last = r.figures.set_index("figure").loc["winner_was_last", "value"]
+            ax.plot(x * 100, share * 100, color=colormaps["tab10"](i), lw=2,
+                    label=f"{r.policy}: winner last by VP\nat some round in {100 * last:.0f}%")  # fmt: skip
+        ax.axvline(10, color="grey", ls=":", lw=0.8)
+        ax.axvline(100 * top, color="grey", ls="--", lw=0.8)
+        ax.set_ylim(0, 100)
+        ax.legend(loc="lower right", fontsize="x-small", frameon=False)
+    return fig, ("Comeback curves: the share of games (whose winner was alone) in which the winner's chance fell to "
+                 "the value on the axis or below at some round before the end, in percent; the dotted line is 10% "
+                 "(the comeback of the shape table), the dashed one the fair share 1/P. A curve that climbs early "
+                 "means winners often came from far behind.")  # fmt: skip
+
+
+def luck_figure(results: list) -> Plot | None:
+    """Per luck match (``studies.luck``), the share of a seat's result its luck explains, every seat's
+    dice and its own rolls alone, and how much narrower the gap's interval is with the luck taken out."""
+    if not results:
+        return None
+    labels = [f"{r.plan.players}p: {r.plan.policy}\nagainst {r.plan.against}" for r in results]
+    figures = [r.table.set_index("figure")["value"] for r in results]
+    fig, axes = _panels(2, "Luck against skill", sharey=False)
+    x = np.arange(len(results))
+    axes[0].bar(x - 0.2, [100 * f["explained"] for f in figures], 0.4, color="#4c72b0", label="every seat's dice")
+    axes[0].bar(x + 0.2, [100 * f["explained_own"] for f in figures], 0.4, color="#dd8452", label="its own rolls")
+    axes[0].set_ylabel("share of a seat's result explained (%)")
+    axes[0].legend(loc="upper left", fontsize="x-small", frameon=False)
+    axes[1].bar(x - 0.2, [f["narrower"] for f in figures], 0.4, color="#4c72b0", label="paired on common dice")
+    axes[1].bar(x + 0.2, [f["narrower_games"] for f in figures], 0.4, color="#55a868", label="games alone")
+    axes[1].axhline(1, color="grey", lw=0.8)
+    axes[1].set_ylabel("interval narrower by (x)")
+    axes[1].legend(loc="upper left", fontsize="x-small", frameon=False)
+    for ax in axes:
+        ax.set_xticks(x, labels, fontsize="x-small")
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.3)  # headroom: the legend above the bars
+    return fig, ("Luck against skill: the share of a seat's result (beyond its policy and seat) that the luck of the "
+                 "dice explains, every seat's dice and its own rolls alone (left), and how much narrower the skill "
+                 "gap's 95% interval is with the luck taken out, on the match's paired rotations and were each game "
+                 "played alone (right).")  # fmt: skip
+
+
+def matters_figure(table: pd.DataFrame) -> Plot | None:
+    """Per player count, each part's loss to the seat that forgoes it (``studies.matters``), one bar
+    per strength, with 95% intervals, parts in the order of the first strength's ranking."""
+    if table.empty:
+        return None
+    policies = list(dict.fromkeys(table["policy"]))
+    fig, axes, parts = _player_panels(table, "What matters: the wins a seat loses forgoing each part",
+                                      "win share lost (points)", "", sharey=False)  # each count its own order  # fmt: skip
+    fig.set_size_inches(max(WIDTH * len(parts) * 1.4, 6.0), 0.3 * table["part"].nunique() + 1.8)
+    for ax, (_, at) in zip(axes, parts):
+        order = at[at["policy"] == policies[0]].sort_values("rank")["part"].tolist()
+        order += [x for x in dict.fromkeys(at["part"]) if x not in order]
+        y = np.arange(len(order))
+        height = 0.8 / len(policies)
+        for i, pol in enumerate(policies):
+            rows = at[at["policy"] == pol].set_index("part").reindex(order)
+            v = rows["loss"].to_numpy(float) * 100
+            err = np.nan_to_num(np.clip(np.vstack([v - rows["loss_lo"] * 100, rows["loss_hi"] * 100 - v]), 0, None))
+            ax.barh(y + (i - (len(policies) - 1) / 2) * height, v, height, xerr=err, capsize=2,
+                    color=colormaps["tab10"](i), label=pol)  # fmt: skip
+        ax.set_yticks(y, order)
+        ax.invert_yaxis()
+        ax.axvline(0, color="grey", lw=0.8)
+        ax.axvline(MARGINS["share"] * 100, color="grey", ls=":", lw=0.8)
+    _legend(axes[-1])
+    return fig, ("What each part of the game is worth: the win share one seat loses when it forgoes the part, "
+                 "against the same policy in every other seat, every seat rotation on the same dice, in points "
+                 "with 95% intervals, one bar per strength of play; the dotted line is the 1-point margin (a part "
+                 "below it can be ignored).")  # fmt: skip
+
+
 PLOTS: dict[str, Callable[[A.ReportData], Plot | None]] = {
     "church-series": church_series,
     "church-vp": church_vp,

@@ -373,3 +373,38 @@ def print_shape_difference(table: pd.DataFrame, base: str, console: Console | No
                                                                     if k != "signed"}) for r in rows.itertuples()]  # fmt: skip
         t.add_row(label, *cells)
     console.print(t)
+
+
+def print_matters(result, console: Console | None = None) -> None:
+    """What matters (``studies.matters``): per player count, each part's loss to the seat that
+    forgoes it, at each strength, ranked by the first strength's loss; then the rankings' agreement."""
+    table = result.table
+    policies = list(dict.fromkeys(table["policy"]))
+    console = console or Console(width=max(20 + 62 * len(policies), Console().width))
+    for players, at in table.groupby("players"):
+        first = at[at["policy"] == policies[0]].sort_values("rank")
+        games = ", ".join(f"{p} {int(at.loc[at['policy'] == p, 'games'].max()):,}" for p in policies)
+        t = Table(title=f"What matters at {players} players: the win share a seat loses forgoing each part, against the "
+                        f"same policy in the other seats, every rotation on the same dice (games: {games}) "
+                        "[95% intervals]")  # fmt: skip
+        t.add_column("part", no_wrap=True)
+        for p in policies:
+            t.add_column(f"{p}: loss, points", justify="right", no_wrap=True)
+            t.add_column("VP behind", justify="right", no_wrap=True)
+            t.add_column("verdict (rank)", no_wrap=True)
+        for part in first["part"]:
+            cells = []
+            for p in policies:
+                row = at[(at["policy"] == p) & (at["part"] == part)]
+                if row.empty:
+                    cells += [MISSING] * 3
+                    continue
+                r = row.iloc[0]
+                cells += [interval_text(r["loss"], r["loss_lo"], r["loss_hi"], signed=True, scale=100),
+                          interval_text(r["vp_loss"], r["vp_lo"], r["vp_hi"], signed=True),
+                          f"{r['verdict']} ({int(r['rank'])})"]  # fmt: skip
+            t.add_row(part, *cells)
+        console.print(t)
+    for r in result.agreement.itertuples():
+        console.print(f"{r.players} players: the parts ranked by {r.policy} and by {r.against} agree with "
+                      f"Spearman's rho {r.spearman:.2f} over {r.parts} parts (1: the same order)")  # fmt: skip

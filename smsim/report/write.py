@@ -25,12 +25,17 @@ from smsim.intervals import MARGINS
 from smsim.report import tables as A
 from smsim.report.outline import page
 from smsim.report.render import html_page, markdown_page
-from smsim.runs.folder import KINDS, kind_of
+from smsim.runs.dataset import records_rounds
+from smsim.runs.folder import KINDS, kind_of, read_manifest
 from smsim.rules import Rules
 from smsim.studies.fairness import read_fairness
 from smsim.studies.ladder import read_ladder
+from smsim.studies.luck import read_luck
+from smsim.studies.matters import read_matters
 from smsim.studies.regret import read_regret
+from smsim.studies.shape import game_shape
 from smsim.studies.skill import read_skill
+from smsim.studies.winprob import WinProbModel, calibration_summary, read_positions
 
 
 def _fig_bytes(fig, fmt: str) -> bytes:
@@ -59,10 +64,11 @@ def _regret_of(path: str | Path):
     return table
 
 
-STUDIES = {"fairness": read_fairness, "skill": read_skill, "ladder": read_ladder, "regret": _regret_of}
+STUDIES = {"fairness": read_fairness, "skill": read_skill, "ladder": read_ladder, "regret": _regret_of,
+           "matters": read_matters, "luck": read_luck}
 """The studies ``smsim report`` reads beside its datasets, by the kind of their folder
 (``runs.folder.KINDS``), and how each is read: seat-compensation searches, skill studies, ladders
-of play and keep-regret studies. Every other kind is data of the tables (datasets, comparisons,
+of play, keep-regret studies, what-matters studies and luck matches. Every other kind is data of the tables (datasets, comparisons,
 sweeps, wall-bonus ablations: ``tables.read_report_data``, ``tables.split_variants``)."""
 
 
@@ -84,7 +90,8 @@ def _same_rules(what: str, path: str, rules: Rules, report: Rules) -> None:
 
 def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo balance report",
                  variants: list = (), compensations: list = (), skills: list = (),
-                 margins: dict[str, float] = MARGINS, ladders: list = (), regrets: list = ()) -> Path:  # fmt: skip
+                 margins: dict[str, float] = MARGINS, ladders: list = (), regrets: list = (), shapes: list = (),
+                 calibration: list = (), matters: list = (), lucks: list = ()) -> Path:  # fmt: skip
     """Write the report into ``out`` (created if needed); returns the path of report.md.
 
     The page (``outline.page``): the key findings, the at-a-glance table, the strength check and
@@ -94,7 +101,9 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     the smallest change that matters per unit (``intervals.MARGINS``, as fractions: 0.01 is a point
     of a rate), any unit left out at its default; the verdicts by size judge against them.
     ``ladders`` (``studies.ladder.read_ladder``) and ``regrets`` (``studies.regret.read_regret``),
-    under the report's rules: the levels of play shown ordered and the dice decisions."""
+    under the report's rules: the levels of play shown ordered and the dice decisions; ``shapes``,
+    ``calibration``, ``lucks`` and ``matters``: how the game feels, luck against skill and what
+    matters (``outline.page``)."""
     margins = check_margins(margins)
     for res in ladders:
         _same_rules("a ladder", res.path, res.plan.rules, data.rules)
@@ -108,7 +117,13 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
         (out / "tables").mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise DatasetError(f"cannot write to {str(out)!r}: {exc.strerror}") from None
-    built = page(data, title, variants, compensations, skills, margins, ladders, regrets)
+    for res in matters:
+        _same_rules("a what-matters study", res.table.attrs.get("path", ""), res.table.attrs.get("rules", Rules()),
+                    data.rules)  # fmt: skip
+    for res in lucks:
+        _same_rules("a luck match", res.table.attrs.get("path", ""), res.table.attrs.get("rules", Rules()), data.rules)
+    built = page(data, title, variants, compensations, skills, margins, ladders, regrets, shapes, calibration, matters,
+                 lucks)  # fmt: skip
     for sec in [*built.opening, *built.sections]:
         for b in sec.blocks:
             if b.kind == "table":
@@ -122,8 +137,21 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     return out / "report.md"
 
 
+def feel_of(paths: list[str], model_path: str) -> tuple[list, list[dict]]:
+    """The shape of the games (``studies.shape``) of every dataset among ``paths`` that records round
+    snapshots, under the win-probability model at ``model_path``, and the model's calibration on
+    their held-out games; none recording them is refused in one line."""
+    model = WinProbModel.load(model_path)
+    with_rounds = [p for p in paths if records_rounds(read_manifest(p).get("run", {}))]
+    if not with_rounds:
+        raise DatasetError(f"--winprob {model_path}: no dataset given records round snapshots (write mirror games "
+                           "with smsim simulate --rounds)")  # fmt: skip
+    shapes = [game_shape(model, p) for p in with_rounds]
+    return shapes, [calibration_summary(model, read_positions(p)) for p in with_rounds]
+
+
 def report(paths: list[str], out: str, title: str = "Saint Malo balance report",
-           margins: dict[str, float] = MARGINS) -> Path:
+           margins: dict[str, float] = MARGINS, winprob: str | None = None) -> Path:
     """Read datasets and write their report (the Python side of ``smsim report``). Mirror datasets
     of the ladder's levels (``balanced``, ``learned``, ``rollout-learned`` in every seat) make the
     strength ladders; sweep directories, and datasets whose rules differ from the others', are
@@ -131,7 +159,10 @@ def report(paths: list[str], out: str, title: str = "Saint Malo balance report",
     ``smsim fairness --out`` make the section "Seat compensation", skill studies (``smsim skill
     --out``) the section "How much skill matters", a ladder (``smsim ladder --out``) the levels of
     play shown ordered and keep-regret studies (``smsim regret --out``) the section "Dice
-    decisions" (``read_studies`` sorts them). ``margins``: as ``write_report``'s."""
+    decisions" (``read_studies`` sorts them), what-matters studies (``smsim matters --out``) the
+    section "What matters", luck matches (``smsim luck --out``) the section "Luck against skill". With ``winprob`` (a model of ``smsim winprob``), the datasets recorded
+    with round snapshots make the section "How the game feels" (``feel_of``). ``margins``: as
+    ``write_report``'s."""
     margins = check_margins(margins)  # before any data is read
 
     kinds = A.kinds_of(paths)  # asked once a path
@@ -140,5 +171,7 @@ def report(paths: list[str], out: str, title: str = "Saint Malo balance report",
         raise DatasetError("no dataset given beside the studies (fairness results, skill studies, ladders, "
                            "keep-regret studies)")  # fmt: skip
     main, variants = A.split_variants(rest, kinds)
+    shapes, calibration = feel_of([p for p in main if kinds[str(p)] == "dataset"], winprob) if winprob else ([], [])
     return write_report(A.read_report_data(main, kinds=kinds), out, title, variants, studies["fairness"],
-                        studies["skill"], margins, studies["ladder"], studies["regret"])  # fmt: skip
+                        studies["skill"], margins, studies["ladder"], studies["regret"], shapes, calibration,
+                        studies["matters"], studies["luck"])  # fmt: skip

@@ -22,7 +22,17 @@ from typing import Any
 import numpy as np
 
 from smsim import __version__
-from smsim.errors import BonusError, DatasetError, FairnessError, LadderError, LearnError, RegretError, SmsimError
+from smsim.errors import (
+    BonusError,
+    DatasetError,
+    FairnessError,
+    LadderError,
+    LearnError,
+    LuckError,
+    MattersError,
+    RegretError,
+    SmsimError,
+)
 from smsim.policies.registry import described_now
 from smsim.rules import normalised
 from smsim.runs.storage import Remote, is_url, location, unwritable, write_text
@@ -62,6 +72,10 @@ KINDS = {  # dataset formats: 2 sides_attack_N columns, 3 seat_vp (older ones re
                    ("players", "policies", "games", "seed", "oracle"), None, RegretError),
     "ladder": Kind("ladder.json", "ladder", "a ladder", "ladder", 1, "plan",
                    ("rungs", "players", "games", "seed", "field", "rules"), None, LadderError),
+    "luck": Kind("luck.json", "luck match", "a luck match", "luck match", 1, "plan",
+                 ("policy", "against", "players", "blocks", "seed", "samples", "rules"), None, LuckError),
+    "matters": Kind("matters.json", "what-matters study", "a what-matters study", "what-matters study", 1, "plan",
+                    ("policies", "parts", "players", "games", "seed", "rules"), None, MattersError),
     "learn": Kind("learn.json", "smsim learn labels", "a folder of smsim learn labels", "learn run", 2,
                   ("plan", "rules"), ("plan", "rules"), None, LearnError),
 }  # fmt: skip

@@ -19,9 +19,12 @@ refused: its other turns would need the search too.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -30,10 +33,13 @@ from smsim import layout as L
 from smsim.checks import threads as checks_threads
 from smsim.checks import whole
 from smsim.errors import LuckError
+from smsim.files import write_file, writing
 from smsim.intervals import Z_95, mean_and_interval
 from smsim.play.loop import LUCK_FIELDS, MAX_LUCK_SAMPLES
 from smsim.policies.registry import any_search, resolve_policy
 from smsim.rules import Rules
+from smsim.runs.dataset import policy_identity
+from smsim.runs.folder import check_out, read_manifest, write_manifest
 from smsim.runs.runner import engine_arrays, kernel, on_threads, slice_plan
 from smsim.runs.spec import default_threads
 from smsim.studies.winprob import WinProbModel
@@ -214,10 +220,47 @@ def summarise(plan: LuckPlan, rows: pd.DataFrame) -> LuckResult:
     return LuckResult(plan, table, blocks, rows)
 
 
+def identity(plan: LuckPlan, model: WinProbModel, rules: Rules) -> dict:
+    """What makes two luck matches the same: their plan, the policies, the model's coefficients and the rules."""
+    coef = np.ascontiguousarray(model.coef_for(plan.players))
+    return {**dataclasses.asdict(plan), "rules": rules.to_dict(),
+            "identities": {name: policy_identity(resolve_policy(name)) for name in (plan.policy, plan.against)},
+            "model_sha256": hashlib.sha256(coef.tobytes()).hexdigest()}  # fmt: skip
+
+
 def luck_match(plan: LuckPlan, model: WinProbModel, rules: Rules | None = None, threads: int | None = None,
-               on_progress: Callable[[int, int], None] | None = None) -> LuckResult:  # fmt: skip
-    """Play the plan's match with luck measured and return its figures."""
-    return summarise(plan, play_match(plan, model, rules, threads, on_progress))
+               on_progress: Callable[[int, int], None] | None = None, out: str | Path | None = None,
+               command: list[str] = ()) -> LuckResult:  # fmt: skip
+    """Play the plan's match with luck measured and return its figures. With ``out``, a folder
+    holding its rows and figures, which ``smsim report`` reads (``read_luck``); a folder of the same
+    match is read, not played again."""
+    rules = rules or Rules()
+    if out is None:
+        return summarise(plan, play_match(plan, model, rules, threads, on_progress))
+    folder = Path(out)
+    ident = identity(plan, model, rules)
+    if check_out(folder, "luck", ident) and (folder / "rows.parquet").is_file():
+        return read_luck(folder)
+    rows = play_match(plan, model, rules, threads, on_progress)
+    write_manifest(folder, "luck", {"plan": ident, "command": list(command)})
+    with writing(folder / "rows.parquet") as tmp:  # whole or not at all
+        rows.to_parquet(tmp, index=False)
+    result = summarise(plan, rows)
+    write_file(folder / "figures.csv", result.table.to_csv(index=False))
+    return result
 
 
-__all__ = ["LuckError", "LuckPlan", "LuckResult", "cross_fitted", "luck_match", "play_match", "r_squared", "summarise"]
+def read_luck(path: str | Path) -> LuckResult:
+    """A luck folder (``luck_match(out=...)``, ``smsim luck --out``): its figures from its rows."""
+    path = Path(path)
+    ident = read_manifest(path, "luck")["plan"]
+    if not (path / "rows.parquet").is_file():
+        raise LuckError(f"{str(path)!r}: the luck match holds no rows (its run did not finish)")
+    plan = LuckPlan(**{f.name: ident[f.name] for f in dataclasses.fields(LuckPlan)})
+    result = summarise(plan, pd.read_parquet(path / "rows.parquet"))
+    result.table.attrs.update(path=str(path), rules=Rules.from_dict(ident["rules"]))
+    return result
+
+
+__all__ = ["LuckError", "LuckPlan", "LuckResult", "cross_fitted", "luck_match", "play_match", "r_squared", "read_luck",
+           "summarise"]

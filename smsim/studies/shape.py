@@ -40,6 +40,7 @@ from smsim.studies.winprob import Positions, WinProbModel, credits, read_positio
 THRESHOLD = 0.10  # a comeback: the winner's win probability fell below this
 DECIDED = 0.90  # decided: the winner's win probability stays above this to the end
 CLOSE_VP = 2  # a close game: decided by this many VP or fewer
+FAN_QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)  # the win-probability fan's bands and middle
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,9 @@ class ShapeResult:
     per_game: pd.DataFrame
     last_by_round: pd.DataFrame
     source: str = ""
+    # per round, the eventual winner's win probability over the games reaching it (single winner):
+    # games and the quantiles of FAN_QUANTILES (the win-probability fan)
+    winner_by_round: pd.DataFrame | None = None
 
 
 def _leader(values: np.ndarray) -> np.ndarray:
@@ -183,7 +187,13 @@ def shape_of(p: Positions, prob: np.ndarray, policy: str = "", threshold: float 
     last_by_round = pd.DataFrame({"players": p.players, "round": by_round["round"], "games": by_round["count"],
                                   "winner_last": by_round["sum"] / by_round["count"],
                                   "lo": [b[0] for b in bounds], "hi": [b[1] for b in bounds]})  # fmt: skip
-    return ShapeResult(p.players, policy, figures, per_game, last_by_round)
+    fan = pd.DataFrame({"round": rnd[at], "wp": win_prob[at]}).groupby("round")["wp"]
+    winner_by_round = fan.quantile(FAN_QUANTILES).unstack()
+    winner_by_round.columns = [f"q{round(100 * q):02d}" for q in FAN_QUANTILES]
+    winner_by_round.insert(0, "games", fan.size())
+    winner_by_round = winner_by_round.reset_index()
+    winner_by_round.insert(0, "players", p.players)
+    return ShapeResult(p.players, policy, figures, per_game, last_by_round, winner_by_round=winner_by_round)
 
 
 def game_shape(model: WinProbModel, path: str, threshold: float = THRESHOLD, decided: float = DECIDED) -> ShapeResult:

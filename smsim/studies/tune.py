@@ -54,7 +54,7 @@ from smsim.studies.compare import Comparison, arrangements, compare
 ZERO_MEANS = {"church": 1.0}
 FLOOR_SCALE = 0.5  # VP: the search scale of a weight that is zero (or tiny) in the base
 # switches, not values: searched only when named (--only); a tuned noise could leave [0, 1]
-NOT_SEARCHED = ("exact_keep", "noise")
+NOT_SEARCHED = ("exact_keep", "noise", "forgo")
 DECIMALS = 3  # weights are played and written rounded to this many decimals
 HELD_OUT_LABEL = "smsim tune held-out"  # hashed with the tuning seed into the held-out seed
 OPTIMIZER_LABEL = "smsim tune cma"  # hashed with the tuning seed into CMA-ES's own seed

@@ -251,6 +251,21 @@ def test_simulate_out_summary_formats_and_refusal(run, tmp_path):
     assert len(list((out / "seats").glob("*.parquet"))) == 3
 
 
+def test_matters_ranks_the_parts_and_writes_its_table(run, tmp_path):
+    out = run("matters", "--policy", "balanced", "--part", "churches", "--part", "crates", "-p", "2", "-n", "200",
+              "--seed", "4", "--out", str(tmp_path / "m"))  # fmt: skip
+    assert out.exit_code == 0, out.output
+    assert "What matters at 2 players" in out.output and "matters (1)" in out.output
+    assert out.output.index("churches") < out.output.index("crates")  # ranked by loss
+    table = pd.read_csv(tmp_path / "m" / "matters.csv")
+    assert list(table["part"]) == ["churches", "crates"] and (table["games"] == 200).all()
+    again = run("matters", "--policy", "balanced", "--part", "churches", "--part", "crates", "-p", "2", "-n", "200",
+                "--seed", "4", "--out", str(tmp_path / "m"))  # resumes: every cell is there  # fmt: skip
+    assert again.exit_code == 0 and again.output == out.output
+    assert_bad_input(run("matters", "--policy", "balanced", "-p", "2", "-n", "200", "--seed", "5",
+                         "--out", str(tmp_path / "m")), "different what-matters study")  # fmt: skip
+
+
 def test_winprob_fits_a_model_and_checks_it(run, tmp_path):
     for players in (2, 3):
         assert run("simulate", "-n", "400", "-p", str(players), "--policy", "balanced", "--seed", "3", "--rounds",
@@ -336,6 +351,12 @@ NEEDS_NO_GAME = [
     (["luck", "rollout", "balanced", "--model", "{tmp}/binary.json"], ["'rollout' searches"]),
     (["luck", "greedy", "nobody", "--model", "{tmp}/binary.json"], ["unknown policy 'nobody'"]),
     (["luck", "greedy", "balanced", "--model", "{tmp}/binary.json"], ["not a win-probability model"]),
+    (["matters", "--part", "dragons"], ["unknown part 'dragons'"]),
+    (["matters", "--policy", "random"], ["'random' is a random policy"]),
+    (["matters", "--players", "7"], ["--players"]),
+    (["matters", "--out", "{tmp}/file", "-n", "10"], ["not a directory"]),
+    (["matters", "--out", "{tmp}/foreign", "-n", "10"], ["what-matters study"]),
+    (["compare", "balanced-without-dragons", "balanced"], ["unknown part 'dragons'"]),
     (["play", "--players", "2", "--policy", "greedy,random,walls"], ["3 policies for 2 players"]),
     (["play", "--trace", "{tmp}/file/game.jsonl"], ["cannot write trace", "not a directory"]),
     (["play", "--trace", "{tmp}"], ["is a directory"]),

@@ -84,7 +84,7 @@ def test_s9_architect_two_logs_two_houses_6vp():
     w.city[:], w.occ[:], w.player[:] = city, occ, player
     # random picks the architect's cell, how many houses and where: check every outcome obeys the rule
     kind, params = np.zeros(1, dtype=np.int64), np.zeros((1, N_PARAMS))
-    seats = Seats(kind, params, (placeholder_policy(),) * 5, kind, params, kind, params, Marks(None, None))
+    seats = Seats(kind, params, (placeholder_policy(),) * 5, kind, params, kind, params, Marks(None, None, None))
     arch = cell(4, 4)
     assert max_houses_nb(w.occ, w.player, 0, arch, RULES_NB) == 2  # limited by the 2 logs
     first = house_cells_nb(w.occ[0, 0], np.uint64(0), 2, arch)

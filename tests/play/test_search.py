@@ -45,7 +45,7 @@ def test_a_continuation_with_the_games_own_pick_and_dice_replays_the_game(at):
     cw = new_work(4)
     again = np.zeros_like(score)
     out = np.zeros_like(game_out)
-    seats = Seats(base_kind, base_params, fns, base_kind, base_params, base_kind, base_params, Marks(None, None))
+    seats = Seats(base_kind, base_params, fns, base_kind, base_params, base_kind, base_params, Marks(None, None, None))
     continue_game_nb(cap.snap, cap.tape, cap.at[2], cap.at[3], w.keys[0], w.keys[0], cw, seats, RULES_NB, again, out)
     assert np.array_equal(again, score)
     assert np.array_equal(cw.player, player) and np.array_equal(cw.city, city)
@@ -57,7 +57,7 @@ def test_continuations_draw_their_own_dice_not_the_games():
     playouts, give several different games, none of them the real one."""
     (score, _, _, _, _, w), (fns, base_kind, base_params) = captured(LINEUP, 5, 3, 12)
     cap = w.cap
-    seats = Seats(base_kind, base_params, fns, base_kind, base_params, base_kind, base_params, Marks(None, None))
+    seats = Seats(base_kind, base_params, fns, base_kind, base_params, base_kind, base_params, Marks(None, None, None))
     cw = new_work(4)
     totals = []
     for k in range(6):
@@ -87,7 +87,7 @@ def search_at(w, tables, params, first=0, room=None):
     fns, base_kind, base_params = tables
     budgets = (params[ROLLOUT_PARAMS.offset("budget")], params[ROLLOUT_PARAMS.offset("place_budget")])
     search = new_search(w.player.shape[0], room or int(max(budgets)))
-    m, pick = search_captured_nb(w, RULES_NB, fns, base_kind, base_kind, base_params, Marks(None, None), params, first, search)
+    m, pick = search_captured_nb(w, RULES_NB, fns, base_kind, base_kind, base_params, Marks(None, None, None), params, first, search)
     return m, pick, search
 
 
@@ -108,7 +108,7 @@ def test_every_candidate_reads_the_same_dice_streams():
     params = knobs(halving=0, budget=6 * 4, candidates=6, group=0, stop_se=0, min_playouts=4)
     m, _, search = search_at(w, tables, params)
     fns, base_kind, base_params = tables
-    seats = Seats(base_kind, base_params, fns, base_kind, base_params, base_kind, base_params, Marks(None, None))
+    seats = Seats(base_kind, base_params, fns, base_kind, base_params, base_kind, base_params, Marks(None, None, None))
     cap, cw = w.cap, new_work(4)
     for c in range(m):
         assert search.played[c] == 4

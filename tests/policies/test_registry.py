@@ -59,14 +59,17 @@ def test_a_line_up_is_marked_with_the_compiled_parts_its_seats_use():
     def marks(names):
         return tuple(line_up_marks([resolve_policy(n) if isinstance(n, str) else n for n in names]))
 
-    assert marks(["balanced", "random", "greedy-noise-30"]) == (None, None)
-    assert marks(["balanced-exact", "balanced"]) == (None, EXACT)
-    assert marks(["learned", "balanced"]) == (LEARNED, None)
-    assert marks(["learned-exact", "random"]) == (LEARNED, EXACT)
-    assert marks([rollout_spec({}, POLICIES["balanced-exact"]), POLICIES["balanced"]]) == (None, EXACT)
-    assert marks([rollout_spec({}, POLICIES["learned"]), POLICIES["balanced"]]) == (LEARNED, None)
+    from smsim.policies.heuristic_layout import FORGO
+
+    assert marks(["balanced", "random", "greedy-noise-30"]) == (None, None, None)
+    assert marks(["balanced-exact", "balanced"]) == (None, EXACT, None)
+    assert marks(["learned", "balanced"]) == (LEARNED, None, None)
+    assert marks(["learned-exact", "random"]) == (LEARNED, EXACT, None)
+    assert marks([rollout_spec({}, POLICIES["balanced-exact"]), POLICIES["balanced"]]) == (None, EXACT, None)
+    assert marks(["learned-without-nobles", "balanced"]) == (LEARNED, None, FORGO)
+    assert marks([rollout_spec({}, POLICIES["learned"]), POLICIES["balanced"]]) == (LEARNED, None, None)
     # a search's own knobs are not a heuristic's weights, whatever their values
-    assert marks([rollout_spec({}, POLICIES["balanced"])]) == (None, None)
+    assert marks([rollout_spec({}, POLICIES["balanced"])]) == (None, None, None)
 
 def test_only_the_default_search_leaves_clear_decisions_to_its_base():
     """``rollout`` gates its decisions (``clear_gap``); the searches whose figures were measured
@@ -177,3 +180,49 @@ def test_engine_arrays_always_carry_five_functions():
     kind, params, fns = policy_arrays(resolve_policies(["greedy", "random"], 2))
     assert list(kind) == [PolicyKind.HEURISTIC, PolicyKind.RANDOM] and params.shape == (2, N_PARAMS)
     assert len(fns) == MAX_SEATS and all(f is no_user_policy for f in fns)
+
+
+def test_a_policy_without_parts_of_the_game_is_named_and_marked():
+    from smsim.policies.registry import forgo_mask
+
+    spec = resolve_policy("balanced-without-churches+walls")
+    assert spec.kind == PolicyKind.HEURISTIC and spec.weights()["forgo"] == forgo_mask(["churches", "walls"]) == 3
+    assert np.array_equal(np.delete(spec.params, PARAM_NAMES.index("forgo")),
+                          np.delete(POLICIES["balanced"].params, PARAM_NAMES.index("forgo")))
+    assert resolve_policy("balanced-without-walls+churches").name == spec.name  # one name per set of parts
+    learned = resolve_policy("learned-without-nobles")
+    assert learned.kind == PolicyKind.LEARNED and learned.weights()["forgo"] == 2048
+    assert line_up_marks([spec, POLICIES["balanced"]]).forgo is not None
+    assert line_up_marks([POLICIES["balanced"], POLICIES["learned"]]).forgo is None
+
+
+@pytest.mark.parametrize("name, words", [
+    ("balanced-without-dragons", ["unknown part 'dragons'", "churches, walls"]),
+    ("balanced-without-", ["unknown part ''"]),
+    ("random-without-churches", ["only a heuristic or learned policy"]),
+    ("rollout-without-churches", ["only a heuristic or learned policy"]),
+])  # fmt: skip
+def test_a_bad_policy_without_parts_is_refused_in_one_line(name, words):
+    with pytest.raises(PolicyError) as err:
+        resolve_policy(name)
+    assert all(w in str(err.value) for w in words) and "\n" not in str(err.value)
+
+
+def test_the_forgo_weight_is_a_whole_mask(tmp_path):
+    for value, words in (("1.5", "whole number"), ("-1", "from 0 to 4095"), ("5000", "from 0 to 4095")):
+        path = tmp_path / "w.toml"
+        path.write_text(f'base = "balanced"\nforgo = {value}\n')
+        with pytest.raises(PolicyError, match=words):
+            resolve_policy(str(path))
+
+
+def test_a_seat_without_a_part_never_plays_it_where_the_rules_let_it_choose():
+    """Turning dice and nobles are never forced (the pass row, a citizen), so the seat never plays them;
+    the seats beside it do."""
+    from smsim import layout as L
+
+    for name, column in (("balanced-without-rotations", L.N_ROTATED), ("learned-without-nobles", L.VP_NOBLE)):
+        base = name.split("-without-")[0]
+        score, player, _ = run_games(300, 3, [base, name, base], 11, Rules(), threads=2)
+        assert player[:, 1, column].sum() == 0, name
+        assert player[:, 0, column].sum() > 0 and player[:, 2, column].sum() > 0, name

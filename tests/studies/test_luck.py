@@ -110,3 +110,18 @@ def test_bad_plans_are_refused_in_one_line(model):
 
     with pytest.raises(WinProbError, match="fitted on 2 players, not on 3"):
         LK.play_match(LK.LuckPlan("balanced", "greedy", players=3, blocks=2), model)
+
+
+def test_a_match_folder_is_read_back_and_not_played_again(model, tmp_path):
+    plan = LK.LuckPlan("greedy", "balanced", players=2, blocks=60, seed=8, samples=4)
+    first = LK.luck_match(plan, model, threads=1, out=tmp_path / "m")
+    stamp = (tmp_path / "m" / "rows.parquet").stat().st_mtime_ns
+    again = LK.luck_match(plan, model, threads=2, out=tmp_path / "m")
+    assert (tmp_path / "m" / "rows.parquet").stat().st_mtime_ns == stamp
+    read = LK.read_luck(tmp_path / "m")
+    for other in (again, read):
+        assert other.plan == plan
+        np.testing.assert_array_equal(other.table["value"].to_numpy(), first.table["value"].to_numpy())
+    with pytest.raises(LuckError, match="different luck match"):
+        LK.luck_match(LK.LuckPlan("greedy", "balanced", players=2, blocks=60, seed=9, samples=4), model,
+                      out=tmp_path / "m")  # fmt: skip

@@ -39,6 +39,9 @@ def test_every_figure_on_two_games_built_by_hand():
     assert result.per_game["lead_changes_vp"].tolist() == [2, 0]
     curve = result.last_by_round.set_index("round")["winner_last"].to_dict()
     assert curve == {1: 0.0, 2: 1.0}  # game 0's winner was behind at round 2; game 1 had ended by then
+    fan = result.winner_by_round.set_index("round")
+    assert fan["games"].to_dict() == {1: 2, 2: 1}  # the winner's chance at each round before the end
+    assert fan.loc[1, "q50"] == pytest.approx(0.575) and fan.loc[2, "q10"] == fan.loc[2, "q90"] == pytest.approx(0.3)
     assert (result.figures["games"] == 2).all()
 
 

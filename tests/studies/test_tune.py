@@ -57,7 +57,7 @@ def test_the_budget_counts_every_candidate_and_the_base_is_scored_first(tiny):
     assert h.iloc[0]["win_lo"] == h.iloc[0]["win_hi"] == 0.5
     assert len({tuple(r) for r in h[tiny.searched].to_numpy()}) == len(h)  # CMA-ES proposed new points
     assert tiny.score == h["win_share"].max() and tiny.score >= tiny.base_score
-    assert list(tiny.searched) == [n for n in PARAM_NAMES if n not in ("exact_keep", "noise")]
+    assert list(tiny.searched) == [n for n in PARAM_NAMES if n not in ("exact_keep", "noise", "forgo")]
 
 
 def test_every_candidate_is_scored_by_compare_on_the_tuning_seed(tiny):
@@ -102,7 +102,7 @@ def test_the_weights_file_loads_as_a_policy_with_exactly_the_tuned_weights(tiny,
 
 def test_switches_are_not_searched_unless_named_and_their_off_value_is_no_change(tiny):
     assert "exact_keep" not in tiny.searched and "noise" not in tiny.searched
-    assert set(tiny.searched) == set(PARAM_NAMES) - {"exact_keep", "noise"}
+    assert set(tiny.searched) == set(PARAM_NAMES) - {"exact_keep", "noise", "forgo"}
     assert "exact_keep" not in tiny.changed and "noise" not in tiny.changed  # off in base and winner alike
 
 
