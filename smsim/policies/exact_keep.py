@@ -96,10 +96,11 @@ def use_table_nb(params, player, memo, s, rules, table):
     cost = rules[R.R_ROTATION_COST]
     coins = player[s, L.COINS]
     rotation_value = params[HL.P_COIN] * cost
+    no_turning = (int(params[HL.P_FORGO]) & L.FORGO_ROTATIONS) != 0  # a seat forgoing rotations
     for symbol in range(L.N_SYMBOLS):
         spare = coins - (rules[R.R_LOG_DELIVERY_COST] if symbol == L.FACE_LOG else 0)
         affordable = L.N_DICE if cost <= 0 else max(spare, -1) // cost  # -1: not even unrotated
-        if int(params[HL.P_FORGO]) & L.FORGO_ROTATIONS:
+        if no_turning:
             affordable = min(affordable, 0)
         base = HL.M_EXACT + symbol * HL.K_SPAN
         for n in range(L.N_DICE + 1):

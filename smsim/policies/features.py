@@ -444,6 +444,26 @@ def turn_table_nb(params, ctx, occ, player, pirates, memo, s, rules):
 
 
 @hot_njit
+def forgo_turn_table_nb(params, player, memo, s, rules, forgo, affordable):
+    """The turn table of a seat that forgoes the parts of mask ``forgo`` (``layout.FORGO_PARTS``):
+    a forgone use is no use of its dice (the loop leaves it out of the uses the seat is offered
+    too), heads buy the best person not forgone. Returns the dice it may turn (none, forgoing
+    rotations)."""
+    for symbol in range(L.N_SYMBOLS):
+        if forgo & L.FORGO_SYMBOL[symbol]:
+            for k in range(1, HL.K_SPAN):
+                memo[HL.M_EXACT + symbol * HL.K_SPAN + k] = HL.NEG
+    heads = HL.M_EXACT + L.FACE_HEAD * HL.K_SPAN
+    for k in range(1, HL.K_SPAN):
+        memo[heads + k] = HL.NEG
+    for p in range(L.N_PERSONS):
+        if not forgo & L.FORGO_PERSON[p]:
+            at = heads + L.PERSON_HEADS[p]
+            memo[at] = max(memo[at], head_value_nb(params, player, memo, s, rules, p))
+    return 0 if forgo & L.FORGO_ROTATIONS else affordable
+
+
+@hot_njit
 def fill_turn_table_nb(params, occ, player, pirates, memo, s, rules):
     """Fill w.memo for this turn: the value of each person on its best cell and of using exactly
     k dice of each symbol (heads: the best person for k). The city does not change while the
@@ -468,25 +488,22 @@ def fill_turn_table_nb(params, occ, player, pirates, memo, s, rules):
     else:
         memo[HL.M_LEAD] = 0.0
     churches = church_counts_nb(occ, s)
-    # a part the seat forgoes is no use of its dice (the uses the loop offers it leave it out too)
-    forgo = int(params[HL.P_FORGO])
     for symbol in range(L.N_SYMBOLS):
         memo[HL.M_EXACT + symbol * HL.K_SPAN] = 0.0
         for k in range(1, HL.K_SPAN):
-            if symbol == L.FACE_HEAD or forgo & L.FORGO_SYMBOL[symbol]:
-                memo[HL.M_EXACT + symbol * HL.K_SPAN + k] = HL.NEG  # heads: the persons below fill it
+            if symbol == L.FACE_HEAD:
+                memo[HL.M_EXACT + symbol * HL.K_SPAN + k] = HL.NEG  # the persons below fill it
             else:
                 memo[HL.M_EXACT + symbol * HL.K_SPAN + k] = exact_use_value_nb(params, occ, player, memo, s, rules, symbol, k,
                                                                     churches)  # fmt: skip
     for p in range(L.N_PERSONS):  # heads: the best person that number of heads buys
-        if forgo & L.FORGO_PERSON[p]:
-            continue
         at = HL.M_EXACT + L.FACE_HEAD * HL.K_SPAN + L.PERSON_HEADS[p]
         memo[at] = max(memo[at], head_value_nb(params, player, memo, s, rules, p))
     cost = rules[R.R_ROTATION_COST]
     affordable = player[s, L.COINS] // cost if cost > 0 else L.N_DICE
-    if forgo & L.FORGO_ROTATIONS:
-        affordable = 0
+    forgo = int(params[HL.P_FORGO])
+    if forgo != 0:  # apart, so that the tables of a seat that forgoes nothing are made as before
+        affordable = forgo_turn_table_nb(params, player, memo, s, rules, forgo, affordable)
     rotation_value = params[HL.P_COIN] * cost
     for symbol in range(L.N_SYMBOLS):
         # best using at most n dice of the symbol (0: use them elsewhere, worth about nothing) ...

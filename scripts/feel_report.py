@@ -1,0 +1,71 @@
+"""Regenerate the committed report on how the game feels, reports/feel/ (docs/feel.md).
+
+Plays, from fixed seeds apart from the baseline report's, with the standard rules:
+
+- for 2, 3, 4 and 5 players, ``FIT_GAMES`` mirror games of ``balanced`` (L1) with round snapshots,
+  on which ``smsim winprob`` fits the win-probability model (each dataset's every fifth game held
+  out), and ``GAMES`` more on other seeds, the games the report's shape is read from;
+- ``smsim luck learned balanced`` at 2 and 4 players (``LUCK_BLOCKS`` blocks of every rotation, 16
+  samples a turn, under that model);
+- ``smsim matters`` at L1 and L2 (``balanced``, ``learned``) at 2, 3, 4 and 5 players, every part
+  forbidden, ``MATTERS_GAMES`` games a cell.
+
+Then ``smsim report`` of the report's datasets, the luck matches and the what-matters study with
+``--winprob``: the standard sections on the L1 mirrors, and "How the game feels", "Luck against
+skill" and "What matters". About 8 minutes on 2 cores. The datasets go to runs/feel/ (not
+committed; a step whose result is there is skipped or resumes).
+
+    python scripts/feel_report.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from baseline_report import run  # scripts/ is on the path when a script of it runs
+
+PLAYERS = (2, 3, 4, 5)
+FIT_GAMES = 40_000
+GAMES = 20_000
+LUCK_PLAYERS = (2, 4)
+LUCK_BLOCKS = 2_000
+MATTERS_GAMES = 10_000
+SEED = 3800  # + 10 x step + players: apart from the baseline report's (2026 + ...)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", default="runs/feel", help="where the datasets go (not committed)")
+    parser.add_argument("--out", default="reports/feel", help="where the report goes")
+    parser.add_argument("--scale", type=float, default=1.0, help="every game count times this (a rehearsal: 0.05)")
+    args = parser.parse_args()
+    runs = Path(args.runs)
+
+    def n(games: int) -> str:
+        return str(max(10, round(games * args.scale)))
+
+    start = time.perf_counter()
+    for p in PLAYERS:
+        for kind, games, seed in (("fit", FIT_GAMES, SEED + p), ("bal", GAMES, SEED + 10 + p)):
+            if not (runs / f"{kind}{p}").is_dir():
+                run(["simulate", "-n", n(games), "-p", str(p), "--policy", "balanced", "--seed", str(seed), "--rounds",
+                     "--out", str(runs / f"{kind}{p}"), "--quiet"])  # fmt: skip
+    model = runs / "winprob-balanced.json"
+    if not model.is_file():
+        run(["winprob", *(str(runs / f"fit{p}") for p in PLAYERS), "--out", str(model)])
+    for p in LUCK_PLAYERS:
+        run(["luck", "learned", "balanced", "-p", str(p), "-n", n(LUCK_BLOCKS), "-s", str(SEED + 20 + p), "--model",
+             str(model), "--out", str(runs / f"luck{p}")])  # fmt: skip
+    run(["matters", *(f"-p{p}" for p in PLAYERS), "-n", n(MATTERS_GAMES), "-s", str(SEED + 30),
+         "--out", str(runs / "matters")])  # fmt: skip
+    run(["report", *(str(runs / f"bal{p}") for p in PLAYERS), *(str(runs / f"luck{p}") for p in LUCK_PLAYERS),
+         str(runs / "matters"), "--winprob", str(model), "--title", "Saint Malo: how the game feels",
+         "--out", args.out])  # fmt: skip
+    print(f"{time.perf_counter() - start:.0f} s in all; report: {args.out}/report.md", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
