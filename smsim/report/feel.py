@@ -19,6 +19,10 @@ FORMS = {"count": dict(digits=2), "rounds": dict(digits=1), "vp": dict(digits=1)
          "prob": A.RATE}  # fmt: skip
 """How each unit of a shape figure is written (``studies.shape.ShapeFigure.unit``)."""
 
+DIFFERENCE_FORMS = {"count": dict(digits=2, signed=True), "rounds": dict(digits=1, signed=True),
+                    "vp": dict(digits=1, signed=True), "rate": A.POINTS, "prob": A.POINTS}  # fmt: skip
+"""How a paired difference of a shape figure is written: rates and probabilities in points."""
+
 
 def _section(title: str, intro: str, measured: bool, missing: str) -> Section:
     """A section opening with ``intro``; where nothing was ``measured``, it says ``missing`` and no more."""
@@ -61,9 +65,23 @@ def calibration_shown(summaries: list[dict]) -> pd.DataFrame:
     })  # fmt: skip
 
 
-def feel_section(shapes: list, calibration: list[dict]) -> tuple[Section, list[str]]:
+def variants_shown(t: pd.DataFrame) -> pd.DataFrame:
+    """Rules variants' shapes minus their base's (``shape.shape_difference`` rows with ``variant``):
+    a row a figure, a column a variant and player count; rates in points."""
+    columns = {}
+    for (players, variant), at in t.groupby(["players", "variant"], sort=False):
+        rows = at.set_index("figure")
+        columns[f"{variant}, {players} players"] = [
+            interval_text(rows.loc[f, "value"], rows.loc[f, "lo"], rows.loc[f, "hi"], **DIFFERENCE_FORMS[FIGURE[f].unit])
+            if f in rows.index else "" for f in FIGURE]  # fmt: skip
+    return pd.DataFrame({"figure": [FIGURE[f].label for f in FIGURE], **columns})
+
+
+def feel_section(shapes: list, calibration: list[dict],
+                 variants: pd.DataFrame | None = None) -> tuple[Section, list[str]]:  # fmt: skip
     """The section "How the game feels": the win-probability fan and the comeback curves, then the
-    shape table and the model's calibration on the games held out; and its at-a-glance lines."""
+    shape table, each rules variant's change of it (``variants``: paired on the same games), and the
+    model's calibration on the games held out; and its at-a-glance lines."""
     s = _section(FEEL_TITLE, "From every seat's position at the start of every round (`simulate --rounds`) and a "
                  "model of each seat's chance of winning from there (`smsim winprob`, fitted on mirror games apart "
                  "from these): how soon the winner's chance rises, how often a winner came back, when a game is "
@@ -78,6 +96,10 @@ def feel_section(shapes: list, calibration: list[dict]) -> tuple[Section, list[s
     t = shape_table(shapes)
     s.blocks.append(Block("table", text="The shape of the games: lead changes, comebacks, when a game is decided, how "
                           "close it ends", name="game_shape", table=t, shown=shape_shown(t), fold=False))  # fmt: skip
+    if variants is not None and len(variants):
+        s.blocks.append(Block("table", text="Each rules variant's shape minus the printed rules', on the same games "
+                              "(the same seed, so the same dice), paired game by game", name="game_shape_variants",
+                              table=variants, shown=variants_shown(variants), fold=False))  # fmt: skip
     if calibration:
         s.blocks.append(Block("table", text="The win-probability model's calibration on the held-out games (one in "
                               "five) of these datasets: Brier score beside that of knowing nothing, and the expected "

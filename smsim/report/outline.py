@@ -247,7 +247,7 @@ INTERVALS_NOTE = ("Intervals are 95%: Wilson intervals for rates, normal interva
 def page(data: A.ReportData, title: str = "Saint Malo balance report", variants: list = (),
          compensations: list = (), skills: list = (), margins: dict[str, float] = MARGINS, ladders: list = (),
          regrets: list = (), shapes: list = (), calibration: list = (), matters: list = (),
-         lucks: list = ()) -> Page:  # fmt: skip
+         lucks: list = (), shape_variants: pd.DataFrame | None = None) -> Page:  # fmt: skip
     """The whole report, in the order of the page: the first screen (``opening``), the key findings
     in a designer's order (``findings.report_findings``), the levels of play, the at-a-glance table, the strength check and
     the headline figure, then the sections on the game, each opening with its ladder
@@ -258,7 +258,7 @@ def page(data: A.ReportData, title: str = "Saint Malo balance report", variants:
     which levels are ordered where they measured the step; ``regrets`` (``studies.regret.read_regret``
     tables) make the section "Dice decisions" (``tables.keep_regret``); ``shapes``
     (``studies.shape.ShapeResult``s) with the model's ``calibration`` the section "How the game
-    feels", ``lucks`` (``studies.luck.read_luck`` results) the section "Luck against skill",
+    feels" (with ``shape_variants``, rules variants' shapes minus their base's, paired), ``lucks`` (``studies.luck.read_luck`` results) the section "Luck against skill",
     ``matters`` (``studies.matters.read_matters`` results) the section "What matters"."""
     variants, compensations, skills = list(variants), list(compensations), list(skills)
     steps = A.ladder_steps(list(ladders), margins["share"]) if ladders else None
@@ -303,7 +303,7 @@ def page(data: A.ReportData, title: str = "Saint Malo balance report", variants:
         compensation, compensation_glance = compensation_section(compensations)
         compensation.blocks.insert(0, Block("list", text="In short", items=compensation_glance))
         secs.append(compensation)
-    for made in ([feel_section(list(shapes), list(calibration))] if shapes else []) + (
+    for made in ([feel_section(list(shapes), list(calibration), shape_variants)] if shapes else []) + (
             [luck_section(list(lucks))] if lucks else []) + ([matters_section(list(matters))] if matters else []):
         sec, sec_glance = made
         sec.blocks.insert(0, Block("list", text="In short", items=sec_glance))

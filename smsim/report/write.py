@@ -18,6 +18,7 @@ from numbers import Real
 from pathlib import Path
 
 import matplotlib
+import pandas as pd
 
 from smsim.errors import DatasetError, SmsimError
 from smsim.files import write_file
@@ -33,7 +34,8 @@ from smsim.studies.ladder import read_ladder
 from smsim.studies.luck import read_luck
 from smsim.studies.matters import read_matters
 from smsim.studies.regret import read_regret
-from smsim.studies.shape import game_shape
+from smsim.studies.shape import game_shape, shape_difference
+from smsim.studies.sweep import variant_name
 from smsim.studies.skill import read_skill
 from smsim.studies.winprob import WinProbModel, calibration_summary, read_positions
 
@@ -91,7 +93,8 @@ def _same_rules(what: str, path: str, rules: Rules, report: Rules) -> None:
 def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo balance report",
                  variants: list = (), compensations: list = (), skills: list = (),
                  margins: dict[str, float] = MARGINS, ladders: list = (), regrets: list = (), shapes: list = (),
-                 calibration: list = (), matters: list = (), lucks: list = ()) -> Path:  # fmt: skip
+                 calibration: list = (), matters: list = (), lucks: list = (),
+                 shape_variants: pd.DataFrame | None = None) -> Path:  # fmt: skip
     """Write the report into ``out`` (created if needed); returns the path of report.md.
 
     The page (``outline.page``): the key findings, the at-a-glance table, the strength check and
@@ -123,7 +126,7 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     for res in lucks:
         _same_rules("a luck match", res.table.attrs.get("path", ""), res.table.attrs.get("rules", Rules()), data.rules)
     built = page(data, title, variants, compensations, skills, margins, ladders, regrets, shapes, calibration, matters,
-                 lucks)  # fmt: skip
+                 lucks, shape_variants)  # fmt: skip
     for sec in [*built.opening, *built.sections]:
         for b in sec.blocks:
             if b.kind == "table":
@@ -137,17 +140,34 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     return out / "report.md"
 
 
-def feel_of(paths: list[str], model_path: str) -> tuple[list, list[dict]]:
+def feel_of(paths: list[str], model_path: str, variants: list[str] = ()) -> tuple[list, list[dict], pd.DataFrame]:
     """The shape of the games (``studies.shape``) of every dataset among ``paths`` that records round
     snapshots, under the win-probability model at ``model_path``, and the model's calibration on
-    their held-out games; none recording them is refused in one line."""
+    their held-out games (none recording them is refused in one line); and each of ``variants``
+    (datasets under other rules) recording them, minus the dataset of ``paths`` of the same games
+    (players, seed, games: the same dice), paired game by game (``shape.shape_difference``), with
+    its ``variant`` named by its rules' change."""
     model = WinProbModel.load(model_path)
-    with_rounds = [p for p in paths if records_rounds(read_manifest(p).get("run", {}))]
+    runs = {p: read_manifest(p).get("run", {}) for p in [*paths, *variants]}
+    with_rounds = [p for p in paths if records_rounds(runs[p])]
     if not with_rounds:
         raise DatasetError(f"--winprob {model_path}: no dataset given records round snapshots (write mirror games "
                            "with smsim simulate --rounds)")  # fmt: skip
     shapes = [game_shape(model, p) for p in with_rounds]
-    return shapes, [calibration_summary(model, read_positions(p)) for p in with_rounds]
+
+    def same_games(a: str, b: str) -> bool:
+        return all(runs[a].get(k) == runs[b].get(k) for k in ("players", "seed", "games"))
+
+    diffs = []
+    for v in variants:
+        base = next((i for i, p in enumerate(with_rounds) if same_games(p, v)), None)
+        if records_rounds(runs[v]) and base is not None:
+            base_rules = runs[with_rounds[base]]["rules"]
+            changes = {k: x for k, x in runs[v]["rules"].items() if base_rules.get(k) != x}
+            diffs.append(shape_difference(shapes[base], game_shape(model, v)).assign(
+                variant=variant_name(changes, base_rules), dataset=v))  # fmt: skip
+    return shapes, [calibration_summary(model, read_positions(p)) for p in with_rounds], (
+        pd.concat(diffs, ignore_index=True) if diffs else pd.DataFrame())
 
 
 def report(paths: list[str], out: str, title: str = "Saint Malo balance report",
@@ -171,7 +191,9 @@ def report(paths: list[str], out: str, title: str = "Saint Malo balance report",
         raise DatasetError("no dataset given beside the studies (fairness results, skill studies, ladders, "
                            "keep-regret studies)")  # fmt: skip
     main, variants = A.split_variants(rest, kinds)
-    shapes, calibration = feel_of([p for p in main if kinds[str(p)] == "dataset"], winprob) if winprob else ([], [])
+    variant_paths = [p for p in rest if p not in main and kinds[str(p)] == "dataset"]
+    shapes, calibration, shape_variants = (feel_of([p for p in main if kinds[str(p)] == "dataset"], winprob,
+                                                   variant_paths) if winprob else ([], [], pd.DataFrame()))  # fmt: skip
     return write_report(A.read_report_data(main, kinds=kinds), out, title, variants, studies["fairness"],
                         studies["skill"], margins, studies["ladder"], studies["regret"], shapes, calibration,
-                        studies["matters"], studies["luck"])  # fmt: skip
+                        studies["matters"], studies["luck"], shape_variants)  # fmt: skip

@@ -84,10 +84,12 @@ def test_the_report_reads_round_snapshots_a_model_and_a_matters_study(run, tmp_p
         assert run("simulate", "-n", "600", "-p", str(players), "--policy", "balanced", "--seed", str(70 + players),
                    "--rounds", "--out", str(tmp_path / f"b{players}"), "--quiet").exit_code == 0  # fmt: skip
     assert run("winprob", str(tmp_path / "b2"), str(tmp_path / "b4"), "--out", str(tmp_path / "wp.json")).exit_code == 0
+    assert run("simulate", "-n", "600", "-p", "4", "--policy", "balanced", "--seed", "74", "--rounds", "--rule",
+               "side_defence=3", "--out", str(tmp_path / "d3"), "--quiet").exit_code == 0  # the 4-player games, otherwise
     made = run("matters", "--policy", "balanced", "--part", "churches", "--part", "nobles", "-p", "2", "-p", "4",
                "-n", "200", "--out", str(tmp_path / "m"))  # fmt: skip
     assert made.exit_code == 0, made.output
-    out = run("report", str(tmp_path / "b2"), str(tmp_path / "b4"), str(tmp_path / "m"), "--winprob",
+    out = run("report", str(tmp_path / "b2"), str(tmp_path / "b4"), str(tmp_path / "d3"), str(tmp_path / "m"), "--winprob",
               str(tmp_path / "wp.json"), "--out", str(tmp_path / "r"))  # fmt: skip
     assert out.exit_code == 0, out.output
     page = (tmp_path / "r" / "report.md").read_text()
@@ -95,6 +97,9 @@ def test_the_report_reads_round_snapshots_a_model_and_a_matters_study(run, tmp_p
     for name in ("winprob-fan", "comebacks", "what-matters"):
         assert (tmp_path / "r" / "figures" / f"{name}.png").stat().st_size > 1000
     assert pd.read_csv(tmp_path / "r" / "tables" / "what_matters.csv")["part"].nunique() == 2
+    paired = pd.read_csv(tmp_path / "r" / "tables" / "game_shape_variants.csv")
+    assert set(paired["variant"]) == {"side defence 2 → 3"} and (paired["players"] == 4).all()
+    assert (paired.loc[paired["figure"] == "rounds", "games"] == 600).all()
     plain = run("simulate", "-n", "40", "-p", "2", "--policy", "balanced", "--out", str(tmp_path / "plain"), "--quiet")
     assert plain.exit_code == 0
     refused = run("report", str(tmp_path / "plain"), "--winprob", str(tmp_path / "wp.json"), "--out", str(tmp_path / "q"))
@@ -127,3 +132,19 @@ def test_the_luck_section_shows_each_match_and_says_it_in_short():
                       "rolls); the gap +15.0 [+14.0, +16.0] points as played, +14.5 [+13.5, +15.5] with the luck taken "
                       "out (1.12 x narrower)."]
     assert luck_section([])[0].blocks[0].kind == "missing"
+
+
+def test_a_rules_variants_shape_is_shown_as_its_paired_difference_in_points():
+    from smsim.studies.shape import shape_difference
+
+    base = two_games()
+    other = two_games()
+    other.per_game = other.per_game.assign(margin=[4.0, 0.0], lead_changes_vp=[0, 0])  # the same games, played otherwise
+    diff = shape_difference(base, other).assign(variant="side defence 2 → 3")
+    section, _ = feel_section([base], [], diff)
+    shown = next(b for b in section.blocks if b.name == "game_shape_variants").shown
+    assert list(shown.columns) == ["figure", "side defence 2 → 3, 2 players"]
+    rows = shown.set_index("figure")["side defence 2 → 3, 2 players"]
+    assert rows["lead changes a game, by VP"].startswith("-1.00 [")  # 2 and 0 changes before, none now
+    assert rows["games decided by 2 VP or less"].startswith("-50.0 [")  # in points: 1 of 2 games no longer close
+    assert rows["winner's final margin"].startswith("+1.0 [")  # 2 VP more in game 0, none in game 1
