@@ -18,8 +18,11 @@ from smsim.studies.compare import compare, read_comparison, save_comparison
 from smsim.studies.fairness import fairness, read_fairness
 from smsim.studies.ladder import plan_ladder, run_ladder
 from smsim.studies.learn import LearnPlan, check_out_dir
+from smsim.studies.luck import LuckPlan, luck_match
+from smsim.studies.matters import what_matters
 from smsim.studies.regret import RegretPlan, run_regret
 from smsim.studies.sweep import plan_variants, read_sweep, run_sweep
+from smsim.studies.winprob import fit_winprob
 
 ENVIRONMENT = {"smsim": "0.1.0", "numba": "0.60.0", "numpy": "2.0.2", "python": "3.11.7"}
 
@@ -45,6 +48,11 @@ def folders(tmp_path_factory):
     run_regret(RegretPlan(2, ("random",), games=10, seed=3), root / "regret", threads=1, command=["smsim", "regret"])
     run_ladder(plan_ladder(["random", "greedy"], [2], 12, seed=6, field=["walls"]), root / "ladder", threads=1,
                command=["smsim", "ladder"])  # fmt: skip
+    what_matters(["greedy"], ["nobles"], [2], games=4, seed=3, threads=1, out=root / "matters",
+                 command=["smsim", "matters"])  # fmt: skip
+    simulate_to(str(root / "positions"), 200, 2, ["balanced"], seed=7, rounds=True)
+    luck_match(LuckPlan("greedy", "balanced", 2, blocks=4, seed=3, samples=2), fit_winprob([str(root / "positions")]),
+               threads=1, out=root / "luck", command=["smsim", "luck"])  # fmt: skip
     learn = root / "learn"
     assert check_out_dir(learn, LearnPlan(decisions=10)) is False
     write_manifest(learn, "learn", {"plan": LearnPlan(decisions=10).to_dict(), "rules": Rules().to_dict(),
