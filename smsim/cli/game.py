@@ -38,8 +38,10 @@ from smsim.files import writing
               help="Mark the decisions whose pick is significantly worse than the best move (docs/advise.md); "
                    "KINDS: comma-separated decision kinds, e.g. keep,use [default: use].")  # fmt: skip
 @click.option("--advise-playouts", type=int, default=None, help="Playouts per candidate for --advise [default: 128].")
+@click.option("--html", "html_file", type=str, default=None, help="Also write the game's replay page here (smsim replay).")
 @with_rules
-def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_playouts, rules_file, rule) -> None:
+def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_playouts, html_file, rules_file,
+         rule) -> None:  # fmt: skip
     """Play one game and tell it turn by turn, cities drawn in the board text format.
 
     With --advise, each turn is followed by the decisions where the policy's pick was
@@ -51,6 +53,7 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
       smsim play --players 3 --seed 7 --game 2
       smsim play -p 4 --policy greedy,random,greedy,random --trace game.jsonl
       smsim play -p 4 --seed 7 --advise use
+      smsim play -p 4 --seed 7 --html game.html    # the replay page (smsim replay)
     """
     from smsim.play.api import play_game
     from smsim.play.tracefile import write_jsonl
@@ -60,6 +63,8 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
     lineup(players, policy)
     if trace_file:
         check_file_out(trace_file, "trace")
+    if html_file:
+        check_file_out(html_file, "page")
     traced = play_game(players, seed, game, policy_names(policy), rules)
     notes = None
     if kinds:
@@ -76,6 +81,8 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
     from smsim.play.narrate import narrate
 
     click.echo(narrate(traced.records, quiet=quiet, notes=notes))
+    if html_file:
+        click.echo("page: " + write_replay(traced.records, html_file, None, "the game"))
 
 
 def _advise_kinds(value: str | None, playouts: int | None) -> tuple[str, ...]:
@@ -179,6 +186,57 @@ def validate(trace_file: str) -> None:
         click.echo(f"{len(problems)} of {n_games} games broke a rule")
         sys.exit(EXIT_DISCREPANCY)
     click.echo(f"{n_games} games checked: every move legal, every gain and score right")
+
+
+# -- replay -----------------------------------------------------------------------------------
+def write_replay(records: list[dict], html_file: str, game: int | None, where: str) -> str:
+    """The replay page of the game ``game`` of ``records`` (None: the only one) written to
+    ``html_file`` whole or not at all; returns what was written, for the message."""
+    from smsim.errors import TraceError
+    from smsim.play.replay import games_of, replay_game
+    from smsim.report.replay import replay_page
+
+    games = games_of(records)
+    if not games:
+        raise TraceError(f"{where} holds no game line (docs/trace.md)")
+    chosen = [g for g in games if game is None or g[0].get("game") == game]
+    if game is None and len(games) > 1:
+        found = ", ".join(str(g[0].get("game")) for g in games)
+        raise TraceError(f"{where} holds {len(games)} games ({found}): name one with --game")
+    if not chosen:
+        found = ", ".join(str(g[0].get("game")) for g in games)
+        raise TraceError(f"{where} holds no game {game} (it holds {found})")
+    page = replay_page(replay_game(chosen[0], where))
+    try:
+        with writing(html_file) as tmp:
+            Path(tmp).write_text(page, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write page {html_file!r}: {exc.strerror}")
+    return f"{html_file} ({len(page.encode()) / 1024:,.0f} KiB)"
+
+
+@cli.command()
+@click.argument("trace_file", type=str)
+@click.option("--html", "html_file", required=True, type=str, help="Write the game's replay page here (one HTML file).")
+@click.option("--game", "-g", type=int, default=None, help="The game to show, where the trace holds several.")
+def replay(trace_file: str, html_file: str, game: int | None) -> None:
+    """A game you can watch: the trace of one game as one self-contained HTML page, every turn's
+    dice, use and placements, every seat's city drawn as the board is, the pirate track and the
+    game's course; step with the arrow keys or buttons, jump with the slider, share a position by
+    its address (#step-N). The trace is replayed by the independent referee first: one that does
+    not parse or breaks a rule gets one line and no page (docs/replay.md).
+
+    \b
+    Example:
+      smsim play -p 4 --seed 7 --trace game.jsonl && smsim replay game.jsonl --html game.html
+    """
+    from smsim.play.tracefile import read_jsonl
+
+    path = Path(trace_file)
+    if not path.is_file():
+        fail(f"no trace file {trace_file!r}")
+    check_file_out(html_file, "page")
+    click.echo("page: " + write_replay(read_jsonl(path), html_file, game, repr(trace_file)))
 
 
 # -- score ------------------------------------------------------------------------------------

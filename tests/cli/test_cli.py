@@ -251,6 +251,26 @@ def test_simulate_out_summary_formats_and_refusal(run, tmp_path):
     assert len(list((out / "seats").glob("*.parquet"))) == 3
 
 
+def test_replay_writes_one_page_of_one_game_and_refuses_a_broken_trace(run, tmp_path):
+    trace = tmp_path / "g.jsonl"
+    played = run("play", "-p", "3", "--seed", "5", "-q", "--trace", str(trace), "--html", str(tmp_path / "p.html"))
+    assert played.exit_code == 0 and "page: " in played.output
+    out = run("replay", str(trace), "--html", str(tmp_path / "r.html"))
+    assert out.exit_code == 0 and out.output.startswith("page: ")
+    assert (tmp_path / "r.html").read_text() == (tmp_path / "p.html").read_text()  # the same game, the same page
+    lines = trace.read_text().splitlines()
+    two = tmp_path / "two.jsonl"
+    two.write_text("\n".join(lines + [lines[0].replace('"game":0', '"game":1')] + lines[1:]) + "\n")
+    assert_bad_input(run("replay", str(two), "--html", str(tmp_path / "x.html")), "holds 2 games (0, 1)", "--game")
+    assert run("replay", str(two), "--html", str(tmp_path / "x.html"), "--game", "0").exit_code == 0
+    assert_bad_input(run("replay", str(two), "--html", str(tmp_path / "y.html"), "--game", "5"), "holds no game 5")
+    turn = json.loads(lines[2])
+    turn["after"][1]["logs"] += 2
+    (tmp_path / "bad.jsonl").write_text("\n".join([lines[0], lines[1], json.dumps(turn), *lines[3:]]) + "\n")
+    assert_bad_input(run("replay", str(tmp_path / "bad.jsonl"), "--html", str(tmp_path / "z.html")), "seat 1 logs")
+    assert not (tmp_path / "y.html").exists() and not (tmp_path / "z.html").exists()  # no page for a refused trace
+
+
 def test_matters_ranks_the_parts_and_writes_its_table(run, tmp_path):
     out = run("matters", "--policy", "balanced", "--part", "churches", "--part", "crates", "-p", "2", "-n", "200",
               "--seed", "4", "--out", str(tmp_path / "m"))  # fmt: skip
@@ -351,6 +371,9 @@ NEEDS_NO_GAME = [
     (["luck", "rollout", "balanced", "--model", "{tmp}/binary.json"], ["'rollout' searches"]),
     (["luck", "greedy", "nobody", "--model", "{tmp}/binary.json"], ["unknown policy 'nobody'"]),
     (["luck", "greedy", "balanced", "--model", "{tmp}/binary.json"], ["not a win-probability model"]),
+    (["replay", "{tmp}/none.jsonl", "--html", "{tmp}/page.html"], ["no trace file"]),
+    (["replay", "{tmp}/file", "--html", "{tmp}/page.html"], ["is not a trace", "not valid JSON"]),
+    (["replay", "{tmp}/binary.json", "--html", "{tmp}/file/page.html"], ["cannot write page", "not a directory"]),
     (["matters", "--part", "dragons"], ["unknown part 'dragons'"]),
     (["matters", "--policy", "random"], ["'random' is a random policy"]),
     (["matters", "--players", "7"], ["--players"]),
