@@ -39,8 +39,10 @@ from smsim.files import writing
                    "KINDS: comma-separated decision kinds, e.g. keep,use [default: use].")  # fmt: skip
 @click.option("--advise-playouts", type=int, default=None, help="Playouts per candidate for --advise [default: 128].")
 @click.option("--html", "html_file", type=str, default=None, help="Also write the game's replay page here (smsim replay).")
+@click.option("--values", type=click.Choice(["search", "learned"]), default=None,
+              help="With --html: every USE and PLACE decision's moves valued (smsim replay --values).")
 @with_rules
-def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_playouts, html_file, rules_file,
+def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_playouts, html_file, values, rules_file,
          rule) -> None:  # fmt: skip
     """Play one game and tell it turn by turn, cities drawn in the board text format.
 
@@ -65,6 +67,8 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
         check_file_out(trace_file, "trace")
     if html_file:
         check_file_out(html_file, "page")
+    elif values:
+        fail("--values values the decisions of the replay page: give --html FILE")
     traced = play_game(players, seed, game, policy_names(policy), rules)
     notes = None
     if kinds:
@@ -82,7 +86,8 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
 
     click.echo(narrate(traced.records, quiet=quiet, notes=notes))
     if html_file:
-        click.echo("page: " + write_replay(traced.records, html_file, None, "the game"))
+        click.echo("page: " + write_replay(traced.records, html_file, None, "the game", values=values,
+                                           playouts=advise_playouts))  # fmt: skip
 
 
 def _advise_kinds(value: str | None, playouts: int | None) -> tuple[str, ...]:
@@ -189,9 +194,15 @@ def validate(trace_file: str) -> None:
 
 
 # -- replay -----------------------------------------------------------------------------------
-def write_replay(records: list[dict], html_file: str, game: int | None, where: str) -> str:
+def write_replay(records: list[dict], html_file: str, game: int | None, where: str, winprob: str | None = None,
+                 values: str | None = None, playouts: int | None = None,
+                 branch: tuple[int, int] | None = None) -> str:  # fmt: skip
     """The replay page of the game ``game`` of ``records`` (None: the only one) written to
-    ``html_file`` whole or not at all; returns what was written, for the message."""
+    ``html_file`` whole or not at all, with each seat's win probability under the model at
+    ``winprob`` and, with ``values`` "search", every USE and PLACE decision valued by playouts
+    (``studies.advise.game_values``); with ``branch`` (decision, row), the game played again from
+    that decision with that move, on the same dice (``studies.advise.branch_game``), both games'
+    outcomes side by side; returns what was written, for the message."""
     from smsim.errors import TraceError
     from smsim.play.replay import games_of, replay_game
     from smsim.report.replay import replay_page
@@ -206,7 +217,35 @@ def write_replay(records: list[dict], html_file: str, game: int | None, where: s
     if not chosen:
         found = ", ".join(str(g[0].get("game")) for g in games)
         raise TraceError(f"{where} holds no game {game} (it holds {found})")
-    page = replay_page(replay_game(chosen[0], where))
+    model = None
+    if winprob is not None:
+        from smsim.studies.winprob import WinProbModel
+
+        model = WinProbModel.load(winprob)
+        model.coef_for(int(chosen[0][0].get("players", 0)))  # a model of another player count: one line
+    data = replay_game(chosen[0], where)  # the referee first: a broken trace is refused before any playout
+    other = None
+    if branch is not None:
+        from smsim.studies.advise import branch_game
+
+        other = branch_game(chosen[0][0], chosen[0][1:], *branch)
+        played, data = data, replay_game(other.records, f"{where} played again from decision {branch[0]}")
+        other = {"decision": other.decision, "move": other.move, "pick": other.pick,
+                 "played": played["end"]["scores"], "step": next(
+                     (k for k, st in enumerate(data["steps"]) if st["turn"] and
+                      st["turn"]["decisions"][0] <= other.decision < st["turn"]["decisions"][1]), 0)}  # fmt: skip
+    valued = None
+    if values is not None:
+        from smsim.cli.progress import GamesProgressBar
+        from smsim.studies.advise import ANNOTATE_PLAYOUTS, game_values, learned_values
+
+        with GamesProgressBar() as report:
+            if values == "search":
+                valued = game_values(chosen[0][0], chosen[0][1:], playouts=playouts or ANNOTATE_PLAYOUTS,
+                                     on_decision=lambda d, total: report(d + 1, total))  # fmt: skip
+            else:
+                valued = learned_values(chosen[0][0], chosen[0][1:], on_decision=lambda d, total: report(d + 1, total))
+    page = replay_page(data, model, Path(winprob).name if winprob else "", valued, other)
     try:
         with writing(html_file) as tmp:
             Path(tmp).write_text(page, encoding="utf-8")
@@ -219,16 +258,33 @@ def write_replay(records: list[dict], html_file: str, game: int | None, where: s
 @click.argument("trace_file", type=str)
 @click.option("--html", "html_file", required=True, type=str, help="Write the game's replay page here (one HTML file).")
 @click.option("--game", "-g", type=int, default=None, help="The game to show, where the trace holds several.")
-def replay(trace_file: str, html_file: str, game: int | None) -> None:
+@click.option("--winprob", type=str, default=None, metavar="MODEL",
+              help="A win-probability model (smsim winprob --out): each seat's chance round by round beside its score.")
+@click.option("--values", type=click.Choice(["search", "learned"]), default=None,
+              help="Every USE and PLACE decision's legal moves valued, the costliest picks listed first: search, by "
+                   "playouts as smsim advise values them (about 20 s a 4-player game of balanced on 2 cores); learned, "
+                   "by the learned policy's model at once.")
+@click.option("--playouts", type=int, default=None, help="Playouts a move at most, for --values [default: 128].")
+@click.option("--from", "from_decision", type=int, default=None, metavar="N",
+              help="Play the game again from decision N (docs/trace.md's numbers) with --move forced there, on the "
+                   "same dice, and show that game beside the one played.")  # fmt: skip
+@click.option("--move", "move_row", type=int, default=None, metavar="M",
+              help="With --from: the candidate row to force (smsim advise TRACE --decision N --json lists each move's "
+                   "rows).")  # fmt: skip
+def replay(trace_file: str, html_file: str, game: int | None, winprob: str | None, values: str | None,
+           playouts: int | None, from_decision: int | None, move_row: int | None) -> None:  # fmt: skip
     """A game you can watch: the trace of one game as one self-contained HTML page, every turn's
     dice, use and placements, every seat's city drawn as the board is, the pirate track and the
     game's course; step with the arrow keys or buttons, jump with the slider, share a position by
-    its address (#step-N). The trace is replayed by the independent referee first: one that does
-    not parse or breaks a rule gets one line and no page (docs/replay.md).
+    its address (#step-N); with --winprob, each seat's chance of winning round by round. The
+    trace is replayed by the independent referee first: one that does not parse or breaks a rule
+    gets one line and no page (docs/replay.md).
 
     \b
     Example:
       smsim play -p 4 --seed 7 --trace game.jsonl && smsim replay game.jsonl --html game.html
+      smsim replay game.jsonl --html game.html --winprob winprob-balanced.json
+      smsim replay game.jsonl --html other.html --from 41 --move 3   # the same dice, another choice
     """
     from smsim.play.tracefile import read_jsonl
 
@@ -236,7 +292,15 @@ def replay(trace_file: str, html_file: str, game: int | None) -> None:
     if not path.is_file():
         fail(f"no trace file {trace_file!r}")
     check_file_out(html_file, "page")
-    click.echo("page: " + write_replay(read_jsonl(path), html_file, game, repr(trace_file)))
+    if playouts is not None:
+        checks.whole(playouts, "--playouts", low=1, high=100_000)
+    if (from_decision is None) != (move_row is None):
+        fail("--from N and --move M go together: the decision to play again from and the move forced there")
+    if from_decision is not None and values is not None:
+        fail("--values values the game as played; give it without --from")
+    branch = None if from_decision is None else (from_decision, move_row)
+    click.echo("page: " + write_replay(read_jsonl(path), html_file, game, repr(trace_file), winprob, values, playouts,
+                                       branch))  # fmt: skip
 
 
 # -- score ------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from smsim import layout as L
 from smsim.errors import TraceError
 from smsim.play.referee import Referee
 
@@ -38,7 +39,9 @@ def _step(ref: Referee, players: int) -> dict[str, Any]:
     for s in range(players):
         pos = ref.position(s)
         city = ref.city(s).replace(" ", "").replace("\n", "")  # 49 letters, cell r * 7 + c
-        seats.append({"city": city, **{f: int(pos[f]) for f in SEAT_FIELDS}})
+        # the round snapshot's fields in their order: what a win-probability model reads
+        seats.append({"city": city, **{f: int(pos[f]) for f in SEAT_FIELDS},
+                      "position": [int(pos[f]) for f in L.ROUND.columns()]})  # fmt: skip
     return {"seats": seats, "pirate_boxes": int(ref.crossed)}
 
 
@@ -73,15 +76,18 @@ def replay_game(game: list[dict[str, Any]], where: str = "the trace") -> dict[st
             "steps": steps, "end": end}  # fmt: skip
 
 
+def round_steps(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The steps at the start of each round and the last (the game's end): the positions a round
+    snapshot records (``simulate --rounds``)."""
+    players = data["header"]["players"]
+    # a round's last turn: the next round starts there (the game's last step is a round's last turn)
+    return [data["steps"][0], *(step for step in data["steps"][1:] if step["turn"]["seat"] == players - 1)]
+
+
 def vp_by_round(data: dict[str, Any]) -> list[list[int]]:
     """Each seat's score were the game to end, at the start of each round and at the end (the
     page's chart of the game's course): [round][seat]."""
-    out = [[s["score"] for s in data["steps"][0]["seats"]]]
-    players = data["header"]["players"]
-    for step in data["steps"][1:]:
-        if step["turn"]["seat"] == players - 1:  # the round's last turn: the next round starts here
-            out.append([s["score"] for s in step["seats"]])
-    return out
+    return [[s["score"] for s in step["seats"]] for step in round_steps(data)]
 
 
-__all__ = ["games_of", "replay_game", "vp_by_round"]
+__all__ = ["games_of", "replay_game", "round_steps", "vp_by_round"]

@@ -7,7 +7,8 @@ the dice rolled again, the use of the dice, the cells placed, the wall bonuses, 
 the attacks), every seat's city drawn as the board is (SVG: towers at the corners, walls on the
 outer ring, crates, houses, churches by size, persons by letter; this turn's cells outlined), its
 coins, logs, VP earned, cannons lost, defence and score were the game to end, the pirate track
-with the attacks to come, and above them the game's course: each seat's score round by round.
+with the attacks to come, and above them the game's course: each seat's score round by round,
+and with a win-probability model (``smsim winprob``) each seat's chance of winning.
 Step with the arrow keys, Home and End or the buttons; jump with the slider; the address's
 fragment (``#step-12``) names the step, so a position can be shared.
 """
@@ -18,7 +19,12 @@ import html
 import json
 from typing import Any
 
-from smsim.play.replay import vp_by_round
+import numpy as np
+import pandas as pd
+
+from smsim.play.replay import round_steps, vp_by_round
+from smsim.rules import Rules
+from smsim.studies.winprob import Positions, WinProbModel, win_probabilities
 
 SEAT_COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3")
 """One colour a seat, in the course chart and on its card."""
@@ -53,6 +59,10 @@ h1{font-size:1.3em;margin:0 0 .3em}
 .pirates th{font-weight:normal;font-size:.8em;padding-right:.4em;text-align:right}
 #end table{border-collapse:collapse}#end td,#end th{border:1px solid #ccc;padding:2px 6px}
 .hint{color:#666;font-size:.85em}
+.moves{border-collapse:collapse;font-size:.85em;margin-bottom:.4em}.moves td,.moves th{border:1px solid #ddd;padding:1px 5px}
+.moves tr.pick{background:#fff3c4}.moves tr.best td:first-child{font-weight:bold}
+.worse{color:#b00020;font-weight:bold}
+#costly{margin:.5em 0}
 """
 
 SCRIPT = r"""
@@ -87,15 +97,17 @@ function city(letters, fresh){
 function dice(turn){
   if(!turn) return '<p class="hint">The start: no die rolled yet. Step on with the right arrow key.</p>';
   let s = '';
+  const u = turn.use;
   turn.rolls.forEach((roll, i) => {
     const again = i < turn.rerolled.length ? turn.rerolled[i] : 0;
     const last = i === turn.rolls.length - 1;
+    let shown = u ? u.dice - u.rotated : 0;  // the dice showing the symbol that were used (the first ones)
     s += `<p>roll ${i+1}: ` + roll.map((f, d) => {
-      const cls = !last && (again >> d) & 1 ? 'die again' : (last && turn.use && f === turn.use.symbol ? 'die used' : 'die');
+      const used = last && u && f === u.symbol && shown-- > 0;
+      const cls = !last && (again >> d) & 1 ? 'die again' : (used ? 'die used' : 'die');
       return `<span class="${cls}">${esc(f)}</span>`;}).join('') +
       (!last ? ` <span class="hint">${again ? 'rolled again: the yellow dice' : 'kept all'}</span>` : '') + '</p>';
   });
-  const u = turn.use;
   const plural = {log: 'logs', crate: 'crates', wall: 'walls', cross: 'crosses', head: 'heads'};
   s += '<p><b>' + (u ? `used ${u.dice} ${esc(u.dice > 1 ? plural[u.symbol] || u.symbol : u.symbol)}` + (u.rotated ? ` (${u.rotated} turned, ${turn.rotation_cost} coins)` : '') +
        (u.person ? `: a ${esc(u.person)}` : '') + (turn.delivery_cost ? `, delivery ${turn.delivery_cost} coins` : '')
@@ -110,6 +122,46 @@ function dice(turn){
     (a.lost.length ? 'seats ' + a.lost.map(x => x + 1).join(', ') + ' lose a cannon' : 'every seat holds') + '</p>'; });
   return s;
 }
+function pct(x){ return (100 * x).toFixed(1); }
+function decisions(turn){
+  if(!turn || !D.values || !turn.decisions) return '';  // traces older than the decision numbers lack them
+  let s = '';
+  for(let d = turn.decisions[0]; d < turn.decisions[1]; d++){
+    const v = D.values[String(d)];
+    if(!v) continue;
+    const best = v.candidates[0], pick = v.candidates.find(c => c.pick), model = v.method === 'learned';
+    const said = c => model ? (c.value === null ? 'not weighed' : c.value.toFixed(3)) : pct(c.win) + '%';
+    s += `<details class="decision" data-decision="${d}"${v.worse || v.candidates.length <= 6 ? ' open' : ''}><summary>` +
+         `<b>decision ${d}, ${esc(v.kind.toLowerCase())}</b>: the pick ${model ? 'scores' : 'wins'} ${said(pick)}, the best ${said(best)}` +
+         (v.worse ? ` <span class="worse">${model ? 'the pick is a point or more below the best' : 'the pick is significantly worse than the best move'}</span>` : '') +
+         ` (${v.candidates.length} moves)</summary><table class="moves">` +
+         (model ? `<tr><th>move</th><th>${esc(v.model)}'s value</th></tr>` : '<tr><th>move</th><th>win % [95%]</th><th>VP [95%]</th><th>playouts</th></tr>');
+    v.candidates.forEach((c, i) => {
+      s += `<tr class="${c.pick ? 'pick' : ''}${i === 0 ? ' best' : ''}"><td>${esc(c.move)}${c.pick ? ' &larr; the pick' : ''}</td>` +
+           (model ? `<td>${said(c)}</td></tr>` :
+           `<td>${pct(c.win)} [${pct(c.win_lo)}, ${pct(c.win_hi)}]</td><td>${c.vp.toFixed(1)} [${c.vp_lo.toFixed(1)}, ${c.vp_hi.toFixed(1)}]</td>` +
+           `<td>${c.playouts}</td></tr>`);
+    });
+    s += '</table></details>';
+  }
+  const how = D.values_method === 'learned' ? `by ${esc(D.values_model)}'s model (win share plus a tenth of the VP margin)` : 'by playouts';
+  return s ? `<h3>Decisions, every legal move valued ${how}</h3>` + s : '';
+}
+function costly(){
+  if(!D.costly) return '';
+  let s = '<h3>The costliest decisions</h3>';
+  if(!D.costly.length) return s + '<p class="hint">No pick was significantly worse than the best move found.</p>';
+  for(let seat = 0; seat < P; seat++){
+    const mine = D.costly.filter(c => c.seat === seat);
+    if(!mine.length) continue;
+    s += `<p style="color:${COLOURS[seat]}"><b>seat ${seat+1}</b></p><ul>` + mine.slice(0, 5).map(c =>
+      `<li><a href="#step-${c.step}">step ${c.step}</a>, decision ${c.decision} (${esc(c.kind.toLowerCase())}): ` +
+      `${esc(c.pick)} instead of ${esc(c.best)}, ` + (c.cost === null ? 'a move the model does not weigh' :
+      D.values_method === 'learned' ? `${c.cost.toFixed(3)} below it by the model` : `about ${pct(c.cost)} points of win probability`) +
+      '</li>').join('') + '</ul>';
+  }
+  return s;
+}
 function pirates(crossed){
   const rows = D.header.pirate_strengths, per = D.header.row_boxes;
   let s = '<table class="pirates">';
@@ -120,19 +172,22 @@ function pirates(crossed){
   });
   return s + '</table>';
 }
-function chart(){
-  const rounds = D.course.length, w = 560, h = 170, left = 34, bottom = 22;
-  let top = 1; D.course.forEach(r => r.forEach(v => { top = Math.max(top, v); }));
-  const x = r => left + (w - left - 8) * (rounds > 1 ? r / (rounds - 1) : 0);
-  const y = v => h - bottom - (h - bottom - 8) * v / top;
-  let s = `<svg id="course" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}"><text x="4" y="12" font-size="11">score</text>`;
+const W = 480, H = 150, LEFT = 34, BOTTOM = 22;
+function chart(series, label, fixedTop){
+  const rounds = series.length;
+  let top = fixedTop || 1; if(!fixedTop) series.forEach(r => r.forEach(v => { top = Math.max(top, v); }));
+  const x = r => LEFT + (W - LEFT - 8) * (rounds > 1 ? r / (rounds - 1) : 0);
+  const y = v => H - BOTTOM - (H - BOTTOM - 8) * v / top;
+  let s = `<svg class="course" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}"><text x="${LEFT + 6}" y="12" font-size="11">${label}</text>`;
+  s += `<text x="${LEFT - 4}" y="${y(top) + 4}" font-size="10" text-anchor="end">${fixedTop ? '100%' : top}</text>`;
+  s += `<text x="${LEFT - 4}" y="${y(0) + 4}" font-size="10" text-anchor="end">0</text>`;
   for(let seat = 0; seat < P; seat++){
-    const pts = D.course.map((r, i) => `${x(i).toFixed(1)},${y(r[seat]).toFixed(1)}`).join(' ');
+    const pts = series.map((r, i) => `${x(i).toFixed(1)},${y(r[seat]).toFixed(1)}`).join(' ');
     s += `<polyline fill="none" stroke="${COLOURS[seat]}" stroke-width="2" points="${pts}"/>`;
   }
-  s += `<line x1="${left}" y1="${h-bottom}" x2="${w-8}" y2="${h-bottom}" stroke="#999"/>`;
-  s += `<text x="${w/2}" y="${h-4}" font-size="11" text-anchor="middle">round</text>`;
-  s += `<line id="now" x1="0" y1="8" x2="0" y2="${h-bottom}" stroke="#d62728" stroke-dasharray="3,2"/>`;
+  s += `<line x1="${LEFT}" y1="${H-BOTTOM}" x2="${W-8}" y2="${H-BOTTOM}" stroke="#999"/>`;
+  s += `<text x="${W/2}" y="${H-4}" font-size="11" text-anchor="middle">round (${rounds - 1} in all)</text>`;
+  s += `<line class="now" x1="0" y1="8" x2="0" y2="${H-BOTTOM}" stroke="#d62728" stroke-dasharray="3,2"/>`;
   return s + '</svg>';
 }
 function show(i){
@@ -141,7 +196,7 @@ function show(i){
   $('where').textContent = k === 0 ? `start (step 0 of ${N})` :
     `step ${k} of ${N}: round ${turn.round + 1}, seat ${turn.seat + 1}'s turn`;
   $('slider').value = k;
-  $('turn').innerHTML = '<h3>' + (turn ? `Round ${turn.round + 1}, seat ${turn.seat + 1}` : 'Before the first roll') + '</h3>' + dice(turn);
+  $('turn').innerHTML = '<h3>' + (turn ? `Round ${turn.round + 1}, seat ${turn.seat + 1}` : 'Before the first roll') + '</h3>' + dice(turn) + decisions(turn);
   $('pirates').innerHTML = '<h3>Pirates</h3>' + pirates(step.pirate_boxes);
   let cards = '';
   step.seats.forEach((seat, s) => {
@@ -152,10 +207,10 @@ function show(i){
       `<tr><td>cannons lost</td><td data-field="cannons_lost">${seat.cannons_lost}</td><td>score now</td><td data-field="score">${seat.score}</td></tr></table></div>`;
   });
   $('seats').innerHTML = cards;
-  const round = turn ? turn.round + (turn.seat === P - 1 ? 1 : turn.seat / P) : 0;
-  const line = $('now'), rounds = D.course.length;
-  const xx = 34 + (560 - 34 - 8) * (rounds > 1 ? Math.min(round, rounds - 1) / (rounds - 1) : 0);
-  line.setAttribute('x1', xx); line.setAttribute('x2', xx);
+  const round = turn ? turn.round + (turn.seat + 1) / P : 0;
+  const rounds = D.course.length;
+  const xx = LEFT + (W - LEFT - 8) * (rounds > 1 ? Math.min(round, rounds - 1) / (rounds - 1) : 0);
+  document.querySelectorAll('.now').forEach(line => { line.setAttribute('x1', xx); line.setAttribute('x2', xx); });
   $('end').style.display = k === N ? 'block' : 'none';
   if(location.hash !== '#step-' + k) history.replaceState(null, '', '#step-' + k);
 }
@@ -167,7 +222,9 @@ document.addEventListener('keydown', e => {
 $('first').onclick = () => show(0); $('prev').onclick = () => show(k - 1);
 $('next').onclick = () => show(k + 1); $('last').onclick = () => show(N);
 $('slider').max = N; $('slider').oninput = e => show(+e.target.value);
-$('chart').innerHTML = chart();
+$('costly').innerHTML = costly(); $('costly').style.display = D.costly ? 'block' : 'none';
+$('chart').innerHTML = chart(D.course, 'score were the game to end') +
+  (D.wp ? chart(D.wp, 'win probability (' + D.wp_model + ')', 1) : '');
 window.addEventListener('hashchange', () => { const m = /^#step-(\d+)$/.exec(location.hash); if(m && +m[1] !== k) show(+m[1]); });
 const m = /^#step-(\d+)$/.exec(location.hash);
 show(m ? +m[1] : 0);
@@ -184,22 +241,78 @@ def _end_table(data: dict[str, Any]) -> str:
             "<th>coins</th><th>logs</th><th>cannons</th><th>full city</th><th>rank</th><th></th></tr>" + rows + "</table>")
 
 
-def replay_page(data: dict[str, Any]) -> str:
-    """The replay page of one game (``play.replay.replay_game``'s data), as one HTML string."""
+def win_probability_course(data: dict[str, Any], model: WinProbModel) -> list[list[float]]:
+    """Each seat's win probability under ``model`` at the start of each round (``round_steps``'s
+    positions, the round snapshot's fields), and at the end its outcome: [round][seat]."""
+    steps = round_steps(data)
+    positions = np.array([[seat["position"] for seat in step["seats"]] for step in steps], dtype=np.int16)
+    keys = pd.DataFrame({"game": 0, "round": np.arange(len(steps)), "rounds": len(steps) - 1})
+    p = Positions(data["header"]["players"], keys, positions, Rules.from_dict(data["header"]["rules"]))
+    return np.round(win_probabilities(model, p), 4).tolist()
+
+
+def costliest(data: dict[str, Any], values: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The decisions whose pick was significantly worse than the best move (``advise``'s values),
+    costliest first: seat, step (the turn it was made in), decision, kind, the pick and the best
+    move, and the win probability the pick gave up."""
+    step_of = {d: k for k, step in enumerate(data["steps"]) if step["turn"]
+               for d in range(*step["turn"].get("decisions", (0, 0)))}  # fmt: skip
+    out = []
+    for d, v in values.items():
+        if v["worse"]:
+            best, pick = v["candidates"][0], next(c for c in v["candidates"] if c["pick"])
+            key = "value" if v.get("method") == "learned" else "win"  # the model's score, or the playouts' win share
+            cost = None if pick[key] is None else round(best[key] - pick[key], 4)
+            out.append({"seat": v["seat"], "step": step_of.get(d, 0), "decision": d, "kind": v["kind"],
+                        "pick": pick["move"], "best": best["move"], "cost": cost})
+    return sorted(out, key=lambda c: (c["cost"] is None, -(c["cost"] or 0.0), c["decision"]))
+
+
+def branch_banner(data: dict[str, Any], branch: dict[str, Any]) -> str:
+    """The head of a page of a game played again with another move (``studies.advise.branch_game``):
+    what was changed, and both games' outcomes side by side."""
+    rows = "".join(
+        f"<tr><td>seat {a['seat'] + 1}</td><td>{a['total']} (rank {a['rank']}{', won' if a['won'] else ''})</td>"
+        f"<td>{b['total']} (rank {b['rank']}{', won' if b['won'] else ''})</td><td>{b['total'] - a['total']:+d}</td></tr>"
+        for a, b in zip(branch["played"], data["end"]["scores"]))  # fmt: skip
+    return (f"<div id='branch' class='card'><h3>The same dice, another choice</h3><p>This game is the one played, "
+            f"played again from decision {branch['decision']} (<a href='#step-{branch['step']}'>step "
+            f"{branch['step']}</a>) with <b>{html.escape(branch['move'])}</b> in place of "
+            f"<b>{html.escape(branch['pick'])}</b>, on the same dice, by the same policies (a searching seat plays "
+            "its base policy after it).</p><table class='moves'><tr><th>seat</th><th>as played</th><th>this way"
+            f"</th><th>change</th></tr>{rows}</table></div>")  # fmt: skip
+
+
+def replay_page(data: dict[str, Any], model: WinProbModel | None = None, model_name: str = "",
+                values: dict[int, dict[str, Any]] | None = None, branch: dict[str, Any] | None = None) -> str:  # fmt: skip
+    """The replay page of one game (``play.replay.replay_game``'s data), as one HTML string; with a
+    win-probability ``model`` (``smsim winprob``), each seat's chance round by round beside its
+    score; with ``values`` (``studies.advise.game_values``: decisions valued by playouts, by number),
+    each turn's decisions with every legal move's value, the pick and the best, and the costliest
+    decisions of each seat listed first; with ``branch``, ``data`` is a game played again with
+    another move (``branch_banner``)."""
     h = data["header"]
     title = (f"Saint Malo, game {h['game']} of seed {h['seed']}: {h['players']} players "
              f"({', '.join(map(str, h['policies']))})")  # fmt: skip
     payload = {**data, "course": vp_by_round(data), "look": CELL_LOOK, "colours": SEAT_COLOURS}
+    if model is not None:
+        payload.update(wp=win_probability_course(data, model), wp_model=model_name or "model")
+    if values is not None:
+        method = next((v.get("method", "search") for v in values.values()), "search")
+        payload.update(values={str(d): v for d, v in values.items()}, costly=costliest(data, values),
+                       values_method=method, values_model=next((v.get("model", "") for v in values.values()), ""))
     # </script> can never close the data early: "<" is written as its escape inside the JSON
     blob = json.dumps(payload, separators=(",", ":")).replace("<", "\\u003c")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>{STYLE}</style></head><body>
-<h1>{html.escape(title)}</h1>
+<h1>{html.escape(title)}{" played again" if branch else ""}</h1>
+{branch_banner(data, branch) if branch else ""}
 <div id="controls"><button id="first" title="the start (Home)">&laquo;</button><button id="prev" title="back (left arrow)">&lsaquo;</button>
 <button id="next" title="on (right arrow)">&rsaquo;</button><button id="last" title="the end (End)">&raquo;</button>
 <input type="range" id="slider" min="0" value="0" aria-label="step"><span id="where"></span>
 <span class="hint"> &larr; &rarr; step, Home/End, PageUp/PageDown ten; the address names the step</span></div>
+<div id="costly" class="card" style="display:none"></div>
 <div class="row"><div id="chart"></div><div id="pirates" class="card"></div></div>
 <div class="row"><div id="turn" class="card"></div></div>
 <div class="row" id="seats"></div>

@@ -49,13 +49,23 @@ from smsim.engine.dice import seed_key
 from smsim.errors import AdviseError, PolicyError, RulesError, SimulationError, TraceError
 from smsim.intervals import Z_95, wilson_interval
 from smsim.play.api import EVENTS_PER_TURN, check_errors, verify_game_index, verify_players
-from smsim.play.loop import MAX_PLAYOUTS, new_work
+from smsim.play.loop import MAX_PLAYOUTS, MEMO_SIZE, Seats, continue_game_nb, new_work
 from smsim.play.narrate import Cities
 from smsim.play.search import evaluate_nb, new_search, play_one_search_nb
-from smsim.play.trace import FACE_NAMES, PERSON_NAMES, events_to_records, turn_records
+from smsim.play.trace import FACE_NAMES, PERSON_NAMES, end_record, events_to_records, turn_records
 from smsim.play.tracefile import iter_jsonl
-from smsim.policies.registry import PolicySpec, base_arrays, line_up_marks, policy_arrays, resolve_policies
+from smsim.policies.learned import learned_pick_nb
+from smsim.policies.registry import (
+    PolicySpec,
+    base_arrays,
+    line_up_marks,
+    policy_arrays,
+    resolve_policies,
+    resolve_policy,
+)
 from smsim.policies.rollout import ROLLOUT_DEFAULTS
+from smsim.layout import PolicyKind
+from smsim.policies import heuristic_layout as HL
 from smsim.rules import SIDE_NAMES, Rules
 
 # The leading moves' playouts, and every move's first: with sequential halving a 4-player
@@ -506,11 +516,35 @@ def annotate_game(
     many decisions were evaluated."""
     _check_counts(0, playouts)
     g = _setup(players, seed, game, policies, rules)
-    wanted = {L.Decision[k].value for k in kinds}
     out, trace = g.capture(-1)
     records = g.records(out, trace)
     notes: dict[int, list[str]] = {}
     evaluated = 0
+    for index, advice in _advise_each(g, records, kinds, playouts, on_decision):
+        evaluated += 1
+        if len(advice.candidates) < 2:
+            continue
+        best, pick = advice.best, advice.pick
+        if significantly_worse(advice):
+            notes.setdefault(index, []).append(
+                f"    advise, decision {advice.decision} ({advice.kind}): better {best.move!r}, win {best.win:.2f} "
+                f"[{best.win_lo:.2f}, {best.win_hi:.2f}], than the pick {pick.move!r}, win {pick.win:.2f} "
+                f"[{pick.win_lo:.2f}, {pick.win_hi:.2f}]: costs about {best.win - pick.win:.2f} win probability"
+            )  # fmt: skip
+    return records, notes, evaluated
+
+
+def significantly_worse(advice: Advice) -> bool:
+    """Whether the policy's pick is significantly worse than the best move: their 95% win
+    intervals do not overlap."""
+    return len(advice.candidates) > 1 and advice.pick.win_hi < advice.best.win_lo
+
+
+def _advise_each(g: _Game, records: list[dict[str, Any]], kinds: tuple[str, ...], playouts: int,
+                 on_decision: Callable[[int, int], None] | None):  # fmt: skip
+    """Each decision of ``kinds`` with two candidates or more of the game ``records`` tell, advised:
+    (the index of its turn in the records, its Advice)."""
+    wanted = {L.Decision[k].value for k in kinds}
     total = records[-1]["decisions"]
     for index, rec in enumerate(records):
         if rec["type"] != "turn":
@@ -523,15 +557,135 @@ def annotate_game(
             cap = captured[0][5].cap
             if int(cap.ctx[L.CTX_DECISION]) not in wanted or int(cap.ctx[L.CTX_N]) < 2:
                 continue
-            advice = _advise(g, d, playouts, DEFAULT_MIN_PLAYOUTS, 0, captured)
-            evaluated += 1
-            if len(advice.candidates) < 2:
-                continue
-            best, pick = advice.best, advice.pick
-            if pick.win_hi < best.win_lo:
-                notes.setdefault(index, []).append(
-                    f"    advise, decision {d} ({advice.kind}): better {best.move!r}, win {best.win:.2f} "
-                    f"[{best.win_lo:.2f}, {best.win_hi:.2f}], than the pick {pick.move!r}, win {pick.win:.2f} "
-                    f"[{pick.win_lo:.2f}, {pick.win_hi:.2f}]: costs about {best.win - pick.win:.2f} win probability"
-                )  # fmt: skip
-    return records, notes, evaluated
+            yield index, _advise(g, d, playouts, DEFAULT_MIN_PLAYOUTS, 0, captured)
+
+
+def _header_game(header: dict[str, Any], recorded: list[dict[str, Any]] | None) -> tuple[_Game, list[dict[str, Any]]]:
+    """The game a trace's ``header`` names (its seed, game, players, policies and rules) set up, and
+    its records as played here; with ``recorded`` (the trace's records after the header), they must
+    be those (``AdviseError`` otherwise)."""
+    try:
+        rules = Rules.from_dict(header["rules"])
+    except (RulesError, TypeError, ValueError, KeyError) as exc:
+        raise AdviseError(f"the trace's rules cannot be read: {exc}") from None
+    g = _setup(header["players"], header["seed"], header["game"], header["policies"], rules)
+    records = g.records(*g.capture(-1))
+    if recorded is not None:
+        _check_replay("the trace", recorded, records)
+    return g, records
+
+
+def game_values(header: dict[str, Any], recorded: list[dict[str, Any]] | None = None,
+                kinds: tuple[str, ...] = ("USE", "PLACE"), playouts: int = ANNOTATE_PLAYOUTS,
+                on_decision: Callable[[int, int], None] | None = None) -> dict[int, dict[str, Any]]:  # fmt: skip
+    """Every decision of ``kinds`` of the game a trace's ``header`` names (its seed, game, players,
+    policies and rules), valued as ``advise`` values one (at most ``playouts`` playouts a move):
+    ``Advice.to_dict()`` with ``worse`` (``significantly_worse``), by decision number. With
+    ``recorded`` (the trace's records after the header), the game replayed must be the one recorded
+    (``AdviseError`` otherwise)."""
+    _check_counts(0, playouts)
+    g, records = _header_game(header, recorded)
+    return {advice.decision: {**advice.to_dict(), "worse": significantly_worse(advice)}
+            for _, advice in _advise_each(g, records, kinds, playouts, on_decision)}
+
+
+# -- the same dice, a different choice (smsim replay --from N --move M) --------------------------
+@dataclass
+class Branch:
+    """A game played again from one of its decisions with another move forced there: the same
+    dice (the game's own stream, turn for turn), the same policies (a searching seat plays its
+    base policy in the rest: a continuation does not search)."""
+
+    decision: int
+    row: int  # the candidate row forced (smsim advise --json lists each move's rows)
+    move: str  # the move forced, in words
+    pick: str  # the move the game played there, in words
+    pick_row: int  # its candidate row
+    records: list[dict[str, Any]]  # the game so played, as a trace: the referee replays it
+
+
+def branch_game(header: dict[str, Any], recorded: list[dict[str, Any]], decision: int, row: int) -> Branch:
+    """The game a trace's ``header`` names (its records after the header ``recorded``, which it must
+    replay as) played again from decision ``decision`` with candidate ``row`` forced there, on the
+    same dice. ``AdviseError`` in one line for a decision past the game or a row out of range."""
+    whole(decision, "--from", low=0, high=MAX_DECISION, error=AdviseError)
+    whole(row, "--move", low=0, high=L.MAX_CANDS, error=AdviseError)
+    g, records = _header_game(header, recorded)
+    out, trace = g.capture(decision)
+    w = out[5]
+    cap = w.cap
+    if cap.at[1] == 0:
+        raise AdviseError(f"decision {decision} is past the end of the game: it had {records[-1]['decisions']} "
+                          "decisions")  # fmt: skip
+    kind_of, n = int(cap.ctx[L.CTX_DECISION]), int(cap.ctx[L.CTX_N])
+    if row >= n:
+        raise AdviseError(f"--move {row}: decision {decision} ({DECISION_NAMES[kind_of]}) has {n} moves, rows 0 to "
+                          f"{n - 1} (smsim advise --json lists each move's rows)")  # fmt: skip
+    _, dice = _position(g, w, trace, decision, records[-1]["decisions"])
+    cands = np.array(cap.cands[:n])
+    kind, params, fns, base_kind, base_params, playout_kind, playout_params = g.arrays
+    seats = Seats(kind, params, fns, base_kind, base_params, playout_kind, playout_params, g.marks)
+    cw = new_work(g.players, np.zeros((g.rules.max_rounds * g.players * EVENTS_PER_TURN + 16, E.EVENT_WIDTH),
+                                      dtype=np.int64))  # fmt: skip
+    score = np.zeros((g.players, L.N_SCORE_FIELDS), dtype=np.int64)
+    game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
+    # the game's own key for the dice seen and for every later die: the same dice, turn for turn
+    continue_game_nb(cap.snap, cap.tape, int(cap.at[2]), np.int64(row), w.keys[0], w.keys[0], cw, seats, g.rules_nb,
+                     score, game_out)  # fmt: skip
+    turns, _ = turn_records(cw.trace[: cw.trace_n[0]], g.players)
+    turns[-1]["decisions"][1] = int(cw.ctx[L.CTX_INDEX])
+    end = {**end_record(score, cw.city, game_out), "decisions": int(cw.ctx[L.CTX_INDEX])}
+    start = (int(cap.snap.meta[0]), int(cap.snap.meta[1]))
+    before = [r for r in records if r["type"] == "turn" and (r["round"], r["seat"]) < start]
+    return Branch(decision, row, move_words(kind_of, cands[row], cap.ctx, dice),
+                  move_words(kind_of, cands[int(cap.at[3])], cap.ctx, dice), int(cap.at[3]),
+                  [records[0], *before, *turns, end])  # fmt: skip
+
+
+# -- every decision valued by the learned policy's model (smsim replay --values learned) ---------
+LEARNED_MARGIN = 0.01
+"""A pick at least this far below the model's best move (its units: win share plus a tenth of the
+VP margin) counts among the costliest: one point of win share, the report's smallest change that
+matters (``intervals.MARGINS["share"]``)."""
+
+
+def learned_values(header: dict[str, Any], recorded: list[dict[str, Any]] | None = None,
+                   kinds: tuple[str, ...] = ("USE", "PLACE"), model: str = "learned",
+                   on_decision: Callable[[int, int], None] | None = None) -> dict[int, dict[str, Any]]:  # fmt: skip
+    """Every decision of ``kinds`` of the game a trace's ``header`` names, its legal moves valued by
+    the learned policy ``model`` at once (no playouts): the model's score of each move it weighs
+    (win share plus a tenth of the VP margin, as it was fitted to the search's outcomes), None for
+    the moves its base heuristic leaves out; by decision number, best first, with ``worse`` where
+    the pick is ``LEARNED_MARGIN`` or more below the best."""
+    spec = resolve_policy(model)
+    if spec.kind != PolicyKind.LEARNED:
+        raise AdviseError(f"{model!r} is no learned policy: --values learned values moves by a learned model")
+    g, records = _header_game(header, recorded)
+    wanted = {L.Decision[k].value for k in kinds}
+    total = records[-1]["decisions"]
+    out: dict[int, dict[str, Any]] = {}
+    memo, values = np.zeros(MEMO_SIZE), np.zeros(L.MAX_CANDS)
+    for d in range(total):
+        if on_decision is not None:
+            on_decision(d, total)
+        (found, trace) = g.capture(d)
+        cap = found[5].cap
+        kind, n = int(cap.ctx[L.CTX_DECISION]), int(cap.ctx[L.CTX_N])
+        if kind not in wanted or n < 2:
+            continue
+        now, s = cap.now, int(cap.ctx[L.CTX_SEAT])
+        memo[:] = 0.0
+        memo[HL.M_KEY] = memo[HL.M_KEEP_KEY] = -1.0
+        learned_pick_nb(spec.params, s, now.ctx.copy(), cap.dice, cap.cands, now.occ, now.player, now.pirates, memo,
+                        values, now.rng.copy(), g.rules_nb)  # fmt: skip
+        _, dice = _position(g, found[5], trace, d, total)
+        pick = int(cap.at[3])
+        rows = [{"move": move_words(kind, cap.cands[i], cap.ctx, dice), "rows": [i],
+                 "value": float(values[i]) if values[i] > HL.NEG * 0.5 else None, "pick": i == pick}
+                for i in range(n)]  # fmt: skip
+        rows.sort(key=lambda r: (r["value"] is None, -(r["value"] or 0.0), r["rows"][0]))
+        best, mine = rows[0]["value"], next(r["value"] for r in rows if r["pick"])
+        out[d] = {"decision": d, "seat": s, "kind": DECISION_NAMES[kind], "round": int(cap.ctx[L.CTX_ROUND]),
+                  "policy": g.specs[s].name, "method": "learned", "model": spec.name, "candidates": rows,
+                  "worse": best is not None and (mine is None or best - mine >= LEARNED_MARGIN)}  # fmt: skip
+    return out

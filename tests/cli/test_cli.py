@@ -269,6 +269,20 @@ def test_replay_writes_one_page_of_one_game_and_refuses_a_broken_trace(run, tmp_
     (tmp_path / "bad.jsonl").write_text("\n".join([lines[0], lines[1], json.dumps(turn), *lines[3:]]) + "\n")
     assert_bad_input(run("replay", str(tmp_path / "bad.jsonl"), "--html", str(tmp_path / "z.html")), "seat 1 logs")
     assert not (tmp_path / "y.html").exists() and not (tmp_path / "z.html").exists()  # no page for a refused trace
+    valued = run("replay", str(trace), "--html", str(tmp_path / "v.html"), "--values", "search", "--playouts", "4")
+    assert valued.exit_code == 0, valued.output
+    assert '"values":{' in (tmp_path / "v.html").read_text() and '"costly":[' in (tmp_path / "v.html").read_text()
+    learned = run("replay", str(trace), "--html", str(tmp_path / "l.html"), "--values", "learned")
+    assert learned.exit_code == 0 and '"values_method":"learned"' in (tmp_path / "l.html").read_text()
+    assert_bad_input(run("replay", str(trace), "--html", str(tmp_path / "w.html"), "--values", "search", "--playouts",
+                         "0"), "--playouts")  # fmt: skip
+    assert_bad_input(run("play", "-p", "2", "--values", "search"), "give --html FILE")
+    again = run("replay", str(trace), "--html", str(tmp_path / "b.html"), "--from", "30", "--move", "0")
+    assert again.exit_code == 0, again.output
+    assert "The same dice, another choice" in (tmp_path / "b.html").read_text()
+    assert_bad_input(run("replay", str(trace), "--html", str(tmp_path / "c.html"), "--from", "30"), "go together")
+    assert_bad_input(run("replay", str(trace), "--html", str(tmp_path / "c.html"), "--from", "30", "--move", "77"),
+                     "--move 77")  # fmt: skip
 
 
 def test_matters_ranks_the_parts_and_writes_its_table(run, tmp_path):

@@ -122,3 +122,62 @@ def test_key_presses_step_through_the_game_and_the_address_follows(game, tmp_pat
         shown = rendered(page, tmp_path, keys=keys)
         assert_step(shown, data, k)
         assert shown.hash == f"#step-{k}"
+
+
+def test_the_win_probability_course_reads_the_positions_the_engine_records(tmp_path):
+    """The page's win probabilities come from the referee's positions at each round's start; the
+    engine records the same positions as round snapshots (simulate --rounds), so both give the same
+    probabilities, and the end gives the outcome."""
+    from smsim.report.replay import win_probability_course
+    from smsim.runs.batch import simulate_to
+    from smsim.studies.winprob import fit_winprob, read_positions, win_probabilities
+
+    simulate_to(str(tmp_path / "fit"), 300, 3, ["balanced"], seed=61, rounds=True)
+    model = fit_winprob([str(tmp_path / "fit")])
+    simulate_to(str(tmp_path / "game"), 1, 3, ["balanced"], seed=9, rounds=True)
+    engine = win_probabilities(model, read_positions(str(tmp_path / "game")))
+    data = replay_game(games_of(play_game(3, 9, 0, ["balanced"], Rules()).records)[0])
+    course = win_probability_course(data, model)
+    import numpy as np
+
+    assert len(course) == len(engine) and np.allclose(course, engine, atol=1e-4)
+    assert sum(course[-1]) == pytest.approx(1.0) and max(course[-1]) >= 0.5  # the end: the outcome (a win, or shared)
+    page = replay_page(data, model, "wp.json")
+    assert embedded(page)["wp"] == course and "win probability (' + D.wp_model" in page
+
+
+def test_the_costliest_decisions_are_the_picks_significantly_worse_costliest_first(game):
+    from smsim.report.replay import costliest
+
+    data, _ = game
+    turn = data["steps"][5]["turn"]
+    first = turn["decisions"][0]
+
+    def valued(seat, win_best, win_pick, worse):
+        return {"seat": seat, "kind": "USE", "worse": worse,
+                "candidates": [{"move": "best", "win": win_best, "pick": False}, {"move": "mine", "win": win_pick, "pick": True}]}
+
+    values = {first: valued(1, 0.6, 0.4, True), first + 1: valued(2, 0.5, 0.45, True), 3: valued(0, 0.9, 0.1, False)}
+    out = costliest(data, values)
+    assert [(c["decision"], c["cost"], c["step"]) for c in out] == [(first, 0.2, 5), (first + 1, 0.05, 5)]
+    assert out[0]["pick"] == "mine" and out[0]["best"] == "best"
+
+
+@needs_browser
+def test_a_turns_decisions_are_shown_with_their_moves_valued(game, tmp_path):
+    from smsim.studies.advise import game_values
+
+    data, _ = game
+    records = play_game(4, 7, 0, ["balanced", "learned", "greedy", "random"], Rules()).records
+    values = game_values(records[0], records[1:], playouts=4)
+    page = replay_page(data, values=values)
+    k = next(k for k, step in enumerate(data["steps"]) if step["turn"] and
+             any(d in values for d in range(*step["turn"]["decisions"])))  # fmt: skip
+    path = tmp_path / "v.html"
+    path.write_text(page, encoding="utf-8")
+    dom = subprocess.run([BROWSER, "--headless=new", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000",
+                          "--dump-dom", path.as_uri() + f"#step-{k}"], capture_output=True, text=True, timeout=120).stdout
+    shown = [int(d) for d in re.findall(r'data-decision="(\d+)"', dom)]
+    assert shown == [d for d in range(*data["steps"][k]["turn"]["decisions"]) if d in values]
+    assert dom.count("\u2190 the pick") == len(shown)  # one pick a decision
+    assert len(page.encode()) < 2 * 1024 * 1024

@@ -12,6 +12,7 @@ from smsim.studies.advise import (
     t_quantile_975,
 )
 from smsim.play.api import play_game
+from smsim.rules import Rules
 
 CANDIDATE_KEYS = {"move", "moves", "win", "win_lo", "win_hi", "vp", "vp_lo", "vp_hi", "playouts", "pick", "rows"}
 
@@ -291,3 +292,63 @@ def test_play_advise_bad_options(run):
     assert_bad_input(run("play", "--advise", "use", "--advise-playouts", 10**30),
                      "--advise-playouts must be a whole number from 1 to 1,048,576, not 1e30")
     assert_bad_input(run("play", "--advise-playouts", 10), "needs --advise")
+
+
+def test_a_whole_game_is_valued_decision_by_decision_as_advise_values_one():
+    from smsim.studies.advise import game_values
+
+    records = play_game(2, 5, 0, ["greedy", "random"], Rules()).records
+    values = game_values(records[0], records[1:], playouts=8)
+    turns = [r for r in records if r["type"] == "turn"]
+    numbers = {d for t in turns for d in range(*t["decisions"])}
+    assert values and set(values) <= numbers
+    assert {v["kind"] for v in values.values()} <= {"USE", "PLACE"}
+    for d, v in list(values.items())[:6]:
+        assert sum(c["pick"] for c in v["candidates"]) == 1 and v["decision"] == d
+        wins = [c["win"] for c in v["candidates"]]
+        assert wins == sorted(wins, reverse=True)
+        one = advise(2, 5, 0, d, ["greedy", "random"], playouts=8)  # the same figures, one decision alone
+        assert [c.to_dict() for c in one.candidates] == v["candidates"]
+    changed = [dict(t, rolls=t["rolls"][:1]) if i == 1 else t for i, t in enumerate(records[1:])]
+    with pytest.raises(AdviseError, match="does not replay as recorded"):
+        game_values(records[0], changed, playouts=4)
+
+
+def test_a_game_played_again_from_a_decision_with_its_own_pick_is_the_game_and_with_another_a_legal_one():
+    from smsim.play.referee import check_game
+    from smsim.studies.advise import branch_game
+
+    records = play_game(3, 5, 0, ["balanced", "greedy", "random"], Rules()).records
+    for decision in (0, 44, 100):  # a keep, a placement, a house
+        other = branch_game(records[0], records[1:], decision, 0)
+        assert branch_game(records[0], records[1:], decision, other.pick_row).records == records  # the same dice
+        assert check_game(other.records) is None  # the referee accepts the game played the other way
+        turn = next(i for i, r in enumerate(records) if r["type"] == "turn" and r["decisions"][0] <= decision <
+                    r["decisions"][1])  # fmt: skip
+        assert other.records[:turn] == records[:turn]  # nothing before the decision's turn changes
+        if other.pick_row != 0:
+            assert other.records[turn] != records[turn]
+    with pytest.raises(AdviseError, match="past the end of the game"):
+        branch_game(records[0], records[1:], 10**6, 0)
+    with pytest.raises(AdviseError, match="--move 99: decision 44 .* has .* moves"):
+        branch_game(records[0], records[1:], 44, 99)
+
+
+def test_the_learned_policys_values_rank_its_own_picks_first():
+    """Valued by the model that made them, a learned seat's picks are its best moves (the policy picks
+    the model's best score); a balanced seat's picks are not always."""
+    from smsim.studies.advise import learned_values
+
+    records = play_game(2, 8, 0, ["learned", "balanced"], Rules()).records
+    values = learned_values(records[0], records[1:])
+    assert values and {v["kind"] for v in values.values()} <= {"USE", "PLACE"}
+    mine = [v for v in values.values() if v["seat"] == 0]
+    for v in mine:
+        pick = next(c for c in v["candidates"] if c["pick"])
+        assert pick["value"] == v["candidates"][0]["value"] and not v["worse"], v["decision"]
+    assert any(v["worse"] for v in values.values() if v["seat"] == 1)
+    for v in values.values():
+        scored = [c["value"] for c in v["candidates"] if c["value"] is not None]
+        assert scored == sorted(scored, reverse=True) and len(scored) >= 1
+    with pytest.raises(AdviseError, match="no learned policy"):
+        learned_values(records[0], records[1:], model="balanced")
