@@ -237,7 +237,7 @@ def write_replay(records: list[dict], html_file: str, game: int | None, where: s
     valued = None
     if values is not None:
         from smsim.cli.progress import GamesProgressBar
-        from smsim.studies.advise import ANNOTATE_PLAYOUTS, game_values, learned_values
+        from smsim.studies.advise import ANNOTATE_PLAYOUTS, game_values, keep_values, learned_values
 
         with GamesProgressBar() as report:
             if values == "search":
@@ -245,6 +245,7 @@ def write_replay(records: list[dict], html_file: str, game: int | None, where: s
                                      on_decision=lambda d, total: report(d + 1, total))  # fmt: skip
             else:
                 valued = learned_values(chosen[0][0], chosen[0][1:], on_decision=lambda d, total: report(d + 1, total))
+            valued.update(keep_values(chosen[0][0], chosen[0][1:]))  # the keeps, by the exact keep
     page = replay_page(data, model, Path(winprob).name if winprob else "", valued, other)
     try:
         with writing(html_file) as tmp:
@@ -263,7 +264,8 @@ def write_replay(records: list[dict], html_file: str, game: int | None, where: s
 @click.option("--values", type=click.Choice(["search", "learned"]), default=None,
               help="Every USE and PLACE decision's legal moves valued, the costliest picks listed first: search, by "
                    "playouts as smsim advise values them (about 20 s a 4-player game of balanced on 2 cores); learned, "
-                   "by the learned policy's model at once.")
+                   "by the learned policy's model at once; either way each keep judged by the exact keep under "
+                   "balanced's values (smsim regret's oracle).")
 @click.option("--playouts", type=int, default=None, help="Playouts a move at most, for --values [default: 128].")
 @click.option("--from", "from_decision", type=int, default=None, metavar="N",
               help="Play the game again from decision N (docs/trace.md's numbers) with --move forced there, on the "

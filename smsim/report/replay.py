@@ -129,6 +129,13 @@ function decisions(turn){
   for(let d = turn.decisions[0]; d < turn.decisions[1]; d++){
     const v = D.values[String(d)];
     if(!v) continue;
+    if(v.method === 'exact'){  // a keep, judged by the exact keep under a stated value of the uses
+      s += `<p class="decision" data-decision="${d}"><b>decision ${d}, keep</b>: ${esc(v.pick)}, expecting ` +
+           `${v.pick_value.toFixed(2)} VP by ${esc(v.model)}'s values; the exact keep ` +
+           (v.regret > 0 ? `${esc(v.best)}, ${v.best_value.toFixed(2)} (the pick ${v.regret.toFixed(2)} VP below` +
+            (v.worse ? ': <span class="worse">an error</span>)' : ')') : 'is the pick') + '</p>';
+      continue;
+    }
     const best = v.candidates[0], pick = v.candidates.find(c => c.pick), model = v.method === 'learned';
     const said = c => model ? (c.value === null ? 'not weighed' : c.value.toFixed(3)) : pct(c.win) + '%';
     s += `<details class="decision" data-decision="${d}"${v.worse || v.candidates.length <= 6 ? ' open' : ''}><summary>` +
@@ -145,7 +152,7 @@ function decisions(turn){
     s += '</table></details>';
   }
   const how = D.values_method === 'learned' ? `by ${esc(D.values_model)}'s model (win share plus a tenth of the VP margin)` : 'by playouts';
-  return s ? `<h3>Decisions, every legal move valued ${how}</h3>` + s : '';
+  return s ? `<h3>Decisions: every legal move valued ${how}; each keep judged by the exact keep</h3>` + s : '';
 }
 function costly(){
   if(!D.costly) return '';
@@ -259,7 +266,7 @@ def costliest(data: dict[str, Any], values: dict[int, dict[str, Any]]) -> list[d
                for d in range(*step["turn"].get("decisions", (0, 0)))}  # fmt: skip
     out = []
     for d, v in values.items():
-        if v["worse"]:
+        if v["worse"] and v.get("method") != "exact":  # keeps are judged in VP of a stated value: not mixed in
             best, pick = v["candidates"][0], next(c for c in v["candidates"] if c["pick"])
             key = "value" if v.get("method") == "learned" else "win"  # the model's score, or the playouts' win share
             cost = None if pick[key] is None else round(best[key] - pick[key], 4)
@@ -287,9 +294,10 @@ def replay_page(data: dict[str, Any], model: WinProbModel | None = None, model_n
                 values: dict[int, dict[str, Any]] | None = None, branch: dict[str, Any] | None = None) -> str:  # fmt: skip
     """The replay page of one game (``play.replay.replay_game``'s data), as one HTML string; with a
     win-probability ``model`` (``smsim winprob``), each seat's chance round by round beside its
-    score; with ``values`` (``studies.advise.game_values``: decisions valued by playouts, by number),
-    each turn's decisions with every legal move's value, the pick and the best, and the costliest
-    decisions of each seat listed first; with ``branch``, ``data`` is a game played again with
+    score; with ``values`` (by decision number: ``studies.advise.game_values``, decisions valued by
+    playouts, or ``learned_values``, by the learned model; ``keep_values``, keeps judged by the
+    exact keep), each turn's decisions with every legal move's value, the pick and the best, and
+    the costliest decisions of each seat listed first (keeps apart: their unit is another); with ``branch``, ``data`` is a game played again with
     another move (``branch_banner``)."""
     h = data["header"]
     title = (f"Saint Malo, game {h['game']} of seed {h['seed']}: {h['players']} players "
@@ -298,9 +306,10 @@ def replay_page(data: dict[str, Any], model: WinProbModel | None = None, model_n
     if model is not None:
         payload.update(wp=win_probability_course(data, model), wp_model=model_name or "model")
     if values is not None:
-        method = next((v.get("method", "search") for v in values.values()), "search")
+        moves = [v for v in values.values() if v.get("method") != "exact"]
         payload.update(values={str(d): v for d, v in values.items()}, costly=costliest(data, values),
-                       values_method=method, values_model=next((v.get("model", "") for v in values.values()), ""))
+                       values_method=next((v.get("method", "search") for v in moves), "search"),
+                       values_model=next((v.get("model", "") for v in moves), ""))  # fmt: skip
     # </script> can never close the data early: "<" is written as its escape inside the JSON
     blob = json.dumps(payload, separators=(",", ":")).replace("<", "\\u003c")
     return f"""<!DOCTYPE html>

@@ -54,6 +54,7 @@ from smsim.play.narrate import Cities
 from smsim.play.search import evaluate_nb, new_search, play_one_search_nb
 from smsim.play.trace import FACE_NAMES, PERSON_NAMES, end_record, events_to_records, turn_records
 from smsim.play.tracefile import iter_jsonl
+from smsim.policies.exact_keep import ERROR_VP, keep_regret_nb
 from smsim.policies.learned import learned_pick_nb
 from smsim.policies.registry import (
     PolicySpec,
@@ -688,4 +689,40 @@ def learned_values(header: dict[str, Any], recorded: list[dict[str, Any]] | None
         out[d] = {"decision": d, "seat": s, "kind": DECISION_NAMES[kind], "round": int(cap.ctx[L.CTX_ROUND]),
                   "policy": g.specs[s].name, "method": "learned", "model": spec.name, "candidates": rows,
                   "worse": best is not None and (mine is None or best - mine >= LEARNED_MARGIN)}  # fmt: skip
+    return out
+
+
+def keep_values(header: dict[str, Any], recorded: list[dict[str, Any]] | None = None, oracle: str = "balanced",
+                on_decision: Callable[[int, int], None] | None = None) -> dict[int, dict[str, Any]]:  # fmt: skip
+    """Every keep-or-roll-again decision of the game a trace's ``header`` names, judged by the exact
+    keep (``policies.exact_keep``: the turn's dice solved by dynamic programming over face counts,
+    each final roll valued by ``oracle``'s values of the uses, as ``smsim regret`` judges keeps):
+    the best keep and the pick in words with their expected values and the pick's regret, in VP
+    of that value; ``worse`` where the regret exceeds ``exact_keep.ERROR_VP`` (an error)."""
+    spec = resolve_policy(oracle)
+    if spec.kind not in (PolicyKind.HEURISTIC, PolicyKind.LEARNED):
+        raise AdviseError(f"{oracle!r} has no values of the uses to judge keeps by (a heuristic or learned policy)")
+    g, records = _header_game(header, recorded)
+    total = records[-1]["decisions"]
+    memo = np.zeros(MEMO_SIZE)
+    out: dict[int, dict[str, Any]] = {}
+    for d in range(total):
+        if on_decision is not None:
+            on_decision(d, total)
+        (found, trace) = g.capture(d)
+        cap = found[5].cap
+        if int(cap.ctx[L.CTX_DECISION]) != L.DECISION_KEEP:
+            continue
+        now, s, pick = cap.now, int(cap.ctx[L.CTX_SEAT]), int(cap.at[3])
+        memo[:] = 0.0
+        memo[HL.M_KEY] = memo[HL.M_KEEP_KEY] = -1.0
+        regret = float(keep_regret_nb(spec.params, now.ctx.copy(), cap.dice, now.occ, now.player, now.pirates, memo, s,
+                                      g.rules_nb, np.int64(pick)))  # fmt: skip
+        values = memo[HL.M_KEEP_VALUES : HL.M_KEEP_VALUES + L.N_KEEP_MASKS]
+        best = int(np.argmax(values))
+        _, dice = _position(g, found[5], trace, d, total)
+        out[d] = {"decision": d, "seat": s, "kind": "KEEP", "round": int(cap.ctx[L.CTX_ROUND]), "method": "exact",
+                  "model": spec.name, "best": move_words(L.DECISION_KEEP, cap.cands[best], cap.ctx, dice),
+                  "best_value": float(values[best]), "pick": move_words(L.DECISION_KEEP, cap.cands[pick], cap.ctx, dice),
+                  "pick_value": float(values[pick]), "regret": regret, "worse": regret > ERROR_VP}  # fmt: skip
     return out

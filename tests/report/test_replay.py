@@ -181,3 +181,14 @@ def test_a_turns_decisions_are_shown_with_their_moves_valued(game, tmp_path):
     assert shown == [d for d in range(*data["steps"][k]["turn"]["decisions"]) if d in values]
     assert dom.count("\u2190 the pick") == len(shown)  # one pick a decision
     assert len(page.encode()) < 2 * 1024 * 1024
+
+
+@needs_browser
+@pytest.mark.parametrize("players, seed, policies", [(2, 21, ["balanced"]), (3, 22, ["greedy", "random", "balanced"]),
+                                                     (5, 23, ["balanced", "random", "balanced", "random", "greedy"])])
+def test_at_every_player_count_the_page_shows_the_referees_positions(players, seed, policies, tmp_path):
+    data = replay_game(games_of(play_game(players, seed, 0, policies, Rules()).records)[0])
+    page = replay_page(data)
+    last = len(data["steps"]) - 1
+    for k in (1, last // 2, last):
+        assert_step(rendered(page, tmp_path, f"#step-{k}"), data, k)

@@ -352,3 +352,33 @@ def test_the_learned_policys_values_rank_its_own_picks_first():
         assert scored == sorted(scored, reverse=True) and len(scored) >= 1
     with pytest.raises(AdviseError, match="no learned policy"):
         learned_values(records[0], records[1:], model="balanced")
+
+
+def test_each_keep_is_judged_against_the_best_keep_by_the_same_values():
+    from smsim.studies.advise import keep_values
+
+    records = play_game(2, 6, 0, ["balanced", "greedy"], Rules()).records
+    keeps = keep_values(records[0], records[1:])
+    turns = [r for r in records if r["type"] == "turn"]
+    assert len(keeps) == sum(len(t["rerolled"]) + (len(t["rolls"]) < 3) for t in turns)  # every keep asked
+    for v in keeps.values():
+        assert v["best_value"] >= v["pick_value"] - 1e-9
+        assert v["regret"] == pytest.approx(v["best_value"] - v["pick_value"], abs=1e-9)
+        assert v["worse"] == (v["regret"] > 0.1)
+    assert any(v["regret"] > 0 for v in keeps.values()) and any(v["regret"] == 0 for v in keeps.values())
+
+
+@pytest.mark.slow  # compiles the capture loop with exact keeps (about two minutes on a cold cache)
+def test_keeps_are_judged_by_the_exact_keep_and_the_exact_keeper_never_errs():
+    """Judged by balanced's values, balanced-exact's keeps are the exact keep itself (regret 0);
+    balanced's one-symbol rule is not always."""
+    from smsim.studies.advise import keep_values
+
+    records = play_game(2, 6, 0, ["balanced-exact", "balanced"], Rules()).records
+    keeps = keep_values(records[0], records[1:])
+    assert keeps and all(v["kind"] == "KEEP" for v in keeps.values())
+    assert all(v["regret"] == pytest.approx(0.0, abs=1e-9) and not v["worse"] for v in keeps.values() if v["seat"] == 0)
+    theirs = [v for v in keeps.values() if v["seat"] == 1]
+    assert any(v["regret"] > 0 for v in theirs)
+    assert all(v["best_value"] >= v["pick_value"] - 1e-9 and v["regret"] == pytest.approx(v["best_value"] - v["pick_value"])
+               for v in theirs)  # fmt: skip
