@@ -265,11 +265,13 @@ def write_replay(records: list[dict], html_file: str, game: int | None, where: s
               help="Every USE and PLACE decision's legal moves valued, the costliest picks listed first: search, by "
                    "playouts as smsim advise values them (about 20 s a 4-player game of balanced on 2 cores); learned, "
                    "by the learned policy's model at once; either way each keep judged by the exact keep under "
-                   "balanced's values (smsim regret's oracle).")
+                   "balanced's values (smsim regret's oracle). The game is played again with the policies the trace "
+                   "names: a policy file it names is code (docs/trust.md).")
 @click.option("--playouts", type=int, default=None, help="Playouts a move at most, for --values [default: 128].")
 @click.option("--from", "from_decision", type=int, default=None, metavar="N",
               help="Play the game again from decision N (docs/trace.md's numbers) with --move forced there, on the "
-                   "same dice, and show that game beside the one played.")  # fmt: skip
+                   "same dice, and show that game beside the one played (with the policies the trace names: a policy "
+                   "file it names is code, docs/trust.md).")  # fmt: skip
 @click.option("--move", "move_row", type=int, default=None, metavar="M",
               help="With --from: the candidate row to force (smsim advise TRACE --decision N --json lists each move's "
                    "rows).")  # fmt: skip
