@@ -237,9 +237,10 @@ def luck_match(plan: LuckPlan, model: WinProbModel, rules: Rules | None = None, 
     rules = rules or Rules()
     if out is None:
         return summarise(plan, play_match(plan, model, rules, threads, on_progress))
-    folder = Path(out)
     ident = identity(plan, model, rules)
-    if check_out(folder, "luck", ident) and (folder / "rows.parquet").is_file():
+    done = check_out(out, "luck", ident)  # the folder as given: a URL is refused by name, never taken for a path
+    folder = Path(out)
+    if done and (folder / "rows.parquet").is_file():
         return read_luck(folder)
     rows = play_match(plan, model, rules, threads, on_progress)
     write_manifest(folder, "luck", {"plan": ident, "command": list(command)})

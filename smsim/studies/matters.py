@@ -196,7 +196,8 @@ def what_matters(policies=DEFAULT_POLICIES, parts=FORGO_PARTS, players=(2, 4), g
     threads = checks_threads(threads, error=MattersError) or default_threads()
     rules = rules or Rules()
     folder = None if out is None else Path(out)
-    if folder is not None and not check_out(folder, "matters", identity(plan, rules)):
+    # the folder as given: a URL is refused by name, never taken for a local path
+    if out is not None and not check_out(out, "matters", identity(plan, rules)):
         write_manifest(folder, "matters", {"plan": identity(plan, rules), "command": list(command)})
     total = sum(max(1, plan.games // p) * p for _, p, _ in plan.cells())
     done = 0

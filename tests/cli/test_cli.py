@@ -392,6 +392,7 @@ NEEDS_NO_GAME = [
     (["matters", "--policy", "random"], ["'random' is a random policy"]),
     (["matters", "--players", "7"], ["--players"]),
     (["matters", "--out", "{tmp}/file", "-n", "10"], ["not a directory"]),
+    (["matters", "--out", "memory://{tmp}/new", "-n", "10"], ["written to a local directory, not to a URL"]),
     (["matters", "--out", "{tmp}/foreign", "-n", "10"], ["what-matters study"]),
     (["compare", "balanced-without-dragons", "balanced"], ["unknown part 'dragons'"]),
     (["play", "--players", "2", "--policy", "greedy,random,walls"], ["3 policies for 2 players"]),

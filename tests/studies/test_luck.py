@@ -122,6 +122,8 @@ def test_a_match_folder_is_read_back_and_not_played_again(model, tmp_path):
     for other in (again, read):
         assert other.plan == plan
         np.testing.assert_array_equal(other.table["value"].to_numpy(), first.table["value"].to_numpy())
+    with pytest.raises(LuckError, match="not to a URL"):
+        LK.luck_match(plan, model, out="memory://" + str(tmp_path / "u"))
     with pytest.raises(LuckError, match="different luck match"):
         LK.luck_match(LK.LuckPlan("greedy", "balanced", players=2, blocks=60, seed=9, samples=4), model,
                       out=tmp_path / "m")  # fmt: skip
