@@ -2,18 +2,19 @@
 
 Plays, from fixed seeds apart from the baseline report's, with the standard rules:
 
-- for 2, 3, 4 and 5 players, ``FIT_GAMES`` mirror games of ``balanced`` (L1) with round snapshots,
-  on which ``smsim winprob`` fits the win-probability model (each dataset's every fifth game held
-  out), and ``GAMES`` more on other seeds, the games the report's shape is read from;
+- for 2, 3, 4 and 5 players and each level, L1 (``balanced``) and L2 (``learned``): ``FIT_GAMES``
+  mirror games with round snapshots, on which ``smsim winprob`` fits the level's win-probability
+  model (each dataset's every fifth game held out), and ``GAMES`` more on other seeds, the games
+  the report's shape is read from, each under its own level's model;
 - ``smsim luck learned balanced`` at 2 and 4 players (``LUCK_BLOCKS`` blocks of every rotation, 16
-  samples a turn, under that model);
-- ``smsim matters`` at L1 and L2 (``balanced``, ``learned``) at 2, 3, 4 and 5 players, every part
-  forbidden, ``MATTERS_GAMES`` games a cell.
+  samples a value, the default endgame, under the L1 model);
+- ``smsim matters`` at L1 and L2 at 2, 3, 4 and 5 players, every part forbidden, ``MATTERS_GAMES``
+  games a cell.
 
 Then ``smsim report`` of the report's datasets, the luck matches and the what-matters study with
-``--winprob``: the standard sections on the L1 mirrors, and "How the game feels", "Luck against
-skill" and "What matters". About 8 minutes on 2 cores. The datasets go to runs/feel/ (not
-committed; a step whose result is there is skipped or resumes).
+both models: the standard sections on the mirrors of both levels, and "How the game feels",
+"Luck against skill" and "What matters". About NN minutes on 2 cores. The datasets go to runs/feel/
+(not committed; a step whose result is there is skipped or resumes).
 
     python scripts/feel_report.py
 """
@@ -29,11 +30,13 @@ from baseline_report import run  # scripts/ is on the path when a script of it r
 
 PLAYERS = (2, 3, 4, 5)
 FIT_GAMES = 40_000
-GAMES = 20_000
+GAMES = 100_000
+# a level's policy: its datasets' prefix and the step of its seeds (the fit's; the games' the next)
+LEVELS = {"balanced": ("", 0), "learned": ("l2-", 4)}
 LUCK_PLAYERS = (2, 4)
 LUCK_BLOCKS = 2_000
 MATTERS_GAMES = 10_000
-SEED = 3800  # + 10 x step + players: apart from the baseline report's (2026 + ...)
+SEED = 3800  # + 10 x step + players: apart from the baseline report's (2026 + ...); luck step 2, matters 3
 
 
 def main() -> None:
@@ -48,22 +51,26 @@ def main() -> None:
         return str(max(10, round(games * args.scale)))
 
     start = time.perf_counter()
-    for p in PLAYERS:
-        for kind, games, seed in (("fit", FIT_GAMES, SEED + p), ("bal", GAMES, SEED + 10 + p)):
-            if not (runs / f"{kind}{p}").is_dir():
-                run(["simulate", "-n", n(games), "-p", str(p), "--policy", "balanced", "--seed", str(seed), "--rounds",
-                     "--out", str(runs / f"{kind}{p}"), "--quiet"])  # fmt: skip
-    model = runs / "winprob-balanced.json"
-    if not model.is_file():
-        run(["winprob", *(str(runs / f"fit{p}") for p in PLAYERS), "--out", str(model)])
+    models, shown = [], []
+    for policy, (prefix, step) in LEVELS.items():
+        for p in PLAYERS:
+            for kind, games, seed in (("fit", FIT_GAMES, SEED + 10 * step + p), ("games", GAMES, SEED + 10 * (step + 1) + p)):
+                path = runs / f"{prefix}{kind}{p}"
+                shown += [str(path)] if kind == "games" else []
+                if not path.is_dir():
+                    run(["simulate", "-n", n(games), "-p", str(p), "--policy", policy, "--seed", str(seed),
+                         "--rounds", "--out", str(path), "--quiet"])  # fmt: skip
+        model = runs / f"winprob-{policy}.json"
+        models += ["--winprob", str(model)]
+        if not model.is_file():
+            run(["winprob", *(str(runs / f"{prefix}fit{p}") for p in PLAYERS), "--out", str(model)])
     for p in LUCK_PLAYERS:
         run(["luck", "learned", "balanced", "-p", str(p), "-n", n(LUCK_BLOCKS), "-s", str(SEED + 20 + p), "--model",
-             str(model), "--out", str(runs / f"luck{p}")])  # fmt: skip
+             str(runs / "winprob-balanced.json"), "--out", str(runs / f"luck{p}")])  # fmt: skip
     run(["matters", *(f"-p{p}" for p in PLAYERS), "-n", n(MATTERS_GAMES), "-s", str(SEED + 30),
          "--out", str(runs / "matters")])  # fmt: skip
-    run(["report", *(str(runs / f"bal{p}") for p in PLAYERS), *(str(runs / f"luck{p}") for p in LUCK_PLAYERS),
-         str(runs / "matters"), "--winprob", str(model), "--title", "Saint Malo: how the game feels",
-         "--out", args.out])  # fmt: skip
+    run(["report", *shown, *(str(runs / f"luck{p}") for p in LUCK_PLAYERS), str(runs / "matters"), *models,
+         "--title", "Saint Malo: how the game feels", "--out", args.out])  # fmt: skip
     print(f"{time.perf_counter() - start:.0f} s in all; report: {args.out}/report.md", file=sys.stderr)
 
 

@@ -119,18 +119,23 @@ def shape(datasets, model_path, base, out) -> None:
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The match's seed.")
 @click.option("--model", "model_path", type=str, required=True, help="The win-probability model (smsim winprob --out).")
 @click.option("--samples", type=int, default=16, show_default=True,
-              help="Other dice each turn is played again with, to know what the turn was expected to give.")
+              help="Plays with other dice that each value is the mean of.")
+@click.option("--endgame", type=int, default=None,
+              help="The endgame: once the fullest city has fewer empty spaces, values are the game's outcome played "
+                   "out, not the model's (default: about the last half of a game, 25; 0: the model's to the last "
+                   "round; longer: more explained, slower).")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
 @click.option("--out", "-o", type=str, default=None,
               help="A folder for the match: its rows and figures (a rerun reads them); smsim report reads it.")
-def luck(measured, against, players, games, seed, model_path, samples, threads, out) -> None:
+def luck(measured, against, players, games, seed, model_path, samples, endgame, threads, out) -> None:
     """How much of a match's result is the dice: POLICY in one seat against AGAINST in the others,
     every seat rotation on the same dice, with every turn's luck measured.
 
-    A turn's luck, for every seat, is its win probability after the turn (--model) minus what it
-    expected before it: the mean over the same turn played again by the same policies with
-    --samples other dice. It has mean 0 whatever the seats play, so POLICY's share with its luck
-    taken out estimates the same gap with less noise. Prints the gap as played and adjusted, how
+    A turn's luck, for every seat, is its value after the turn minus its value before it: its win
+    credit expected at the round's end (read by --model), or in the --endgame at the game's end,
+    the mean over --samples plays from there by the same policies with other dice. It has mean 0
+    whatever the seats play, so POLICY's share with its luck taken out estimates the same gap with
+    less noise. Prints the gap as played and adjusted, how
     much narrower the interval is (and would be on games not paired on common dice), the share of
     a seat's result its luck explains, and the games after which the better policy leads with 95%
     chance (docs/feel.md). A policy that searches is refused. A policy given as a Python file is code, run as it is
@@ -144,7 +149,8 @@ def luck(measured, against, players, games, seed, model_path, samples, threads, 
     from smsim.studies.luck import LuckPlan, luck_match, verify_plan
     from smsim.studies.winprob import WinProbModel
 
-    plan = LuckPlan(measured, against, players, count_of(games, "--games"), seed, samples)
+    plan = LuckPlan(measured, against, players, count_of(games, "--games"), seed, samples,
+                    **({} if endgame is None else {"endgame": endgame}))
     verify_plan(plan)
     model = WinProbModel.load(model_path)
     model.coef_for(players)

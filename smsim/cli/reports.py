@@ -20,10 +20,12 @@ from smsim.files import writing
               help="The smallest change that matters for figures of UNIT (rate, share, points, vp, rounds, count; "
                    "a rate's, a share's and points' in percentage points: rate=2 is 2 points); repeatable. Defaults: "
                    "rate, share, points 1, vp 0.5, rounds 0.25, count 0.25 (docs/report.md).")  # fmt: skip
-@click.option("--winprob", "winprob", type=str, default=None, metavar="MODEL",
+@click.option("--winprob", "winprob", type=str, multiple=True, metavar="MODEL",
               help="A win-probability model (smsim winprob --out): the datasets recorded with --rounds make the "
-                   "section How the game feels.")  # fmt: skip
-def report_cmd(datasets: tuple[str, ...], out: str, title: str, margins: tuple[str, ...], winprob: str | None) -> None:
+                   "section How the game feels. Repeat it for a model a level: each dataset is read under the "
+                   "model fitted on its own policy's games.")  # fmt: skip
+def report_cmd(datasets: tuple[str, ...], out: str, title: str, margins: tuple[str, ...],
+               winprob: tuple[str, ...]) -> None:  # fmt: skip
     """Write a balance report of one or more datasets (``simulate --out``, ``compare --out``):
     church series, wall bonuses, pirate losses, outcomes, for comparisons the heuristics
     compared. Mirror datasets of the strengths of play (``balanced``, ``learned``,
@@ -54,7 +56,7 @@ def report_cmd(datasets: tuple[str, ...], out: str, title: str, margins: tuple[s
     from smsim.report.write import report
 
     chosen = parse_margins(margins)  # before any data is read: a bad margin is refused at once
-    path = report(list(datasets), out, title, margins=chosen, winprob=winprob)
+    path = report(list(datasets), out, title, margins=chosen, winprob=list(winprob) or None)
     click.echo(f"written: {path} and {path.with_suffix('.html')}")
 
 

@@ -62,7 +62,7 @@ from smsim.engine.game import (
 from smsim.engine.memory import borrow_nb, cached_njit, hot_njit, loop_njit
 from smsim.engine.pirates import mark_swords_nb
 from smsim.engine.scoring import ROUND_SCRATCH, snapshot_round_nb
-from smsim.play.winprob import N_WIN_FEATURES, win_probabilities_nb
+from smsim.play.winprob import N_WIN_FEATURES, position_values_nb
 from smsim.policies import heuristic_layout as HL
 from smsim.policies.exact_keep import ERROR_VP, keep_regret_nb
 from smsim.policies.heuristics import heuristic_choice_nb, new_game_memo_nb, random_choice_nb
@@ -74,6 +74,7 @@ MEMO_SIZE = LEARNED_MEMO.size
 # int64, not the literal a Python int constant is typed as: a function that is called, not inlined,
 # is compiled once per distinct argument types, so a literal argument costs a compile of its own
 ONE, NO_ANCHOR, TO_THE_END = np.int64(1), np.int64(-1), np.int64(-1)
+REST_OF_ROUND = np.int64(0)  # play_rounds_nb's ``turns``: the round's turns from the first seat's on
 
 PLAYOUT_STREAM = np.uint64(0x8CB92BA72F3D8DD7)  # keeps continuations' dice apart from the game's
 MAX_PLAYOUTS = 1 << 20  # playouts a decision may have: the key's room for them
@@ -109,15 +110,21 @@ ORACLE_FIELDS = ("keep_regret", "keeps", "keep_errors")
 # ``scoring.snapshot_round_nb``.
 Rounds = namedtuple("Rounds", ["out", "game", "scratch"])
 # The luck of the dice (``smsim luck``, studies/luck.py), ``Work.luck`` where every turn's dice are
-# judged, else None (a loop compiled for None holds none of it). A turn's luck, for every seat, is
-# its win probability after the turn minus what it expected before it: the mean over ``samples[0]``
-# other turns played from the same state by the same policies with other dice (``LUCK_STREAM``),
-# each position read by the win-probability model ``coef`` (``play.winprob``). Whatever the seats
-# play, it has mean 0 given everything before the turn. ``snap`` holds the turn's start state,
-# ``cw`` plays the other turns; ``position``, ``scratch``, ``features``, ``probs``, ``actual`` and
-# ``expected`` are scratch. out[g, seat, :]: ``LUCK_FIELDS``.
-Luck = namedtuple("Luck", ["coef", "samples", "snap", "cw", "position", "scratch", "features", "probs", "actual",
-                           "expected", "out", "game"])  # fmt: skip
+# judged, else None (a loop compiled for None holds none of it). A position's value, for every
+# seat, is its expected win credit at the luck's target: the mean over ``samples[0]`` plays from
+# it to that target by the same policies with other dice (``LUCK_STREAM``). The target is the
+# round's end, read by the win-probability model ``coef`` (``play.winprob``: fitted on positions
+# at rounds' starts, it is read only there) or, where the game is over, its outcome; in the game's
+# endgame (at a round's start its fullest city has fewer than ``samples[1]`` empty spaces, and
+# from then on: ``endgame[0]``), the game's end itself, its outcome played out. A turn's luck is
+# the value after it minus the value before it (the value after a round's last turn, outside the
+# endgame, is its position's): whatever the seats play, it has mean 0 given everything before the
+# turn, and a round's turns' luck sums to its end against what was expected at its start.
+# ``snap`` holds the state the plays start from, ``cw`` plays them; ``before`` holds the value
+# before the turn; ``position``, ``scratch``, ``features``, ``probs`` and ``after`` are scratch.
+# out[g, seat, :]: ``LUCK_FIELDS``.
+Luck = namedtuple("Luck", ["coef", "samples", "snap", "cw", "position", "scratch", "features", "probs", "before",
+                           "after", "endgame", "out", "game"])  # fmt: skip
 # luck: the seat's luck summed over every turn (every seat's dice), in win probability; own_luck: over
 # its own turns only; turns: its own turns
 LUCK_FIELDS = ("luck", "own_luck", "turns")
@@ -163,15 +170,16 @@ def new_rounds(n_players: int, games: int, max_rounds: int) -> Rounds:
                   np.zeros(1, dtype=np.int64), np.zeros(ROUND_SCRATCH, dtype=np.int64))  # fmt: skip
 
 
-def new_luck(n_players: int, games: int, coef: np.ndarray, samples: int) -> Luck:
+def new_luck(n_players: int, games: int, coef: np.ndarray, samples: int, endgame: int = 0) -> Luck:
     """The luck's buffers for ``games`` games under the win-probability coefficients ``coef``
-    float64[N_STAGES, N_WIN_FEATURES], each turn judged against ``samples`` other turns."""
-    return Luck(np.ascontiguousarray(coef, dtype=np.float64), np.array([samples], dtype=np.int64),
+    float64[N_STAGES, N_WIN_FEATURES], each value the mean of ``samples`` plays, the game in its
+    endgame once its fullest city has fewer than ``endgame`` empty spaces (``Luck``)."""
+    return Luck(np.ascontiguousarray(coef, dtype=np.float64), np.array([samples, endgame], dtype=np.int64),
                 new_snap(n_players), new_work(n_players), np.zeros((n_players, L.N_ROUND_FIELDS), dtype=np.int16),
                 np.zeros(ROUND_SCRATCH, dtype=np.int64), np.zeros(N_WIN_FEATURES, dtype=np.float64),
                 np.zeros(n_players, dtype=np.float64), np.zeros(n_players, dtype=np.float64),
-                np.zeros(n_players, dtype=np.float64), np.zeros((games, n_players, len(LUCK_FIELDS))),
-                np.zeros(1, dtype=np.int64))  # fmt: skip
+                np.zeros(n_players, dtype=np.float64), np.zeros(1, dtype=np.int64),
+                np.zeros((games, n_players, len(LUCK_FIELDS))), np.zeros(1, dtype=np.int64))  # fmt: skip
 
 
 def new_work(n_players: int, trace: np.ndarray = NO_TRACE, oracle: Oracle | None = None,
@@ -537,11 +545,12 @@ def restart_nb(snap, cw, n_forced, seen_key, later_key):
 
 
 @loop_njit
-def other_turn_nb(snap, key, cw, seats, rules):
-    """The turn that begins at ``snap`` played again on ``cw``, its dice from ``key``: the same
-    policies, their streams and memos as at the turn's start."""
+def play_on_nb(snap, key, cw, seats, rules, turns):
+    """From the turn that begins at ``snap``, the round's turns (``turns`` REST_OF_ROUND) or the
+    game to its end (TO_THE_END) played on ``cw``, their dice from ``key``: the same policies,
+    their streams and memos as at that turn's start."""
     restart_nb(snap, cw, np.int64(0), key, key)
-    continue_rounds_nb(cw, seats, rules, snap.meta[0], snap.meta[1], None, ONE)
+    continue_rounds_nb(cw, seats, rules, snap.meta[0], snap.meta[1], None, turns)
 
 
 def luck_turn_end_nb(lk, w, seats, rules, s):
@@ -560,27 +569,57 @@ def _luck_turn_end(lk, w, seats, rules, s):
 
 
 @loop_njit
-def judge_turn_nb(lk, w, seats, rules, s):
-    """Every seat's luck in seat s's turn just played: its win probability now minus the mean over
-    the turn played again with ``lk.samples[0]`` other dice."""
-    n_players = w.player.shape[0]
-    snapshot_round_nb(w.occ, w.player, w.pirates, rules, lk.scratch, lk.position)
-    win_probabilities_nb(lk.position, lk.coef, rules, lk.features, lk.actual)
+def value_nb(lk, seats, rules, stream, which):
+    """Every seat's value (``Luck``) of the state in ``lk.snap`` into ``lk.after``: the mean over
+    ``lk.samples[0]`` plays from it to the luck's target (the round's end, read by the model, or
+    the game's end in the endgame: ``lk.endgame[0]``), their dice from the game's luck
+    ``stream``; ``which`` keeps each call's dice apart."""
+    n_players = lk.after.shape[0]
     for i in range(n_players):
-        lk.expected[i] = 0.0
+        lk.after[i] = 0.0
     samples = lk.samples[0]
-    stream = w.keys[0] ^ LUCK_STREAM
-    turn = w.ctx[L.CTX_TURN]
+    to_end = lk.endgame[0] == 1
     cw = lk.cw
     for k in range(samples):
-        other_turn_nb(lk.snap, game_key_nb(stream, turn * MAX_LUCK_SAMPLES + k), cw, seats, rules)
+        play_on_nb(lk.snap, game_key_nb(stream, which * MAX_LUCK_SAMPLES + k), cw, seats, rules,
+                   TO_THE_END if to_end else REST_OF_ROUND)  # fmt: skip
         snapshot_round_nb(cw.occ, cw.player, cw.pirates, rules, lk.scratch, lk.position)
-        win_probabilities_nb(lk.position, lk.coef, rules, lk.features, lk.probs)
+        position_values_nb(lk.position, to_end or city_full_nb(cw.player), lk.coef, rules, lk.features, lk.probs)
         for i in range(n_players):
-            lk.expected[i] += lk.probs[i]
+            lk.after[i] += lk.probs[i] / samples
+
+
+@loop_njit
+def judge_turn_nb(lk, w, seats, rules, s):
+    """Every seat's luck in seat s's turn just played: its value (``Luck``) now minus its value
+    before the turn."""
+    n_players = w.player.shape[0]
+    turn = w.ctx[L.CTX_TURN]
+    stream = w.keys[0] ^ LUCK_STREAM
+    if s == 0:
+        fewest = L.N_SPACES
+        for i in range(n_players):
+            fewest = min(fewest, lk.snap.player[i, L.N_EMPTY])
+        endgame = fewest < lk.samples[1]
+        if not (endgame and lk.endgame[0] == 1):  # a new target: the value at the round's start, from ``snap``
+            lk.endgame[0] = 1 if endgame else 0
+            value_nb(lk, seats, rules, stream, 2 * turn)
+            for i in range(n_players):
+                lk.before[i] = lk.after[i]
+    over = s == n_players - 1 and city_full_nb(w.player)
+    if over or (s == n_players - 1 and lk.endgame[0] == 0):  # the round's end: its position read
+        snapshot_round_nb(w.occ, w.player, w.pirates, rules, lk.scratch, lk.position)
+        position_values_nb(lk.position, over, lk.coef, rules, lk.features, lk.after)
+    else:  # the rest of the round, or of the game, played from here
+        copy_state_nb(w.city, w.occ, w.player, w.pirates, w.ctx, w.rng, lk.snap.city, lk.snap.occ, lk.snap.player,
+                      lk.snap.pirates, lk.snap.ctx, lk.snap.rng)  # fmt: skip
+        lk.snap.meta[0] = w.ctx[L.CTX_ROUND] + (s + 1) // n_players
+        lk.snap.meta[1] = (s + 1) % n_players
+        value_nb(lk, seats, rules, stream, 2 * turn + 1)
     g = lk.game[0]
     for i in range(n_players):
-        luck = lk.actual[i] - lk.expected[i] / samples
+        luck = lk.after[i] - lk.before[i]
+        lk.before[i] = lk.after[i]
         lk.out[g, i, 0] += luck
         if i == s:
             lk.out[g, i, 1] += luck
@@ -592,6 +631,7 @@ def luck_game_nb(lk, g):
     """The luck ``lk`` writes game ``g``'s row next (None: nothing)."""
     if lk is not None:
         lk.game[0] = g
+        lk.endgame[0] = 0
 
 
 def borrow_luck_nb(lk):
@@ -605,7 +645,7 @@ def _borrow_luck(lk):
         return lambda lk: None
     return lambda lk: Luck(borrow_nb(lk.coef), borrow_nb(lk.samples), borrow_snap_nb(lk.snap), borrow_other_work_nb(lk.cw),
                            borrow_nb(lk.position), borrow_nb(lk.scratch), borrow_nb(lk.features), borrow_nb(lk.probs),
-                           borrow_nb(lk.actual), borrow_nb(lk.expected), borrow_nb(lk.out),
+                           borrow_nb(lk.before), borrow_nb(lk.after), borrow_nb(lk.endgame), borrow_nb(lk.out),
                            borrow_nb(lk.game))  # fmt: skip
 
 
@@ -645,8 +685,8 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search, turns):
     """Play on from the turn of ``first_seat`` in ``first_round`` (docs/rules.md §4): rounds are played
     in full; the game ends after the round in which some city became full, or is marked aborted
     at rules[R_MAX_ROUNDS] rounds. Returns (rounds played, some city full). ``search``: the search
-    scratch, or None. ``turns``: ONE to play the first seat's turn alone (the luck of the dice plays
-    one turn again, ``other_turn_nb``), TO_THE_END to play on to the game's end.
+    scratch, or None. ``turns``: REST_OF_ROUND to play the round's turns from the first seat's alone
+    (the luck of the dice, ``play_on_nb``), TO_THE_END to play on to the game's end.
 
     The turn is written out in the loop, not inlined from a function of its own: numba's inlining
     copies the callee's IR once per block with all its variables, and for the turn, the engine's
@@ -654,14 +694,13 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search, turns):
     n_players = w.player.shape[0]
     rounds = first_round
     full = False
-    # one turn: the loops' bounds hold it, not a count and an exit inside the turn (the exit cost
+    # the rest of a round: the loop's bound holds it, not a count and an exit inside the turn (an exit cost
     # the random policy's games some 3% on one thread)
-    last_round = first_round + 1 if turns == ONE else rules[R.R_MAX_ROUNDS]
+    last_round = first_round + 1 if turns == REST_OF_ROUND else rules[R.R_MAX_ROUNDS]
     for rnd in range(first_round, last_round):
         if rnd != first_round or first_seat == 0:
             record_round_nb(w.rounds, w, rnd, rules)
-        last_seat = first_seat + 1 if turns == ONE else n_players
-        for s in range(first_seat if rnd == first_round else 0, last_seat):
+        for s in range(first_seat if rnd == first_round else 0, n_players):
             # seat s's turn (docs/rules.md §3): roll with keeps, use one symbol, mark the swords
             if seats.kind[s] == L.POLICY_KIND_ROLLOUT or (w.cap.at[0] >= 0 and w.cap.at[1] == 0):
                 snapshot_nb(w, rnd, s)

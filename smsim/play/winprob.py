@@ -109,6 +109,33 @@ def win_probabilities_nb(position, coef, rules, scratch, out):
         out[s] /= total
 
 
+@hot_njit
+def outcome_credits_nb(position, out):
+    """Each seat's share of the win from a finished game's position (int16[P, N_ROUND_FIELDS]) into
+    ``out`` float64[P]: the most VP, then the most empty spaces (docs/rules.md §4); seats still
+    tied share it."""
+    n_players = position.shape[0]
+    best = -1 << 30
+    for s in range(n_players):
+        best = max(best, np.int64(position[s, L.RS_SCORE]) * 64 + position[s, L.RS_N_EMPTY])
+    winners = 0
+    for s in range(n_players):
+        out[s] = 1.0 if np.int64(position[s, L.RS_SCORE]) * 64 + position[s, L.RS_N_EMPTY] == best else 0.0
+        winners += out[s] > 0.0
+    for s in range(n_players):
+        out[s] /= winners
+
+
+@hot_njit
+def position_values_nb(position, over, coef, rules, scratch, out):
+    """Every seat's win probability from one position into ``out`` float64[P]: where the game is
+    ``over``, its outcome (``outcome_credits_nb``), else the model's (``win_probabilities_nb``)."""
+    if over:
+        outcome_credits_nb(position, out)
+    else:
+        win_probabilities_nb(position, coef, rules, scratch, out)
+
+
 @cached_njit(_nrt=True)  # allocates its scratch, once a call
 def win_probabilities_many_nb(positions, coef, rules):
     """``win_probabilities_nb`` over positions int16[n, P, N_ROUND_FIELDS]: float64[n, P]."""

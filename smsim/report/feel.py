@@ -57,6 +57,7 @@ def shape_shown(t: pd.DataFrame) -> pd.DataFrame:
 def calibration_shown(summaries: list[dict]) -> pd.DataFrame:
     return pd.DataFrame({
         "players": [s["players"] for s in summaries],
+        "policy": [s.get("policy", "") for s in summaries],
         "held-out positions": [f"{s['positions']:,}" for s in summaries],
         "games": [f"{s['games']:,}" for s in summaries],
         "Brier score": [f"{s['brier']:.4f}" for s in summaries],
@@ -174,7 +175,9 @@ def luck_shown(results: list) -> pd.DataFrame:
             "narrower": f"{f.loc['narrower', 'value']:.2f} x", "games alone": f"{f.loc['narrower_games', 'value']:.2f} x",
             "luck explains": f"{100 * f.loc['explained', 'value']:.1f}%",
             "own rolls": f"{100 * f.loc['explained_own', 'value']:.1f}%",
-            "leads with 95% after": f"{f.loc['games_to_lead', 'value']:,.0f} games",
+            "leads with 95% after": f"{f.loc['games_to_lead', 'value']:,.0f} games "
+                                    f"({f.loc['games_to_lead_adjusted', 'value']:,.0f} adjusted)",
+            "endgame": f"under {r.plan.endgame} empty spaces" if r.plan.endgame else "none (the model's)",
         })  # fmt: skip
     return pd.DataFrame(rows)
 
@@ -184,10 +187,12 @@ def luck_section(results: list) -> tuple[Section, list[str]]:
     table of each match; and its at-a-glance lines."""
     s = _section(LUCK_TITLE, "How much of a result is the dice (`smsim luck`): one seat of a policy against another "
                  "in the other seats, every seat rotation on the same dice, every turn's luck measured as each seat's "
-                 "win probability after the turn against the same turn played again by the same policies with other "
-                 "dice. The skill gap is the seat's win share above parity, as played and with its luck taken out (a "
+                 "expected win credit after the turn against before it, the mean of plays by the same policies with "
+                 "other dice to the round's end (read by the win-probability model) or, in the game's endgame, to its "
+                 "end. The skill gap is the seat's win share above parity, as played and with its luck taken out (a "
                  "control variate: the two agree, the second with a narrower interval); the share of a seat's result "
-                 "its luck explains is a lower bound, the share the model's probability sees (docs/feel.md).",
+                 "its luck explains is a lower bound, the share the model misses outside the endgame left out "
+                 "(docs/feel.md).",
                  bool(results), "No luck match among these data: run `smsim luck ... --out DIR` and give DIR to "
                  "`smsim report`.")  # fmt: skip
     glance: list[str] = []

@@ -340,7 +340,9 @@ def print_luck(result, console: Console | None = None) -> None:
     console = console or Console(width=max(100, Console().width))
     plan, t = result.plan, result.table.set_index("figure")
     title = (f"{plan.policy} in one seat against {plan.against}, {plan.players} players, {t.attrs['blocks']:,} blocks of "
-             f"every rotation on the same dice; each turn against {plan.samples} others [95% intervals]")  # fmt: skip
+             f"every rotation on the same dice; each value the mean of {plan.samples} plays, "
+             + (f"to the game's end under {plan.endgame} empty spaces" if plan.endgame else "the model's to the end")
+             + " [95% intervals]")  # fmt: skip
     table = Table(title=title)
     table.add_column("figure")  # wraps, so that a value is never cut
     table.add_column("value", justify="right", no_wrap=True)

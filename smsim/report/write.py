@@ -37,7 +37,7 @@ from smsim.studies.regret import read_regret
 from smsim.studies.shape import game_shape, shape_difference
 from smsim.studies.sweep import variant_name
 from smsim.studies.skill import read_skill
-from smsim.studies.winprob import WinProbModel, calibration_summary, read_positions
+from smsim.studies.winprob import WinProbModel, calibration_summary, mirror_policy, read_positions
 
 
 def _fig_bytes(fig, fmt: str) -> bytes:
@@ -140,20 +140,36 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     return out / "report.md"
 
 
-def feel_of(paths: list[str], model_path: str, variants: list[str] = ()) -> tuple[list, list[dict], pd.DataFrame]:
+def feel_of(paths: list[str], model_paths: str | list[str], variants: list[str] = ()) -> tuple[list, list[dict],
+                                                                                         pd.DataFrame]:  # fmt: skip
     """The shape of the games (``studies.shape``) of every dataset among ``paths`` that records round
-    snapshots, under the win-probability model at ``model_path``, and the model's calibration on
-    their held-out games (none recording them is refused in one line); and each of ``variants``
-    (datasets under other rules) recording them, minus the dataset of ``paths`` of the same games
-    (players, seed, games: the same dice), paired game by game (``shape.shape_difference``), with
-    its ``variant`` named by its rules' change."""
-    model = WinProbModel.load(model_path)
+    snapshots, each under the win-probability model of ``model_paths`` fitted on its own policy's
+    games (one model: every dataset's), and each model's calibration on its datasets' held-out
+    games (none recording them, or one whose policy no model was fitted on, is refused in one line);
+    and each of ``variants`` (datasets under other rules) recording them, minus the dataset of
+    ``paths`` of the same games (players, seed, games: the same dice), paired game by game
+    (``shape.shape_difference``), with its ``variant`` named by its rules' change."""
+    model_paths = [model_paths] if isinstance(model_paths, str) else list(model_paths)
+    models = [WinProbModel.load(m) for m in model_paths]
     runs = {p: read_manifest(p).get("run", {}) for p in [*paths, *variants]}
     with_rounds = [p for p in paths if records_rounds(runs[p])]
     if not with_rounds:
-        raise DatasetError(f"--winprob {model_path}: no dataset given records round snapshots (write mirror games "
+        raise DatasetError(f"--winprob {model_paths[0]}: no dataset given records round snapshots (write mirror games "
                            "with smsim simulate --rounds)")  # fmt: skip
-    shapes = [game_shape(model, p) for p in with_rounds]
+
+    def model_of(path: str) -> WinProbModel:
+        if len(models) == 1:
+            return models[0]
+        policy = mirror_policy(path)
+        fitted = [m for m in models if policy in m.policies]
+        if not fitted:
+            raise DatasetError(f"{path}: no --winprob model was fitted on {policy!r} games (given: "
+                               f"{', '.join(model_paths)}); fit one on its mirror games with smsim winprob")  # fmt: skip
+        if len(fitted) > 1:
+            raise DatasetError(f"{path}: more than one --winprob model was fitted on {policy!r} games; give one a level")
+        return fitted[0]
+
+    shapes = [game_shape(model_of(p), p) for p in with_rounds]
 
     def same_games(a: str, b: str) -> bool:
         return all(runs[a].get(k) == runs[b].get(k) for k in ("players", "seed", "games"))
@@ -164,14 +180,16 @@ def feel_of(paths: list[str], model_path: str, variants: list[str] = ()) -> tupl
         if records_rounds(runs[v]) and base is not None:
             base_rules = runs[with_rounds[base]]["rules"]
             changes = {k: x for k, x in runs[v]["rules"].items() if base_rules.get(k) != x}
-            diffs.append(shape_difference(shapes[base], game_shape(model, v)).assign(
+            diffs.append(shape_difference(shapes[base], game_shape(model_of(with_rounds[base]), v)).assign(
                 variant=variant_name(changes, base_rules), dataset=v))  # fmt: skip
-    return shapes, [calibration_summary(model, read_positions(p)) for p in with_rounds], (
+    calibration = [{**calibration_summary(model_of(p), read_positions(p)), "policy": r.policy}
+                   for p, r in zip(with_rounds, shapes)]  # fmt: skip
+    return shapes, calibration, (
         pd.concat(diffs, ignore_index=True) if diffs else pd.DataFrame())
 
 
 def report(paths: list[str], out: str, title: str = "Saint Malo balance report",
-           margins: dict[str, float] = MARGINS, winprob: str | None = None) -> Path:
+           margins: dict[str, float] = MARGINS, winprob: str | list[str] | None = None) -> Path:
     """Read datasets and write their report (the Python side of ``smsim report``). Mirror datasets
     of the ladder's levels (``balanced``, ``learned``, ``rollout-learned`` in every seat) make the
     strength ladders; sweep directories, and datasets whose rules differ from the others', are

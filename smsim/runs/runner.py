@@ -49,7 +49,7 @@ ROUNDS_SLICE = 500
 
 
 def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules, oracle: np.ndarray | None = None,
-           rounds: bool = False, luck: tuple[np.ndarray, int] | None = None) -> Callable:  # fmt: skip
+           rounds: bool = False, luck: tuple[np.ndarray, int, int] | None = None) -> Callable:  # fmt: skip
     """``play(first, score, player, game_out, judged=None)``: games first .. first + len(score) - 1
     into the given arrays, with the engine (the search policy's loop where a seat searches).
 
@@ -58,8 +58,8 @@ def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules, oracl
     game's keep regret, keep decisions and errors per seat. ``rounds``: every seat's position at
     the start of every round and at the end is recorded (``play.loop.Rounds``) and ``play``
     returns the rows of the rounds played (``round_rows``), else None. ``luck``: (the
-    win-probability coefficients of this player count, the other turns each turn is judged
-    against) under which every turn's luck is measured (``play.loop.Luck``); ``lucky`` float64[G, P, len(LUCK_FIELDS)]
+    win-probability coefficients of this player count, the plays each value is the mean of, the
+    endgame's empty spaces) under which every turn's luck is measured (``play.loop.Luck``); ``lucky`` float64[G, P, len(LUCK_FIELDS)]
     then receives each game's luck per seat."""
     key, rules_nb, crates, *policies = lineup_arrays(specs, seed, rules)
     searching = any_search(specs)

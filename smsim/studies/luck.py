@@ -1,13 +1,18 @@
 """Luck against skill: how much of a result is the dice, and a skill gap with the dice's luck
 taken out (docs/feel.md, "Luck against skill").
 
-A turn's **luck**, for every seat, is its win probability after the turn minus what it expected
-before it: the mean over ``samples`` other turns played from the same state by the same policies
-with other dice (``play.loop.Luck``), each position read by a ``winprob`` model. A seat's luck in
-a game sums every turn's (every seat's dice); its **own** luck, its own turns' alone (what a
-player feels: how good were my rolls). Whatever the seats play, a turn's luck has mean 0 given
-everything before it, so a seat's luck is a **control variate**: its result minus the luck's part
-of it estimates the same thing with less of the dice's noise.
+A position's **value**, for every seat, is its expected win credit: the mean over ``samples``
+plays from it by the same policies with other dice, to the round's end, whose position the
+``winprob`` model reads (it was fitted on rounds' starts), or, in the game's **endgame** (once its
+fullest city has fewer than ``endgame`` empty spaces), to the game's end, whose outcome is known
+(``play.loop.Luck``). A turn's **luck**, for every seat, is the value after the turn minus the
+value before it. A seat's luck in a game sums every turn's (every seat's dice); its **own** luck,
+its own turns' alone (what a player feels: how good were my rolls). Whatever the seats play, a
+turn's luck has mean 0 given everything before it, so a seat's luck is a **control variate**: its
+result minus the luck's part of it estimates the same thing with less of the dice's noise. The
+model's errors are what the luck misses outside the endgame; inside it, the luck is the dice's
+whole effect under these policies, so that the longer the endgame, the more the luck explains,
+and the more each game costs to measure (docs/feel.md: the trade).
 
 A **match** is one seat of policy A against B in the others, every seat rotation on the same
 dice (a block: the game's dice played once with A in each seat). Per block, A's win share
@@ -45,6 +50,8 @@ from smsim.runs.spec import default_threads
 from smsim.studies.winprob import WinProbModel
 
 CHUNK = 2_000  # blocks played and turned into rows at a time
+ENDGAME = 25  # the default endgame's empty spaces: the last half of a game or so (docs/feel.md)
+SCHEME = 2  # how luck is measured: a folder of another scheme is measured again, not read
 Z_ONE_SIDED_95 = 1.6448536269514722
 
 
@@ -57,7 +64,8 @@ class LuckPlan:
     players: int = 2
     blocks: int = 2_000
     seed: int = 0
-    samples: int = 16  # other dice each turn is judged against
+    samples: int = 16  # plays each value is the mean of
+    endgame: int = ENDGAME  # the endgame: the fullest city has fewer empty spaces (the target the game's end)
 
     def lineups(self) -> list[list[str]]:
         return [[self.against] * r + [self.policy] + [self.against] * (self.players - 1 - r)
@@ -70,6 +78,7 @@ def verify_plan(plan: LuckPlan) -> None:
     whole(plan.blocks, "--games", low=2, high=100_000_000, error=LuckError)
     whole(plan.seed, "--seed", error=LuckError)
     whole(plan.samples, "--samples", low=2, high=MAX_LUCK_SAMPLES, error=LuckError)
+    whole(plan.endgame, "--endgame", low=0, high=L.N_SPACES + 1, error=LuckError)
     for name in (plan.policy, plan.against):
         if any_search([resolve_policy(name)]):
             raise LuckError(f"{name!r} searches: the luck of its dice would need its search in every turn played "
@@ -84,7 +93,7 @@ def play_match(plan: LuckPlan, model: WinProbModel, rules: Rules | None = None, 
     verify_plan(plan)
     coef = model.coef_for(plan.players)
     setups = [[resolve_policy(name) for name in lineup] for lineup in plan.lineups()]
-    plays = [kernel(plan.players, specs, plan.seed, rules, luck=(coef, plan.samples)) for specs in setups]
+    plays = [kernel(plan.players, specs, plan.seed, rules, luck=(coef, plan.samples, plan.endgame)) for specs in setups]
     chunks = [(r, first, min(CHUNK, plan.blocks - first)) for r in range(plan.players)
               for first in range(0, plan.blocks, CHUNK)]  # fmt: skip
     threads = checks_threads(threads, error=LuckError) or default_threads()
@@ -209,7 +218,8 @@ def summarise(plan: LuckPlan, rows: pd.DataFrame) -> LuckResult:
          r_squared(credit, rows["luck"].to_numpy(), place), math.nan, math.nan),
         ("explained_own", "the same, its own rolls' luck alone", r_squared(credit, rows["own_luck"].to_numpy(), place),
          math.nan, math.nan),
-        ("luck_mean", "mean luck of a seat-game (0 by construction)", *mean_and_interval(rows["luck"].to_numpy())[:3]),
+        ("luck_mean", "the measured policy's mean luck a block (0 in expectation)",
+         *mean_and_interval(blocks["luck"].to_numpy())[:3]),
         ("games_to_lead", "games after which the better leads with 95% chance", games_to_lead(plain[0], y.std(ddof=1)),
          math.nan, math.nan),
         ("games_to_lead_adjusted", "the same, judged on luck taken out", games_to_lead(adj[0], adjusted.std(ddof=1)),
@@ -223,7 +233,7 @@ def summarise(plan: LuckPlan, rows: pd.DataFrame) -> LuckResult:
 def identity(plan: LuckPlan, model: WinProbModel, rules: Rules) -> dict:
     """What makes two luck matches the same: their plan, the policies, the model's coefficients and the rules."""
     coef = np.ascontiguousarray(model.coef_for(plan.players))
-    return {**dataclasses.asdict(plan), "rules": rules.to_dict(),
+    return {**dataclasses.asdict(plan), "scheme": SCHEME, "rules": rules.to_dict(),
             "identities": {name: policy_identity(resolve_policy(name)) for name in (plan.policy, plan.against)},
             "model_sha256": hashlib.sha256(coef.tobytes()).hexdigest()}  # fmt: skip
 
@@ -255,6 +265,8 @@ def read_luck(path: str | Path) -> LuckResult:
     """A luck folder (``luck_match(out=...)``, ``smsim luck --out``): its figures from its rows."""
     path = Path(path)
     ident = read_manifest(path, "luck")["plan"]
+    if ident.get("scheme") != SCHEME:
+        raise LuckError(f"{str(path)!r}: the luck match was measured by an older smsim, another way; measure it again")
     if not (path / "rows.parquet").is_file():
         raise LuckError(f"{str(path)!r}: the luck match holds no rows (its run did not finish)")
     plan = LuckPlan(**{f.name: ident[f.name] for f in dataclasses.fields(LuckPlan)})

@@ -34,8 +34,7 @@ import pandas as pd
 from smsim import layout as L
 from smsim.errors import DatasetError
 from smsim.intervals import mean_and_interval, wilson_interval
-from smsim.runs.dataset import read_manifest
-from smsim.studies.winprob import Positions, WinProbModel, credits, read_positions, win_probabilities
+from smsim.studies.winprob import Positions, WinProbModel, credits, mirror_policy, read_positions, win_probabilities
 
 THRESHOLD = 0.10  # a comeback: the winner's win probability fell below this
 DECIDED = 0.90  # decided: the winner's win probability stays above this to the end
@@ -199,9 +198,7 @@ def shape_of(p: Positions, prob: np.ndarray, policy: str = "", threshold: float 
 def game_shape(model: WinProbModel, path: str, threshold: float = THRESHOLD, decided: float = DECIDED) -> ShapeResult:
     """The game shape of the dataset ``path`` (written with ``--rounds``) under ``model``."""
     p = read_positions(path)
-    policies = [x["name"] for x in read_manifest(path)["run"]["policies"]]
-    policy = policies[0] if len(set(policies)) == 1 else " / ".join(policies)
-    result = shape_of(p, win_probabilities(model, p), policy, threshold, decided)
+    result = shape_of(p, win_probabilities(model, p), mirror_policy(path), threshold, decided)
     result.source = str(path)
     return result
 

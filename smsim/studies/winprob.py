@@ -101,6 +101,12 @@ class WinProbModel:
         where = f"win-probability model {str(path)!r}"
         return cls.from_data(read_data_file(path, where, NOUN, FORMAT, SCHEMA, WinProbError), where)
 
+    @property
+    def policies(self) -> set[str]:
+        """The policies of the games it was fitted on (its training record; none known: empty)."""
+        fitted = self.training.get("fitted_on", [])
+        return {r["policy"] for r in fitted if isinstance(r, dict) and isinstance(r.get("policy"), str)}
+
     def coef_for(self, players: int) -> np.ndarray:
         if players not in self.coef:
             fitted = ", ".join(str(p) for p in sorted(self.coef))
@@ -156,6 +162,12 @@ def read_positions(path: str | Path) -> Positions:
     run = manifest.get("run", {})
     data = load(path)
     return positions_of(load_rounds(path), data.games, int(run["players"]), Rules.from_dict(run["rules"]), str(path))
+
+
+def mirror_policy(path: str | Path) -> str:
+    """A dataset's policy: the name its seats share, or their names joined by " / "."""
+    names = [x["name"] for x in read_manifest(path)["run"]["policies"]]
+    return names[0] if len(set(names)) == 1 else " / ".join(names)
 
 
 def outcome_credit(end: np.ndarray, score: int = L.RS_SCORE, empty: int = L.RS_N_EMPTY) -> np.ndarray:
@@ -228,7 +240,8 @@ def fit_winprob(paths: list[str], ridge: float = RIDGE) -> WinProbModel:
             if rows.sum() >= 50:
                 c[k] = fit_logit(x[rows], y[rows], ridge)
         coef[players] = c
-        record.append({"players": players, "dataset": p.source, "positions": int(train.sum()),
+        record.append({"players": players, "dataset": p.source, "policy": mirror_policy(p.source),
+                       "positions": int(train.sum()),
                        "games": int(p.keys["game"][train].nunique())})  # fmt: skip
     model = WinProbModel(coef, next(iter(by_players.values())).rules.to_dict())
     checks = [calibration_summary(model, p) for p in by_players.values()]
@@ -300,5 +313,5 @@ def calibration_summary(model: WinProbModel, p: Positions) -> dict[str, Any]:
             "reliability": json.loads(table.round(5).to_json(orient="records"))}  # fmt: skip
 
 
-__all__ = ["Positions", "WinProbModel", "calibration_summary", "fit_logit", "fit_winprob", "positions_of",
+__all__ = ["Positions", "WinProbModel", "calibration_summary", "fit_logit", "fit_winprob", "mirror_policy", "positions_of",
            "read_positions", "reliability", "win_probabilities", "win_probability_table"]

@@ -331,7 +331,7 @@ def test_winprob_fits_a_model_and_checks_it(run, tmp_path):
     lucky = run("luck", "greedy", "balanced", "--players", "3", "--games", "40", "--model", str(tmp_path / "wp.json"))
     assert lucky.exit_code == 0, lucky.output
     assert "greedy in one seat against balanced, 3 players, 40 blocks" in lucky.output
-    assert "luck taken out" in lucky.output and "R^2" in lucky.output
+    assert "luck taken out" in lucky.output and "R^2" in lucky.output and "under 25 empty spaces" in lucky.output
     assert_bad_input(run("luck", "greedy", "balanced", "--players", "4", "--model", str(tmp_path / "wp.json")),
                      "fitted on 2, 3 players, not on 4")  # fmt: skip
 
@@ -383,6 +383,7 @@ NEEDS_NO_GAME = [
     (["winprob", "{tmp}/foreign", "--model", "{tmp}/binary.json"], ["not a win-probability model"]),
     (["luck", "greedy", "balanced", "--samples", "1", "--model", "{tmp}/binary.json"], ["--samples must be a whole"]),
     (["luck", "rollout", "balanced", "--model", "{tmp}/binary.json"], ["'rollout' searches"]),
+    (["luck", "greedy", "balanced", "--endgame", "-3", "--model", "{tmp}/binary.json"], ["--endgame must be a whole"]),
     (["luck", "greedy", "nobody", "--model", "{tmp}/binary.json"], ["unknown policy 'nobody'"]),
     (["luck", "greedy", "balanced", "--model", "{tmp}/binary.json"], ["not a win-probability model"]),
     (["replay", "{tmp}/none.jsonl", "--html", "{tmp}/page.html"], ["no trace file"]),

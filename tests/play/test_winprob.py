@@ -71,3 +71,25 @@ def test_the_logit_over_the_seats():
     first = np.array([W.stage_of(m) for m in positions[:, :, L.RS_N_EMPTY].min(axis=1)]) == W.N_STAGES - 1
     assert first.any() and (q[first, 1] > p[first, 1]).all()
     np.testing.assert_allclose(q[~first], p[~first])
+
+
+def test_a_finished_games_value_is_its_outcome_as_the_studies_read_it(positions):
+    """``outcome_credits_nb`` (the luck's value of a game over) gives what ``studies.winprob.
+    outcome_credit`` does: the most VP, then the most empty spaces, a tie shared; ``position_values_nb``
+    gives it where the game is over and the model's probabilities where it is not."""
+    from smsim.studies.winprob import outcome_credit
+
+    rules = Rules().to_nb()
+    coef = np.random.default_rng(3).normal(scale=0.1, size=(W.N_STAGES, W.N_WIN_FEATURES))
+    out, scratch, model = np.zeros(positions.shape[1]), np.zeros(W.N_WIN_FEATURES), np.zeros(positions.shape[1])
+    tied = positions[:40].copy()
+    tied[:, 1, [L.RS_SCORE, L.RS_N_EMPTY]] = tied[:, 0, [L.RS_SCORE, L.RS_N_EMPTY]]  # seats 1 and 2 tied
+    shared = 0
+    for position in np.concatenate([positions, tied]):
+        W.position_values_nb(position, True, coef, rules, scratch, out)
+        np.testing.assert_allclose(out, outcome_credit(position))
+        shared += (out > 0).sum() > 1
+        W.position_values_nb(position, False, coef, rules, scratch, out)
+        W.win_probabilities_nb(position, coef, rules, scratch, model)
+        np.testing.assert_array_equal(out, model)
+    assert shared >= 30  # the ties were read as ties

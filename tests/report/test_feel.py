@@ -131,6 +131,8 @@ def test_the_luck_section_shows_each_match_and_says_it_in_short():
     assert glance == ["2 players, `learned` against `balanced`: the dice explain 35.6% of a seat's result (17.4% its own "
                       "rolls); the gap +15.0 [+14.0, +16.0] points as played, +14.5 [+13.5, +15.5] with the luck taken "
                       "out (1.12 x narrower)."]
+    shown = section.blocks[1].shown.iloc[0]
+    assert shown["leads with 95% after"] == "18 games (16 adjusted)" and shown["endgame"] == "under 25 empty spaces"
     assert luck_section([])[0].blocks[0].kind == "missing"
 
 
@@ -148,3 +150,37 @@ def test_a_rules_variants_shape_is_shown_as_its_paired_difference_in_points():
     assert rows["lead changes a game, by VP"].startswith("-1.00 [")  # 2 and 0 changes before, none now
     assert rows["games decided by 2 VP or less"].startswith("-50.0 [")  # in points: 1 of 2 games no longer close
     assert rows["winner's final margin"].startswith("+1.0 [")  # 2 VP more in game 0, none in game 1
+
+
+def test_a_model_a_level_each_dataset_read_under_the_model_of_its_own_policy(run, tmp_path):
+    """Two levels' mirror games and a model fitted on each: every dataset is read under its own
+    level's model (the calibration of each is that model's on its games), a dataset of a policy
+    no model was fitted on is refused in one line, and a single model still reads every dataset."""
+    from smsim.report.write import feel_of
+    from smsim.studies.winprob import WinProbModel, calibration_summary, read_positions
+
+    for policy in ("balanced", "greedy"):
+        for tag, seed in (("fit", 80), ("", 90)):
+            assert run("simulate", "-n", "400", "-p", "2", "--policy", policy, "--seed", str(seed), "--rounds",
+                       "--out", str(tmp_path / f"{policy}{tag}"), "--quiet").exit_code == 0  # fmt: skip
+        assert run("winprob", str(tmp_path / f"{policy}fit"), "--out", str(tmp_path / f"{policy}.json")).exit_code == 0
+        assert WinProbModel.load(tmp_path / f"{policy}.json").policies == {policy}
+    paths = [str(tmp_path / "balanced"), str(tmp_path / "greedy")]
+    models = [str(tmp_path / "greedy.json"), str(tmp_path / "balanced.json")]
+    shapes, calibration, _ = feel_of(paths, models)
+    assert [(s.policy, c["policy"]) for s, c in zip(shapes, calibration)] == [("balanced", "balanced"), ("greedy", "greedy")]
+    for path, c in zip(paths, calibration):
+        own = calibration_summary(WinProbModel.load(tmp_path / f"{c['policy']}.json"), read_positions(path))
+        assert c["brier"] == own["brier"]
+    other = calibration_summary(WinProbModel.load(tmp_path / "balanced.json"), read_positions(paths[1]))
+    assert other["brier"] != calibration[1]["brier"]  # greedy's games were not read under balanced's model
+    single = feel_of(paths, str(tmp_path / "balanced.json"))[1]
+    assert single[1]["brier"] == other["brier"]
+    refused = run("report", *paths, "--winprob", models[1], "--winprob", models[1], "--out", str(tmp_path / "q"))
+    assert refused.exit_code == 2 and "more than one --winprob model was fitted on 'balanced'" in refused.output
+    assert run("simulate", "-n", "40", "-p", "2", "--policy", "random", "--rounds", "--out", str(tmp_path / "random"),
+               "--quiet").exit_code == 0  # fmt: skip
+    refused = run("report", *paths, str(tmp_path / "random"), *[x for m in models for x in ("--winprob", m)],
+                  "--out", str(tmp_path / "q"))  # fmt: skip
+    assert refused.exit_code == 2 and "no --winprob model was fitted on 'random' games" in refused.output
+    assert "Traceback" not in refused.output

@@ -1,6 +1,7 @@
 """The luck of the dice (play/loop.py's Luck, studies/luck.py): measuring it leaves the games as
 played, a turn's luck sums to 0 over the seats and has mean 0, its expectation converges as the
-other turns grow, and a mirror's gap is 0 with or without it."""
+samples grow, a game judged against its outcome all along sums its luck to its result, the
+endgame explains more, and a mirror's gap is 0 with or without it."""
 
 import numpy as np
 import pytest
@@ -24,21 +25,38 @@ def model(tmp_path_factory):
     return fit_winprob([path])
 
 
-def lucky_games(model, players: int, games: int, samples: int, policy: str = "balanced", seed: int = 5):
+def lucky_games(model, players: int, games: int, samples: int, policy: str = "balanced", seed: int = 5,
+                endgame: int = 0):  # fmt: skip
     specs = [resolve_policy(policy)] * players
     score, player, game_out = engine_arrays(games, players)
     lucky = np.zeros((games, players, len(LUCK_FIELDS)))
-    kernel(players, specs, seed, Rules(), luck=(model.coef_for(players), samples))(0, score, player, game_out,
-                                                                                   lucky=lucky)  # fmt: skip
+    play = kernel(players, specs, seed, Rules(), luck=(model.coef_for(players), samples, endgame))
+    play(0, score, player, game_out, lucky=lucky)
     return score, player, game_out, lucky
 
 
-def test_measuring_luck_leaves_the_games_as_played(model):
-    score, player, game_out, lucky = lucky_games(model, 2, 60, 8)
+@pytest.mark.parametrize("endgame", [0, 25])
+def test_measuring_luck_leaves_the_games_as_played(model, endgame):
+    score, player, game_out, lucky = lucky_games(model, 2, 60, 8, endgame=endgame)
     plain = engine_arrays(60, 2)
     kernel(2, [resolve_policy("balanced")] * 2, 5, Rules())(0, *plain)
     for mine, theirs in zip((score, player, game_out), plain):
         np.testing.assert_array_equal(mine, theirs)
+
+
+def test_judged_against_its_outcome_all_along_a_seats_luck_sums_to_its_result(model):
+    """With the whole game its endgame, every value is the mean of the game played out to its end:
+    a round's turns' luck telescopes, and the last value is the outcome, so a seat's result minus
+    its luck is its value at the start, the mean of ``samples`` outcomes: its mean the seat's win
+    share, its spread that of a mean of 16 (sd about 0.5 / 4)."""
+    score, _, _, lucky = lucky_games(model, 2, 80, 16, endgame=L.N_SPACES + 1)
+    won = score[:, :, L.S_WON].astype(float)
+    credit = won / won.sum(axis=1, keepdims=True)
+    start = credit - lucky[:, :, 0]
+    assert ((start >= -1e-9) & (start <= 1 + 1e-9)).all()  # a mean of outcomes, not a model's guess
+    np.testing.assert_allclose(start.sum(axis=1), 1.0)
+    assert 0.06 < start[:, 0].std() < 0.18 and abs(start[:, 0].mean() - credit[:, 0].mean()) < 0.15
+    np.testing.assert_allclose(start * 32, np.round(start * 32), atol=1e-6)  # 16 outcomes of 0, 1/2 or 1
 
 
 def test_a_turns_luck_sums_to_0_over_the_seats_and_each_seat_counts_its_own_turns(model):
@@ -76,16 +94,21 @@ def test_luck_has_mean_0_and_taking_it_out_narrows_a_gap_without_moving_it(model
     assert (rows["turns"] > 0).all()
 
 
-def test_a_mirror_has_no_gap_as_played_or_with_the_luck_taken_out(model):
+def test_a_mirror_has_no_gap_as_played_or_with_the_luck_taken_out_and_the_endgame_explains_more(model):
     """A policy against itself on every rotation of the same dice plays the same games: its share
     is exactly parity, and the adjustment (fitted to a constant) leaves it there. There the luck
-    explains a good part of a seat's result (the model's own policy: about a third), its own
-    rolls' luck less of it than every seat's."""
-    t = LK.luck_match(LK.LuckPlan("balanced", "balanced", 2, 300, seed=3), model, threads=1).table.set_index("figure")
-    assert t.loc["gap", "value"] == pytest.approx(0.0, abs=1e-12)
-    assert t.loc["gap_adjusted", "value"] == pytest.approx(0.0, abs=1e-9)
-    assert 0.05 < t.loc["explained_own", "value"] < t.loc["explained", "value"]
-    assert 0.2 < t.loc["explained", "value"] < 0.7
+    explains a good part of a seat's result, its own rolls' luck less of it than every seat's; on
+    the same games, judged in an endgame of the last half (no model there), far more of it than
+    judged by the model to the last round."""
+    explained = {}
+    for endgame in (0, 25):
+        plan = LK.LuckPlan("balanced", "balanced", 2, 300, seed=3, endgame=endgame)
+        t = LK.luck_match(plan, model, threads=1).table.set_index("figure")
+        assert t.loc["gap", "value"] == pytest.approx(0.0, abs=1e-12)
+        assert t.loc["gap_adjusted", "value"] == pytest.approx(0.0, abs=1e-9)
+        assert 0.05 < t.loc["explained_own", "value"] < t.loc["explained", "value"]
+        explained[endgame] = t.loc["explained", "value"]
+    assert 0.3 < explained[0] < 0.7 and explained[25] > explained[0] + 0.15 and explained[25] < 0.97
 
 
 def test_cross_fitting_never_weighs_a_row_with_coefficients_fitted_on_it():
@@ -106,6 +129,8 @@ def test_bad_plans_are_refused_in_one_line(model):
         LK.verify_plan(LK.LuckPlan("rollout", "greedy"))
     with pytest.raises(LuckError, match="--players"):
         LK.verify_plan(LK.LuckPlan("balanced", "greedy", players=6))
+    with pytest.raises(LuckError, match="--endgame must be a whole number from 0 to 46"):
+        LK.verify_plan(LK.LuckPlan("balanced", "greedy", endgame=-1))
     from smsim.errors import WinProbError
 
     with pytest.raises(WinProbError, match="fitted on 2 players, not on 3"):
