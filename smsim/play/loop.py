@@ -128,8 +128,8 @@ Luck = namedtuple("Luck", ["coef", "samples", "snap", "cw", "position", "scratch
 # luck: the seat's luck summed over every turn (every seat's dice), in win probability; own_luck: over
 # its own turns only; turns: its own turns
 LUCK_FIELDS = ("luck", "own_luck", "turns")
-LUCK_STREAM = np.uint64(0x5851F42D4C957F2D)  # keeps the other turns' dice apart from the game's and the search's
-MAX_LUCK_SAMPLES = 1 << 12  # other turns a turn may be judged against: the key's room for them
+LUCK_STREAM = np.uint64(0x5851F42D4C957F2D)  # keeps the luck's plays' dice apart from the game's and the search's
+MAX_LUCK_SAMPLES = 1 << 12  # plays a value may be the mean of: the key's room for them
 # Who decides for each seat. A searching seat (PolicyKind.ROLLOUT) has its own knobs in ``params``,
 # the policy that orders its candidates and decides where it does not search in
 # ``base_kind``/``base_params``, and the policy its continuations play in ``playout_kind``/
@@ -858,7 +858,7 @@ def borrow_work_nb(w):
     )  # fmt: skip
 
 
-# The other turns' work, inside the luck inside a Work, borrowed by a dispatcher of its own: numba
+# The luck's plays' work, inside the luck inside a Work, borrowed by a dispatcher of its own: numba
 # refuses a function that calls itself, even with other argument types.
 borrow_other_work_nb = loop_njit(_twin(borrow_work_nb.py_func, "borrow_other_work_nb"))
 

@@ -19,7 +19,7 @@ dice (a block: the game's dice played once with A in each seat). Per block, A's 
 (parity 1/P); the adjusted share subtracts ``c`` times A's luck, ``c`` fitted by least squares
 on the other half of the blocks (cross-fitting: a coefficient never weighs the blocks it was
 fitted on, so the adjustment has mean 0). Intervals are over blocks. A policy that searches is
-refused: its other turns would need the search too.
+refused: the plays would need its search too.
 """
 
 from __future__ import annotations
@@ -81,8 +81,8 @@ def verify_plan(plan: LuckPlan) -> None:
     whole(plan.endgame, "--endgame", low=0, high=L.N_SPACES + 1, error=LuckError)
     for name in (plan.policy, plan.against):
         if any_search([resolve_policy(name)]):
-            raise LuckError(f"{name!r} searches: the luck of its dice would need its search in every turn played "
-                            "again; measure its base policy")  # fmt: skip
+            raise LuckError(f"{name!r} searches: the luck of its dice would need its search in every play "
+                            "from every turn; measure its base policy")  # fmt: skip
 
 
 def play_match(plan: LuckPlan, model: WinProbModel, rules: Rules | None = None, threads: int | None = None,

@@ -81,13 +81,13 @@ def test_luck_has_mean_0_and_its_expectation_converges_with_more_other_turns(mod
 
 def test_luck_has_mean_0_and_taking_it_out_narrows_a_gap_without_moving_it(model):
     """greedy against balanced: the gap as played and with the luck taken out agree (their
-    intervals overlap), the second no wider; a seat's luck has mean 0 and explains some of its result."""
+    intervals overlap), the second narrower; the measured policy's luck has mean 0."""
     result = LK.luck_match(LK.LuckPlan("greedy", "balanced", 2, 600, seed=62), model, threads=2)
     t = result.table.set_index("figure")
     assert t.loc["luck_mean", "lo"] < 0 < t.loc["luck_mean", "hi"]
     assert t.loc["gap", "hi"] < 0 and t.loc["gap_adjusted", "hi"] < 0  # greedy is the weaker
     assert max(t.loc["gap", "lo"], t.loc["gap_adjusted", "lo"]) < min(t.loc["gap", "hi"], t.loc["gap_adjusted", "hi"])
-    assert t.loc["narrower", "value"] >= 1.0 and t.loc["narrower_games", "value"] > 1.0
+    assert t.loc["narrower", "value"] > 1.25 and t.loc["narrower_games", "value"] > 1.3  # 1.47 and 1.55 measured
     rows = result.rows
     assert len(rows) == 600 * 2 * 2 and set(rows["rotation"]) == {0, 1}
     assert np.allclose(rows.groupby(["block", "rotation"])["credit"].sum(), 1.0)
