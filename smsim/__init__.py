@@ -4,17 +4,36 @@
 >>> sorted(smsim.POLICIES)[:3]
 ['balanced', 'balanced-exact', 'builder']
 
-The heavy entry points load on first use: ``smsim.simulate``, ``smsim.simulate_to``,
-``smsim.simulate_summary``, ``smsim.load``, ``smsim.load_rounds`` (a dataset's round snapshots,
-where ``simulate --rounds`` recorded them), ``smsim.compare``, ``smsim.tune`` (the heuristic's
-weights by CMA-ES, in ``smsim.studies.tune``), ``smsim.sweep`` (rule variants on common dice),
-``smsim.fairness`` (the per-seat compensation that evens out the seats' win rates),
-``smsim.skill`` (how much skill matters: the win-rate matrix of levels of play, the skill gap),
-``smsim.bonus_value`` (what each wall bonus is worth, by ablation on common dice),
-``smsim.keep_regret`` (each policy's keep decisions against the exact keep, in VP a game),
-``smsim.ladder`` (each level of play over the one below, head to head and against a field; the depth),
-``smsim.play_game``, and for balance reports ``smsim.report_tables`` (the report's tables as
-DataFrames) and ``smsim.make_report``.
+The heavy entry points load on first use (``_LAZY``); every command of ``smsim`` is a thin layer
+over them (docs/api.md):
+
+- runs of many games: ``smsim.simulate``, ``smsim.simulate_to``, ``smsim.simulate_summary``,
+  ``smsim.load``, ``smsim.load_rounds`` (a dataset's round snapshots, where ``simulate --rounds``
+  recorded them), ``smsim.summarise_dataset`` (a dataset's headline tables: ``smsim summary``);
+- one game: ``smsim.play_game``, ``smsim.score_city`` with ``smsim.parse_position`` (a written
+  city: ``smsim score``), ``smsim.check_trace`` (the independent referee: ``smsim validate``),
+  ``smsim.read_jsonl``, ``smsim.games_of``, ``smsim.replay_game`` and ``smsim.replay_page`` (a
+  trace's games, one replayed by the referee, its page: ``smsim replay``), ``smsim.advise``,
+  ``smsim.advise_trace`` and ``smsim.annotate_game`` (every move of a decision valued by playouts:
+  ``smsim advise``, ``smsim play --advise``);
+- studies: ``smsim.compare``, ``smsim.tune`` (the heuristic's weights by CMA-ES),
+  ``smsim.sweep`` (rule variants on common dice) and ``smsim.named_variants`` (the shipped ones:
+  ``smsim variants``), ``smsim.fairness`` (the per-seat compensation that evens out the seats' win
+  rates), ``smsim.skill`` (how much skill matters: the win-rate matrix of levels of play, the skill
+  gap), ``smsim.bonus_value`` (what each wall bonus is worth, by ablation on common dice),
+  ``smsim.keep_regret`` (each policy's keep decisions against the exact keep, in VP a game:
+  ``smsim regret``), ``smsim.ladder`` (each level of play over the one below, head to head and
+  against a field; the depth), ``smsim.learn`` with ``smsim.LearnPlan`` (a learned policy by expert
+  iteration), ``smsim.fit_winprob`` and ``smsim.WinProbModel`` (win probability from a position:
+  ``smsim winprob``), ``smsim.game_shape`` (lead changes, comebacks, when a game is decided:
+  ``smsim shape``), ``smsim.luck_match`` with ``smsim.LuckPlan`` (how much of a result is the
+  dice: ``smsim luck``), ``smsim.what_matters`` (each part of the game forbidden: ``smsim
+  matters``);
+- ``smsim.POLICIES`` (the built-in policies: ``smsim policies``), and for balance reports
+  ``smsim.report_tables`` (the report's tables as DataFrames), ``smsim.make_report`` (``smsim
+  report``), ``smsim.read_report_data`` and ``smsim.PLOTS`` (one figure: ``smsim plot``).
+
+``smsim warmup`` is ``smsim.warmup.warmup``, in a module of its own.
 """
 
 from smsim._cache import configure_cache
@@ -44,6 +63,28 @@ _LAZY = {
     "bonus_value": ("smsim.studies.bonus", "bonus_value"),
     "keep_regret": ("smsim.studies.regret", "keep_regret"),
     "ladder": ("smsim.studies.ladder", "ladder"),
+    "summarise_dataset": ("smsim.runs.summary", "summarise_dataset"),
+    "score_city": ("smsim.play.api", "score_city"),
+    "parse_position": ("smsim.play.board", "parse_position"),
+    "check_trace": ("smsim.play.referee", "check_trace"),
+    "read_jsonl": ("smsim.play.tracefile", "read_jsonl"),
+    "games_of": ("smsim.play.replay", "games_of"),
+    "replay_game": ("smsim.play.replay", "replay_game"),
+    "replay_page": ("smsim.report.replay", "replay_page"),
+    "advise": ("smsim.studies.advise", "advise"),
+    "advise_trace": ("smsim.studies.advise", "advise_trace"),
+    "annotate_game": ("smsim.studies.advise", "annotate_game"),
+    "named_variants": ("smsim.studies.sweep", "named_variants"),
+    "learn": ("smsim.studies.learn", "learn"),
+    "LearnPlan": ("smsim.studies.learn", "LearnPlan"),
+    "fit_winprob": ("smsim.studies.winprob", "fit_winprob"),
+    "WinProbModel": ("smsim.studies.winprob", "WinProbModel"),
+    "game_shape": ("smsim.studies.shape", "game_shape"),
+    "luck_match": ("smsim.studies.luck", "luck_match"),
+    "LuckPlan": ("smsim.studies.luck", "LuckPlan"),
+    "what_matters": ("smsim.studies.matters", "what_matters"),
+    "read_report_data": ("smsim.report.tables", "read_report_data"),
+    "PLOTS": ("smsim.report.plots", "PLOTS"),
 }
 __all__ = ["Rules", "RulesError", "load_rules", "__version__", *_LAZY]
 
