@@ -1,4 +1,4 @@
-"""Head-to-head of policies: ``smsim.compare`` of them all, printed as the README's Markdown table.
+"""Head-to-head of policies: ``smsim.compare`` of them all, printed as the Markdown table of docs/policies.md.
 
     python scripts/head_to_head.py [--games 100000] [--players 4] [--policies random greedy ...] [--seed 2026]
 
@@ -61,7 +61,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100_000, help="most games (rounded down to whole blocks)")
     parser.add_argument("--players", type=int, default=4)
-    # the heuristics and random; the search policy is measured on its own (README), since a
+    # the heuristics and random; the search policy is measured on its own (docs/policies.md), since a
     # table of every 4-subset would seat it in half the games at ~0.5 core-s each
     built_in = [name for name, spec in POLICIES.items() if spec.kind != PolicyKind.ROLLOUT]
     parser.add_argument("--policies", nargs="+", default=built_in)
