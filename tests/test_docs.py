@@ -74,9 +74,7 @@ def test_every_section_the_code_cites_is_in_docs_rules_md():
     assert not missing, "\n".join(missing)
 
 
-RULE_LABELS = sorted(
-    {v for k, v in vars(referee).items() if k.isupper() and isinstance(v, str) and LABEL.match(v)}
-)
+RULE_LABELS = sorted({v for k, v in vars(referee).items() if k.isupper() and isinstance(v, str) and LABEL.match(v)})
 
 
 def test_the_referee_names_rules():
@@ -136,12 +134,16 @@ def test_the_architecture_checker_finds_missing_stale_and_doubled_modules():
     assert architecture_problems(table + "see b/c.py and `smsim/a.py`, and bench.py", modules,
                                  {"scripts/bench.py"}) == []  # fmt: skip
     assert architecture_problems(table.replace("| `smsim/b/c.py` | its job |\n", ""), modules) == [
-        "smsim/b/c.py: a module missing from the module table"]
+        "smsim/b/c.py: a module missing from the module table"
+    ]
     assert architecture_problems(table + "| `smsim/gone.py` | its job |\n", modules) == [
-        "smsim/gone.py: listed, but there is no such module"]
+        "smsim/gone.py: listed, but there is no such module"
+    ]
     assert architecture_problems(table + "| `smsim/a.py` | again |\n", modules) == ["smsim/a.py: listed 2 times"]
     assert architecture_problems(table + "the loop (`smsim/b/old.py`, d/c.py)", modules) == [
-        "d/c.py: named, but there is no such file", "smsim/b/old.py: named, but there is no such file"]
+        "d/c.py: named, but there is no such file",
+        "smsim/b/old.py: named, but there is no such file",
+    ]
 
 
 def test_docs_architecture_md_lists_every_module_and_names_no_missing_file():

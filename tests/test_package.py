@@ -124,8 +124,11 @@ def test_every_command_s_api_names_resolve_to_what_the_command_calls():
         callback = inspect.unwrap(cli.commands[command].callback)
         source = inspect.getsource(callback)
         module = sys.modules[callback.__module__]
-        helpers = [f for k, f in vars(module).items()
-                   if inspect.isfunction(f) and f.__module__ == module.__name__ and re.search(rf"\b{k}\(", source)]
+        helpers = [
+            f
+            for k, f in vars(module).items()
+            if inspect.isfunction(f) and f.__module__ == module.__name__ and re.search(rf"\b{k}\(", source)
+        ]
         source += "".join(inspect.getsource(f) for f in helpers)
         for name in names:
             target = public(name)

@@ -67,7 +67,7 @@ def simulate(games, players, policy, seed, out, batch, rounds, threads, quiet, c
 
     \b
     Examples:
-      smsim simulate --games 100000 --players 4 --policy balanced --policy random
+      smsim simulate --games 100000 --players 2 --policy balanced --policy random
       smsim simulate -n 1e7 -p 3 --policy balanced,greedy,walls --seed 7 --out runs/three
       smsim simulate -n 50000 -p 2 --policy greedy --rule allow_pass=true
       smsim simulate -n 100000 -p 4 --policy balanced --rounds --out runs/positions
