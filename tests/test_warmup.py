@@ -76,6 +76,7 @@ def first_heuristic_run(tmp_path_factory) -> dict[str, list[str]]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # compiles a heuristic loop in an empty cache, in a fresh process (~40 s)
 def test_a_first_run_compiles_each_loop_function_once(first_heuristic_run):
     """Each compiled specialisation of a loop function costs a share of the first compile (a
     second or more for the larger ones): a constant passed as a literal, or a type that differs
@@ -86,6 +87,7 @@ def test_a_first_run_compiles_each_loop_function_once(first_heuristic_run):
     assert {name: sigs for name, sigs in compiled.items() if len(sigs) > 1} == {}
 
 
+@pytest.mark.slow  # the same empty-cache compile
 def test_a_heuristic_line_up_compiles_no_learned_policy_and_no_search(first_heuristic_run):
     """The learned policy and the search compile the first time a line-up plays them, not in a
     heuristic line-up's loop: none of their functions is compiled, and no compiled signature

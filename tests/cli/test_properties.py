@@ -499,7 +499,7 @@ def run_example(template: Path, args: list[str]) -> int:
 SETTINGS = dict(deadline=None, database=None, suppress_health_check=list(HealthCheck))
 
 
-@settings(max_examples=150, derandomize=True, **SETTINGS)
+@settings(max_examples=60, derandomize=True, **SETTINGS)
 @given(args=st.one_of(argument_lists(), variations()))
 def test_any_arguments(template, args):
     """Any drawn argument list: exit 0 or 2, at most one Error line, no traceback, nothing

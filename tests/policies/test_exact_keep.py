@@ -59,7 +59,11 @@ def brute_force_layers(final: dict):
     return value, expect, one_left
 
 
-def test_both_layers_equal_brute_force_over_dice_positions():
+@pytest.mark.parametrize("draws, two_rolls_from", [
+    (1, 3),  # the default suite: one roll, the second layer checked where 3 or more dice are kept (~3 s)
+    pytest.param(4, 2, marks=pytest.mark.slow),  # four rolls, the second layer from 2 kept dice (~60 s)
+])  # fmt: skip
+def test_both_layers_equal_brute_force_over_dice_positions(draws, two_rolls_from):
     rng = np.random.default_rng(5)
     last = np.zeros(X.N_NODES)
     last[X.FIRST_FINAL :] = rng.normal(size=X.N_NODES - X.FIRST_FINAL)
@@ -69,14 +73,14 @@ def test_both_layers_equal_brute_force_over_dice_positions():
     X.expect_nb(last)
     X.best_within_nb(last, two)
     X.expect_nb(two)
-    for _ in range(4):
+    for _ in range(draws):
         dice = rng.integers(0, L.N_FACES, L.N_DICE)
         for mask in (0, 1, 6, 21, 31):
             kept = [dice[d] for d in range(L.N_DICE) if not mask >> d & 1]
             node = X.node_of_nb(dice, mask)
             assert node == (node_of(kept) if kept else X.EMPTY)
             assert last[node] == pytest.approx(expect(kept, value), abs=1e-12)
-            if len(kept) >= 2:  # two rolls left: 6**3 outcomes, each with its own best reroll
+            if len(kept) >= two_rolls_from:  # two rolls left: 6**(5 - kept) outcomes, each with its own best reroll
                 assert two[node] == pytest.approx(expect(kept, one_left), abs=1e-12)
 
 

@@ -214,6 +214,7 @@ def test_the_judge_counts_agreement_and_regret_against_the_teachers_values():
     assert row["base_agreement"] == 0.0 and row["base_regret"] == pytest.approx(0.2)
 
 
+@pytest.mark.slow  # three `smsim learn` processes (~50 s); test_a_rerun_resumes_from_the_parts_on_disk keeps resumption in the default suite
 def test_kill_9_mid_labelling_loses_and_repeats_no_decision(tiny, tmp_path):
     out, _ = tiny
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))

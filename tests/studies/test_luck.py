@@ -68,6 +68,7 @@ def test_a_turns_luck_sums_to_0_over_the_seats_and_each_seat_counts_its_own_turn
     assert (np.abs(lucky[:, :, 1]) <= np.abs(lucky[:, :, 0]) + 10).all() and lucky[:, :, 1].std() > 0.05
 
 
+@pytest.mark.slow  # 4,500 games' luck, each turn judged against up to 64 plays (~15 s)
 def test_luck_has_mean_0_and_its_expectation_converges_with_more_other_turns(model):
     """Over 1,500 games a seat's luck has mean 0; judged against 4 other turns it strays further
     from the luck judged against 64 than judged against 16 does (the expectation's sampling noise

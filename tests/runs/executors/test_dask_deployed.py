@@ -33,6 +33,10 @@ from smsim.runs.dataset import part_name
 from smsim.runs.executors.dask import SAME_SMSIM, smsim_identity, verify_workers
 from tests.helpers import assert_same_dataset
 
+# scheduler and worker processes started and killed for real (~80 s in all): the slow suite;
+# tests/runs/executors/test_dask.py keeps the executor's behaviour on an in-process cluster in the default suite
+pytestmark = pytest.mark.slow
+
 ROOT = Path(smsim.__file__).resolve().parents[1]  # the checkout the children must import
 START_TIMEOUT = 60  # seconds for a scheduler or a worker to come up (a busy 2-core machine)
 RUN_TIMEOUT = 300  # seconds for one command: a hang fails the test instead of stalling the suite

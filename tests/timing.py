@@ -1,0 +1,108 @@
+"""The default suite's cost, kept: a pytest plugin (loaded by tests/conftest.py) that sums the time
+of every test (setup, call and teardown), splits off what numba spent compiling or loading the
+engine (which a fresh clone pays and a warm cache does not), prints both at the end of a run, and
+fails a run of the whole default suite whose test time, less compiling, is over the budget
+(``test_time_budget`` in pyproject.toml). Growth past it is then a decision (raise the budget, or
+mark a test slow), not drift.
+
+Under pytest-xdist each worker times its own tests and compiles; the controller adds them up.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+_KEY = "smsim_timing"
+
+
+def pytest_addoption(parser):
+    parser.addini("test_time_budget", "seconds the whole default suite's tests may take, less numba compiling",
+                  default="0")  # fmt: skip
+
+
+class Timing:
+    def __init__(self, config):
+        self.config = config
+        self.test_s = 0.0  # every report's duration, on this process or sent by the workers
+        self.compile_s = 0.0  # numba compiling and cache loading, added up over the workers
+        self.started = time.perf_counter()
+        self.listener = None
+
+    def start_compile_timer(self) -> None:
+        """Time numba's compiles in this process (a worker, or pytest without xdist). Importing smsim
+        first points numba's cache where smsim keeps it."""
+        import smsim  # noqa: F401
+        from numba.core import event
+
+        self.listener = event.TimingListener()  # counts nested compiles once
+        event.register("numba:compile", self.listener)
+
+    def compile_here(self) -> float:
+        return self.listener.duration if self.listener is not None and self.listener.done else 0.0
+
+    @pytest.hookimpl
+    def pytest_runtest_logreport(self, report):
+        self.test_s += report.duration
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error):
+        self.compile_s += node.workeroutput.get("smsim_compile_s", 0.0) if hasattr(node, "workeroutput") else 0.0
+
+    def whole_default_suite(self, session) -> bool:
+        """A run of the default selection (no paths, -k or -m given): the one the budget is for."""
+        opt = self.config.option
+        return (not getattr(opt, "keyword", "") and getattr(opt, "markexpr", "") == "not slow"
+                and not self.config.args_source == pytest.Config.ArgsSource.ARGS
+                and session.testscollected > 0)  # fmt: skip
+
+
+def pytest_configure(config):
+    timing = Timing(config)
+    config.stash[_STASH] = timing
+    config.pluginmanager.register(timing, _KEY)
+    if not hasattr(config, "workerinput") and config.pluginmanager.hasplugin("xdist") and _distributed(config):
+        return  # the controller of xdist workers: they compile, it only adds up
+    timing.start_compile_timer()
+
+
+def _distributed(config) -> bool:
+    n = getattr(config.option, "numprocesses", None)
+    return bool(n) and getattr(config.option, "dist", "no") != "no"
+
+
+_STASH = pytest.StashKey[Timing]()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    timing = session.config.stash[_STASH]
+    if hasattr(session.config, "workerinput"):  # a worker: hand its compile time to the controller
+        session.config.workeroutput["smsim_compile_s"] = timing.compile_here()
+        return
+    timing.compile_s += timing.compile_here()
+    budget = float(session.config.getini("test_time_budget") or 0)
+    timing.within = None
+    if budget > 0 and timing.whole_default_suite(session):
+        timing.within = timing.test_s - timing.compile_s <= budget
+        if not timing.within and session.exitstatus == 0:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    timing.budget = budget
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    timing = config.stash[_STASH]
+    if hasattr(config, "workerinput"):
+        return
+    work = timing.test_s - timing.compile_s
+    line = (f"test time {timing.test_s:.0f} s: {work:.0f} s of tests and {timing.compile_s:.0f} s of numba "
+            f"compiling or loading the engine; wall {time.perf_counter() - timing.started:.0f} s")  # fmt: skip
+    within = getattr(timing, "within", None)
+    if within is None:
+        terminalreporter.write_line(line)
+    elif within:
+        terminalreporter.write_line(f"{line}; the budget {timing.budget:.0f} s holds")
+    else:
+        terminalreporter.write_line(
+            f"{line}: OVER the default suite's budget of {timing.budget:.0f} s (test_time_budget in pyproject.toml): "
+            "mark the new long tests slow, make them cheaper, or raise the budget and say why", red=True)  # fmt: skip
