@@ -111,27 +111,59 @@ def sample(args: tuple) -> list[dict]:
         if all(counts[k] >= wanted for k in kinds):
             break
         w = new_work(players, trace)
-        play_one_search_nb(key, game, rules_nb, crates, kind, params, fns, base_kind, base_params, base_kind,
-                           base_params, marks, w, search, -1)  # fmt: skip
+        play_one_search_nb(
+            key,
+            game,
+            rules_nb,
+            crates,
+            kind,
+            params,
+            fns,
+            base_kind,
+            base_params,
+            base_kind,
+            base_params,
+            marks,
+            w,
+            search,
+            -1,
+        )
         total = int(w.ctx[L.CTX_INDEX])
         for d in rng.choice(total, size=min(total, 12), replace=False):
             w = new_work(players, trace)
-            play_one_search_nb(key, game, rules_nb, crates, kind, params, fns, base_kind, base_params, base_kind,
-                               base_params, marks, w, search, int(d))  # fmt: skip
+            play_one_search_nb(
+                key,
+                game,
+                rules_nb,
+                crates,
+                kind,
+                params,
+                fns,
+                base_kind,
+                base_params,
+                base_kind,
+                base_params,
+                marks,
+                w,
+                search,
+                int(d),
+            )
             name = L.Decision(int(w.cap.ctx[L.CTX_DECISION])).name
             if name not in counts or counts[name] >= wanted:
                 continue
             # the reference first, over the candidates the shipped defaults weigh (no pruning)
             before = int(reference.spent[0])
-            m, best = search_captured_nb(w, rules_nb, fns, base_kind, playout_kind, playout_params, marks, ref_knobs,
-                                         REFERENCE_STREAM, reference)  # fmt: skip
+            m, best = search_captured_nb(
+                w, rules_nb, fns, base_kind, playout_kind, playout_params, marks, ref_knobs, REFERENCE_STREAM, reference
+            )
             if best < 0:
                 continue
             ref_spent = int(reference.spent[0]) - before
             rows = [int(r) for r in reference.rows[:m]]
             before = int(search.spent[0])
-            m_search, found = search_captured_nb(w, rules_nb, fns, base_kind, playout_kind, playout_params, marks,
-                                                 knobs, 0, search)  # fmt: skip
+            m_search, found = search_captured_nb(
+                w, rules_nb, fns, base_kind, playout_kind, playout_params, marks, knobs, 0, search
+            )
             spent = int(search.spent[0]) - before
             picked = int(search.rows[found]) if found >= 0 else int(w.cap.at[3])  # no search: the base's pick
             if picked not in rows:
@@ -152,9 +184,21 @@ def sample(args: tuple) -> list[dict]:
             wrong, loss, win_loss = judged(pick)
             base_wrong, base_loss, base_win_loss = judged(0)
             counts[name] += 1
-            out.append(dict(kind=name, candidates=m_searched, searched=found >= 0, spent=spent, ref_spent=ref_spent, wrong=wrong, loss=loss,
-                            win_loss=win_loss, base_wrong=base_wrong, base_loss=base_loss,
-                            base_win_loss=base_win_loss))  # fmt: skip
+            out.append(
+                dict(
+                    kind=name,
+                    candidates=m_searched,
+                    searched=found >= 0,
+                    spent=spent,
+                    ref_spent=ref_spent,
+                    wrong=wrong,
+                    loss=loss,
+                    win_loss=win_loss,
+                    base_wrong=base_wrong,
+                    base_loss=base_loss,
+                    base_win_loss=base_win_loss,
+                )
+            )
     return out
 
 
@@ -165,8 +209,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261125)
     parser.add_argument("--knobs", default=None, help="a rollout TOML (default: the shipped rollout)")
     parser.add_argument("--factor", type=int, default=16, help="the reference's budget over the search's")
-    parser.add_argument("--reference-budget", type=int, default=None,
-                        help="the reference's budget (default: factor x the search's budget)")
+    parser.add_argument(
+        "--reference-budget",
+        type=int,
+        default=None,
+        help="the reference's budget (default: factor x the search's budget)",
+    )
     parser.add_argument("--kinds", default="keep,use,place", help="decision kinds to sample")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
@@ -175,18 +223,24 @@ def main() -> None:
     ref_budget = args.reference_budget or args.factor * int(knobs[ROLLOUT_PARAMS.offset("budget")])
     # every worker samples its own games (game g of worker i: g * workers + i), each wanting its share
     per = math.ceil(args.decisions / args.workers)
-    jobs = [(args.seed, range(i, 10**9, args.workers), args.players, per, (knobs, chooser, player), ref_budget, kinds)
-            for i in range(args.workers)]  # fmt: skip
+    jobs = [
+        (args.seed, range(i, 10**9, args.workers), args.players, per, (knobs, chooser, player), ref_budget, kinds)
+        for i in range(args.workers)
+    ]
     start = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
         rows = [r for part in pool.map(sample, jobs) for r in part]
     elapsed = time.perf_counter() - start
     spec = "rollout (shipped defaults)" if args.knobs is None else args.knobs
-    print(f"search quality: {spec}, every kind searched; reference {ref_budget} continuations a decision, flat; "
-          f"{args.players} players, {chooser} games of seed {args.seed}, continuations by {player}; "
-          f"{elapsed:.0f} s on {args.workers} workers")
-    print(f"{'kind':<6} {'decisions':>9} {'searched':>9} {'cands':>6} {'spent':>7} {'ref':>7} {'wrong>2se':>10} {'loss':>8} "
-          f"{'win loss':>9} {'base wrong':>11} {'base loss':>10}")  # fmt: skip
+    print(
+        f"search quality: {spec}, every kind searched; reference {ref_budget} continuations a decision, flat; "
+        f"{args.players} players, {chooser} games of seed {args.seed}, continuations by {player}; "
+        f"{elapsed:.0f} s on {args.workers} workers"
+    )
+    print(
+        f"{'kind':<6} {'decisions':>9} {'searched':>9} {'cands':>6} {'spent':>7} {'ref':>7} {'wrong>2se':>10} {'loss':>8} "
+        f"{'win loss':>9} {'base wrong':>11} {'base loss':>10}"
+    )
     for kind in kinds:
         sel = [r for r in rows if r["kind"] == kind]
         if not sel:
@@ -195,9 +249,11 @@ def main() -> None:
         def mean(key: str) -> float:
             return float(np.mean([r[key] for r in sel]))
 
-        print(f"{kind:<6} {len(sel):>9} {100 * mean('searched'):>8.1f}% {mean('candidates'):>6.2f} {mean('spent'):>7.1f} {mean('ref_spent'):>7.0f} "
-              f"{100 * mean('wrong'):>9.1f}% {mean('loss'):>8.4f} {mean('win_loss'):>9.4f} "
-              f"{100 * mean('base_wrong'):>10.1f}% {mean('base_loss'):>10.4f}")  # fmt: skip
+        print(
+            f"{kind:<6} {len(sel):>9} {100 * mean('searched'):>8.1f}% {mean('candidates'):>6.2f} {mean('spent'):>7.1f} {mean('ref_spent'):>7.0f} "
+            f"{100 * mean('wrong'):>9.1f}% {mean('loss'):>8.4f} {mean('win_loss'):>9.4f} "
+            f"{100 * mean('base_wrong'):>10.1f}% {mean('base_loss'):>10.4f}"
+        )
 
 
 if __name__ == "__main__":

@@ -45,12 +45,20 @@ def warmup(learned: bool, search: bool, everything: bool) -> None:
 
 @cli.command()
 @run_options("Games to play (1 to 1e10).", "The run's seed.")
-@click.option("--out", "-o", type=str, default=None,
-              help="Dataset directory to write (resumable): a path, or a URL such as s3://bucket/run.")
+@click.option(
+    "--out",
+    "-o",
+    type=str,
+    default=None,
+    help="Dataset directory to write (resumable): a path, or a URL such as s3://bucket/run.",
+)
 @click.option("--batch", type=str, default=None, help="Games per part file (default: by run size).")
-@click.option("--rounds", is_flag=True,
-              help="Also record every player's position at the start of every round and at the end (a third "
-                   "table, rounds/, for win probabilities; needs --out).")  # fmt: skip
+@click.option(
+    "--rounds",
+    is_flag=True,
+    help="Also record every player's position at the start of every round and at the end (a third "
+    "table, rounds/, for win probabilities; needs --out).",
+)
 @click.option("--threads", type=int, default=None, help="Threads (default: every core, or SMSIM_THREADS).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @cluster_option(needs_out=True)
@@ -97,15 +105,27 @@ def simulate(games, players, policy, seed, out, batch, rounds, threads, quiet, c
         if out is None:
             start = time.perf_counter()
             with RunProgressBar(run.games, quiet) as report:
-                result = simulate_summary(run.games, run.players, run.lineup, run.seed, run.rules, threads=threads,
-                                          on_progress=report)  # fmt: skip
+                result = simulate_summary(
+                    run.games, run.players, run.lineup, run.seed, run.rules, threads=threads, on_progress=report
+                )
             print_tables(result.tables, elapsed=time.perf_counter() - start)
             return
         start = time.perf_counter()
         with RunProgressBar(run.games, quiet) as report:
-            result = simulate_to(out, run.games, run.players, run.lineup, run.seed, run.rules, batch=batch_size,
-                                 threads=threads, command=["smsim", *sys.argv[1:]], on_progress=report,
-                                 cluster=cluster, rounds=rounds)  # fmt: skip
+            result = simulate_to(
+                out,
+                run.games,
+                run.players,
+                run.lineup,
+                run.seed,
+                run.rules,
+                batch=batch_size,
+                threads=threads,
+                command=["smsim", *sys.argv[1:]],
+                on_progress=report,
+                cluster=cluster,
+                rounds=rounds,
+            )
         elapsed = time.perf_counter() - start
         print_tables(result.tables)
         click.echo(f"dataset: {out} ({result.games:,} games; {result.played:,} played now in {elapsed:.1f} s)")
@@ -113,16 +133,25 @@ def simulate(games, players, policy, seed, out, batch, rounds, threads, quiet, c
         if out is None:
             click.echo("\ninterrupted", err=True)
         else:
-            click.echo(f"\ninterrupted: the parts already written in {out} are complete; run the same command "
-                       f"to play only the missing games", err=True)  # fmt: skip
+            click.echo(
+                f"\ninterrupted: the parts already written in {out} are complete; run the same command "
+                f"to play only the missing games",
+                err=True,
+            )
         sys.exit(130)
 
 
 # -- summary ----------------------------------------------------------------------------------
 @cli.command()
 @click.argument("dataset", type=str)
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json", "markdown"]), default="table",
-              show_default=True, help="table: rich tables for the terminal; the others for machines.")  # fmt: skip
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json", "markdown"]),
+    default="table",
+    show_default=True,
+    help="table: rich tables for the terminal; the others for machines.",
+)
 def summary(dataset: str, fmt: str) -> None:
     """Headline tables of a dataset: win rate by policy and by seat with 95% intervals, VP mean
     and percentiles, VP by source, cannons lost, church series, sides completed.

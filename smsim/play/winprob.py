@@ -22,20 +22,29 @@ from smsim import layout as L
 from smsim import rules as R
 from smsim.engine.memory import cached_njit, hot_njit
 
-FEATURES = L.Record("win-probability feature", "WF_", "N_WIN_FEATURES", (
-    ("score", 1, "the seat's score if the game ended now (VP)"),
-    ("lead", 1, "that score minus the best other seat's (VP)"),
-    ("coins", 1, "coins held"),
-    ("logs", 1, "logs held"),
-    ("n_empty", 1, "empty spaces left"),
-    ("shortfall", 1, "the next pirate attack's strength minus the seat's defence, at least 0 (0 once no attack is left)"),
-    ("shortfall_near", 1, "the shortfall, times the share of the attack's row already crossed"),
-    ("walls", 1, "walls in the city"),
-    ("churches", 1, "churches in the city"),
-    ("persons", 1, "persons in the city"),
-    ("crates", 1, "crates in the city"),
-    ("seat", L.MAX_PLAYERS - 1, "1 for seat k, k = 1 .. 4 (seat 0: none): the seat order"),
-))  # fmt: skip
+FEATURES = L.Record(
+    "win-probability feature",
+    "WF_",
+    "N_WIN_FEATURES",
+    (
+        ("score", 1, "the seat's score if the game ended now (VP)"),
+        ("lead", 1, "that score minus the best other seat's (VP)"),
+        ("coins", 1, "coins held"),
+        ("logs", 1, "logs held"),
+        ("n_empty", 1, "empty spaces left"),
+        (
+            "shortfall",
+            1,
+            "the next pirate attack's strength minus the seat's defence, at least 0 (0 once no attack is left)",
+        ),
+        ("shortfall_near", 1, "the shortfall, times the share of the attack's row already crossed"),
+        ("walls", 1, "walls in the city"),
+        ("churches", 1, "churches in the city"),
+        ("persons", 1, "persons in the city"),
+        ("crates", 1, "crates in the city"),
+        ("seat", L.MAX_PLAYERS - 1, "1 for seat k, k = 1 .. 4 (seat 0: none): the seat order"),
+    ),
+)
 FEATURES.export(globals())
 FEATURE_NAMES = FEATURES.columns()
 

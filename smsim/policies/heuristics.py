@@ -24,8 +24,6 @@ with the ``exact_keep`` weight, are solved exactly for the turn (``exact_keep``)
 Ties between equally valued candidates are broken uniformly at random from the seat's stream.
 """
 
-
-
 from smsim import layout as L
 from smsim import rules as R
 from smsim.engine.city import ZERO, church_mask_nb, popcount_nb

@@ -386,9 +386,7 @@ def _covariance(info: np.ndarray, prior: float) -> np.ndarray:
     return centre @ cov @ centre
 
 
-def fit_plackett_luce(
-    ranks: pd.DataFrame, *, max_iter: int = 1000, tol: float = 1e-9, prior: float = 1.0
-) -> Ratings:
+def fit_plackett_luce(ranks: pd.DataFrame, *, max_iter: int = 1000, tol: float = 1e-9, prior: float = 1.0) -> Ratings:
     """Fit Plackett-Luce strengths of the policies to the final rankings of games.
 
     Parameters
