@@ -40,13 +40,13 @@ Plays, from fixed seeds, with the standard rules, at three strengths of play (th
   ``REGRET_SEARCH_GAMES`` (40) games on seed 2125 = ``SEED + 99``, into RUNS/regret-4p-search: 1 to
   5 core-s a game, a few core-minutes. The section "Dice decisions"; each folder resumes policy by
   policy;
-- ``smsim ladder`` of random, greedy with 80 to 15% of its decisions random, greedy, L1, L2 and L3 at 2 and 4 players (``LADDER_GAMES``, 4,000
-  games a cell, seed 2126 = ``SEED + 100``), each rung's step over the one below head to head and
-  against the fixed field, paired, with the depth; the cells with the search at most
-  ``LADDER_SEARCH_GAMES`` (1,000, scaled with ``--scale``) games: 4 cells of one search seat a
-  game, about 0.65 core-s a game at 2 players and 1.2 at 4, so about an hour of one core; the
-  heuristic cells a few core-minutes. Resumable chunk by chunk (a rerun plays only the missing
-  chunks), into RUNS/ladder: the levels of play shown ordered.
+- ``smsim ladder`` of random, greedy with 80 to 15% of its decisions random, greedy, L1, L2 and L3
+  at 2 and 4 players (``LADDER_GAMES``, 4,000 games a cell, seed 2126 = ``SEED + 100``), each rung's
+  step over the one below head to head and against the fixed field, paired, with the depth; the
+  cells with the search at most ``LADDER_SEARCH_GAMES`` (1,000, scaled with ``--scale``) games: 4
+  cells of one search seat a game, about 0.65 core-s a game at 2 players and 1.2 at 4, so about an
+  hour of one core; the heuristic cells a few core-minutes. Resumable chunk by chunk (a rerun plays
+  only the missing chunks), into RUNS/ladder: the levels of play shown ordered.
 
 The seeds of the two studies (2120, 2125, 2126) are apart from every other seed here (``SEED`` +
 0, 10, 20, 30, 40, 60, 70 or 80, plus the players), so their games are not the games of any other study.

@@ -442,7 +442,8 @@ def search_cost(games: int, runs: int, extra: list[str] | None = None) -> None:
     for name in lineups:
         ratios = [a / b for a, b in zip(seconds[name], seconds["rollout-flat"])]
         print(
-            f"{name:>{width}} {statistics.median(seconds[name]):>12.4f} {statistics.median(continuations[name]):>19,.0f} "
+            f"{name:>{width}} {statistics.median(seconds[name]):>12.4f} "
+            f"{statistics.median(continuations[name]):>19,.0f} "
             f"{statistics.median(seconds[name]) / flat_s[0]:>8.3f} {' '.join(f'{x:.3f}' for x in ratios):>30}"
         )
     b = statistics.median(balanced)
@@ -730,15 +731,19 @@ def main() -> None:
     for players in args.players:
         for policy in args.policy:
             _, _, game_out = run_games(2000, players, [policy], 99, Rules())
-            rounds = int(round(game_out[:, 0].mean()))
+            rounds = int(round(game_out[:, 0].mean()))  # noqa: RUF046 (numpy 1.x's round gives a float64)
             one = median_rate(
-                lambda r: run_games(args.games, players, [policy], r, Rules(), threads=1), args.games, args.runs
+                lambda r: run_games(args.games, players, [policy], r, Rules(), threads=1),  # noqa: B023 (called at once)
+                args.games,
+                args.runs,
             )
             many = median_rate(
-                lambda r: run_games(args.games, players, [policy], r, Rules(), threads=cores), args.games, args.runs
+                lambda r: run_games(args.games, players, [policy], r, Rules(), threads=cores),  # noqa: B023 (called at once)
+                args.games,
+                args.runs,
             )
             floor(100, players, rounds, 1, 0)
-            fl = median_rate(lambda r: floor(args.games, players, rounds, 1, r), args.games, args.runs)
+            fl = median_rate(lambda r: floor(args.games, players, rounds, 1, r), args.games, args.runs)  # noqa: B023 (called at once)
             print(
                 f"{players:>7} {policy:>9} {rounds:>6} {one:>10,.0f} {many:>10,.0f} {many / one:>6.2f}x "
                 f"{fl:>10,.0f} {fl / one:>9.1f}x"
@@ -752,8 +757,8 @@ def main() -> None:
     print(f"{'line-up':>22} {'1 thread':>10} {f'{cores} threads':>10} {'scaling':>7} {'core-s/game':>11}")
     for label, lineup in lineups.items():
         n = rollout_games if "rollout" in label else args.games
-        one = median_rate(lambda r: run_games(n, 4, lineup, r, Rules(), threads=1), n, args.runs)
-        many = median_rate(lambda r: run_games(n, 4, lineup, r, Rules(), threads=cores), n, args.runs)
+        one = median_rate(lambda r: run_games(n, 4, lineup, r, Rules(), threads=1), n, args.runs)  # noqa: B023 (called at once)
+        many = median_rate(lambda r: run_games(n, 4, lineup, r, Rules(), threads=cores), n, args.runs)  # noqa: B023 (called at once)
         print(f"{label:>22} {one:>10,.2f} {many:>10,.2f} {many / one:>6.2f}x {1 / one:>11.4f}")
 
     command_rates(args.games, args.runs, cores)

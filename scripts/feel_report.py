@@ -16,8 +16,8 @@ both models: the standard sections on the mirrors of both levels, and "How the g
 "Luck against skill" and "What matters". On 2 cores: 10 min 23 s with the L1 fit datasets and the
 what-matters study already there (the 800,000 games of the shape with their snapshots 2 min, the
 two models 1 min 15 s, the luck matches 4 min 20 s, the report 2 min 13 s); the study and those
-datasets (960,000 and 160,000 games, not remade here) add some three minutes the first time. The datasets go to runs/feel/
-(not committed; a step whose result is there is skipped or resumes).
+datasets (960,000 and 160,000 games, not remade here) add some three minutes the first time. The
+datasets go to runs/feel/ (not committed; a step whose result is there is skipped or resumes).
 
     python scripts/feel_report.py
 """

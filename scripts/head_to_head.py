@@ -17,10 +17,10 @@ import time
 
 import pandas as pd
 
-from smsim.studies.compare import Comparison, compare
 from smsim.layout import PolicyKind
 from smsim.policies.registry import POLICIES
 from smsim.runs.dataset import vp_sources
+from smsim.studies.compare import Comparison, compare
 
 VP_SOURCES = vp_sources(seat_vp=False)  # head-to-head games use the printed rules: no seat compensation
 

@@ -7,8 +7,8 @@ on fixed seeds, then hash every file they wrote and every command's printed outp
 Manifests (``*.json`` files that describe a folder) are listed but compared only by name, since
 they carry timestamps and smsim's version; Parquet parts, CSV, TOML, model files and the commands'
 printed tables (with times and rates blanked) are compared byte by byte. The commands run inside
-OUT, so the paths they print and write are the same from run to run. Run it at the commit before a change and after it, on
-the same machine (``smsim`` from the virtual environment on PATH).
+OUT, so the paths they print and write are the same from run to run. Run it at the commit before a
+change and after it, on the same machine (``smsim`` from the virtual environment on PATH).
 """
 
 from __future__ import annotations

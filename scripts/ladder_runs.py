@@ -164,9 +164,8 @@ def main() -> None:
             )
         )
         return
-    if "learn" in stages:
-        if not run(["learn", "--out", str(learn), *learn_args, "--quiet"], deadline):
-            return
+    if "learn" in stages and not run(["learn", "--out", str(learn), *learn_args, "--quiet"], deadline):
+        return
     if not top.exists():
         for name in CANDIDATES:  # cheapest first: the first that passes is the top rung
             path = candidate_file(runs, name, student)

@@ -6,10 +6,11 @@ shipped searches; printed, never asserted).
     python scripts/search_quality.py --decisions 200 --knobs deep.toml --seed 7
 
 Decisions are drawn from 4-player mirror games of the search's base policy (its
-``candidate_policy``), of seeds the defaults were never chosen on (``--seed``): a game, then a decision number uniformly among its decisions, kept when
-it is of a kind still wanted (KEEP, USE, PLACE) and has at least two candidates the search would
-weigh. At each, with the candidates ``rollout`` would weigh there (the base policy's pick and
-best by its own values, ``smsim.play.search.candidate_rows_nb``):
+``candidate_policy``), of seeds the defaults were never chosen on (``--seed``): a game, then a
+decision number uniformly among its decisions, kept when it is of a kind still wanted (KEEP, USE,
+PLACE) and has at least two candidates the search would weigh. At each, with the candidates
+``rollout`` would weigh there (the base policy's pick and best by its own values,
+``smsim.play.search.candidate_rows_nb``):
 
 - the search under test (``--knobs``, a rollout TOML; default the shipped defaults), with
   every kind of decision switched on, on continuation streams 0 onwards; a decision it leaves
@@ -175,10 +176,10 @@ def sample(args: tuple) -> list[dict]:
             same = reference.same[:m]
 
             def judged(c: int) -> tuple[bool, float, float]:
-                if same[c] == same[best]:
+                if same[c] == same[best]:  # noqa: B023 (called at once)
                     return False, 0.0, 0.0
-                diff, se = paired(value[same[best]], value[same[c]])
-                win_loss = float(reference.win[same[best], :t].mean() - reference.win[same[c], :t].mean())
+                diff, se = paired(value[same[best]], value[same[c]])  # noqa: B023 (called at once)
+                win_loss = float(reference.win[same[best], :t].mean() - reference.win[same[c], :t].mean())  # noqa: B023 (called at once)
                 return diff > 2 * se, diff, win_loss
 
             wrong, loss, win_loss = judged(pick)
@@ -238,7 +239,8 @@ def main() -> None:
         f"{elapsed:.0f} s on {args.workers} workers"
     )
     print(
-        f"{'kind':<6} {'decisions':>9} {'searched':>9} {'cands':>6} {'spent':>7} {'ref':>7} {'wrong>2se':>10} {'loss':>8} "
+        f"{'kind':<6} {'decisions':>9} {'searched':>9} {'cands':>6} {'spent':>7} {'ref':>7} "
+        f"{'wrong>2se':>10} {'loss':>8} "
         f"{'win loss':>9} {'base wrong':>11} {'base loss':>10}"
     )
     for kind in kinds:
@@ -247,10 +249,11 @@ def main() -> None:
             continue
 
         def mean(key: str) -> float:
-            return float(np.mean([r[key] for r in sel]))
+            return float(np.mean([r[key] for r in sel]))  # noqa: B023 (called at once)
 
         print(
-            f"{kind:<6} {len(sel):>9} {100 * mean('searched'):>8.1f}% {mean('candidates'):>6.2f} {mean('spent'):>7.1f} {mean('ref_spent'):>7.0f} "
+            f"{kind:<6} {len(sel):>9} {100 * mean('searched'):>8.1f}% {mean('candidates'):>6.2f} "
+            f"{mean('spent'):>7.1f} {mean('ref_spent'):>7.0f} "
             f"{100 * mean('wrong'):>9.1f}% {mean('loss'):>8.4f} {mean('win_loss'):>9.4f} "
             f"{100 * mean('base_wrong'):>10.1f}% {mean('base_loss'):>10.4f}"
         )

@@ -70,7 +70,7 @@ def positive(
 ) -> float:
     """A finite number above 0, and below ``below`` or at most ``most`` where given (a share: 1)."""
     real = isinstance(value, Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
-    if not (real and 0 < value and (below is None or value < below) and (most is None or value <= most)):
+    if not (real and value > 0 and (below is None or value < below) and (most is None or value <= most)):
         bound = f" and below {below:g}" if below is not None else f" and at most {most:g}" if most is not None else ""
         raise error(f"{name} must be a number above 0{bound}, not {_shown(value)}")
     return float(value)

@@ -6,8 +6,9 @@ The enums (:class:`Face`, :class:`Person`, :class:`Cell`, :class:`Side`, :class:
 uses them by name, jitted code by the plain ints declared once at the end of this module
 (``FACE_SWORDS``, ``CELL_WALL``, ``DECISION_KEEP``, ...: the enum's name, then the member's).
 Each int64 array the engine fills is a :class:`Record` (``PLAYER``, ``PIRATES``, ``SCORE``,
-``GAME``, ``ROUND``, ``CAND``, ``CTX``; the rules vector in ``smsim.rules``), from which the index constants (``COINS``, ``S_TOTAL``, ``CTX_DECISION``, ...), the array lengths
-and the column names are generated.
+``GAME``, ``ROUND``, ``CAND``, ``CTX``; the rules vector in ``smsim.rules``), from which the index
+constants (``COINS``, ``S_TOTAL``, ``CTX_DECISION``, ...), the array lengths and the column names
+are generated.
 
 A city is ``int8[49]``: cell ``r * 7 + c`` holds a :class:`Cell` code; towers sit at 0, 6, 42, 48.
 Alongside it the engine keeps one ``uint64`` bit mask per cell code (bit ``r * 7 + c``), so that

@@ -116,7 +116,7 @@ class Rules:
 
     # -- construction -----------------------------------------------------------------------
     @classmethod
-    def from_dict(cls, overrides: dict[str, Any], base: "Rules | None" = None) -> "Rules":
+    def from_dict(cls, overrides: dict[str, Any], base: Rules | None = None) -> Rules:
         """A copy of ``base`` (default: docs/rules.md) with ``overrides`` applied and checked."""
         base = base or cls()
         known = {f.name: f for f in fields(cls)}
@@ -128,7 +128,7 @@ class Rules:
         return dataclasses.replace(base, **values)
 
     @classmethod
-    def from_toml(cls, path: str | Path, base: "Rules | None" = None) -> "Rules":
+    def from_toml(cls, path: str | Path, base: Rules | None = None) -> Rules:
         """Read a variant file: a TOML table of fields to override."""
         path = Path(path)
         try:
@@ -143,7 +143,7 @@ class Rules:
             raise RulesError(f"rules file {str(path)!r} is not valid TOML: {exc}") from None
         return cls.from_dict(data, base)
 
-    def with_overrides(self, assignments: list[str]) -> "Rules":
+    def with_overrides(self, assignments: list[str]) -> Rules:
         """Apply ``field=value`` strings (the CLI's ``--rule``); values are TOML literals."""
         data: dict[str, Any] = {}
         for text in assignments:

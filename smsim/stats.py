@@ -115,7 +115,7 @@ def clustered_mean(sums: pd.DataFrame, name: str) -> pd.DataFrame:
 
 
 def _cluster_of(df: pd.DataFrame) -> pd.Series | None:
-    return df["cluster"] if "cluster" in df else None
+    return df.get("cluster")
 
 
 def grouped_rate(df: pd.DataFrame, by: list[str], flag: pd.Series, name: str) -> pd.DataFrame:

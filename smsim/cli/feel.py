@@ -254,11 +254,11 @@ def matters(policies, parts, players, games, seed, out, threads) -> None:
       smsim matters --policy balanced --part churches --part walls -p 2 -p 3 -p 4 -p 5
       smsim compare balanced-without-churches balanced balanced balanced --players 4
     """
+    import sys
+
     from smsim.cli.progress import GamesProgressBar
     from smsim.report.terminal import print_matters
     from smsim.studies.matters import plan_matters, what_matters
-
-    import sys
 
     plan = plan_matters(policies, parts or None, players, count_of(games, "--games"), seed)
     with GamesProgressBar() as report:

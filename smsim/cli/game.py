@@ -11,8 +11,8 @@ import click
 
 from smsim import checks
 from smsim.cli.common import (
-    InputError,
     EXIT_DISCREPANCY,
+    InputError,
     check_file_out,
     cli,
     fail,
@@ -166,8 +166,8 @@ def advise(
         MAX_DECISION,
         MAX_PLAYOUTS,
         advise_trace,
-        advise as run_advise,
     )
+    from smsim.studies.advise import advise as run_advise
 
     playouts = DEFAULT_PLAYOUTS if playouts is None else playouts
     checks.whole(playouts, "--playouts", low=1, high=MAX_PLAYOUTS, error=InputError)

@@ -98,12 +98,13 @@ def learn(
     Each round the student (round 1: --base) plays games in every seat; a share (--rate) of their
     decisions is searched by the teacher, rollout over the student; every candidate it weighs
     becomes a label: the move's features and its value in the search, with its standard error.
-    A score per decision kind (linear plus --hidden rectified units) is fitted to all rounds' labels. On held-out labels (every
-    tenth part) each round prints, per decision kind, the student's agreement with the teacher's
-    pick and its mean regret, beside the base policy's, and its gain over the student before it,
-    one seat against three of the base heuristic on the same 20,000 games (--until-gain stops
-    once two rounds in a row gain less). Labels are a resumable Parquet dataset
-    in --out: rerun the command after an interruption and it goes on where it stopped.
+    A score per decision kind (linear plus --hidden rectified units) is fitted to all rounds'
+    labels. On held-out labels (every tenth part) each round prints, per decision kind, the
+    student's agreement with the teacher's pick and its mean regret, beside the base policy's, and
+    its gain over the student before it, one seat against three of the base heuristic on the same
+    20,000 games (--until-gain stops once two rounds in a row gain less). Labels are a resumable
+    Parquet dataset in --out: rerun the command after an interruption and it goes on where it
+    stopped.
 
     The model file is data (JSON): --policy FILE.json plays it, in any command.
 

@@ -8,8 +8,21 @@ import sys
 import click
 
 from smsim import checks
-from smsim.cli.common import InputError, check_cluster_option, check_out, check_run_out, cli, cluster_option, count_of
-from smsim.cli.common import engine_ready, fail, rules_from, run_of, run_options, with_rules
+from smsim.cli.common import (
+    InputError,
+    check_cluster_option,
+    check_out,
+    check_run_out,
+    cli,
+    cluster_option,
+    count_of,
+    engine_ready,
+    fail,
+    rules_from,
+    run_of,
+    run_options,
+    with_rules,
+)
 from smsim.cli.progress import RunProgressBar
 from smsim.errors import SmsimError
 
@@ -67,11 +80,12 @@ def simulate(games, players, policy, seed, out, batch, rounds, threads, quiet, c
     """Play many games; print win rates and scores by policy and by seat.
 
     Games are played a chunk at a time and only running sums are kept, so memory stays flat
-    however many games are played. With --out DIR the games are written as a dataset (Parquet, one row per player per game and
-    one per game, plus a manifest) part by part; with --rounds also one row per player at the
-    start of every round and at the end (smsim.load_rounds reads them). Interrupt it at any moment (Ctrl-C, or kill) and
-    run the same command again: only the missing games are played, and the dataset ends up
-    identical to an uninterrupted run's. A directory written by a different command is refused.
+    however many games are played. With --out DIR the games are written as a dataset (Parquet, one
+    row per player per game and one per game, plus a manifest) part by part; with --rounds also one
+    row per player at the start of every round and at the end (smsim.load_rounds reads them).
+    Interrupt it at any moment (Ctrl-C, or kill) and run the same command again: only the missing
+    games are played, and the dataset ends up identical to an uninterrupted run's. A directory
+    written by a different command is refused.
 
     \b
     Examples:

@@ -1,4 +1,5 @@
-"""Commands of the studies: ``compare``, ``sweep``, ``skill``, ``bonus-value``, ``regret``, ``tune`` and ``fairness``."""
+"""Commands of the studies: ``compare``, ``sweep``, ``skill``, ``bonus-value``, ``regret``, ``tune``
+and ``fairness``."""
 
 from __future__ import annotations
 
@@ -8,8 +9,22 @@ import sys
 import click
 
 from smsim import checks
-from smsim.cli.common import InputError, check_cluster_option, check_folder_out, check_out, cli, cluster_option
-from smsim.cli.common import caps_of, count_of, engine_ready, fail, rules_from, run_of, run_options, with_rules
+from smsim.cli.common import (
+    InputError,
+    caps_of,
+    check_cluster_option,
+    check_folder_out,
+    check_out,
+    cli,
+    cluster_option,
+    count_of,
+    engine_ready,
+    fail,
+    rules_from,
+    run_of,
+    run_options,
+    with_rules,
+)
 from smsim.cli.progress import (
     CompareProgressBar,
     FairnessProgressBar,
@@ -51,7 +66,8 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
     (docs/cluster.md); workers send each round's games back, so --out need not be shared.
     """
     from smsim.report.terminal import print_comparison
-    from smsim.studies.compare import ComparisonWriter, verify_compare, compare as run_compare
+    from smsim.studies.compare import ComparisonWriter, verify_compare
+    from smsim.studies.compare import compare as run_compare
 
     rules = rules_from(rules_file, rule)
     n_games = count_of(games, "--games")
@@ -420,7 +436,8 @@ def tune(
     """
     from smsim.play.api import verify_players
     from smsim.report.terminal import print_tune
-    from smsim.studies.tune import check_out, verify_tune_input, write_weights, tune as run_tune
+    from smsim.studies.tune import check_out, verify_tune_input, write_weights
+    from smsim.studies.tune import tune as run_tune
 
     rules = rules_from(rules_file, rule)
     n_games = count_of(games, "--games")
@@ -520,8 +537,8 @@ def fairness(
       smsim fairness --players 4 --policy balanced --by coins --games 20000 --seed 1
       smsim fairness -p 2 --by vp --max 4 --games 50000 --out runs/fair2 --json
     """
-    from smsim.studies.fairness import fairness as run_fairness
     from smsim.report.terminal import print_fairness
+    from smsim.studies.fairness import fairness as run_fairness
 
     rules = rules_from(rules_file, rule)
     n_games = count_of(games, "--games")

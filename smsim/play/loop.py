@@ -994,7 +994,8 @@ def continue_game_nb(snap, tape, n_tape, row, game_key, playout_key, cw, seats, 
 @cached_njit
 def play_one_nb(seed_key, game, rules, start_crates, kind, params, fns, w, marks):
     """Play game ``game`` alone on ``w`` (``new_work`` with a trace); returns (score, game_out,
-    rows traced); the final cities and counters are left in ``w``. ``marks``: ``registry.line_up_marks`` of the line-up."""
+    rows traced); the final cities and counters are left in ``w``. ``marks``:
+    ``registry.line_up_marks`` of the line-up."""
     n_players = kind.shape[0]
     score = np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64)
     game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
@@ -1084,12 +1085,12 @@ def play_games_nb(
     the GIL so that ``runner`` can run several such ranges at once on its threads.
 
     ``marks`` are the line-up's ``registry.line_up_marks`` (the loop of a line-up without a learned
-    seat, or without exact keeps, holds none of their code). ``w`` holds the work buffers (``new_work``), ``search`` the search scratch
-    (``search.new_search``) where a seat searches, else None: the caller allocates them, once
-    per call, and owns them and every other argument for the whole call, so the borrowed views
-    the games run on (``smsim/engine/memory.py``) cannot outlive them. Called from Python, not
-    from an allocating jitted wrapper: such a wrapper links, optimises and emits the whole loop
-    again (about 1.5 s of the first compile).
+    seat, or without exact keeps, holds none of their code). ``w`` holds the work buffers
+    (``new_work``), ``search`` the search scratch (``search.new_search``) where a seat searches,
+    else None: the caller allocates them, once per call, and owns them and every other argument for
+    the whole call, so the borrowed views the games run on (``smsim/engine/memory.py``) cannot
+    outlive them. Called from Python, not from an allocating jitted wrapper: such a wrapper links,
+    optimises and emits the whole loop again (about 1.5 s of the first compile).
 
     Outputs: score_out int64[G, P, N_SCORE_FIELDS], player_out int64[G, P, N_PLAYER_FIELDS],
     game_out int64[G, N_GAME_FIELDS].

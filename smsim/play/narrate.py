@@ -56,9 +56,7 @@ class Cities:
                 self.put(seat, c, SYMBOL_LETTER["house"])
 
     def draw(self) -> str:
-        rows = []
-        for r in range(SIZE):
-            rows.append("    ".join(" ".join(g[r]) for g in self.grid))
+        rows = ["    ".join(" ".join(g[r]) for g in self.grid) for r in range(SIZE)]
         header = "    ".join(f"seat {s:<8}" for s in range(len(self.grid)))
         return header + "\n" + "\n".join(rows)
 

@@ -37,9 +37,10 @@ Plain Python on purpose (no numba, no numpy): a few dozen microseconds per turn.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from os import PathLike
-from typing import Any, Sequence
+from typing import Any
 
 from smsim.errors import RulesError, TraceError
 from smsim.play.tracefile import iter_jsonl
@@ -768,9 +769,9 @@ class Referee:
         rules, me = self.rules, self.seats[seat]
         done = []
         for side in sorted({SIDE_OF[c] for c in walls}):
-            if not me.complete[side] and not me.destroyed[side]:
-                if all(me.grid[i] == WALL_CH for i in SIDE_CELLS[side]):
-                    done.append(side)
+            intact = not me.complete[side] and not me.destroyed[side]
+            if intact and all(me.grid[i] == WALL_CH for i in SIDE_CELLS[side]):
+                done.append(side)
         if not isinstance(bonuses, list) or not all(isinstance(b, dict) for b in bonuses):
             raise _Violation(FORMAT, f"bonuses must be a list of objects, found {bonuses!r}")
         expected = sorted(SIDE_NAMES[s] for s in done)

@@ -48,8 +48,9 @@ from smsim.policies import rollout as RO
 # rows; per (candidate, continuation) the seat's win share, VP margin over the best other seat,
 # final VP and a hash of how it ended (``end_state_hash_nb``); per candidate its continuations played
 # (``played``), the candidate whose continuations stand for it (``same``: itself, or the first of
-# its group), whether it is still in (``alive``), its mean value at a halving (``mean``); ``spent`` int64[2] counts continuations played
-# and decisions searched (for scripts and reports: it never changes a pick).
+# its group), whether it is still in (``alive``), its mean value at a halving (``mean``); ``spent``
+# int64[2] counts continuations played and decisions searched (for scripts and reports: it never
+# changes a pick).
 Search = namedtuple(
     "Search",
     ["cw", "score", "game_out", "rows", "win", "margin_vp", "vp", "fp", "played", "same", "alive", "mean", "spent"],

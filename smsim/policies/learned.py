@@ -122,10 +122,8 @@ def use_features_nb(cands, row, dice, occ, player, pirates, s, rules, values, be
         out[at + UF_CHURCH_SIZE + k - 1] = 1.0  # noqa: F821
         if counts[k - 1] > 0:
             out[at + UF_CHURCH_NEW_LAYER] = 1.0  # noqa: F821
-        out[at + UF_CHURCH_POTENTIAL] = (
-            series_value_nb(counts, rules, np.int64(k), 1.0)  # noqa: F821
-            - series_value_nb(counts, rules, np.int64(0), 1.0)
-            - gain
+        out[at + UF_CHURCH_POTENTIAL] = (  # noqa: F821
+            series_value_nb(counts, rules, np.int64(k), 1.0) - series_value_nb(counts, rules, np.int64(0), 1.0) - gain
         )
     else:  # logs
         spent += rules[R.R_LOG_DELIVERY_COST]

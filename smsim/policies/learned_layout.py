@@ -104,9 +104,9 @@ MODEL = L.Record(
         ("place", N_PLACE_FEATURES, "the PLACE features' coefficients"),  # noqa: F821
         (
             "use_units",
-            MAX_HIDDEN * (N_USE_FEATURES + 2),
+            MAX_HIDDEN * (N_USE_FEATURES + 2),  # noqa: F821
             "USE units: per feature the units' weights, then their biases, then their weights in the score",
-        ),  # noqa: F821
+        ),
         ("place_units", MAX_HIDDEN * (N_PLACE_FEATURES + 2), "PLACE units, likewise"),  # noqa: F821
     ),
 )

@@ -33,10 +33,10 @@ import numpy as np
 
 from smsim.errors import PolicyError
 from smsim.layout import FORGO_ALL, FORGO_PARTS, PolicyKind
+from smsim.policies import heuristic_layout as HL
+from smsim.policies.exact_keep import EXACT
 from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES, PARAMS
 from smsim.policies.interface import MAX_SEATS, POLICY_SIG, placeholder_policy
-from smsim.policies.exact_keep import EXACT
-from smsim.policies import heuristic_layout as HL
 from smsim.policies.learned_layout import LEARNED
 from smsim.policies.model import Model, model_digest  # loads policies/learned.py, whose code the mark stands for
 from smsim.policies.rollout import (
@@ -49,7 +49,6 @@ from smsim.policies.rollout import (
     UNGATED,
     WHOLE_KNOBS,
 )
-
 
 # heuristic weights added after the first datasets, at the value that plays as they did
 LATER_WEIGHTS: dict[str, float] = {"exact_keep": 0.0, "noise": 0.0, "forgo": 0.0}
@@ -66,9 +65,9 @@ class PolicySpec:
     description: str = ""
     fn: Any = None  # a POLICY_SIG function for PolicyKind.USER
     source: str = "built-in"
-    base: "PolicySpec | None" = None  # ROLLOUT: the policy its continuations are played with
+    base: PolicySpec | None = None  # ROLLOUT: the policy its continuations are played with
     # ROLLOUT: the policy that orders its candidates and decides where it does not search (None: ``base``)
-    chooser: "PolicySpec | None" = None
+    chooser: PolicySpec | None = None
 
     def weights(self) -> dict[str, float]:
         """The named weights (a rollout's knobs, a learned model's base heuristic; empty for
@@ -97,13 +96,13 @@ class PolicySpec:
         return out
 
     @property
-    def decider(self) -> "PolicySpec":
+    def decider(self) -> PolicySpec:
         """The policy that decides where this one does not search: itself, or a rollout's
         candidate policy."""
         return self.chooser or self.base or self
 
     @property
-    def player(self) -> "PolicySpec":
+    def player(self) -> PolicySpec:
         """The policy that plays this seat in continuations: itself, or a rollout's playout policy."""
         return self.base or self
 

@@ -805,9 +805,10 @@ def _figure(e: Effect) -> str:
 
 def _variant_text(top: Effect, effects: list[Effect]) -> str:
     """One variant's effects that clear their margin where its largest one was measured, largest
-    first (``MOST_EFFECTS`` of them, the others counted), and its largest one's figure where else it was measured: "rotation cost 2 → 1 moves
-    the game's length by -1.22 rounds [...] and the games the pirates decide by ... (4 players,
-    L1 `balanced` in every seat; the length -1.10 rounds [...] with L2 `learned` in every seat)"."""
+    first (``MOST_EFFECTS`` of them, the others counted), and its largest one's figure where else it
+    was measured: "rotation cost 2 → 1 moves the game's length by -1.22 rounds [...] and the games
+    the pirates decide by ... (4 players, L1 `balanced` in every seat; the length -1.10 rounds [...]
+    with L2 `learned` in every seat)"."""
     mine = sorted(
         (e for e in effects if e.variant == top.variant and e.where == top.where and e.verdict == MOVES),
         key=lambda e: e.size,

@@ -38,6 +38,8 @@ the next, with a step inside the margin, has not changed in any way that matters
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import pandas as pd
 
@@ -171,7 +173,8 @@ def rule_text(margins: dict[str, float] = MARGINS) -> str:
         "that matters, *moves* where it lies wholly beyond it, *not settled* otherwise. A figure is *stable* "
         "where every step is the same, *strength-dependent* where a step moves (the direction from the steps "
         "that move), *style-dependent* where the only steps that move are between two levels whose head-to-head "
-        "holds parity (a difference of style, not of strength), *not settled* otherwise, and *one level* where it was measured at one level only "
+        "holds parity (a difference of style, not of strength), *not settled* otherwise, and *one level* "
+        "where it was measured at one level only "
         f"(smsim/report/ladder.py). {margins_sentence(margins)}"
     )
 
@@ -207,7 +210,7 @@ def judge(
         return "one level", "", "measured at one level only: no strength check is possible"
     unit = levels[0][0]
     margin = margins.get(unit, np.nan)
-    steps = [(k + 1, *step(a, b, margins)) for k, (a, b) in enumerate(zip(levels, levels[1:]))]
+    steps = [(k + 1, *step(a, b, margins)) for k, (a, b) in enumerate(pairwise(levels))]
     said = {k: f"L{numbers[k - 1]} → L{numbers[k]} {v} ({_change_text(unit, d, lo, hi)})" for k, v, d, lo, hi in steps}
     ordered = list(ordered) if ordered is not None else [None] * len(steps)
     styled = [k for k, v, *_ in steps if v == MOVES and ordered[k - 1] is False]
@@ -273,7 +276,7 @@ def ladder_verdicts(
         levels = [(r.unit, r.value, r.lo, r.hi, r.n) for r in g.itertuples()]
         policies = list(g["policy"])
         known = (ordered or {}).get(int(players), {})
-        steps_ordered = [known.get((a, b)) for a, b in zip(policies, policies[1:])]
+        steps_ordered = [known.get((a, b)) for a, b in pairwise(policies)]
         verdict, direction, reason = judge(levels, margins, [int(k) for k in g["level"]], steps_ordered)
         row = {
             "players": players,

@@ -12,6 +12,7 @@ import pandas as pd
 
 from smsim import __version__
 from smsim.intervals import MARGINS, MISSING, interval_text
+from smsim.policies.exact_keep import ERROR_VP
 from smsim.report import findings as F
 from smsim.report import ladder as LA
 from smsim.report import plots as P
@@ -21,7 +22,6 @@ from smsim.report.render import Block, Page, Section
 from smsim.report.sections import figure_block, game_sections
 from smsim.report.strength import ladder_blocks, strength_blocks
 from smsim.report.studies import compensation_section, skill_section, variants_section
-from smsim.policies.exact_keep import ERROR_VP
 from smsim.studies.ladder import AT_LEAST, AT_MOST, FIELD, STEP_ROW, UNBOUNDED
 from smsim.studies.skill import STRONGER, level_name
 
@@ -365,17 +365,19 @@ def page(
     shape_variants: pd.DataFrame | None = None,
 ) -> Page:
     """The whole report, in the order of the page: the first screen (``opening``), the key findings
-    in a designer's order (``findings.report_findings``), the levels of play, the at-a-glance table, the strength check and
-    the headline figure, then the sections on the game, each opening with its ladder
-    (``report.ladder``), then the sections on the studies, then the data and rules. ``margins``:
-    the smallest change that matters per unit (``intervals.MARGINS``), which every verdict by size
-    judges against. ``ladders`` (``studies.ladder.LadderResult``s) show the levels ordered, each
-    step both ways, with the depth and the check rung (``tables.ladder_steps``); they also decide
-    which levels are ordered where they measured the step; ``regrets`` (``studies.regret.read_regret``
-    tables) make the section "Dice decisions" (``tables.keep_regret``); ``shapes``
-    (``studies.shape.ShapeResult``s) with the model's ``calibration`` the section "How the game
-    feels" (with ``shape_variants``, rules variants' shapes minus their base's, paired), ``lucks`` (``studies.luck.read_luck`` results) the section "Luck against skill",
-    ``matters`` (``studies.matters.read_matters`` results) the section "What matters"."""
+    in a designer's order (``findings.report_findings``), the levels of play, the at-a-glance table,
+    the strength check and the headline figure, then the sections on the game, each opening with its
+    ladder (``report.ladder``), then the sections on the studies, then the data and rules.
+    ``margins``: the smallest change that matters per unit (``intervals.MARGINS``), which every
+    verdict by size judges against. ``ladders`` (``studies.ladder.LadderResult``s) show the levels
+    ordered, each step both ways, with the depth and the check rung (``tables.ladder_steps``); they
+    also decide which levels are ordered where they measured the step; ``regrets``
+    (``studies.regret.read_regret`` tables) make the section "Dice decisions"
+    (``tables.keep_regret``); ``shapes`` (``studies.shape.ShapeResult``s) with the model's
+    ``calibration`` the section "How the game feels" (with ``shape_variants``, rules variants'
+    shapes minus their base's, paired), ``lucks`` (``studies.luck.read_luck`` results) the section
+    "Luck against skill", ``matters`` (``studies.matters.read_matters`` results) the section "What
+    matters"."""
     variants, compensations, skills = list(variants), list(compensations), list(skills)
     steps = A.ladder_steps(list(ladders), margins["share"]) if ladders else None
     depth = A.ladder_depth(list(ladders)) if ladders else None
@@ -433,7 +435,7 @@ def page(
         sec.blocks.insert(0, Block("list", text="In short", items=sec_glance))
         secs.append(sec)
 
-    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     stands_on = games_line(data, variants, compensations, skills, steps, regret)
     made = f"Made by smsim {__version__} on {now} from {stands_on}."
     titles = {x.title for x in secs}

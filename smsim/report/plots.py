@@ -9,7 +9,7 @@ state, so they can be made from threads and never open a window.
 from __future__ import annotations
 
 import textwrap
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -18,8 +18,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from smsim import layout as L
-from smsim.play.api import TracedGame, play_game
 from smsim.intervals import MARGINS
+from smsim.play.api import TracedGame, play_game
 from smsim.report import ladder as LA
 from smsim.report import tables as A
 from smsim.rules import SIDE_NAMES, Rules
@@ -776,7 +776,7 @@ def ladder_steps_figure(t: pd.DataFrame, margin: float = MARGINS["share"]) -> Pl
     t = t[np.isfinite(t["edge"].astype(float))]
     if t.empty:
         return None
-    counts = sorted(set(int(p) for p in t["players"]))
+    counts = sorted({int(p) for p in t["players"]})
     fig, axes = _panels(len(counts), "Each rung over the rung below", sharey=False)
     for ax, p in zip(axes, counts):
         rows = t[t["players"] == p]

@@ -68,7 +68,7 @@ h1{font-size:1.3em;margin:0 0 .3em}
 .moves tr.pick{background:#fff3c4}.moves tr.best td:first-child{font-weight:bold}
 .worse{color:#b00020;font-weight:bold}
 #costly{margin:.5em 0}
-"""
+"""  # noqa: E501 (CSS as the browser gets it)
 
 SCRIPT = r"""
 const D = JSON.parse(document.getElementById('data').textContent);
@@ -240,7 +240,7 @@ $('chart').innerHTML = chart(D.course, 'score were the game to end') +
 window.addEventListener('hashchange', () => { const m = /^#step-(\d+)$/.exec(location.hash); if(m && +m[1] !== k) show(+m[1]); });
 const m = /^#step-(\d+)$/.exec(location.hash);
 show(m ? +m[1] : 0);
-"""
+"""  # noqa: E501 (the script as the browser gets it)
 
 
 def _end_table(data: dict[str, Any]) -> str:
@@ -301,7 +301,8 @@ def branch_banner(data: dict[str, Any], branch: dict[str, Any]) -> str:
     what was changed, and both games' outcomes side by side."""
     rows = "".join(
         f"<tr><td>seat {a['seat'] + 1}</td><td>{a['total']} (rank {a['rank']}{', won' if a['won'] else ''})</td>"
-        f"<td>{b['total']} (rank {b['rank']}{', won' if b['won'] else ''})</td><td>{b['total'] - a['total']:+d}</td></tr>"
+        f"<td>{b['total']} (rank {b['rank']}{', won' if b['won'] else ''})</td>"
+        f"<td>{b['total'] - a['total']:+d}</td></tr>"
         for a, b in zip(branch["played"], data["end"]["scores"])
     )
     return (
@@ -326,8 +327,8 @@ def replay_page(
     score; with ``values`` (by decision number: ``studies.advise.game_values``, decisions valued by
     playouts, or ``learned_values``, by the learned model; ``keep_values``, keeps judged by the
     exact keep), each turn's decisions with every legal move's value, the pick and the best, and
-    the costliest decisions of each seat listed first (keeps apart: their unit is another); with ``branch``, ``data`` is a game played again with
-    another move (``branch_banner``)."""
+    the costliest decisions of each seat listed first (keeps apart: their unit is another); with
+    ``branch``, ``data`` is a game played again with another move (``branch_banner``)."""
     h = data["header"]
     title = (
         f"Saint Malo, game {h['game']} of seed {h['seed']}: {h['players']} players "
@@ -363,7 +364,7 @@ def replay_page(
 <script type="application/json" id="data">{blob}</script>
 <script>{SCRIPT}</script>
 </body></html>
-"""
+"""  # noqa: E501 (the page as the browser gets it)
 
 
 __all__ = ["replay_page"]

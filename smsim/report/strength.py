@@ -90,7 +90,8 @@ def ladder_blocks(verdicts: pd.DataFrame, section: str) -> list[Block]:
                 "missing",
                 text=(
                     f"No strength check was possible: these data hold the mirror games of one level of play only "
-                    f"({level_name(rows['L1_policy'].iloc[0] or A.LADDER[0]) if levels == [1] else 'one level'}); every "
+                    f"({level_name(rows['L1_policy'].iloc[0] or A.LADDER[0]) if levels == [1] else 'one level'}); "
+                    "every "
                     "figure below is measured at that level alone."
                 ),
             )

@@ -287,7 +287,7 @@ def variants_section(
         names = {
             v.name: v.name if v.name == BASELINE else variant_name(v.varied, base_rules, v.name) for v in vs.variants
         }
-        t = (tables[k] if tables is not None else vs.table()).assign(variant=lambda d: d["variant"].map(names))
+        t = (tables[k] if tables is not None else vs.table()).assign(variant=lambda d: d["variant"].map(names))  # noqa: B023 (called at once)
         first = len(s.blocks)
         head = (
             f"{'A sweep' if vs.paired else 'Datasets under other rules'}: {vs.players} players, "
@@ -351,7 +351,8 @@ def variants_section(
                 Block(
                     "table",
                     text=(
-                        f"What the common dice bought: over {len(vr)} metrics the paired interval of a difference is a median "
+                        f"What the common dice bought: over {len(vr)} metrics the paired interval of a difference "
+                        "is a median "
                         f"{median:.2f}x narrower than the unpaired one (from {vr['narrower'].min():.2f}x to "
                         f"{vr['narrower'].max():.2f}x), as precise as {median**2:.1f}x the games played independently. "
                         "Measured on these games: per metric, the median over the variants"
@@ -444,7 +445,8 @@ def compensation_section(results: list) -> tuple[Section, list[str]]:
         "How much should the later seats get so that every seat wins equally often? "
         "`smsim fairness` searches, on common dice, the whole number of extra start coins (`seat_coins`) or "
         "of VP (`seat_vp`) per seat that brings every seat's win share (a shared win split) closest to "
-        "parity, the start player's (seat 1) fixed at 0, then plays held-out games it never searched on without and with that "
+        "parity, the start player's (seat 1) fixed at 0, then plays held-out games it never searched on "
+        "without and with that "
         "compensation (docs/fairness.md). A seat's remaining unfairness is *distinguishable* where its "
         "interval after compensation excludes parity.",
     )

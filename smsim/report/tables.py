@@ -20,16 +20,16 @@ are the plain Wilson and normal intervals. The arithmetic is ``smsim.stats`` (``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
 from smsim.errors import DatasetError
-from smsim.intervals import MARGINS, Z_95, difference_interval, margin_verdict
+from smsim.intervals import MARGINS, difference_interval, margin_verdict
 from smsim.rules import SIDE_NAMES, Rules
 from smsim.runs.dataset import (  # the breakdown of the final score, one list for every table
     VP_LABELS,
@@ -692,8 +692,9 @@ def vp_by_source(data: ReportData) -> pd.DataFrame:
 
 def game_end(data: ReportData) -> pd.DataFrame:
     """Per player count and field: how the game ended: the share of games ended by each seat
-    filling its city first (``seat_0``, the start player's, is seat 1 on the page), the share in which two or more cities were full at the end, and the
-    share the engine's safety cap stopped (``aborted_share``), each with its interval."""
+    filling its city first (``seat_0``, the start player's, is seat 1 on the page), the share in
+    which two or more cities were full at the end, and the share the engine's safety cap stopped
+    (``aborted_share``), each with its interval."""
     g = data.games
     if g.empty:
         return _empty(["players", "field"])

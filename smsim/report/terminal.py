@@ -365,7 +365,8 @@ def print_bonus(result, console: Console | None = None) -> None:
     for r in sides_agree(result.table).itertuples():
         said = "agree" if r.agree else "do not agree"
         console.print(
-            f"sides with the same bonus ({r.sides}) {said}: VP {interval_text(r.vp_diff, r.vp_diff_lo, r.vp_diff_hi, **unit_form('vp', signed=True))}, "
+            f"sides with the same bonus ({r.sides}) {said}: "
+            f"VP {interval_text(r.vp_diff, r.vp_diff_lo, r.vp_diff_hi, **unit_form('vp', signed=True))}, "
             f"win share {interval_text(r.win_diff, r.win_diff_lo, r.win_diff_hi, **POINTS_SAID)}"
         )
     console.print(f"wall-bonus ablation: {result.path}")

@@ -26,17 +26,17 @@ from smsim.intervals import MARGINS
 from smsim.report import tables as A
 from smsim.report.outline import page
 from smsim.report.render import html_page, markdown_page
+from smsim.rules import Rules
 from smsim.runs.dataset import records_rounds
 from smsim.runs.folder import KINDS, kind_of, read_manifest
-from smsim.rules import Rules
 from smsim.studies.fairness import read_fairness
 from smsim.studies.ladder import read_ladder
 from smsim.studies.luck import read_luck
 from smsim.studies.matters import read_matters
 from smsim.studies.regret import read_regret
 from smsim.studies.shape import game_shape, shape_difference
-from smsim.studies.sweep import variant_name
 from smsim.studies.skill import read_skill
+from smsim.studies.sweep import variant_name
 from smsim.studies.winprob import WinProbModel, calibration_summary, mirror_policy, read_positions
 
 
@@ -76,8 +76,9 @@ STUDIES = {
 }
 """The studies ``smsim report`` reads beside its datasets, by the kind of their folder
 (``runs.folder.KINDS``), and how each is read: seat-compensation searches, skill studies, ladders
-of play, keep-regret studies, what-matters studies and luck matches. Every other kind is data of the tables (datasets, comparisons,
-sweeps, wall-bonus ablations: ``tables.read_report_data``, ``tables.split_variants``)."""
+of play, keep-regret studies, what-matters studies and luck matches. Every other kind is data of the
+tables (datasets, comparisons, sweeps, wall-bonus ablations: ``tables.read_report_data``,
+``tables.split_variants``)."""
 
 
 def read_studies(paths: list[str], kinds: dict[str, str | None]) -> tuple[dict[str, list], list[str]]:
@@ -247,9 +248,9 @@ def report(
     --out``) the section "How much skill matters", a ladder (``smsim ladder --out``) the levels of
     play shown ordered and keep-regret studies (``smsim regret --out``) the section "Dice
     decisions" (``read_studies`` sorts them), what-matters studies (``smsim matters --out``) the
-    section "What matters", luck matches (``smsim luck --out``) the section "Luck against skill". With ``winprob`` (a model of ``smsim winprob``), the datasets recorded
-    with round snapshots make the section "How the game feels" (``feel_of``). ``margins``: as
-    ``write_report``'s."""
+    section "What matters", luck matches (``smsim luck --out``) the section "Luck against skill".
+    With ``winprob`` (a model of ``smsim winprob``), the datasets recorded with round snapshots make
+    the section "How the game feels" (``feel_of``). ``margins``: as ``write_report``'s."""
     margins = check_margins(margins)  # before any data is read
 
     kinds = A.kinds_of(paths)  # asked once a path

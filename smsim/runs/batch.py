@@ -32,7 +32,15 @@ from smsim.runs.dataset import (
     seat_table,
     tables_of,
 )
-from smsim.runs.executors import Failed, Task, open_executor, release_hook, report, stop_event, threads_here
+from smsim.runs.executors import (
+    Failed,
+    Task,
+    open_executor,
+    release_hook,
+    report,
+    stop_event,
+    threads_here,
+)
 from smsim.runs.executors import check as check_cluster
 from smsim.runs.runner import play_chunks
 from smsim.runs.spec import default_threads, verify_batch, verify_run
@@ -148,7 +156,7 @@ def simulate_to(
     on_progress=None,
     cluster=None,
     rounds: bool = False,
-) -> "RunResult":
+) -> RunResult:
     """Play ``games`` games into the dataset directory ``out`` (a local path, or an fsspec URL such
     as ``s3://bucket/run`` with fsspec and the scheme's package installed), part by part, and return its
     headline tables (``smsim.load(out)`` reads the full tables). Games are played and written a
@@ -367,7 +375,7 @@ def simulate_summary(
     rules: Rules | None = None,
     threads: int | None = None,
     on_progress=None,
-) -> "RunResult":
+) -> RunResult:
     """Play ``games`` games and keep only their headline tables (``RunResult.tables``, as
     ``summary.summary_tables`` gives), a chunk of games at a time: memory stays flat whatever
     ``games`` is. What ``smsim simulate`` without ``--out`` prints; ``simulate`` returns every

@@ -19,6 +19,7 @@ and writes it, a part still reaching it whole or not at all.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -297,10 +298,8 @@ class ParquetStream:
 
     def abort(self) -> None:
         if self.writer is not None:
-            try:
+            with contextlib.suppress(OSError):
                 self.writer.close()
-            except OSError:
-                pass
             self.writer = None
         if self.tmp is not None:
             self.tmp.unlink(missing_ok=True)

@@ -66,8 +66,8 @@ def kernel(
     the start of every round and at the end is recorded (``play.loop.Rounds``) and ``play``
     returns the rows of the rounds played (``round_rows``), else None. ``luck``: (the
     win-probability coefficients of this player count, the plays each value is the mean of, the
-    endgame's empty spaces) under which every turn's luck is measured (``play.loop.Luck``); ``lucky`` float64[G, P, len(LUCK_FIELDS)]
-    then receives each game's luck per seat."""
+    endgame's empty spaces) under which every turn's luck is measured (``play.loop.Luck``);
+    ``lucky`` float64[G, P, len(LUCK_FIELDS)] then receives each game's luck per seat."""
     key, rules_nb, crates, *policies = lineup_arrays(specs, seed, rules)
     searching = any_search(specs)
     room = search_room(*policies[:2])  # kind, params

@@ -48,12 +48,14 @@ from smsim.engine import events as E
 from smsim.engine.dice import seed_key
 from smsim.errors import AdviseError, PolicyError, RulesError, SimulationError, TraceError
 from smsim.intervals import Z_95, wilson_interval
+from smsim.layout import PolicyKind
 from smsim.play.api import EVENTS_PER_TURN, check_errors, verify_game_index, verify_players
 from smsim.play.loop import MAX_PLAYOUTS, MEMO_SIZE, Seats, continue_game_nb, new_work
 from smsim.play.narrate import Cities
 from smsim.play.search import evaluate_nb, new_search, play_one_search_nb
 from smsim.play.trace import FACE_NAMES, PERSON_NAMES, end_record, events_to_records, turn_records
 from smsim.play.tracefile import iter_jsonl
+from smsim.policies import heuristic_layout as HL
 from smsim.policies.exact_keep import ERROR_VP, keep_regret_nb
 from smsim.policies.learned import learned_pick_nb
 from smsim.policies.registry import (
@@ -65,8 +67,6 @@ from smsim.policies.registry import (
     resolve_policy,
 )
 from smsim.policies.rollout import ROLLOUT_DEFAULTS
-from smsim.layout import PolicyKind
-from smsim.policies import heuristic_layout as HL
 from smsim.rules import SIDE_NAMES, Rules
 
 # The leading moves' playouts, and every move's first: with sequential halving a 4-player
@@ -379,10 +379,8 @@ def _candidate_groups(kind: int, cands: np.ndarray, dice: list[int], pick: int) 
         mask = int(cands[i, 0])
         faces = tuple(sorted(dice[d] for d in range(L.N_DICE) if (mask >> d) & 1))
         groups.setdefault(faces, []).append(i)
-    out = []
-    for rows in groups.values():  # the policy's own mask first in its group: it is the one played
-        out.append(sorted(rows, key=lambda r: (r != pick, r)))
-    return out
+    # the policy's own mask first in its group: it is the one played
+    return [sorted(rows, key=lambda r: (r != pick, r)) for rows in groups.values()]
 
 
 # -- the position -----------------------------------------------------------------------------

@@ -33,10 +33,10 @@ from smsim.checks import positive, whole
 from smsim.checks import threads as checks_threads
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.errors import DatasetError, PolicyError, SimulationError
+from smsim.files import write_file
 from smsim.intervals import mean_and_interval
 from smsim.play.api import verify_players
 from smsim.policies.registry import PolicySpec, rebuild_policy, resolve_policy, ship_policy
-from smsim.files import write_file
 from smsim.rules import Rules
 from smsim.runs.dataset import ParquetStream, game_table, seat_table, with_seat_vp
 from smsim.runs.executors import Failed, Task, open_executor, stop_event, threads_here

@@ -269,20 +269,19 @@ class FairnessResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The manifest written as ``fairness.json``."""
-        seats = []
-        for row in self.table.itertuples(index=False):
-            seats.append(
-                {
-                    c: (
-                        bool(getattr(row, c))
-                        if c == "distinguishable"
-                        else int(getattr(row, c))
-                        if c in ("seat", "compensation")
-                        else float(getattr(row, c))
-                    )
-                    for c in SEAT_COLUMNS
-                }
-            )
+        seats = [
+            {
+                c: (
+                    bool(getattr(row, c))
+                    if c == "distinguishable"
+                    else int(getattr(row, c))
+                    if c in ("seat", "compensation")
+                    else float(getattr(row, c))
+                )
+                for c in SEAT_COLUMNS
+            }
+            for row in self.table.itertuples(index=False)
+        ]
         return {
             "kind": KIND,
             "command": list(self.command),

@@ -55,12 +55,13 @@ one uninterrupted run. ``steps.csv`` and ``depth.csv`` are written when a run en
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
-import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -178,7 +179,7 @@ class LadderPlan:
 
     def steps(self) -> list[tuple[str, str]]:
         names = self.names()
-        return list(zip(names, names[1:]))
+        return list(pairwise(names))
 
     def cell_games(self, *names: str) -> int:
         return min([self.games, *(self.caps[x] for x in names if x in self.caps)])
@@ -628,7 +629,7 @@ def steps_table(plan: LadderPlan, blocks: dict[Cell, pd.DataFrame]) -> pd.DataFr
             )
             rows.append(row)
             continue
-        (fu, bu), (fl, bl) = fields[cell.players, cell.rung], fields[cell.players, cell.lower]
+        (fu, bu), (_, bl) = fields[cell.players, cell.rung], fields[cell.players, cell.lower]
         lower = bl.set_index("block")[["share"]].rename(columns={"share": "share_lower"})
         both = bu.set_index("block")[["share"]].join(lower, how="inner")  # the blocks both rungs played
         d, dlo, dhi, m = _figure(both["share"] - both["share_lower"])

@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from smsim.checks import whole
 from smsim.checks import threads as checks_threads
+from smsim.checks import whole
 from smsim.errors import MattersError, PolicyError
 from smsim.files import write_file, writing
 from smsim.intervals import mean_and_interval

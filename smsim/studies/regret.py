@@ -48,9 +48,9 @@ from smsim.play.loop import ORACLE_FIELDS
 from smsim.policies.exact_keep import ERROR_VP
 from smsim.policies.registry import PolicySpec, any_search, resolve_policy
 from smsim.rules import Rules
-from smsim.runs.spec import default_threads
 from smsim.runs.folder import check_out, read_manifest, write_manifest
 from smsim.runs.runner import SEARCH_SLICE, engine_arrays, kernel, on_threads, slice_plan
+from smsim.runs.spec import default_threads
 
 CHUNK = 500  # games a chunk (one Parquet row group's worth; a search's games are split finer)
 COLUMNS = (

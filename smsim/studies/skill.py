@@ -29,9 +29,10 @@ cells that are missing, so an interrupted study loses at most the cell in play.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -475,7 +476,7 @@ def head_to_heads(skills: list) -> pd.DataFrame:
     rows = []
     for res in sorted(skills, key=lambda r: r.players):
         m = res.matrix
-        for lower, upper in zip(LADDER, LADDER[1:]):
+        for lower, upper in pairwise(LADDER):
             if any(rw["players"] == res.players and rw["upper"] == upper for rw in rows):
                 continue  # two studies of one player count: the first one read
             for seat, (row, col) in (("upper", (upper, lower)), ("lower", (lower, upper))):

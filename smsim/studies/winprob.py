@@ -31,8 +31,14 @@ from smsim import layout as L
 from smsim.errors import SmsimError, WinProbError
 from smsim.files import parse_data, read_data_file, write_file
 from smsim.intervals import Z_95
-from smsim.play.winprob import FEATURE_NAMES, N_STAGES, N_WIN_FEATURES, STAGE_EDGES, features_many_nb
-from smsim.play.winprob import win_probabilities_many_nb
+from smsim.play.winprob import (
+    FEATURE_NAMES,
+    N_STAGES,
+    N_WIN_FEATURES,
+    STAGE_EDGES,
+    features_many_nb,
+    win_probabilities_many_nb,
+)
 from smsim.rules import Rules
 from smsim.runs.dataset import load, load_rounds, read_manifest
 
