@@ -40,13 +40,13 @@ Plays, from fixed seeds, with the standard rules, at three strengths of play (th
   ``REGRET_SEARCH_GAMES`` (40) games on seed 2125 = ``SEED + 99``, into RUNS/regret-4p-search: 1 to
   5 core-s a game, a few core-minutes. The section "Dice decisions"; each folder resumes policy by
   policy;
-- ``smsim ladder`` of random, greedy with 80 to 15% of its decisions random, greedy, L1, L2 and L3 at 2 and 4 players (``LADDER_GAMES``, 4,000
-  games a cell, seed 2126 = ``SEED + 100``), each rung's step over the one below head to head and
-  against the fixed field, paired, with the depth; the cells with the search at most
-  ``LADDER_SEARCH_GAMES`` (1,000, scaled with ``--scale``) games: 4 cells of one search seat a
-  game, about 0.65 core-s a game at 2 players and 1.2 at 4, so about an hour of one core; the
-  heuristic cells a few core-minutes. Resumable chunk by chunk (a rerun plays only the missing
-  chunks), into RUNS/ladder: the levels of play shown ordered.
+- ``smsim ladder`` of random, greedy with 80 to 15% of its decisions random, greedy, L1, L2 and L3
+  at 2 and 4 players (``LADDER_GAMES``, 4,000 games a cell, seed 2126 = ``SEED + 100``), each rung's
+  step over the one below head to head and against the fixed field, paired, with the depth; the
+  cells with the search at most ``LADDER_SEARCH_GAMES`` (1,000, scaled with ``--scale``) games: 4
+  cells of one search seat a game, about 0.65 core-s a game at 2 players and 1.2 at 4, so about an
+  hour of one core; the heuristic cells a few core-minutes. Resumable chunk by chunk (a rerun plays
+  only the missing chunks), into RUNS/ladder: the levels of play shown ordered.
 
 The seeds of the two studies (2120, 2125, 2126) are apart from every other seed here (``SEED`` +
 0, 10, 20, 30, 40, 60, 70 or 80, plus the players), so their games are not the games of any other study.
@@ -98,8 +98,16 @@ REGRET_SEED = SEED + 90 + REGRET_PLAYERS  # 2120
 REGRET_SEARCH_SEED = SEED + 95 + REGRET_PLAYERS  # 2125
 # the levels, with the rungs below them: random, greedy with 80 to 15% of its decisions random
 # (studies.ladder.NOISY_RUNGS: the depth from random is then a figure, not a bound) and greedy
-LADDER_RUNGS = ("random", "greedy-noise-80", "greedy-noise-60", "greedy-noise-45", "greedy-noise-30", "greedy-noise-15",
-                "greedy", *LADDER)  # fmt: skip
+LADDER_RUNGS = (
+    "random",
+    "greedy-noise-80",
+    "greedy-noise-60",
+    "greedy-noise-45",
+    "greedy-noise-30",
+    "greedy-noise-15",
+    "greedy",
+    *LADDER,
+)
 LADDER_PLAYERS = (2, 4)
 LADDER_GAMES = 4_000  # a cell
 LADDER_SEARCH_GAMES = 1_000  # a cell with the search in it (--cap), before --scale
@@ -127,8 +135,12 @@ def run(args: list[str], hours: float | None = None) -> None:
     print("$ smsim " + shlex.join(args), flush=True)
     start = time.perf_counter()
     try:
-        subprocess.run([sys.executable, "-m", "smsim.cli", *args], check=True, stdout=subprocess.DEVNULL,
-                       timeout=None if hours is None else hours * 3600)  # fmt: skip
+        subprocess.run(
+            [sys.executable, "-m", "smsim.cli", *args],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            timeout=None if hours is None else hours * 3600,
+        )
     except subprocess.TimeoutExpired:
         print(f"  stopped after {hours:g} h: the parts finished so far stay", flush=True)
     seconds = time.perf_counter() - start
@@ -144,11 +156,18 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the games (rehearsals)")
     parser.add_argument("--runs", default=None, help="where the datasets go [runs/baseline]")
     parser.add_argument("--out", default=None, help="where the report goes [reports/baseline]")
-    parser.add_argument("--search-games", type=int, default=None,
-                        help="L3 mirror games at every player count, before --scale [5,000 at 2 and 4 players, "
-                             "2,000 at 3 and 5]")  # fmt: skip
-    parser.add_argument("--search-hours", type=float, default=None,
-                        help="stop the L3 games after this many hours in all (the report reads what is done)")
+    parser.add_argument(
+        "--search-games",
+        type=int,
+        default=None,
+        help="L3 mirror games at every player count, before --scale [5,000 at 2 and 4 players, 2,000 at 3 and 5]",
+    )
+    parser.add_argument(
+        "--search-hours",
+        type=float,
+        default=None,
+        help="stop the L3 games after this many hours in all (the report reads what is done)",
+    )
     args = parser.parse_args()
     if args.search_games is not None and args.search_games < 1:
         parser.error(f"--search-games must be at least 1, got {args.search_games}")
@@ -175,31 +194,102 @@ def main() -> None:
     for p in PLAYERS:  # L1 and L2 mirrors
         for level, (name, offset) in enumerate((("mirror", 0), ("learned", 60))):
             path = runs / f"{name}-{p}p"
-            run(["simulate", "--games", n(MIRROR_GAMES), "--players", str(p), "--policy", LADDER[level],
-                 "--seed", str(SEED + offset + p), "--out", str(path), "--quiet"])  # fmt: skip
+            run(
+                [
+                    "simulate",
+                    "--games",
+                    n(MIRROR_GAMES),
+                    "--players",
+                    str(p),
+                    "--policy",
+                    LADDER[level],
+                    "--seed",
+                    str(SEED + offset + p),
+                    "--out",
+                    str(path),
+                    "--quiet",
+                ]
+            )
             datasets.append(str(path))
     for p in PLAYERS:  # the wall-bonus ablations at L1 and L2, on the mirrors' seeds: the same dice
         for level, offset in ((0, 0), (1, 60)):
             path = runs / f"bonus-{p}p-L{level + 1}"
-            run(["bonus-value", "--players", str(p), "--policy", LADDER[level], "--games",
-                 n(BONUS_GAMES[LADDER[level]]), "--seed", str(SEED + offset + p), "--out", str(path), "--quiet"])  # fmt: skip
+            run(
+                [
+                    "bonus-value",
+                    "--players",
+                    str(p),
+                    "--policy",
+                    LADDER[level],
+                    "--games",
+                    n(BONUS_GAMES[LADDER[level]]),
+                    "--seed",
+                    str(SEED + offset + p),
+                    "--out",
+                    str(path),
+                    "--quiet",
+                ]
+            )
             datasets.append(str(path))
     for p in PLAYERS:
         path = runs / f"compare-{p}p"
         if not (path / "manifest.json").exists():  # compare does not resume: play it once
-            run(["compare", *builtins, "--players", str(p), "--games", n(COMPARE_GAMES),
-                 "--seed", str(SEED + 10 + p), "--out", str(path)])  # fmt: skip
+            run(
+                [
+                    "compare",
+                    *builtins,
+                    "--players",
+                    str(p),
+                    "--games",
+                    n(COMPARE_GAMES),
+                    "--seed",
+                    str(SEED + 10 + p),
+                    "--out",
+                    str(path),
+                ]
+            )
         datasets.append(str(path))
     for policy, suffix in ((LADDER[0], ""), (LADDER[1], "-learned")):
         path = runs / f"variants-{SWEEP_PLAYERS}p{suffix}"
-        run(["sweep", *vary, "--one-at-a-time", "--players", str(SWEEP_PLAYERS), "--policy", policy,
-             "--games", n(SWEEP_GAMES), "--seed", str(SEED + 30 + SWEEP_PLAYERS), "--out", str(path), "--quiet"])  # fmt: skip
+        run(
+            [
+                "sweep",
+                *vary,
+                "--one-at-a-time",
+                "--players",
+                str(SWEEP_PLAYERS),
+                "--policy",
+                policy,
+                "--games",
+                n(SWEEP_GAMES),
+                "--seed",
+                str(SEED + 30 + SWEEP_PLAYERS),
+                "--out",
+                str(path),
+                "--quiet",
+            ]
+        )
         datasets.append(str(path))
     shipped = [a for v in named_variants() for a in ("--variant", v)]  # every shipped variant: its balance figures
     for policy, suffix in ((LADDER[0], ""), (LADDER[1], "-learned")):  # the one-at-a-time sweep's seed: its dice
         path = runs / f"shipped-{SWEEP_PLAYERS}p{suffix}"
-        run(["sweep", *shipped, "--players", str(SWEEP_PLAYERS), "--policy", policy, "--games", n(SWEEP_GAMES),
-             "--seed", str(SEED + 30 + SWEEP_PLAYERS), "--out", str(path), "--quiet"])  # fmt: skip
+        run(
+            [
+                "sweep",
+                *shipped,
+                "--players",
+                str(SWEEP_PLAYERS),
+                "--policy",
+                policy,
+                "--games",
+                n(SWEEP_GAMES),
+                "--seed",
+                str(SEED + 30 + SWEEP_PLAYERS),
+                "--out",
+                str(path),
+                "--quiet",
+            ]
+        )
         datasets.append(str(path))
     for p in PLAYERS:
         levels = [*SKILL_LEVELS, *(LADDER[2:] if p in SKILL_SEARCH_PLAYERS else ())]
@@ -207,31 +297,105 @@ def main() -> None:
         if p == SWEEP_PLAYERS:  # the skill gap under every shipped variant and every variant of the sweep
             extra += [*vary, *(a for v in named_variants() for a in ("--variant", v))]
         path = runs / f"skill-{p}p"
-        run(["skill", "--players", str(p), "--levels", ",".join(levels), "--games", n(SKILL_GAMES), "--seed",
-             str(SEED + 70 + p), *extra, "--out", str(path), "--quiet"])  # fmt: skip
+        run(
+            [
+                "skill",
+                "--players",
+                str(p),
+                "--levels",
+                ",".join(levels),
+                "--games",
+                n(SKILL_GAMES),
+                "--seed",
+                str(SEED + 70 + p),
+                *extra,
+                "--out",
+                str(path),
+                "--quiet",
+            ]
+        )
         datasets.append(str(path))
     for p in SKILL_SEARCH_ALONE:  # L3 against L2 head to head where the full matrix leaves L3 out
         path = runs / f"skill-{p}p-search"
-        run(["skill", "--players", str(p), "--levels", ",".join(LADDER[1:]), "--games", n(SKILL_SEARCH_ALONE_GAMES),
-             "--seed", str(SEED + 80 + p), "--out", str(path), "--quiet"])  # fmt: skip
+        run(
+            [
+                "skill",
+                "--players",
+                str(p),
+                "--levels",
+                ",".join(LADDER[1:]),
+                "--games",
+                n(SKILL_SEARCH_ALONE_GAMES),
+                "--seed",
+                str(SEED + 80 + p),
+                "--out",
+                str(path),
+                "--quiet",
+            ]
+        )
         datasets.append(str(path))
     for p in PLAYERS:
         for by in ("coins", "vp"):
             path = runs / f"fairness-{p}p-{by}"
             if not (path / "fairness.json").exists():  # fairness does not resume: run it once
-                run(["fairness", "--players", str(p), "--policy", "balanced", "--by", by, "--games",
-                     n(FAIRNESS_GAMES), "--check-games", n(FAIRNESS_CHECK_GAMES), "--seed", str(SEED + 40 + p),
-                     "--out", str(path), "--quiet"])  # fmt: skip
+                run(
+                    [
+                        "fairness",
+                        "--players",
+                        str(p),
+                        "--policy",
+                        "balanced",
+                        "--by",
+                        by,
+                        "--games",
+                        n(FAIRNESS_GAMES),
+                        "--check-games",
+                        n(FAIRNESS_CHECK_GAMES),
+                        "--seed",
+                        str(SEED + 40 + p),
+                        "--out",
+                        str(path),
+                        "--quiet",
+                    ]
+                )
             datasets.append(str(path))
     # the keep regret of every built-in but the searches, mirrors (cheap), then of the search, one seat among learned
     judged = [*builtins, "learned", "learned-exact"]
     regret = runs / f"regret-{REGRET_PLAYERS}p"
-    run(["regret", *judged, "--players", str(REGRET_PLAYERS), "--games", n(REGRET_GAMES), "--seed", str(REGRET_SEED),
-         "--out", str(regret), "--quiet"])  # fmt: skip
+    run(
+        [
+            "regret",
+            *judged,
+            "--players",
+            str(REGRET_PLAYERS),
+            "--games",
+            n(REGRET_GAMES),
+            "--seed",
+            str(REGRET_SEED),
+            "--out",
+            str(regret),
+            "--quiet",
+        ]
+    )
     studies = [str(regret)]
     regret = runs / f"regret-{REGRET_PLAYERS}p-search"
-    run(["regret", LADDER[2], "--against", LADDER[1], "--players", str(REGRET_PLAYERS), "--games",
-         n(REGRET_SEARCH_GAMES), "--seed", str(REGRET_SEARCH_SEED), "--out", str(regret), "--quiet"])  # fmt: skip
+    run(
+        [
+            "regret",
+            LADDER[2],
+            "--against",
+            LADDER[1],
+            "--players",
+            str(REGRET_PLAYERS),
+            "--games",
+            n(REGRET_SEARCH_GAMES),
+            "--seed",
+            str(REGRET_SEARCH_SEED),
+            "--out",
+            str(regret),
+            "--quiet",
+        ]
+    )
     studies.append(str(regret))
     start = time.perf_counter()
 
@@ -245,22 +409,57 @@ def main() -> None:
     ladder = runs / "ladder"  # the levels shown ordered: every step both ways, the depth
     left = time_left(slow)
     if left is None or left > 0:
-        run(["ladder", "--rungs", ",".join(LADDER_RUNGS), "--players", ",".join(map(str, LADDER_PLAYERS)), "--games",
-             n(LADDER_GAMES), "--cap", f"{LADDER[2]}={n(LADDER_SEARCH_GAMES)}", "--seed", str(LADDER_SEED),
-             *(["--hours", f"{left:.4f}"] if left is not None else []), "--out", str(ladder), "--quiet"])  # fmt: skip
+        run(
+            [
+                "ladder",
+                "--rungs",
+                ",".join(LADDER_RUNGS),
+                "--players",
+                ",".join(map(str, LADDER_PLAYERS)),
+                "--games",
+                n(LADDER_GAMES),
+                "--cap",
+                f"{LADDER[2]}={n(LADDER_SEARCH_GAMES)}",
+                "--seed",
+                str(LADDER_SEED),
+                *(["--hours", f"{left:.4f}"] if left is not None else []),
+                "--out",
+                str(ladder),
+                "--quiet",
+            ]
+        )
     if (ladder / "ladder.json").exists():
         studies.append(str(ladder))
     for p in SEARCH_PLAYERS:  # L3 last: the slowest, and the report reads what is done
         path = runs / f"search-{p}p"
         left = time_left(slow - 1 - SEARCH_PLAYERS.index(p))
         if left is None or left > 0:
-            run(["simulate", "--games", n(args.search_games or SEARCH_GAMES[p]), "--players", str(p), "--policy", LADDER[2],
-                 "--seed", str(SEED + 20 + p), "--out", str(path), "--batch", str(SEARCH_BATCH), "--quiet"], left)  # fmt: skip
+            run(
+                [
+                    "simulate",
+                    "--games",
+                    n(args.search_games or SEARCH_GAMES[p]),
+                    "--players",
+                    str(p),
+                    "--policy",
+                    LADDER[2],
+                    "--seed",
+                    str(SEED + 20 + p),
+                    "--out",
+                    str(path),
+                    "--batch",
+                    str(SEARCH_BATCH),
+                    "--quiet",
+                ],
+                left,
+            )
         if (path / "manifest.json").exists():
             datasets.append(str(path))
     run(["report", *datasets, *studies, "--out", out, "--title", "Saint Malo balance report: baseline"])
-    print(f"written: {out}/report.md and {out}/report.html ({time.perf_counter() - began:.0f} s in all; every "
-          f"step's time, this sitting's and earlier ones', in {TIMINGS})")
+    print(
+        f"written: {out}/report.md and {out}/report.html ({time.perf_counter() - began:.0f} s in all; every "
+        f"step's time, this sitting's and earlier ones', in {TIMINGS})"
+    )
 
 
 if __name__ == "__main__":

@@ -120,8 +120,10 @@ def timed(cmd: list[str], env: dict | None = None) -> float:
 
 def peak_rss_mb(cmd: list[str]) -> float:
     """Peak resident memory of a child process (Linux ru_maxrss is in KiB)."""
-    code = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
-            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")  # fmt: skip
+    code = (
+        "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
     out = subprocess.run([sys.executable, "-c", code, *cmd], check=True, capture_output=True, text=True)
     return int(out.stdout.strip()) / 1024
 
@@ -157,20 +159,32 @@ def command_rates(games: int, runs: int, cores: int, only: list[str] | None = No
     root = tempfile.mkdtemp(prefix="smsim-bench-")
     fresh = (os.path.join(root, str(k)) for k in itertools.count())  # a new dataset directory per run
     cases = {
-        "simulate --out": (lambda r, t: simulate_to(next(fresh), games, 4, ["balanced"], r, Rules(), threads=t),
-                           lambda r, t: run_games(games, 4, ["balanced"], r, Rules(), threads=t), games),
-        "simulate": (lambda r, t: simulate_summary(games, 4, ["balanced"], r, Rules(), threads=t),
-                     lambda r, t: run_games(games, 4, ["balanced"], r, Rules(), threads=t), games),
-        "compare (4 built-ins)": (lambda r, t: compare(lineup, 4, games, r, Rules(), threads=t, keep_games=False),
-                                  lambda r, t: [run_games(blocks, 4, [lineup[i] for i in a], r, Rules(), threads=t)
-                                                for a in arrs], blocks * len(arrs)),
-        "sweep (3 variants)": (lambda r, t: play_sweep(variants, games, 4, ["balanced"], r, t),
-                               lambda r, t: [run_games(games, 4, ["balanced"], r, v.rules, threads=t) for v in variants],
-                               games * len(variants)),
-    }  # fmt: skip
+        "simulate --out": (
+            lambda r, t: simulate_to(next(fresh), games, 4, ["balanced"], r, Rules(), threads=t),
+            lambda r, t: run_games(games, 4, ["balanced"], r, Rules(), threads=t),
+            games,
+        ),
+        "simulate": (
+            lambda r, t: simulate_summary(games, 4, ["balanced"], r, Rules(), threads=t),
+            lambda r, t: run_games(games, 4, ["balanced"], r, Rules(), threads=t),
+            games,
+        ),
+        "compare (4 built-ins)": (
+            lambda r, t: compare(lineup, 4, games, r, Rules(), threads=t, keep_games=False),
+            lambda r, t: [run_games(blocks, 4, [lineup[i] for i in a], r, Rules(), threads=t) for a in arrs],
+            blocks * len(arrs),
+        ),
+        "sweep (3 variants)": (
+            lambda r, t: play_sweep(variants, games, 4, ["balanced"], r, t),
+            lambda r, t: [run_games(games, 4, ["balanced"], r, v.rules, threads=t) for v in variants],
+            games * len(variants),
+        ),
+    }
     print(f"\ncommands end to end beside the engine on the same games, 4 players, median of {runs} runs:")
-    print(f"{'command':>22} {'games':>8} {'1t e2e/s':>10} {'1t kernel':>10} {'ratio':>6} {f'{cores}t e2e/s':>10} "
-          f"{f'{cores}t kernel':>10} {'ratio':>6} {'overhead':>8} {'serial':>7} {'16 cores':>8} {'64 cores':>8}")  # fmt: skip
+    print(
+        f"{'command':>22} {'games':>8} {'1t e2e/s':>10} {'1t kernel':>10} {'ratio':>6} {f'{cores}t e2e/s':>10} "
+        f"{f'{cores}t kernel':>10} {'ratio':>6} {'overhead':>8} {'serial':>7} {'16 cores':>8} {'64 cores':>8}"
+    )
     try:
         for label, (command, kernel, n) in cases.items():
             if only and not any(o in label for o in only):
@@ -178,7 +192,12 @@ def command_rates(games: int, runs: int, cores: int, only: list[str] | None = No
             command(0, 1)  # warm: compile and load everything once
             times: dict[str, list[float]] = {"e1": [], "k1": [], "en": [], "kn": []}
             for r in range(runs):  # interleaved, so that a change in the machine's load hits all four alike
-                for key, fn, t in (("e1", command, 1), ("k1", kernel, 1), ("en", command, cores), ("kn", kernel, cores)):
+                for key, fn, t in (
+                    ("e1", command, 1),
+                    ("k1", kernel, 1),
+                    ("en", command, cores),
+                    ("kn", kernel, cores),
+                ):
                     start = time.perf_counter()
                     fn(r, t)
                     times[key].append(time.perf_counter() - start)
@@ -187,9 +206,11 @@ def command_rates(games: int, runs: int, cores: int, only: list[str] | None = No
             c = k1 / kn
             serial = max(0.0, (c * en - e1) / (c - 1) / k1) if c > 1.05 else float("nan")
             amdahl = [(1 + overhead) / ((1 + overhead - serial) / n_cores + serial) for n_cores in (16, 64)]
-            print(f"{label:>22} {n:>8,} {n / e1:>10,.0f} {n / k1:>10,.0f} {k1 / e1:>6.2f} {n / en:>10,.0f} "
-                  f"{n / kn:>10,.0f} {kn / en:>6.2f} {100 * overhead:>7.1f}% {100 * serial:>6.1f}% {amdahl[0]:>7.1f}x "
-                  f"{amdahl[1]:>7.1f}x")  # fmt: skip
+            print(
+                f"{label:>22} {n:>8,} {n / e1:>10,.0f} {n / k1:>10,.0f} {k1 / e1:>6.2f} {n / en:>10,.0f} "
+                f"{n / kn:>10,.0f} {kn / en:>6.2f} {100 * overhead:>7.1f}% {100 * serial:>6.1f}% {amdahl[0]:>7.1f}x "
+                f"{amdahl[1]:>7.1f}x"
+            )
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -206,26 +227,51 @@ def dask_deployed(games: int, runs: int, cores: int) -> None:
     from smsim.warmup import warmup
 
     work = tempfile.mkdtemp(prefix="smsim-dask-")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))), os.environ.get("PYTHONPATH")]))}  # fmt: skip
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(
+            filter(None, [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.environ.get("PYTHONPATH")])
+        ),
+    }
     procs: list[subprocess.Popen] = []
 
     def start(*args: str) -> None:  # in its own process group, so that it goes with what it started
-        procs.append(subprocess.Popen([sys.executable, "-m", "dask", *args], cwd=work, env=env, start_new_session=True,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))  # fmt: skip
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "dask", *args],
+                cwd=work,
+                env=env,
+                start_new_session=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
 
     def command(out: str, *extra: str) -> tuple[float, float]:
         """(seconds the command reports for playing, seconds of the whole process)"""
         start_time = time.perf_counter()
-        done = subprocess.run(smsim_cmd("simulate", "-n", str(games), "-p", "4", "--policy", "balanced", "-q",
-                                        "--out", out, *extra), env=env, check=True, capture_output=True, text=True)  # fmt: skip
+        done = subprocess.run(
+            smsim_cmd("simulate", "-n", str(games), "-p", "4", "--policy", "balanced", "-q", "--out", out, *extra),
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         wall = time.perf_counter() - start_time
         played = re.search(r"played now in ([0-9.]+) s", done.stdout)
         return float(played.group(1)), wall
 
     try:
-        start("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file",
-              os.path.join(work, "scheduler.json"))  # fmt: skip
+        start(
+            "scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--no-dashboard",
+            "--scheduler-file",
+            os.path.join(work, "scheduler.json"),
+        )
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -237,15 +283,28 @@ def dask_deployed(games: int, runs: int, cores: int) -> None:
                     raise SystemExit("the scheduler did not start within 60 s") from None
                 time.sleep(0.1)
         for i in (1, 2):
-            start("worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1",
-                  "--local-directory", os.path.join(work, f"worker-{i}"))  # fmt: skip
+            start(
+                "worker",
+                address,
+                "--nworkers",
+                "1",
+                "--nthreads",
+                "1",
+                "--no-dashboard",
+                "--host",
+                "127.0.0.1",
+                "--local-directory",
+                os.path.join(work, f"worker-{i}"),
+            )
         warmup(["play"])
         with Client(address, timeout=60) as client:
             client.wait_for_workers(2, timeout=60)
             client.run(warmup, ["play"])  # each worker loads the engine once, as `smsim warmup` would have
-        cases = {"here, every core": ["--threads", str(cores)],
-                 "2 workers x 1 thread": ["--cluster", address, "--threads", "1"],
-                 f"2 workers x {cores} threads": ["--cluster", address]}  # fmt: skip
+        cases = {
+            "here, every core": ["--threads", str(cores)],
+            "2 workers x 1 thread": ["--cluster", address, "--threads", "1"],
+            f"2 workers x {cores} threads": ["--cluster", address],
+        }
         fresh = (os.path.join(work, f"run-{k}") for k in itertools.count())  # a new dataset per run: none resumes
         for extra in cases.values():  # once each: the workers' first part, files cached
             command(next(fresh), *extra)
@@ -259,14 +318,18 @@ def dask_deployed(games: int, runs: int, cores: int) -> None:
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         shutil.rmtree(work, ignore_errors=True)
-    print(f"\nsmsim simulate -n {games:,} -p 4 --policy balanced --out DIR, median of {runs} runs, scheduler and "
-          f"workers on 127.0.0.1:")  # fmt: skip
+    print(
+        f"\nsmsim simulate -n {games:,} -p 4 --policy balanced --out DIR, median of {runs} runs, scheduler and "
+        f"workers on 127.0.0.1:"
+    )
     print(f"{'where':>24} {'play s':>7} {'games/s':>9} {'process s':>9} {'games/s':>9}   play times")
     for label, rows in times.items():
         play = statistics.median(t for t, _ in rows)
         wall = statistics.median(w for _, w in rows)
-        print(f"{label:>24} {play:>7.2f} {games / play:>9,.0f} {wall:>9.2f} {games / wall:>9,.0f}   "
-              f"{', '.join(f'{t:.2f}' for t, _ in rows)}")  # fmt: skip
+        print(
+            f"{label:>24} {play:>7.2f} {games / play:>9,.0f} {wall:>9.2f} {games / wall:>9,.0f}   "
+            f"{', '.join(f'{t:.2f}' for t, _ in rows)}"
+        )
 
 
 def bad_input_times(runs: int) -> None:
@@ -291,8 +354,10 @@ def bad_input_times(runs: int) -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     times.sort(reverse=True)
-    print(f"bad input on an empty cache: {len(times)} cases, median of {runs} fresh processes each; exit statuses "
-          f"{sorted(set(statuses))}")  # fmt: skip
+    print(
+        f"bad input on an empty cache: {len(times)} cases, median of {runs} fresh processes each; exit statuses "
+        f"{sorted(set(statuses))}"
+    )
     print(f"  median case {statistics.median(t for t, _ in times):.2f} s, slowest {times[0][0]:.2f} s")
     for t, args in times[:5]:
         print(f"  {t:5.2f} s  smsim {' '.join(args)}")
@@ -304,26 +369,42 @@ def advise_times(seed: int, players: int = 4) -> None:
     from smsim.play.api import play_game
 
     decisions = play_game(players, seed, 0).records[-1]["decisions"]
-    subprocess.run(smsim_cmd("advise", "--players", str(players), "--seed", str(seed), "--decision", "0", "--json"),
-                   check=True, capture_output=True)  # warm the cache  # fmt: skip
+    subprocess.run(
+        smsim_cmd("advise", "--players", str(players), "--seed", str(seed), "--decision", "0", "--json"),
+        check=True,
+        capture_output=True,
+    )  # warm the cache
     times = []
     for d in range(decisions):
         start = time.perf_counter()
-        out = subprocess.run(smsim_cmd("advise", "--players", str(players), "--seed", str(seed), "--decision", str(d),
-                                       "--json"), check=True, capture_output=True, text=True).stdout  # fmt: skip
+        out = subprocess.run(
+            smsim_cmd("advise", "--players", str(players), "--seed", str(seed), "--decision", str(d), "--json"),
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
         wall = time.perf_counter() - start
         advice = json.loads(out)
         moves = sum(len(c["moves"]) for c in advice["candidates"])
         times.append((wall, d, advice["kind"], moves, len(advice["candidates"])))
     walls = sorted(t[0] for t in times)
-    print(f"`smsim advise --players {players} --seed {seed} --decision D --json`, warm, every decision of game 0 "
-          f"({decisions}): median {statistics.median(walls):.2f} s, 90th percentile {walls[int(0.9 * len(walls))]:.2f} s,"
-          f" slowest {walls[-1]:.2f} s")  # fmt: skip
-    print("the five slowest: " + "; ".join(f"decision {d} ({kind}, {moves} moves in {rows} rows) {w:.2f} s"
-                                           for w, d, kind, moves, rows in sorted(times, reverse=True)[:5]))  # fmt: skip
+    print(
+        f"`smsim advise --players {players} --seed {seed} --decision D --json`, warm, every decision of game 0 "
+        f"({decisions}): median {statistics.median(walls):.2f} s, 90th percentile {walls[int(0.9 * len(walls))]:.2f} s,"
+        f" slowest {walls[-1]:.2f} s"
+    )
+    print(
+        "the five slowest: "
+        + "; ".join(
+            f"decision {d} ({kind}, {moves} moves in {rows} rows) {w:.2f} s"
+            for w, d, kind, moves, rows in sorted(times, reverse=True)[:5]
+        )
+    )
     largest = max(times, key=lambda t: t[3])
-    print(f"the most moves: decision {largest[1]} ({largest[2]}, {largest[3]} moves in {largest[4]} rows) "
-          f"{largest[0]:.2f} s")
+    print(
+        f"the most moves: decision {largest[1]} ({largest[2]}, {largest[3]} moves in {largest[4]} rows) "
+        f"{largest[0]:.2f} s"
+    )
 
 
 def search_cost(games: int, runs: int, extra: list[str] | None = None) -> None:
@@ -352,25 +433,34 @@ def search_cost(games: int, runs: int, extra: list[str] | None = None) -> None:
         run_games(games * 100, 4, ["balanced"], 1000 + r, Rules(), threads=1)
         balanced.append((time.process_time() - start) / (games * 100))
     flat_s = [statistics.median(seconds["rollout-flat"])]
-    print(f"search cost, 4 players, one search seat and three balanced, {games} games a run, median of {runs} runs, "
-          f"1 thread (CPU time)")  # fmt: skip
+    print(
+        f"search cost, 4 players, one search seat and three balanced, {games} games a run, median of {runs} runs, "
+        f"1 thread (CPU time)"
+    )
     width = max(14, *(len(name) for name in lineups))
     print(f"{'seat':>{width}} {'core-s/game':>12} {'continuations/game':>19} {'vs flat':>8} {'vs flat, each run':>30}")
     for name in lineups:
         ratios = [a / b for a, b in zip(seconds[name], seconds["rollout-flat"])]
-        print(f"{name:>{width}} {statistics.median(seconds[name]):>12.4f} {statistics.median(continuations[name]):>19,.0f} "
-              f"{statistics.median(seconds[name]) / flat_s[0]:>8.3f} {' '.join(f'{x:.3f}' for x in ratios):>30}")
+        print(
+            f"{name:>{width}} {statistics.median(seconds[name]):>12.4f} "
+            f"{statistics.median(continuations[name]):>19,.0f} "
+            f"{statistics.median(seconds[name]) / flat_s[0]:>8.3f} {' '.join(f'{x:.3f}' for x in ratios):>30}"
+        )
     b = statistics.median(balanced)
-    print(f"{'balanced x4':>{width}} {b:>12.6f} {'':>19} {b / flat_s[0]:>8.5f}   (the search seat costs "
-          f"{statistics.median(seconds['rollout']) / b:,.0f} x a balanced game)")
+    print(
+        f"{'balanced x4':>{width}} {b:>12.6f} {'':>19} {b / flat_s[0]:>8.5f}   (the search seat costs "
+        f"{statistics.median(seconds['rollout']) / b:,.0f} x a balanced game)"
+    )
 
 
 def mirror_speed(games: int, runs: int, players_list: list[int], policies: tuple[str, ...]) -> None:
     """Mirrors of each policy on 1 thread, the same games, runs interleaved: games per second
     (median of the runs) and each run's ratio to the first policy's (median and range)."""
     first = policies[0]
-    print(f"mirrors on 1 thread beside {first}, {games:,} games a run, median of {runs} runs (interleaved); "
-          f"games/s, then the ratio to {first} (median, range):")
+    print(
+        f"mirrors on 1 thread beside {first}, {games:,} games a run, median of {runs} runs (interleaved); "
+        f"games/s, then the ratio to {first} (median, range):"
+    )
     print(f"{'players':>7} " + " ".join(f"{p:>24}" for p in policies))
     for players in players_list:
         for policy in policies:
@@ -384,8 +474,10 @@ def mirror_speed(games: int, runs: int, players_list: list[int], policies: tuple
         cells = []
         for policy in policies:
             ratios = [a / b for a, b in zip(rates[policy], rates[first])]
-            cells.append(f"{statistics.median(rates[policy]):>8,.0f} {statistics.median(ratios):.3f} "
-                         f"({min(ratios):.3f}-{max(ratios):.3f})")  # fmt: skip
+            cells.append(
+                f"{statistics.median(rates[policy]):>8,.0f} {statistics.median(ratios):.3f} "
+                f"({min(ratios):.3f}-{max(ratios):.3f})"
+            )
         print(f"{players:>7} " + " ".join(f"{c:>24}" for c in cells))
 
 
@@ -427,8 +519,10 @@ def exact_speed(games: int, runs: int, players_list: list[int]) -> None:
         start = time.perf_counter()
         repeat(100_000, params, occ, player, pirates, memo, rules, scratch)
         times.append((time.perf_counter() - start) / 100_000 * 1e6)
-    print(f"exact keep: one turn's dynamic programme {statistics.median(times):.2f} us (median of {runs} runs of "
-          f"100,000; range {min(times):.2f}-{max(times):.2f})")
+    print(
+        f"exact keep: one turn's dynamic programme {statistics.median(times):.2f} us (median of {runs} runs of "
+        f"100,000; range {min(times):.2f}-{max(times):.2f})"
+    )
     mirror_speed(games, runs, players_list, ("balanced", "balanced-exact", "learned", "learned-exact"))
 
 
@@ -451,19 +545,28 @@ def compile_times(runs: int) -> None:
             empty = tempfile.mkdtemp(prefix="smsim-cold-")
             try:
                 start = time.perf_counter()
-                done = subprocess.run(smsim_cmd("simulate", *args, "-q"), env={**os.environ, "NUMBA_CACHE_DIR": empty},
-                                      check=True, capture_output=True, text=True)  # fmt: skip
+                done = subprocess.run(
+                    smsim_cmd("simulate", *args, "-q"),
+                    env={**os.environ, "NUMBA_CACHE_DIR": empty},
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                )
                 walls[kind].append(time.perf_counter() - start)
             finally:
                 shutil.rmtree(empty, ignore_errors=True)
             said = re.search(r"smsim: compiled in ([0-9.]+) s", done.stderr)
             compiles[kind].append(float(said.group(1)) if said else float("nan"))
-    print(f"\nfirst compile: `smsim simulate ARGS -q` in a fresh process on an empty cache, median of {runs} "
-          f"(interleaved); 'compiled' is the line it prints (whole seconds):")  # fmt: skip
+    print(
+        f"\nfirst compile: `smsim simulate ARGS -q` in a fresh process on an empty cache, median of {runs} "
+        f"(interleaved); 'compiled' is the line it prints (whole seconds):"
+    )
     print(f"{'line-up':>22} {'process s':>10} {'range':>13} {'compiled s':>11}   smsim simulate ARGS")
     for kind, args in COMPILE_KINDS.items():
-        print(f"{kind:>22} {statistics.median(walls[kind]):>10.1f} {min(walls[kind]):>6.1f}-{max(walls[kind]):<6.1f} "
-              f"{statistics.median(compiles[kind]):>11.0f}   {' '.join(args)}")  # fmt: skip
+        print(
+            f"{kind:>22} {statistics.median(walls[kind]):>10.1f} {min(walls[kind]):>6.1f}-{max(walls[kind]):<6.1f} "
+            f"{statistics.median(compiles[kind]):>11.0f}   {' '.join(args)}"
+        )
     print("(where the time goes: python scripts/compile_profile.py)")
 
 
@@ -489,8 +592,10 @@ def write_ratios(games: int, runs: int, policies: list[str], threads_list: list[
         writer = PartWriter(location(next(fresh)), 0)
         start = time.perf_counter()
         for (first, _), (score, player, game_out) in arrays:
-            writer.write(seat_table(score, player, game_out, [policy] * players, Rules(), first),
-                         game_table(game_out, players, Rules(), first))  # fmt: skip
+            writer.write(
+                seat_table(score, player, game_out, [policy] * players, Rules(), first),
+                game_table(game_out, players, Rules(), first),
+            )
         writer.close()
         return (time.perf_counter() - start) * games / part_games
 
@@ -504,8 +609,10 @@ def write_ratios(games: int, runs: int, policies: list[str], threads_list: list[
         chunk_arrays = {}
         for policy in policies:  # warm: everything compiled and loaded; the chunks' arrays to write alone
             simulate_to(next(fresh), 2000, players, [policy], seed, Rules(), threads=1)
-            chunk_arrays[policy] = [((first, n), run_games(n, players, [policy], seed, Rules(), first=first))
-                                    for first, n in split_chunks(0, part_games)]  # fmt: skip
+            chunk_arrays[policy] = [
+                ((first, n), run_games(n, players, [policy], seed, Rules(), first=first))
+                for first, n in split_chunks(0, part_games)
+            ]
         for _ in range(runs):  # interleaved, so that a change in the machine's load hits all alike
             for policy in policies:
                 for threads in threads_list:
@@ -518,18 +625,24 @@ def write_ratios(games: int, runs: int, policies: list[str], threads_list: list[
                     shutil.rmtree(os.path.join(root, stale), ignore_errors=True)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    print(f"\n`simulate --out` beside the kernel on the same games ({games:,} games, {players} players, parts of "
-          f"{batch:,}), median of {runs} interleaved runs; target: --out / kernel >= 0.90:")  # fmt: skip
-    print(f"{'policy':>9} {'threads':>7} {'kernel s':>9} {'simulate s':>10} {'--out s':>8} {'sim/kernel':>10} "
-          f"{'out/kernel':>10} {'each run':>11} {'out - sim':>9} {'write alone':>11}")  # fmt: skip
+    print(
+        f"\n`simulate --out` beside the kernel on the same games ({games:,} games, {players} players, parts of "
+        f"{batch:,}), median of {runs} interleaved runs; target: --out / kernel >= 0.90:"
+    )
+    print(
+        f"{'policy':>9} {'threads':>7} {'kernel s':>9} {'simulate s':>10} {'--out s':>8} {'sim/kernel':>10} "
+        f"{'out/kernel':>10} {'each run':>11} {'out - sim':>9} {'write alone':>11}"
+    )
     for policy in policies:
         alone = statistics.median(times[(policy, 0, "write")])
         for threads in threads_list:
             k, sim, out = (times[(policy, threads, label)] for label in cases)
             km, sm, om = (statistics.median(x) for x in (k, sim, out))
             each = [a / b for a, b in zip(k, out)]
-            print(f"{policy:>9} {threads:>7} {km:>9.2f} {sm:>10.2f} {om:>8.2f} {km / sm:>10.3f} {km / om:>10.3f} "
-                  f"{min(each):>5.2f}-{max(each):<5.2f} {om - sm:>+8.2f}s {alone:>10.2f}s")  # fmt: skip
+            print(
+                f"{policy:>9} {threads:>7} {km:>9.2f} {sm:>10.2f} {om:>8.2f} {km / sm:>10.3f} {km / om:>10.3f} "
+                f"{min(each):>5.2f}-{max(each):<5.2f} {om - sm:>+8.2f}s {alone:>10.2f}s"
+            )
 
 
 def main() -> None:
@@ -541,16 +654,20 @@ def main() -> None:
     parser.add_argument("--memory-games", type=int, nargs="+", default=[1_000_000, 10_000_000])
     parser.add_argument("--memory-policy", default="random")
     parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory runs")
-    parser.add_argument("--quick", action="store_true",
-                        help="--games 4000 --runs 3 --memory-games 20000 200000 --compile-runs 1 --write-games 40000")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="--games 4000 --runs 3 --memory-games 20000 200000 --compile-runs 1 --write-games 40000",
+    )
     parser.add_argument("--commands", action="store_true", help="only the commands beside the engine")
     parser.add_argument("--compile", action="store_true", help="only the first compiles on an empty cache")
     parser.add_argument("--compile-runs", type=int, default=5, help="fresh processes per line-up for the compiles")
     parser.add_argument("--write", action="store_true", help="only `simulate --out` beside the kernel")
     parser.add_argument("--write-games", type=int, default=100_000, help="games per run of the --write table")
     parser.add_argument("--write-threads", type=int, nargs="+", default=[1, 2], help="threads of the --write table")
-    parser.add_argument("--write-policy", nargs="+", default=["random", "balanced"],
-                        help="policies of the --write table")  # fmt: skip
+    parser.add_argument(
+        "--write-policy", nargs="+", default=["random", "balanced"], help="policies of the --write table"
+    )
     parser.add_argument("--command", action="append", help="with --commands: only the commands whose name holds this")
     parser.add_argument("--bad-input", action="store_true", help="only the bad-input cases on an empty cache")
     parser.add_argument("--search", action="store_true", help="only the search's cost per game (--games per run)")
@@ -559,8 +676,11 @@ def main() -> None:
     parser.add_argument("--exact", action="store_true", help="only the exact keep's cost, per turn and in mirrors")
     parser.add_argument("--advise", action="store_true", help="only `smsim advise` at every decision of one game")
     parser.add_argument("--seed", type=int, default=2026, help="with --advise: the game's seed")
-    parser.add_argument("--dask-deployed", action="store_true",
-                        help="only `simulate --out` on a scheduler and two worker processes beside a run here")  # fmt: skip
+    parser.add_argument(
+        "--dask-deployed",
+        action="store_true",
+        help="only `simulate --out` on a scheduler and two worker processes beside a run here",
+    )
     args = parser.parse_args()
     if args.bad_input:
         bad_input_times(args.runs)
@@ -599,24 +719,35 @@ def main() -> None:
 
     compile_times(args.compile_runs)  # first compiles: fresh processes, empty caches
     run_games(64, 2, ["random"], 0, Rules())  # warm this process
-    warm = statistics.median(timed(smsim_cmd("simulate", "-n", "10000", "-p", "4", "--policy", "balanced", "-q"))
-                             for _ in range(3))  # fmt: skip
+    warm = statistics.median(
+        timed(smsim_cmd("simulate", "-n", "10000", "-p", "4", "--policy", "balanced", "-q")) for _ in range(3)
+    )
     print(f"warm `smsim simulate --games 10000 --players 4 --policy balanced`, end to end: {warm:.2f} s\n")
 
-    print(f"{'players':>7} {'policy':>9} {'rounds':>6} {'1 thread':>10} {f'{cores} threads':>10} {'scaling':>7} "
-          f"{'floor 1t':>10} {'floor/game':>10}   games/s")  # fmt: skip
+    print(
+        f"{'players':>7} {'policy':>9} {'rounds':>6} {'1 thread':>10} {f'{cores} threads':>10} {'scaling':>7} "
+        f"{'floor 1t':>10} {'floor/game':>10}   games/s"
+    )
     for players in args.players:
         for policy in args.policy:
             _, _, game_out = run_games(2000, players, [policy], 99, Rules())
-            rounds = int(round(game_out[:, 0].mean()))
-            one = median_rate(lambda r: run_games(args.games, players, [policy], r, Rules(), threads=1),
-                              args.games, args.runs)  # fmt: skip
-            many = median_rate(lambda r: run_games(args.games, players, [policy], r, Rules(), threads=cores),
-                               args.games, args.runs)  # fmt: skip
+            rounds = int(round(game_out[:, 0].mean()))  # noqa: RUF046 (numpy 1.x's round gives a float64)
+            one = median_rate(
+                lambda r: run_games(args.games, players, [policy], r, Rules(), threads=1),  # noqa: B023 (called at once)
+                args.games,
+                args.runs,
+            )
+            many = median_rate(
+                lambda r: run_games(args.games, players, [policy], r, Rules(), threads=cores),  # noqa: B023 (called at once)
+                args.games,
+                args.runs,
+            )
             floor(100, players, rounds, 1, 0)
-            fl = median_rate(lambda r: floor(args.games, players, rounds, 1, r), args.games, args.runs)
-            print(f"{players:>7} {policy:>9} {rounds:>6} {one:>10,.0f} {many:>10,.0f} {many / one:>6.2f}x "
-                  f"{fl:>10,.0f} {fl / one:>9.1f}x")  # fmt: skip
+            fl = median_rate(lambda r: floor(args.games, players, rounds, 1, r), args.games, args.runs)  # noqa: B023 (called at once)
+            print(
+                f"{players:>7} {policy:>9} {rounds:>6} {one:>10,.0f} {many:>10,.0f} {many / one:>6.2f}x "
+                f"{fl:>10,.0f} {fl / one:>9.1f}x"
+            )
 
     # the search policy: one rollout seat against three balanced, beside balanced alone
     rollout_games = max(4, args.games // 1000)
@@ -626,8 +757,8 @@ def main() -> None:
     print(f"{'line-up':>22} {'1 thread':>10} {f'{cores} threads':>10} {'scaling':>7} {'core-s/game':>11}")
     for label, lineup in lineups.items():
         n = rollout_games if "rollout" in label else args.games
-        one = median_rate(lambda r: run_games(n, 4, lineup, r, Rules(), threads=1), n, args.runs)
-        many = median_rate(lambda r: run_games(n, 4, lineup, r, Rules(), threads=cores), n, args.runs)
+        one = median_rate(lambda r: run_games(n, 4, lineup, r, Rules(), threads=1), n, args.runs)  # noqa: B023 (called at once)
+        many = median_rate(lambda r: run_games(n, 4, lineup, r, Rules(), threads=cores), n, args.runs)  # noqa: B023 (called at once)
         print(f"{label:>22} {one:>10,.2f} {many:>10,.2f} {many / one:>6.2f}x {1 / one:>11.4f}")
 
     command_rates(args.games, args.runs, cores)
@@ -636,9 +767,11 @@ def main() -> None:
     print(f"\npeak memory of `smsim simulate` ({args.memory_policy}, 4 players):")
     largest = max(args.memory_games)
     runs = [(f"--out, {n:,} games", n, ["--out"]) for n in args.memory_games]
-    runs += [(f"--out --batch {largest:,} (one part), {largest:,} games", largest, ["--batch", str(largest), "--out"]),
-             (f"without --out, {largest:,} games", largest, [])]  # fmt: skip
-    for label, n, extra in ([] if args.no_memory else runs):
+    runs += [
+        (f"--out --batch {largest:,} (one part), {largest:,} games", largest, ["--batch", str(largest), "--out"]),
+        (f"without --out, {largest:,} games", largest, []),
+    ]
+    for label, n, extra in [] if args.no_memory else runs:
         out = tempfile.mkdtemp(prefix="smsim-mem-")
         try:
             start = time.perf_counter()

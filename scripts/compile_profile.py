@@ -139,32 +139,46 @@ def profile(args: argparse.Namespace) -> None:
         start = clock()
         from smsim.policies.registry import POLICIES, rollout_spec
 
-        quick = rollout_spec({"budget": 2, "min_playouts": 1, "candidates": 2, "search_place": 1, "place_budget": 2},
-                             POLICIES["balanced"])  # the same code, short games
+        quick = rollout_spec(
+            {"budget": 2, "min_playouts": 1, "candidates": 2, "search_place": 1, "place_budget": 2},
+            POLICIES["balanced"],
+        )  # the same code, short games
         run_games(1, args.players, [quick] + ["balanced"] * (args.players - 1), 0, Rules(), threads=1)
         t_search = clock() - start
 
     wall = time.perf_counter() - wall
     gc_setting.__exit__(None, None, None)
-    print(f"cache: {os.environ['NUMBA_CACHE_DIR']}; CPU seconds unless said (wall clock of the games: {wall:.1f} s, "
-          f"load average {os.getloadavg()[0]:.1f})")  # fmt: skip
+    print(
+        f"cache: {os.environ['NUMBA_CACHE_DIR']}; CPU seconds unless said (wall clock of the games: {wall:.1f} s, "
+        f"load average {os.getloadavg()[0]:.1f})"
+    )
     print(f"import numba {t_numba:.2f} s, numba + smsim {t_import:.2f} s")
-    print(f"first games ({', '.join(policies)}; {args.players} players): {t_play:.1f} s"
-          + (f"; search policy: {t_search:.1f} s" if args.search else ""))  # fmt: skip
-    print(f"\n{'own s':>7} {'total s':>8} {'specs':>5}" + (f" {'LLVM ins':>9}" if args.sizes else "")
-          + "  function (own: without the callees compiled during it)")  # fmt: skip
+    print(
+        f"first games ({', '.join(policies)}; {args.players} players): {t_play:.1f} s"
+        + (f"; search policy: {t_search:.1f} s" if args.search else "")
+    )
+    print(
+        f"\n{'own s':>7} {'total s':>8} {'specs':>5}"
+        + (f" {'LLVM ins':>9}" if args.sizes else "")
+        + "  function (own: without the callees compiled during it)"
+    )
     ranked = sorted(own, key=own.get, reverse=True)
     for name in ranked[: args.top]:
-        print(f"{own[name]:>7.2f} {total[name]:>8.2f} {specs[name]:>5}" + (f" {sizes[name]:>9,}" if args.sizes else "")
-              + f"  {name}")  # fmt: skip
+        print(
+            f"{own[name]:>7.2f} {total[name]:>8.2f} {specs[name]:>5}"
+            + (f" {sizes[name]:>9,}" if args.sizes else "")
+            + f"  {name}"
+        )
     rest = ranked[args.top :]
     if rest:
         print(f"{sum(own[n] for n in rest):>7.2f} {'':>8} {sum(specs[n] for n in rest):>5}  {len(rest)} others")
     print(f"{sum(own.values()):>7.2f} {'':>8} {sum(specs.values()):>5}  all {len(own)} functions")
     print("\nby stage:")
     front = t_play + t_search - sum(stages.values())
-    for name, spent in sorted({**stages, "the rest: numba's front end (typing, rewrites, lowering to LLVM IR)": front}.items(),
-                              key=lambda kv: -kv[1]):  # fmt: skip
+    for name, spent in sorted(
+        {**stages, "the rest: numba's front end (typing, rewrites, lowering to LLVM IR)": front}.items(),
+        key=lambda kv: -kv[1],
+    ):
         print(f"{spent:>7.2f}  {name}")
     sys.stdout.flush()
 

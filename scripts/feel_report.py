@@ -16,8 +16,8 @@ both models: the standard sections on the mirrors of both levels, and "How the g
 "Luck against skill" and "What matters". On 2 cores: 10 min 23 s with the L1 fit datasets and the
 what-matters study already there (the 800,000 games of the shape with their snapshots 2 min, the
 two models 1 min 15 s, the luck matches 4 min 20 s, the report 2 min 13 s); the study and those
-datasets (960,000 and 160,000 games, not remade here) add some three minutes the first time. The datasets go to runs/feel/
-(not committed; a step whose result is there is skipped or resumes).
+datasets (960,000 and 160,000 games, not remade here) add some three minutes the first time. The
+datasets go to runs/feel/ (not committed; a step whose result is there is skipped or resumes).
 
     python scripts/feel_report.py
 """
@@ -57,23 +57,77 @@ def main() -> None:
     models, shown = [], []
     for policy, (prefix, step) in LEVELS.items():
         for p in PLAYERS:
-            for kind, games, seed in (("fit", FIT_GAMES, SEED + 10 * step + p), ("games", GAMES, SEED + 10 * (step + 1) + p)):
+            for kind, games, seed in (
+                ("fit", FIT_GAMES, SEED + 10 * step + p),
+                ("games", GAMES, SEED + 10 * (step + 1) + p),
+            ):
                 path = runs / f"{prefix}{kind}{p}"
                 shown += [str(path)] if kind == "games" else []
                 if not path.is_dir():
-                    run(["simulate", "-n", n(games), "-p", str(p), "--policy", policy, "--seed", str(seed),
-                         "--rounds", "--out", str(path), "--quiet"])  # fmt: skip
+                    run(
+                        [
+                            "simulate",
+                            "-n",
+                            n(games),
+                            "-p",
+                            str(p),
+                            "--policy",
+                            policy,
+                            "--seed",
+                            str(seed),
+                            "--rounds",
+                            "--out",
+                            str(path),
+                            "--quiet",
+                        ]
+                    )
         model = runs / f"winprob-{policy}.json"
         models += ["--winprob", str(model)]
         if not model.is_file():
             run(["winprob", *(str(runs / f"{prefix}fit{p}") for p in PLAYERS), "--out", str(model)])
     for p in LUCK_PLAYERS:
-        run(["luck", "learned", "balanced", "-p", str(p), "-n", n(LUCK_BLOCKS), "-s", str(SEED + 20 + p), "--model",
-             str(runs / "winprob-balanced.json"), "--out", str(runs / f"luck{p}")])  # fmt: skip
-    run(["matters", *(f"-p{p}" for p in PLAYERS), "-n", n(MATTERS_GAMES), "-s", str(SEED + 30),
-         "--out", str(runs / "matters")])  # fmt: skip
-    run(["report", *shown, *(str(runs / f"luck{p}") for p in LUCK_PLAYERS), str(runs / "matters"), *models,
-         "--title", "Saint Malo: how the game feels", "--out", args.out])  # fmt: skip
+        run(
+            [
+                "luck",
+                "learned",
+                "balanced",
+                "-p",
+                str(p),
+                "-n",
+                n(LUCK_BLOCKS),
+                "-s",
+                str(SEED + 20 + p),
+                "--model",
+                str(runs / "winprob-balanced.json"),
+                "--out",
+                str(runs / f"luck{p}"),
+            ]
+        )
+    run(
+        [
+            "matters",
+            *(f"-p{p}" for p in PLAYERS),
+            "-n",
+            n(MATTERS_GAMES),
+            "-s",
+            str(SEED + 30),
+            "--out",
+            str(runs / "matters"),
+        ]
+    )
+    run(
+        [
+            "report",
+            *shown,
+            *(str(runs / f"luck{p}") for p in LUCK_PLAYERS),
+            str(runs / "matters"),
+            *models,
+            "--title",
+            "Saint Malo: how the game feels",
+            "--out",
+            args.out,
+        ]
+    )
     print(f"{time.perf_counter() - start:.0f} s in all; report: {args.out}/report.md", file=sys.stderr)
 
 

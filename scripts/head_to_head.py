@@ -17,10 +17,10 @@ import time
 
 import pandas as pd
 
-from smsim.studies.compare import Comparison, compare
 from smsim.layout import PolicyKind
 from smsim.policies.registry import POLICIES
 from smsim.runs.dataset import vp_sources
+from smsim.studies.compare import Comparison, compare
 
 VP_SOURCES = vp_sources(seat_vp=False)  # head-to-head games use the printed rules: no seat compensation
 
@@ -46,14 +46,19 @@ class SourceTally:
 
 def markdown_table(result: Comparison, sources: pd.DataFrame) -> str:
     """The head-to-head as a Markdown table, strongest win share first."""
-    lines = ["| policy | win share [95% CI] | mean VP [95% CI] | rating (Elo) | " + " | ".join(SOURCE_HEADERS)
-             + " | cannons lost |",
-             "|---|" + "---:|" * (4 + len(SOURCE_HEADERS))]  # fmt: skip
+    lines = [
+        "| policy | win share [95% CI] | mean VP [95% CI] | rating (Elo) | "
+        + " | ".join(SOURCE_HEADERS)
+        + " | cannons lost |",
+        "|---|" + "---:|" * (4 + len(SOURCE_HEADERS)),
+    ]
     for name, row in result.table.sort_values("win_share", ascending=False).iterrows():
         parts = " | ".join(f"{sources.loc[name, c]:.1f}" for c in VP_SOURCES)
-        lines.append(f"| {name} | {100 * row.win_share:.1f}% [{100 * row.win_lo:.1f}, {100 * row.win_hi:.1f}] | "
-                     f"{row.vp_mean:.1f} [{row.vp_lo:.1f}, {row.vp_hi:.1f}] | {row.elo:.0f} | {parts} | "
-                     f"{row.cannons_lost:.2f} |")  # fmt: skip
+        lines.append(
+            f"| {name} | {100 * row.win_share:.1f}% [{100 * row.win_lo:.1f}, {100 * row.win_hi:.1f}] | "
+            f"{row.vp_mean:.1f} [{row.vp_lo:.1f}, {row.vp_hi:.1f}] | {row.elo:.0f} | {parts} | "
+            f"{row.cannons_lost:.2f} |"
+        )
     return "\n".join(lines)
 
 
@@ -70,12 +75,16 @@ def main() -> None:
     args = parser.parse_args()
     tally = SourceTally()
     start = time.perf_counter()
-    result = compare(args.policies, args.players, args.games, args.seed, threads=args.threads, keep_games=False,
-                     on_games=tally.add)  # fmt: skip
+    result = compare(
+        args.policies, args.players, args.games, args.seed, threads=args.threads, keep_games=False, on_games=tally.add
+    )
     elapsed = time.perf_counter() - start
     played = result.blocks * result.games_per_block
-    print(f"{played:,} games of {args.players} players in {elapsed:.0f} s ({played / elapsed:,.0f} games/s): "
-          f"{result.blocks:,} blocks of {result.games_per_block} seat arrangements", file=sys.stderr)  # fmt: skip
+    print(
+        f"{played:,} games of {args.players} players in {elapsed:.0f} s ({played / elapsed:,.0f} games/s): "
+        f"{result.blocks:,} blocks of {result.games_per_block} seat arrangements",
+        file=sys.stderr,
+    )
     print(markdown_table(result, tally.means()))
 
 

@@ -53,8 +53,19 @@ REPORT_SEED = 4_370_002
 # The first was the teacher of a round that gained -0.4 points [-1.0, +0.2] against the field; the
 # last is the teacher now (about 3.3 core-s a game as one of two seats).
 TEACHER = {"budget": 576, "place_budget": 288, "candidates": 6, "place_candidates": 6, "min_playouts": 16}
-LEARN = ["--base", "learned-exact", "--decisions", "100000", "--iterations", "4", "--seed", str(SEED),
-         "--until-gain", "1", *(a for k, v in TEACHER.items() for a in ("--knob", f"{k}={v}"))]  # fmt: skip
+LEARN = [
+    "--base",
+    "learned-exact",
+    "--decisions",
+    "100000",
+    "--iterations",
+    "4",
+    "--seed",
+    str(SEED),
+    "--until-gain",
+    "1",
+    *(a for k, v in TEACHER.items() for a in ("--knob", f"{k}={v}")),
+]
 # The top rung's candidates, cheapest first: rollout over the student. A gate of 0.03 (the
 # student's units: win share plus a tenth of the VP margin) leaves a decision to the student where
 # it leads every other move by that much; over round 1's student it halved the search's cost (4
@@ -97,8 +108,10 @@ def candidate_file(runs: Path, name: str, student: str) -> Path:
     path = runs / "candidates" / f"{name}.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
     knobs = CANDIDATES[name]
-    path.write_text("\n".join(['base = "rollout"', f'playout_policy = "{student}"',
-                               *(f"{k} = {v}" for k, v in knobs.items())]) + "\n")  # fmt: skip
+    path.write_text(
+        "\n".join(['base = "rollout"', f'playout_policy = "{student}"', *(f"{k} = {v}" for k, v in knobs.items())])
+        + "\n"
+    )
     return path
 
 
@@ -139,18 +152,41 @@ def main() -> None:
     else:
         stages.append("report")
     if args.status:
-        print(json.dumps({"runs": str(runs), "student": student if Path(student).exists() else None,
-                          "top": top.read_text() if top.exists() else None, "next": stages[0]}, indent=1))  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "runs": str(runs),
+                    "student": student if Path(student).exists() else None,
+                    "top": top.read_text() if top.exists() else None,
+                    "next": stages[0],
+                },
+                indent=1,
+            )
+        )
         return
-    if "learn" in stages:
-        if not run(["learn", "--out", str(learn), *learn_args, "--quiet"], deadline):
-            return
+    if "learn" in stages and not run(["learn", "--out", str(learn), *learn_args, "--quiet"], deadline):
+        return
     if not top.exists():
         for name in CANDIDATES:  # cheapest first: the first that passes is the top rung
             path = candidate_file(runs, name, student)
             folder = runs / f"choose-{name}"
-            if not run(["ladder", "--rungs", f"{student},{path}", "--players", "2,4", "--games", n(CHOOSE_GAMES),
-                        "--seed", str(CHOOSE_SEED), "--out", str(folder), "--quiet"], deadline):  # fmt: skip
+            if not run(
+                [
+                    "ladder",
+                    "--rungs",
+                    f"{student},{path}",
+                    "--players",
+                    "2,4",
+                    "--games",
+                    n(CHOOSE_GAMES),
+                    "--seed",
+                    str(CHOOSE_SEED),
+                    "--out",
+                    str(folder),
+                    "--quiet",
+                ],
+                deadline,
+            ):
                 return
             if passes(folder):
                 top.write_text(path.read_text())
@@ -163,12 +199,48 @@ def main() -> None:
 
     rungs = [*DEFAULT_RUNGS[:-1], student, str(top)]
     caps = ["--cap", f"{top}={n(TOP_GAMES)}", "--cap", f"{top.stem}-x4={n(CHECK_GAMES)}"]
-    if not run(["ladder", "--rungs", ",".join(rungs), "--players", "2,4", "--games", n(4_000), *caps, "--check", "4",
-                "--no-check-field", "--seed", str(REPORT_SEED), "--out", str(runs / "ladder"), "--quiet"], deadline):  # fmt: skip
+    if not run(
+        [
+            "ladder",
+            "--rungs",
+            ",".join(rungs),
+            "--players",
+            "2,4",
+            "--games",
+            n(4_000),
+            *caps,
+            "--check",
+            "4",
+            "--no-check-field",
+            "--seed",
+            str(REPORT_SEED),
+            "--out",
+            str(runs / "ladder"),
+            "--quiet",
+        ],
+        deadline,
+    ):
         return
     for players, games in MIRROR_GAMES.items():
-        if not run(["simulate", "--policy", str(top), "--players", str(players), "--games", n(games), "--batch", "25",
-                    "--seed", str(REPORT_SEED + players), "--out", str(runs / f"top-{players}p"), "--quiet"], deadline):  # fmt: skip
+        if not run(
+            [
+                "simulate",
+                "--policy",
+                str(top),
+                "--players",
+                str(players),
+                "--games",
+                n(games),
+                "--batch",
+                "25",
+                "--seed",
+                str(REPORT_SEED + players),
+                "--out",
+                str(runs / f"top-{players}p"),
+                "--quiet",
+            ],
+            deadline,
+        ):
             return
     print(f"every stage done: {runs}")
 

@@ -6,10 +6,11 @@ shipped searches; printed, never asserted).
     python scripts/search_quality.py --decisions 200 --knobs deep.toml --seed 7
 
 Decisions are drawn from 4-player mirror games of the search's base policy (its
-``candidate_policy``), of seeds the defaults were never chosen on (``--seed``): a game, then a decision number uniformly among its decisions, kept when
-it is of a kind still wanted (KEEP, USE, PLACE) and has at least two candidates the search would
-weigh. At each, with the candidates ``rollout`` would weigh there (the base policy's pick and
-best by its own values, ``smsim.play.search.candidate_rows_nb``):
+``candidate_policy``), of seeds the defaults were never chosen on (``--seed``): a game, then a
+decision number uniformly among its decisions, kept when it is of a kind still wanted (KEEP, USE,
+PLACE) and has at least two candidates the search would weigh. At each, with the candidates
+``rollout`` would weigh there (the base policy's pick and best by its own values,
+``smsim.play.search.candidate_rows_nb``):
 
 - the search under test (``--knobs``, a rollout TOML; default the shipped defaults), with
   every kind of decision switched on, on continuation streams 0 onwards; a decision it leaves
@@ -111,27 +112,59 @@ def sample(args: tuple) -> list[dict]:
         if all(counts[k] >= wanted for k in kinds):
             break
         w = new_work(players, trace)
-        play_one_search_nb(key, game, rules_nb, crates, kind, params, fns, base_kind, base_params, base_kind,
-                           base_params, marks, w, search, -1)  # fmt: skip
+        play_one_search_nb(
+            key,
+            game,
+            rules_nb,
+            crates,
+            kind,
+            params,
+            fns,
+            base_kind,
+            base_params,
+            base_kind,
+            base_params,
+            marks,
+            w,
+            search,
+            -1,
+        )
         total = int(w.ctx[L.CTX_INDEX])
         for d in rng.choice(total, size=min(total, 12), replace=False):
             w = new_work(players, trace)
-            play_one_search_nb(key, game, rules_nb, crates, kind, params, fns, base_kind, base_params, base_kind,
-                               base_params, marks, w, search, int(d))  # fmt: skip
+            play_one_search_nb(
+                key,
+                game,
+                rules_nb,
+                crates,
+                kind,
+                params,
+                fns,
+                base_kind,
+                base_params,
+                base_kind,
+                base_params,
+                marks,
+                w,
+                search,
+                int(d),
+            )
             name = L.Decision(int(w.cap.ctx[L.CTX_DECISION])).name
             if name not in counts or counts[name] >= wanted:
                 continue
             # the reference first, over the candidates the shipped defaults weigh (no pruning)
             before = int(reference.spent[0])
-            m, best = search_captured_nb(w, rules_nb, fns, base_kind, playout_kind, playout_params, marks, ref_knobs,
-                                         REFERENCE_STREAM, reference)  # fmt: skip
+            m, best = search_captured_nb(
+                w, rules_nb, fns, base_kind, playout_kind, playout_params, marks, ref_knobs, REFERENCE_STREAM, reference
+            )
             if best < 0:
                 continue
             ref_spent = int(reference.spent[0]) - before
             rows = [int(r) for r in reference.rows[:m]]
             before = int(search.spent[0])
-            m_search, found = search_captured_nb(w, rules_nb, fns, base_kind, playout_kind, playout_params, marks,
-                                                 knobs, 0, search)  # fmt: skip
+            m_search, found = search_captured_nb(
+                w, rules_nb, fns, base_kind, playout_kind, playout_params, marks, knobs, 0, search
+            )
             spent = int(search.spent[0]) - before
             picked = int(search.rows[found]) if found >= 0 else int(w.cap.at[3])  # no search: the base's pick
             if picked not in rows:
@@ -143,18 +176,30 @@ def sample(args: tuple) -> list[dict]:
             same = reference.same[:m]
 
             def judged(c: int) -> tuple[bool, float, float]:
-                if same[c] == same[best]:
+                if same[c] == same[best]:  # noqa: B023 (called at once)
                     return False, 0.0, 0.0
-                diff, se = paired(value[same[best]], value[same[c]])
-                win_loss = float(reference.win[same[best], :t].mean() - reference.win[same[c], :t].mean())
+                diff, se = paired(value[same[best]], value[same[c]])  # noqa: B023 (called at once)
+                win_loss = float(reference.win[same[best], :t].mean() - reference.win[same[c], :t].mean())  # noqa: B023 (called at once)
                 return diff > 2 * se, diff, win_loss
 
             wrong, loss, win_loss = judged(pick)
             base_wrong, base_loss, base_win_loss = judged(0)
             counts[name] += 1
-            out.append(dict(kind=name, candidates=m_searched, searched=found >= 0, spent=spent, ref_spent=ref_spent, wrong=wrong, loss=loss,
-                            win_loss=win_loss, base_wrong=base_wrong, base_loss=base_loss,
-                            base_win_loss=base_win_loss))  # fmt: skip
+            out.append(
+                dict(
+                    kind=name,
+                    candidates=m_searched,
+                    searched=found >= 0,
+                    spent=spent,
+                    ref_spent=ref_spent,
+                    wrong=wrong,
+                    loss=loss,
+                    win_loss=win_loss,
+                    base_wrong=base_wrong,
+                    base_loss=base_loss,
+                    base_win_loss=base_win_loss,
+                )
+            )
     return out
 
 
@@ -165,8 +210,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261125)
     parser.add_argument("--knobs", default=None, help="a rollout TOML (default: the shipped rollout)")
     parser.add_argument("--factor", type=int, default=16, help="the reference's budget over the search's")
-    parser.add_argument("--reference-budget", type=int, default=None,
-                        help="the reference's budget (default: factor x the search's budget)")
+    parser.add_argument(
+        "--reference-budget",
+        type=int,
+        default=None,
+        help="the reference's budget (default: factor x the search's budget)",
+    )
     parser.add_argument("--kinds", default="keep,use,place", help="decision kinds to sample")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
@@ -175,29 +224,39 @@ def main() -> None:
     ref_budget = args.reference_budget or args.factor * int(knobs[ROLLOUT_PARAMS.offset("budget")])
     # every worker samples its own games (game g of worker i: g * workers + i), each wanting its share
     per = math.ceil(args.decisions / args.workers)
-    jobs = [(args.seed, range(i, 10**9, args.workers), args.players, per, (knobs, chooser, player), ref_budget, kinds)
-            for i in range(args.workers)]  # fmt: skip
+    jobs = [
+        (args.seed, range(i, 10**9, args.workers), args.players, per, (knobs, chooser, player), ref_budget, kinds)
+        for i in range(args.workers)
+    ]
     start = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
         rows = [r for part in pool.map(sample, jobs) for r in part]
     elapsed = time.perf_counter() - start
     spec = "rollout (shipped defaults)" if args.knobs is None else args.knobs
-    print(f"search quality: {spec}, every kind searched; reference {ref_budget} continuations a decision, flat; "
-          f"{args.players} players, {chooser} games of seed {args.seed}, continuations by {player}; "
-          f"{elapsed:.0f} s on {args.workers} workers")
-    print(f"{'kind':<6} {'decisions':>9} {'searched':>9} {'cands':>6} {'spent':>7} {'ref':>7} {'wrong>2se':>10} {'loss':>8} "
-          f"{'win loss':>9} {'base wrong':>11} {'base loss':>10}")  # fmt: skip
+    print(
+        f"search quality: {spec}, every kind searched; reference {ref_budget} continuations a decision, flat; "
+        f"{args.players} players, {chooser} games of seed {args.seed}, continuations by {player}; "
+        f"{elapsed:.0f} s on {args.workers} workers"
+    )
+    print(
+        f"{'kind':<6} {'decisions':>9} {'searched':>9} {'cands':>6} {'spent':>7} {'ref':>7} "
+        f"{'wrong>2se':>10} {'loss':>8} "
+        f"{'win loss':>9} {'base wrong':>11} {'base loss':>10}"
+    )
     for kind in kinds:
         sel = [r for r in rows if r["kind"] == kind]
         if not sel:
             continue
 
         def mean(key: str) -> float:
-            return float(np.mean([r[key] for r in sel]))
+            return float(np.mean([r[key] for r in sel]))  # noqa: B023 (called at once)
 
-        print(f"{kind:<6} {len(sel):>9} {100 * mean('searched'):>8.1f}% {mean('candidates'):>6.2f} {mean('spent'):>7.1f} {mean('ref_spent'):>7.0f} "
-              f"{100 * mean('wrong'):>9.1f}% {mean('loss'):>8.4f} {mean('win_loss'):>9.4f} "
-              f"{100 * mean('base_wrong'):>10.1f}% {mean('base_loss'):>10.4f}")  # fmt: skip
+        print(
+            f"{kind:<6} {len(sel):>9} {100 * mean('searched'):>8.1f}% {mean('candidates'):>6.2f} "
+            f"{mean('spent'):>7.1f} {mean('ref_spent'):>7.0f} "
+            f"{100 * mean('wrong'):>9.1f}% {mean('loss'):>8.4f} {mean('win_loss'):>9.4f} "
+            f"{100 * mean('base_wrong'):>10.1f}% {mean('base_loss'):>10.4f}"
+        )
 
 
 if __name__ == "__main__":

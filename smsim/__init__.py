@@ -43,7 +43,7 @@ configure_cache()  # before numba is imported anywhere
 __version__ = "0.1.0"
 
 from smsim.errors import RulesError
-from smsim.rules import Rules, load_rules  # noqa: E402
+from smsim.rules import Rules, load_rules
 
 _LAZY = {
     "simulate": ("smsim.runs.batch", "simulate"),

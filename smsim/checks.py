@@ -33,11 +33,21 @@ def _shown(value) -> str:  # one line: a whole number as written (a huge one as 
 
 def whole(value, name: str, *, low: int | None = None, high: int | None = None, error=SimulationError) -> int:
     """``value`` as an int: a Python or numpy integer from ``low`` to ``high`` (either may be open)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-            or (low is not None and value < low) or (high is not None and value > high):  # fmt: skip
-        bounds = (f" from {_bound(low)} to {_bound(high)}" if low is not None and high is not None else
-                  f" of at least {_bound(low)}" if low is not None else
-                  f" of at most {_bound(high)}" if high is not None else "")  # fmt: skip
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, (int, np.integer))
+        or (low is not None and value < low)
+        or (high is not None and value > high)
+    ):
+        bounds = (
+            f" from {_bound(low)} to {_bound(high)}"
+            if low is not None and high is not None
+            else f" of at least {_bound(low)}"
+            if low is not None
+            else f" of at most {_bound(high)}"
+            if high is not None
+            else ""
+        )
         raise error(f"{name} must be a whole number{bounds}, not {_shown(value)}")
     return int(value)
 
@@ -55,11 +65,12 @@ def threads(value, name: str = "threads", *, error=SimulationError) -> int | Non
     return None if value is None else whole(value, name, low=1, error=error)
 
 
-def positive(value, name: str, *, below: float | None = None, most: float | None = None,
-             error=SimulationError) -> float:  # fmt: skip
+def positive(
+    value, name: str, *, below: float | None = None, most: float | None = None, error=SimulationError
+) -> float:
     """A finite number above 0, and below ``below`` or at most ``most`` where given (a share: 1)."""
     real = isinstance(value, Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
-    if not (real and 0 < value and (below is None or value < below) and (most is None or value <= most)):
+    if not (real and value > 0 and (below is None or value < below) and (most is None or value <= most)):
         bound = f" and below {below:g}" if below is not None else f" and at most {most:g}" if most is not None else ""
         raise error(f"{name} must be a number above 0{bound}, not {_shown(value)}")
     return float(value)

@@ -53,8 +53,9 @@ def write_file(final: str | os.PathLike, data: bytes | str) -> None:
         tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
 
 
-def read_data_file(path: str | os.PathLike, where: str, noun: str, fmt: str, schema: int,
-                   error: type[Exception]) -> dict:  # fmt: skip
+def read_data_file(
+    path: str | os.PathLike, where: str, noun: str, fmt: str, schema: int, error: type[Exception]
+) -> dict:
     """A JSON data file smsim wrote (a model), read and its header checked: readable, UTF-8, JSON,
     an object whose ``format`` is ``fmt`` and ``schema`` is ``schema``; else ``error`` in one line
     (``where``: what the message calls the file; ``noun``: what it should be, "a model file").
@@ -77,8 +78,7 @@ def parse_data(text: str, where: str, noun: str, fmt: str, schema: int, error: t
     except json.JSONDecodeError as exc:
         raise error(f"{where}: not {noun} (invalid JSON: {exc.msg} at line {exc.lineno})") from None
     if not isinstance(data, dict) or data.get("format") != fmt:
-        raise error(f"{where}: not {noun} (no \"format\": \"{fmt}\")")
+        raise error(f'{where}: not {noun} (no "format": "{fmt}")')
     if data.get("schema") != schema:
         raise error(f"{where}: model schema {data.get('schema')!r}; this smsim reads schema {schema}")
     return data
-

@@ -23,8 +23,15 @@ MISSING = "–"
 tables and the studies' printouts alike: the en dash, the typographic mark of an empty cell."""
 
 
-def interval_text(value: float | None, lo: float | None = None, hi: float | None = None, digits: int | None = 1,
-                  signed: bool = False, scale: float = 1.0, unit: str = "") -> str:  # fmt: skip
+def interval_text(
+    value: float | None,
+    lo: float | None = None,
+    hi: float | None = None,
+    digits: int | None = 1,
+    signed: bool = False,
+    scale: float = 1.0,
+    unit: str = "",
+) -> str:
     """A figure and its interval, written one way wherever smsim prints one: ``63.1% [62.0, 64.2]``,
     ``+5.2 points [+4.9, +5.5]`` (``signed``: a difference, every number with its sign), never a
     half-width. ``scale`` multiplies all three (100 for a rate in percent); ``unit`` follows the

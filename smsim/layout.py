@@ -6,8 +6,9 @@ The enums (:class:`Face`, :class:`Person`, :class:`Cell`, :class:`Side`, :class:
 uses them by name, jitted code by the plain ints declared once at the end of this module
 (``FACE_SWORDS``, ``CELL_WALL``, ``DECISION_KEEP``, ...: the enum's name, then the member's).
 Each int64 array the engine fills is a :class:`Record` (``PLAYER``, ``PIRATES``, ``SCORE``,
-``GAME``, ``ROUND``, ``CAND``, ``CTX``; the rules vector in ``smsim.rules``), from which the index constants (``COINS``, ``S_TOTAL``, ``CTX_DECISION``, ...), the array lengths
-and the column names are generated.
+``GAME``, ``ROUND``, ``CAND``, ``CTX``; the rules vector in ``smsim.rules``), from which the index
+constants (``COINS``, ``S_TOTAL``, ``CTX_DECISION``, ...), the array lengths and the column names
+are generated.
 
 A city is ``int8[49]``: cell ``r * 7 + c`` holds a :class:`Cell` code; towers sit at 0, 6, 42, 48.
 Alongside it the engine keeps one ``uint64`` bit mask per cell code (bit ``r * 7 + c``), so that
@@ -93,11 +94,24 @@ PERSON_0 = int(Cell.CITIZEN)
 CHURCH_CELLS = (Cell.CHURCH_1, Cell.CHURCH_2, Cell.CHURCH_3, Cell.CHURCH_4, Cell.CHURCH_5)  # by size 1..5
 N_CHURCH_SIZES = len(CHURCH_CELLS)
 CELL_CHAR = {
-    Cell.EMPTY: ".", Cell.TOWER: "+", Cell.WALL: "#", Cell.CRATE: "C", Cell.HOUSE: "H",
-    Cell.CHURCH_1: "1", Cell.CHURCH_2: "2", Cell.CHURCH_3: "3", Cell.CHURCH_4: "4",
-    Cell.CHURCH_5: "5", Cell.CITIZEN: "c", Cell.SOLDIER: "s", Cell.PRIEST: "p",
-    Cell.ARCHITECT: "a", Cell.MERCHANT: "m", Cell.JUGGLER: "j", Cell.NOBLE: "n",
-}  # fmt: skip
+    Cell.EMPTY: ".",
+    Cell.TOWER: "+",
+    Cell.WALL: "#",
+    Cell.CRATE: "C",
+    Cell.HOUSE: "H",
+    Cell.CHURCH_1: "1",
+    Cell.CHURCH_2: "2",
+    Cell.CHURCH_3: "3",
+    Cell.CHURCH_4: "4",
+    Cell.CHURCH_5: "5",
+    Cell.CITIZEN: "c",
+    Cell.SOLDIER: "s",
+    Cell.PRIEST: "p",
+    Cell.ARCHITECT: "a",
+    Cell.MERCHANT: "m",
+    Cell.JUGGLER: "j",
+    Cell.NOBLE: "n",
+}
 CHAR_CELL = {ch: code for code, ch in CELL_CHAR.items()}
 
 
@@ -187,99 +201,124 @@ class Record:
 
 
 # player[seat, field], int64: one seat's state and the statistics the datasets report
-PLAYER = Record("player", "", "N_PLAYER_FIELDS", (
-    ("coins", 1, "coins held"),
-    ("logs", 1, "logs held"),
-    ("vp", 1, "VP earned during play (persons, houses, wall VP bonuses); not the final scoring"),
-    ("cannons_lost", 1, "cannons lost to the pirates"),
-    ("soldiers", 1, "soldiers in the city"),
-    ("sides_done", 1, "4-bit mask, bit i = Side i complete"),
-    ("sides_broken", 1, "4-bit mask, bit i = Side i destroyed by a non-wall"),
-    ("n_empty", 1, "empty spaces left"),
-    ("vp_citizen", 1, "VP from citizens"),
-    ("vp_priest", 1, "VP from priests"),
-    ("vp_houses", 1, "VP from houses"),
-    ("vp_juggler", 1, "VP from jugglers"),
-    ("vp_noble", 1, "VP from nobles"),
-    ("vp_wall_bonus", 1, "VP from wall bonuses"),
-    ("coins_merchant", 1, "coins from merchants"),
-    ("coins_wall_bonus", 1, "coins from wall bonuses"),
-    ("coins_rotation", 1, "coins paid to turn dice"),
-    ("coins_delivery", 1, "coins paid for log deliveries"),
-    ("logs_delivered", 1, "logs delivered"),
-    ("logs_used", 1, "logs used for houses"),
-    ("n_rotated", 1, "dice turned"),
-    ("n_passes", 1, "turns in which no die was used"),
-    ("side_round", N_SIDES, "the round each side was completed, -1 if never"),
-    ("side_walls", N_SIDES, "walls on each side at the end of the game"),
-    ("bonus_persons", 1, "persons received as wall bonuses"),
-    ("attack_defence", MAX_PIRATE_ROWS, "the seat's defence at each attack, -1 if none"),
-    ("attack_sides", MAX_PIRATE_ROWS, "sides complete at each attack, -1 if none"),
-))  # fmt: skip
+PLAYER = Record(
+    "player",
+    "",
+    "N_PLAYER_FIELDS",
+    (
+        ("coins", 1, "coins held"),
+        ("logs", 1, "logs held"),
+        ("vp", 1, "VP earned during play (persons, houses, wall VP bonuses); not the final scoring"),
+        ("cannons_lost", 1, "cannons lost to the pirates"),
+        ("soldiers", 1, "soldiers in the city"),
+        ("sides_done", 1, "4-bit mask, bit i = Side i complete"),
+        ("sides_broken", 1, "4-bit mask, bit i = Side i destroyed by a non-wall"),
+        ("n_empty", 1, "empty spaces left"),
+        ("vp_citizen", 1, "VP from citizens"),
+        ("vp_priest", 1, "VP from priests"),
+        ("vp_houses", 1, "VP from houses"),
+        ("vp_juggler", 1, "VP from jugglers"),
+        ("vp_noble", 1, "VP from nobles"),
+        ("vp_wall_bonus", 1, "VP from wall bonuses"),
+        ("coins_merchant", 1, "coins from merchants"),
+        ("coins_wall_bonus", 1, "coins from wall bonuses"),
+        ("coins_rotation", 1, "coins paid to turn dice"),
+        ("coins_delivery", 1, "coins paid for log deliveries"),
+        ("logs_delivered", 1, "logs delivered"),
+        ("logs_used", 1, "logs used for houses"),
+        ("n_rotated", 1, "dice turned"),
+        ("n_passes", 1, "turns in which no die was used"),
+        ("side_round", N_SIDES, "the round each side was completed, -1 if never"),
+        ("side_walls", N_SIDES, "walls on each side at the end of the game"),
+        ("bonus_persons", 1, "persons received as wall bonuses"),
+        ("attack_defence", MAX_PIRATE_ROWS, "the seat's defence at each attack, -1 if none"),
+        ("attack_sides", MAX_PIRATE_ROWS, "sides complete at each attack, -1 if none"),
+    ),
+)
 PLAYER.export(globals())
 
 # pirates[field], int64: the pirate track
-PIRATES = Record("pirates", "PIRATE_", "N_PIRATE_FIELDS", (
-    ("boxes", 1, "boxes crossed"),
-    ("attacks", 1, "attacks made"),
-    ("attack_round", MAX_PIRATE_ROWS, "the round of each attack, -1 if none"),
-))  # fmt: skip
+PIRATES = Record(
+    "pirates",
+    "PIRATE_",
+    "N_PIRATE_FIELDS",
+    (
+        ("boxes", 1, "boxes crossed"),
+        ("attacks", 1, "attacks made"),
+        ("attack_round", MAX_PIRATE_ROWS, "the round of each attack, -1 if none"),
+    ),
+)
 PIRATES.export(globals())
 
 # score[seat, field], int64: the final scoring of one seat (engine/scoring.py)
-SCORE = Record("score", "S_", "N_SCORE_FIELDS", (
-    ("total", 1, "final VP"),
-    ("earned", 1, "VP earned during play"),
-    ("church_vp", 1, "VP of the church series"),
-    ("coins_vp", 1, "VP for coins left"),
-    ("logs_vp", 1, "VP for logs left"),
-    ("cannon_vp", 1, "VP lost to cannons (<= 0)"),
-    ("full_city_vp", 1, "VP for filling the city"),
-    ("seat_vp", 1, "VP of the seat's compensation (rules seat_vp)"),
-    ("empty", 1, "empty spaces left (the tie-break)"),
-    ("rank", 1, "1 = best; tied seats share a rank"),
-    ("won", 1, "1 for every winner"),
-    ("shared", 1, "1 for a winner who shares the win"),
-    ("churches", N_CHURCH_SIZES, "churches of size 1..5"),
-    ("series", N_CHURCH_SIZES, "church series of length 1..5"),
-))  # fmt: skip
+SCORE = Record(
+    "score",
+    "S_",
+    "N_SCORE_FIELDS",
+    (
+        ("total", 1, "final VP"),
+        ("earned", 1, "VP earned during play"),
+        ("church_vp", 1, "VP of the church series"),
+        ("coins_vp", 1, "VP for coins left"),
+        ("logs_vp", 1, "VP for logs left"),
+        ("cannon_vp", 1, "VP lost to cannons (<= 0)"),
+        ("full_city_vp", 1, "VP for filling the city"),
+        ("seat_vp", 1, "VP of the seat's compensation (rules seat_vp)"),
+        ("empty", 1, "empty spaces left (the tie-break)"),
+        ("rank", 1, "1 = best; tied seats share a rank"),
+        ("won", 1, "1 for every winner"),
+        ("shared", 1, "1 for a winner who shares the win"),
+        ("churches", N_CHURCH_SIZES, "churches of size 1..5"),
+        ("series", N_CHURCH_SIZES, "church series of length 1..5"),
+    ),
+)
 SCORE.export(globals())
 
 # game_out[field], int64: one game's outcome
-GAME = Record("game", "G_", "N_GAME_FIELDS", (
-    ("rounds", 1, "rounds played"),
-    ("aborted", 1, "1 if the safety cap of rounds stopped the game"),
-    ("filled", 1, "mask of the seats whose city is full"),
-    ("attacks", 1, "pirate attacks made"),
-    ("boxes", 1, "pirate boxes crossed"),
-    ("winners", 1, "number of winners"),
-    ("error", 1, "0, or 1 + the Decision at which a policy returned a row outside its candidates"),
-    ("error_seat", 1, "the seat of that policy, -1 if none"),
-    ("attack_round", MAX_PIRATE_ROWS, "the round of each attack, -1 if none"),
-))  # fmt: skip
+GAME = Record(
+    "game",
+    "G_",
+    "N_GAME_FIELDS",
+    (
+        ("rounds", 1, "rounds played"),
+        ("aborted", 1, "1 if the safety cap of rounds stopped the game"),
+        ("filled", 1, "mask of the seats whose city is full"),
+        ("attacks", 1, "pirate attacks made"),
+        ("boxes", 1, "pirate boxes crossed"),
+        ("winners", 1, "number of winners"),
+        ("error", 1, "0, or 1 + the Decision at which a policy returned a row outside its candidates"),
+        ("error_seat", 1, "the seat of that policy, -1 if none"),
+        ("attack_round", MAX_PIRATE_ROWS, "the round of each attack, -1 if none"),
+    ),
+)
 GAME.export(globals())
 
 # rounds[game, round, seat, field], int16: each seat at the start of each round and once more at
 # the game's end (round = rounds played), recorded only where asked (``simulate --rounds``): the
 # position a win-probability model reads. Every field is a count of the position, small enough
 # for int16.
-ROUND = Record("round snapshot", "RS_", "N_ROUND_FIELDS", (
-    ("score", 1, "the seat's final VP if the game ended now (every term of the final scoring)"),
-    ("vp", 1, "VP earned during play so far"),
-    ("church_vp", 1, "VP the seat's church series would score now"),
-    ("coins", 1, "coins held"),
-    ("logs", 1, "logs held"),
-    ("cannons_lost", 1, "cannons lost to the pirates so far"),
-    ("defence", 1, "the seat's defence against a pirate attack now"),
-    ("sides_done", 1, "sides of the wall complete"),
-    ("n_empty", 1, "empty spaces left"),
-    ("walls", 1, "walls in the city"),
-    ("crates", 1, "crates in the city"),
-    ("churches", 1, "churches in the city"),
-    ("persons", 1, "persons in the city"),
-    ("pirate_boxes", 1, "boxes of the pirate track crossed (the same for every seat)"),
-    ("pirate_attacks", 1, "pirate attacks made (the same for every seat)"),
-))  # fmt: skip
+ROUND = Record(
+    "round snapshot",
+    "RS_",
+    "N_ROUND_FIELDS",
+    (
+        ("score", 1, "the seat's final VP if the game ended now (every term of the final scoring)"),
+        ("vp", 1, "VP earned during play so far"),
+        ("church_vp", 1, "VP the seat's church series would score now"),
+        ("coins", 1, "coins held"),
+        ("logs", 1, "logs held"),
+        ("cannons_lost", 1, "cannons lost to the pirates so far"),
+        ("defence", 1, "the seat's defence against a pirate attack now"),
+        ("sides_done", 1, "sides of the wall complete"),
+        ("n_empty", 1, "empty spaces left"),
+        ("walls", 1, "walls in the city"),
+        ("crates", 1, "crates in the city"),
+        ("churches", 1, "churches in the city"),
+        ("persons", 1, "persons in the city"),
+        ("pirate_boxes", 1, "boxes of the pirate track crossed (the same for every seat)"),
+        ("pirate_attacks", 1, "pirate attacks made (the same for every seat)"),
+    ),
+)
 ROUND.export(globals())
 
 
@@ -359,9 +398,7 @@ def _build_tables():
 
 
 # Bit masks over the 49 cells; NEIGH*_MASK[cell] = the cell's adjacent spaces.
-(SPACES_MASK, OUTER_MASK, INNER_MASK, NEIGH8_MASK, NEIGH4_MASK, SIDE_OF_CELL, SIDE_MASK, SIDE_CELLS) = (
-    _build_tables()
-)
+(SPACES_MASK, OUTER_MASK, INNER_MASK, NEIGH8_MASK, NEIGH4_MASK, SIDE_OF_CELL, SIDE_MASK, SIDE_CELLS) = _build_tables()
 N_SPACES = bin(int(SPACES_MASK)).count("1")
 N_OUTER = bin(int(OUTER_MASK)).count("1")
 N_INNER = bin(int(INNER_MASK)).count("1")
@@ -396,40 +433,63 @@ NO_SYMBOL = -1
 # is FORGO_PARTS[i]. A symbol's part takes every use of it; a person's, buying it with heads and
 # taking it as a wall bonus; "rotations", every use with a die turned. Soldiers are the defence a
 # player buys, merchants the coins from crates.
-FORGO_PARTS = ("churches", "walls", "crates", "logs", "rotations",
-               "citizens", "soldiers", "priests", "architects", "merchants", "jugglers", "nobles")  # fmt: skip
+FORGO_PARTS = (
+    "churches",
+    "walls",
+    "crates",
+    "logs",
+    "rotations",
+    "citizens",
+    "soldiers",
+    "priests",
+    "architects",
+    "merchants",
+    "jugglers",
+    "nobles",
+)
 FORGO_ROTATIONS = 1 << FORGO_PARTS.index("rotations")
 # per Face, the bit of its symbol's part (heads: none, each person has its own)
-FORGO_SYMBOL = np.array([1 << FORGO_PARTS.index(part) for part in ("logs", "crates", "walls", "churches")] + [0, 0],
-                        dtype=np.int64)  # fmt: skip
+FORGO_SYMBOL = np.array(
+    [1 << FORGO_PARTS.index(part) for part in ("logs", "crates", "walls", "churches")] + [0, 0], dtype=np.int64
+)
 FORGO_PERSON = np.array([1 << FORGO_PARTS.index("citizens") + p for p in range(len(Person))], dtype=np.int64)
 FORGO_ALL = (1 << len(FORGO_PARTS)) - 1
 
 # cands[row, column], int64: one legal candidate of a USE decision (other decisions use column 0)
-CAND = Record("candidate", "C_", "CAND_WIDTH", (
-    ("symbol", 1, "the Face used, NO_SYMBOL: no die used"),
-    ("k", 1, "dice used"),
-    ("rotated", 1, "dice turned to the symbol"),
-    ("person", 1, "HEAD: the Person bought, else -1"),
-))  # fmt: skip
+CAND = Record(
+    "candidate",
+    "C_",
+    "CAND_WIDTH",
+    (
+        ("symbol", 1, "the Face used, NO_SYMBOL: no die used"),
+        ("k", 1, "dice used"),
+        ("rotated", 1, "dice turned to the symbol"),
+        ("person", 1, "HEAD: the Person bought, else -1"),
+    ),
+)
 CAND.export(globals())
 
 # ctx[field], int64: what the current decision is about
-CTX = Record("decision context", "CTX_", "N_CTX", (
-    ("decision", 1, "the Decision"),
-    ("seat", 1, "the seat deciding"),
-    ("round", 1, "the round, from 0"),
-    ("roll", 1, "KEEP: rolls made so far (1 or 2)"),
-    ("symbol", 1, "the symbol being used (PLACE, HOUSES)"),
-    ("k", 1, "dice used"),
-    ("what", 1, "PLACE: the Cell code being placed"),
-    ("left", 1, "PLACE: cells still to place, this one included"),
-    ("anchor", 1, "PLACE/HOUSES: the architect's cell, else -1"),
-    ("group", 1, "PLACE: uint64 bits (as int64) of the group placed so far this action"),
-    ("n", 1, "the number of candidates"),
-    ("turn", 1, "turns played so far in this game (changes every turn: a policy's memo key)"),
-    ("index", 1, "decisions asked before this one in this game: the decision's number, from 0"),
-))  # fmt: skip
+CTX = Record(
+    "decision context",
+    "CTX_",
+    "N_CTX",
+    (
+        ("decision", 1, "the Decision"),
+        ("seat", 1, "the seat deciding"),
+        ("round", 1, "the round, from 0"),
+        ("roll", 1, "KEEP: rolls made so far (1 or 2)"),
+        ("symbol", 1, "the symbol being used (PLACE, HOUSES)"),
+        ("k", 1, "dice used"),
+        ("what", 1, "PLACE: the Cell code being placed"),
+        ("left", 1, "PLACE: cells still to place, this one included"),
+        ("anchor", 1, "PLACE/HOUSES: the architect's cell, else -1"),
+        ("group", 1, "PLACE: uint64 bits (as int64) of the group placed so far this action"),
+        ("n", 1, "the number of candidates"),
+        ("turn", 1, "turns played so far in this game (changes every turn: a policy's memo key)"),
+        ("index", 1, "decisions asked before this one in this game: the decision's number, from 0"),
+    ),
+)
 CTX.export(globals())
 
 

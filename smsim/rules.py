@@ -116,7 +116,7 @@ class Rules:
 
     # -- construction -----------------------------------------------------------------------
     @classmethod
-    def from_dict(cls, overrides: dict[str, Any], base: "Rules | None" = None) -> "Rules":
+    def from_dict(cls, overrides: dict[str, Any], base: Rules | None = None) -> Rules:
         """A copy of ``base`` (default: docs/rules.md) with ``overrides`` applied and checked."""
         base = base or cls()
         known = {f.name: f for f in fields(cls)}
@@ -128,7 +128,7 @@ class Rules:
         return dataclasses.replace(base, **values)
 
     @classmethod
-    def from_toml(cls, path: str | Path, base: "Rules | None" = None) -> "Rules":
+    def from_toml(cls, path: str | Path, base: Rules | None = None) -> Rules:
         """Read a variant file: a TOML table of fields to override."""
         path = Path(path)
         try:
@@ -143,7 +143,7 @@ class Rules:
             raise RulesError(f"rules file {str(path)!r} is not valid TOML: {exc}") from None
         return cls.from_dict(data, base)
 
-    def with_overrides(self, assignments: list[str]) -> "Rules":
+    def with_overrides(self, assignments: list[str]) -> Rules:
         """Apply ``field=value`` strings (the CLI's ``--rule``); values are TOML literals."""
         data: dict[str, Any] = {}
         for text in assignments:
@@ -235,36 +235,41 @@ def _toml_value(value: Any) -> str:
 
 
 # Layout of Rules.to_nb(); the jitted core reads rules[R_*].
-RULES_RECORD = Record("rules", "R_", "N_RULE_FIELDS", (
-    ("start_coins", 1, ""),
-    ("start_logs", 1, ""),
-    ("rotation_cost", 1, ""),
-    ("log_delivery_cost", 1, ""),
-    ("side_defence", 1, ""),
-    ("soldier_defence", 1, ""),
-    ("citizen_vp", 1, ""),
-    ("priest_vp_per_church", 1, ""),
-    ("architect_max_houses", 1, ""),
-    ("house_vp", 1, ""),
-    ("merchant_coins_per_crate", 1, ""),
-    ("juggler_vp_per_type", 1, ""),
-    ("noble_vp", 1, ""),
-    ("pirate_boxes_per_player", 1, ""),
-    ("n_pirate_rows", 1, "len(pirate_strengths)"),
-    ("full_city_vp", 1, ""),
-    ("coins_per_vp", 1, ""),
-    ("vp_per_log", 1, ""),
-    ("cannon_penalty", 1, ""),
-    ("allow_pass", 1, "0 or 1"),
-    ("max_rounds", 1, ""),
-    ("wall_bonus_kind", N_SIDES, "a BonusKind per side, in Side order"),
-    ("wall_bonus_amount", N_SIDES, "in Side order"),
-    ("church_series_vp", 6, "VP of a series of length 0..5"),
-    ("pirate_strengths", MAX_PIRATE_ROWS, "the strength of each row, zeros past the last"),
-    ("seat_coins", MAX_PLAYERS, "extra start coins per seat, zeros past the list"),
-    ("seat_vp", MAX_PLAYERS, "VP added to each seat's final score, zeros past the list"),
-    ("wall_bonus_seats", N_SIDES, "per side in Side order, the mask of the seats that receive its bonus"),
-))  # fmt: skip
+RULES_RECORD = Record(
+    "rules",
+    "R_",
+    "N_RULE_FIELDS",
+    (
+        ("start_coins", 1, ""),
+        ("start_logs", 1, ""),
+        ("rotation_cost", 1, ""),
+        ("log_delivery_cost", 1, ""),
+        ("side_defence", 1, ""),
+        ("soldier_defence", 1, ""),
+        ("citizen_vp", 1, ""),
+        ("priest_vp_per_church", 1, ""),
+        ("architect_max_houses", 1, ""),
+        ("house_vp", 1, ""),
+        ("merchant_coins_per_crate", 1, ""),
+        ("juggler_vp_per_type", 1, ""),
+        ("noble_vp", 1, ""),
+        ("pirate_boxes_per_player", 1, ""),
+        ("n_pirate_rows", 1, "len(pirate_strengths)"),
+        ("full_city_vp", 1, ""),
+        ("coins_per_vp", 1, ""),
+        ("vp_per_log", 1, ""),
+        ("cannon_penalty", 1, ""),
+        ("allow_pass", 1, "0 or 1"),
+        ("max_rounds", 1, ""),
+        ("wall_bonus_kind", N_SIDES, "a BonusKind per side, in Side order"),
+        ("wall_bonus_amount", N_SIDES, "in Side order"),
+        ("church_series_vp", 6, "VP of a series of length 0..5"),
+        ("pirate_strengths", MAX_PIRATE_ROWS, "the strength of each row, zeros past the last"),
+        ("seat_coins", MAX_PLAYERS, "extra start coins per seat, zeros past the list"),
+        ("seat_vp", MAX_PLAYERS, "VP added to each seat's final score, zeros past the list"),
+        ("wall_bonus_seats", N_SIDES, "per side in Side order, the mask of the seats that receive its bonus"),
+    ),
+)
 RULES_RECORD.export(globals())
 
 
@@ -275,11 +280,23 @@ LATE_FIELDS = (*SEAT_FIELDS, "wall_bonus_seats")
 
 # -- validation -------------------------------------------------------------------------------
 _NON_NEGATIVE = (
-    "start_coins", "start_logs", "rotation_cost", "log_delivery_cost", "side_defence",
-    "soldier_defence", "citizen_vp", "priest_vp_per_church", "architect_max_houses", "house_vp",
-    "merchant_coins_per_crate", "juggler_vp_per_type", "noble_vp", "full_city_vp",
-    "vp_per_log", "cannon_penalty",
-)  # fmt: skip
+    "start_coins",
+    "start_logs",
+    "rotation_cost",
+    "log_delivery_cost",
+    "side_defence",
+    "soldier_defence",
+    "citizen_vp",
+    "priest_vp_per_church",
+    "architect_max_houses",
+    "house_vp",
+    "merchant_coins_per_crate",
+    "juggler_vp_per_type",
+    "noble_vp",
+    "full_city_vp",
+    "vp_per_log",
+    "cannon_penalty",
+)
 
 
 MAX_NUMBER = 10**9  # the largest number of any field: far beyond any game, far from int64 overflow
@@ -391,8 +408,11 @@ def verify_rules(rules: Rules) -> None:
             _fail(name, f"at most {MAX_PLAYERS} values (one per seat, the start player first), got {len(values)}")
     for seat, extra in enumerate(rules.seat_coins):
         if rules.start_coins + extra < 0:
-            _fail("seat_coins", f"seat {seat} would start with {rules.start_coins + extra} coins "
-                                f"(start_coins {rules.start_coins} + {extra}); a seat starts with >= 0")  # fmt: skip
+            _fail(
+                "seat_coins",
+                f"seat {seat} would start with {rules.start_coins + extra} coins "
+                f"(start_coins {rules.start_coins} + {extra}); a seat starts with >= 0",
+            )
 
 
 def normalised(fields_: dict[str, Any]) -> dict[str, Any]:

@@ -35,8 +35,9 @@ def cluster_sums(keys: list[pd.Series], values: pd.Series, cluster: pd.Series | 
     y = pd.Series(values.to_numpy(np.float64), index=values.index)
     if cluster is None:
         g = y.groupby(keys, observed=True)
-        out = pd.DataFrame({"n": g.size().astype(np.float64), "total": g.sum(),
-                            "total_sq": (y * y).groupby(keys, observed=True).sum()})
+        out = pd.DataFrame(
+            {"n": g.size().astype(np.float64), "total": g.sum(), "total_sq": (y * y).groupby(keys, observed=True).sum()}
+        )
         out["clusters"] = out["n"]
         out["cluster_sq"] = out["total_sq"]
         out["cluster_cross"] = out["total"]
@@ -48,10 +49,18 @@ def cluster_sums(keys: list[pd.Series], values: pd.Series, cluster: pd.Series | 
     g = rows.groupby(level=levels, observed=True)
     cl = pd.DataFrame({"sq": rows["y"] ** 2, "cross": rows["y"] * rows["n"], "n_sq": rows["n"] ** 2, "n": rows["n"]})
     gc = cl.groupby(level=levels, observed=True)
-    out = pd.DataFrame({"n": g["n"].sum(), "total": g["y"].sum(), "total_sq": g["y2"].sum(),
-                        "clusters": gc.size().astype(np.float64), "cluster_sq": gc["sq"].sum(),
-                        "cluster_cross": gc["cross"].sum(), "cluster_n_sq": gc["n_sq"].sum(),
-                        "cluster_max": gc["n"].max()})  # fmt: skip
+    out = pd.DataFrame(
+        {
+            "n": g["n"].sum(),
+            "total": g["y"].sum(),
+            "total_sq": g["y2"].sum(),
+            "clusters": gc.size().astype(np.float64),
+            "cluster_sq": gc["sq"].sum(),
+            "cluster_cross": gc["cross"].sum(),
+            "cluster_n_sq": gc["n_sq"].sum(),
+            "cluster_max": gc["n"].max(),
+        }
+    )
     return out[list(SUM_COLUMNS)]
 
 
@@ -106,7 +115,7 @@ def clustered_mean(sums: pd.DataFrame, name: str) -> pd.DataFrame:
 
 
 def _cluster_of(df: pd.DataFrame) -> pd.Series | None:
-    return df["cluster"] if "cluster" in df else None
+    return df.get("cluster")
 
 
 def grouped_rate(df: pd.DataFrame, by: list[str], flag: pd.Series, name: str) -> pd.DataFrame:

@@ -79,8 +79,9 @@ def _learned() -> None:
 def _search() -> None:
 
     # the fewest playouts: the search's code is the same, its games much shorter
-    quick = rollout_spec({"budget": 2, "min_playouts": 1, "candidates": 2, "search_place": 1, "place_budget": 2},
-                         POLICIES["random"])
+    quick = rollout_spec(
+        {"budget": 2, "min_playouts": 1, "candidates": 2, "search_place": 1, "place_budget": 2}, POLICIES["random"]
+    )
     run_games(1, 2, [quick, "random"], 0, Rules(), threads=1)
 
 
@@ -103,7 +104,6 @@ def warmup(parts: tuple[str, ...] | list[str] = ("play",)) -> list[Part]:
     # numba's event recorder, imported here: numba at this module's top would make it, and all it
     # imports, part of the compiled-code cache key (_cache.py), which an edit here must not reset
     from numba.core.event import install_recorder
-
 
     unknown = [p for p in parts if p not in PARTS]
     if unknown:

@@ -70,8 +70,10 @@ def check_file_out(path: str, what: str) -> None:
 
 
 # the trust boundaries (docs/trust.md), said where an option takes code or data from someone else
-POLICY_HELP = ("One for all seats, or one per seat (repeat or comma-separate). A policy file.py:function is "
-               "code and runs as you (docs/trust.md).")  # fmt: skip
+POLICY_HELP = (
+    "One for all seats, or one per seat (repeat or comma-separate). A policy file.py:function is "
+    "code and runs as you (docs/trust.md)."
+)
 TRUST_CLUSTER = "; a scheduler without TLS runs whatever its clients send (docs/trust.md)."
 
 
@@ -81,24 +83,34 @@ def policy_option(f):
 
 def run_options(games_help: str, seed_help: str):
     """The options of a run of many games: --games, --players, --policy, --seed (simulate, sweep)."""
+
     def wrap(f):
         f = click.option("--seed", "-s", type=int, default=0, show_default=True, help=seed_help)(f)
         f = policy_option(f)
         f = click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")(f)
         return click.option("--games", "-n", type=str, default="10000", show_default=True, help=games_help)(f)
+
     return wrap
 
 
 def cluster_option(needs_out: bool):
     where = " (with --out)" if needs_out else ""
-    return click.option("--cluster", default=None, metavar="ADDRESS",
-                        help=f"Play on a Dask cluster{where}: local:N worker processes, or tcp://host:8786"
-                             + TRUST_CLUSTER)  # fmt: skip
+    return click.option(
+        "--cluster",
+        default=None,
+        metavar="ADDRESS",
+        help=f"Play on a Dask cluster{where}: local:N worker processes, or tcp://host:8786" + TRUST_CLUSTER,
+    )
 
 
 rules_options = [
-    click.option("--rules", "rules_file", type=str, default=None,
-                 help="A variant: TOML file of rules fields (data, never executed)."),
+    click.option(
+        "--rules",
+        "rules_file",
+        type=str,
+        default=None,
+        help="A variant: TOML file of rules fields (data, never executed).",
+    ),
     click.option("--rule", multiple=True, metavar="FIELD=VALUE", help="Override one rules field (repeatable)."),
 ]
 
@@ -164,8 +176,11 @@ def engine_ready(players: int, specs: list, rules: Rules, rounds: bool = False) 
 
     if kernel_compiled(players, specs, rules) and (not rounds or kernel_compiled(players, specs, rules, rounds)):
         return
-    click.echo(f"smsim: compiling the game engine for this machine, first run only (cached in "
-               f"{cache_dir()}; `smsim warmup` compiles ahead) ...", err=True)  # fmt: skip
+    click.echo(
+        f"smsim: compiling the game engine for this machine, first run only (cached in "
+        f"{cache_dir()}; `smsim warmup` compiles ahead) ...",
+        err=True,
+    )
     start = time.perf_counter()
     with compiling():
         for spec in {s.name: s for s in specs}.values():  # a command's path: the play loop and the headline sums
@@ -224,8 +239,9 @@ def check_run_out(out: str, run: RunSpec, batch: int | None, rounds: bool = Fals
     from smsim.runs.dataset import run_identity
     from smsim.runs.spec import verify_batch
 
-    identity = run_identity(run.games, run.players, run.lineup, run.seed, run.rules, verify_batch(batch, run.games),
-                            rounds)  # fmt: skip
+    identity = run_identity(
+        run.games, run.players, run.lineup, run.seed, run.rules, verify_batch(batch, run.games), rounds
+    )
     check_folder_out(out, "dataset", identity)
 
 

@@ -15,7 +15,9 @@ from smsim.cli.common import cli, count_of, fail
 @cli.command()
 @click.argument("datasets", nargs=-1, required=True)
 @click.option("--out", "-o", type=str, default=None, help="Fit a model on DATASETS and write it here (JSON).")
-@click.option("--model", "model_path", type=str, default=None, help="Read this model and show its calibration on DATASETS.")
+@click.option(
+    "--model", "model_path", type=str, default=None, help="Read this model and show its calibration on DATASETS."
+)
 def winprob(datasets, out, model_path) -> None:
     """Every seat's probability of winning from a position, fitted on mirror games, and how well
     it is calibrated on the games held out (one in five, never fitted on).
@@ -59,9 +61,14 @@ def winprob(datasets, out, model_path) -> None:
 @cli.command()
 @click.argument("datasets", nargs=-1, required=True)
 @click.option("--model", "model_path", type=str, required=True, help="The win-probability model (smsim winprob --out).")
-@click.option("--against", "base", type=str, default=None,
-              help="A dataset of the same games played otherwise (same seed, players and games: a rules variant's "
-                   "base): print each DATASET's figures minus its, paired game by game.")  # fmt: skip
+@click.option(
+    "--against",
+    "base",
+    type=str,
+    default=None,
+    help="A dataset of the same games played otherwise (same seed, players and games: a rules variant's "
+    "base): print each DATASET's figures minus its, paired game by game.",
+)
 @click.option("--out", "-o", type=str, default=None, help="Also write the figures as CSV here.")
 def shape(datasets, model_path, base, out) -> None:
     """The shape of the games of DATASETS: lead changes, comebacks, when a game is decided, how
@@ -114,19 +121,35 @@ def shape(datasets, model_path, base, out) -> None:
 @click.argument("measured", metavar="POLICY")
 @click.argument("against")
 @click.option("--players", "-p", type=int, default=2, show_default=True, help="Players, 2 to 5.")
-@click.option("--games", "-n", type=str, default="2000", show_default=True,
-              help="Blocks: each the same dice with POLICY in every seat in turn (players x blocks games).")
+@click.option(
+    "--games",
+    "-n",
+    type=str,
+    default="2000",
+    show_default=True,
+    help="Blocks: each the same dice with POLICY in every seat in turn (players x blocks games).",
+)
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The match's seed.")
 @click.option("--model", "model_path", type=str, required=True, help="The win-probability model (smsim winprob --out).")
-@click.option("--samples", type=int, default=16, show_default=True,
-              help="Plays with other dice that each value is the mean of.")
-@click.option("--endgame", type=int, default=None,
-              help="The endgame: once the fullest city has fewer empty spaces, values are the game's outcome played "
-                   "out, not the model's (default: about the last half of a game, 25; 0: the model's to the last "
-                   "round; longer: more explained, slower).")
+@click.option(
+    "--samples", type=int, default=16, show_default=True, help="Plays with other dice that each value is the mean of."
+)
+@click.option(
+    "--endgame",
+    type=int,
+    default=None,
+    help="The endgame: once the fullest city has fewer empty spaces, values are the game's outcome played "
+    "out, not the model's (default: about the last half of a game, 25; 0: the model's to the last "
+    "round; longer: more explained, slower).",
+)
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
-@click.option("--out", "-o", type=str, default=None,
-              help="A folder for the match: its rows and figures (a rerun reads them); smsim report reads it.")
+@click.option(
+    "--out",
+    "-o",
+    type=str,
+    default=None,
+    help="A folder for the match: its rows and figures (a rerun reads them); smsim report reads it.",
+)
 def luck(measured, against, players, games, seed, model_path, samples, endgame, threads, out) -> None:
     """How much of a match's result is the dice: POLICY in one seat against AGAINST in the others,
     every seat rotation on the same dice, with every turn's luck measured.
@@ -149,8 +172,15 @@ def luck(measured, against, players, games, seed, model_path, samples, endgame, 
     from smsim.studies.luck import LuckPlan, luck_match, verify_plan
     from smsim.studies.winprob import WinProbModel
 
-    plan = LuckPlan(measured, against, players, count_of(games, "--games"), seed, samples,
-                    **({} if endgame is None else {"endgame": endgame}))
+    plan = LuckPlan(
+        measured,
+        against,
+        players,
+        count_of(games, "--games"),
+        seed,
+        samples,
+        **({} if endgame is None else {"endgame": endgame}),
+    )
     verify_plan(plan)
     model = WinProbModel.load(model_path)
     model.coef_for(players)
@@ -162,20 +192,49 @@ def luck(measured, against, players, games, seed, model_path, samples, endgame, 
 
 
 @cli.command()
-@click.option("--policy", "policies", multiple=True, default=("balanced", "learned"), show_default=True,
-              help="A strength to measure at (repeat it): a heuristic or learned policy, or its weights file "
-                   "(a policy file is code, docs/trust.md).")  # fmt: skip
-@click.option("--part", "parts", multiple=True,
-              help="A part to forbid (repeat it; default: every one): churches, walls, crates, logs, rotations, "
-                   "citizens, soldiers, priests, architects, merchants, jugglers, nobles.")  # fmt: skip
-@click.option("--players", "-p", "players", type=int, multiple=True, default=(2, 4), show_default=True,
-              help="Player counts (repeat it).")
-@click.option("--games", "-n", type=str, default="2000", show_default=True,
-              help="Games a part, policy and player count (whole blocks of every seat rotation).")
+@click.option(
+    "--policy",
+    "policies",
+    multiple=True,
+    default=("balanced", "learned"),
+    show_default=True,
+    help="A strength to measure at (repeat it): a heuristic or learned policy, or its weights file "
+    "(a policy file is code, docs/trust.md).",
+)
+@click.option(
+    "--part",
+    "parts",
+    multiple=True,
+    help="A part to forbid (repeat it; default: every one): churches, walls, crates, logs, rotations, "
+    "citizens, soldiers, priests, architects, merchants, jugglers, nobles.",
+)
+@click.option(
+    "--players",
+    "-p",
+    "players",
+    type=int,
+    multiple=True,
+    default=(2, 4),
+    show_default=True,
+    help="Player counts (repeat it).",
+)
+@click.option(
+    "--games",
+    "-n",
+    type=str,
+    default="2000",
+    show_default=True,
+    help="Games a part, policy and player count (whole blocks of every seat rotation).",
+)
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The dice's seed, the same for every part.")
-@click.option("--out", "-o", type=str, default=None,
-              help="A folder for the study: each part's games as it ends (a rerun resumes), the table as CSV; "
-                   "smsim report reads it.")  # fmt: skip
+@click.option(
+    "--out",
+    "-o",
+    type=str,
+    default=None,
+    help="A folder for the study: each part's games as it ends (a rerun resumes), the table as CSV; "
+    "smsim report reads it.",
+)
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
 def matters(policies, parts, players, games, seed, out, threads) -> None:
     """What each part of the game is worth: each part forbidden to one seat of a policy, against
@@ -195,16 +254,25 @@ def matters(policies, parts, players, games, seed, out, threads) -> None:
       smsim matters --policy balanced --part churches --part walls -p 2 -p 3 -p 4 -p 5
       smsim compare balanced-without-churches balanced balanced balanced --players 4
     """
+    import sys
+
     from smsim.cli.progress import GamesProgressBar
     from smsim.report.terminal import print_matters
     from smsim.studies.matters import plan_matters, what_matters
 
-    import sys
-
     plan = plan_matters(policies, parts or None, players, count_of(games, "--games"), seed)
     with GamesProgressBar() as report:
-        result = what_matters(plan.policies, plan.parts, plan.players, plan.games, plan.seed, threads=threads,
-                              out=out, command=["smsim", *sys.argv[1:]], on_progress=report)  # fmt: skip
+        result = what_matters(
+            plan.policies,
+            plan.parts,
+            plan.players,
+            plan.games,
+            plan.seed,
+            threads=threads,
+            out=out,
+            command=["smsim", *sys.argv[1:]],
+            on_progress=report,
+        )
     print_matters(result)
     if out is not None:
         click.echo(f"study: {out} (table: {Path(out) / 'matters.csv'})")

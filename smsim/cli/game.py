@@ -11,8 +11,8 @@ import click
 
 from smsim import checks
 from smsim.cli.common import (
-    InputError,
     EXIT_DISCREPANCY,
+    InputError,
     check_file_out,
     cli,
     fail,
@@ -34,16 +34,30 @@ from smsim.files import writing
 @policy_option
 @click.option("--trace", "trace_file", type=click.Path(dir_okay=False), help="Write the JSON-lines trace here.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final scores.")
-@click.option("--advise", "advise_kinds", is_flag=False, flag_value="use", default=None, metavar="[KINDS]",
-              help="Mark the decisions whose pick is significantly worse than the best move (docs/advise.md); "
-                   "KINDS: comma-separated decision kinds, e.g. keep,use [default: use].")  # fmt: skip
+@click.option(
+    "--advise",
+    "advise_kinds",
+    is_flag=False,
+    flag_value="use",
+    default=None,
+    metavar="[KINDS]",
+    help="Mark the decisions whose pick is significantly worse than the best move (docs/advise.md); "
+    "KINDS: comma-separated decision kinds, e.g. keep,use [default: use].",
+)
 @click.option("--advise-playouts", type=int, default=None, help="Playouts per candidate for --advise [default: 128].")
-@click.option("--html", "html_file", type=str, default=None, help="Also write the game's replay page here (smsim replay).")
-@click.option("--values", type=click.Choice(["search", "learned"]), default=None,
-              help="With --html: every USE and PLACE decision's moves valued (smsim replay --values).")
+@click.option(
+    "--html", "html_file", type=str, default=None, help="Also write the game's replay page here (smsim replay)."
+)
+@click.option(
+    "--values",
+    type=click.Choice(["search", "learned"]),
+    default=None,
+    help="With --html: every USE and PLACE decision's moves valued (smsim replay --values).",
+)
 @with_rules
-def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_playouts, html_file, values, rules_file,
-         rule) -> None:  # fmt: skip
+def play(
+    players, seed, game, policy, trace_file, quiet, advise_kinds, advise_playouts, html_file, values, rules_file, rule
+) -> None:
     """Play one game and tell it turn by turn, cities drawn in the board text format.
 
     With --advise, each turn is followed by the decisions where the policy's pick was
@@ -74,8 +88,9 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
     if kinds:
         from smsim.studies.advise import ANNOTATE_PLAYOUTS, annotate_game
 
-        _, notes, _ = annotate_game(players, seed, game, policy_names(policy), rules, kinds,
-                                    advise_playouts or ANNOTATE_PLAYOUTS)  # fmt: skip
+        _, notes, _ = annotate_game(
+            players, seed, game, policy_names(policy), rules, kinds, advise_playouts or ANNOTATE_PLAYOUTS
+        )
     if trace_file:
         try:
             with writing(trace_file) as tmp, open(tmp, "w", encoding="utf-8") as fh:  # whole or not at all
@@ -86,8 +101,10 @@ def play(players, seed, game, policy, trace_file, quiet, advise_kinds, advise_pl
 
     click.echo(narrate(traced.records, quiet=quiet, notes=notes))
     if html_file:
-        click.echo("page: " + write_replay(traced.records, html_file, None, "the game", values=values,
-                                           playouts=advise_playouts))  # fmt: skip
+        click.echo(
+            "page: "
+            + write_replay(traced.records, html_file, None, "the game", values=values, playouts=advise_playouts)
+        )
 
 
 def _advise_kinds(value: str | None, playouts: int | None) -> tuple[str, ...]:
@@ -117,14 +134,18 @@ def _advise_kinds(value: str | None, playouts: int | None) -> tuple[str, ...]:
 @click.option("--seed", "-s", type=int, default=None, help="The run's seed [default: 0].")
 @click.option("--game", "-g", type=int, default=None, help="Game index within the run [default: 0].")
 @policy_option
-@click.option("--playouts", "-k", type=int, default=None,
-              help="Continuations for the leading moves [default: 200].")
-@click.option("--min-playouts", type=int, default=None,
-              help="Continuations every move gets before the worse are dropped [default: 32; = --playouts: all alike].")
+@click.option("--playouts", "-k", type=int, default=None, help="Continuations for the leading moves [default: 200].")
+@click.option(
+    "--min-playouts",
+    type=int,
+    default=None,
+    help="Continuations every move gets before the worse are dropped [default: 32; = --playouts: all alike].",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @with_rules
-def advise(trace_file, decision, players, seed, game, policy, playouts, min_playouts, as_json, rules_file,
-           rule) -> None:  # fmt: skip
+def advise(
+    trace_file, decision, players, seed, game, policy, playouts, min_playouts, as_json, rules_file, rule
+) -> None:
     """The best move at one decision of a game: every legal candidate valued by playouts to the
     end (common dice; each seat's base policy plays on), with its win probability and mean final
     VP and their 95% intervals, best first, the policy's own pick marked (docs/advise.md). Moves
@@ -139,8 +160,14 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, min_play
       smsim advise --players 4 --seed 7 --game 0 --decision 41
       smsim play --seed 7 --trace game.jsonl && smsim advise game.jsonl --decision 41 --json
     """
-    from smsim.studies.advise import (DEFAULT_MIN_PLAYOUTS, DEFAULT_PLAYOUTS, MAX_DECISION, MAX_PLAYOUTS,
-                                      advise_trace, advise as run_advise)  # fmt: skip
+    from smsim.studies.advise import (
+        DEFAULT_MIN_PLAYOUTS,
+        DEFAULT_PLAYOUTS,
+        MAX_DECISION,
+        MAX_PLAYOUTS,
+        advise_trace,
+    )
+    from smsim.studies.advise import advise as run_advise
 
     playouts = DEFAULT_PLAYOUTS if playouts is None else playouts
     checks.whole(playouts, "--playouts", low=1, high=MAX_PLAYOUTS, error=InputError)
@@ -148,9 +175,18 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, min_play
     checks.whole(min_playouts, "--min-playouts", low=1, error=InputError)
     checks.whole(decision, "--decision", low=0, high=MAX_DECISION, error=InputError)
     if trace_file is not None:
-        given = [name for name, value in (("--players", players), ("--seed", seed), ("--game", game),
-                                          ("--policy", policy or None), ("--rules", rules_file),
-                                          ("--rule", rule or None)) if value is not None]  # fmt: skip
+        given = [
+            name
+            for name, value in (
+                ("--players", players),
+                ("--seed", seed),
+                ("--game", game),
+                ("--policy", policy or None),
+                ("--rules", rules_file),
+                ("--rule", rule or None),
+            )
+            if value is not None
+        ]
         if given:
             fail(f"{', '.join(given)} cannot be given with a trace file: the trace says its game")
         if not Path(trace_file).is_file():
@@ -159,9 +195,16 @@ def advise(trace_file, decision, players, seed, game, policy, playouts, min_play
     else:
         rules = rules_from(rules_file, rule)
         lineup(4 if players is None else players, policy)
-        result = run_advise(4 if players is None else players, 0 if seed is None else seed,
-                            0 if game is None else game, decision, policy_names(policy), playouts, rules,
-                            min_playouts=min_playouts)  # fmt: skip
+        result = run_advise(
+            4 if players is None else players,
+            0 if seed is None else seed,
+            0 if game is None else game,
+            decision,
+            policy_names(policy),
+            playouts,
+            rules,
+            min_playouts=min_playouts,
+        )
     click.echo(result.to_json() if as_json else result.text())
 
 
@@ -194,9 +237,16 @@ def validate(trace_file: str) -> None:
 
 
 # -- replay -----------------------------------------------------------------------------------
-def write_replay(records: list[dict], html_file: str, game: int | None, where: str, winprob: str | None = None,
-                 values: str | None = None, playouts: int | None = None,
-                 branch: tuple[int, int] | None = None) -> str:  # fmt: skip
+def write_replay(
+    records: list[dict],
+    html_file: str,
+    game: int | None,
+    where: str,
+    winprob: str | None = None,
+    values: str | None = None,
+    playouts: int | None = None,
+    branch: tuple[int, int] | None = None,
+) -> str:
     """The replay page of the game ``game`` of ``records`` (None: the only one) written to
     ``html_file`` whole or not at all, with each seat's win probability under the model at
     ``winprob`` and, with ``values`` "search", every USE and PLACE decision valued by playouts
@@ -230,10 +280,20 @@ def write_replay(records: list[dict], html_file: str, game: int | None, where: s
 
         other = branch_game(chosen[0][0], chosen[0][1:], *branch)
         played, data = data, replay_game(other.records, f"{where} played again from decision {branch[0]}")
-        other = {"decision": other.decision, "move": other.move, "pick": other.pick,
-                 "played": played["end"]["scores"], "step": next(
-                     (k for k, st in enumerate(data["steps"]) if st["turn"] and
-                      st["turn"]["decisions"][0] <= other.decision < st["turn"]["decisions"][1]), 0)}  # fmt: skip
+        other = {
+            "decision": other.decision,
+            "move": other.move,
+            "pick": other.pick,
+            "played": played["end"]["scores"],
+            "step": next(
+                (
+                    k
+                    for k, st in enumerate(data["steps"])
+                    if st["turn"] and st["turn"]["decisions"][0] <= other.decision < st["turn"]["decisions"][1]
+                ),
+                0,
+            ),
+        }
     valued = None
     if values is not None:
         from smsim.cli.progress import GamesProgressBar
@@ -241,8 +301,12 @@ def write_replay(records: list[dict], html_file: str, game: int | None, where: s
 
         with GamesProgressBar() as report:
             if values == "search":
-                valued = game_values(chosen[0][0], chosen[0][1:], playouts=playouts or ANNOTATE_PLAYOUTS,
-                                     on_decision=lambda d, total: report(d + 1, total))  # fmt: skip
+                valued = game_values(
+                    chosen[0][0],
+                    chosen[0][1:],
+                    playouts=playouts or ANNOTATE_PLAYOUTS,
+                    on_decision=lambda d, total: report(d + 1, total),
+                )
             else:
                 valued = learned_values(chosen[0][0], chosen[0][1:], on_decision=lambda d, total: report(d + 1, total))
             valued.update(keep_values(chosen[0][0], chosen[0][1:]))  # the keeps, by the exact keep
@@ -259,24 +323,52 @@ def write_replay(records: list[dict], html_file: str, game: int | None, where: s
 @click.argument("trace_file", type=str)
 @click.option("--html", "html_file", required=True, type=str, help="Write the game's replay page here (one HTML file).")
 @click.option("--game", "-g", type=int, default=None, help="The game to show, where the trace holds several.")
-@click.option("--winprob", type=str, default=None, metavar="MODEL",
-              help="A win-probability model (smsim winprob --out): each seat's chance round by round beside its score.")
-@click.option("--values", type=click.Choice(["search", "learned"]), default=None,
-              help="Every USE and PLACE decision's legal moves valued, the costliest picks listed first: search, by "
-                   "playouts as smsim advise values them (about 20 s a 4-player game of balanced on 2 cores); learned, "
-                   "by the learned policy's model at once; either way each keep judged by the exact keep under "
-                   "balanced's values (smsim regret's oracle). The game is played again with the policies the trace "
-                   "names: a policy file it names is code (docs/trust.md).")
+@click.option(
+    "--winprob",
+    type=str,
+    default=None,
+    metavar="MODEL",
+    help="A win-probability model (smsim winprob --out): each seat's chance round by round beside its score.",
+)
+@click.option(
+    "--values",
+    type=click.Choice(["search", "learned"]),
+    default=None,
+    help="Every USE and PLACE decision's legal moves valued, the costliest picks listed first: search, by "
+    "playouts as smsim advise values them (about 20 s a 4-player game of balanced on 2 cores); learned, "
+    "by the learned policy's model at once; either way each keep judged by the exact keep under "
+    "balanced's values (smsim regret's oracle). The game is played again with the policies the trace "
+    "names: a policy file it names is code (docs/trust.md).",
+)
 @click.option("--playouts", type=int, default=None, help="Playouts a move at most, for --values [default: 128].")
-@click.option("--from", "from_decision", type=int, default=None, metavar="N",
-              help="Play the game again from decision N (docs/trace.md's numbers) with --move forced there, on the "
-                   "same dice, and show that game beside the one played (with the policies the trace names: a policy "
-                   "file it names is code, docs/trust.md).")  # fmt: skip
-@click.option("--move", "move_row", type=int, default=None, metavar="M",
-              help="With --from: the candidate row to force (smsim advise TRACE --decision N --json lists each move's "
-                   "rows).")  # fmt: skip
-def replay(trace_file: str, html_file: str, game: int | None, winprob: str | None, values: str | None,
-           playouts: int | None, from_decision: int | None, move_row: int | None) -> None:  # fmt: skip
+@click.option(
+    "--from",
+    "from_decision",
+    type=int,
+    default=None,
+    metavar="N",
+    help="Play the game again from decision N (docs/trace.md's numbers) with --move forced there, on the "
+    "same dice, and show that game beside the one played (with the policies the trace names: a policy "
+    "file it names is code, docs/trust.md).",
+)
+@click.option(
+    "--move",
+    "move_row",
+    type=int,
+    default=None,
+    metavar="M",
+    help="With --from: the candidate row to force (smsim advise TRACE --decision N --json lists each move's rows).",
+)
+def replay(
+    trace_file: str,
+    html_file: str,
+    game: int | None,
+    winprob: str | None,
+    values: str | None,
+    playouts: int | None,
+    from_decision: int | None,
+    move_row: int | None,
+) -> None:
     """A game you can watch: the trace of one game as one self-contained HTML page, every turn's
     dice, use and placements, every seat's city drawn as the board is, the pirate track and the
     game's course; step with the arrow keys or buttons, jump with the slider, share a position by
@@ -303,8 +395,9 @@ def replay(trace_file: str, html_file: str, game: int | None, winprob: str | Non
     if from_decision is not None and values is not None:
         fail("--values values the game as played; give it without --from")
     branch = None if from_decision is None else (from_decision, move_row)
-    click.echo("page: " + write_replay(read_jsonl(path), html_file, game, repr(trace_file), winprob, values, playouts,
-                                       branch))  # fmt: skip
+    click.echo(
+        "page: " + write_replay(read_jsonl(path), html_file, game, repr(trace_file), winprob, values, playouts, branch)
+    )
 
 
 # -- score ------------------------------------------------------------------------------------

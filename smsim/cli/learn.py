@@ -26,39 +26,85 @@ def knobs_of(values: tuple[str, ...]) -> dict[str, float]:
 
 
 @cli.command()
-@click.option("--out", "-o", required=True, type=str, help="Label directory (resumable): labels and each round's model.")
-@click.option("--model", "model_path", type=str, default=None, help="The model file to write [default: OUT/model.json].")
-@click.option("--decisions", "-n", type=str, default="20000", show_default=True,
-              help="Labelled decisions fitted on per round (held-out ones are labelled beside them).")
-@click.option("--iterations", "-k", type=int, default=1, show_default=True,
-              help="Rounds of expert iteration: round k+1's teacher searches over round k's student.")
+@click.option(
+    "--out", "-o", required=True, type=str, help="Label directory (resumable): labels and each round's model."
+)
+@click.option(
+    "--model", "model_path", type=str, default=None, help="The model file to write [default: OUT/model.json]."
+)
+@click.option(
+    "--decisions",
+    "-n",
+    type=str,
+    default="20000",
+    show_default=True,
+    help="Labelled decisions fitted on per round (held-out ones are labelled beside them).",
+)
+@click.option(
+    "--iterations",
+    "-k",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Rounds of expert iteration: round k+1's teacher searches over round k's student.",
+)
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The games' and the labels' seed.")
-@click.option("--players", "-p", type=str, default="2,3,4,5", show_default=True,
-              help="Player counts, comma-separated: game g is played at the (g mod count)-th.")
+@click.option(
+    "--players",
+    "-p",
+    type=str,
+    default="2,3,4,5",
+    show_default=True,
+    help="Player counts, comma-separated: game g is played at the (g mod count)-th.",
+)
 @click.option("--base", default="balanced", show_default=True, help="Round 1's student: a heuristic or a model file.")
-@click.option("--rate", type=float, default=0.25, show_default=True,
-              help="Share of each game's decisions offered to the teacher.")
-@click.option("--hidden", type=int, default=16, show_default=True, help="Rectified units per decision kind (0: linear).")
+@click.option(
+    "--rate", type=float, default=0.25, show_default=True, help="Share of each game's decisions offered to the teacher."
+)
+@click.option(
+    "--hidden", type=int, default=16, show_default=True, help="Rectified units per decision kind (0: linear)."
+)
 @click.option("--epochs", type=int, default=60, show_default=True, help="Passes over the labels when fitting.")
 @click.option("--knob", "knob", multiple=True, metavar="KEY=VALUE", help="A teacher rollout knob, e.g. budget=256.")
-@click.option("--until-gain", type=float, default=None,
-              help="Stop before --iterations once two rounds in a row gain fewer points than this against the field.")
+@click.option(
+    "--until-gain",
+    type=float,
+    default=None,
+    help="Stop before --iterations once two rounds in a row gain fewer points than this against the field.",
+)
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @with_rules
-def learn(out, model_path, decisions, iterations, seed, players, base, rate, hidden, epochs, knob, until_gain, threads,
-          quiet, rules_file, rule) -> None:  # fmt: skip
+def learn(
+    out,
+    model_path,
+    decisions,
+    iterations,
+    seed,
+    players,
+    base,
+    rate,
+    hidden,
+    epochs,
+    knob,
+    until_gain,
+    threads,
+    quiet,
+    rules_file,
+    rule,
+) -> None:
     """Distil rollout into a learned policy by expert iteration, and write its model file.
 
     Each round the student (round 1: --base) plays games in every seat; a share (--rate) of their
     decisions is searched by the teacher, rollout over the student; every candidate it weighs
     becomes a label: the move's features and its value in the search, with its standard error.
-    A score per decision kind (linear plus --hidden rectified units) is fitted to all rounds' labels. On held-out labels (every
-    tenth part) each round prints, per decision kind, the student's agreement with the teacher's
-    pick and its mean regret, beside the base policy's, and its gain over the student before it,
-    one seat against three of the base heuristic on the same 20,000 games (--until-gain stops
-    once two rounds in a row gain less). Labels are a resumable Parquet dataset
-    in --out: rerun the command after an interruption and it goes on where it stopped.
+    A score per decision kind (linear plus --hidden rectified units) is fitted to all rounds'
+    labels. On held-out labels (every tenth part) each round prints, per decision kind, the
+    student's agreement with the teacher's pick and its mean regret, beside the base policy's, and
+    its gain over the student before it, one seat against three of the base heuristic on the same
+    20,000 games (--until-gain stops once two rounds in a row gain less). Labels are a resumable
+    Parquet dataset in --out: rerun the command after an interruption and it goes on where it
+    stopped.
 
     The model file is data (JSON): --policy FILE.json plays it, in any command.
 
@@ -73,8 +119,17 @@ def learn(out, model_path, decisions, iterations, seed, players, base, rate, hid
     n_decisions = count_of(decisions, "--decisions", MAX_DECISIONS)
     checks.threads(threads, "--threads", error=InputError)
     counts = tuple(checks.int_or_text(p) for p in players.split(","))  # checked by the plan
-    plan = LearnPlan(decisions=n_decisions, iterations=iterations, seed=seed, players=counts, base=base, rate=rate,
-                     hidden=hidden, epochs=epochs, teacher=knobs_of(knob))  # fmt: skip
+    plan = LearnPlan(
+        decisions=n_decisions,
+        iterations=iterations,
+        seed=seed,
+        players=counts,
+        base=base,
+        rate=rate,
+        hidden=hidden,
+        epochs=epochs,
+        teacher=knobs_of(knob),
+    )
     target = Path(model_path) if model_path else Path(out) / "model.json"
     verify_plan(plan)
     if until_gain is not None:
@@ -96,8 +151,16 @@ def _run(plan, out, target, rules, threads, quiet, until_gain) -> None:
     check_out_dir(out, plan, rules)
     try:
         with LearnProgress(quiet) as progress:
-            result = learn(plan, out, rules=rules, threads=threads, on_progress=progress, on_round=print_learn_round,
-                           command=["smsim", *sys.argv[1:]], until_gain=until_gain)
+            result = learn(
+                plan,
+                out,
+                rules=rules,
+                threads=threads,
+                on_progress=progress,
+                on_round=print_learn_round,
+                command=["smsim", *sys.argv[1:]],
+                until_gain=until_gain,
+            )
     except KeyboardInterrupt:
         click.echo("\ninterrupted: the labels written so far are kept; run the command again to go on", err=True)
         sys.exit(130)
@@ -105,6 +168,8 @@ def _run(plan, out, target, rules, threads, quiet, until_gain) -> None:
         result.model.save(target)
     except OSError as exc:
         fail(f"cannot write {str(target)!r}: {exc.strerror}")
-    click.echo(f"labelled {sum(result.decisions):,} decisions in {len(result.decisions)} round(s), "
-               f"{result.cpu_seconds / 3600:.3f} core-hours this run")  # fmt: skip
+    click.echo(
+        f"labelled {sum(result.decisions):,} decisions in {len(result.decisions)} round(s), "
+        f"{result.cpu_seconds / 3600:.3f} core-hours this run"
+    )
     click.echo(f"written: {target} (use it as --policy {target})")

@@ -36,10 +36,14 @@ class RunProgressBar:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
             self.bar = Progress(
-                TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[speed]}"),
-                TimeRemainingColumn(), TextColumn("{task.fields[note]}"),
+                TextColumn("[bold]games"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[speed]}"),
+                TimeRemainingColumn(),
+                TextColumn("{task.fields[note]}"),
                 **({"console": Console(stderr=True)} if self.stderr else {}),
-            )  # fmt: skip
+            )
             self.bar.__enter__()
             self.task = self.bar.add_task("games", total=self.total, speed="", note="")
         speed = f"{p.games_per_second:,.0f} games/s" + (f" on {p.workers} workers" if p.workers else "")
@@ -59,8 +63,15 @@ class CompareProgressBar:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        self.bar = Progress(TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                            TextColumn("{task.fields[width]}"), console=Console(stderr=True), transient=True)  # fmt: skip
+        self.bar = Progress(
+            TextColumn("[bold]games"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[width]}"),
+            console=Console(stderr=True),
+            transient=True,
+        )
         self.bar.__enter__()
         self.task = None
         return self.report
@@ -87,8 +98,14 @@ class RegretProgressBar:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-            self.bar = Progress(TextColumn("[bold]{task.fields[policy]}"), BarColumn(), MofNCompleteColumn(),
-                                TimeRemainingColumn(), console=Console(stderr=True), transient=True)  # fmt: skip
+            self.bar = Progress(
+                TextColumn("[bold]{task.fields[policy]}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
             self.bar.__enter__()
         return self
 
@@ -127,9 +144,15 @@ class TuneProgressBar:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-            self.bar = Progress(TextColumn("[bold]{task.fields[phase]}"), BarColumn(), MofNCompleteColumn(),
-                                TimeRemainingColumn(), TextColumn("{task.fields[best]}"),
-                                console=Console(stderr=True), transient=True)  # fmt: skip
+            self.bar = Progress(
+                TextColumn("[bold]{task.fields[phase]}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                TextColumn("{task.fields[best]}"),
+                console=Console(stderr=True),
+                transient=True,
+            )
             self.bar.__enter__()
         self.last_best = None
         return self.report
@@ -147,8 +170,9 @@ class TuneProgressBar:
         if p.phase == "held-out":
             click.echo("held-out games: the best candidate against the base on fresh dice", err=True)
         elif p.best != self.last_best or p.done % 10 == 0 or p.done == p.budget:
-            click.echo(f"candidate {p.done}/{p.budget} (generation {p.generation}): {100 * p.score:.1f}%; {best}",
-                       err=True)  # fmt: skip
+            click.echo(
+                f"candidate {p.done}/{p.budget} (generation {p.generation}): {100 * p.score:.1f}%; {best}", err=True
+            )
         self.last_best = p.best
 
     def __exit__(self, *exc):
@@ -210,8 +234,13 @@ class LearnProgress:
             from rich.console import Console
             from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-            self.bar = Progress(SpinnerColumn(), TextColumn("[bold]labelling[/] {task.fields[what]}"),
-                                TimeElapsedColumn(), console=Console(stderr=True), transient=True)  # fmt: skip
+            self.bar = Progress(
+                SpinnerColumn(),
+                TextColumn("[bold]labelling[/] {task.fields[what]}"),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
             self.bar.__enter__()
             self.task = self.bar.add_task("labels", total=None, what="")
         self.games += done
@@ -230,8 +259,14 @@ class GamesProgressBar:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        self.bar = Progress(TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                            console=Console(stderr=True), transient=True)  # fmt: skip
+        self.bar = Progress(
+            TextColumn("[bold]games"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
         self.bar.__enter__()
         self.task = None
         return self.report

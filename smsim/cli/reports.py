@@ -16,16 +16,28 @@ from smsim.files import writing
 @click.argument("datasets", nargs=-1, required=True, type=str)
 @click.option("--out", "-o", required=True, type=str, help="Directory for report.md, report.html, figures/, tables/.")
 @click.option("--title", default="Saint Malo balance report", show_default=True)
-@click.option("--margin", "margins", multiple=True, metavar="UNIT=VALUE",
-              help="The smallest change that matters for figures of UNIT (rate, share, points, vp, rounds, count; "
-                   "a rate's, a share's and points' in percentage points: rate=2 is 2 points); repeatable. Defaults: "
-                   "rate, share, points 1, vp 0.5, rounds 0.25, count 0.25 (docs/report.md).")  # fmt: skip
-@click.option("--winprob", "winprob", type=str, multiple=True, metavar="MODEL",
-              help="A win-probability model (smsim winprob --out): the datasets recorded with --rounds make the "
-                   "section How the game feels. Repeat it for a model a level: each dataset is read under the "
-                   "model fitted on its own policy's games.")  # fmt: skip
-def report_cmd(datasets: tuple[str, ...], out: str, title: str, margins: tuple[str, ...],
-               winprob: tuple[str, ...]) -> None:  # fmt: skip
+@click.option(
+    "--margin",
+    "margins",
+    multiple=True,
+    metavar="UNIT=VALUE",
+    help="The smallest change that matters for figures of UNIT (rate, share, points, vp, rounds, count; "
+    "a rate's, a share's and points' in percentage points: rate=2 is 2 points); repeatable. Defaults: "
+    "rate, share, points 1, vp 0.5, rounds 0.25, count 0.25 (docs/report.md).",
+)
+@click.option(
+    "--winprob",
+    "winprob",
+    type=str,
+    multiple=True,
+    metavar="MODEL",
+    help="A win-probability model (smsim winprob --out): the datasets recorded with --rounds make the "
+    "section How the game feels. Repeat it for a model a level: each dataset is read under the "
+    "model fitted on its own policy's games.",
+)
+def report_cmd(
+    datasets: tuple[str, ...], out: str, title: str, margins: tuple[str, ...], winprob: tuple[str, ...]
+) -> None:
     """Write a balance report of one or more datasets (``simulate --out``, ``compare --out``):
     church series, wall bonuses, pirate losses, outcomes, for comparisons the heuristics
     compared. Mirror datasets of the strengths of play (``balanced``, ``learned``,
@@ -83,7 +95,7 @@ class _PlotCommand(click.Command):
         kinds = list(PLOTS)
         with formatter.section("Kinds"):
             for i in range(0, len(kinds), 5):  # whole names: the text wrapper would break them at hyphens
-                formatter.write(" " * formatter.current_indent + ", ".join(kinds[i:i + 5]) + "\n")
+                formatter.write(" " * formatter.current_indent + ", ".join(kinds[i : i + 5]) + "\n")
 
 
 @cli.command("plot", cls=_PlotCommand)

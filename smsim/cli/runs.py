@@ -8,8 +8,21 @@ import sys
 import click
 
 from smsim import checks
-from smsim.cli.common import InputError, check_cluster_option, check_out, check_run_out, cli, cluster_option, count_of
-from smsim.cli.common import engine_ready, fail, rules_from, run_of, run_options, with_rules
+from smsim.cli.common import (
+    InputError,
+    check_cluster_option,
+    check_out,
+    check_run_out,
+    cli,
+    cluster_option,
+    count_of,
+    engine_ready,
+    fail,
+    rules_from,
+    run_of,
+    run_options,
+    with_rules,
+)
 from smsim.cli.progress import RunProgressBar
 from smsim.errors import SmsimError
 
@@ -45,12 +58,20 @@ def warmup(learned: bool, search: bool, everything: bool) -> None:
 
 @cli.command()
 @run_options("Games to play (1 to 1e10).", "The run's seed.")
-@click.option("--out", "-o", type=str, default=None,
-              help="Dataset directory to write (resumable): a path, or a URL such as s3://bucket/run.")
+@click.option(
+    "--out",
+    "-o",
+    type=str,
+    default=None,
+    help="Dataset directory to write (resumable): a path, or a URL such as s3://bucket/run.",
+)
 @click.option("--batch", type=str, default=None, help="Games per part file (default: by run size).")
-@click.option("--rounds", is_flag=True,
-              help="Also record every player's position at the start of every round and at the end (a third "
-                   "table, rounds/, for win probabilities; needs --out).")  # fmt: skip
+@click.option(
+    "--rounds",
+    is_flag=True,
+    help="Also record every player's position at the start of every round and at the end (a third "
+    "table, rounds/, for win probabilities; needs --out).",
+)
 @click.option("--threads", type=int, default=None, help="Threads (default: every core, or SMSIM_THREADS).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @cluster_option(needs_out=True)
@@ -59,11 +80,12 @@ def simulate(games, players, policy, seed, out, batch, rounds, threads, quiet, c
     """Play many games; print win rates and scores by policy and by seat.
 
     Games are played a chunk at a time and only running sums are kept, so memory stays flat
-    however many games are played. With --out DIR the games are written as a dataset (Parquet, one row per player per game and
-    one per game, plus a manifest) part by part; with --rounds also one row per player at the
-    start of every round and at the end (smsim.load_rounds reads them). Interrupt it at any moment (Ctrl-C, or kill) and
-    run the same command again: only the missing games are played, and the dataset ends up
-    identical to an uninterrupted run's. A directory written by a different command is refused.
+    however many games are played. With --out DIR the games are written as a dataset (Parquet, one
+    row per player per game and one per game, plus a manifest) part by part; with --rounds also one
+    row per player at the start of every round and at the end (smsim.load_rounds reads them).
+    Interrupt it at any moment (Ctrl-C, or kill) and run the same command again: only the missing
+    games are played, and the dataset ends up identical to an uninterrupted run's. A directory
+    written by a different command is refused.
 
     \b
     Examples:
@@ -97,15 +119,27 @@ def simulate(games, players, policy, seed, out, batch, rounds, threads, quiet, c
         if out is None:
             start = time.perf_counter()
             with RunProgressBar(run.games, quiet) as report:
-                result = simulate_summary(run.games, run.players, run.lineup, run.seed, run.rules, threads=threads,
-                                          on_progress=report)  # fmt: skip
+                result = simulate_summary(
+                    run.games, run.players, run.lineup, run.seed, run.rules, threads=threads, on_progress=report
+                )
             print_tables(result.tables, elapsed=time.perf_counter() - start)
             return
         start = time.perf_counter()
         with RunProgressBar(run.games, quiet) as report:
-            result = simulate_to(out, run.games, run.players, run.lineup, run.seed, run.rules, batch=batch_size,
-                                 threads=threads, command=["smsim", *sys.argv[1:]], on_progress=report,
-                                 cluster=cluster, rounds=rounds)  # fmt: skip
+            result = simulate_to(
+                out,
+                run.games,
+                run.players,
+                run.lineup,
+                run.seed,
+                run.rules,
+                batch=batch_size,
+                threads=threads,
+                command=["smsim", *sys.argv[1:]],
+                on_progress=report,
+                cluster=cluster,
+                rounds=rounds,
+            )
         elapsed = time.perf_counter() - start
         print_tables(result.tables)
         click.echo(f"dataset: {out} ({result.games:,} games; {result.played:,} played now in {elapsed:.1f} s)")
@@ -113,16 +147,25 @@ def simulate(games, players, policy, seed, out, batch, rounds, threads, quiet, c
         if out is None:
             click.echo("\ninterrupted", err=True)
         else:
-            click.echo(f"\ninterrupted: the parts already written in {out} are complete; run the same command "
-                       f"to play only the missing games", err=True)  # fmt: skip
+            click.echo(
+                f"\ninterrupted: the parts already written in {out} are complete; run the same command "
+                f"to play only the missing games",
+                err=True,
+            )
         sys.exit(130)
 
 
 # -- summary ----------------------------------------------------------------------------------
 @cli.command()
 @click.argument("dataset", type=str)
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json", "markdown"]), default="table",
-              show_default=True, help="table: rich tables for the terminal; the others for machines.")  # fmt: skip
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json", "markdown"]),
+    default="table",
+    show_default=True,
+    help="table: rich tables for the terminal; the others for machines.",
+)
 def summary(dataset: str, fmt: str) -> None:
     """Headline tables of a dataset: win rate by policy and by seat with 95% intervals, VP mean
     and percentiles, VP by source, cannons lost, church series, sides completed.

@@ -1,4 +1,5 @@
-"""Commands of the studies: ``compare``, ``sweep``, ``skill``, ``bonus-value``, ``regret``, ``tune`` and ``fairness``."""
+"""Commands of the studies: ``compare``, ``sweep``, ``skill``, ``bonus-value``, ``regret``, ``tune``
+and ``fairness``."""
 
 from __future__ import annotations
 
@@ -8,9 +9,29 @@ import sys
 import click
 
 from smsim import checks
-from smsim.cli.common import InputError, check_cluster_option, check_folder_out, check_out, cli, cluster_option
-from smsim.cli.common import caps_of, count_of, engine_ready, fail, rules_from, run_of, run_options, with_rules
-from smsim.cli.progress import CompareProgressBar, FairnessProgressBar, RegretProgressBar, SweepProgressBar, TuneProgressBar
+from smsim.cli.common import (
+    InputError,
+    caps_of,
+    check_cluster_option,
+    check_folder_out,
+    check_out,
+    cli,
+    cluster_option,
+    count_of,
+    engine_ready,
+    fail,
+    rules_from,
+    run_of,
+    run_options,
+    with_rules,
+)
+from smsim.cli.progress import (
+    CompareProgressBar,
+    FairnessProgressBar,
+    RegretProgressBar,
+    SweepProgressBar,
+    TuneProgressBar,
+)
 
 
 # -- compare ----------------------------------------------------------------------------------
@@ -18,8 +39,12 @@ from smsim.cli.progress import CompareProgressBar, FairnessProgressBar, RegretPr
 @click.argument("policies", nargs=-1, required=True)
 @click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
 @click.option("--games", "-n", type=str, default="20000", show_default=True, help="Most games to play.")
-@click.option("--precision", type=float, default=None,
-              help="Stop once every win-share interval is narrower than this (e.g. 0.02).")  # fmt: skip
+@click.option(
+    "--precision",
+    type=float,
+    default=None,
+    help="Stop once every win-share interval is narrower than this (e.g. 0.02).",
+)
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The run's seed.")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
 @click.option("--out", "-o", type=str, default=None, help="Directory for the games and the result tables.")
@@ -41,7 +66,8 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
     (docs/cluster.md); workers send each round's games back, so --out need not be shared.
     """
     from smsim.report.terminal import print_comparison
-    from smsim.studies.compare import ComparisonWriter, verify_compare, compare as run_compare  # fmt: skip
+    from smsim.studies.compare import ComparisonWriter, verify_compare
+    from smsim.studies.compare import compare as run_compare
 
     rules = rules_from(rules_file, rule)
     n_games = count_of(games, "--games")
@@ -59,9 +85,19 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
     try:
         engine_ready(players, specs, rules)
         with CompareProgressBar() as report:
-            result = run_compare(names, players, n_games, seed, rules, precision=precision, threads=threads,
-                                 on_progress=report, keep_games=False, on_games=writer.add if writer else None,
-                                 cluster=cluster)  # fmt: skip
+            result = run_compare(
+                names,
+                players,
+                n_games,
+                seed,
+                rules,
+                precision=precision,
+                threads=threads,
+                on_progress=report,
+                keep_games=False,
+                on_games=writer.add if writer else None,
+                cluster=cluster,
+            )
     except (ValueError, OSError) as exc:  # every SmsimError is a ValueError: the partial output goes first
         if writer is not None:
             writer.abort()
@@ -84,21 +120,51 @@ def compare(policies, players, games, precision, seed, threads, out, cluster, ru
 # -- sweep ------------------------------------------------------------------------------------
 @cli.command()
 @run_options("Games per variant (1 to 1e10).", "The sweep's seed: every variant's dice.")
-@click.option("--vary", multiple=True, metavar="FIELD=V1,V2,...",
-              help="Values of one rules field (repeatable: a full grid; lists separated by ';').")
-@click.option("--variant", "variant_files", multiple=True, metavar="NAME=FILE.toml",
-              help="A named variant from a rules file (repeatable).")
+@click.option(
+    "--vary",
+    multiple=True,
+    metavar="FIELD=V1,V2,...",
+    help="Values of one rules field (repeatable: a full grid; lists separated by ';').",
+)
+@click.option(
+    "--variant",
+    "variant_files",
+    multiple=True,
+    metavar="NAME=FILE.toml",
+    help="A named variant from a rules file (repeatable).",
+)
 @click.option("--one-at-a-time", is_flag=True, help="Vary each --vary field alone around the base rules, not a grid.")
 @click.option("--out", "-o", type=str, default=None, help="Sweep directory to write (resumable); else in memory.")
 @click.option("--batch", type=str, default=None, help="Games per part file (default: by run size).")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core, or SMSIM_THREADS).")
-@click.option("--format", "fmt", type=click.Choice(["table", "csv"]), default="table", show_default=True,
-              help="table: the headline metrics; csv: every metric of every variant (the tidy table).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv"]),
+    default="table",
+    show_default=True,
+    help="table: the headline metrics; csv: every metric of every variant (the tidy table).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @cluster_option(needs_out=True)
 @with_rules
-def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out, batch, threads, fmt, quiet,
-          cluster, rules_file, rule) -> None:  # fmt: skip
+def sweep(
+    games,
+    players,
+    policy,
+    seed,
+    vary,
+    variant_files,
+    one_at_a_time,
+    out,
+    batch,
+    threads,
+    fmt,
+    quiet,
+    cluster,
+    rules_file,
+    rule,
+) -> None:
     """Play the same games under several rules variants (common dice) and compare them with
     paired intervals. The base rules (docs/rules.md, or --rules/--rule) are always the first
     variant, "baseline". With --out the games are written as one dataset per variant plus a
@@ -126,15 +192,31 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
     try:
         variants = plan_variants(list(vary), list(variant_files), one_at_a_time, base)
         if out is not None:  # a directory holding another sweep is refused before the compile
-            check_folder_out(out, "sweep", sweep_identity(variants, run.games, run.players, run.lineup, run.seed,
-                                                          verify_batch(batch_size, run.games)))  # fmt: skip
+            check_folder_out(
+                out,
+                "sweep",
+                sweep_identity(
+                    variants, run.games, run.players, run.lineup, run.seed, verify_batch(batch_size, run.games)
+                ),
+            )
         engine_ready(run.players, run.lineup, base)
         with SweepProgressBar(run.games * len(variants), quiet) as report:
             if out is None:
                 result = play_sweep(variants, run.games, run.players, run.lineup, run.seed, threads, on_progress=report)
             else:
-                result = run_sweep(out, variants, run.games, run.players, run.lineup, run.seed, batch_size, threads,
-                                   command=["smsim", *sys.argv[1:]], on_progress=report, cluster=cluster)  # fmt: skip
+                result = run_sweep(
+                    out,
+                    variants,
+                    run.games,
+                    run.players,
+                    run.lineup,
+                    run.seed,
+                    batch_size,
+                    threads,
+                    command=["smsim", *sys.argv[1:]],
+                    on_progress=report,
+                    cluster=cluster,
+                )
     except KeyboardInterrupt:
         where = f": the parts already written in {out} are complete; run the same command to go on" if out else ""
         click.echo(f"\ninterrupted{where}", err=True)
@@ -149,16 +231,33 @@ def sweep(games, players, policy, seed, vary, variant_files, one_at_a_time, out,
 
 @cli.command()
 @click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
-@click.option("--levels", default="random,greedy,balanced,learned", show_default=True,
-              help="The levels of the matrix, comma-separated policies (rollout-learned is L3).")
+@click.option(
+    "--levels",
+    default="random,greedy,balanced,learned",
+    show_default=True,
+    help="The levels of the matrix, comma-separated policies (rollout-learned is L3).",
+)
 @click.option("--games", "-n", type=str, default="20000", show_default=True, help="Games per cell.")
-@click.option("--cap", multiple=True, metavar="LEVEL=GAMES",
-              help="At most this many games in a cell with LEVEL (repeatable): for a slow level such as L3.")
+@click.option(
+    "--cap",
+    multiple=True,
+    metavar="LEVEL=GAMES",
+    help="At most this many games in a cell with LEVEL (repeatable): for a slow level such as L3.",
+)
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The study's seed: every cell's dice.")
-@click.option("--vary", multiple=True, metavar="FIELD=V1,V2,...",
-              help="The skill gap under these values of a rules field (as sweep; each field alone).")
-@click.option("--variant", "variant_files", multiple=True, metavar="NAME=FILE.toml",
-              help="The skill gap under a variant: a shipped variant's name or NAME=FILE.toml (repeatable).")
+@click.option(
+    "--vary",
+    multiple=True,
+    metavar="FIELD=V1,V2,...",
+    help="The skill gap under these values of a rules field (as sweep; each field alone).",
+)
+@click.option(
+    "--variant",
+    "variant_files",
+    multiple=True,
+    metavar="NAME=FILE.toml",
+    help="The skill gap under a variant: a shipped variant's name or NAME=FILE.toml (repeatable).",
+)
 @click.option("--out", "-o", type=str, required=True, help="Directory of the study (resumable, cell by cell).")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
@@ -195,21 +294,27 @@ def skill(players, levels, games, cap, seed, vary, variant_files, out, threads, 
         def on_cell(k, total, cell):
             if not quiet:
                 where = f" under {plan.variants[cell.variant].name}" if plan.variants else ""
-                click.echo(f"cell {k + 1}/{total}: one {cell.row} against {cell.col}{where}, {cell.games:,} games",
-                           err=True)  # fmt: skip
+                click.echo(
+                    f"cell {k + 1}/{total}: one {cell.row} against {cell.col}{where}, {cell.games:,} games", err=True
+                )
 
         result = run_skill(plan, out, threads, ["smsim", *sys.argv[1:]], on_cell=on_cell)
     except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: the cells already written in {out} are complete; run the same command to go on",
-                   err=True)  # fmt: skip
+        click.echo(
+            f"\ninterrupted: the cells already written in {out} are complete; run the same command to go on", err=True
+        )
         sys.exit(130)
     print_skill(result)
 
 
 @cli.command("bonus-value")
 @click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
-@click.option("--policy", default="balanced", show_default=True,
-              help="The policy in every seat, a level: balanced, learned (a file.py:function is code: docs/trust.md).")
+@click.option(
+    "--policy",
+    default="balanced",
+    show_default=True,
+    help="The policy in every seat, a level: balanced, learned (a file.py:function is code: docs/trust.md).",
+)
 @click.option("--games", "-n", type=str, default="20000", show_default=True, help="Games of each setup.")
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The study's seed: every setup's dice.")
 @click.option("--out", "-o", type=str, required=True, help="Directory of the study (resumable, setup by setup).")
@@ -242,8 +347,9 @@ def bonus_value(players, policy, games, seed, out, threads, quiet, rules_file, r
         with SweepProgressBar(plan.games * len(plan.setups()), quiet) as report:
             result = run_bonus(plan, out, threads, ["smsim", *sys.argv[1:]], on_progress=report)
     except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: the setups already written in {out} are complete; run the same command to go on",
-                   err=True)  # fmt: skip
+        click.echo(
+            f"\ninterrupted: the setups already written in {out} are complete; run the same command to go on", err=True
+        )
         sys.exit(130)
     print_bonus(result)
 
@@ -253,8 +359,12 @@ def bonus_value(players, policy, games, seed, out, threads, quiet, rules_file, r
 @click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
 @click.option("--games", "-n", type=str, default="2000", show_default=True, help="Games of each policy.")
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The study's seed: every policy's dice.")
-@click.option("--oracle", default="balanced", show_default=True,
-              help="The stated value: a heuristic whose values of the uses the exact keep maximises.")
+@click.option(
+    "--oracle",
+    default="balanced",
+    show_default=True,
+    help="The stated value: a heuristic whose values of the uses the exact keep maximises.",
+)
 @click.option("--against", default=None, help="Judge one seat of each policy against this one [default: mirrors].")
 @click.option("--out", "-o", type=str, default=None, help="Directory of the study (resumable, policy by policy).")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
@@ -309,8 +419,9 @@ def regret(policies, players, games, seed, oracle, against, out, threads, quiet,
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @with_rules
-def tune(base, against, players, games, budget, seed, only, held_out_games, out, force, threads, quiet,
-         rules_file, rule) -> None:  # fmt: skip
+def tune(
+    base, against, players, games, budget, seed, only, held_out_games, out, force, threads, quiet, rules_file, rule
+) -> None:
     """Search the heuristic's weights with CMA-ES and write the best as a weights file.
 
     Every candidate plays the field (--against, default the base) in `smsim compare`'s seat
@@ -325,7 +436,8 @@ def tune(base, against, players, games, budget, seed, only, held_out_games, out,
     """
     from smsim.play.api import verify_players
     from smsim.report.terminal import print_tune
-    from smsim.studies.tune import check_out, verify_tune_input, write_weights, tune as run_tune  # fmt: skip
+    from smsim.studies.tune import check_out, verify_tune_input, write_weights
+    from smsim.studies.tune import tune as run_tune
 
     rules = rules_from(rules_file, rule)
     n_games = count_of(games, "--games")
@@ -337,13 +449,27 @@ def tune(base, against, players, games, budget, seed, only, held_out_games, out,
     verify_players(players)
     verify_tune_input(base, field, players, n_games, n_budget, names)
     path = check_out(out, force)
-    command = (f"smsim tune --base {base} --against {','.join(field) if field else base} --players {players} "
-               f"--games {n_games} --budget {n_budget} --seed {seed}" + (f" --only {','.join(names)}" if names else "")
-               + f" --held-out-games {n_held} --out {out}")  # fmt: skip
+    command = (
+        f"smsim tune --base {base} --against {','.join(field) if field else base} --players {players} "
+        f"--games {n_games} --budget {n_budget} --seed {seed}"
+        + (f" --only {','.join(names)}" if names else "")
+        + f" --held-out-games {n_held} --out {out}"
+    )
     try:
         with TuneProgressBar(quiet) as report:
-            result = run_tune(base, field, players, n_games, n_budget, seed, names, n_held, rules=rules,
-                              threads=threads, on_progress=report)  # fmt: skip
+            result = run_tune(
+                base,
+                field,
+                players,
+                n_games,
+                n_budget,
+                seed,
+                names,
+                n_held,
+                rules=rules,
+                threads=threads,
+                on_progress=report,
+            )
     except KeyboardInterrupt:
         click.echo("\ninterrupted: nothing written", err=True)
         sys.exit(130)
@@ -357,22 +483,46 @@ def tune(base, against, players, games, budget, seed, only, held_out_games, out,
 
 @cli.command()
 @click.option("--players", "-p", type=int, default=4, show_default=True, help="Players, 2 to 5.")
-@click.option("--policy", default="balanced", show_default=True,
-              help="The policy in every seat (a file.py:function is code and runs as you: docs/trust.md).")
+@click.option(
+    "--policy",
+    default="balanced",
+    show_default=True,
+    help="The policy in every seat (a file.py:function is code and runs as you: docs/trust.md).",
+)
 @click.option("--by", default="coins", show_default=True, help="Compensate by coins (seat_coins) or vp (seat_vp).")
 @click.option("--games", "-n", type=str, default="20000", show_default=True, help="Games per candidate.")
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The search games' seed.")
 @click.option("--check-games", type=str, default=None, help="Games of the held-out check [default: --games].")
 @click.option("--check-seed", type=int, default=None, help="Seed of the held-out check [default: seed + 1000003].")
-@click.option("--max", "max_compensation", type=int, default=6, show_default=True,
-              help="Largest compensation of a seat (coins 0..max, VP -max..max).")  # fmt: skip
+@click.option(
+    "--max",
+    "max_compensation",
+    type=int,
+    default=6,
+    show_default=True,
+    help="Largest compensation of a seat (coins 0..max, VP -max..max).",
+)
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
 @click.option("--out", "-o", type=str, default=None, help="Directory for fairness.json and rules.toml.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (no progress).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @with_rules
-def fairness(players, policy, by, games, seed, check_games, check_seed, max_compensation, threads, out, as_json,
-             quiet, rules_file, rule) -> None:  # fmt: skip
+def fairness(
+    players,
+    policy,
+    by,
+    games,
+    seed,
+    check_games,
+    check_seed,
+    max_compensation,
+    threads,
+    out,
+    as_json,
+    quiet,
+    rules_file,
+    rule,
+) -> None:
     """Find per-seat compensation that makes every seat win equally often.
 
     With --policy in every seat, searches the extra start coins (--by coins, 0..--max) or VP
@@ -387,8 +537,8 @@ def fairness(players, policy, by, games, seed, check_games, check_seed, max_comp
       smsim fairness --players 4 --policy balanced --by coins --games 20000 --seed 1
       smsim fairness -p 2 --by vp --max 4 --games 50000 --out runs/fair2 --json
     """
-    from smsim.studies.fairness import fairness as run_fairness
     from smsim.report.terminal import print_fairness
+    from smsim.studies.fairness import fairness as run_fairness
 
     rules = rules_from(rules_file, rule)
     n_games = count_of(games, "--games")
@@ -399,12 +549,40 @@ def fairness(players, policy, by, games, seed, check_games, check_seed, max_comp
         check_folder_out(out, "fairness")
     try:
         with FairnessProgressBar(quiet or as_json) as report:
-            result = run_fairness(players, policy, by, n_games, seed, n_check, check_seed, max_compensation,
-                                  rules=rules, threads=threads, on_step=report)  # fmt: skip
+            result = run_fairness(
+                players,
+                policy,
+                by,
+                n_games,
+                seed,
+                n_check,
+                check_seed,
+                max_compensation,
+                rules=rules,
+                threads=threads,
+                on_step=report,
+            )
         # the command with every default spelled out: it reruns this search
-        result.command = ["smsim", "fairness", "--players", str(players), "--policy", policy, "--by", by,
-                          "--games", str(n_games), "--seed", str(seed), "--check-games", str(result.check_games),
-                          "--check-seed", str(result.check_seed), "--max", str(max_compensation)]  # fmt: skip
+        result.command = [
+            "smsim",
+            "fairness",
+            "--players",
+            str(players),
+            "--policy",
+            policy,
+            "--by",
+            by,
+            "--games",
+            str(n_games),
+            "--seed",
+            str(seed),
+            "--check-games",
+            str(result.check_games),
+            "--check-seed",
+            str(result.check_seed),
+            "--max",
+            str(max_compensation),
+        ]
         if rules_file:
             result.command += ["--rules", rules_file]
         for text in rule:

@@ -52,8 +52,13 @@ def list_uses_nb(dice, counts, coins, occ, s, rules, cands):
     # the most dice each symbol can use, whatever they cost (logs: any number, if paid for)
     # in Face order: LOG, CRATE, WALL, CROSS, HEAD (a church or a person takes one empty space)
     k_max_space = L.N_DICE if empty != ZERO else 0
-    k_max = (L.N_DICE, largest_group_upto_nb(empty, L.N_DICE), popcount_nb(empty & L.OUTER_MASK),
-             k_max_space, k_max_space)  # fmt: skip
+    k_max = (
+        L.N_DICE,
+        largest_group_upto_nb(empty, L.N_DICE),
+        popcount_nb(empty & L.OUTER_MASK),
+        k_max_space,
+        k_max_space,
+    )
     n = 0
     plain_use = False
     for symbol in range(L.N_SYMBOLS):

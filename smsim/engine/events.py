@@ -5,7 +5,6 @@ arguments (below). ``trace_n``: int64[1], rows written. A batch run passes a tra
 nothing is written. A full log stops writing and sets ``trace_n[0] = -1`` (overflow).
 """
 
-
 from smsim import layout as L
 from smsim.engine.city import defence_nb
 from smsim.engine.memory import hot_njit
@@ -54,8 +53,18 @@ def record_attack_nb(trace, trace_n, row, strength, lost, player, rules):
     d2 = defence_nb(player, 2, rules) if n > 2 else -1
     d3 = defence_nb(player, 3, rules) if n > 3 else -1
     d4 = defence_nb(player, 4, rules) if n > 4 else -1
-    record_nb(trace, trace_n, EV_ATTACK, row, strength, lost, defence_nb(player, 0, rules),
-              defence_nb(player, 1, rules), d2, d3)  # fmt: skip
+    record_nb(
+        trace,
+        trace_n,
+        EV_ATTACK,
+        row,
+        strength,
+        lost,
+        defence_nb(player, 0, rules),
+        defence_nb(player, 1, rules),
+        d2,
+        d3,
+    )
     # a fifth seat's defence does not fit the row: it follows in a second row
     record_nb(trace, trace_n, EV_ATTACK, -1, d4, 0, 0, 0, 0, 0)
 
@@ -66,6 +75,14 @@ def record_after_nb(trace, trace_n, player, rules):
         return
     for s in range(player.shape[0]):
         record_nb(
-            trace, trace_n, EV_AFTER, s, player[s, L.COINS], player[s, L.LOGS], player[s, L.VP],
-            player[s, L.CANNONS_LOST], defence_nb(player, s, rules), 0,
+            trace,
+            trace_n,
+            EV_AFTER,
+            s,
+            player[s, L.COINS],
+            player[s, L.LOGS],
+            player[s, L.VP],
+            player[s, L.CANNONS_LOST],
+            defence_nb(player, s, rules),
+            0,
         )

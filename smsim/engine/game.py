@@ -108,7 +108,7 @@ def finish_game_nb(occ, player, pirates, status, rounds, full, rules, score, gam
 @hot_njit
 def city_full_nb(player):
     """Some seat's city has no empty space left: the game ends with this round (docs/rules.md §4)."""
-    for s in range(player.shape[0]):
+    for s in range(player.shape[0]):  # noqa: SIM110 (jitted: a loop, not any() over a generator)
         if player[s, L.N_EMPTY] == 0:
             return True
     return False

@@ -10,8 +10,8 @@ CPU-second, 4 players, one thread).
 A borrowed view has the same data, shape and strides but no meminfo, so those updates become a
 null check. It owns nothing: its owner must outlive it. ``play_games_nb`` keeps to that by
 borrowing only arrays that its caller holds for the whole call (the Python-side inputs and
-outputs, and the work buffers, which its Python caller allocates: ``play.new_work``). Borrowed views must never be returned to
-Python.
+outputs, and the work buffers, which its Python caller allocates: ``play.new_work``). Borrowed views
+must never be returned to Python.
 
 Even a null check is a call: the loop's functions are therefore compiled with ``hot_njit``,
 without numba's runtime (NRT) at all, so no reference count is touched inside the loop. This was

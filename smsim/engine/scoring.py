@@ -69,8 +69,13 @@ def score_seat_nb(occ, player, s, rules, counts, series, row):
     row[L.S_SEAT_VP] = rules[R.R_SEAT_VP + s]  # the seat's compensation (docs/rules.md §7), 0 by default
     row[L.S_EMPTY] = empty
     row[L.S_TOTAL] = (
-        row[L.S_EARNED] + church_vp + row[L.S_COINS_VP] + row[L.S_LOGS_VP]
-        + row[L.S_CANNON_VP] + row[L.S_FULL_CITY_VP] + row[L.S_SEAT_VP]
+        row[L.S_EARNED]
+        + church_vp
+        + row[L.S_COINS_VP]
+        + row[L.S_LOGS_VP]
+        + row[L.S_CANNON_VP]
+        + row[L.S_FULL_CITY_VP]
+        + row[L.S_SEAT_VP]
     )
     return row[L.S_TOTAL]
 

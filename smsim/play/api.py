@@ -101,9 +101,19 @@ def play_game(
     bases, marks = base_arrays(specs), line_up_marks(specs)
     if any_search(specs):
         score, game_out, n_rows = play_one_search_nb(
-            seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, *bases, marks,
-            w, new_search(players, search_room(kind, params)), -1,
-        )  # fmt: skip
+            seed_key(seed),
+            game,
+            rules.to_nb(),
+            rules.start_crate_cells(),
+            kind,
+            params,
+            fns,
+            *bases,
+            marks,
+            w,
+            new_search(players, search_room(kind, params)),
+            -1,
+        )
     else:
         score, game_out, n_rows = play_one_nb(
             seed_key(seed), game, rules.to_nb(), rules.start_crate_cells(), kind, params, fns, w, marks
@@ -113,9 +123,15 @@ def play_game(
         raise SimulationError("the trace buffer overflowed")  # pragma: no cover - bounded by EVENTS_PER_TURN
     check_errors(game_out[None, :], specs, game)
     records = events_to_records(
-        trace[:n_rows], seed=seed, game=game, policies=[s.name for s in specs], rules=rules,
-        score=score, city=city, game_out=game_out,
-    )  # fmt: skip
+        trace[:n_rows],
+        seed=seed,
+        game=game,
+        policies=[s.name for s in specs],
+        rules=rules,
+        score=score,
+        city=city,
+        game_out=game_out,
+    )
     return TracedGame(records, score, player, city, game_out)
 
 

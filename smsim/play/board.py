@@ -61,9 +61,7 @@ def parse_city(text: str) -> np.ndarray:
 
 def format_city(city: np.ndarray) -> str:
     """Write ``int8[49]`` cell codes as 7 lines of 7 space-separated characters."""
-    return "\n".join(
-        " ".join(CELL_CHAR[Cell(int(city[cell_index(r, c)]))] for c in range(SIZE)) for r in range(SIZE)
-    )
+    return "\n".join(" ".join(CELL_CHAR[Cell(int(city[cell_index(r, c)]))] for c in range(SIZE)) for r in range(SIZE))
 
 
 def parse_position(text: str) -> tuple[np.ndarray, dict[str, int]]:

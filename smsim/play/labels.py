@@ -45,9 +45,25 @@ def label_decision_nb(seed_key, game, decision, rules, start_crates, kind, param
     s = cap.ctx[L.CTX_SEAT]
     if d != L.DECISION_USE and d != L.DECISION_PLACE:
         return total, d, 0, -1, s
-    m, c = search_decision_nb(knobs, d, cap.ctx[L.CTX_N], cap.at[3], cap.values, cap.dice,
-                              ordered_by_values_nb(kind[s]), cap.snap, cap.tape, cap.at[2], w.keys[0],
-                              cap.ctx[L.CTX_INDEX], 0, s, seats, rules, search)  # fmt: skip
+    m, c = search_decision_nb(
+        knobs,
+        d,
+        cap.ctx[L.CTX_N],
+        cap.at[3],
+        cap.values,
+        cap.dice,
+        ordered_by_values_nb(kind[s]),
+        cap.snap,
+        cap.tape,
+        cap.at[2],
+        w.keys[0],
+        cap.ctx[L.CTX_INDEX],
+        0,
+        s,
+        seats,
+        rules,
+        search,
+    )
     if c < 0:
         return total, d, 0, -1, s
     # the features, from the state at the decision and the student's base heuristic (its weights
@@ -59,6 +75,20 @@ def label_decision_nb(seed_key, game, decision, rules, start_crates, kind, param
     best = best_value_nb(values, now.ctx[L.CTX_N])
     shared = decision_inputs_nb(s, now.ctx, now.occ, now.player, now.pirates, rules)
     for i in range(m):
-        candidate_features_nb(s, now.ctx, cap.dice, cap.cands, now.occ, now.player, now.pirates, rules, values, best,
-                              shared, search.rows[i], feats[i], 0)  # fmt: skip
+        candidate_features_nb(
+            s,
+            now.ctx,
+            cap.dice,
+            cap.cands,
+            now.occ,
+            now.player,
+            now.pirates,
+            rules,
+            values,
+            best,
+            shared,
+            search.rows[i],
+            feats[i],
+            0,
+        )
     return total, d, m, c, s

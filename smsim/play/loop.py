@@ -83,9 +83,32 @@ NO_TRACE = np.zeros((0, E.EVENT_WIDTH), dtype=np.int64)  # the trace of a game n
 
 Work = namedtuple(
     "Work",
-    ["city", "occ", "player", "pirates", "dice", "counts", "cands", "ctx", "rng", "values", "memo", "status",
-     "trace", "trace_n", "keys", "tape", "forced", "tape_n", "snap", "cap", "oracle", "rounds", "luck"],
-)  # fmt: skip
+    [
+        "city",
+        "occ",
+        "player",
+        "pirates",
+        "dice",
+        "counts",
+        "cands",
+        "ctx",
+        "rng",
+        "values",
+        "memo",
+        "status",
+        "trace",
+        "trace_n",
+        "keys",
+        "tape",
+        "forced",
+        "tape_n",
+        "snap",
+        "cap",
+        "oracle",
+        "rounds",
+        "luck",
+    ],
+)
 # The state at the start of a turn, from which a continuation replays the turn: int64 meta[2] is
 # (round, seat) of that turn.
 Snap = namedtuple("Snap", ["city", "occ", "player", "pirates", "ctx", "rng", "meta"])
@@ -123,8 +146,24 @@ Rounds = namedtuple("Rounds", ["out", "game", "scratch"])
 # ``snap`` holds the state the plays start from, ``cw`` plays them; ``before`` holds the value
 # before the turn; ``position``, ``scratch``, ``features``, ``probs`` and ``after`` are scratch.
 # out[g, seat, :]: ``LUCK_FIELDS``.
-Luck = namedtuple("Luck", ["coef", "samples", "snap", "cw", "position", "scratch", "features", "probs", "before",
-                           "after", "endgame", "out", "game"])  # fmt: skip
+Luck = namedtuple(
+    "Luck",
+    [
+        "coef",
+        "samples",
+        "snap",
+        "cw",
+        "position",
+        "scratch",
+        "features",
+        "probs",
+        "before",
+        "after",
+        "endgame",
+        "out",
+        "game",
+    ],
+)
 # luck: the seat's luck summed over every turn (every seat's dice), in win probability; own_luck: over
 # its own turns only; turns: its own turns
 LUCK_FIELDS = ("luck", "own_luck", "turns")
@@ -137,8 +176,9 @@ MAX_LUCK_SAMPLES = 1 << 12  # plays a value may be the mean of: the key's room f
 # compiled parts (``registry.line_up_marks``): ``marks.learned`` is ``LEARNED`` where some seat's
 # policy, base or playout policy is learned, ``marks.exact`` is ``EXACT`` where one keeps exactly,
 # each else None, and a loop compiled for None holds none of that code.
-Seats = namedtuple("Seats", ["kind", "params", "fns", "base_kind", "base_params", "playout_kind", "playout_params",
-                             "marks"])  # fmt: skip
+Seats = namedtuple(
+    "Seats", ["kind", "params", "fns", "base_kind", "base_params", "playout_kind", "playout_params", "marks"]
+)
 
 
 def new_snap(n_players: int) -> Snap:
@@ -166,24 +206,41 @@ def new_oracle(n_players: int, games: int, params: np.ndarray) -> Oracle:
 
 def new_rounds(n_players: int, games: int, max_rounds: int) -> Rounds:
     """The round snapshots' buffers for ``games`` games of at most ``max_rounds`` rounds."""
-    return Rounds(np.zeros((games, max_rounds + 1, n_players, L.N_ROUND_FIELDS), dtype=np.int16),
-                  np.zeros(1, dtype=np.int64), np.zeros(ROUND_SCRATCH, dtype=np.int64))  # fmt: skip
+    return Rounds(
+        np.zeros((games, max_rounds + 1, n_players, L.N_ROUND_FIELDS), dtype=np.int16),
+        np.zeros(1, dtype=np.int64),
+        np.zeros(ROUND_SCRATCH, dtype=np.int64),
+    )
 
 
 def new_luck(n_players: int, games: int, coef: np.ndarray, samples: int, endgame: int = 0) -> Luck:
     """The luck's buffers for ``games`` games under the win-probability coefficients ``coef``
     float64[N_STAGES, N_WIN_FEATURES], each value the mean of ``samples`` plays, the game in its
     endgame once its fullest city has fewer than ``endgame`` empty spaces (``Luck``)."""
-    return Luck(np.ascontiguousarray(coef, dtype=np.float64), np.array([samples, endgame], dtype=np.int64),
-                new_snap(n_players), new_work(n_players), np.zeros((n_players, L.N_ROUND_FIELDS), dtype=np.int16),
-                np.zeros(ROUND_SCRATCH, dtype=np.int64), np.zeros(N_WIN_FEATURES, dtype=np.float64),
-                np.zeros(n_players, dtype=np.float64), np.zeros(n_players, dtype=np.float64),
-                np.zeros(n_players, dtype=np.float64), np.zeros(1, dtype=np.int64),
-                np.zeros((games, n_players, len(LUCK_FIELDS))), np.zeros(1, dtype=np.int64))  # fmt: skip
+    return Luck(
+        np.ascontiguousarray(coef, dtype=np.float64),
+        np.array([samples, endgame], dtype=np.int64),
+        new_snap(n_players),
+        new_work(n_players),
+        np.zeros((n_players, L.N_ROUND_FIELDS), dtype=np.int16),
+        np.zeros(ROUND_SCRATCH, dtype=np.int64),
+        np.zeros(N_WIN_FEATURES, dtype=np.float64),
+        np.zeros(n_players, dtype=np.float64),
+        np.zeros(n_players, dtype=np.float64),
+        np.zeros(n_players, dtype=np.float64),
+        np.zeros(1, dtype=np.int64),
+        np.zeros((games, n_players, len(LUCK_FIELDS))),
+        np.zeros(1, dtype=np.int64),
+    )
 
 
-def new_work(n_players: int, trace: np.ndarray = NO_TRACE, oracle: Oracle | None = None,
-             rounds: Rounds | None = None, luck: Luck | None = None) -> Work:  # fmt: skip
+def new_work(
+    n_players: int,
+    trace: np.ndarray = NO_TRACE,
+    oracle: Oracle | None = None,
+    rounds: Rounds | None = None,
+    luck: Luck | None = None,
+) -> Work:
     """Fresh buffers for one thread: city int8[P, N_CELLS], occ uint64[P, N_CELL_CODES], player
     int64[P, N_PLAYER_FIELDS], pirates int64[N_PIRATE_FIELDS], dice int64[N_DICE], counts
     int64[N_FACES] (faces of the final dice), cands int64[MAX_CANDS, CAND_WIDTH], ctx
@@ -218,13 +275,20 @@ def new_work(n_players: int, trace: np.ndarray = NO_TRACE, oracle: Oracle | None
         np.zeros(MAX_TAPE, dtype=np.int64),
         np.zeros(3, dtype=np.int64),
         new_snap(n_players),
-        Capture(np.array([-1, 0, 0, -1, 0], dtype=np.int64), np.zeros((L.MAX_CANDS, L.CAND_WIDTH), dtype=np.int64),
-                np.zeros(L.N_CTX, dtype=np.int64), np.zeros(MAX_TAPE, dtype=np.int64), new_snap(n_players),
-                np.zeros(L.N_DICE, dtype=np.int64), np.zeros(L.MAX_CANDS, dtype=np.float64), new_snap(n_players)),
+        Capture(
+            np.array([-1, 0, 0, -1, 0], dtype=np.int64),
+            np.zeros((L.MAX_CANDS, L.CAND_WIDTH), dtype=np.int64),
+            np.zeros(L.N_CTX, dtype=np.int64),
+            np.zeros(MAX_TAPE, dtype=np.int64),
+            new_snap(n_players),
+            np.zeros(L.N_DICE, dtype=np.int64),
+            np.zeros(L.MAX_CANDS, dtype=np.float64),
+            new_snap(n_players),
+        ),
         oracle,
         rounds,
         luck,
-    )  # fmt: skip
+    )
 
 
 @loop_njit(forceinline=True)
@@ -307,8 +371,9 @@ def capture_nb(w):
         cap.dice[d] = w.dice[d]
     copy_snap_nb(w.snap, cap.snap)
     now = cap.now
-    copy_state_nb(w.city, w.occ, w.player, w.pirates, w.ctx, w.rng, now.city, now.occ, now.player, now.pirates,
-                  now.ctx, now.rng)  # fmt: skip
+    copy_state_nb(
+        w.city, w.occ, w.player, w.pirates, w.ctx, w.rng, now.city, now.occ, now.player, now.pirates, now.ctx, now.rng
+    )
 
 
 @hot_njit
@@ -331,8 +396,20 @@ def copy_state_nb(city, occ, player, pirates, ctx, rng, to_city, to_occ, to_play
 
 @loop_njit
 def copy_snap_nb(src, dst):
-    copy_state_nb(src.city, src.occ, src.player, src.pirates, src.ctx, src.rng,
-                  dst.city, dst.occ, dst.player, dst.pirates, dst.ctx, dst.rng)  # fmt: skip
+    copy_state_nb(
+        src.city,
+        src.occ,
+        src.player,
+        src.pirates,
+        src.ctx,
+        src.rng,
+        dst.city,
+        dst.occ,
+        dst.player,
+        dst.pirates,
+        dst.ctx,
+        dst.rng,
+    )
     dst.meta[0] = src.meta[0]
     dst.meta[1] = src.meta[1]
 
@@ -341,8 +418,20 @@ def copy_snap_nb(src, dst):
 def snapshot_nb(w, rnd, s):
     """The state at the start of seat s's turn in round rnd, for continuations (no allocation)."""
     snap = w.snap
-    copy_state_nb(w.city, w.occ, w.player, w.pirates, w.ctx, w.rng,
-                  snap.city, snap.occ, snap.player, snap.pirates, snap.ctx, snap.rng)  # fmt: skip
+    copy_state_nb(
+        w.city,
+        w.occ,
+        w.player,
+        w.pirates,
+        w.ctx,
+        w.rng,
+        snap.city,
+        snap.occ,
+        snap.player,
+        snap.pirates,
+        snap.ctx,
+        snap.rng,
+    )
     snap.meta[0] = rnd
     snap.meta[1] = s
 
@@ -461,8 +550,14 @@ def take_wall_bonuses_nb(new_sides, s, w, seats, rules, search):
         person = -1
         if kind == L.BONUS_KIND_PERSON and w.occ[s, L.CELL_EMPTY] != ZERO:  # a person of at most `amount` heads
             n = list_bonus_persons_nb(amount, w.cands)
-            n = forgo_nb(seats.marks.forgo, seats.base_kind[s], seats.base_params[s],
-                         np.int64(L.DECISION_BONUS_PERSON), w.cands, n)  # fmt: skip
+            n = forgo_nb(
+                seats.marks.forgo,
+                seats.base_kind[s],
+                seats.base_params[s],
+                np.int64(L.DECISION_BONUS_PERSON),
+                w.cands,
+                n,
+            )
             person = w.cands[ask_nb(np.int64(L.DECISION_BONUS_PERSON), np.int64(n), s, w, seats, rules, None), 0]
         E.record_nb(w.trace, w.trace_n, E.EV_BONUS, side, kind, amount, person, 0, 0, 0)
         if person >= 0:
@@ -520,8 +615,20 @@ def luck_turn_begin_nb(lk, w, rnd, s):
     if lk is None:
         return
     snap = lk.snap
-    copy_state_nb(w.city, w.occ, w.player, w.pirates, w.ctx, w.rng,
-                  snap.city, snap.occ, snap.player, snap.pirates, snap.ctx, snap.rng)  # fmt: skip
+    copy_state_nb(
+        w.city,
+        w.occ,
+        w.player,
+        w.pirates,
+        w.ctx,
+        w.rng,
+        snap.city,
+        snap.occ,
+        snap.player,
+        snap.pirates,
+        snap.ctx,
+        snap.rng,
+    )
     snap.meta[0] = rnd
     snap.meta[1] = s
 
@@ -531,8 +638,20 @@ def restart_nb(snap, cw, n_forced, seen_key, later_key):
     """``cw`` set to play on from the turn that begins at ``snap``: its state, the first
     ``n_forced`` rows of ``cw.forced`` to replay (their dice from ``seen_key``, every later die from
     ``later_key``), no capture, the policies' memos new."""
-    copy_state_nb(snap.city, snap.occ, snap.player, snap.pirates, snap.ctx, snap.rng,
-                  cw.city, cw.occ, cw.player, cw.pirates, cw.ctx, cw.rng)  # fmt: skip
+    copy_state_nb(
+        snap.city,
+        snap.occ,
+        snap.player,
+        snap.pirates,
+        snap.ctx,
+        snap.rng,
+        cw.city,
+        cw.occ,
+        cw.player,
+        cw.pirates,
+        cw.ctx,
+        cw.rng,
+    )
     cw.tape_n[0] = 0
     cw.tape_n[1] = n_forced
     cw.tape_n[2] = 0
@@ -581,8 +700,14 @@ def value_nb(lk, seats, rules, stream, which):
     to_end = lk.endgame[0] == 1
     cw = lk.cw
     for k in range(samples):
-        play_on_nb(lk.snap, game_key_nb(stream, which * MAX_LUCK_SAMPLES + k), cw, seats, rules,
-                   TO_THE_END if to_end else REST_OF_ROUND)  # fmt: skip
+        play_on_nb(
+            lk.snap,
+            game_key_nb(stream, which * MAX_LUCK_SAMPLES + k),
+            cw,
+            seats,
+            rules,
+            TO_THE_END if to_end else REST_OF_ROUND,
+        )
         snapshot_round_nb(cw.occ, cw.player, cw.pirates, rules, lk.scratch, lk.position)
         position_values_nb(lk.position, to_end or city_full_nb(cw.player), lk.coef, rules, lk.features, lk.probs)
         for i in range(n_players):
@@ -611,8 +736,20 @@ def judge_turn_nb(lk, w, seats, rules, s):
         snapshot_round_nb(w.occ, w.player, w.pirates, rules, lk.scratch, lk.position)
         position_values_nb(lk.position, over, lk.coef, rules, lk.features, lk.after)
     else:  # the rest of the round, or of the game, played from here
-        copy_state_nb(w.city, w.occ, w.player, w.pirates, w.ctx, w.rng, lk.snap.city, lk.snap.occ, lk.snap.player,
-                      lk.snap.pirates, lk.snap.ctx, lk.snap.rng)  # fmt: skip
+        copy_state_nb(
+            w.city,
+            w.occ,
+            w.player,
+            w.pirates,
+            w.ctx,
+            w.rng,
+            lk.snap.city,
+            lk.snap.occ,
+            lk.snap.player,
+            lk.snap.pirates,
+            lk.snap.ctx,
+            lk.snap.rng,
+        )
         lk.snap.meta[0] = w.ctx[L.CTX_ROUND] + (s + 1) // n_players
         lk.snap.meta[1] = (s + 1) % n_players
         value_nb(lk, seats, rules, stream, 2 * turn + 1)
@@ -643,10 +780,21 @@ def borrow_luck_nb(lk):
 def _borrow_luck(lk):
     if isinstance(lk, types.NoneType):
         return lambda lk: None
-    return lambda lk: Luck(borrow_nb(lk.coef), borrow_nb(lk.samples), borrow_snap_nb(lk.snap), borrow_other_work_nb(lk.cw),
-                           borrow_nb(lk.position), borrow_nb(lk.scratch), borrow_nb(lk.features), borrow_nb(lk.probs),
-                           borrow_nb(lk.before), borrow_nb(lk.after), borrow_nb(lk.endgame), borrow_nb(lk.out),
-                           borrow_nb(lk.game))  # fmt: skip
+    return lambda lk: Luck(
+        borrow_nb(lk.coef),
+        borrow_nb(lk.samples),
+        borrow_snap_nb(lk.snap),
+        borrow_other_work_nb(lk.cw),
+        borrow_nb(lk.position),
+        borrow_nb(lk.scratch),
+        borrow_nb(lk.features),
+        borrow_nb(lk.probs),
+        borrow_nb(lk.before),
+        borrow_nb(lk.after),
+        borrow_nb(lk.endgame),
+        borrow_nb(lk.out),
+        borrow_nb(lk.game),
+    )
 
 
 def borrow_rounds_nb(rec):
@@ -729,8 +877,9 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search, turns):
                 E.record_nb(w.trace, w.trace_n, E.EV_ROLL, dice[0], dice[1], dice[2], dice[3], dice[4], 0, 0)
 
             n = list_uses_nb(dice, w.counts, w.player[s, L.COINS], w.occ, s, rules, w.cands)
-            n = forgo_nb(seats.marks.forgo, seats.base_kind[s], seats.base_params[s], np.int64(L.DECISION_USE), w.cands,
-                         n)  # fmt: skip
+            n = forgo_nb(
+                seats.marks.forgo, seats.base_kind[s], seats.base_params[s], np.int64(L.DECISION_USE), w.cands, n
+            )
             row = ask_nb(np.int64(L.DECISION_USE), n, s, w, seats, rules, search)
             symbol = w.cands[row, L.C_SYMBOL]
             k = w.cands[row, L.C_K]
@@ -744,10 +893,22 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search, turns):
                 person_nb(person, E.PLACED_ACTION, s, w, seats, rules, search)
             elif symbol == L.FACE_CRATE or symbol == L.FACE_WALL or symbol == L.FACE_CROSS:
                 # k crates, k walls or one church of size k, from one call site: each is inlined code
-                what = L.CELL_CRATE if symbol == L.FACE_CRATE else (
-                    L.CELL_WALL if symbol == L.FACE_WALL else L.CELL_CHURCH_1 + k - 1)
-                place_cells_nb(what, ONE if symbol == L.FACE_CROSS else k, np.int64(E.PLACED_ACTION), NO_ANCHOR, s, w,
-                               seats, rules, search)  # fmt: skip
+                what = (
+                    L.CELL_CRATE
+                    if symbol == L.FACE_CRATE
+                    else (L.CELL_WALL if symbol == L.FACE_WALL else L.CELL_CHURCH_1 + k - 1)
+                )
+                place_cells_nb(
+                    what,
+                    ONE if symbol == L.FACE_CROSS else k,
+                    np.int64(E.PLACED_ACTION),
+                    NO_ANCHOR,
+                    s,
+                    w,
+                    seats,
+                    rules,
+                    search,
+                )
                 if symbol == L.FACE_WALL:
                     new_sides = newly_complete_sides_nb(w.occ, w.player, s)
                     if new_sides != 0:
@@ -833,7 +994,8 @@ def continue_game_nb(snap, tape, n_tape, row, game_key, playout_key, cw, seats, 
 @cached_njit
 def play_one_nb(seed_key, game, rules, start_crates, kind, params, fns, w, marks):
     """Play game ``game`` alone on ``w`` (``new_work`` with a trace); returns (score, game_out,
-    rows traced); the final cities and counters are left in ``w``. ``marks``: ``registry.line_up_marks`` of the line-up."""
+    rows traced); the final cities and counters are left in ``w``. ``marks``:
+    ``registry.line_up_marks`` of the line-up."""
     n_players = kind.shape[0]
     score = np.zeros((n_players, L.N_SCORE_FIELDS), dtype=np.int64)
     game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
@@ -846,16 +1008,39 @@ def play_one_nb(seed_key, game, rules, start_crates, kind, params, fns, w, marks
 def borrow_work_nb(w):
     """``w`` with every buffer borrowed (``memory.borrow_nb``): the caller keeps ``w`` alive."""
     return Work(
-        borrow_nb(w.city), borrow_nb(w.occ), borrow_nb(w.player), borrow_nb(w.pirates), borrow_nb(w.dice),
-        borrow_nb(w.counts), borrow_nb(w.cands), borrow_nb(w.ctx), borrow_nb(w.rng), borrow_nb(w.values),
-        borrow_nb(w.memo), borrow_nb(w.status), borrow_nb(w.trace), borrow_nb(w.trace_n), borrow_nb(w.keys),
-        borrow_nb(w.tape), borrow_nb(w.forced), borrow_nb(w.tape_n), borrow_snap_nb(w.snap),
-        Capture(borrow_nb(w.cap.at), borrow_nb(w.cap.cands), borrow_nb(w.cap.ctx), borrow_nb(w.cap.tape),
-                borrow_snap_nb(w.cap.snap), borrow_nb(w.cap.dice), borrow_nb(w.cap.values), borrow_snap_nb(w.cap.now)),
+        borrow_nb(w.city),
+        borrow_nb(w.occ),
+        borrow_nb(w.player),
+        borrow_nb(w.pirates),
+        borrow_nb(w.dice),
+        borrow_nb(w.counts),
+        borrow_nb(w.cands),
+        borrow_nb(w.ctx),
+        borrow_nb(w.rng),
+        borrow_nb(w.values),
+        borrow_nb(w.memo),
+        borrow_nb(w.status),
+        borrow_nb(w.trace),
+        borrow_nb(w.trace_n),
+        borrow_nb(w.keys),
+        borrow_nb(w.tape),
+        borrow_nb(w.forced),
+        borrow_nb(w.tape_n),
+        borrow_snap_nb(w.snap),
+        Capture(
+            borrow_nb(w.cap.at),
+            borrow_nb(w.cap.cands),
+            borrow_nb(w.cap.ctx),
+            borrow_nb(w.cap.tape),
+            borrow_snap_nb(w.cap.snap),
+            borrow_nb(w.cap.dice),
+            borrow_nb(w.cap.values),
+            borrow_snap_nb(w.cap.now),
+        ),
         borrow_oracle_nb(w.oracle),
         borrow_rounds_nb(w.rounds),
         borrow_luck_nb(w.luck),
-    )  # fmt: skip
+    )
 
 
 # The luck's plays' work, inside the luck inside a Work, borrowed by a dispatcher of its own: numba
@@ -865,30 +1050,62 @@ borrow_other_work_nb = loop_njit(_twin(borrow_work_nb.py_func, "borrow_other_wor
 
 @loop_njit
 def borrow_snap_nb(snap):
-    return Snap(borrow_nb(snap.city), borrow_nb(snap.occ), borrow_nb(snap.player), borrow_nb(snap.pirates),
-                borrow_nb(snap.ctx), borrow_nb(snap.rng), borrow_nb(snap.meta))  # fmt: skip
+    return Snap(
+        borrow_nb(snap.city),
+        borrow_nb(snap.occ),
+        borrow_nb(snap.player),
+        borrow_nb(snap.pirates),
+        borrow_nb(snap.ctx),
+        borrow_nb(snap.rng),
+        borrow_nb(snap.meta),
+    )
 
 
 @hot_njit
-def play_games_nb(seed_key, first, w, rules, start_crates, kind, params, fns, base_kind, base_params, playout_kind,
-                  playout_params, marks, score_out, player_out, game_out, search):
+def play_games_nb(
+    seed_key,
+    first,
+    w,
+    rules,
+    start_crates,
+    kind,
+    params,
+    fns,
+    base_kind,
+    base_params,
+    playout_kind,
+    playout_params,
+    marks,
+    score_out,
+    player_out,
+    game_out,
+    search,
+):
     """Play games first .. first + G - 1 (G = game_out.shape[0]) on the calling thread, releasing
     the GIL so that ``runner`` can run several such ranges at once on its threads.
 
     ``marks`` are the line-up's ``registry.line_up_marks`` (the loop of a line-up without a learned
-    seat, or without exact keeps, holds none of their code). ``w`` holds the work buffers (``new_work``), ``search`` the search scratch
-    (``search.new_search``) where a seat searches, else None: the caller allocates them, once
-    per call, and owns them and every other argument for the whole call, so the borrowed views
-    the games run on (``smsim/engine/memory.py``) cannot outlive them. Called from Python, not
-    from an allocating jitted wrapper: such a wrapper links, optimises and emits the whole loop
-    again (about 1.5 s of the first compile).
+    seat, or without exact keeps, holds none of their code). ``w`` holds the work buffers
+    (``new_work``), ``search`` the search scratch (``search.new_search``) where a seat searches,
+    else None: the caller allocates them, once per call, and owns them and every other argument for
+    the whole call, so the borrowed views the games run on (``smsim/engine/memory.py``) cannot
+    outlive them. Called from Python, not from an allocating jitted wrapper: such a wrapper links,
+    optimises and emits the whole loop again (about 1.5 s of the first compile).
 
     Outputs: score_out int64[G, P, N_SCORE_FIELDS], player_out int64[G, P, N_PLAYER_FIELDS],
     game_out int64[G, N_GAME_FIELDS].
     """
     w = borrow_work_nb(w)
-    seats = Seats(borrow_nb(kind), borrow_nb(params), fns, borrow_nb(base_kind), borrow_nb(base_params),
-                  borrow_nb(playout_kind), borrow_nb(playout_params), marks)
+    seats = Seats(
+        borrow_nb(kind),
+        borrow_nb(params),
+        fns,
+        borrow_nb(base_kind),
+        borrow_nb(base_params),
+        borrow_nb(playout_kind),
+        borrow_nb(playout_params),
+        marks,
+    )
     rules = borrow_nb(rules)
     start_crates = borrow_nb(start_crates)
     score_out = borrow_nb(score_out)
@@ -898,8 +1115,7 @@ def play_games_nb(seed_key, first, w, rules, start_crates, kind, params, fns, ba
         oracle_game_nb(w.oracle, g)
         rounds_game_nb(w.rounds, g)
         luck_game_nb(w.luck, g)
-        play_game_nb(game_key_nb(seed_key, first + g), w, seats, rules, start_crates, score_out[g], game_out[g],
-                     search)
+        play_game_nb(game_key_nb(seed_key, first + g), w, seats, rules, start_crates, score_out[g], game_out[g], search)
         for s in range(w.player.shape[0]):  # element by element: a slice copy would allocate
             for f in range(w.player.shape[1]):
                 player_out[g, s, f] = w.player[s, f]

@@ -56,9 +56,7 @@ class Cities:
                 self.put(seat, c, SYMBOL_LETTER["house"])
 
     def draw(self) -> str:
-        rows = []
-        for r in range(SIZE):
-            rows.append("    ".join(" ".join(g[r]) for g in self.grid))
+        rows = ["    ".join(" ".join(g[r]) for g in self.grid) for r in range(SIZE)]
         header = "    ".join(f"seat {s:<8}" for s in range(len(self.grid)))
         return header + "\n" + "\n".join(rows)
 
@@ -73,8 +71,10 @@ def narrate(records: list[dict[str, Any]], quiet: bool = False, notes: dict[int,
     cities = Cities(n_players, rules["start_crates"])
     row_len = rules["pirate_boxes_per_player"] * n_players
     n_rows = len(rules["pirate_strengths"])
-    out = [f"Saint Malo, {n_players} players, seed {header['seed']}, game {header['game']}: "
-           + ", ".join(f"seat {s} {p}" for s, p in enumerate(policies))]  # fmt: skip
+    out = [
+        f"Saint Malo, {n_players} players, seed {header['seed']}, game {header['game']}: "
+        + ", ".join(f"seat {s} {p}" for s, p in enumerate(policies))
+    ]
     boxes = 0
     last_round = -1
     for index, rec in enumerate(records[1:], 1):
@@ -125,8 +125,10 @@ def narrate(records: list[dict[str, Any]], quiet: bool = False, notes: dict[int,
                 lines.append(f"    {rec['swords']} swords: pirate boxes {boxes}/{row_len * n_rows}")
             for attack in rec["attacks"]:
                 lost = ", ".join(f"seat {s}" for s in attack["lost"]) or "nobody"
-                lines.append(f"    PIRATES attack with strength {attack['strength']} "
-                             f"(defence {attack['defence']}): {lost} lost a cannon")  # fmt: skip
+                lines.append(
+                    f"    PIRATES attack with strength {attack['strength']} "
+                    f"(defence {attack['defence']}): {lost} lost a cannon"
+                )
             me = rec["after"][seat]
             lines.append(f"    now {me['coins']} coins, {me['logs']} logs, {me['vp']} VP, defence {me['defence']}")
             noted = (notes or {}).get(index, [])
@@ -137,19 +139,27 @@ def narrate(records: list[dict[str, Any]], quiet: bool = False, notes: dict[int,
         elif rec["type"] == "end":
             if not quiet:
                 out.append(cities.draw())
-            how = "aborted at the round cap" if rec["aborted"] else (
-                "city full: " + ", ".join(f"seat {s}" for s in rec["filled"]))
+            how = (
+                "aborted at the round cap"
+                if rec["aborted"]
+                else ("city full: " + ", ".join(f"seat {s}" for s in rec["filled"]))
+            )
             out.append(f"\nGame over after {rec['rounds']} rounds ({how}).")
             # the seat compensation (rules seat_vp) only where a variant gives one; older traces lack it
             seat_vp = any(sc.get("seat_vp", 0) for sc in rec["scores"])
-            out.append("seat policy      earned church coins logs cannons full " + ("seat " if seat_vp else "")
-                       + " total empty rank")  # fmt: skip
+            out.append(
+                "seat policy      earned church coins logs cannons full "
+                + ("seat " if seat_vp else "")
+                + " total empty rank"
+            )
             for sc in rec["scores"]:
                 mark = " winner (shared)" if sc["shared"] else (" winner" if sc["won"] else "")
                 comp = f" {sc['seat_vp']:>4}" if seat_vp else ""
-                out.append(f"{sc['seat']:>4} {policies[sc['seat']]:<10} {sc['earned']:>6} {sc['church_vp']:>6} "
-                           f"{sc['coins']:>5} {sc['logs']:>4} {sc['cannons']:>7} {sc['full_city']:>4}{comp} "
-                           f"{sc['total']:>6} {sc['empty']:>5} {sc['rank']:>4}{mark}")  # fmt: skip
+                out.append(
+                    f"{sc['seat']:>4} {policies[sc['seat']]:<10} {sc['earned']:>6} {sc['church_vp']:>6} "
+                    f"{sc['coins']:>5} {sc['logs']:>4} {sc['cannons']:>7} {sc['full_city']:>4}{comp} "
+                    f"{sc['total']:>6} {sc['empty']:>5} {sc['rank']:>4}{mark}"
+                )
             if quiet:
                 out.append("\n" + "\n\n".join(rec["cities"]))
     return "\n".join(out)

@@ -37,9 +37,10 @@ Plain Python on purpose (no numba, no numpy): a few dozen microseconds per turn.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from os import PathLike
-from typing import Any, Sequence
+from typing import Any
 
 from smsim.errors import RulesError, TraceError
 from smsim.play.tracefile import iter_jsonl
@@ -132,9 +133,7 @@ def _neighbours(cell: int, diagonal: bool) -> frozenset[int]:
 
 OUTER: frozenset[int] = frozenset(i for i in SPACES if _is_outer(i))
 SIDE_OF: tuple[int, ...] = tuple(_side_of(i) for i in range(SIZE * SIZE))
-SIDE_CELLS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(i for i in SPACES if SIDE_OF[i] == s) for s in range(4)
-)
+SIDE_CELLS: tuple[tuple[int, ...], ...] = tuple(tuple(i for i in SPACES if SIDE_OF[i] == s) for s in range(4))
 # "Adjacent": the 8 neighbours that are spaces; "orthogonally connected": the 4 neighbours.
 NEIGHBOURS_8: tuple[frozenset[int], ...] = tuple(_neighbours(i, True) for i in range(SIZE * SIZE))
 NEIGHBOURS_4: tuple[frozenset[int], ...] = tuple(_neighbours(i, False) for i in range(SIZE * SIZE))
@@ -172,8 +171,7 @@ def _per_seat(values: Sequence[int], seat: int) -> int:
     return values[seat] if seat < len(values) else 0
 
 
-_UNEXPLAINED = {"coins": TURN, "logs": TURN, "vp": TURN, "cannons": PIRATES,
-                "defence": f"{PIRATES} (defence)"}
+_UNEXPLAINED = {"coins": TURN, "logs": TURN, "vp": TURN, "cannons": PIRATES, "defence": f"{PIRATES} (defence)"}
 
 
 # -- public helpers -----------------------------------------------------------------------------
@@ -329,8 +327,19 @@ def _connected(cells: Sequence[int]) -> bool:
 class _Seat:
     """One seat's state as the referee sees it."""
 
-    __slots__ = ("grid", "coins", "logs", "vp", "cannons", "soldiers", "complete", "destroyed",
-                 "n_complete", "empty", "empty_outer")  # fmt: skip
+    __slots__ = (
+        "grid",
+        "coins",
+        "logs",
+        "vp",
+        "cannons",
+        "soldiers",
+        "complete",
+        "destroyed",
+        "n_complete",
+        "empty",
+        "empty_outer",
+    )
 
     def __init__(self, rules: Rules, seat: int) -> None:
         self.grid: list[str] = start_city(rules)  # docs/rules.md §8 characters, cell r * 7 + c
@@ -466,13 +475,22 @@ class Referee:
         score = self._score(seat)
         n_rows = len(self.rules.pirate_strengths)
         return {
-            "score": score["total"], "vp": me.vp, "church_vp": score["church_vp"], "coins": me.coins,
-            "logs": me.logs, "cannons_lost": me.cannons, "defence": self.defence(seat),
-            "sides_done": me.n_complete, "n_empty": me.empty, "walls": me.grid.count(WALL_CH),
-            "crates": me.grid.count(CRATE_CH), "churches": sum(ch in CHURCH_CHS for ch in me.grid),
-            "persons": sum(ch in PERSON_LETTERS for ch in me.grid), "pirate_boxes": self.crossed,
+            "score": score["total"],
+            "vp": me.vp,
+            "church_vp": score["church_vp"],
+            "coins": me.coins,
+            "logs": me.logs,
+            "cannons_lost": me.cannons,
+            "defence": self.defence(seat),
+            "sides_done": me.n_complete,
+            "n_empty": me.empty,
+            "walls": me.grid.count(WALL_CH),
+            "crates": me.grid.count(CRATE_CH),
+            "churches": sum(ch in CHURCH_CHS for ch in me.grid),
+            "persons": sum(ch in PERSON_LETTERS for ch in me.grid),
+            "pirate_boxes": self.crossed,
             "pirate_attacks": min(n_rows, self.crossed // self.row_boxes),
-        }  # fmt: skip
+        }
 
     def _turn_discrepancy(self, record: Any, rule: str, message: str) -> Discrepancy:
         """A discrepancy located at the turn being checked (its round and active seat)."""
@@ -490,12 +508,14 @@ class Referee:
             raise _Violation(FORMAT, f'expected a "turn" line, found type {rec.get("type")!r}')
         rnd, seat = rec["round"], rec["seat"]
         if self.over:
-            why = ("no city became full" if self.aborted else "a city was full")
-            raise _Violation(END, f"a turn after the game ended: {why} at the end of round "
-                                  f"{self.round - 1}, so round {self.round} is never played")
+            why = "no city became full" if self.aborted else "a city was full"
+            raise _Violation(
+                END,
+                f"a turn after the game ended: {why} at the end of round "
+                f"{self.round - 1}, so round {self.round} is never played",
+            )
         if rnd != self.round or seat != self.seat:
-            raise _Violation(ORDER, f"expected round {self.round} seat {self.seat}, "
-                                    f"found round {rnd!r} seat {seat!r}")
+            raise _Violation(ORDER, f"expected round {self.round} seat {self.seat}, found round {rnd!r} seat {seat!r}")
         final = self._check_dice(rec["rolls"], rec["rerolled"])
         use = rec["use"]
         if use is None:
@@ -522,16 +542,20 @@ class Referee:
             if not isinstance(roll, list) or len(roll) != 5 or not FACE_SET.issuperset(roll):
                 raise _Violation(ROLL, f"a roll is 5 dice of {', '.join(FACES)}; found {roll!r}")
         if not isinstance(rerolled, list) or len(rerolled) != len(rolls) - 1:
-            raise _Violation(ROLL, f"expected {len(rolls) - 1} reroll mask(s), one per roll after "
-                                   f"the first, found {rerolled!r}")
+            raise _Violation(
+                ROLL, f"expected {len(rolls) - 1} reroll mask(s), one per roll after the first, found {rerolled!r}"
+            )
         for n, mask in enumerate(rerolled):
             if not _is_int(mask) or not 0 <= mask <= 31:
                 raise _Violation(ROLL, f"a reroll mask is 0..31, found {mask!r}")
             before, after = rolls[n], rolls[n + 1]
             for die in range(5):
                 if not (mask >> die) & 1 and before[die] != after[die]:
-                    raise _Violation(ROLL, f"roll {n + 2}: die {die} was kept (mask {mask}) but "
-                                           f"changed from {before[die]} to {after[die]}")
+                    raise _Violation(
+                        ROLL,
+                        f"roll {n + 2}: die {die} was kept (mask {mask}) but "
+                        f"changed from {before[die]} to {after[die]}",
+                    )
         return rolls[-1]
 
     def _check_pass(self, seat: int, final: list[str], rec: dict) -> None:
@@ -555,8 +579,7 @@ class Referee:
             why = f"one wall on one of {me.empty_outer} empty outer spaces"
         else:
             return
-        raise _Violation(MUST_USE, f"no die used although a legal use without rotating existed: {why}; "
-                                   f"dice {final}")
+        raise _Violation(MUST_USE, f"no die used although a legal use without rotating existed: {why}; dice {final}")
 
     def _use(self, seat: int, final: list[str], use: dict, rec: dict) -> None:
         """Check and apply the use of k dice for one action (docs/rules.md §3, §5)."""
@@ -570,19 +593,23 @@ class Referee:
             raise _Violation(ROTATE, f"rotated must be 0..dice ({k}), found {rot!r}")
         showing = final.count(sym)
         if k - rot > showing:
-            raise _Violation(CHOOSE, f"{k - rot} unrotated dice used for {sym} but only {showing} "
-                                     f"show it: {final}")
+            raise _Violation(CHOOSE, f"{k - rot} unrotated dice used for {sym} but only {showing} show it: {final}")
         rotatable = 5 - showing - final.count("swords")
         if rot > rotatable:
-            raise _Violation(ROTATE, f"{rot} dice rotated to {sym} but only {rotatable} show neither "
-                                     f"{sym} nor swords: {final}")
+            raise _Violation(
+                ROTATE, f"{rot} dice rotated to {sym} but only {rotatable} show neither {sym} nor swords: {final}"
+            )
         cost = rot * rules.rotation_cost
         if rec["rotation_cost"] != cost:
-            raise _Violation(ROTATE, f"rotation_cost: expected {cost} ({rot} x {rules.rotation_cost}), "
-                                     f"found {rec['rotation_cost']!r}")
+            raise _Violation(
+                ROTATE,
+                f"rotation_cost: expected {cost} ({rot} x {rules.rotation_cost}), found {rec['rotation_cost']!r}",
+            )
         if cost > me.coins:
-            raise _Violation(ROTATE, f"rotating {rot} dice costs {cost} coins but the seat has "
-                                     f"{me.coins}; coins may never go below 0")
+            raise _Violation(
+                ROTATE,
+                f"rotating {rot} dice costs {cost} coins but the seat has {me.coins}; coins may never go below 0",
+            )
         if cost:
             me.coins -= cost
             self._changes.append((seat, "coins", ROTATE))
@@ -602,8 +629,7 @@ class Referee:
             if rec["delivery_cost"] != fee:
                 raise _Violation(LOG, f"delivery_cost: expected {fee}, found {rec['delivery_cost']!r}")
             if me.coins < fee:
-                raise _Violation(LOG, f"a delivery costs {fee} coins, not allowed with {me.coins} "
-                                      f"left after rotations")
+                raise _Violation(LOG, f"a delivery costs {fee} coins, not allowed with {me.coins} left after rotations")
             if fee:
                 me.coins -= fee
                 self._changes.append((seat, "coins", LOG))
@@ -623,8 +649,7 @@ class Referee:
                 raise _Violation(WALL, f"{k} dice make {k} walls, found {len(placed)} cells")
             for cell in placed:
                 if cell not in OUTER:
-                    raise _Violation(WALL, f"wall on inner space {_cell_text(cell)}; walls go on "
-                                           f"outer spaces only")
+                    raise _Violation(WALL, f"wall on inner space {_cell_text(cell)}; walls go on outer spaces only")
             for cell in placed:
                 self._place(seat, cell, WALL_CH)
             self._wall_bonuses(seat, placed, rec["bonuses"])
@@ -719,16 +744,18 @@ class Referee:
         rules, me = self.rules, self.seats[seat]
         limit = min(rules.architect_max_houses, me.logs)
         if isinstance(raw, list) and len(raw) > limit:
-            raise _Violation(HOUSES, f"{len(raw)} houses but at most {limit} (architect_max_houses "
-                                     f"{rules.architect_max_houses}, {me.logs} logs)")
+            raise _Violation(
+                HOUSES,
+                f"{len(raw)} houses but at most {limit} (architect_max_houses "
+                f"{rules.architect_max_houses}, {me.logs} logs)",
+            )
         placed = self._cells(seat, raw, HOUSES, "houses")
         if not placed:
             return
         if not _connected(placed):
             raise _Violation(HOUSES, f"houses {raw} do not form one orthogonally connected group")
         if not any(h in NEIGHBOURS_8[architect] for h in placed):
-            raise _Violation(HOUSES, f"no house of {raw} is adjacent to the architect at "
-                                     f"{_cell_text(architect)}")
+            raise _Violation(HOUSES, f"no house of {raw} is adjacent to the architect at {_cell_text(architect)}")
         for cell in placed:
             self._place(seat, cell, HOUSE_CH)
         me.logs -= len(placed)
@@ -742,16 +769,17 @@ class Referee:
         rules, me = self.rules, self.seats[seat]
         done = []
         for side in sorted({SIDE_OF[c] for c in walls}):
-            if not me.complete[side] and not me.destroyed[side]:
-                if all(me.grid[i] == WALL_CH for i in SIDE_CELLS[side]):
-                    done.append(side)
+            intact = not me.complete[side] and not me.destroyed[side]
+            if intact and all(me.grid[i] == WALL_CH for i in SIDE_CELLS[side]):
+                done.append(side)
         if not isinstance(bonuses, list) or not all(isinstance(b, dict) for b in bonuses):
             raise _Violation(FORMAT, f"bonuses must be a list of objects, found {bonuses!r}")
         expected = sorted(SIDE_NAMES[s] for s in done)
         found = [b["side"] for b in bonuses]
         if sorted(found, key=str) != expected:
-            raise _Violation(BONUS, f"sides completed this turn: expected bonuses for "
-                                    f"{expected or 'none'}, found {found or 'none'}")
+            raise _Violation(
+                BONUS, f"sides completed this turn: expected bonuses for {expected or 'none'}, found {found or 'none'}"
+            )
         for side in done:  # +side_defence from then on (docs/rules.md §5 Wall, §6)
             me.complete[side] = True
             me.n_complete += 1
@@ -762,13 +790,17 @@ class Referee:
             if not (rules.wall_bonus_seats[side] >> seat) & 1:  # a seat left out of the side's bonus (§7)
                 kind, amount = "none", 0
             if b["kind"] != kind or b["amount"] != amount:
-                raise _Violation(BONUS, f"{b['side']} bonus: expected {kind} {amount}, found "
-                                        f"{b['kind']!r} {b['amount']!r}")
+                raise _Violation(
+                    BONUS, f"{b['side']} bonus: expected {kind} {amount}, found {b['kind']!r} {b['amount']!r}"
+                )
             person, cell, houses = b["person"], b["cell"], b["houses"]
             if kind != "person":
                 if person is not None or cell is not None or houses != []:
-                    raise _Violation(BONUS, f"{b['side']} bonus is {kind}: person, cell must be null "
-                                            f"and houses [], found {person!r}, {cell!r}, {houses!r}")
+                    raise _Violation(
+                        BONUS,
+                        f"{b['side']} bonus is {kind}: person, cell must be null "
+                        f"and houses [], found {person!r}, {cell!r}, {houses!r}",
+                    )
                 if kind == "coins" and amount:
                     me.coins += amount
                     self._changes.append((seat, "coins", BONUS))
@@ -780,13 +812,14 @@ class Referee:
                 if cell is not None or houses != []:
                     raise _Violation(BONUS, f"{b['side']} bonus: no person, yet cell {cell!r} houses {houses!r}")
                 if me.empty:
-                    raise _Violation(BONUS, f"{b['side']} person bonus not taken although "
-                                            f"{me.empty} spaces are empty")
+                    raise _Violation(BONUS, f"{b['side']} person bonus not taken although {me.empty} spaces are empty")
                 continue
             if person not in PERSONS or PERSONS[person][1] > amount:
                 allowed = [p for p, (_, heads) in PERSONS.items() if heads <= amount]
-                raise _Violation(BONUS, f"{b['side']} bonus is a person of at most {amount} heads "
-                                        f"({', '.join(allowed)}), found {person!r}")
+                raise _Violation(
+                    BONUS,
+                    f"{b['side']} bonus is a person of at most {amount} heads ({', '.join(allowed)}), found {person!r}",
+                )
             placed = self._cells(seat, [cell], BONUS, f"the {b['side']} bonus {person}")
             self._person(seat, placed[0], person, houses)
 
@@ -810,13 +843,16 @@ class Referee:
         found = rec["attacks"]
         if not isinstance(found, list):
             raise _Violation(FORMAT, f"attacks must be a list, found {found!r}")
-        track = (f"{self.row_boxes} boxes a row, {self.crossed} of {self.total_boxes} crossed "
-                 f"after this turn's {n} swords")
+        track = (
+            f"{self.row_boxes} boxes a row, {self.crossed} of {self.total_boxes} crossed after this turn's {n} swords"
+        )
         for i in range(max(len(expected), len(found))):
             if i >= len(found):
                 e = expected[i]
-                raise _Violation(PIRATES, f"missing attack: row {e['row']} (strength {e['strength']}) "
-                                          f"was finished this turn ({track})")
+                raise _Violation(
+                    PIRATES,
+                    f"missing attack: row {e['row']} (strength {e['strength']}) was finished this turn ({track})",
+                )
             if i >= len(expected):
                 raise _Violation(PIRATES, f"extra attack {found[i]!r}: no row was finished ({track})")
             e, f = expected[i], found[i]
@@ -825,9 +861,12 @@ class Referee:
                     raise _Violation(PIRATES, f"attack {i}: {key} expected {e[key]}, found {f[key]!r}")
             lost = f["lost"]
             if not isinstance(lost, list) or sorted(lost, key=str) != e["lost"]:
-                raise _Violation(PIRATES, f"attack {i} on row {e['row']} (strength {e['strength']}, "
-                                          f"defence {e['defence']}): seats losing a cannon expected "
-                                          f"{e['lost']}, found {lost!r}")
+                raise _Violation(
+                    PIRATES,
+                    f"attack {i} on row {e['row']} (strength {e['strength']}, "
+                    f"defence {e['defence']}): seats losing a cannon expected "
+                    f"{e['lost']}, found {lost!r}",
+                )
 
     def _check_after(self, after: Any) -> None:
         """Every seat's coins, logs, VP earned, cannons lost and defence once the turn is over."""
@@ -841,8 +880,7 @@ class Referee:
                     rules = [r for (cs, ck, r) in self._changes if cs == s and ck == key]
                     rule = " + ".join(dict.fromkeys(rules)) if rules else _UNEXPLAINED[key]
                     why = "changed this turn by " + rule if rules else "unchanged this turn"
-                    raise _Violation(rule, f"after: seat {s} {key} expected {value}, found "
-                                           f"{state[key]!r} ({why})")
+                    raise _Violation(rule, f"after: seat {s} {key} expected {value}, found {state[key]!r} ({why})")
 
     # -- the end ----------------------------------------------------------------------------
     def _end(self, rec: dict) -> None:
@@ -852,10 +890,16 @@ class Referee:
         rules = self.rules
         if not self.over:
             if self.seat:
-                raise _Violation(END, f"the game stopped in round {self.round} before seat {self.seat} "
-                                      f"played; a round is always played to its end")
-            raise _Violation(END, f"the game stopped after {self.round} rounds although no city is "
-                                  f"full and max_rounds ({rules.max_rounds}) was not reached")
+                raise _Violation(
+                    END,
+                    f"the game stopped in round {self.round} before seat {self.seat} "
+                    f"played; a round is always played to its end",
+                )
+            raise _Violation(
+                END,
+                f"the game stopped after {self.round} rounds although no city is "
+                f"full and max_rounds ({rules.max_rounds}) was not reached",
+            )
         if rec["rounds"] != self.round:
             raise _Violation(END, f"rounds: expected {self.round}, found {rec['rounds']!r}")
         if rec["aborted"] is not self.aborted:
@@ -876,16 +920,22 @@ class Referee:
             raise _Violation(FORMAT, f"scores must list {self.players} seats, found {scores!r}")
         by_seat = {sc.get("seat"): sc for sc in scores}
         if sorted(by_seat, key=str) != list(range(self.players)):
-            raise _Violation(FORMAT, f"scores must give each seat 0..{self.players - 1} once, "
-                                     f"found seats {[sc.get('seat') for sc in scores]}")
+            raise _Violation(
+                FORMAT,
+                f"scores must give each seat 0..{self.players - 1} once, "
+                f"found seats {[sc.get('seat') for sc in scores]}",
+            )
         for s, e in enumerate(expected):
             found = by_seat[s]
             for key, rule in _SCORE_RULES:
                 # a trace written before seat compensation existed has no seat_vp: it was 0
                 value = found.get(key, 0) if key == "seat_vp" else found[key]
                 if value != e[key] or (isinstance(e[key], bool) and type(value) is not bool):
-                    raise _Violation(rule, f"seat {s} {key}: expected {e[key]!r}, found {value!r}"
-                                           f"{self._score_hint(key, e, expected)}", seat=s)
+                    raise _Violation(
+                        rule,
+                        f"seat {s} {key}: expected {e[key]!r}, found {value!r}{self._score_hint(key, e, expected)}",
+                        seat=s,
+                    )
         cities = rec["cities"]
         if not isinstance(cities, list) or len(cities) != self.players:
             raise _Violation(FORMAT, f"cities must list {self.players} cities, found {cities!r}")
@@ -903,9 +953,13 @@ class Referee:
                 if theirs[i] != mine[i]:
                     r = i // SIZE
                     row = slice(r * SIZE, (r + 1) * SIZE)
-                    raise _Violation(BOARD, f"seat {s} city cell {_cell_text(i)}: expected {mine[i]!r}, "
-                                            f"found {theirs[i]!r} (row {r} expected {' '.join(mine[row])!r}, "
-                                            f"found {' '.join(theirs[row])!r})", seat=s)
+                    raise _Violation(
+                        BOARD,
+                        f"seat {s} city cell {_cell_text(i)}: expected {mine[i]!r}, "
+                        f"found {theirs[i]!r} (row {r} expected {' '.join(mine[row])!r}, "
+                        f"found {' '.join(theirs[row])!r})",
+                        seat=s,
+                    )
 
     def _score(self, seat: int) -> dict[str, Any]:
         """One seat's final score breakdown (docs/rules.md §4, §5 Cross)."""
@@ -937,9 +991,11 @@ class Referee:
         if key in ("rank", "won", "shared"):
             return f" (total, empty spaces per seat: {[(x['total'], x['empty']) for x in expected]})"
         if key == "total":
-            return (f" (= earned {e['earned']} + churches {e['church_vp']} + coins {e['coins']} + "
-                    f"logs {e['logs']} + cannons {e['cannons']} + full city {e['full_city']}"
-                    + (f" + seat compensation {e['seat_vp']})" if e["seat_vp"] else ")"))
+            return (
+                f" (= earned {e['earned']} + churches {e['church_vp']} + coins {e['coins']} + "
+                f"logs {e['logs']} + cannons {e['cannons']} + full city {e['full_city']}"
+                + (f" + seat compensation {e['seat_vp']})" if e["seat_vp"] else ")")
+            )
         if key in ("series", "church_vp"):
             return f" (churches of size 1..5: {e['churches']})"
         return ""
@@ -984,8 +1040,9 @@ def check_game(records: list[dict]) -> Discrepancy | None:
             return ref.end(rec)
         if kind != "turn":
             wanted = "a turn line or the end line" if n == len(records) - 1 else "a turn line"
-            return Discrepancy(ref.game, ref.n_turns, None, None, FORMAT,
-                               f"record {n}: expected {wanted}, found {kind!r}")
+            return Discrepancy(
+                ref.game, ref.n_turns, None, None, FORMAT, f"record {n}: expected {wanted}, found {kind!r}"
+            )
         found = ref.turn(rec)
         if found is not None:
             return found
@@ -1032,8 +1089,16 @@ def check_trace(path: str | PathLike[str]) -> tuple[int, list[Discrepancy]]:
             kind = rec.get("type")
             if kind == "game":
                 if is_open and ref is not None:
-                    report(Discrepancy(ref.game, None, None, None, FORMAT,
-                                       f"the game has no end line (next game starts at line {lineno})"))
+                    report(
+                        Discrepancy(
+                            ref.game,
+                            None,
+                            None,
+                            None,
+                            FORMAT,
+                            f"the game has no end line (next game starts at line {lineno})",
+                        )
+                    )
                 n_games += 1
                 ref, is_open, failed = Referee(rec), True, False
                 if ref.error is not None:

@@ -40,8 +40,13 @@ def _step(ref: Referee, players: int) -> dict[str, Any]:
         pos = ref.position(s)
         city = ref.city(s).replace(" ", "").replace("\n", "")  # 49 letters, cell r * 7 + c
         # the round snapshot's fields in their order: what a win-probability model reads
-        seats.append({"city": city, **{f: int(pos[f]) for f in SEAT_FIELDS},
-                      "position": [int(pos[f]) for f in L.ROUND.columns()]})  # fmt: skip
+        seats.append(
+            {
+                "city": city,
+                **{f: int(pos[f]) for f in SEAT_FIELDS},
+                "position": [int(pos[f]) for f in L.ROUND.columns()],
+            }
+        )
     return {"seats": seats, "pirate_boxes": int(ref.crossed)}
 
 
@@ -71,9 +76,16 @@ def replay_game(game: list[dict[str, Any]], where: str = "the trace") -> dict[st
     if end is None:
         raise TraceError(f"{where}: game {header.get('game')} has no end line (a trace cut off?)")
     keep = ("seed", "game", "players", "policies")
-    return {"header": {**{k: header.get(k) for k in keep}, "rules": header["rules"],
-                       "pirate_strengths": list(ref.rules.pirate_strengths), "row_boxes": int(ref.row_boxes)},
-            "steps": steps, "end": end}  # fmt: skip
+    return {
+        "header": {
+            **{k: header.get(k) for k in keep},
+            "rules": header["rules"],
+            "pirate_strengths": list(ref.rules.pirate_strengths),
+            "row_boxes": int(ref.row_boxes),
+        },
+        "steps": steps,
+        "end": end,
+    }
 
 
 def round_steps(data: dict[str, Any]) -> list[dict[str, Any]]:

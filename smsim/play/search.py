@@ -48,10 +48,13 @@ from smsim.policies import rollout as RO
 # rows; per (candidate, continuation) the seat's win share, VP margin over the best other seat,
 # final VP and a hash of how it ended (``end_state_hash_nb``); per candidate its continuations played
 # (``played``), the candidate whose continuations stand for it (``same``: itself, or the first of
-# its group), whether it is still in (``alive``), its mean value at a halving (``mean``); ``spent`` int64[2] counts continuations played
-# and decisions searched (for scripts and reports: it never changes a pick).
-Search = namedtuple("Search", ["cw", "score", "game_out", "rows", "win", "margin_vp", "vp", "fp", "played", "same",
-                               "alive", "mean", "spent"])  # fmt: skip
+# its group), whether it is still in (``alive``), its mean value at a halving (``mean``); ``spent``
+# int64[2] counts continuations played and decisions searched (for scripts and reports: it never
+# changes a pick).
+Search = namedtuple(
+    "Search",
+    ["cw", "score", "game_out", "rows", "win", "margin_vp", "vp", "fp", "played", "same", "alive", "mean", "spent"],
+)
 
 
 # continuations and searches played in this process by ``runs`` (each run adds its scratch's
@@ -202,8 +205,29 @@ def paired_over_nb(search, a, b, margin):
 
 
 @loop_njit
-def race_nb(snap, tape, n_tape, game_key, index, first_playout, s, m, base, rules, search, budget, flat_each, floor,
-            stop, group, margin, top_playouts, halving, drop, switch):  # fmt: skip
+def race_nb(
+    snap,
+    tape,
+    n_tape,
+    game_key,
+    index,
+    first_playout,
+    s,
+    m,
+    base,
+    rules,
+    search,
+    budget,
+    flat_each,
+    floor,
+    stop,
+    group,
+    margin,
+    top_playouts,
+    halving,
+    drop,
+    switch,
+):
     """Spend continuations on candidates ``search.rows[:m]`` of seat s's decision number
     ``index`` (see the module docstring) and return the index of the chosen one in the rows
     (row 0: the base policy's pick).
@@ -280,8 +304,9 @@ def race_nb(snap, tape, n_tape, game_key, index, first_playout, s, m, base, rule
             step = min(floor, target - t)
             for c in range(m):
                 if search.alive[c] == 1:
-                    play_out_nb(snap, tape, n_tape, game_key, index, first_playout, s, c, t, t + step, base, rules,
-                                search)  # fmt: skip
+                    play_out_nb(
+                        snap, tape, n_tape, game_key, index, first_playout, s, c, t, t + step, base, rules, search
+                    )
             spent += n_alive * step
             t += step
         if stopped or n_alive <= 1 or not halving or flat_each > 0:
@@ -373,14 +398,35 @@ def searched_nb(params, decision):
     if decision == L.DECISION_USE:
         return params[RO.RO_SEARCH_USE] > 0.0, int(params[RO.RO_CANDIDATES]), int(params[RO.RO_BUDGET]), 0.0
     if decision == L.DECISION_PLACE:
-        return (params[RO.RO_SEARCH_PLACE] > 0.0, int(params[RO.RO_PLACE_CANDIDATES]), int(params[RO.RO_PLACE_BUDGET]),
-                params[RO.RO_PLACE_GAP])  # fmt: skip
+        return (
+            params[RO.RO_SEARCH_PLACE] > 0.0,
+            int(params[RO.RO_PLACE_CANDIDATES]),
+            int(params[RO.RO_PLACE_BUDGET]),
+            params[RO.RO_PLACE_GAP],
+        )
     return False, 0, 0, 0.0
 
 
 @loop_njit
-def search_decision_nb(params, decision, n, base_row, values, dice, by_value, snap, tape, n_tape, game_key, index,
-                       first_playout, s, base, rules, search):  # fmt: skip
+def search_decision_nb(
+    params,
+    decision,
+    n,
+    base_row,
+    values,
+    dice,
+    by_value,
+    snap,
+    tape,
+    n_tape,
+    game_key,
+    index,
+    first_playout,
+    s,
+    base,
+    rules,
+    search,
+):
     """A rollout seat's search with knobs ``params`` at one decision (its state as ``snap`` and
     the turn's ``tape``, the base policy's pick ``base_row`` and ``values``): its candidates into
     ``search.rows``; returns (candidates, index of the pick in the rows), or (m, -1) where it
@@ -397,9 +443,29 @@ def search_decision_nb(params, decision, n, base_row, values, dice, by_value, sn
     flat_each = 0
     if params[RO.RO_HALVING] <= 0.0 and params[RO.RO_DROP_SE] <= 0.0:
         flat_each = max(budget // int(params[RO.RO_CANDIDATES]), 1)
-    c = race_nb(snap, tape, n_tape, game_key, index, first_playout, s, m, base, rules, search, budget, flat_each,
-                int(params[RO.RO_MIN_PLAYOUTS]), params[RO.RO_STOP_SE], params[RO.RO_GROUP] > 0.0, params[RO.RO_MARGIN],
-                0, params[RO.RO_HALVING] > 0.0, params[RO.RO_DROP_SE], params[RO.RO_SWITCH_SE])  # fmt: skip
+    c = race_nb(
+        snap,
+        tape,
+        n_tape,
+        game_key,
+        index,
+        first_playout,
+        s,
+        m,
+        base,
+        rules,
+        search,
+        budget,
+        flat_each,
+        int(params[RO.RO_MIN_PLAYOUTS]),
+        params[RO.RO_STOP_SE],
+        params[RO.RO_GROUP] > 0.0,
+        params[RO.RO_MARGIN],
+        0,
+        params[RO.RO_HALVING] > 0.0,
+        params[RO.RO_DROP_SE],
+        params[RO.RO_SWITCH_SE],
+    )
     return m, c
 
 
@@ -407,11 +473,35 @@ def search_decision_nb(params, decision, n, base_row, values, dice, by_value, sn
 def rollout_nb(seats, s, w, rules, search):
     """``rollout``'s pick at a KEEP, USE or PLACE decision of seat s (see the module docstring)."""
     base_row = choose_nb(seats, s, w, rules)  # the base policy's pick (USE, PLACE: its values in w.values)
-    base = Seats(seats.playout_kind, seats.playout_params, seats.fns, seats.playout_kind, seats.playout_params,
-                 seats.playout_kind, seats.playout_params, seats.marks)  # every seat as its playout policy
-    _, c = search_decision_nb(seats.params[s], w.ctx[L.CTX_DECISION], w.ctx[L.CTX_N], base_row, w.values, w.dice,
-                              ordered_by_values_nb(seats.base_kind[s]), w.snap, w.tape, w.tape_n[0], w.keys[0],
-                              w.ctx[L.CTX_INDEX], 0, s, base, rules, search)  # fmt: skip
+    base = Seats(
+        seats.playout_kind,
+        seats.playout_params,
+        seats.fns,
+        seats.playout_kind,
+        seats.playout_params,
+        seats.playout_kind,
+        seats.playout_params,
+        seats.marks,
+    )  # every seat as its playout policy
+    _, c = search_decision_nb(
+        seats.params[s],
+        w.ctx[L.CTX_DECISION],
+        w.ctx[L.CTX_N],
+        base_row,
+        w.values,
+        w.dice,
+        ordered_by_values_nb(seats.base_kind[s]),
+        w.snap,
+        w.tape,
+        w.tape_n[0],
+        w.keys[0],
+        w.ctx[L.CTX_INDEX],
+        0,
+        s,
+        base,
+        rules,
+        search,
+    )
     return base_row if c < 0 else search.rows[c]
 
 
@@ -423,8 +513,23 @@ def _search_with_scratch(seats, s, w, rules, search):
 
 
 @cached_njit
-def play_one_search_nb(seed_key, game, rules, start_crates, kind, params, fns, base_kind, base_params, playout_kind,
-                       playout_params, marks, w, search, capture_at):
+def play_one_search_nb(
+    seed_key,
+    game,
+    rules,
+    start_crates,
+    kind,
+    params,
+    fns,
+    base_kind,
+    base_params,
+    playout_kind,
+    playout_params,
+    marks,
+    w,
+    search,
+    capture_at,
+):
     """One game alone on ``w`` (``play.new_work`` with a trace), any line-up, ``search`` the
     search scratch (``new_search``); the decision numbered ``capture_at`` (-1: none) is captured
     in ``w`` for ``evaluate_nb``. Returns (score, game_out, rows traced). ``marks``: the
@@ -439,8 +544,9 @@ def play_one_search_nb(seed_key, game, rules, start_crates, kind, params, fns, b
 
 
 @cached_njit
-def evaluate_nb(w, rules, fns, playout_kind, playout_params, marks, m, first_playout, top_playouts, floor, group,
-                margin, search):
+def evaluate_nb(
+    w, rules, fns, playout_kind, playout_params, marks, m, first_playout, top_playouts, floor, group, margin, search
+):
     """The candidates ``search.rows[:m]`` of the decision captured in ``w`` (``play_one_search_nb``),
     raced as ``race_nb`` does with every seat played by its playout policy, no early stop, the last
     two reaching ``top_playouts`` continuations (dice streams ``first_playout`` onwards), ranked
@@ -448,8 +554,29 @@ def evaluate_nb(w, rules, fns, playout_kind, playout_params, marks, m, first_pla
     index of the best."""
     seats = Seats(playout_kind, playout_params, fns, playout_kind, playout_params, playout_kind, playout_params, marks)
     cap = w.cap
-    return race_nb(cap.snap, cap.tape, cap.at[2], w.keys[0], cap.ctx[L.CTX_INDEX], first_playout, cap.ctx[L.CTX_SEAT],
-                   m, seats, rules, search, 0, 0, floor, 0.0, group, margin, top_playouts, True, 0.0, 0.0)  # fmt: skip
+    return race_nb(
+        cap.snap,
+        cap.tape,
+        cap.at[2],
+        w.keys[0],
+        cap.ctx[L.CTX_INDEX],
+        first_playout,
+        cap.ctx[L.CTX_SEAT],
+        m,
+        seats,
+        rules,
+        search,
+        0,
+        0,
+        floor,
+        0.0,
+        group,
+        margin,
+        top_playouts,
+        True,
+        0.0,
+        0.0,
+    )
 
 
 @cached_njit
@@ -462,6 +589,22 @@ def search_captured_nb(w, rules, fns, base_kind, playout_kind, playout_params, m
     cap = w.cap
     s = cap.ctx[L.CTX_SEAT]
     seats = Seats(playout_kind, playout_params, fns, playout_kind, playout_params, playout_kind, playout_params, marks)
-    return search_decision_nb(knobs, cap.ctx[L.CTX_DECISION], cap.ctx[L.CTX_N], cap.at[3], cap.values, cap.dice,
-                              ordered_by_values_nb(base_kind[s]), cap.snap, cap.tape, cap.at[2], w.keys[0],
-                              cap.ctx[L.CTX_INDEX], first_playout, s, seats, rules, search)  # fmt: skip
+    return search_decision_nb(
+        knobs,
+        cap.ctx[L.CTX_DECISION],
+        cap.ctx[L.CTX_N],
+        cap.at[3],
+        cap.values,
+        cap.dice,
+        ordered_by_values_nb(base_kind[s]),
+        cap.snap,
+        cap.tape,
+        cap.at[2],
+        w.keys[0],
+        cap.ctx[L.CTX_INDEX],
+        first_playout,
+        s,
+        seats,
+        rules,
+        search,
+    )

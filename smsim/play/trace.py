@@ -41,9 +41,15 @@ def events_to_records(
     """The ``game``, ``turn`` and ``end`` records of one traced game."""
     n_players = len(policies)
     records: list[dict[str, Any]] = [
-        {"type": "game", "seed": int(seed), "game": int(game), "players": n_players,
-         "policies": list(policies), "rules": rules.to_dict()}
-    ]  # fmt: skip
+        {
+            "type": "game",
+            "seed": int(seed),
+            "game": int(game),
+            "players": n_players,
+            "policies": list(policies),
+            "rules": rules.to_dict(),
+        }
+    ]
     turns, decisions = turn_records(events, n_players)
     records.extend(turns)
     end = end_record(score, city, game_out)
@@ -67,10 +73,22 @@ def turn_records(events: np.ndarray, n_players: int) -> tuple[list[dict[str, Any
             if turn is not None:
                 turn["decisions"][1] = a[2]
             turn = {
-                "type": "turn", "round": a[0], "seat": a[1], "rolls": [], "rerolled": [], "use": None,
-                "rotation_cost": 0, "delivery_cost": 0, "cells": [], "houses": [], "bonuses": [],
-                "swords": 0, "attacks": [], "after": [], "decisions": [a[2], None],
-            }  # fmt: skip
+                "type": "turn",
+                "round": a[0],
+                "seat": a[1],
+                "rolls": [],
+                "rerolled": [],
+                "use": None,
+                "rotation_cost": 0,
+                "delivery_cost": 0,
+                "cells": [],
+                "houses": [],
+                "bonuses": [],
+                "swords": 0,
+                "attacks": [],
+                "after": [],
+                "decisions": [a[2], None],
+            }
             bonus = None
             records.append(turn)
         elif ev == E.EV_ROLL:
@@ -81,9 +99,11 @@ def turn_records(events: np.ndarray, n_players: int) -> tuple[list[dict[str, Any
             symbol, k, rotated, person, rotation_cost, delivery_cost = a[:6]
             if symbol >= 0:
                 turn["use"] = {
-                    "symbol": FACE_NAMES[symbol], "dice": k, "rotated": rotated,
+                    "symbol": FACE_NAMES[symbol],
+                    "dice": k,
+                    "rotated": rotated,
                     "person": PERSON_NAMES[person] if person >= 0 else None,
-                }  # fmt: skip
+                }
             turn["rotation_cost"] = rotation_cost
             turn["delivery_cost"] = delivery_cost
         elif ev == E.EV_PLACE:
@@ -97,9 +117,13 @@ def turn_records(events: np.ndarray, n_players: int) -> tuple[list[dict[str, Any
         elif ev == E.EV_BONUS:
             side, kind, amount, person = a[:4]
             bonus = {
-                "side": SIDE_NAMES[side], "kind": BONUS_KINDS[kind], "amount": amount,
-                "person": PERSON_NAMES[person] if person >= 0 else None, "cell": None, "houses": [],
-            }  # fmt: skip
+                "side": SIDE_NAMES[side],
+                "kind": BONUS_KINDS[kind],
+                "amount": amount,
+                "person": PERSON_NAMES[person] if person >= 0 else None,
+                "cell": None,
+                "houses": [],
+            }
             turn["bonuses"].append(bonus)
         elif ev == E.EV_SWORDS:
             turn["swords"] = a[0]
@@ -107,10 +131,14 @@ def turn_records(events: np.ndarray, n_players: int) -> tuple[list[dict[str, Any
             row, strength, lost = a[:3]
             defence = a[3:7] + [int(events[i + 1, 2])]  # the fifth seat's defence is in the next row
             i += 1
-            turn["attacks"].append({
-                "row": row, "strength": strength, "defence": defence[:n_players],
-                "lost": [s for s in range(n_players) if (lost >> s) & 1],
-            })  # fmt: skip
+            turn["attacks"].append(
+                {
+                    "row": row,
+                    "strength": strength,
+                    "defence": defence[:n_players],
+                    "lost": [s for s in range(n_players) if (lost >> s) & 1],
+                }
+            )
         elif ev == E.EV_AFTER:
             turn["after"].append({"coins": a[1], "logs": a[2], "vp": a[3], "cannons": a[4], "defence": a[5]})
         elif ev == E.EV_END:
@@ -125,12 +153,22 @@ def score_dict(score_row: np.ndarray, seat: int) -> dict[str, Any]:
     """One seat's final breakdown in the trace's ``end`` form."""
     sc = [int(x) for x in score_row]
     return {
-        "seat": seat, "earned": sc[L.S_EARNED], "churches": sc[L.S_CHURCHES : L.S_CHURCHES + 5],
-        "series": series_lengths(sc[L.S_SERIES : L.S_SERIES + 5]), "church_vp": sc[L.S_CHURCH_VP],
-        "coins": sc[L.S_COINS_VP], "logs": sc[L.S_LOGS_VP], "cannons": sc[L.S_CANNON_VP],
-        "full_city": sc[L.S_FULL_CITY_VP], "seat_vp": sc[L.S_SEAT_VP], "total": sc[L.S_TOTAL], "empty": sc[L.S_EMPTY],
-        "rank": sc[L.S_RANK], "won": bool(sc[L.S_WON]), "shared": bool(sc[L.S_SHARED]),
-    }  # fmt: skip
+        "seat": seat,
+        "earned": sc[L.S_EARNED],
+        "churches": sc[L.S_CHURCHES : L.S_CHURCHES + 5],
+        "series": series_lengths(sc[L.S_SERIES : L.S_SERIES + 5]),
+        "church_vp": sc[L.S_CHURCH_VP],
+        "coins": sc[L.S_COINS_VP],
+        "logs": sc[L.S_LOGS_VP],
+        "cannons": sc[L.S_CANNON_VP],
+        "full_city": sc[L.S_FULL_CITY_VP],
+        "seat_vp": sc[L.S_SEAT_VP],
+        "total": sc[L.S_TOTAL],
+        "empty": sc[L.S_EMPTY],
+        "rank": sc[L.S_RANK],
+        "won": bool(sc[L.S_WON]),
+        "shared": bool(sc[L.S_SHARED]),
+    }
 
 
 def end_record(score: np.ndarray, city: np.ndarray, game_out: np.ndarray) -> dict[str, Any]:

@@ -27,8 +27,14 @@ from typing import Any
 
 from smsim.errors import TraceError
 
-JSON_KINDS = {list: "an array", str: "a string", bool: "true or false", int: "a number", float: "a number",
-              type(None): "null"}  # fmt: skip
+JSON_KINDS = {
+    list: "an array",
+    str: "a string",
+    bool: "true or false",
+    int: "a number",
+    float: "a number",
+    type(None): "null",
+}
 
 
 def write_jsonl(records: Iterable[dict[str, Any]], fh) -> None:

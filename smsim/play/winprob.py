@@ -22,21 +22,30 @@ from smsim import layout as L
 from smsim import rules as R
 from smsim.engine.memory import cached_njit, hot_njit
 
-FEATURES = L.Record("win-probability feature", "WF_", "N_WIN_FEATURES", (
-    ("score", 1, "the seat's score if the game ended now (VP)"),
-    ("lead", 1, "that score minus the best other seat's (VP)"),
-    ("coins", 1, "coins held"),
-    ("logs", 1, "logs held"),
-    ("n_empty", 1, "empty spaces left"),
-    ("shortfall", 1, "the next pirate attack's strength minus the seat's defence, at least 0 (0 once no attack is left)"),
-    ("shortfall_near", 1, "the shortfall, times the share of the attack's row already crossed"),
-    ("walls", 1, "walls in the city"),
-    ("churches", 1, "churches in the city"),
-    ("persons", 1, "persons in the city"),
-    ("crates", 1, "crates in the city"),
-    ("seat", L.MAX_PLAYERS - 1, "1 for seat k, k = 1 .. 4 (seat 0: none): the seat order"),
-))  # fmt: skip
-FEATURES.export(globals())
+FEATURES = L.Record(
+    "win-probability feature",
+    "WF_",
+    "N_WIN_FEATURES",
+    (
+        ("score", 1, "the seat's score if the game ended now (VP)"),
+        ("lead", 1, "that score minus the best other seat's (VP)"),
+        ("coins", 1, "coins held"),
+        ("logs", 1, "logs held"),
+        ("n_empty", 1, "empty spaces left"),
+        (
+            "shortfall",
+            1,
+            "the next pirate attack's strength minus the seat's defence, at least 0 (0 once no attack is left)",
+        ),
+        ("shortfall_near", 1, "the shortfall, times the share of the attack's row already crossed"),
+        ("walls", 1, "walls in the city"),
+        ("churches", 1, "churches in the city"),
+        ("persons", 1, "persons in the city"),
+        ("crates", 1, "crates in the city"),
+        ("seat", L.MAX_PLAYERS - 1, "1 for seat k, k = 1 .. 4 (seat 0: none): the seat order"),
+    ),
+)
+FEATURES.export(globals())  # defines WF_* and N_WIN_FEATURES (used below under noqa: F821)
 FEATURE_NAMES = FEATURES.columns()
 
 # A stage is the fewest empty spaces of any seat, in [STAGE_EDGES[k], STAGE_EDGES[k + 1]).
@@ -65,25 +74,25 @@ def seat_features_nb(position, s, rules, out):
         if o != s:
             best_other = max(best_other, np.int64(position[o, L.RS_SCORE]))
     me = position[s]
-    for f in range(N_WIN_FEATURES):
+    for f in range(N_WIN_FEATURES):  # noqa: F821
         out[f] = 0.0
-    out[WF_SCORE] = me[L.RS_SCORE]
-    out[WF_LEAD] = me[L.RS_SCORE] - best_other
-    out[WF_COINS] = me[L.RS_COINS]
-    out[WF_LOGS] = me[L.RS_LOGS]
-    out[WF_N_EMPTY] = me[L.RS_N_EMPTY]
+    out[WF_SCORE] = me[L.RS_SCORE]  # noqa: F821
+    out[WF_LEAD] = me[L.RS_SCORE] - best_other  # noqa: F821
+    out[WF_COINS] = me[L.RS_COINS]  # noqa: F821
+    out[WF_LOGS] = me[L.RS_LOGS]  # noqa: F821
+    out[WF_N_EMPTY] = me[L.RS_N_EMPTY]  # noqa: F821
     attacks = np.int64(me[L.RS_PIRATE_ATTACKS])
     if attacks < rules[R.R_N_PIRATE_ROWS]:
         short = max(0, rules[R.R_PIRATE_STRENGTHS + attacks] - np.int64(me[L.RS_DEFENCE]))
         row = rules[R.R_PIRATE_BOXES_PER_PLAYER] * n_players
-        out[WF_SHORTFALL] = short
-        out[WF_SHORTFALL_NEAR] = short * (me[L.RS_PIRATE_BOXES] - attacks * row) / row
-    out[WF_WALLS] = me[L.RS_WALLS]
-    out[WF_CHURCHES] = me[L.RS_CHURCHES]
-    out[WF_PERSONS] = me[L.RS_PERSONS]
-    out[WF_CRATES] = me[L.RS_CRATES]
+        out[WF_SHORTFALL] = short  # noqa: F821
+        out[WF_SHORTFALL_NEAR] = short * (me[L.RS_PIRATE_BOXES] - attacks * row) / row  # noqa: F821
+    out[WF_WALLS] = me[L.RS_WALLS]  # noqa: F821
+    out[WF_CHURCHES] = me[L.RS_CHURCHES]  # noqa: F821
+    out[WF_PERSONS] = me[L.RS_PERSONS]  # noqa: F821
+    out[WF_CRATES] = me[L.RS_CRATES]  # noqa: F821
     if s > 0:
-        out[WF_SEAT + s - 1] = 1.0
+        out[WF_SEAT + s - 1] = 1.0  # noqa: F821
     return stage_of(fewest)
 
 
@@ -97,7 +106,7 @@ def win_probabilities_nb(position, coef, rules, scratch, out):
     for s in range(n_players):
         stage = seat_features_nb(position, s, rules, scratch)
         u = 0.0
-        for f in range(N_WIN_FEATURES):
+        for f in range(N_WIN_FEATURES):  # noqa: F821
             u += coef[stage, f] * scratch[f]
         out[s] = u
         top = max(top, u)
@@ -140,7 +149,7 @@ def position_values_nb(position, over, coef, rules, scratch, out):
 def win_probabilities_many_nb(positions, coef, rules):
     """``win_probabilities_nb`` over positions int16[n, P, N_ROUND_FIELDS]: float64[n, P]."""
     out = np.zeros((positions.shape[0], positions.shape[1]), dtype=np.float64)
-    scratch = np.zeros(N_WIN_FEATURES, dtype=np.float64)
+    scratch = np.zeros(N_WIN_FEATURES, dtype=np.float64)  # noqa: F821
     for i in range(positions.shape[0]):
         win_probabilities_nb(positions[i], coef, rules, scratch, out[i])
     return out
@@ -151,7 +160,7 @@ def features_many_nb(positions, rules):
     """Every seat's features and stage over positions int16[n, P, N_ROUND_FIELDS]: (float64[n, P,
     N_WIN_FEATURES], int64[n]) (a position's stage is the same for each of its seats)."""
     n, n_players = positions.shape[0], positions.shape[1]
-    x = np.zeros((n, n_players, N_WIN_FEATURES), dtype=np.float64)
+    x = np.zeros((n, n_players, N_WIN_FEATURES), dtype=np.float64)  # noqa: F821
     stage = np.zeros(n, dtype=np.int64)
     for i in range(n):
         for s in range(n_players):

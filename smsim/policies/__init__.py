@@ -6,5 +6,3 @@ May import: the facts and ``smsim.engine``. Never the loop (``play``) or anythin
 """
 
 from smsim.errors import PolicyError  # noqa: F401  (where the registry and its users have always found it)
-
-

@@ -81,8 +81,16 @@ BELOW_N = (MINUS >= 0).sum(axis=1).astype(np.int64)
 _final = NODE_COUNTS[FIRST_FINAL:]
 # per final roll and symbol, its entry of the use table flattened (USE_TABLE_SHAPE): the dice
 # showing the symbol, and as many rotations as dice show neither it nor swords
-FINAL_SLOT = np.array([[(sym * HL.K_SPAN + row[sym]) * HL.K_SPAN + L.N_DICE - row[sym] - row[L.FACE_SWORDS]
-                        for sym in range(L.N_SYMBOLS)] for row in _final], dtype=np.int64)  # fmt: skip
+FINAL_SLOT = np.array(
+    [
+        [
+            (sym * HL.K_SPAN + row[sym]) * HL.K_SPAN + L.N_DICE - row[sym] - row[L.FACE_SWORDS]
+            for sym in range(L.N_SYMBOLS)
+        ]
+        for row in _final
+    ],
+    dtype=np.int64,
+)
 FINAL_FACES = np.array([sum(1 << f for f in range(L.N_FACES) if row[f] > 0) for row in _final], dtype=np.int64)
 del _final
 

@@ -46,8 +46,13 @@ REROLL_ODDS = _reroll_odds()
 def church_counts_nb(occ, s):
     """Seat s's churches of each size 1..5, as a tuple."""
     church = L.CELL_CHURCH_1
-    return (popcount_nb(occ[s, church]), popcount_nb(occ[s, church + 1]), popcount_nb(occ[s, church + 2]),
-            popcount_nb(occ[s, church + 3]), popcount_nb(occ[s, church + 4]))  # fmt: skip
+    return (
+        popcount_nb(occ[s, church]),
+        popcount_nb(occ[s, church + 1]),
+        popcount_nb(occ[s, church + 2]),
+        popcount_nb(occ[s, church + 3]),
+        popcount_nb(occ[s, church + 4]),
+    )
 
 
 def _series_layer_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -77,15 +82,19 @@ def series_value_nb(counts, rules, extra_size, potential_weight):
     potential = 0.0
     layer = 1
     while True:
-        m = ((1 if h1 >= layer else 0) | (2 if h2 >= layer else 0) | (4 if h3 >= layer else 0)
-             | (8 if h4 >= layer else 0) | (16 if h5 >= layer else 0))  # fmt: skip
+        m = (
+            (1 if h1 >= layer else 0)
+            | (2 if h2 >= layer else 0)
+            | (4 if h3 >= layer else 0)
+            | (8 if h4 >= layer else 0)
+            | (16 if h5 >= layer else 0)
+        )
         if m == 0:
             return realized + potential_weight * potential
         prefix = SERIES_PREFIX[m]
         top = SERIES_TOP[m]
         realized += rules[R.R_CHURCH_SERIES_VP + prefix]
-        potential += (rules[R.R_CHURCH_SERIES_VP + top] - rules[R.R_CHURCH_SERIES_VP + prefix]) / (
-            1.0 + SERIES_GAPS[m])
+        potential += (rules[R.R_CHURCH_SERIES_VP + top] - rules[R.R_CHURCH_SERIES_VP + prefix]) / (1.0 + SERIES_GAPS[m])
         layer += 1
 
 
@@ -236,10 +245,21 @@ def side_break_cost_nb(params, occ, player, s, side):
 def scan_inputs_nb(params, occ, player, s):
     """What the cell scans read for every cell, loaded once: (the cells of each person type,
     the cost of breaking each side)."""
-    persons = (occ[s, L.PERSON_0], occ[s, L.PERSON_0 + 1], occ[s, L.PERSON_0 + 2], occ[s, L.PERSON_0 + 3],
-               occ[s, L.PERSON_0 + 4], occ[s, L.PERSON_0 + 5], occ[s, L.PERSON_0 + 6])  # fmt: skip
-    side_cost = (side_break_cost_nb(params, occ, player, s, 0), side_break_cost_nb(params, occ, player, s, 1),
-                 side_break_cost_nb(params, occ, player, s, 2), side_break_cost_nb(params, occ, player, s, 3))  # fmt: skip
+    persons = (
+        occ[s, L.PERSON_0],
+        occ[s, L.PERSON_0 + 1],
+        occ[s, L.PERSON_0 + 2],
+        occ[s, L.PERSON_0 + 3],
+        occ[s, L.PERSON_0 + 4],
+        occ[s, L.PERSON_0 + 5],
+        occ[s, L.PERSON_0 + 6],
+    )
+    side_cost = (
+        side_break_cost_nb(params, occ, player, s, 0),
+        side_break_cost_nb(params, occ, player, s, 1),
+        side_break_cost_nb(params, occ, player, s, 2),
+        side_break_cost_nb(params, occ, player, s, 3),
+    )
     return persons, side_cost
 
 
@@ -409,8 +429,11 @@ def exact_use_value_nb(params, occ, player, memo, s, rules, symbol, k, churches)
             return HL.NEG
         # the first crate can go beside the most crates; later ones beside the new group
         near = min(memo[HL.M_BEST_CRATE_NEAR], 3.0) + (k - 1)
-        return k * params[HL.P_CRATE] + params[HL.P_CRATE_CLUSTER] * near + finish_value_nb(
-            params, player, s, rules, k, memo[HL.M_LEAD])
+        return (
+            k * params[HL.P_CRATE]
+            + params[HL.P_CRATE_CLUSTER] * near
+            + finish_value_nb(params, player, s, rules, k, memo[HL.M_LEAD])
+        )
     if symbol == L.FACE_WALL:
         if k > popcount_nb(occ[s, L.CELL_EMPTY] & L.OUTER_MASK):
             return HL.NEG
@@ -494,8 +517,9 @@ def fill_turn_table_nb(params, occ, player, pirates, memo, s, rules):
             if symbol == L.FACE_HEAD:
                 memo[HL.M_EXACT + symbol * HL.K_SPAN + k] = HL.NEG  # the persons below fill it
             else:
-                memo[HL.M_EXACT + symbol * HL.K_SPAN + k] = exact_use_value_nb(params, occ, player, memo, s, rules, symbol, k,
-                                                                    churches)  # fmt: skip
+                memo[HL.M_EXACT + symbol * HL.K_SPAN + k] = exact_use_value_nb(
+                    params, occ, player, memo, s, rules, symbol, k, churches
+                )
     for p in range(L.N_PERSONS):  # heads: the best person that number of heads buys
         at = HL.M_EXACT + L.FACE_HEAD * HL.K_SPAN + L.PERSON_HEADS[p]
         memo[at] = max(memo[at], head_value_nb(params, player, memo, s, rules, p))

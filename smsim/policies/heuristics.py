@@ -1,7 +1,8 @@
 """Built-in jitted bots' decisions: ``random``, and one parameterised heuristic whose weight
 vectors are the other built-ins (registry.py). What the heuristic sees of a position (its
-weights, memo and features) is in ``features``; this module turns it into picks. Policies read the game (``w``, a ``game.Work``), never write it,
-except their own scratch ``w.values`` and ``w.memo``; they return a row of ``w.cands``.
+weights, memo and features) is in ``features``; this module turns it into picks. Policies read the
+game (``w``, a ``game.Work``), never write it, except their own scratch ``w.values`` and ``w.memo``;
+they return a row of ``w.cands``.
 
 The heuristic values a move as the VP it earns now plus weighted values of what it builds
 toward, all in VP:
@@ -23,8 +24,6 @@ again the dice that do not show the most promising symbol (binomial over the dic
 with the ``exact_keep`` weight, are solved exactly for the turn (``exact_keep``).
 Ties between equally valued candidates are broken uniformly at random from the seat's stream.
 """
-
-
 
 from smsim import layout as L
 from smsim import rules as R

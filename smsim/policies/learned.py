@@ -122,8 +122,9 @@ def use_features_nb(cands, row, dice, occ, player, pirates, s, rules, values, be
         out[at + UF_CHURCH_SIZE + k - 1] = 1.0  # noqa: F821
         if counts[k - 1] > 0:
             out[at + UF_CHURCH_NEW_LAYER] = 1.0  # noqa: F821
-        out[at + UF_CHURCH_POTENTIAL] = (series_value_nb(counts, rules, np.int64(k), 1.0)  # noqa: F821
-                                         - series_value_nb(counts, rules, np.int64(0), 1.0) - gain)  # fmt: skip
+        out[at + UF_CHURCH_POTENTIAL] = (  # noqa: F821
+            series_value_nb(counts, rules, np.int64(k), 1.0) - series_value_nb(counts, rules, np.int64(0), 1.0) - gain
+        )
     else:  # logs
         spent += rules[R.R_LOG_DELIVERY_COST]
         out[at + UF_LOG_STOCK] = player[s, L.LOGS] / 5.0  # noqa: F821
@@ -212,8 +213,9 @@ def candidate_features_nb(s, ctx, dice, cands, occ, player, pirates, rules, valu
     if ctx[L.CTX_DECISION] == L.DECISION_USE:
         use_features_nb(cands, row, dice, occ, player, pirates, s, rules, values, best, end, threat, lead, out, at)
         return N_USE_FEATURES  # noqa: F821
-    place_features_nb(ctx[L.CTX_WHAT], ctx[L.CTX_LEFT], cands[row, 0], occ, player, s, rules, values, row, best, end,
-                      threat, out, at)  # fmt: skip
+    place_features_nb(
+        ctx[L.CTX_WHAT], ctx[L.CTX_LEFT], cands[row, 0], occ, player, s, rules, values, row, best, end, threat, out, at
+    )
     return N_PLACE_FEATURES  # noqa: F821
 
 
@@ -291,10 +293,10 @@ def learned_pick_nb(model, s, ctx, dice, cands, occ, player, pirates, memo, valu
     else:
         coef, units = LM_PLACE, LM_PLACE_UNITS  # noqa: F821
     hidden = int(model[LM_HIDDEN])  # noqa: F821
-    base = memo[LMM_BASE_VALUES:LMM_BASE_VALUES + n]  # noqa: F821
-    kept = memo[LMM_KEPT:LMM_KEPT + n]  # noqa: F821
-    feats = memo[LMM_FEATURES:LMM_FEATURES + MAX_FEATURES]  # noqa: F821
-    z = memo[LMM_UNITS:LMM_UNITS + MAX_HIDDEN]  # noqa: F821
+    base = memo[LMM_BASE_VALUES : LMM_BASE_VALUES + n]  # noqa: F821
+    kept = memo[LMM_KEPT : LMM_KEPT + n]  # noqa: F821
+    feats = memo[LMM_FEATURES : LMM_FEATURES + MAX_FEATURES]  # noqa: F821
+    z = memo[LMM_UNITS : LMM_UNITS + MAX_HIDDEN]  # noqa: F821
     for i in range(n):
         base[i] = values[i]
     best = keep_candidates_nb(model, decision, base, n, kept)
@@ -313,6 +315,8 @@ def learned_pick_nb(model, s, ctx, dice, cands, occ, player, pirates, memo, valu
         else:
             values[i] = HL.NEG + base[i]
     return pick_best_nb(values, n, rng, s)
+
+
 @overload(LL.learned_nb, inline="always", jit_options={"_nrt": False})  # as the None case (learned_layout.py)
 def _learned_seat(model, s, w, rules, mark, exact):
     if isinstance(mark, types.BaseNamedTuple) and mark.instance_class is LL.LearnedMark:
@@ -327,6 +331,7 @@ def learned_choice_nb(model, s, w, rules, exact):
     if decision == L.DECISION_KEEP:
         return heuristic_keep_nb(model, s, w.ctx, w.dice, w.occ, w.player, w.pirates, w.memo, rules, exact)
     if decision == L.DECISION_USE or decision == L.DECISION_PLACE:
-        return learned_pick_nb(model, s, w.ctx, w.dice, w.cands, w.occ, w.player, w.pirates, w.memo, w.values, w.rng,
-                               rules)  # fmt: skip
+        return learned_pick_nb(
+            model, s, w.ctx, w.dice, w.cands, w.occ, w.player, w.pirates, w.memo, w.values, w.rng, rules
+        )
     return heuristic_pick_nb(model, s, w.ctx, w.cands, w.occ, w.player, w.pirates, w.memo, w.values, w.rng, rules)

@@ -40,7 +40,6 @@ DEFAULT_PLACE_CANDIDATES = 6
 DEFAULT_PLACE_GAP = 1.0
 
 
-
 def model_digest(vector: np.ndarray) -> str:
     """The SHA-256 of a model's vector as a manifest records it (``PolicySpec.describe``), with
     each layer of units unit by unit (weights, bias, weight in the score), the layout the vector
@@ -55,6 +54,7 @@ def model_digest(vector: np.ndarray) -> str:
         bias, out = by_feature[f * hidden : (f + 1) * hidden], by_feature[(f + 1) * hidden :]
         v[at : at + size] = np.column_stack([weights.T, bias, out]).ravel()
     return hashlib.sha256(v.astype("<f8").tobytes()).hexdigest()
+
 
 @dataclass
 class Units:
@@ -73,8 +73,11 @@ class Units:
         return [*by_feature, *self.bias, *self.out]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"weights": [[float(x) for x in w] for w in self.weights], "bias": [float(x) for x in self.bias],
-                "out": [float(x) for x in self.out]}  # fmt: skip
+        return {
+            "weights": [[float(x) for x in w] for w in self.weights],
+            "bias": [float(x) for x in self.bias],
+            "out": [float(x) for x in self.out],
+        }
 
 
 @dataclass
@@ -118,7 +121,9 @@ class Model:
         coef, units = (self.use, self.use_units) if kind == "USE" else (self.place, self.place_units)
         score = x @ np.asarray(coef)
         if units is not None:
-            score = score + np.maximum(x @ np.asarray(units.weights).T + np.asarray(units.bias), 0.0) @ np.asarray(units.out)
+            score = score + np.maximum(x @ np.asarray(units.weights).T + np.asarray(units.bias), 0.0) @ np.asarray(
+                units.out
+            )
         return score
 
     @property
@@ -161,12 +166,14 @@ class Model:
         """The model of a file's parsed contents, its header already checked (``files.parse_data``)."""
         for key, names in (("use_features", USE_NAMES), ("place_features", PLACE_NAMES)):
             if data.get(key) != list(names):
-                raise PolicyError(f"{where}: the model was fitted on another feature list ({key} differs from "
-                                  f"this smsim's {len(names)} features); fit it again with smsim learn")  # fmt: skip
+                raise PolicyError(
+                    f"{where}: the model was fitted on another feature list ({key} differs from "
+                    f"this smsim's {len(names)} features); fit it again with smsim learn"
+                )
         base = data.get("base")
         if not isinstance(base, dict) or not all(k in PARAM_NAMES for k in base):
             unknown = sorted(set(base) - set(PARAM_NAMES)) if isinstance(base, dict) else []
-            raise PolicyError(f"{where}: \"base\" must map heuristic weights to numbers (unknown: {unknown})")
+            raise PolicyError(f'{where}: "base" must map heuristic weights to numbers (unknown: {unknown})')
 
         def numbers(key: str, values: Any, length: int) -> list[float]:
             if not isinstance(values, list) or len(values) != length or not all(_finite(x) for x in values):
@@ -193,13 +200,27 @@ class Model:
                 raise PolicyError(f"{where}: {key!r} must hold 'weights', 'bias' and 'out' of {hidden} units")
             if len(units["weights"]) != hidden:
                 raise PolicyError(f"{where}: {key!r} must have {hidden} rows of weights")
-            layers.append(Units([numbers(f"{key} weights", w, n_f) for w in units["weights"]],
-                                numbers(f"{key} bias", units.get("bias"), hidden),
-                                numbers(f"{key} out", units.get("out"), hidden)))  # fmt: skip
+            layers.append(
+                Units(
+                    [numbers(f"{key} weights", w, n_f) for w in units["weights"]],
+                    numbers(f"{key} bias", units.get("bias"), hidden),
+                    numbers(f"{key} out", units.get("out"), hidden),
+                )
+            )
         training = data.get("training", {})
         description = data.get("description", "")
-        return cls(base, use, place, layers[0], layers[1], limits["use_candidates"], limits["place_candidates"],
-                   float(gap), str(description), training if isinstance(training, dict) else {})  # fmt: skip
+        return cls(
+            base,
+            use,
+            place,
+            layers[0],
+            layers[1],
+            limits["use_candidates"],
+            limits["place_candidates"],
+            float(gap),
+            str(description),
+            training if isinstance(training, dict) else {},
+        )
 
     @classmethod
     def load(cls, path: str | Path) -> Model:

@@ -33,10 +33,10 @@ import numpy as np
 
 from smsim.errors import PolicyError
 from smsim.layout import FORGO_ALL, FORGO_PARTS, PolicyKind
+from smsim.policies import heuristic_layout as HL
+from smsim.policies.exact_keep import EXACT
 from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES, PARAMS
 from smsim.policies.interface import MAX_SEATS, POLICY_SIG, placeholder_policy
-from smsim.policies.exact_keep import EXACT
-from smsim.policies import heuristic_layout as HL
 from smsim.policies.learned_layout import LEARNED
 from smsim.policies.model import Model, model_digest  # loads policies/learned.py, whose code the mark stands for
 from smsim.policies.rollout import (
@@ -49,7 +49,6 @@ from smsim.policies.rollout import (
     UNGATED,
     WHOLE_KNOBS,
 )
-
 
 # heuristic weights added after the first datasets, at the value that plays as they did
 LATER_WEIGHTS: dict[str, float] = {"exact_keep": 0.0, "noise": 0.0, "forgo": 0.0}
@@ -66,9 +65,9 @@ class PolicySpec:
     description: str = ""
     fn: Any = None  # a POLICY_SIG function for PolicyKind.USER
     source: str = "built-in"
-    base: "PolicySpec | None" = None  # ROLLOUT: the policy its continuations are played with
+    base: PolicySpec | None = None  # ROLLOUT: the policy its continuations are played with
     # ROLLOUT: the policy that orders its candidates and decides where it does not search (None: ``base``)
-    chooser: "PolicySpec | None" = None
+    chooser: PolicySpec | None = None
 
     def weights(self) -> dict[str, float]:
         """The named weights (a rollout's knobs, a learned model's base heuristic; empty for
@@ -79,8 +78,11 @@ class PolicySpec:
             return {}
         # LEARNED: its base first; a weight added since runs were first written is left out at
         # the value that plays as before it existed, so that those runs resume (LATER_WEIGHTS)
-        return {name: float(self.params[i]) for i, name in enumerate(PARAM_NAMES)
-                if LATER_WEIGHTS.get(name) != float(self.params[i])}  # fmt: skip
+        return {
+            name: float(self.params[i])
+            for i, name in enumerate(PARAM_NAMES)
+            if LATER_WEIGHTS.get(name) != float(self.params[i])
+        }
 
     def describe(self) -> dict[str, Any]:
         """What a manifest records of the policy."""
@@ -94,13 +96,13 @@ class PolicySpec:
         return out
 
     @property
-    def decider(self) -> "PolicySpec":
+    def decider(self) -> PolicySpec:
         """The policy that decides where this one does not search: itself, or a rollout's
         candidate policy."""
         return self.chooser or self.base or self
 
     @property
-    def player(self) -> "PolicySpec":
+    def player(self) -> PolicySpec:
         """The policy that plays this seat in continuations: itself, or a rollout's playout policy."""
         return self.base or self
 
@@ -141,21 +143,48 @@ _GREEDY = dict(coin=0.4, log=0.8, crate=0.2, wall=0.3, defence=0.5, outer_break=
 # the archetypes: a hand-tuned all-rounder (coordinate search against greedy, then its log weight
 # against a field of builder, walls, churches and greedy) with their theme emphasised
 _HAND_TUNED = dict(
-    coin=1.0, log=1.5, wall=0.8, wall_progress=1.0, pirate_next=0.9, pirate_later=0.5, church_potential=0.9,
-    merchant_spot=1.0, outer_break=1.0, fill=0.05, finish=0.7, keep_margin=0.1, lookahead=1.0,
+    coin=1.0,
+    log=1.5,
+    wall=0.8,
+    wall_progress=1.0,
+    pirate_next=0.9,
+    pirate_later=0.5,
+    church_potential=0.9,
+    merchant_spot=1.0,
+    outer_break=1.0,
+    fill=0.05,
+    finish=0.7,
+    keep_margin=0.1,
+    lookahead=1.0,
     bonus_person=3.0,
-)  # fmt: skip
+)
 # balanced: found by `smsim tune --base balanced --against balanced --players 4 --games 16000
 # --budget 240 --seed 2027 --held-out-games 200000` (CMA-ES over all 20 weights, from the
 # hand-tuned all-rounder above); on held-out dice it won 55.9% [55.7, 56.2] of 200,000 games
 # against it (two seats each, parity 50%) and 30.2% [29.2, 31.1] of 48,000 as one seat against
 # three (parity 25%). lookahead only switches on (> 0), so its 1.83 is written as 1.
 _BALANCED = dict(
-    coin=1.443, log=2.557, crate=-0.901, crate_cluster=0.015, wall=1.054, wall_progress=1.727, defence=-0.025,
-    pirate_next=1.701, pirate_later=0.359, church_potential=0.969, church_cluster=-0.105, person_cluster=0.015,
-    merchant_spot=0.489, outer_break=1.532, fill=0.031, finish=0.397, keep_margin=-0.024, lookahead=1.0,
-    bonus_person=3.188, church=1.509,
-)  # fmt: skip
+    coin=1.443,
+    log=2.557,
+    crate=-0.901,
+    crate_cluster=0.015,
+    wall=1.054,
+    wall_progress=1.727,
+    defence=-0.025,
+    pirate_next=1.701,
+    pirate_later=0.359,
+    church_potential=0.969,
+    church_cluster=-0.105,
+    person_cluster=0.015,
+    merchant_spot=0.489,
+    outer_break=1.532,
+    fill=0.031,
+    finish=0.397,
+    keep_margin=-0.024,
+    lookahead=1.0,
+    bonus_person=3.188,
+    church=1.509,
+)
 PRESETS: dict[str, tuple[dict[str, float], str]] = {
     "greedy": (_GREEDY, "the most immediate VP this turn, with small values on coins, logs, crates and walls"),
     "churches": (
@@ -163,8 +192,15 @@ PRESETS: dict[str, tuple[dict[str, float], str]] = {
         "ascending church series, churches clustered so priests bless several",
     ),
     "walls": (
-        {**_HAND_TUNED, "wall": 1.5, "wall_progress": 2.0, "defence": 0.5, "pirate_next": 1.2, "pirate_later": 1.0,
-         "church_potential": 0.3},
+        {
+            **_HAND_TUNED,
+            "wall": 1.5,
+            "wall_progress": 2.0,
+            "defence": 0.5,
+            "pirate_next": 1.2,
+            "pirate_later": 1.0,
+            "church_potential": 0.3,
+        },
         "complete sides early for bonuses and defence, soldiers as attacks near",
     ),
     "merchant": (
@@ -186,8 +222,9 @@ PRESETS: dict[str, tuple[dict[str, float], str]] = {
 }
 
 POLICIES: dict[str, PolicySpec] = {
-    "random": PolicySpec("random", PolicyKind.RANDOM, np.zeros(N_PARAMS),
-                         "uniform among the legal choices at every decision"),  # fmt: skip
+    "random": PolicySpec(
+        "random", PolicyKind.RANDOM, np.zeros(N_PARAMS), "uniform among the legal choices at every decision"
+    ),
 }
 for _name, (_weights, _text) in PRESETS.items():
     POLICIES[_name] = PolicySpec(_name, PolicyKind.HEURISTIC, weight_vector(_weights), _text)
@@ -259,8 +296,12 @@ def forgoing(spec: PolicySpec, parts: list[str] | str) -> PolicySpec:
     params = spec.params.copy()
     params[PARAMS.offset("forgo")] = float(int(params[PARAMS.offset("forgo")]) | mask)
     label = "+".join(p for p in FORGO_PARTS if mask >> FORGO_PARTS.index(p) & 1)
-    return replace(spec, name=f"{spec.name}{WITHOUT_NAME}{label}", params=params,
-                   description=f"{spec.name}, never playing its {label.replace('+', ', ')}")
+    return replace(
+        spec,
+        name=f"{spec.name}{WITHOUT_NAME}{label}",
+        params=params,
+        description=f"{spec.name}, never playing its {label.replace('+', ', ')}",
+    )
 
 
 def forgoing_preset(ref: str) -> PolicySpec | None:
@@ -279,17 +320,24 @@ def forgoing_preset(ref: str) -> PolicySpec | None:
 SEARCHABLE = (PolicyKind.HEURISTIC, PolicyKind.RANDOM, PolicyKind.USER, PolicyKind.LEARNED)
 
 
-def rollout_spec(knobs: dict[str, Any], playout_policy: PolicySpec, name: str = "rollout",
-                 source: str = "built-in", where: str = "rollout",
-                 candidate_policy: PolicySpec | None = None) -> PolicySpec:
+def rollout_spec(
+    knobs: dict[str, Any],
+    playout_policy: PolicySpec,
+    name: str = "rollout",
+    source: str = "built-in",
+    where: str = "rollout",
+    candidate_policy: PolicySpec | None = None,
+) -> PolicySpec:
     """The search policy with ``knobs`` over its defaults, continuations played by
     ``playout_policy``, candidates ordered (and the decisions it does not search made) by
     ``candidate_policy`` (None: the playout policy)."""
     values = dict(ROLLOUT_DEFAULTS)
     for key, value in knobs.items():
         if key not in ROLLOUT_DEFAULTS:
-            raise PolicyError(f"{where}: unknown rollout parameter {key!r}; known: {', '.join(ROLLOUT_DEFAULTS)}, "
-                              f"playout_policy, candidate_policy")  # fmt: skip
+            raise PolicyError(
+                f"{where}: unknown rollout parameter {key!r}; known: {', '.join(ROLLOUT_DEFAULTS)}, "
+                f"playout_policy, candidate_policy"
+            )
         if isinstance(value, bool) and key in SWITCHES:
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -302,19 +350,26 @@ def rollout_spec(knobs: dict[str, Any], playout_policy: PolicySpec, name: str = 
         values[key] = float(value)
     for role, policy in (("playout", playout_policy), ("candidate", candidate_policy)):
         if policy is not None and policy.kind not in SEARCHABLE:
-            raise PolicyError(f"{where}: the {role} policy must be a heuristic, random, learned or a user policy, "
-                              f"not {policy.name!r}")  # fmt: skip
+            raise PolicyError(
+                f"{where}: the {role} policy must be a heuristic, random, learned or a user policy, not {policy.name!r}"
+            )
     if candidate_policy is not None and candidate_policy.describe() == playout_policy.describe():
         candidate_policy = None  # the same policy: the default
-    if (candidate_policy is not None and candidate_policy.kind == PolicyKind.USER
-            and playout_policy.kind == PolicyKind.USER):  # a seat holds one user function
+    if (
+        candidate_policy is not None
+        and candidate_policy.kind == PolicyKind.USER
+        and playout_policy.kind == PolicyKind.USER
+    ):  # a seat holds one user function
         raise PolicyError(f"{where}: the candidate and playout policies cannot be two different user functions")
     params = np.zeros(N_PARAMS)
     for key, value in values.items():
         params[ROLLOUT_PARAMS.offset(key)] = value
     searched = [k for k in ("KEEP", "USE", "PLACE") if values[f"search_{k.lower()}"]]
-    spend = (f"{int(values['budget'])} continuations a decision" if values["halving"] or values["drop_se"]
-             else f"{int(values['budget']) // int(values['candidates'])} continuations a candidate")  # fmt: skip
+    spend = (
+        f"{int(values['budget'])} continuations a decision"
+        if values["halving"] or values["drop_se"]
+        else f"{int(values['budget']) // int(values['candidates'])} continuations a candidate"
+    )
     if values["search_place"]:
         spend += f" ({int(values['place_budget'])} a placement)"
     if values["halving"]:
@@ -322,12 +377,15 @@ def rollout_spec(knobs: dict[str, Any], playout_policy: PolicySpec, name: str = 
     if values["clear_gap"]:
         spend += f", where its base leads by less than {values['clear_gap']:g}"
     chooser = candidate_policy or playout_policy
-    text = (f"search: the candidates of its {', '.join(searched) or 'no'} decisions valued by {spend}, played by "
-            f"{playout_policy.name}; elsewhere plays as {chooser.name}")  # fmt: skip
+    text = (
+        f"search: the candidates of its {', '.join(searched) or 'no'} decisions valued by {spend}, played by "
+        f"{playout_policy.name}; elsewhere plays as {chooser.name}"
+    )
     if candidate_policy is not None:
         text += ", which orders the candidates"
-    return PolicySpec(name, PolicyKind.ROLLOUT, params, text, source=source, base=playout_policy,
-                      chooser=candidate_policy)
+    return PolicySpec(
+        name, PolicyKind.ROLLOUT, params, text, source=source, base=playout_policy, chooser=candidate_policy
+    )
 
 
 LEARNED_FILE = Path(__file__).parent / "data" / "learned.json"
@@ -336,8 +394,13 @@ LEARNED_FILE = Path(__file__).parent / "data" / "learned.json"
 def load_model_file(path: str | Path, name: str | None = None, source: str | None = None) -> PolicySpec:
     """A learned policy from a model file (``policies/model.py``): data, checked field by field."""
     model = Model.load(path)
-    return PolicySpec(name or Path(path).name.removesuffix(".json"), PolicyKind.LEARNED, model.vector(),
-                      model.description, source=source or str(path))  # fmt: skip
+    return PolicySpec(
+        name or Path(path).name.removesuffix(".json"),
+        PolicyKind.LEARNED,
+        model.vector(),
+        model.description,
+        source=source or str(path),
+    )
 
 
 POLICIES["learned"] = load_model_file(LEARNED_FILE, "learned", "built-in")
@@ -373,8 +436,14 @@ def load_weights_file(path: str) -> PolicySpec:
             raise PolicyError(f"policy {path!r}: candidate_policy must be a policy name or file, got {chooser!r}")
         if chooser is not None and chooser.endswith(".toml") and not Path(chooser).is_absolute():
             chooser = str(p.parent / chooser)
-        spec = rollout_spec(data, resolve_policy(playout), name=p.stem, source=str(p), where=f"policy {path!r}",
-                            candidate_policy=None if chooser is None else resolve_policy(chooser))
+        spec = rollout_spec(
+            data,
+            resolve_policy(playout),
+            name=p.stem,
+            source=str(p),
+            where=f"policy {path!r}",
+            candidate_policy=None if chooser is None else resolve_policy(chooser),
+        )
         return spec if description is None else replace(spec, description=str(description))
     description = str(description or f"weights from {p.name}")
     base = None
@@ -414,7 +483,6 @@ def load_user_policy(ref: str) -> PolicySpec:
     """``path.py:name``: a function of the file jitted with POLICY_SIG."""
     # numba here, not at the top: it would make the registry part of the compiled-code cache key
     from numba.core.registry import CPUDispatcher
-
 
     path, _, name = ref.rpartition(":")
     p = Path(path)
@@ -459,8 +527,10 @@ def resolve_policy(ref: str | PolicySpec) -> PolicySpec:
         return load_model_file(ref)
     if ".py:" in ref:
         return load_user_policy(ref)
-    raise PolicyError(f"unknown policy {ref!r}; built-in: {', '.join(POLICIES)} (or PRESET-noise-PERCENT, "
-                      f"a .toml weights file, a .json model file, or file.py:function)")  # fmt: skip
+    raise PolicyError(
+        f"unknown policy {ref!r}; built-in: {', '.join(POLICIES)} (or PRESET-noise-PERCENT, "
+        f"a .toml weights file, a .json model file, or file.py:function)"
+    )
 
 
 def resolve_policies(refs: list | tuple | None, n_players: int) -> list[PolicySpec]:
@@ -508,10 +578,10 @@ def line_up_marks(specs: list[PolicySpec]) -> Marks:
     (``learned_layout.learned_nb``, ``heuristics.heuristic_keep_nb``)."""
     deciders = [p for s in specs for p in (s, s.decider, s.player)]
     learned = any(p.kind == PolicyKind.LEARNED for p in deciders)
-    exact = any(p.kind in (PolicyKind.HEURISTIC, PolicyKind.LEARNED) and p.params[HL.P_EXACT_KEEP] > 0.0
-                for p in deciders)
-    forgo = any(p.kind in (PolicyKind.HEURISTIC, PolicyKind.LEARNED) and p.params[HL.P_FORGO] != 0.0
-                for p in deciders)
+    exact = any(
+        p.kind in (PolicyKind.HEURISTIC, PolicyKind.LEARNED) and p.params[HL.P_EXACT_KEEP] > 0.0 for p in deciders
+    )
+    forgo = any(p.kind in (PolicyKind.HEURISTIC, PolicyKind.LEARNED) and p.params[HL.P_FORGO] != 0.0 for p in deciders)
     return Marks(LEARNED if learned else None, EXACT if exact else None, HL.FORGO if forgo else None)
 
 
@@ -556,11 +626,14 @@ def rebuild_policy(shipped):
     if isinstance(shipped, UserPolicyRef):
         path = Path(shipped.path)
         if not path.is_file():
-            raise PolicyError(f"policy {shipped.spec.source!r}: no file {shipped.path!r} on this worker "
-                              "(a user's policy file must be at the same path on every worker)")  # fmt: skip
+            raise PolicyError(
+                f"policy {shipped.spec.source!r}: no file {shipped.path!r} on this worker "
+                "(a user's policy file must be at the same path on every worker)"
+            )
         if hashlib.sha256(path.read_bytes()).hexdigest() != shipped.sha256:
-            raise PolicyError(f"policy {shipped.spec.source!r}: {shipped.path!r} differs on this worker "
-                              "from the client's copy")  # fmt: skip
+            raise PolicyError(
+                f"policy {shipped.spec.source!r}: {shipped.path!r} differs on this worker from the client's copy"
+            )
         fn = load_user_policy(f"{shipped.path}:{shipped.name}").fn
         return replace(shipped.spec, fn=fn)
     if shipped.base is not None:
@@ -568,5 +641,3 @@ def rebuild_policy(shipped):
     if shipped.chooser is not None:
         shipped = replace(shipped, chooser=rebuild_policy(shipped.chooser))
     return shipped
-
-

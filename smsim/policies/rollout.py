@@ -16,25 +16,38 @@ is a separate weight vector.
 from smsim import layout as L
 from smsim.policies.heuristic_layout import N_PARAMS
 
-ROLLOUT_PARAMS = L.Record("rollout knobs", "RO_", "N_ROLLOUT_PARAMS", (
-    ("budget", 1, "continuations per searched KEEP or USE decision (in all; flat: budget / candidates each)"),
-    ("place_budget", 1, "continuations per searched PLACE decision"),
-    ("candidates", 1, "USE: most candidates searched, the base policy's best by its own values"),
-    ("place_candidates", 1, "PLACE: most cells searched, the base policy's best by its own values"),
-    ("place_gap", 1, "PLACE: leave out cells the base policy values this many VP below its pick (0: keep all)"),
-    ("min_playouts", 1, "continuations every candidate gets before any is dropped, grouped or the search stops"),
-    ("stop_se", 1, "stop once the leader beats the runner-up by this many paired standard errors (0: never)"),
-    ("halving", 1, "1: sequential halving; 0: racing alone (drop_se > 0), or flat: budget / candidates each"),
-    ("drop_se", 1, "drop a candidate once the leader beats it by this many paired standard errors (0: never)"),
-    ("switch_se", 1, "pick another than the base policy's pick only if it beats it by this many (0: the best mean)"),
-    ("group", 1, "1: candidates identical on every continuation so far share their continuations"),
-    ("search_keep", 1, "1: search KEEP decisions (stop, or roll again the dice not showing one symbol)"),
-    ("search_use", 1, "1: search USE decisions"),
-    ("search_place", 1, "1: search PLACE decisions (the cell of each crate, wall, church, person, house)"),
-    ("margin", 1, "weight of the final VP margin beside the win share (a tie-break)"),
-    ("clear_gap", 1, "USE, PLACE: leave the decision to the base policy where it values its pick this much above "
-                     "every other move (0: search every one)"),
-))  # fmt: skip
+ROLLOUT_PARAMS = L.Record(
+    "rollout knobs",
+    "RO_",
+    "N_ROLLOUT_PARAMS",
+    (
+        ("budget", 1, "continuations per searched KEEP or USE decision (in all; flat: budget / candidates each)"),
+        ("place_budget", 1, "continuations per searched PLACE decision"),
+        ("candidates", 1, "USE: most candidates searched, the base policy's best by its own values"),
+        ("place_candidates", 1, "PLACE: most cells searched, the base policy's best by its own values"),
+        ("place_gap", 1, "PLACE: leave out cells the base policy values this many VP below its pick (0: keep all)"),
+        ("min_playouts", 1, "continuations every candidate gets before any is dropped, grouped or the search stops"),
+        ("stop_se", 1, "stop once the leader beats the runner-up by this many paired standard errors (0: never)"),
+        ("halving", 1, "1: sequential halving; 0: racing alone (drop_se > 0), or flat: budget / candidates each"),
+        ("drop_se", 1, "drop a candidate once the leader beats it by this many paired standard errors (0: never)"),
+        (
+            "switch_se",
+            1,
+            "pick another than the base policy's pick only if it beats it by this many (0: the best mean)",
+        ),
+        ("group", 1, "1: candidates identical on every continuation so far share their continuations"),
+        ("search_keep", 1, "1: search KEEP decisions (stop, or roll again the dice not showing one symbol)"),
+        ("search_use", 1, "1: search USE decisions"),
+        ("search_place", 1, "1: search PLACE decisions (the cell of each crate, wall, church, person, house)"),
+        ("margin", 1, "weight of the final VP margin beside the win share (a tie-break)"),
+        (
+            "clear_gap",
+            1,
+            "USE, PLACE: leave the decision to the base policy where it values its pick this much above "
+            "every other move (0: search every one)",
+        ),
+    ),
+)
 ROLLOUT_PARAMS.export(globals())
 assert ROLLOUT_PARAMS.size <= N_PARAMS
 
@@ -89,11 +102,25 @@ SWITCHES = ("halving", "group", "search_keep", "search_use", "search_place")
 # today's search before budgets: 96 continuations for each of the base policy's 6 best USE
 # candidates, no halving, no grouping, no early stop, USE decisions alone (the yardstick of
 # scripts/bench.py; every switch named, so that no later default leaks into it)
-FLAT_KNOBS: dict[str, float] = {"budget": 576.0, "candidates": 6.0, "halving": 0.0, "group": 0.0, "stop_se": 0.0,
-                                "search_place": 0.0, "search_keep": 0.0, **UNGATED}  # fmt: skip
+FLAT_KNOBS: dict[str, float] = {
+    "budget": 576.0,
+    "candidates": 6.0,
+    "halving": 0.0,
+    "group": 0.0,
+    "stop_se": 0.0,
+    "search_place": 0.0,
+    "search_keep": 0.0,
+    **UNGATED,
+}
 ROLLOUT_BASE = "balanced"
 # the shipped knob sets beside the defaults (docs/policies.md: how each was chosen)
 ROLLOUT_PRESETS: dict[str, dict[str, float]] = {
-    "rollout-deep": {"budget": 288.0, "min_playouts": 16.0, "search_place": 1.0, "place_budget": 144.0,
-                     "place_gap": 1.0, **UNGATED},
+    "rollout-deep": {
+        "budget": 288.0,
+        "min_playouts": 16.0,
+        "search_place": 1.0,
+        "place_budget": 144.0,
+        "place_gap": 1.0,
+        **UNGATED,
+    },
 }

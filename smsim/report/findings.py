@@ -72,8 +72,24 @@ def glance_table(data: A.ReportData) -> pd.DataFrame:
             row["changed" + suffix] = float(changed[f"changed{suffix}"].iloc[0]) if len(changed) else np.nan
             row["rounds" + suffix] = float(length[f"rounds{suffix}"].iloc[0]) if len(length) else np.nan
         rows.append(row)
-    cols = ["players", "games", "field", "start_win", "start_win_lo", "start_win_hi", "last_win", "last_win_lo",
-            "last_win_hi", "parity", "changed", "changed_lo", "changed_hi", "rounds", "rounds_lo", "rounds_hi"]
+    cols = [
+        "players",
+        "games",
+        "field",
+        "start_win",
+        "start_win_lo",
+        "start_win_hi",
+        "last_win",
+        "last_win_lo",
+        "last_win_hi",
+        "parity",
+        "changed",
+        "changed_lo",
+        "changed_hi",
+        "rounds",
+        "rounds_lo",
+        "rounds_hi",
+    ]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -94,21 +110,35 @@ NOT_MEASURED = "not measured"
 DESIGN_ORDER = ("start_edge", "pirates", "wall_bonus", "skill", "variants", "remaining")
 """The findings in the order a designer asks them (``design_findings``)."""
 
-QUESTIONS = {"start_edge": "Is the start fair?", "pirates": "Do the pirates decide the winner?",
-             "wall_bonus": "What is each wall bonus worth?", "skill": "How much does skill matter?",
-             "variants": "Which rules move the game?", "remaining": "What else moves?"}  # fmt: skip
+QUESTIONS = {
+    "start_edge": "Is the start fair?",
+    "pirates": "Do the pirates decide the winner?",
+    "wall_bonus": "What is each wall bonus worth?",
+    "skill": "How much does skill matter?",
+    "variants": "Which rules move the game?",
+    "remaining": "What else moves?",
+}
 """Each finding's question: the first screen's box asks them."""
 
-SECTIONS = {"start_edge": ("At a glance", "Seat compensation"), "pirates": ("Pirate losses",),
-            "wall_bonus": ("Wall bonuses",), "skill": ("How much skill matters",),
-            "variants": ("Rule variants", "How much skill matters"), "remaining": ("Rule variants",)}  # fmt: skip
+SECTIONS = {
+    "start_edge": ("At a glance", "Seat compensation"),
+    "pirates": ("Pirate losses",),
+    "wall_bonus": ("Wall bonuses",),
+    "skill": ("How much skill matters",),
+    "variants": ("Rule variants", "How much skill matters"),
+    "remaining": ("Rule variants",),
+}
 """The report sections that hold each finding's data, the first a finding links to first."""
 
 FALLBACK_SECTION = "At a glance"
 """Where a finding links when its own section is not in the report (no variants, no compensation)."""
 
-OUTCOMES = {"start_edge": "the start player's edge", "skill_gap": "the skill gap",
-            "cannons_changed_winner": "the games the pirates decide", "rounds": "the game's length"}  # fmt: skip
+OUTCOMES = {
+    "start_edge": "the start player's edge",
+    "skill_gap": "the skill gap",
+    "cannons_changed_winner": "the games the pirates decide",
+    "rounds": "the game's length",
+}
 """The game's outcomes a rules variant is judged by (finding 5), by the metric that measures each:
 a sweep's per-game metrics (``studies.sweep.metrics_for``) and a skill study's gap."""
 
@@ -195,8 +225,11 @@ def _overall(verdicts: list[str]) -> str:
 
 def _margin_text(unit: str, margins: dict) -> str:
     m = margins[_margin_unit(unit)]
-    return f"{100 * m:g} point{'s' if m != 0.01 else ''}" if unit in ("rate", "share", "points") else \
-        f"{m:g}{' VP' if unit == 'vp' else ' rounds' if unit == 'rounds' else ''}"  # fmt: skip
+    return (
+        f"{100 * m:g} point{'s' if m != 0.01 else ''}"
+        if unit in ("rate", "share", "points")
+        else f"{m:g}{' VP' if unit == 'vp' else ' rounds' if unit == 'rounds' else ''}"
+    )
 
 
 def _margin_unit(unit: str) -> str:
@@ -230,8 +263,9 @@ def _compensation(results: list, players: int, margins: dict) -> str:
     for r in sorted((r for r in results if r.players == players), key=lambda r: r.by != "coins"):
         t = r.table
         parity = 1.0 / r.players
-        verdicts = [margin_verdict(lo - parity, hi - parity, margins["points"])
-                    for lo, hi in zip(t["after_lo"], t["after_hi"])]  # fmt: skip
+        verdicts = [
+            margin_verdict(lo - parity, hi - parity, margins["points"]) for lo, hi in zip(t["after_lo"], t["after_hi"])
+        ]
         rank = (not any(r.compensation), sum(v == MOVES for v in verdicts), sum(v == NOT_SETTLED for v in verdicts))
         if best is None or rank < best[0]:
             best = (rank, r, verdicts)
@@ -266,10 +300,19 @@ def start_edge_finding(glance: pd.DataFrame, compensations: list = (), margins: 
         lines.append(f"{r.players}p {_short(e, 'points', v)}")
         verdicts.append(v)
     if not parts:
-        return DesignFinding("start_edge", "The start player's edge is not measured here: no dataset has one policy "
-                             "in every seat (or a comparison's every arrangement).", "not measured", NOT_MEASURED)  # fmt: skip
-    return DesignFinding("start_edge", f"The start player's edge (its win share minus parity): {'; '.join(parts)}.",
-                         "Start player's edge: " + "; ".join(lines), _overall(verdicts))  # fmt: skip
+        return DesignFinding(
+            "start_edge",
+            "The start player's edge is not measured here: no dataset has one policy "
+            "in every seat (or a comparison's every arrangement).",
+            "not measured",
+            NOT_MEASURED,
+        )
+    return DesignFinding(
+        "start_edge",
+        f"The start player's edge (its win share minus parity): {'; '.join(parts)}.",
+        "Start player's edge: " + "; ".join(lines),
+        _overall(verdicts),
+    )
 
 
 def _short(e: tuple[float, float, float], unit: str, verdict: str) -> str:
@@ -296,16 +339,32 @@ def pirates_finding(glance: pd.DataFrame, margins: dict = MARGINS) -> DesignFind
         lines.append(f"{r.players}p {_fmt(r.changed, r.changed_lo, r.changed_hi, 'rate')}")
         verdicts.append(v)
     if not parts:
-        return DesignFinding("pirates", "How often the pirates decide the winner is not measured here.",
-                             "not measured", NOT_MEASURED)  # fmt: skip
-    return DesignFinding("pirates", "The pirates decide the winner (it would differ without the VP lost for "
-                         f"cannons) in {_join(parts)}.", "Games the pirates decide: " + "; ".join(lines),
-                         _overall(verdicts))  # fmt: skip
+        return DesignFinding(
+            "pirates", "How often the pirates decide the winner is not measured here.", "not measured", NOT_MEASURED
+        )
+    return DesignFinding(
+        "pirates",
+        f"The pirates decide the winner (it would differ without the VP lost for cannons) in {_join(parts)}.",
+        "Games the pirates decide: " + "; ".join(lines),
+        _overall(verdicts),
+    )
 
 
 # -- 3. what each wall bonus is worth ---------------------------------------------------------------
-ABLATION_COLUMNS = ("players", "policy", "side", "bonus", "face_vp", "games", "win_change", "win_change_lo",
-                    "win_change_hi", "vp_change", "vp_change_lo", "vp_change_hi")  # fmt: skip
+ABLATION_COLUMNS = (
+    "players",
+    "policy",
+    "side",
+    "bonus",
+    "face_vp",
+    "games",
+    "win_change",
+    "win_change_lo",
+    "win_change_hi",
+    "vp_change",
+    "vp_change_lo",
+    "vp_change_hi",
+)
 """The wall-bonus ablation table the finding reads (``report.tables``): per player count, policy
 and side, what the side's bonus is worth to its seats, the same games played with and without it
 on common dice: ``win_change`` (win share, a difference of rates) and ``vp_change`` (VP)."""
@@ -327,9 +386,13 @@ def wall_bonus_finding(ablation: pd.DataFrame | None, margins: dict = MARGINS) -
     between is in the section's table), its win share likewise, each judged against its margin,
     and whether the sides with the same bonus agree (``tables.sides_agree``)."""
     if ablation is None or not len(ablation):
-        return DesignFinding("wall_bonus", "What each wall bonus is worth is not measured here: these data hold no "
-                             "wall-bonus ablation (the same games played with and without a side's bonus).",
-                             "not measured (no ablation in these data)", NOT_MEASURED)  # fmt: skip
+        return DesignFinding(
+            "wall_bonus",
+            "What each wall bonus is worth is not measured here: these data hold no "
+            "wall-bonus ablation (the same games played with and without a side's bonus).",
+            "not measured (no ablation in these data)",
+            NOT_MEASURED,
+        )
     t = ablation.copy()
     t["level"] = [A.LADDER.index(p) if p in A.LADDER else len(A.LADDER) for p in t["policy"]]
     t = t[t["level"] == t["level"].min()]
@@ -356,20 +419,29 @@ def wall_bonus_finding(ablation: pd.DataFrame | None, margins: dict = MARGINS) -
     agree = A.sides_agree(t, margins)
     if len(agree):
         pairs = sorted({str(x) for x in agree["sides"]})
-        said = "agree" if agree["agree"].all() else (
-            "are worth the same within the margin" if (agree["verdict"] == SAME).all() else "differ")
+        said = (
+            "agree"
+            if agree["agree"].all()
+            else ("are worth the same within the margin" if (agree["verdict"] == SAME).all() else "differ")
+        )
         most = agree.loc[agree["vp_diff"].abs().idxmax()]
-        agreement = (f" The sides with the same bonus ({', '.join(pairs)}) {said} at every player count (the largest "
-                     f"difference {_fmt(most.vp_diff, most.vp_diff_lo, most.vp_diff_hi, 'vp', signed=True)}, "
-                     f"{int(most.players)} players).")  # fmt: skip
+        agreement = (
+            f" The sides with the same bonus ({', '.join(pairs)}) {said} at every player count (the largest "
+            f"difference {_fmt(most.vp_diff, most.vp_diff_lo, most.vp_diff_hi, 'vp', signed=True)}, "
+            f"{int(most.players)} players)."
+        )
     else:
         agreement = ""
     games = int(t["games"].min())
     span = f"{ends[0]} to {ends[-1]} players" if len(ends) > 1 else f"{ends[0]} players"
-    return DesignFinding("wall_bonus", "Each wall bonus is worth, to a seat that takes it rather than going without "
-                         f"(the same games on common dice, `{policy}` in every seat, {games:,} games a setup, "
-                         f"{span}): {'; '.join(parts)}.{agreement}",
-                         f"{'; '.join(lines)} ({span})", _overall(verdicts))  # fmt: skip
+    return DesignFinding(
+        "wall_bonus",
+        "Each wall bonus is worth, to a seat that takes it rather than going without "
+        f"(the same games on common dice, `{policy}` in every seat, {games:,} games a setup, "
+        f"{span}): {'; '.join(parts)}.{agreement}",
+        f"{'; '.join(lines)} ({span})",
+        _overall(verdicts),
+    )
 
 
 # -- the levels of play: what each is, and how strong -------------------------------------------------
@@ -378,13 +450,14 @@ POLICIES_DOC = "docs/policies.md"
 
 LEVEL_TEXT = {
     "balanced": "the built-in heuristic: it values each move by the VP it earns now plus weighted values of "
-                "what it builds toward (coins, crates, walls, churches, persons)",
+    "what it builds toward (coins, crates, walls, churches, persons)",
     "learned": "a small model fitted to the search's values of moves, scoring the moves inside the play loop "
-               "at heuristic speed (a sixth of `balanced`'s)",
+    "at heuristic speed (a sixth of `balanced`'s)",
     "rollout-learned": "the search: it values the moves it is unsure of by playing the game out many times from "
-                       "each, `learned` playing the continuations (about 30 times `learned`'s cost a game)",
-}  # fmt: skip
+    "each, `learned` playing the continuations (about 30 times `learned`'s cost a game)",
+}
 """Each level of the ladder in a sentence (``POLICIES_DOC`` says more)."""
+
 
 def strength_words(ordered: bool) -> str:
     """What a difference between two levels is, by ``ordered_levels``."""
@@ -398,12 +471,20 @@ def _level(policy: str) -> str:
 def head_to_head_text(r) -> str:
     """One head-to-head in words: "L3 `rollout-learned` against L2 `learned` at 2 players: 49.2%
     [43.1, 55.4] (parity 50.0%, 200 games), a difference of style, not of strength"."""
-    who = (f"one {_level(r.upper)} seat among {_level(r.lower)} wins" if r.seat == "upper"
-           else f"one {_level(r.lower)} seat among {_level(r.upper)} wins")  # fmt: skip
-    said = {STRONGER: f"{_level(r.upper)} is the stronger", PARITY: strength_words(False),
-            WEAKER: f"{_level(r.lower)} is the stronger"}[r.standing]  # fmt: skip
-    return (f"at {r.players} players {who} {_fmt(r.share, r.lo, r.hi, 'rate')} (parity {100 * r.parity:.1f}%, "
-            f"{r.games:,} games): {said}")  # fmt: skip
+    who = (
+        f"one {_level(r.upper)} seat among {_level(r.lower)} wins"
+        if r.seat == "upper"
+        else f"one {_level(r.lower)} seat among {_level(r.upper)} wins"
+    )
+    said = {
+        STRONGER: f"{_level(r.upper)} is the stronger",
+        PARITY: strength_words(False),
+        WEAKER: f"{_level(r.lower)} is the stronger",
+    }[r.standing]
+    return (
+        f"at {r.players} players {who} {_fmt(r.share, r.lo, r.hi, 'rate')} (parity {100 * r.parity:.1f}%, "
+        f"{r.games:,} games): {said}"
+    )
 
 
 def rung_name(policy: str) -> str:
@@ -424,11 +505,22 @@ def standings(skills: list, steps: pd.DataFrame | None = None) -> pd.DataFrame:
     if steps is None or not len(steps):
         return t
     pairs = set(zip(A.LADDER, A.LADDER[1:]))
-    rows = [{"players": int(r.players), "lower": r.lower, "upper": r.upper, "seat": "upper", "share": r.head_share,
-             "lo": r.head_lo, "hi": r.head_hi, "games": int(r.head_games), "parity": r.parity,
-             "standing": STRONGER if r.head_lo > r.parity else WEAKER if r.head_hi < r.parity else PARITY}
-            for r in steps.itertuples() if not r.check and (r.lower, r.upper) in pairs
-            and np.isfinite([r.head_share, r.head_lo, r.head_hi]).all()]  # fmt: skip
+    rows = [
+        {
+            "players": int(r.players),
+            "lower": r.lower,
+            "upper": r.upper,
+            "seat": "upper",
+            "share": r.head_share,
+            "lo": r.head_lo,
+            "hi": r.head_hi,
+            "games": int(r.head_games),
+            "parity": r.parity,
+            "standing": STRONGER if r.head_lo > r.parity else WEAKER if r.head_hi < r.parity else PARITY,
+        }
+        for r in steps.itertuples()
+        if not r.check and (r.lower, r.upper) in pairs and np.isfinite([r.head_share, r.head_lo, r.head_hi]).all()
+    ]
     skill_games = {(int(p), u): int(g) for p, u, g in zip(t["players"], t["upper"], t["games"])}
     rows = [x for x in rows if x["games"] >= skill_games.get((x["players"], x["upper"]), 0)]
     measured = {(x["players"], x["upper"]) for x in rows}
@@ -443,11 +535,13 @@ def ladder_step_text(r) -> str:
     above parity, 4,000 games): ordered; against the fixed field, in the same seat on the same dice,
     it wins +11.0 points [+9.4, +12.6] more than L1 `balanced` (paired, 3,996 games): ordered"."""
     clear = f", its low end {100 * r.edge_lo:+.1f} points above parity" if r.edge_lo > 0 else ""
-    return (f"at {r.players} players, one {rung_name(r.upper)} seat among {rung_name(r.lower)} wins "
-            f"{_fmt(r.head_share, r.head_lo, r.head_hi, 'rate')} ({_fmt(r.edge, r.edge_lo, r.edge_hi, 'points')} "
-            f"above parity, {r.head_games:,} games): {r.verdict}{clear}; against the fixed field, in the same seat on "
-            f"the same dice, it wins {_fmt(r.field_diff, r.field_lo, r.field_hi, 'points')} more than "
-            f"{rung_name(r.lower)} (paired, {r.field_games:,} games): {r.field_verdict}")  # fmt: skip
+    return (
+        f"at {r.players} players, one {rung_name(r.upper)} seat among {rung_name(r.lower)} wins "
+        f"{_fmt(r.head_share, r.head_lo, r.head_hi, 'rate')} ({_fmt(r.edge, r.edge_lo, r.edge_hi, 'points')} "
+        f"above parity, {r.head_games:,} games): {r.verdict}{clear}; against the fixed field, in the same seat on "
+        f"the same dice, it wins {_fmt(r.field_diff, r.field_lo, r.field_hi, 'points')} more than "
+        f"{rung_name(r.lower)} (paired, {r.field_games:,} games): {r.field_verdict}"
+    )
 
 
 def depth_line(depth: pd.DataFrame) -> list[str]:
@@ -462,9 +556,11 @@ def depth_line(depth: pd.DataFrame) -> list[str]:
         if not len(whole):
             continue
         w = whole.iloc[0]
-        what = (f"Depth: from {rung_name(w.lower)} to {rung_name(w.upper)}, at 2 players head to head, in "
-                "60%-steps (each step's logit(win share) over logit(0.6), summed; delta-method interval, the steps "
-                "taken as independent): ")  # fmt: skip
+        what = (
+            f"Depth: from {rung_name(w.lower)} to {rung_name(w.upper)}, at 2 players head to head, in "
+            "60%-steps (each step's logit(win share) over logit(0.6), summed; delta-method interval, the steps "
+            "taken as independent): "
+        )
         if w.bound == ESTIMATE:
             out.append(f"{what}{interval_text(w.steps, w.steps_lo, w.steps_hi, digits=2)} ({w.games:,} games).")
             continue
@@ -474,12 +570,19 @@ def depth_line(depth: pd.DataFrame) -> list[str]:
         never = d[(d["row"] == STEP_ROW) & (d["bound"] == AT_LEAST)]
         names = ", ".join(f"{rung_name(r.lower)} → {rung_name(r.upper)}" for r in never.itertuples())
         part = d[d["row"] == MEASURED_ROW]
-        measured = "" if not len(part) else (
-            f"; the part measured, {rung_name(part.iloc[0].lower)} → {rung_name(part.iloc[0].upper)}, is "
-            f"{interval_text(part.iloc[0].steps, part.iloc[0].steps_lo, part.iloc[0].steps_hi, digits=2)}")
-        out.append(f"{what}at least {w.steps_lo:.2f} ({w.games:,} games): {names} never lost, so "
-                   f"{'it counts' if len(never) == 1 else 'they count'} only by the lower end of "
-                   f"{'its' if len(never) == 1 else 'their'} win share, which more games raise{measured}.")  # fmt: skip
+        measured = (
+            ""
+            if not len(part)
+            else (
+                f"; the part measured, {rung_name(part.iloc[0].lower)} → {rung_name(part.iloc[0].upper)}, is "
+                f"{interval_text(part.iloc[0].steps, part.iloc[0].steps_lo, part.iloc[0].steps_hi, digits=2)}"
+            )
+        )
+        out.append(
+            f"{what}at least {w.steps_lo:.2f} ({w.games:,} games): {names} never lost, so "
+            f"{'it counts' if len(never) == 1 else 'they count'} only by the lower end of "
+            f"{'its' if len(never) == 1 else 'their'} win share, which more games raise{measured}."
+        )
     return out
 
 
@@ -489,16 +592,26 @@ def check_line(steps: pd.DataFrame) -> str:
     count, head to head and against the field; where the ladder holds no check rung, it says so."""
     top = steps[steps["check"].astype(bool)]
     if not len(top):
-        return ("Whether one more step of strength still gains is not measured: the ladder holds no check rung "
-                "(`smsim ladder --check 4`: the top rung's search at four times its budget).")  # fmt: skip
+        return (
+            "Whether one more step of strength still gains is not measured: the ladder holds no check rung "
+            "(`smsim ladder --check 4`: the top rung's search at four times its budget)."
+        )
     r0 = top.iloc[0]
-    parts = [f"{_fmt(r.edge, r.edge_lo, r.edge_hi, 'points')} above parity head to head at {r.players} players "
-             f"({r.head_games:,} games: {r.verdict})" + (
-                 f" and {_fmt(r.field_diff, r.field_lo, r.field_hi, 'points')} against the field (paired, "
-                 f"{r.field_games:,} games: {r.field_verdict})" if r.field_games else
-                 " (against the field not played: `smsim ladder --no-check-field`)") for r in top.itertuples()]
-    return (f"One more step of strength ({rung_name(r0.upper)}, the top rung's search at a larger budget, over "
-            f"{rung_name(r0.lower)}) still gains {'; '.join(parts)}.")  # fmt: skip
+    parts = [
+        f"{_fmt(r.edge, r.edge_lo, r.edge_hi, 'points')} above parity head to head at {r.players} players "
+        f"({r.head_games:,} games: {r.verdict})"
+        + (
+            f" and {_fmt(r.field_diff, r.field_lo, r.field_hi, 'points')} against the field (paired, "
+            f"{r.field_games:,} games: {r.field_verdict})"
+            if r.field_games
+            else " (against the field not played: `smsim ladder --no-check-field`)"
+        )
+        for r in top.itertuples()
+    ]
+    return (
+        f"One more step of strength ({rung_name(r0.upper)}, the top rung's search at a larger budget, over "
+        f"{rung_name(r0.lower)}) still gains {'; '.join(parts)}."
+    )
 
 
 def levels_lines(skills: list, steps: pd.DataFrame | None = None, depth: pd.DataFrame | None = None) -> list[str]:
@@ -516,13 +629,19 @@ def levels_lines(skills: list, steps: pd.DataFrame | None = None, depth: pd.Data
         climbed = ladder[ladder["upper"] == policy] if ladder is not None else ()
         if len(climbed):
             below = ", ".join(dict.fromkeys(rung_name(x) for x in climbed["lower"]))
-            text += f" Over {below}, the rung below it in the ladder: " + "; ".join(
-                ladder_step_text(r) for r in climbed.itertuples()) + "."  # fmt: skip
+            text += (
+                f" Over {below}, the rung below it in the ladder: "
+                + "; ".join(ladder_step_text(r) for r in climbed.itertuples())
+                + "."
+            )
         elif k:
             steps_k = t[t["upper"] == policy]
             if len(steps_k):
-                text += f" Against {_level(A.LADDER[k - 1])}: " + "; ".join(
-                    head_to_head_text(r) for r in steps_k.itertuples()) + "."  # fmt: skip
+                text += (
+                    f" Against {_level(A.LADDER[k - 1])}: "
+                    + "; ".join(head_to_head_text(r) for r in steps_k.itertuples())
+                    + "."
+                )
             else:
                 text += f" No head-to-head against {_level(A.LADDER[k - 1])} in these data."
         out.append(text)
@@ -542,11 +661,15 @@ def levels_sentence(skills: list, steps: pd.DataFrame | None = None) -> str:
         if not len(steps_k):
             said.append(f"L{k + 1} against L{k} is not measured")
             continue
-        at = {s: ", ".join(str(p) for p in steps_k[steps_k["standing"] == s]["players"])
-              for s in (STRONGER, PARITY, WEAKER)}
-        bits = [f"stronger than L{k} at {at[STRONGER]} players" if at[STRONGER] else "",
-                f"level with L{k} at {at[PARITY]} players ({strength_words(False)})" if at[PARITY] else "",
-                f"weaker than L{k} at {at[WEAKER]} players" if at[WEAKER] else ""]  # fmt: skip
+        at = {
+            s: ", ".join(str(p) for p in steps_k[steps_k["standing"] == s]["players"])
+            for s in (STRONGER, PARITY, WEAKER)
+        }
+        bits = [
+            f"stronger than L{k} at {at[STRONGER]} players" if at[STRONGER] else "",
+            f"level with L{k} at {at[PARITY]} players ({strength_words(False)})" if at[PARITY] else "",
+            f"weaker than L{k} at {at[WEAKER]} players" if at[WEAKER] else "",
+        ]
         said.append(f"L{k + 1} is " + " and ".join(b for b in bits if b))
     names = ", ".join(_level(p) for p in A.LADDER)
     return f"Levels of play ({POLICIES_DOC}): {names}; {'; '.join(said)}."
@@ -569,13 +692,23 @@ def skill_finding(skills: list, margins: dict = MARGINS, steps: pd.DataFrame | N
         verdicts.append(v)
     played = standings(skills, steps)
     top = played[played["upper"] == A.LADDER[-1]]
-    search = ("; the search against it: " + "; ".join(head_to_head_text(r) for r in top.itertuples())) if len(top) else ""
+    search = (
+        ("; the search against it: " + "; ".join(head_to_head_text(r) for r in top.itertuples())) if len(top) else ""
+    )
     if not parts:
-        return DesignFinding("skill", "How much skill matters is not measured here: no skill study plays one "
-                             "`learned` seat against `balanced`.", "not measured", NOT_MEASURED)  # fmt: skip
-    return DesignFinding("skill", f"The skill gap (one {_level(A.LADDER[1])} seat among {_level(A.LADDER[0])}, its "
-                         f"win share minus parity): {'; '.join(parts)}{search}.",
-                         "Skill gap (L2 among L1): " + "; ".join(lines), _overall(verdicts))  # fmt: skip
+        return DesignFinding(
+            "skill",
+            "How much skill matters is not measured here: no skill study plays one `learned` seat against `balanced`.",
+            "not measured",
+            NOT_MEASURED,
+        )
+    return DesignFinding(
+        "skill",
+        f"The skill gap (one {_level(A.LADDER[1])} seat among {_level(A.LADDER[0])}, its "
+        f"win share minus parity): {'; '.join(parts)}{search}.",
+        "Skill gap (L2 among L1): " + "; ".join(lines),
+        _overall(verdicts),
+    )
 
 
 # -- 5 and 6. the rules variants that move the game -----------------------------------------------------
@@ -608,8 +741,9 @@ def _variant_effects(variant_sets: list, skills: list, margins: dict) -> list[Ef
         varied = {v.name: (v.varied, v.name) for v in vs.variants}
         base = t[t["variant"] == BASELINE].set_index("metric")
         policy = vs.policies[0] if len(set(vs.policies)) == 1 else None
-        where = f"{vs.players} players, " + (f"{_level(policy) if policy in A.LADDER else f'`{policy}`'} in every seat"
-                                             if policy else "mixed seats")  # fmt: skip
+        where = f"{vs.players} players, " + (
+            f"{_level(policy) if policy in A.LADDER else f'`{policy}`'} in every seat" if policy else "mixed seats"
+        )
         for r in t[t["variant"] != BASELINE].itertuples():
             fields, name = varied.get(r.variant, ({}, r.variant))
             if r.metric.startswith("win_share_") or r.metric == "win_seat_0" or mechanical(fields, r.metric):
@@ -618,9 +752,20 @@ def _variant_effects(variant_sets: list, skills: list, margins: dict) -> list[Ef
                 continue
             b = base.loc[r.metric]
             spread = (b.hi - b.lo) / (2 * Z_95) * math.sqrt(max(int(b.games), 1))
-            label = OUTCOMES.get(r.metric, f"\"{r.label}\"")
-            out.append(Effect(variant_words(fields, name), r.metric, label, r.unit, float(r.diff), float(r.diff_lo),
-                              float(r.diff_hi), float(spread), where))  # fmt: skip
+            label = OUTCOMES.get(r.metric, f'"{r.label}"')
+            out.append(
+                Effect(
+                    variant_words(fields, name),
+                    r.metric,
+                    label,
+                    r.unit,
+                    float(r.diff),
+                    float(r.diff_lo),
+                    float(r.diff_hi),
+                    float(spread),
+                    where,
+                )
+            )
     for res in skills:
         g = res.gaps
         if len(g) < 2:
@@ -631,9 +776,19 @@ def _variant_effects(variant_sets: list, skills: list, margins: dict) -> list[Ef
             fields = named.get(r.variant, {})
             if not np.isfinite(r.diff_lo) or mechanical(fields, "skill_gap"):
                 continue
-            out.append(Effect(variant_words(fields, r.variant), "skill_gap", OUTCOMES["skill_gap"], "points",
-                              float(r.diff), float(r.diff_lo), float(r.diff_hi), math.sqrt(p * (1 - p)),
-                              f"{res.players} players, one {_level(A.LADDER[1])} seat among {_level(A.LADDER[0])}"))  # fmt: skip
+            out.append(
+                Effect(
+                    variant_words(fields, r.variant),
+                    "skill_gap",
+                    OUTCOMES["skill_gap"],
+                    "points",
+                    float(r.diff),
+                    float(r.diff_lo),
+                    float(r.diff_hi),
+                    math.sqrt(p * (1 - p)),
+                    f"{res.players} players, one {_level(A.LADDER[1])} seat among {_level(A.LADDER[0])}",
+                )
+            )
     for e in out:
         e.verdict = margin_verdict(e.lo, e.hi, margins[_margin_unit(e.unit)])
     return out
@@ -650,14 +805,20 @@ def _figure(e: Effect) -> str:
 
 def _variant_text(top: Effect, effects: list[Effect]) -> str:
     """One variant's effects that clear their margin where its largest one was measured, largest
-    first (``MOST_EFFECTS`` of them, the others counted), and its largest one's figure where else it was measured: "rotation cost 2 → 1 moves
-    the game's length by -1.22 rounds [...] and the games the pirates decide by ... (4 players,
-    L1 `balanced` in every seat; the length -1.10 rounds [...] with L2 `learned` in every seat)"."""
-    mine = sorted((e for e in effects if e.variant == top.variant and e.where == top.where and e.verdict == MOVES),
-                  key=lambda e: e.size, reverse=True)  # fmt: skip
+    first (``MOST_EFFECTS`` of them, the others counted), and its largest one's figure where else it
+    was measured: "rotation cost 2 → 1 moves the game's length by -1.22 rounds [...] and the games
+    the pirates decide by ... (4 players, L1 `balanced` in every seat; the length -1.10 rounds [...]
+    with L2 `learned` in every seat)"."""
+    mine = sorted(
+        (e for e in effects if e.variant == top.variant and e.where == top.where and e.verdict == MOVES),
+        key=lambda e: e.size,
+        reverse=True,
+    )
     rest = len(mine) - MOST_EFFECTS
-    moved = _join([f"{e.label} by {_figure(e)}" for e in mine[:MOST_EFFECTS]] +
-                  ([f"{rest} more figure{'s' if rest > 1 else ''} beyond their margins"] if rest > 0 else []))  # fmt: skip
+    moved = _join(
+        [f"{e.label} by {_figure(e)}" for e in mine[:MOST_EFFECTS]]
+        + ([f"{rest} more figure{'s' if rest > 1 else ''} beyond their margins"] if rest > 0 else [])
+    )
     also = [o for o in effects if (o.variant, o.metric) == (top.variant, top.metric) and o.where != top.where]
     elsewhere = "".join(f"; {o.label} {_figure(o)} with {o.where.split(', ', 1)[-1]}" for o in also)
     return f"{top.variant} moves {moved} ({top.where}{elsewhere})"
@@ -667,17 +828,26 @@ def _effects_finding(key: str, effects: list[Effect], what: str) -> DesignFindin
     """The variants with the largest effects that clear their margin, ranked by effect size (the
     change over the spread of the per-game quantity), each variant once, and the tally of all."""
     if not effects:
-        return DesignFinding(key, f"How the rules variants move {what} is not measured here: no rules variants in "
-                             "these data.", "not measured", NOT_MEASURED)  # fmt: skip
+        return DesignFinding(
+            key,
+            f"How the rules variants move {what} is not measured here: no rules variants in these data.",
+            "not measured",
+            NOT_MEASURED,
+        )
     moves = sorted((e for e in effects if e.verdict == MOVES), key=lambda e: e.size, reverse=True)
     same = sum(e.verdict == SAME for e in effects)
     unsure = sum(e.verdict == NOT_SETTLED for e in effects)
-    tally = (f"{len(moves)} of {len(effects)} effects clear their margin, {same} "
-             f"{'is' if same == 1 else 'are'} no larger than it, {unsure} {'is' if unsure == 1 else 'are'} not settled")  # fmt: skip
+    tally = (
+        f"{len(moves)} of {len(effects)} effects clear their margin, {same} "
+        f"{'is' if same == 1 else 'are'} no larger than it, {unsure} {'is' if unsure == 1 else 'are'} not settled"
+    )
     if not moves:
-        return DesignFinding(key, f"No rules variant moves {what} by more than its margin ({tally}).",
-                             f"no variant beyond the margin ({len(effects)} effects)",
-                             SAME if not unsure else NOT_SETTLED)  # fmt: skip
+        return DesignFinding(
+            key,
+            f"No rules variant moves {what} by more than its margin ({tally}).",
+            f"no variant beyond the margin ({len(effects)} effects)",
+            SAME if not unsure else NOT_SETTLED,
+        )
     shown, seen = [], set()
     for e in moves:  # each variant once, by its largest effect
         if e.variant not in seen:
@@ -685,9 +855,13 @@ def _effects_finding(key: str, effects: list[Effect], what: str) -> DesignFindin
             shown.append(e)
     shown = shown[:MOST_EFFECTS]
     line = "; ".join(f"{e.variant}: {e.label.strip(chr(34))} {_figure(e)}" for e in shown[:2])
-    return DesignFinding(key, f"The rules variants that move {what} most (by the change over the spread of the "
-                         f"per-game quantity): {'; '.join(_variant_text(e, effects) for e in shown)} ({tally}).",
-                         line, MOVES)  # fmt: skip
+    return DesignFinding(
+        key,
+        f"The rules variants that move {what} most (by the change over the spread of the "
+        f"per-game quantity): {'; '.join(_variant_text(e, effects) for e in shown)} ({tally}).",
+        line,
+        MOVES,
+    )
 
 
 def variants_finding(variant_sets: list, skills: list, margins: dict = MARGINS) -> DesignFinding:
@@ -703,22 +877,40 @@ def remaining_finding(variant_sets: list, margins: dict = MARGINS) -> DesignFind
 
 
 # -- all of them --------------------------------------------------------------------------------------
-def design_findings(glance: pd.DataFrame, compensations: list = (), ablation: pd.DataFrame | None = None,
-                    skills: list = (), variant_sets: list = (), margins: dict = MARGINS,
-                    steps: pd.DataFrame | None = None) -> list[DesignFinding]:  # fmt: skip
+def design_findings(
+    glance: pd.DataFrame,
+    compensations: list = (),
+    ablation: pd.DataFrame | None = None,
+    skills: list = (),
+    variant_sets: list = (),
+    margins: dict = MARGINS,
+    steps: pd.DataFrame | None = None,
+) -> list[DesignFinding]:
     """The findings in a designer's order (``DESIGN_ORDER``) from the report's tables: the
     at-a-glance rows (``glance_table``), the fairness results, the wall-bonus ablation table
     (``ABLATION_COLUMNS``), the skill studies and the variant sets with their tables, as
     ``(VariantSet, table)`` pairs; ``steps``: the ladder's (``tables.ladder_steps``), where given."""
     skills, variant_sets = list(skills), list(variant_sets)
-    return [start_edge_finding(glance, compensations, margins), pirates_finding(glance, margins),
-            wall_bonus_finding(ablation, margins), skill_finding(skills, margins, steps),
-            variants_finding(variant_sets, skills, margins), remaining_finding(variant_sets, margins)]  # fmt: skip
+    return [
+        start_edge_finding(glance, compensations, margins),
+        pirates_finding(glance, margins),
+        wall_bonus_finding(ablation, margins),
+        skill_finding(skills, margins, steps),
+        variants_finding(variant_sets, skills, margins),
+        remaining_finding(variant_sets, margins),
+    ]
 
 
-def report_findings(data: A.ReportData, variants: list = (), variant_tables: list | None = None, skills: list = (),
-                    compensations: list = (), ablation: pd.DataFrame | None = None,
-                    margins: dict = MARGINS, steps: pd.DataFrame | None = None) -> list[DesignFinding]:  # fmt: skip
+def report_findings(
+    data: A.ReportData,
+    variants: list = (),
+    variant_tables: list | None = None,
+    skills: list = (),
+    compensations: list = (),
+    ablation: pd.DataFrame | None = None,
+    margins: dict = MARGINS,
+    steps: pd.DataFrame | None = None,
+) -> list[DesignFinding]:
     """``design_findings`` of a report's data: its at-a-glance rows from ``data``'s main sources,
     and its wall-bonus ablations (``tables.bonus_value``) unless ``ablation`` is given; ``steps``:
     the ladder's (``tables.ladder_steps``), where given."""
@@ -726,8 +918,9 @@ def report_findings(data: A.ReportData, variants: list = (), variant_tables: lis
         ablation = A.bonus_value(data)
     if variant_tables is None:
         variant_tables = [vs.table() for vs in variants]
-    return design_findings(glance_table(data.main()), compensations, ablation, skills,
-                           list(zip(variants, variant_tables)), margins, steps)  # fmt: skip
+    return design_findings(
+        glance_table(data.main()), compensations, ablation, skills, list(zip(variants, variant_tables)), margins, steps
+    )
 
 
 FIRST_SCREEN_TITLE = "The game in a minute"

@@ -38,6 +38,8 @@ the next, with a step inside the margin, has not changed in any way that matters
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import pandas as pd
 
@@ -51,8 +53,14 @@ VERDICTS = ("stable", "strength-dependent", "style-dependent", "not settled", "o
 LEVEL_WORDS = {1: "under `{}`", 2: "under `{}`", 3: "under search with `{}`"}
 """How a sentence names play at a level of the ladder."""
 
-UNIT_WORDS = {"rate": "a rate", "share": "a share of VP", "points": "a difference of rates", "vp": "",
-              "rounds": "a game's length", "count": "a count per seat (cannons lost, sides completed)"}  # fmt: skip
+UNIT_WORDS = {
+    "rate": "a rate",
+    "share": "a share of VP",
+    "points": "a difference of rates",
+    "vp": "",
+    "rounds": "a game's length",
+    "count": "a count per seat (cannons lost, sides completed)",
+}
 """What each unit of ``intervals.MARGINS`` measures, for the sentence that states the margins (VP
 say it themselves)."""
 
@@ -70,8 +78,23 @@ def level_sources(data: A.ReportData) -> dict[int, dict[int, list[int]]]:
     return {p: dict(sorted(levels.items())) for p, levels in sorted(out.items())}
 
 
-LADDER_COLUMNS = ["players", "level", "policy", "games", "planned", "figure", "item", "label", "unit", "section", "value", "lo",
-                  "hi", "n", "parity"]  # fmt: skip
+LADDER_COLUMNS = [
+    "players",
+    "level",
+    "policy",
+    "games",
+    "planned",
+    "figure",
+    "item",
+    "label",
+    "unit",
+    "section",
+    "value",
+    "lo",
+    "hi",
+    "n",
+    "parity",
+]
 
 
 def ladder_table(data: A.ReportData) -> pd.DataFrame:
@@ -86,11 +109,25 @@ def ladder_table(data: A.ReportData) -> pd.DataFrame:
             planned = sum(max(src.planned, src.games) for src in sub.sources)  # a resumable run stopped early
             for f in A.headline_figures(sub):
                 own = f.figure == "wall_bonus"  # a wall bonus's value stands on its ablation's games, not the mirror's
-                rows.append({"players": players, "level": level, "policy": policy, "games": f.n if own else sub.n_games,
-                             "planned": f.n if own else planned,
-                             "figure": f.figure, "item": f.item, "label": f.label, "unit": f.unit,
-                             "section": f.section, "value": f.value, "lo": f.lo, "hi": f.hi, "n": f.n,
-                             "parity": f.parity})  # fmt: skip
+                rows.append(
+                    {
+                        "players": players,
+                        "level": level,
+                        "policy": policy,
+                        "games": f.n if own else sub.n_games,
+                        "planned": f.n if own else planned,
+                        "figure": f.figure,
+                        "item": f.item,
+                        "label": f.label,
+                        "unit": f.unit,
+                        "section": f.section,
+                        "value": f.value,
+                        "lo": f.lo,
+                        "hi": f.hi,
+                        "n": f.n,
+                        "parity": f.parity,
+                    }
+                )
     return pd.DataFrame(rows, columns=LADDER_COLUMNS)
 
 
@@ -119,22 +156,27 @@ def margins_sentence(margins: dict[str, float] = MARGINS) -> str:
         done.update(same)
         words = " or of ".join(UNIT_WORDS.get(v, v) for v in same)
         said.append(f"{margin_text(u, m)} of {words}" if words else margin_text(u, m))
-    return ("A change counts where its 95% interval clears the smallest change that matters: "
-            f"{', '.join(said)} (set with `smsim report --margin UNIT=VALUE`; docs/report.md argues the "
-            "defaults).")  # fmt: skip
+    return (
+        "A change counts where its 95% interval clears the smallest change that matters: "
+        f"{', '.join(said)} (set with `smsim report --margin UNIT=VALUE`; docs/report.md argues the "
+        "defaults)."
+    )
 
 
 def rule_text(margins: dict[str, float] = MARGINS) -> str:
     """The ladder's verdict rule in the page's words, ending with the margins it used
     (``margins_sentence``): the text under the strength check."""
-    return ("Each headline figure is measured on the mirror games of each level of play (one policy in every seat: "
-            "L1 `balanced`, L2 `learned`, L3 `rollout` over `learned`), and each step between adjacent levels is "
-            "judged by its size: *the same* where the 95% interval of the change lies inside the smallest change "
-            "that matters, *moves* where it lies wholly beyond it, *not settled* otherwise. A figure is *stable* "
-            "where every step is the same, *strength-dependent* where a step moves (the direction from the steps "
-            "that move), *style-dependent* where the only steps that move are between two levels whose head-to-head "
-            "holds parity (a difference of style, not of strength), *not settled* otherwise, and *one level* where it was measured at one level only "
-            f"(smsim/report/ladder.py). {margins_sentence(margins)}")  # fmt: skip
+    return (
+        "Each headline figure is measured on the mirror games of each level of play (one policy in every seat: "
+        "L1 `balanced`, L2 `learned`, L3 `rollout` over `learned`), and each step between adjacent levels is "
+        "judged by its size: *the same* where the 95% interval of the change lies inside the smallest change "
+        "that matters, *moves* where it lies wholly beyond it, *not settled* otherwise. A figure is *stable* "
+        "where every step is the same, *strength-dependent* where a step moves (the direction from the steps "
+        "that move), *style-dependent* where the only steps that move are between two levels whose head-to-head "
+        "holds parity (a difference of style, not of strength), *not settled* otherwise, and *one level* "
+        "where it was measured at one level only "
+        f"(smsim/report/ladder.py). {margins_sentence(margins)}"
+    )
 
 
 def step(a: tuple, b: tuple, margins: dict[str, float] = MARGINS) -> tuple[str, float, float, float]:
@@ -149,8 +191,12 @@ def _change_text(unit: str, d: float, lo: float, hi: float) -> str:
     return interval_text(d, lo, hi, **A.unit_form(unit, signed=True, words=True))
 
 
-def judge(levels: list[tuple], margins: dict[str, float] = MARGINS, numbers: list[int] | None = None,
-          ordered: list[bool | None] | None = None) -> tuple[str, str, str]:  # fmt: skip
+def judge(
+    levels: list[tuple],
+    margins: dict[str, float] = MARGINS,
+    numbers: list[int] | None = None,
+    ordered: list[bool | None] | None = None,
+) -> tuple[str, str, str]:
     """A figure's verdict from its values at each level it was measured at, weakest first (each
     ``(unit, value, lo, hi, n)``): (verdict, direction, reason), by the steps between adjacent
     levels (``step``, module docstring). ``numbers``: the levels' numbers, for the reason's words
@@ -164,7 +210,7 @@ def judge(levels: list[tuple], margins: dict[str, float] = MARGINS, numbers: lis
         return "one level", "", "measured at one level only: no strength check is possible"
     unit = levels[0][0]
     margin = margins.get(unit, np.nan)
-    steps = [(k + 1, *step(a, b, margins)) for k, (a, b) in enumerate(zip(levels, levels[1:]))]
+    steps = [(k + 1, *step(a, b, margins)) for k, (a, b) in enumerate(pairwise(levels))]
     said = {k: f"L{numbers[k - 1]} → L{numbers[k]} {v} ({_change_text(unit, d, lo, hi)})" for k, v, d, lo, hi in steps}
     ordered = list(ordered) if ordered is not None else [None] * len(steps)
     styled = [k for k, v, *_ in steps if v == MOVES and ordered[k - 1] is False]
@@ -172,8 +218,9 @@ def judge(levels: list[tuple], margins: dict[str, float] = MARGINS, numbers: lis
     style = "; ".join(f"{said[k]}, {STYLE_NOT_STRENGTH}" for k in styled)
     if moving:
         ups = {d > 0 for _, d in moving}
-        direction = "moves both ways" if len(ups) > 1 else "rises with strength" if True in ups else \
-            "falls with strength"  # fmt: skip
+        direction = (
+            "moves both ways" if len(ups) > 1 else "rises with strength" if True in ups else "falls with strength"
+        )
         return "strength-dependent", direction, "; ".join([*(said[k] for k, _ in moving), *([style] if style else [])])
     if styled:
         return "style-dependent", "", style
@@ -181,17 +228,38 @@ def judge(levels: list[tuple], margins: dict[str, float] = MARGINS, numbers: lis
         return "not settled", "", f"no smallest change that matters is declared for {unit!r}"
     open_steps = [k for k, v, *_ in steps if v == NOT_SETTLED]
     if open_steps:
-        return "not settled", "", (f"{'; '.join(said[k] for k in open_steps)}: could still be a change of "
-                                   f"{margin_text(unit, margin)} or more")  # fmt: skip
+        return (
+            "not settled",
+            "",
+            (
+                f"{'; '.join(said[k] for k in open_steps)}: could still be a change of "
+                f"{margin_text(unit, margin)} or more"
+            ),
+        )
     return "stable", "", f"every step within {margin_text(unit, margin)}"  # every step the same
 
 
-VERDICT_COLUMNS = ["players", "figure", "item", "label", "unit", "section", "parity", "levels", "margin", "verdict",
-                   "direction", "reason"]  # fmt: skip
+VERDICT_COLUMNS = [
+    "players",
+    "figure",
+    "item",
+    "label",
+    "unit",
+    "section",
+    "parity",
+    "levels",
+    "margin",
+    "verdict",
+    "direction",
+    "reason",
+]
 
 
-def ladder_verdicts(ladder: pd.DataFrame, margins: dict[str, float] = MARGINS,
-                    ordered: dict[int, dict[tuple[str, str], bool]] | None = None) -> pd.DataFrame:  # fmt: skip
+def ladder_verdicts(
+    ladder: pd.DataFrame,
+    margins: dict[str, float] = MARGINS,
+    ordered: dict[int, dict[tuple[str, str], bool]] | None = None,
+) -> pd.DataFrame:
     """One row per player count and headline figure: its value, interval and games at each level
     (``L1``, ``L1_lo``, ``L1_hi``, ``L1_games``, ...; NaN where not measured), its change from L1 at
     each higher level with that change's 95% interval (``L2_change``, ``L2_change_lo``,
@@ -208,12 +276,22 @@ def ladder_verdicts(ladder: pd.DataFrame, margins: dict[str, float] = MARGINS,
         levels = [(r.unit, r.value, r.lo, r.hi, r.n) for r in g.itertuples()]
         policies = list(g["policy"])
         known = (ordered or {}).get(int(players), {})
-        steps_ordered = [known.get((a, b)) for a, b in zip(policies, policies[1:])]
+        steps_ordered = [known.get((a, b)) for a, b in pairwise(policies)]
         verdict, direction, reason = judge(levels, margins, [int(k) for k in g["level"]], steps_ordered)
-        row = {"players": players, "figure": figure, "item": item, "label": first["label"], "unit": first["unit"],
-               "section": first["section"], "parity": parity, "levels": len(g),
-               "margin": margins.get(first["unit"], np.nan), "verdict": verdict, "direction": direction,
-               "reason": reason}  # fmt: skip
+        row = {
+            "players": players,
+            "figure": figure,
+            "item": item,
+            "label": first["label"],
+            "unit": first["unit"],
+            "section": first["section"],
+            "parity": parity,
+            "levels": len(g),
+            "margin": margins.get(first["unit"], np.nan),
+            "verdict": verdict,
+            "direction": direction,
+            "reason": reason,
+        }
         for k in range(1, top + 1):
             r = g[g["level"] == k]
             ok = len(r) == 1
@@ -242,8 +320,14 @@ def verdict_counts(verdicts: pd.DataFrame) -> pd.DataFrame:
         counts = g["verdict"].value_counts()
         levels = [k for k in range(1, 10) if f"L{k}_games" in g and g[f"L{k}_games"].max() > 0]
         measured = ", ".join(f"L{k} {next(p for p in g[f'L{k}_policy'] if p)}: {_games_of(g, k)}" for k in levels)
-        rows.append({"players": int(players), "levels": measured, "figures": len(g),
-                     **{v: int(counts.get(v, 0)) for v in VERDICTS}})  # fmt: skip
+        rows.append(
+            {
+                "players": int(players),
+                "levels": measured,
+                "figures": len(g),
+                **{v: int(counts.get(v, 0)) for v in VERDICTS},
+            }
+        )
     return pd.DataFrame(rows, columns=["players", "levels", "figures", *VERDICTS])
 
 
@@ -288,8 +372,7 @@ def level_change(row, k: int) -> str:
 def values_text(row) -> str:
     """A verdict row's figure at every level it was measured at, each named by its play."""
     r = _fields(row)
-    return ", ".join(f"{_value(r, k)} {level_words(k, r[f'L{k}_policy'])}"
-                     for k in measured_levels(r))  # fmt: skip
+    return ", ".join(f"{_value(r, k)} {level_words(k, r[f'L{k}_policy'])}" for k in measured_levels(r))
 
 
 def verdict_sentence(row) -> str:

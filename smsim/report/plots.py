@@ -9,7 +9,7 @@ state, so they can be made from threads and never open a window.
 from __future__ import annotations
 
 import textwrap
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -18,8 +18,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from smsim import layout as L
-from smsim.play.api import TracedGame, play_game
 from smsim.intervals import MARGINS
+from smsim.play.api import TracedGame, play_game
 from smsim.report import ladder as LA
 from smsim.report import tables as A
 from smsim.rules import SIDE_NAMES, Rules
@@ -44,8 +44,15 @@ def _legend(ax, fontsize: str = "small") -> None:
     constrained layout makes room for it)."""
     handles, labels = ax.get_legend_handles_labels()
     if handles:
-        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
-                  fontsize=fontsize, frameon=False)  # fmt: skip
+        ax.legend(
+            handles,
+            labels,
+            loc="upper left",
+            bbox_to_anchor=(1.02, 1.0),
+            borderaxespad=0.0,
+            fontsize=fontsize,
+            frameon=False,
+        )
 
 
 def _games(data: A.ReportData) -> str:
@@ -56,8 +63,9 @@ def _by_players(table: pd.DataFrame) -> list[tuple[int, pd.DataFrame]]:
     return [(int(p), t) for p, t in table.groupby("players")]
 
 
-def _player_panels(table: pd.DataFrame, title: str, xlabel: str, ylabel: str,
-                   sharey: bool = True) -> tuple[Figure, list, list[tuple[int, pd.DataFrame]]]:
+def _player_panels(
+    table: pd.DataFrame, title: str, xlabel: str, ylabel: str, sharey: bool = True
+) -> tuple[Figure, list, list[tuple[int, pd.DataFrame]]]:
     """One panel per player count, titled and labelled: (figure, axes, [(players, rows), ...])."""
     parts = _by_players(table)
     fig, axes = _panels(len(parts), title, sharey)
@@ -68,8 +76,9 @@ def _player_panels(table: pd.DataFrame, title: str, xlabel: str, ylabel: str,
     return fig, axes, parts
 
 
-def _bars(ax, table: pd.DataFrame, label_col: str, value: str, lo: str | None, hi: str | None,
-          scale: float = 1.0) -> None:  # fmt: skip
+def _bars(
+    ax, table: pd.DataFrame, label_col: str, value: str, lo: str | None, hi: str | None, scale: float = 1.0
+) -> None:
     x = np.arange(len(table))
     y = table[value].to_numpy(float) * scale
     err = None
@@ -92,14 +101,17 @@ def church_series(data: A.ReportData) -> Plot | None:
     t = A.church_series(data)
     if t.empty:
         return None
-    fig, axes, parts = _player_panels(t, "Longest church series by policy", "longest church series (churches)",
-                                      "share of seats (%)")  # fmt: skip
+    fig, axes, parts = _player_panels(
+        t, "Longest church series by policy", "longest church series (churches)", "share of seats (%)"
+    )
     for ax, (_, tp) in zip(axes, parts):
         for _, row in tp.iterrows():
             ax.plot(range(6), [row[f"longest_{k}"] * 100 for k in range(6)], marker="o", label=str(row["policy"]))
     _legend(axes[-1])
-    return fig, (f"Share of seats whose longest church series has each length, by policy and player count "
-                 f"({_games(data)}, {len(data.seats):,} seats).")  # fmt: skip
+    return fig, (
+        f"Share of seats whose longest church series has each length, by policy and player count "
+        f"({_games(data)}, {len(data.seats):,} seats)."
+    )
 
 
 def church_vp(data: A.ReportData) -> Plot | None:
@@ -129,8 +141,10 @@ def sides(data: A.ReportData) -> Plot | None:
     ax.set_xlabel("policy")
     ax.set_ylabel("seats completing the side (%)")
     _legend(ax)
-    return fig, (f"Share of seats completing each side of their wall, by policy, all player counts together "
-                 f"({_games(data)}, {len(data.seats):,} seats); the legend gives each side's bonus.")  # fmt: skip
+    return fig, (
+        f"Share of seats completing each side of their wall, by policy, all player counts together "
+        f"({_games(data)}, {len(data.seats):,} seats); the legend gives each side's bonus."
+    )
 
 
 def side_rounds(data: A.ReportData) -> Plot | None:
@@ -178,41 +192,62 @@ def bonus_value(data: A.ReportData) -> Plot | None:
             at = x + (i - (len(policies) - 1) / 2) * width
             for ax, key, scale in ((top, "vp_change", 1.0), (bottom, "win_change", 100.0)):
                 y = rows[key].to_numpy(float) * scale
-                err = np.vstack([y - rows[f"{key}_lo"].to_numpy(float) * scale,
-                                 rows[f"{key}_hi"].to_numpy(float) * scale - y])  # fmt: skip
-                ax.errorbar(at, y, yerr=np.nan_to_num(np.clip(err, 0, None)), fmt="o", capsize=3,
-                            color=colours[i % len(colours)], label=policy)  # fmt: skip
+                err = np.vstack(
+                    [y - rows[f"{key}_lo"].to_numpy(float) * scale, rows[f"{key}_hi"].to_numpy(float) * scale - y]
+                )
+                ax.errorbar(
+                    at,
+                    y,
+                    yerr=np.nan_to_num(np.clip(err, 0, None)),
+                    fmt="o",
+                    capsize=3,
+                    color=colours[i % len(colours)],
+                    label=policy,
+                )
         face = tp.drop_duplicates("side").set_index("side").reindex(list(SIDE_NAMES))["face_vp"].to_numpy(float)
         top.scatter(x, face, marker="_", s=400, color="#c44e52", zorder=3, label="face value")
         bonus = tp.drop_duplicates("side").set_index("side").reindex(list(SIDE_NAMES))["bonus"]
-        bottom.set_xticks(x, [f"{side}\n" + textwrap.fill(str(b), 12) for side, b in zip(SIDE_NAMES, bonus.fillna(""))],
-                          fontsize="small")  # a person's words wrapped: they would run into the next side's
+        bottom.set_xticks(
+            x,
+            [f"{side}\n" + textwrap.fill(str(b), 12) for side, b in zip(SIDE_NAMES, bonus.fillna(""))],
+            fontsize="small",
+        )  # a person's words wrapped: they would run into the next side's
         for ax in (top, bottom):
             ax.axhline(0, color="grey", lw=0.8)
     axes[0][0].set_ylabel("VP it is worth")
     axes[1][0].set_ylabel("win share it is worth (points)")
     _legend(axes[0][-1])
-    games = "; ".join(f"at {p} players " + ", ".join(f"{int(g['games'].min()):,} games ({policy})"
-                                                     for policy, g in tp.groupby("policy", sort=False))
-                      for p, tp in parts)  # fmt: skip
-    return fig, ("Each side's bonus by ablation: the same games played with one seat denied the bonus (every "
-                 "seat in turn), that seat's final VP and win share (shared wins split) in the games with it "
-                 "minus without it, with 95% intervals over games; the red dash is the bonus's face value in VP "
-                 f"(coins at the end-of-game rate; a person has none). Each setup played {games}.")  # fmt: skip
+    games = "; ".join(
+        f"at {p} players "
+        + ", ".join(f"{int(g['games'].min()):,} games ({policy})" for policy, g in tp.groupby("policy", sort=False))
+        for p, tp in parts
+    )
+    return fig, (
+        "Each side's bonus by ablation: the same games played with one seat denied the bonus (every "
+        "seat in turn), that seat's final VP and win share (shared wins split) in the games with it "
+        "minus without it, with 95% intervals over games; the red dash is the bonus's face value in VP "
+        f"(coins at the end-of-game rate; a person has none). Each setup played {games}."
+    )
 
 
 def wall_defence(data: A.ReportData) -> Plot | None:
     t = A.wall_defence(data)
     if t.empty:
         return None
-    fig, axes, parts = _player_panels(t, "How often walls, not soldiers, carried the defence",
-                                      "attack (strength rises)", "held attacks held by walls alone (%)")  # fmt: skip
+    fig, axes, parts = _player_panels(
+        t,
+        "How often walls, not soldiers, carried the defence",
+        "attack (strength rises)",
+        "held attacks held by walls alone (%)",
+    )
     for ax, (_, tp) in zip(axes, parts):
         for policy, tpp in tp.groupby("policy", observed=True):
             ax.plot(tpp["attack"], tpp["walls_carried"] * 100, marker="o", label=str(policy))
     _legend(axes[-1])
-    return fig, ("Of the attacks a seat held, the share its completed sides alone would have held, by attack and "
-                 f"policy ({_games(data)}).")  # fmt: skip
+    return fig, (
+        "Of the attacks a seat held, the share its completed sides alone would have held, by attack and "
+        f"policy ({_games(data)})."
+    )
 
 
 def attack_rounds(data: A.ReportData) -> Plot | None:
@@ -225,16 +260,19 @@ def attack_rounds(data: A.ReportData) -> Plot | None:
         series = [gp.loc[gp[c] >= 0, c].to_numpy() + 1 for c in cols]
         keep = [i for i, v in enumerate(series) if len(v)]
         ax.boxplot([series[i] for i in keep], positions=[i + 1 for i in keep], whis=(5, 95), showfliers=False)
-    return fig, (f"Rounds of the pirate attacks (boxes: quartiles; whiskers: 5th-95th percentile), by player "
-                 f"count ({_games(data)}).")  # fmt: skip
+    return fig, (
+        f"Rounds of the pirate attacks (boxes: quartiles; whiskers: 5th-95th percentile), by player "
+        f"count ({_games(data)})."
+    )
 
 
 def cannons(data: A.ReportData) -> Plot | None:
     t = A.cannons(data)
     if t.empty:
         return None
-    fig = _policy_bars(t, "Cannons lost to the pirates", "cannons_lost",
-                       f"cannons lost per seat ({data.rules.cannon_penalty} VP each)")  # fmt: skip
+    fig = _policy_bars(
+        t, "Cannons lost to the pirates", "cannons_lost", f"cannons lost per seat ({data.rules.cannon_penalty} VP each)"
+    )
     return fig, f"Mean cannons lost per seat with 95% intervals ({_games(data)}, {len(data.seats):,} seats)."
 
 
@@ -244,12 +282,20 @@ def defence(data: A.ReportData) -> Plot | None:
         return None
     fig, axes, parts = _player_panels(t, "Defence against the strength of each attack", "attack", "defence")
     for ax, (_, tp) in zip(axes, parts):
-        ax.errorbar(tp["attack"], tp["defence_p50"], yerr=[tp["defence_p50"] - tp["defence_p10"],
-                    tp["defence_p90"] - tp["defence_p50"]], fmt="o", capsize=3, label="defence (median, 10-90%)")  # fmt: skip
+        ax.errorbar(
+            tp["attack"],
+            tp["defence_p50"],
+            yerr=[tp["defence_p50"] - tp["defence_p10"], tp["defence_p90"] - tp["defence_p50"]],
+            fmt="o",
+            capsize=3,
+            label="defence (median, 10-90%)",
+        )
         ax.step(tp["attack"], tp["strength"], where="mid", color="#c44e52", label="pirate strength")
     _legend(axes[-1])
-    return fig, ("Seats' defence at each attack (median, 10th-90th percentile) against the pirates' strength, "
-                 f"by player count ({_games(data)}).")  # fmt: skip
+    return fig, (
+        "Seats' defence at each attack (median, 10th-90th percentile) against the pirates' strength, "
+        f"by player count ({_games(data)})."
+    )
 
 
 def scores(data: A.ReportData) -> Plot | None:
@@ -281,8 +327,10 @@ def seat_advantage(data: A.ReportData) -> Plot | None:
         ax.axhline(100 / players, color="grey", ls="--", lw=0.8)
         ax.set_xticks(range(1, players + 1))
         _legend(ax)
-    return fig, ("Win rate of each seat with 95% intervals; the dashed line is parity (1 / players); one marker "
-                 f"per table line-up ({_games(data)}).")  # fmt: skip
+    return fig, (
+        "Win rate of each seat with 95% intervals; the dashed line is parity (1 / players); one marker "
+        f"per table line-up ({_games(data)})."
+    )
 
 
 def game_length(data: A.ReportData) -> Plot | None:
@@ -304,8 +352,19 @@ def vp_sources(data: A.ReportData) -> Plot | None:
     s = data.seats
     if s.empty:
         return None
-    parts = ["vp_citizen", "vp_priest", "vp_houses", "vp_juggler", "vp_noble", "vp_wall_bonus", "church_vp",
-             "coins_vp", "logs_vp", "full_city_vp", "cannon_vp"] + (["seat_vp"] if any(data.rules.seat_vp) else [])  # fmt: skip
+    parts = [
+        "vp_citizen",
+        "vp_priest",
+        "vp_houses",
+        "vp_juggler",
+        "vp_noble",
+        "vp_wall_bonus",
+        "church_vp",
+        "coins_vp",
+        "logs_vp",
+        "full_city_vp",
+        "cannon_vp",
+    ] + (["seat_vp"] if any(data.rules.seat_vp) else [])
     mean = s.groupby("policy", observed=True)[parts].mean()
     fig, axes = _panels(1, "Where the VP come from")
     ax = axes[0]
@@ -345,8 +404,9 @@ def ratings(data: A.ReportData) -> Plot | None:
         y = t["elo"].to_numpy(float)
         err = None
         if have_ci:
-            err = np.nan_to_num(np.clip(np.vstack([y - t["elo_lo"].to_numpy(float), t["elo_hi"].to_numpy(float) - y]),
-                                        0, None))  # fmt: skip
+            err = np.nan_to_num(
+                np.clip(np.vstack([y - t["elo_lo"].to_numpy(float), t["elo_hi"].to_numpy(float) - y]), 0, None)
+            )
         ax.errorbar(x, y, yerr=err, fmt="o", capsize=3, color="#4c72b0")
         ax.axhline(elo(0.0), color="grey", ls="--", lw=0.8)
         ax.set_xticks(x, t["policy"].astype(str), rotation=45, ha="right")
@@ -354,8 +414,10 @@ def ratings(data: A.ReportData) -> Plot | None:
         ax.set_xlabel("policy")
     axes[0].set_ylabel("rating (Elo scale)")
     games = sum(src.games for src in rated)
-    return fig, (f"Ratings fitted to the final rankings of {games:,} comparison games, with 95% intervals; the "
-                 f"dashed line is the mean rating ({elo(0.0):,.0f}): only differences between ratings mean anything.")
+    return fig, (
+        f"Ratings fitted to the final rankings of {games:,} comparison games, with 95% intervals; the "
+        f"dashed line is the mean rating ({elo(0.0):,.0f}): only differences between ratings mean anything."
+    )
 
 
 # -- rule variants (a sweep's table, not ReportData) ------------------------------------------------
@@ -392,8 +454,10 @@ def variant_differences(table: pd.DataFrame, title: str) -> Plot | None:
         ax.set_xlabel("difference from baseline" + suffix, fontsize="small")
     axes[0].set_yticks(y, variants, fontsize="small")
     axes[3].set_yticks(y, variants, fontsize="small")
-    return fig, ("Each variant's difference from the baseline in the headline metrics, with its paired 95% interval "
-                 "(the same games on the same dice); the dashed line is no difference.")  # fmt: skip
+    return fig, (
+        "Each variant's difference from the baseline in the headline metrics, with its paired 95% interval "
+        "(the same games on the same dice); the dashed line is no difference."
+    )
 
 
 def _order(values: list) -> list:
@@ -403,8 +467,9 @@ def _order(values: list) -> list:
         return values
 
 
-def variant_effects(table: pd.DataFrame, varied: dict[str, tuple[str, object]], baseline_values: dict[str, object],
-                    title: str) -> list[tuple[str, Plot]]:  # fmt: skip
+def variant_effects(
+    table: pd.DataFrame, varied: dict[str, tuple[str, object]], baseline_values: dict[str, object], title: str
+) -> list[tuple[str, Plot]]:
     """For each rules field varied alone (``varied``: variant name -> (field, value)): the headline
     metrics against the field's value, baseline included, with 95% intervals. Returns
     (field, plot) pairs."""
@@ -437,8 +502,16 @@ def variant_effects(table: pd.DataFrame, varied: dict[str, tuple[str, object]], 
             ax.set_title(tm["label"].iloc[0], fontsize="small")
             ax.set_ylabel(suffix.strip(" ()") or tm["unit"].iloc[0], fontsize="small")
         _legend(axes[0])
-        out.append((fld, (fig, f"The headline metrics against {words} (the other rules at the baseline), with 95% "
-                                "intervals; the square is the baseline.")))  # fmt: skip
+        out.append(
+            (
+                fld,
+                (
+                    fig,
+                    f"The headline metrics against {words} (the other rules at the baseline), with 95% "
+                    "intervals; the square is the baseline.",
+                ),
+            )
+        )
     return out
 
 
@@ -461,8 +534,11 @@ def fairness_figure(results: list) -> Plot | None:
         for i, (when, r, label, colour) in enumerate(marks):
             t = r.table
             y = t[when].to_numpy(float) * 100
-            err = np.clip(np.vstack([y - t[f"{when}_lo"].to_numpy(float) * 100,
-                                     t[f"{when}_hi"].to_numpy(float) * 100 - y]), 0, None)  # fmt: skip
+            err = np.clip(
+                np.vstack([y - t[f"{when}_lo"].to_numpy(float) * 100, t[f"{when}_hi"].to_numpy(float) * 100 - y]),
+                0,
+                None,
+            )
             x = t["seat"].to_numpy(int) + 1 + 0.12 * (i - (len(marks) - 1) / 2)
             ax.errorbar(x, y, yerr=err, fmt="o", capsize=3, color=colour, label=label)
         ax.axhline(100 / players, color="grey", ls="--", lw=0.8)
@@ -474,9 +550,11 @@ def fairness_figure(results: list) -> Plot | None:
     checks = sorted({(int(r.check_games), int(r.check_seed)) for r in results})
     games = ", ".join(f"{n:,} games on seed {seed}" for n, seed in checks)
     policies = ", ".join(sorted({str(r.policy) for r in results}))
-    return fig, ("Win share of each seat (a shared win split between the winners) on held-out games, without "
-                 "(before) and with (after) the per-seat compensation smsim fairness found, with 95% intervals; "
-                 f"the dashed line is parity (1 / players); {policies} in every seat; {games}.")  # fmt: skip
+    return fig, (
+        "Win share of each seat (a shared win split between the winners) on held-out games, without "
+        "(before) and with (after) the per-seat compensation smsim fairness found, with 95% intervals; "
+        f"the dashed line is parity (1 / players); {policies} in every seat; {games}."
+    )
 
 
 def seat_parity(data: A.ReportData) -> Plot | None:
@@ -493,18 +571,27 @@ def seat_parity(data: A.ReportData) -> Plot | None:
         sub = data.select([i])
         t = A.seat_advantage(sub)
         y = (t["win"].to_numpy(float) - 1 / players) * 100
-        err = np.clip(np.vstack([y - (t["win_lo"] - 1 / players) * 100, (t["win_hi"] - 1 / players) * 100 - y]), 0,
-                      None)  # fmt: skip
-        ax.errorbar(t["seat"] + 1 + 0.1 * (k - (len(chosen) - 1) / 2), y, yerr=err, fmt="-o", capsize=3,
-                    label=f"{players} players ({sub.n_games:,} games, {A.short_field(data.sources[i].field)})")  # fmt: skip
+        err = np.clip(
+            np.vstack([y - (t["win_lo"] - 1 / players) * 100, (t["win_hi"] - 1 / players) * 100 - y]), 0, None
+        )
+        ax.errorbar(
+            t["seat"] + 1 + 0.1 * (k - (len(chosen) - 1) / 2),
+            y,
+            yerr=err,
+            fmt="-o",
+            capsize=3,
+            label=f"{players} players ({sub.n_games:,} games, {A.short_field(data.sources[i].field)})",
+        )
     ax.axhline(0, color="grey", ls="--", lw=0.8)
     ax.set_xticks(range(1, max(p for p, _ in chosen) + 1))
     ax.set_xlabel("seat (1 starts)")
     ax.set_ylabel("win rate minus parity (points)")
     _legend(ax)
     games = sum(data.sources[i].games for _, i in chosen)
-    return fig, ("Each seat's win rate minus parity (1 / players), in percentage points, with 95% intervals; the "
-                 f"dashed line is parity; one line per player count, one dataset each ({games:,} games).")  # fmt: skip
+    return fig, (
+        "Each seat's win rate minus parity (1 / players), in percentage points, with 95% intervals; the "
+        f"dashed line is parity; one line per player count, one dataset each ({games:,} games)."
+    )
 
 
 def _panel_rows(rows: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
@@ -515,7 +602,9 @@ def _panel_rows(rows: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
         if figure == "seat_win":
             if item != "0":
                 continue
-            last = rows[(rows["figure"] == "seat_win") & (rows["item"].astype(str) == (rows["players"] - 1).astype(str))]
+            last = rows[
+                (rows["figure"] == "seat_win") & (rows["item"].astype(str) == (rows["players"] - 1).astype(str))
+            ]
             out.append(("The start player's win rate", g))
             out.append(("The last seat's win rate", last))
         elif figure == "vp_by_source" and g["section"].iloc[0] == "Outcomes" and item != "total":
@@ -533,7 +622,9 @@ def verdict_word(row) -> str:
     """A ladder verdict in a panel's few words: "stable", "rises", "falls", "both ways",
     "not settled", "one level"."""
     if row["verdict"] == "strength-dependent":
-        return {"moves both ways": "both ways"}.get(row["direction"], str(row["direction"]).replace(" with strength", ""))
+        return {"moves both ways": "both ways"}.get(
+            row["direction"], str(row["direction"]).replace(" with strength", "")
+        )
     return str(row["verdict"])
 
 
@@ -574,31 +665,58 @@ def ladder_figure(rows: pd.DataFrame, section: str) -> Plot | None:
             y = np.array([0.0] + [r[f"L{k}_change"] * scale for k in ks[1:]])
             lo = np.array([0.0] + [r[f"L{k}_change_lo"] * scale for k in ks[1:]])
             hi = np.array([0.0] + [r[f"L{k}_change_hi"] * scale for k in ks[1:]])
-            ax.errorbar(x, y, yerr=np.clip(np.vstack([y - lo, hi - y]), 0, None), fmt="-o", ms=4, capsize=3,
-                        color=colours[c], label=f"{p} players: {verdict_word(r)}")  # fmt: skip
+            ax.errorbar(
+                x,
+                y,
+                yerr=np.clip(np.vstack([y - lo, hi - y]), 0, None),
+                fmt="-o",
+                ms=4,
+                capsize=3,
+                color=colours[c],
+                label=f"{p} players: {verdict_word(r)}",
+            )
             span[0], span[1] = min(span[0], float(np.nanmin(lo))), max(span[1], float(np.nanmax(hi)))
         ax.set_title(textwrap.fill(title, 40), fontsize="small")
         ax.set_xticks(levels, [f"L{k}\n{names[k]}" for k in levels], fontsize="x-small")
         ax.set_xlim(min(levels) - 0.4, max(levels) + 0.4)
-        ax.set_ylabel(f"change from L1 ({CHANGE_UNITS.get(unit, unit)})" if unit in CHANGE_UNITS else
-                      "change from L1", fontsize="small")  # fmt: skip
+        ax.set_ylabel(
+            f"change from L1 ({CHANGE_UNITS.get(unit, unit)})" if unit in CHANGE_UNITS else "change from L1",
+            fontsize="small",
+        )
         handles, labels = ax.get_legend_handles_labels()
         if handles:  # the verdicts under the panel, never on its data
-            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.22), fontsize="x-small",
-                      frameon=False, ncols=2 if len(handles) > 2 else 1, handlelength=1.2, columnspacing=0.8)  # fmt: skip
+            ax.legend(
+                handles,
+                labels,
+                loc="upper center",
+                bbox_to_anchor=(0.5, -0.22),
+                fontsize="x-small",
+                frameon=False,
+                ncols=2 if len(handles) > 2 else 1,
+                handlelength=1.2,
+                columnspacing=0.8,
+            )
     for ax, unit in zip(axes, units):
         low, high = spans[unit]
         pad = 0.08 * (high - low) if high > low else 1.0
         ax.set_ylim(low - pad, high + pad)
-    for ax in axes[len(panels):]:
+    for ax in axes[len(panels) :]:
         ax.set_visible(False)
     games = ", ".join(f"L{k} {names[k]}: {int(rows[f'L{k}_games'].max()):,} games" for k in levels)
-    margins = "; ".join(f"{CHANGE_UNITS.get(u, u)} ±{m * (100 if u in ('rate', 'share', 'points') else 1):g}"
-                        for u, m in rows.groupby("unit")["margin"].first().items()) if "margin" in rows else ""  # fmt: skip
-    return fig, (f"{section}: each headline figure's change from L1 at each level of play, with its 95% interval "
-                 f"(L1 at 0); one line per player count ({games}, at most, per player count). The shaded band is "
-                 f"the smallest change that matters ({margins}): a step inside it is the same, one wholly beyond it "
-                 "moves. Each line's verdict is in its panel's key; panels of one unit share their axis.")  # fmt: skip
+    margins = (
+        "; ".join(
+            f"{CHANGE_UNITS.get(u, u)} ±{m * (100 if u in ('rate', 'share', 'points') else 1):g}"
+            for u, m in rows.groupby("unit")["margin"].first().items()
+        )
+        if "margin" in rows
+        else ""
+    )
+    return fig, (
+        f"{section}: each headline figure's change from L1 at each level of play, with its 95% interval "
+        f"(L1 at 0); one line per player count ({games}, at most, per player count). The shaded band is "
+        f"the smallest change that matters ({margins}): a step inside it is the same, one wholly beyond it "
+        "moves. Each line's verdict is in its panel's key; panels of one unit share their axis."
+    )
 
 
 def skill_gap_figure(t: pd.DataFrame) -> Plot | None:
@@ -614,9 +732,11 @@ def skill_gap_figure(t: pd.DataFrame) -> Plot | None:
     ax.set_xticks(t["players"])
     ax.set_xlabel("players")
     ax.set_ylabel("win share minus parity (points)")
-    return fig, ("The skill gap: the win share of one `learned` seat against `balanced` in every other seat, minus "
-                 f"parity, with 95% intervals over blocks ({int(t['games'].sum()):,} games, every seat rotation on "
-                 "shared dice).")  # fmt: skip
+    return fig, (
+        "The skill gap: the win share of one `learned` seat against `balanced` in every other seat, minus "
+        f"parity, with 95% intervals over blocks ({int(t['games'].sum()):,} games, every seat rotation on "
+        "shared dice)."
+    )
 
 
 def skill_variants_figure(g: pd.DataFrame, players: int, margin: float = MARGINS["points"]) -> Plot | None:
@@ -639,11 +759,13 @@ def skill_variants_figure(g: pd.DataFrame, players: int, margin: float = MARGINS
     ax.set_yticks(y, t["variant"], fontsize="small")
     ax.set_xlabel("change of the skill gap from the baseline (points; right: more skill, left: more luck)")
     games = int(g["blocks"].iloc[0]) * players
-    return fig, (f"Each variant's change of the skill gap (one `learned` seat among `balanced`) from the baseline's, "
-                 f"with its paired 95% interval ({games:,} games per variant on the same dice). The shaded band is "
-                 f"the smallest change that matters (±{LA.margin_text('points', margin)}): a variant whose interval lies wholly "
-                 "beyond it makes the game more a game of skill (right) or of luck (left), one inside it changes "
-                 "nothing that matters.")  # fmt: skip
+    return fig, (
+        f"Each variant's change of the skill gap (one `learned` seat among `balanced`) from the baseline's, "
+        f"with its paired 95% interval ({games:,} games per variant on the same dice). The shaded band is "
+        f"the smallest change that matters (±{LA.margin_text('points', margin)}): a variant whose interval lies wholly "
+        "beyond it makes the game more a game of skill (right) or of luck (left), one inside it changes "
+        "nothing that matters."
+    )
 
 
 def ladder_steps_figure(t: pd.DataFrame, margin: float = MARGINS["share"]) -> Plot | None:
@@ -654,14 +776,18 @@ def ladder_steps_figure(t: pd.DataFrame, margin: float = MARGINS["share"]) -> Pl
     t = t[np.isfinite(t["edge"].astype(float))]
     if t.empty:
         return None
-    counts = sorted(set(int(p) for p in t["players"]))
+    counts = sorted({int(p) for p in t["players"]})
     fig, axes = _panels(len(counts), "Each rung over the rung below", sharey=False)
     for ax, p in zip(axes, counts):
         rows = t[t["players"] == p]
         x = np.arange(len(rows))
-        for shift, (value, lo, hi, label, color) in zip((-0.12, 0.12), (
+        for shift, (value, lo, hi, label, color) in zip(
+            (-0.12, 0.12),
+            (
                 ("edge", "edge_lo", "edge_hi", "head to head (above parity)", "#4c72b0"),
-                ("field_diff", "field_lo", "field_hi", "against the field (paired)", "#dd8452"))):  # fmt: skip
+                ("field_diff", "field_lo", "field_hi", "against the field (paired)", "#dd8452"),
+            ),
+        ):
             y = rows[value].to_numpy(float) * 100
             err = np.clip(np.vstack([y - rows[lo].to_numpy(float) * 100, rows[hi].to_numpy(float) * 100 - y]), 0, None)
             err = np.where(np.isfinite(err), err, 0.0)  # a bound not measured (one block): the point alone
@@ -669,18 +795,21 @@ def ladder_steps_figure(t: pd.DataFrame, margin: float = MARGINS["share"]) -> Pl
         if np.isfinite(margin) and margin > 0:
             ax.axhspan(-100 * margin, 100 * margin, color="grey", alpha=0.18, lw=0)
         ax.axhline(0, color="grey", ls="--", lw=0.8)
-        names = [textwrap.fill(f"{r.lower} → {r.upper}" + (" (check)" if r.check else ""), 14)
-                 for r in rows.itertuples()]
+        names = [
+            textwrap.fill(f"{r.lower} → {r.upper}" + (" (check)" if r.check else ""), 14) for r in rows.itertuples()
+        ]
         ax.set_xticks(x, names, fontsize="x-small")
         ax.set_title(f"{p} players", fontsize="medium")
         ax.set_ylabel("points")
     _legend(axes[-1])
     games = int(t["head_games"].sum() + t["field_games"].sum())
-    return fig, (f"Each rung's step over the rung below, per player count: one seat of the upper rung among the lower "
-                 "head to head (its win share minus parity) and, against the fixed field, the same seat's win share "
-                 "with the upper rung minus with the lower on the same games (paired), each with its 95% interval "
-                 f"over blocks ({games:,} games). The shaded band is the margin (±{LA.margin_text('share', margin)}): "
-                 "a step inside it is level, a difference of style, not of strength.")  # fmt: skip
+    return fig, (
+        f"Each rung's step over the rung below, per player count: one seat of the upper rung among the lower "
+        "head to head (its win share minus parity) and, against the fixed field, the same seat's win share "
+        "with the upper rung minus with the lower on the same games (paired), each with its 95% interval "
+        f"over blocks ({games:,} games). The shaded band is the margin (±{LA.margin_text('share', margin)}): "
+        "a step inside it is level, a difference of style, not of strength."
+    )
 
 
 # -- how the game feels (studies.shape, studies.matters) ----------------------------------------------
@@ -704,25 +833,36 @@ def winprob_fan(shapes: list) -> Plot | None:
     shapes = [r for r in shapes if r.winner_by_round is not None and len(r.winner_by_round)]
     if not shapes:
         return None
-    fig, axes, groups = _shape_panels(shapes, "How the winner's chance grows, round by round",
-                                      "round", "the winner's win probability")  # fmt: skip
+    fig, axes, groups = _shape_panels(
+        shapes, "How the winner's chance grows, round by round", "round", "the winner's win probability"
+    )
     for ax, group in zip(axes, groups):
         for i, r in enumerate(group):
             w = r.winner_by_round[r.winner_by_round["games"] >= 20]  # a band of a handful of games says nothing
             colour = colormaps["tab10"](i)
-            ax.fill_between(w["round"], w["q10"], w["q90"], color=colour, alpha=0.15, lw=0,
-                            label="10-90% of games" if i == 0 else None)  # fmt: skip
-            ax.fill_between(w["round"], w["q25"], w["q75"], color=colour, alpha=0.3, lw=0,
-                            label="middle half" if i == 0 else None)  # fmt: skip
+            ax.fill_between(
+                w["round"],
+                w["q10"],
+                w["q90"],
+                color=colour,
+                alpha=0.15,
+                lw=0,
+                label="10-90% of games" if i == 0 else None,
+            )
+            ax.fill_between(
+                w["round"], w["q25"], w["q75"], color=colour, alpha=0.3, lw=0, label="middle half" if i == 0 else None
+            )
             ax.plot(w["round"], w["q50"], color=colour, lw=2, label=f"median, {r.policy}")
         ax.axhline(1 / group[0].players, color="grey", ls="--", lw=0.8, label="fair share")
         ax.set_ylim(0, 1)
     _legend(axes[-1])
     sizes = ", ".join(f"{r.policy} at {r.players} players {len(r.per_game):,}" for r in shapes)
-    return fig, ("The win-probability fan: at the start of each round, the eventual winner's chance of winning as the "
-                 "model saw it then (bands over the games whose winner was alone; rounds reached by fewer than 20 "
-                 f"games left out). Games: {sizes}. A fan that rises early says the game is decided early; a wide "
-                 "one, that winners often came from behind.")  # fmt: skip
+    return fig, (
+        "The win-probability fan: at the start of each round, the eventual winner's chance of winning as the "
+        "model saw it then (bands over the games whose winner was alone; rounds reached by fewer than 20 "
+        f"games left out). Games: {sizes}. A fan that rises early says the game is decided early; a wide "
+        "one, that winners often came from behind."
+    )
 
 
 def comeback_curves(shapes: list) -> Plot | None:
@@ -732,8 +872,9 @@ def comeback_curves(shapes: list) -> Plot | None:
     shapes = [r for r in shapes if len(r.per_game)]
     if not shapes:
         return None
-    fig, axes, groups = _shape_panels(shapes, "Comebacks: how low the winner had fallen",
-                                      "winner's lowest chance, at most (%)", "share of games (%)")  # fmt: skip
+    fig, axes, groups = _shape_panels(
+        shapes, "Comebacks: how low the winner had fallen", "winner's lowest chance, at most (%)", "share of games (%)"
+    )
     for ax, group in zip(axes, groups):
         top = 1 / group[0].players
         x = np.linspace(0, min(1.0, 2 * top), 101)
@@ -743,16 +884,23 @@ def comeback_curves(shapes: list) -> Plot | None:
                 continue
             share = (low[None, :] <= x[:, None]).mean(axis=1)
             last = r.figures.set_index("figure").loc["winner_was_last", "value"]
-            ax.plot(x * 100, share * 100, color=colormaps["tab10"](i), lw=2,
-                    label=f"{r.policy}: winner last by VP\nat some round in {100 * last:.0f}%")  # fmt: skip
+            ax.plot(
+                x * 100,
+                share * 100,
+                color=colormaps["tab10"](i),
+                lw=2,
+                label=f"{r.policy}: winner last by VP\nat some round in {100 * last:.0f}%",
+            )
         ax.axvline(10, color="grey", ls=":", lw=0.8)
         ax.axvline(100 * top, color="grey", ls="--", lw=0.8)
         ax.set_ylim(0, 100)
         ax.legend(loc="lower right", fontsize="x-small", frameon=False)
-    return fig, ("Comeback curves: the share of games (whose winner was alone) in which the winner's chance fell to "
-                 "the value on the axis or below at some round before the end, in percent; the dotted line is 10% "
-                 "(the comeback of the shape table), the dashed one the fair share 1/P. A curve that climbs early "
-                 "means winners often came from far behind.")  # fmt: skip
+    return fig, (
+        "Comeback curves: the share of games (whose winner was alone) in which the winner's chance fell to "
+        "the value on the axis or below at some round before the end, in percent; the dotted line is 10% "
+        "(the comeback of the shape table), the dashed one the fair share 1/P. A curve that climbs early "
+        "means winners often came from far behind."
+    )
 
 
 def luck_figure(results: list) -> Plot | None:
@@ -776,10 +924,12 @@ def luck_figure(results: list) -> Plot | None:
     for ax in axes:
         ax.set_xticks(x, labels, fontsize="x-small")
         ax.set_ylim(0, ax.get_ylim()[1] * 1.3)  # headroom: the legend above the bars
-    return fig, ("Luck against skill: the share of a seat's result (beyond its policy and seat) that the luck of the "
-                 "dice explains, every seat's dice and its own rolls alone (left), and how much narrower the skill "
-                 "gap's 95% interval is with the luck taken out, on the match's paired rotations and were each game "
-                 "played alone (right).")  # fmt: skip
+    return fig, (
+        "Luck against skill: the share of a seat's result (beyond its policy and seat) that the luck of the "
+        "dice explains, every seat's dice and its own rolls alone (left), and how much narrower the skill "
+        "gap's 95% interval is with the luck taken out, on the match's paired rotations and were each game "
+        "played alone (right)."
+    )
 
 
 def matters_figure(table: pd.DataFrame) -> Plot | None:
@@ -788,8 +938,9 @@ def matters_figure(table: pd.DataFrame) -> Plot | None:
     if table.empty:
         return None
     policies = list(dict.fromkeys(table["policy"]))
-    fig, axes, parts = _player_panels(table, "What matters: the wins a seat loses forgoing each part",
-                                      "win share lost (points)", "", sharey=False)  # each count its own order  # fmt: skip
+    fig, axes, parts = _player_panels(
+        table, "What matters: the wins a seat loses forgoing each part", "win share lost (points)", "", sharey=False
+    )  # each count its own order
     fig.set_size_inches(max(WIDTH * len(parts) * 1.4, 6.0), 0.3 * table["part"].nunique() + 1.8)
     for ax, (_, at) in zip(axes, parts):
         order = at[at["policy"] == policies[0]].sort_values("rank")["part"].tolist()
@@ -800,17 +951,26 @@ def matters_figure(table: pd.DataFrame) -> Plot | None:
             rows = at[at["policy"] == pol].set_index("part").reindex(order)
             v = rows["loss"].to_numpy(float) * 100
             err = np.nan_to_num(np.clip(np.vstack([v - rows["loss_lo"] * 100, rows["loss_hi"] * 100 - v]), 0, None))
-            ax.barh(y + (i - (len(policies) - 1) / 2) * height, v, height, xerr=err, capsize=2,
-                    color=colormaps["tab10"](i), label=pol)  # fmt: skip
+            ax.barh(
+                y + (i - (len(policies) - 1) / 2) * height,
+                v,
+                height,
+                xerr=err,
+                capsize=2,
+                color=colormaps["tab10"](i),
+                label=pol,
+            )
         ax.set_yticks(y, order)
         ax.invert_yaxis()
         ax.axvline(0, color="grey", lw=0.8)
         ax.axvline(MARGINS["share"] * 100, color="grey", ls=":", lw=0.8)
     _legend(axes[-1])
-    return fig, ("What each part of the game is worth: the win share one seat loses when it forgoes the part, "
-                 "against the same policy in every other seat, every seat rotation on the same dice, in points "
-                 "with 95% intervals, one bar per strength of play; the dotted line is the 1-point margin (a part "
-                 "below it can be ignored).")  # fmt: skip
+    return fig, (
+        "What each part of the game is worth: the win share one seat loses when it forgoes the part, "
+        "against the same policy in every other seat, every seat rotation on the same dice, in points "
+        "with 95% intervals, one bar per strength of play; the dotted line is the 1-point margin (a part "
+        "below it can be ignored)."
+    )
 
 
 PLOTS: dict[str, Callable[[A.ReportData], Plot | None]] = {
@@ -834,17 +994,21 @@ PLOTS: dict[str, Callable[[A.ReportData], Plot | None]] = {
 
 # -- one picture of the game: the final cities of a median game ---------------------------------------
 CITY_LOOK = {  # per cell code: (fill, symbol, symbol colour); the symbols of the board text format
-    L.Cell.EMPTY: ("#ffffff", "", "k"), L.Cell.TOWER: ("#4d4d4d", "", "w"), L.Cell.WALL: ("#8c6d46", "", "w"),
-    L.Cell.CRATE: ("#e0a458", "C", "k"), L.Cell.HOUSE: ("#c44e52", "H", "w"),
+    L.Cell.EMPTY: ("#ffffff", "", "k"),
+    L.Cell.TOWER: ("#4d4d4d", "", "w"),
+    L.Cell.WALL: ("#8c6d46", "", "w"),
+    L.Cell.CRATE: ("#e0a458", "C", "k"),
+    L.Cell.HOUSE: ("#c44e52", "H", "w"),
     **{c: ("#9ecae1", str(k), "k") for k, c in enumerate(L.CHURCH_CELLS, start=1)},
     **{L.Cell(L.PERSON_0 + int(p)): ("#a1d99b", L.CELL_CHAR[L.Cell(L.PERSON_0 + int(p))], "k") for p in L.Person},
-}  # fmt: skip
+}
 """How a city's cell is drawn: walls brown, towers grey, crates C, houses H, a church its size,
 a person its letter (c citizen, s soldier, p priest, a architect, m merchant, j juggler, n noble)."""
 
 
-def median_game(players: int = 4, policy: str = "balanced", games: int = 101, seed: int = 2026,
-                rules: Rules | None = None) -> tuple[int, TracedGame]:  # fmt: skip
+def median_game(
+    players: int = 4, policy: str = "balanced", games: int = 101, seed: int = 2026, rules: Rules | None = None
+) -> tuple[int, TracedGame]:
     """The game of ``games`` games of ``seed`` (``policy`` in every seat) whose winner's VP is the
     median (the lowest game index among equals), replayed alone with its final cities."""
     rules = rules or Rules()
@@ -856,8 +1020,9 @@ def median_game(players: int = 4, policy: str = "balanced", games: int = 101, se
     return game, play_game(players, seed, game, [policy], rules)
 
 
-def median_game_figure(players: int = 4, policy: str = "balanced", games: int = 101, seed: int = 2026,
-                       rules: Rules | None = None) -> Plot:  # fmt: skip
+def median_game_figure(
+    players: int = 4, policy: str = "balanced", games: int = 101, seed: int = 2026, rules: Rules | None = None
+) -> Plot:
     """One picture of the game: each seat's final city in the median game (``median_game``), drawn
     as the board is (the 7 x 7 grid, towers at the corners, the outer ring the wall)."""
     game, traced = median_game(players, policy, games, seed, rules)
@@ -872,17 +1037,23 @@ def median_game_figure(players: int = 4, policy: str = "balanced", games: int = 
                 y = L.SIZE - 1 - r
                 ax.add_patch(Rectangle((c, y), 1, 1, facecolor=fill, edgecolor="#bbbbbb", lw=0.6))
                 if symbol:
-                    ax.text(c + 0.5, y + 0.5, symbol, ha="center", va="center", fontsize=8, color=ink,
-                            fontweight="bold")  # fmt: skip
+                    ax.text(
+                        c + 0.5, y + 0.5, symbol, ha="center", va="center", fontsize=8, color=ink, fontweight="bold"
+                    )
         ax.set_xlim(0, L.SIZE)
         ax.set_ylim(0, L.SIZE)
         ax.set_aspect("equal")
         ax.set_axis_off()
-        ax.set_title(f"seat {seat + 1}{' (start)' if seat == 0 else ''}: {int(total[seat])} VP"  # people count from 1
-                     f"{', won' if won[seat] else ''}", fontsize="small")  # fmt: skip
+        ax.set_title(
+            f"seat {seat + 1}{' (start)' if seat == 0 else ''}: {int(total[seat])} VP"  # people count from 1
+            f"{', won' if won[seat] else ''}",
+            fontsize="small",
+        )
     fig.suptitle(f"The final cities of a median {players}-player game")
-    return fig, (f"Each seat's city at the end of game {game:,} of seed {seed} (`{policy}` in every seat, "
-                 f"{players} players): of {games:,} games, the one whose winner's VP is the median. Drawn as the "
-                 "board is: towers grey at the corners, walls brown on the outer ring, C crate, H house, a "
-                 "church by its size (1-5), a person by its letter (c citizen, s soldier, p priest, a architect, "
-                 "m merchant, j juggler, n noble).")  # fmt: skip
+    return fig, (
+        f"Each seat's city at the end of game {game:,} of seed {seed} (`{policy}` in every seat, "
+        f"{players} players): of {games:,} games, the one whose winner's VP is the median. Drawn as the "
+        "board is: towers grey at the corners, walls brown on the outer ring, C crate, H house, a "
+        "church by its size (1-5), a person by its letter (c citizen, s soldier, p priest, a architect, "
+        "m merchant, j juggler, n noble)."
+    )

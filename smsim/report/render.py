@@ -23,12 +23,27 @@ from smsim.runs.dataset import VP_LABELS
 
 # columns shown as percentages (with their intervals, when the table has them)
 PERCENT = {
-    "win", "held", "walls_held", "walls_carried", "completed", "came", "lost_any", "priest_scored", "changed",
-    "several_full", "aborted_share", "wall_share_of_defence", "parity", "church_vp_share", "win_change",
+    "win",
+    "held",
+    "walls_held",
+    "walls_carried",
+    "completed",
+    "came",
+    "lost_any",
+    "priest_scored",
+    "changed",
+    "several_full",
+    "aborted_share",
+    "wall_share_of_defence",
+    "parity",
+    "church_vp_share",
+    "win_change",
     "completed_denied",
-    *(f"size_{k}_built" for k in range(1, 6)), *(f"longest_{k}" for k in range(6)),
-    *(f"share_{k}" for k in range(13)), *(f"seat_{k}" for k in range(5)),
-}  # fmt: skip
+    *(f"size_{k}_built" for k in range(1, 6)),
+    *(f"longest_{k}" for k in range(6)),
+    *(f"share_{k}" for k in range(13)),
+    *(f"seat_{k}" for k in range(5)),
+}
 
 
 MAX_COLUMNS = 8
@@ -38,8 +53,21 @@ A wider table is split into several that repeat its key columns (``split_columns
 MAX_SHORT_ROWS = 16
 """A table with more rows shows its headline rows, the whole of it folded below (``<details>``)."""
 
-KEYS = ("players", "policy", "field", "seat", "side", "attack", "variant", "metric", "figure", "a", "b", "rule",
-        "dataset")  # fmt: skip
+KEYS = (
+    "players",
+    "policy",
+    "field",
+    "seat",
+    "side",
+    "attack",
+    "variant",
+    "metric",
+    "figure",
+    "a",
+    "b",
+    "rule",
+    "dataset",
+)
 """Columns that name a row: a split table repeats the leading ones."""
 
 
@@ -66,8 +94,9 @@ class Block:
     def folded(self) -> bool:
         """Whether the whole table folds below its headline rows (both pages alike)."""
         full = self.full
-        return self.fold and (self.short is not None or len(full) > MAX_SHORT_ROWS
-                              or len(display_table(full).columns) > MAX_COLUMNS)  # fmt: skip
+        return self.fold and (
+            self.short is not None or len(full) > MAX_SHORT_ROWS or len(display_table(full).columns) > MAX_COLUMNS
+        )
 
 
 @dataclass
@@ -75,8 +104,6 @@ class Section:
     title: str
     intro: str
     blocks: list[Block] = field(default_factory=list)
-
-
 
 
 def topic(title: str, *blocks: Block) -> list[Block]:
@@ -108,14 +135,23 @@ class Page:
 
 def markdown_page(page: Page) -> str:
     """The page as Markdown (``report.md``)."""
-    md = [f"# {page.title}", "", page.made, "",
-          "Contents: " + " · ".join(f"[{t}](#{slug(t)})" for t in page.titles), ""]  # fmt: skip
+    md = [
+        f"# {page.title}",
+        "",
+        page.made,
+        "",
+        "Contents: " + " · ".join(f"[{t}](#{slug(t)})" for t in page.titles),
+        "",
+    ]
     for sec in page.opening:
         md += [f"## {sec.title}", "", sec.intro, ""]
         for b in sec.blocks:
             md += markdown_block(b)
-    md += ["## Key findings", ""] + [f"{k}. {text} ([{sec}](#{slug(sec)}))" for k, (text, sec) in
-                                     enumerate(page.findings, 1)] + ([""] if page.findings else [])  # fmt: skip
+    md += (
+        ["## Key findings", ""]
+        + [f"{k}. {text} ([{sec}](#{slug(sec)}))" for k, (text, sec) in enumerate(page.findings, 1)]
+        + ([""] if page.findings else [])
+    )
     md += [note + "\n" for note in page.notes] + [f"*{page.findings_rule}*", ""]
     for sec in page.sections:
         md += [f"## {sec.title}", "", sec.intro, ""]
@@ -134,13 +170,22 @@ def html_page(page: Page) -> str:
     nav = " ".join(f'<a href="#{slug(t)}">{html.escape(t)}</a>' for t in page.titles)
     body = [f'<nav class="toc">{nav}</nav>', f"<h1>{html.escape(page.title)}</h1>", f"<p>{html_text(page.made)}</p>"]
     for sec in page.opening:  # the first screen: a box
-        body += [f'<section class="first-screen"><h2 id="{slug(sec.title)}">{html.escape(sec.title)}</h2>',
-                 f"<p>{html_text(sec.intro)}</p>", *(html_block(b) for b in sec.blocks), "</section>"]  # fmt: skip
+        body += [
+            f'<section class="first-screen"><h2 id="{slug(sec.title)}">{html.escape(sec.title)}</h2>',
+            f"<p>{html_text(sec.intro)}</p>",
+            *(html_block(b) for b in sec.blocks),
+            "</section>",
+        ]
     body.append('<h2 id="key-findings">Key findings</h2>')
     if page.findings:
-        body.append('<ol class="findings">' + "".join(
-            f'<li>{html_text(text)} (<a href="#{slug(sec)}">{html.escape(sec)}</a>)</li>' for text, sec in page.findings)
-            + "</ol>")  # fmt: skip
+        body.append(
+            '<ol class="findings">'
+            + "".join(
+                f'<li>{html_text(text)} (<a href="#{slug(sec)}">{html.escape(sec)}</a>)</li>'
+                for text, sec in page.findings
+            )
+            + "</ol>"
+        )
     body += [f"<p>{html_text(note)}</p>" for note in page.notes]
     body.append(f'<p class="note">{html.escape(page.findings_rule)}</p>')
     for sec in page.sections:
@@ -149,9 +194,11 @@ def html_page(page: Page) -> str:
     body.append('<h2 id="data-and-rules">Data and rules</h2>')
     body += ["<p><b>Datasets.</b></p>", html_table(page.datasets)]
     body += ["<p><b>Rules configuration</b> (every field; docs/rules.md §7).</p>", html_table(page.rules)]
-    return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(page.title)}</title>"
-            f"<style>{CSS}</style></head><body>{unique_ids(''.join(body))}<p>{html.escape(page.closing)}</p>"
-            "</body></html>\n")  # fmt: skip
+    return (
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(page.title)}</title>"
+        f"<style>{CSS}</style></head><body>{unique_ids(''.join(body))}<p>{html.escape(page.closing)}</p>"
+        "</body></html>\n"
+    )
 
 
 def unique_ids(body: str) -> str:
@@ -207,16 +254,23 @@ def display_table(t: pd.DataFrame) -> pd.DataFrame:
         column = t[c] + 1 if name == "seat" and pd.api.types.is_integer_dtype(t[c]) else t[c]  # people count from 1
         values = [_number(v, pct) for v in column]
         if f"{name}_lo" in t.columns and f"{name}_hi" in t.columns:  # a figure with its interval: interval_text
-            values = [interval_text(v, lo, hi, digits=1 if pct or abs(v) >= 10 else 2, scale=100 if pct else 1,
-                                    unit="%" if pct else "") if _number(lo, pct) != MISSING and not isinstance(v, str)
-                      else text for text, v, lo, hi in zip(values, t[c], t[f"{name}_lo"], t[f"{name}_hi"])]  # fmt: skip
+            values = [
+                interval_text(
+                    v, lo, hi, digits=1 if pct or abs(v) >= 10 else 2, scale=100 if pct else 1, unit="%" if pct else ""
+                )
+                if _number(lo, pct) != MISSING and not isinstance(v, str)
+                else text
+                for text, v, lo, hi in zip(values, t[c], t[f"{name}_lo"], t[f"{name}_hi"])
+            ]
             name = f"{name} [95% CI]"
         cols[heading(name)] = values
     return pd.DataFrame(cols)
 
 
-HEADINGS = {**{k: f"{v} VP" for k, v in VP_LABELS.items() if k not in ("earned", "total")},
-            "earned": "VP earned in play"}  # fmt: skip
+HEADINGS = {
+    **{k: f"{v} VP" for k, v in VP_LABELS.items() if k not in ("earned", "total")},
+    "earned": "VP earned in play",
+}
 """Column headings in words where a column's name is not (the sources of the final score)."""
 
 
@@ -241,8 +295,9 @@ def markdown_table(t: pd.DataFrame) -> str:
 def html_table(t: pd.DataFrame) -> str:
     d = display_table(t)
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in d.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
-                   for row in d.itertuples(index=False))  # fmt: skip
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>" for row in d.itertuples(index=False)
+    )
     return f"<div class='wide'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
 
 
@@ -260,14 +315,13 @@ def split_columns(t: pd.DataFrame, limit: int = MAX_COLUMNS) -> list[pd.DataFram
         keys.append(c)
     rest = [c for c in d.columns if c not in keys]
     step = max(1, limit - len(keys))
-    return [d[keys + rest[i:i + step]] for i in range(0, len(rest), step)]
+    return [d[keys + rest[i : i + step]] for i in range(0, len(rest), step)]
 
 
 def slug(title: str) -> str:
     """A heading's anchor, as GitHub and the HTML page both make it: lower case, letters, digits,
     spaces as hyphens."""
     return "-".join("".join(ch for ch in title.lower() if ch.isalnum() or ch in " -").split(" "))
-
 
 
 # -- blocks --------------------------------------------------------------------------------------
@@ -308,8 +362,12 @@ def markdown_block(b: Block) -> list[str]:
     if b.short is not None:
         lines += _md_tables(b.short)
     if b.folded:
-        lines += ["<details><summary>The whole table" + (f", {b.pooled}" if b.pooled else "") +
-                  f": {len(full):,} rows</summary>", ""]
+        lines += [
+            "<details><summary>The whole table"
+            + (f", {b.pooled}" if b.pooled else "")
+            + f": {len(full):,} rows</summary>",
+            "",
+        ]
         lines += _md_tables(full) + ["</details>", ""]
     else:
         lines += _md_tables(full)
@@ -335,12 +393,13 @@ def html_block(b: Block) -> str:
     if b.kind == "text":
         return f"<p>{html_text(b.text)}</p>"
     if b.kind == "list":
-        return (f"<p><b>{html_text(b.text)}</b></p><ul>" + "".join(f"<li>{html_text(i)}</li>" for i in b.items)
-                + "</ul>")  # fmt: skip
+        return f"<p><b>{html_text(b.text)}</b></p><ul>" + "".join(f"<li>{html_text(i)}</li>" for i in b.items) + "</ul>"
     if b.kind == "figure":
         png = base64.b64encode(b.png).decode()
-        return (f'<figure><img alt="{b.name}" src="data:image/png;base64,{png}"><figcaption>{html_text(b.text)}'
-                "</figcaption></figure>")  # fmt: skip
+        return (
+            f'<figure><img alt="{b.name}" src="data:image/png;base64,{png}"><figcaption>{html_text(b.text)}'
+            "</figcaption></figure>"
+        )
     full = b.full
     head = f'<p><b>{html_text(b.text)}</b> (<a href="tables/{b.name}.csv">CSV</a>)</p>'
     if not b.folded:
@@ -348,7 +407,6 @@ def html_block(b: Block) -> str:
     short = _html_tables(b.short) if b.short is not None else ""
     label = f"The whole table{', ' + b.pooled if b.pooled else ''}: {len(full):,} rows"
     return head + short + f"<details><summary>{html.escape(label)}</summary>{_html_tables(full)}</details>"
-
 
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:1200px;margin:0 auto;padding:0 1em 2em;color:#222}

@@ -29,10 +29,15 @@ from smsim.studies.winprob import Positions, WinProbModel, win_probabilities
 SEAT_COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3")
 """One colour a seat, in the course chart and on its card."""
 
-CELL_LOOK = {".": ("#ffffff", "", "#000"), "+": ("#4d4d4d", "", "#fff"), "#": ("#8c6d46", "", "#fff"),
-             "C": ("#e0a458", "C", "#000"), "H": ("#c44e52", "H", "#fff"),
-             **{str(k): ("#9ecae1", str(k), "#000") for k in range(1, 6)},
-             **{ch: ("#a1d99b", ch, "#000") for ch in "cspamjn"}}  # fmt: skip
+CELL_LOOK = {
+    ".": ("#ffffff", "", "#000"),
+    "+": ("#4d4d4d", "", "#fff"),
+    "#": ("#8c6d46", "", "#fff"),
+    "C": ("#e0a458", "C", "#000"),
+    "H": ("#c44e52", "H", "#fff"),
+    **{str(k): ("#9ecae1", str(k), "#000") for k in range(1, 6)},
+    **{ch: ("#a1d99b", ch, "#000") for ch in "cspamjn"},
+}
 """How a cell of the board text format is drawn: (fill, letter, letter colour), as the report's
 picture of a median game draws it (``plots.CITY_LOOK``)."""
 
@@ -63,7 +68,7 @@ h1{font-size:1.3em;margin:0 0 .3em}
 .moves tr.pick{background:#fff3c4}.moves tr.best td:first-child{font-weight:bold}
 .worse{color:#b00020;font-weight:bold}
 #costly{margin:.5em 0}
-"""
+"""  # noqa: E501 (CSS as the browser gets it)
 
 SCRIPT = r"""
 const D = JSON.parse(document.getElementById('data').textContent);
@@ -235,7 +240,7 @@ $('chart').innerHTML = chart(D.course, 'score were the game to end') +
 window.addEventListener('hashchange', () => { const m = /^#step-(\d+)$/.exec(location.hash); if(m && +m[1] !== k) show(+m[1]); });
 const m = /^#step-(\d+)$/.exec(location.hash);
 show(m ? +m[1] : 0);
-"""
+"""  # noqa: E501 (the script as the browser gets it)
 
 
 def _end_table(data: dict[str, Any]) -> str:
@@ -243,9 +248,12 @@ def _end_table(data: dict[str, Any]) -> str:
         f"<tr><td>seat {s['seat'] + 1}</td><td>{html.escape(str(data['header']['policies'][s['seat']]))}</td>"
         f"<td>{s['total']}</td><td>{s['earned']}</td><td>{s['church_vp']}</td><td>{s['coins']}</td><td>{s['logs']}</td>"
         f"<td>{s['cannons']}</td><td>{s['full_city']}</td><td>{s['rank']}</td><td>{'won' if s['won'] else ''}</td></tr>"
-        for s in data["end"]["scores"])  # fmt: skip
-    return ("<h3>The end</h3><table><tr><th>seat</th><th>policy</th><th>total</th><th>earned</th><th>church series</th>"
-            "<th>coins</th><th>logs</th><th>cannons</th><th>full city</th><th>rank</th><th></th></tr>" + rows + "</table>")
+        for s in data["end"]["scores"]
+    )
+    return (
+        "<h3>The end</h3><table><tr><th>seat</th><th>policy</th><th>total</th><th>earned</th><th>church series</th>"
+        "<th>coins</th><th>logs</th><th>cannons</th><th>full city</th><th>rank</th><th></th></tr>" + rows + "</table>"
+    )
 
 
 def win_probability_course(data: dict[str, Any], model: WinProbModel) -> list[list[float]]:
@@ -262,16 +270,29 @@ def costliest(data: dict[str, Any], values: dict[int, dict[str, Any]]) -> list[d
     """The decisions whose pick was significantly worse than the best move (``advise``'s values),
     costliest first: seat, step (the turn it was made in), decision, kind, the pick and the best
     move, and the win probability the pick gave up."""
-    step_of = {d: k for k, step in enumerate(data["steps"]) if step["turn"]
-               for d in range(*step["turn"].get("decisions", (0, 0)))}  # fmt: skip
+    step_of = {
+        d: k
+        for k, step in enumerate(data["steps"])
+        if step["turn"]
+        for d in range(*step["turn"].get("decisions", (0, 0)))
+    }
     out = []
     for d, v in values.items():
         if v["worse"] and v.get("method") != "exact":  # keeps are judged in VP of a stated value: not mixed in
             best, pick = v["candidates"][0], next(c for c in v["candidates"] if c["pick"])
             key = "value" if v.get("method") == "learned" else "win"  # the model's score, or the playouts' win share
             cost = None if pick[key] is None else round(best[key] - pick[key], 4)
-            out.append({"seat": v["seat"], "step": step_of.get(d, 0), "decision": d, "kind": v["kind"],
-                        "pick": pick["move"], "best": best["move"], "cost": cost})
+            out.append(
+                {
+                    "seat": v["seat"],
+                    "step": step_of.get(d, 0),
+                    "decision": d,
+                    "kind": v["kind"],
+                    "pick": pick["move"],
+                    "best": best["move"],
+                    "cost": cost,
+                }
+            )
     return sorted(out, key=lambda c: (c["cost"] is None, -(c["cost"] or 0.0), c["decision"]))
 
 
@@ -280,36 +301,50 @@ def branch_banner(data: dict[str, Any], branch: dict[str, Any]) -> str:
     what was changed, and both games' outcomes side by side."""
     rows = "".join(
         f"<tr><td>seat {a['seat'] + 1}</td><td>{a['total']} (rank {a['rank']}{', won' if a['won'] else ''})</td>"
-        f"<td>{b['total']} (rank {b['rank']}{', won' if b['won'] else ''})</td><td>{b['total'] - a['total']:+d}</td></tr>"
-        for a, b in zip(branch["played"], data["end"]["scores"]))  # fmt: skip
-    return (f"<div id='branch' class='card'><h3>The same dice, another choice</h3><p>This game is the one played, "
-            f"played again from decision {branch['decision']} (<a href='#step-{branch['step']}'>step "
-            f"{branch['step']}</a>) with <b>{html.escape(branch['move'])}</b> in place of "
-            f"<b>{html.escape(branch['pick'])}</b>, on the same dice, by the same policies (a searching seat plays "
-            "its base policy after it).</p><table class='moves'><tr><th>seat</th><th>as played</th><th>this way"
-            f"</th><th>change</th></tr>{rows}</table></div>")  # fmt: skip
+        f"<td>{b['total']} (rank {b['rank']}{', won' if b['won'] else ''})</td>"
+        f"<td>{b['total'] - a['total']:+d}</td></tr>"
+        for a, b in zip(branch["played"], data["end"]["scores"])
+    )
+    return (
+        f"<div id='branch' class='card'><h3>The same dice, another choice</h3><p>This game is the one played, "
+        f"played again from decision {branch['decision']} (<a href='#step-{branch['step']}'>step "
+        f"{branch['step']}</a>) with <b>{html.escape(branch['move'])}</b> in place of "
+        f"<b>{html.escape(branch['pick'])}</b>, on the same dice, by the same policies (a searching seat plays "
+        "its base policy after it).</p><table class='moves'><tr><th>seat</th><th>as played</th><th>this way"
+        f"</th><th>change</th></tr>{rows}</table></div>"
+    )
 
 
-def replay_page(data: dict[str, Any], model: WinProbModel | None = None, model_name: str = "",
-                values: dict[int, dict[str, Any]] | None = None, branch: dict[str, Any] | None = None) -> str:  # fmt: skip
+def replay_page(
+    data: dict[str, Any],
+    model: WinProbModel | None = None,
+    model_name: str = "",
+    values: dict[int, dict[str, Any]] | None = None,
+    branch: dict[str, Any] | None = None,
+) -> str:
     """The replay page of one game (``play.replay.replay_game``'s data), as one HTML string; with a
     win-probability ``model`` (``smsim winprob``), each seat's chance round by round beside its
     score; with ``values`` (by decision number: ``studies.advise.game_values``, decisions valued by
     playouts, or ``learned_values``, by the learned model; ``keep_values``, keeps judged by the
     exact keep), each turn's decisions with every legal move's value, the pick and the best, and
-    the costliest decisions of each seat listed first (keeps apart: their unit is another); with ``branch``, ``data`` is a game played again with
-    another move (``branch_banner``)."""
+    the costliest decisions of each seat listed first (keeps apart: their unit is another); with
+    ``branch``, ``data`` is a game played again with another move (``branch_banner``)."""
     h = data["header"]
-    title = (f"Saint Malo, game {h['game']} of seed {h['seed']}: {h['players']} players "
-             f"({', '.join(map(str, h['policies']))})")  # fmt: skip
+    title = (
+        f"Saint Malo, game {h['game']} of seed {h['seed']}: {h['players']} players "
+        f"({', '.join(map(str, h['policies']))})"
+    )
     payload = {**data, "course": vp_by_round(data), "look": CELL_LOOK, "colours": SEAT_COLOURS}
     if model is not None:
         payload.update(wp=win_probability_course(data, model), wp_model=model_name or "model")
     if values is not None:
         moves = [v for v in values.values() if v.get("method") != "exact"]
-        payload.update(values={str(d): v for d, v in values.items()}, costly=costliest(data, values),
-                       values_method=next((v.get("method", "search") for v in moves), "search"),
-                       values_model=next((v.get("model", "") for v in moves), ""))  # fmt: skip
+        payload.update(
+            values={str(d): v for d, v in values.items()},
+            costly=costliest(data, values),
+            values_method=next((v.get("method", "search") for v in moves), "search"),
+            values_model=next((v.get("model", "") for v in moves), ""),
+        )
     # </script> can never close the data early: "<" is written as its escape inside the JSON
     blob = json.dumps(payload, separators=(",", ":")).replace("<", "\\u003c")
     return f"""<!DOCTYPE html>
@@ -329,7 +364,7 @@ def replay_page(data: dict[str, Any], model: WinProbModel | None = None, model_n
 <script type="application/json" id="data">{blob}</script>
 <script>{SCRIPT}</script>
 </body></html>
-"""
+"""  # noqa: E501 (the page as the browser gets it)
 
 
 __all__ = ["replay_page"]

@@ -40,10 +40,18 @@ def _table(data: A.ReportData, name: str, title: str) -> Block:
     if pooled and name in OWN_STUDY:
         text += f" Headline rows: {OWN_STUDY[name]}; the whole table below"
     elif pooled:
-        text += (f" Headline rows: the at-a-glance games ({_glance_words(glance)}); the whole table pools all "
-                 f"{len(data.sources)} datasets of the report, every line-up together")  # fmt: skip
-    return Block("table", text=text, name=name, table=t, short=short,
-                 pooled=f"pooled over all {len(data.sources)} datasets" if pooled else "")  # fmt: skip
+        text += (
+            f" Headline rows: the at-a-glance games ({_glance_words(glance)}); the whole table pools all "
+            f"{len(data.sources)} datasets of the report, every line-up together"
+        )
+    return Block(
+        "table",
+        text=text,
+        name=name,
+        table=t,
+        short=short,
+        pooled=f"pooled over all {len(data.sources)} datasets" if pooled else "",
+    )
 
 
 def _glance_words(glance: A.ReportData) -> str:
@@ -60,14 +68,21 @@ def bonus_agreement(data: A.ReportData) -> list[Block]:
         vp = interval_text(r.vp_diff, r.vp_diff_lo, r.vp_diff_hi, **A.unit_form("vp", signed=True, words=True))
         win = interval_text(r.win_diff, r.win_diff_lo, r.win_diff_hi, **A.POINTS_SAID)
         first = f"{r.players} players, `{r.policy}`: {r.sides} ({vp}; win share {win})"
-        why = (" The sides are not alike in play: the printed crates stand at the top left and the bots break ties "
-               "between equally advanced sides in board order, so one side is completed earlier or more often than "
-               "the other (see Sides completed).")  # fmt: skip
+        why = (
+            " The sides are not alike in play: the printed crates stand at the top left and the bots break ties "
+            "between equally advanced sides in board order, so one side is completed earlier or more often than "
+            "the other (see Sides completed)."
+        )
         margin = f"the margin of {MARGINS['vp']:g} VP"
         if r.verdict == SAME:
-            items.append(f"{first}: worth the same on both sides, within {margin}"
-                         + ("." if r.agree else " (its interval stops short of no difference by a fraction of "
-                            "the margin)." + why))  # fmt: skip
+            items.append(
+                f"{first}: worth the same on both sides, within {margin}"
+                + (
+                    "."
+                    if r.agree
+                    else " (its interval stops short of no difference by a fraction of the margin)." + why
+                )
+            )
         elif r.verdict == MOVES:
             items.append(f"{first}: the same bonus is worth more on one side, by more than {margin}." + why)
         else:
@@ -104,8 +119,11 @@ SHORT_COLUMNS = {
 }
 """The headline columns of each table, shown above its full version (``x`` brings ``x_lo``/``x_hi``)."""
 
-SHORT_PIVOT = {"attacks": ("came", ["attack", "strength"]), "defence_vs_strength": ("held", ["attack", "strength"]),
-               "wall_defence": ("walls_carried", ["attack", "strength"])}  # fmt: skip
+SHORT_PIVOT = {
+    "attacks": ("came", ["attack", "strength"]),
+    "defence_vs_strength": ("held", ["attack", "strength"]),
+    "wall_defence": ("walls_carried", ["attack", "strength"]),
+}
 """Tables whose headline rows are too many: one figure of theirs, player counts as columns."""
 
 
@@ -133,7 +151,11 @@ def _short_table(data: A.ReportData, name: str, t: pd.DataFrame) -> pd.DataFrame
     cols = [c for c in t.columns if c in keep or (c[-3:] in ("_lo", "_hi") and c[:-3] in keep)]
     if "field" in cols:  # one line-up per player count: the long names say nothing the caption does not
         rows = rows.assign(field=[A.short_field(str(f)) for f in rows["field"]])
-    if "policy" in cols and rows["policy"].nunique() == 1 and len(display_table(rows[cols].head(1)).columns) > MAX_COLUMNS:
+    if (
+        "policy" in cols
+        and rows["policy"].nunique() == 1
+        and len(display_table(rows[cols].head(1)).columns) > MAX_COLUMNS
+    ):
         cols.remove("policy")  # one policy, named in the caption: the row keeps its figures on one table
     return rows[cols].head(MAX_SHORT_ROWS).reset_index(drop=True)
 
@@ -141,81 +163,153 @@ def _short_table(data: A.ReportData, name: str, t: pd.DataFrame) -> pd.DataFrame
 def game_sections(data: A.ReportData) -> list[Section]:
     """The sections on the game, in the order of the page."""
     out = []
-    s = Section("Church series", "Churches score by series: a series is 1, 1-2, 1-2-3 ... of church sizes "
-                "(docs/rules.md §4). How long the series get, how many churches of each size are built, what "
-                "church series are worth and what priests earned.")  # fmt: skip
-    s.blocks += topic("The longest series", figure_block(data, "church-series", "no seats in these data."),
-                       _table(data, "church_series", "Church VP, churches built and the longest series"),
-                       _table(data, "series_lengths", "Series of each length"))  # fmt: skip
-    s.blocks += topic("Church VP, churches and priests", figure_block(data, "church-vp", "no seats in these data."),
-                       _table(data, "church_sizes", "Churches of each size"),
-                       _table(data, "priests", "What priests earned"))  # fmt: skip
+    s = Section(
+        "Church series",
+        "Churches score by series: a series is 1, 1-2, 1-2-3 ... of church sizes "
+        "(docs/rules.md §4). How long the series get, how many churches of each size are built, what "
+        "church series are worth and what priests earned.",
+    )
+    s.blocks += topic(
+        "The longest series",
+        figure_block(data, "church-series", "no seats in these data."),
+        _table(data, "church_series", "Church VP, churches built and the longest series"),
+        _table(data, "series_lengths", "Series of each length"),
+    )
+    s.blocks += topic(
+        "Church VP, churches and priests",
+        figure_block(data, "church-vp", "no seats in these data."),
+        _table(data, "church_sizes", "Churches of each size"),
+        _table(data, "priests", "What priests earned"),
+    )
     out.append(s)
-    s = Section("Wall bonuses", "Completing the five walls of a side gives its bonus and defence. How often each "
-                "side is completed and when, what its bonus is worth, and how often walls rather than soldiers "
-                "held off the pirates.")  # fmt: skip
-    s.blocks += topic("Sides completed", figure_block(data, "sides", "no seats in these data."),
-                       figure_block(data, "side-rounds", "no side was completed in these data."),
-                       _table(data, "sides", "Sides completed"))  # fmt: skip
-    s.blocks += topic("What each bonus is worth",
-                       figure_block(data, "bonus-value", "no wall-bonus ablation among these data (`smsim bonus-value "
-                                    "--out DIR`, then give DIR to `smsim report`)."),
-                       _table(data, "bonus_value", "What each bonus is worth, by ablation"),
-                       *bonus_agreement(data))  # fmt: skip
-    s.blocks += topic("Walls or soldiers", figure_block(data, "wall-defence", "no attack came in these data."),
-                       _table(data, "wall_defence", "Walls or soldiers"))  # fmt: skip
+    s = Section(
+        "Wall bonuses",
+        "Completing the five walls of a side gives its bonus and defence. How often each "
+        "side is completed and when, what its bonus is worth, and how often walls rather than soldiers "
+        "held off the pirates.",
+    )
+    s.blocks += topic(
+        "Sides completed",
+        figure_block(data, "sides", "no seats in these data."),
+        figure_block(data, "side-rounds", "no side was completed in these data."),
+        _table(data, "sides", "Sides completed"),
+    )
+    s.blocks += topic(
+        "What each bonus is worth",
+        figure_block(
+            data,
+            "bonus-value",
+            "no wall-bonus ablation among these data (`smsim bonus-value --out DIR`, then give DIR to `smsim report`).",
+        ),
+        _table(data, "bonus_value", "What each bonus is worth, by ablation"),
+        *bonus_agreement(data),
+    )
+    s.blocks += topic(
+        "Walls or soldiers",
+        figure_block(data, "wall-defence", "no attack came in these data."),
+        _table(data, "wall_defence", "Walls or soldiers"),
+    )
     out.append(s)
-    s = Section("Pirate losses", "Each full row of the pirate track attacks every city; a city whose defence is "
-                "below the strength loses a cannon. When the attacks come, what they cost, how defence meets them, "
-                "and how often the cannons decided the winner.")  # fmt: skip
-    s.blocks += topic("When the attacks come", figure_block(data, "attack-rounds", "no attack came in these data."),
-                       _table(data, "attacks_per_game", "Attacks per game"),
-                       _table(data, "attacks", "When each attack comes"))  # fmt: skip
-    s.blocks += topic("Cannons lost", figure_block(data, "cannons", "no seats in these data."),
-                       _table(data, "cannons", "Cannons lost"),
-                       _table(data, "cannons_changed_winner", "Did the cannons change the winner?"))  # fmt: skip
-    s.blocks += topic("Defence against strength", figure_block(data, "defence", "no attack came in these data."),
-                       _table(data, "defence_vs_strength", "Defence against strength"))  # fmt: skip
+    s = Section(
+        "Pirate losses",
+        "Each full row of the pirate track attacks every city; a city whose defence is "
+        "below the strength loses a cannon. When the attacks come, what they cost, how defence meets them, "
+        "and how often the cannons decided the winner.",
+    )
+    s.blocks += topic(
+        "When the attacks come",
+        figure_block(data, "attack-rounds", "no attack came in these data."),
+        _table(data, "attacks_per_game", "Attacks per game"),
+        _table(data, "attacks", "When each attack comes"),
+    )
+    s.blocks += topic(
+        "Cannons lost",
+        figure_block(data, "cannons", "no seats in these data."),
+        _table(data, "cannons", "Cannons lost"),
+        _table(data, "cannons_changed_winner", "Did the cannons change the winner?"),
+    )
+    s.blocks += topic(
+        "Defence against strength",
+        figure_block(data, "defence", "no attack came in these data."),
+        _table(data, "defence_vs_strength", "Defence against strength"),
+    )
     out.append(s)
-    s = Section("Outcomes", "Scores, the start player's advantage, game length, where the VP come from and how "
-                "games end.")  # fmt: skip
-    s.blocks += topic("Final scores", figure_block(data, "scores", "no seats in these data."),
-                       _table(data, "scores", "Final scores and win rates"))  # fmt: skip
-    s.blocks += topic("Win rate by seat", figure_block(data, "seat-advantage", "no seats in these data."),
-                       _table(data, "seat_advantage", "Win rate by seat (seat 1 is the start player; the CSV counts seats "
-                              "from 0, as the datasets do)"))  # fmt: skip
-    s.blocks += topic("Game length and how games end", figure_block(data, "game-length", "no games in these data."),
-                       _table(data, "game_length", "Game length"),
-                       _table(data, "game_end", "How the game ended"))  # fmt: skip
-    s.blocks += topic("Where the VP come from", figure_block(data, "vp-sources", "no seats in these data."),
-                       _table(data, "vp_by_source", "VP by source"))  # fmt: skip
+    s = Section(
+        "Outcomes", "Scores, the start player's advantage, game length, where the VP come from and how games end."
+    )
+    s.blocks += topic(
+        "Final scores",
+        figure_block(data, "scores", "no seats in these data."),
+        _table(data, "scores", "Final scores and win rates"),
+    )
+    s.blocks += topic(
+        "Win rate by seat",
+        figure_block(data, "seat-advantage", "no seats in these data."),
+        _table(
+            data,
+            "seat_advantage",
+            "Win rate by seat (seat 1 is the start player; the CSV counts seats from 0, as the datasets do)",
+        ),
+    )
+    s.blocks += topic(
+        "Game length and how games end",
+        figure_block(data, "game-length", "no games in these data."),
+        _table(data, "game_length", "Game length"),
+        _table(data, "game_end", "How the game ended"),
+    )
+    s.blocks += topic(
+        "Where the VP come from",
+        figure_block(data, "vp-sources", "no seats in these data."),
+        _table(data, "vp_by_source", "VP by source"),
+    )
     out.append(s)
-    s = Section("Heuristics compared", "From `smsim compare`: every policy in every seat equally, each seat "
-                "arrangement on the same dice, intervals over independent blocks, and Plackett-Luce ratings fitted "
-                "to the final rankings.")  # fmt: skip
+    s = Section(
+        "Heuristics compared",
+        "From `smsim compare`: every policy in every seat equally, each seat "
+        "arrangement on the same dice, intervals over independent blocks, and Plackett-Luce ratings fitted "
+        "to the final rankings.",
+    )
     compared = [src for src in data.sources if src.kind == "compare"]
     if not compared:
-        s.blocks.append(Block("missing", text="No comparison among these data: run `smsim compare ... --out DIR` "
-                              "and give DIR to `smsim report`."))  # fmt: skip
+        s.blocks.append(
+            Block(
+                "missing",
+                text="No comparison among these data: run `smsim compare ... --out DIR` "
+                "and give DIR to `smsim report`.",
+            )
+        )
     else:
         s.blocks.append(figure_block(data, "ratings", "no ratings saved with the comparison."))
     for i, src in enumerate(compared):
         s.blocks.append(Block("heading", text=f"{src.players} players"))
-        for name, title in (("policies", "Win share, mean VP and rating by policy"),
-                            ("pairs", "Mean VP difference of each pair of policies in the same blocks")):  # fmt: skip
+        for name, title in (
+            ("policies", "Win share, mean VP and rating by policy"),
+            ("pairs", "Mean VP difference of each pair of policies in the same blocks"),
+        ):
             t = src.comparison.get(name)
             if t is None:
                 s.blocks.append(Block("missing", text=f"{src.path}: no {name}.csv"))
                 continue
             if name == "policies":  # the compare tables' own names, in the report's convention
                 t = t.reset_index().rename(columns={"win_share": "win", "vp_mean": "vp"})
-                short = t[[c for c in ("policy", "blocks", "seats", "win", "win_lo", "win_hi", "vp", "vp_lo", "vp_hi",
-                                       "elo") if c in t.columns]].sort_values("win", ascending=False)  # fmt: skip
+                short = t[
+                    [
+                        c
+                        for c in ("policy", "blocks", "seats", "win", "win_lo", "win_hi", "vp", "vp_lo", "vp_hi", "elo")
+                        if c in t.columns
+                    ]
+                ].sort_values("win", ascending=False)
             else:
                 t = t.rename(columns={"lo": "vp_diff_lo", "hi": "vp_diff_hi"})
                 short = None  # every pair: the full table alone
-            s.blocks.append(Block("table", text=f"{title} ({src.players} players, {src.games:,} games).",
-                                  name=f"compare_{i}_{name}", table=t, short=short))  # fmt: skip
+            s.blocks.append(
+                Block(
+                    "table",
+                    text=f"{title} ({src.players} players, {src.games:,} games).",
+                    name=f"compare_{i}_{name}",
+                    table=t,
+                    short=short,
+                )
+            )
     out.append(s)
     return out
-

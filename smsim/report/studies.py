@@ -24,30 +24,42 @@ def _matrix_shown(res) -> pd.DataFrame:
     shown = {"one seat of": [level_name(x) for x in res.levels]}
     for col in res.levels:
         shown[f"against {level_name(col)}"] = [
-            MISSING if row == col else interval_text(cells[row, col].share, cells[row, col].lo, cells[row, col].hi,
-                                                     **A.RATE)
-            if (row, col) in cells else "not measured" for row in res.levels]  # fmt: skip
+            MISSING
+            if row == col
+            else interval_text(cells[row, col].share, cells[row, col].lo, cells[row, col].hi, **A.RATE)
+            if (row, col) in cells
+            else "not measured"
+            for row in res.levels
+        ]
     return pd.DataFrame(shown)
 
 
 def skill_section(skills: list, margin: float = MARGINS["points"]) -> tuple[Section, list[str]]:
     """The section "How much skill matters" (``studies.skill.SkillResult``s) and its at-a-glance lines;
     a variant's change of the skill gap judged by size against ``margin`` (``studies.skill.gap_verdict``)."""
-    s = Section("How much skill matters", "Levels of play against one another (`smsim skill`): one seat of the row's "
-                "level against the column's level in every other seat, every seat rotation on the same dice, its win "
-                "share (a shared win split) with the normal 95% interval over independent blocks; parity is one "
-                "share in the number of players. The *skill gap* is one `learned` (L2) seat against `balanced` (L1) "
-                "minus parity: how much a better player gains. Under a rules variant the same games are played on "
-                "the same dice, so the gap's change is paired, block by block: a gap that grows makes the game more "
-                "a game of skill, one that shrinks more a game of luck, where the change's interval lies wholly "
-                f"beyond {LA.margin_text('points', margin)} (the smallest change that matters; "
-                "inside it: no change). `learned` was trained under the printed rules; under a variant it plays "
-                "with the same model.")  # fmt: skip
+    s = Section(
+        "How much skill matters",
+        "Levels of play against one another (`smsim skill`): one seat of the row's "
+        "level against the column's level in every other seat, every seat rotation on the same dice, its win "
+        "share (a shared win split) with the normal 95% interval over independent blocks; parity is one "
+        "share in the number of players. The *skill gap* is one `learned` (L2) seat against `balanced` (L1) "
+        "minus parity: how much a better player gains. Under a rules variant the same games are played on "
+        "the same dice, so the gap's change is paired, block by block: a gap that grows makes the game more "
+        "a game of skill, one that shrinks more a game of luck, where the change's interval lies wholly "
+        f"beyond {LA.margin_text('points', margin)} (the smallest change that matters; "
+        "inside it: no change). `learned` was trained under the printed rules; under a variant it plays "
+        "with the same model.",
+    )
     glance: list[str] = []
     skills = sorted(skills, key=lambda r: r.players)
     if not skills:
-        s.blocks.append(Block("missing", text="No skill study among these data: run `smsim skill --players N --out "
-                              "DIR` and give DIR to `smsim report`."))  # fmt: skip
+        s.blocks.append(
+            Block(
+                "missing",
+                text="No skill study among these data: run `smsim skill --players N --out "
+                "DIR` and give DIR to `smsim report`.",
+            )
+        )
         return s, glance
     gaps = [(r.players, *r.gap()) for r in skills if r.gap() is not None]
     if gaps:
@@ -56,71 +68,128 @@ def skill_section(skills: list, margin: float = MARGINS["points"]) -> tuple[Sect
         made = P.skill_gap_figure(t)
         if made is not None:
             s.blocks.append(Block("figure", text=made[1], name="skill-gap", figure=made[0]))
-        shown = pd.DataFrame({"players": t["players"], "games": [f"{g:,}" for g in t["games"]],
-                              "one learned seat wins [95% CI]": [interval_text(p + g, p + lo, p + hi, **A.RATE)
-                                                                 for p, g, lo, hi in
-                                                                 zip(t["parity"], t["gap"], t["gap_lo"], t["gap_hi"])],
-                              "parity": [f"{100 * p:.1f}%" for p in t["parity"]],
-                              "skill gap, points [95% CI]": [interval_text(g, lo, hi, **A.POINTS) for g, lo, hi in
-                                                             zip(t["gap"], t["gap_lo"], t["gap_hi"])]})  # fmt: skip
-        s.blocks.append(Block("table", text=f"The skill gap per player count: one `{GAP[0]}` seat against `{GAP[1]}` "
-                              "in every other seat, minus parity", name="skill_gap", table=t, shown=shown))  # fmt: skip
-        glance.append("The skill gap (one `learned` seat among `balanced`, minus parity): " + "; ".join(
-            f"{p} players {interval_text(g, lo, hi, **A.POINTS_SAID)}"
-            for p, g, lo, hi, _ in gaps) + ".")  # fmt: skip
+        shown = pd.DataFrame(
+            {
+                "players": t["players"],
+                "games": [f"{g:,}" for g in t["games"]],
+                "one learned seat wins [95% CI]": [
+                    interval_text(p + g, p + lo, p + hi, **A.RATE)
+                    for p, g, lo, hi in zip(t["parity"], t["gap"], t["gap_lo"], t["gap_hi"])
+                ],
+                "parity": [f"{100 * p:.1f}%" for p in t["parity"]],
+                "skill gap, points [95% CI]": [
+                    interval_text(g, lo, hi, **A.POINTS) for g, lo, hi in zip(t["gap"], t["gap_lo"], t["gap_hi"])
+                ],
+            }
+        )
+        s.blocks.append(
+            Block(
+                "table",
+                text=f"The skill gap per player count: one `{GAP[0]}` seat against `{GAP[1]}` "
+                "in every other seat, minus parity",
+                name="skill_gap",
+                table=t,
+                shown=shown,
+            )
+        )
+        glance.append(
+            "The skill gap (one `learned` seat among `balanced`, minus parity): "
+            + "; ".join(f"{p} players {interval_text(g, lo, hi, **A.POINTS_SAID)}" for p, g, lo, hi, _ in gaps)
+            + "."
+        )
     for res in skills:
         s.blocks.append(Block("heading", text=f"{res.players} players"))
         games = sorted(set(res.matrix["games"]))
         span = f"{games[0]:,} games a cell" if len(games) == 1 else f"{games[0]:,} to {games[-1]:,} games a cell"
-        s.blocks.append(Block("table", text=f"The win-rate matrix, {res.players} players: the share of one seat of "
-                              f"the row's level against the column's in every other seat (parity "
-                              f"{100 / res.players:.1f}%; {span}; seed {res.seed})", name=f"skill_{res.players}p_matrix",
-                              table=res.matrix, shown=_matrix_shown(res)))  # fmt: skip
+        s.blocks.append(
+            Block(
+                "table",
+                text=f"The win-rate matrix, {res.players} players: the share of one seat of "
+                f"the row's level against the column's in every other seat (parity "
+                f"{100 / res.players:.1f}%; {span}; seed {res.seed})",
+                name=f"skill_{res.players}p_matrix",
+                table=res.matrix,
+                shown=_matrix_shown(res),
+            )
+        )
         if len(res.gaps) > 1:
             g = res.gaps.copy()
             also = shipped_as(res.variants)
             base_rules = Rules.from_dict(res.variants[0]["rules"])
-            names = {v["name"]: v["name"] if v["name"] == BASELINE else variant_name(v.get("varied", {}), base_rules,
-                                                                                     v["name"])
-                     for v in res.variants}  # every variant named by its change from the baseline's rules
-            g["variant"] = [names.get(v, v) + (f" (shipped: {', '.join(also[v])})" if also.get(v) else "")
-                            for v in g["variant"]]  # fmt: skip
-            shown = pd.DataFrame({
-                "variant": g["variant"],
-                "skill gap, points [95% CI]": [interval_text(a, b, c, **A.POINTS)
-                        for a, b, c in zip(g["gap"], g["gap_lo"], g["gap_hi"])],
-                "change, paired [95% CI]": [interval_text(a, b, c, **A.POINTS)
-                        for a, b, c in zip(g["diff"], g["diff_lo"], g["diff_hi"])],
-                "unpaired CI": [interval_text(a, b, c, **A.POINTS)
-                        for a, b, c in zip(g["diff"], g["unpaired_lo"], g["unpaired_hi"])],
-                "rounds, change [95% CI]": [f"{r:.2f}" if not np.isfinite(d) else
-                                            f"{r:.2f}, {interval_text(d, lo, hi, digits=2, signed=True)}"
-                                            for r, d, lo, hi in zip(g["rounds"], g["rounds_diff"], g["rounds_diff_lo"],
-                                                                    g["rounds_diff_hi"])],
-                "verdict": ["" if not np.isfinite(d) else gap_verdict(d, lo, hi, margin)
-                            for d, lo, hi in zip(g["diff"], g["diff_lo"], g["diff_hi"])]})  # fmt: skip
-            s.blocks.append(Block("table", text=f"The skill gap under each rules variant, {res.players} players, "
-                                  f"{int(g['blocks'].iloc[0]) * res.players:,} games each on the same dice: its change "
-                                  "from the baseline with the paired 95% interval, beside the unpaired one",
-                                  name=f"skill_{res.players}p_variants", table=g, shown=shown))  # fmt: skip
+            names = {
+                v["name"]: v["name"]
+                if v["name"] == BASELINE
+                else variant_name(v.get("varied", {}), base_rules, v["name"])
+                for v in res.variants
+            }  # every variant named by its change from the baseline's rules
+            g["variant"] = [
+                names.get(v, v) + (f" (shipped: {', '.join(also[v])})" if also.get(v) else "") for v in g["variant"]
+            ]
+            shown = pd.DataFrame(
+                {
+                    "variant": g["variant"],
+                    "skill gap, points [95% CI]": [
+                        interval_text(a, b, c, **A.POINTS) for a, b, c in zip(g["gap"], g["gap_lo"], g["gap_hi"])
+                    ],
+                    "change, paired [95% CI]": [
+                        interval_text(a, b, c, **A.POINTS) for a, b, c in zip(g["diff"], g["diff_lo"], g["diff_hi"])
+                    ],
+                    "unpaired CI": [
+                        interval_text(a, b, c, **A.POINTS)
+                        for a, b, c in zip(g["diff"], g["unpaired_lo"], g["unpaired_hi"])
+                    ],
+                    "rounds, change [95% CI]": [
+                        f"{r:.2f}"
+                        if not np.isfinite(d)
+                        else f"{r:.2f}, {interval_text(d, lo, hi, digits=2, signed=True)}"
+                        for r, d, lo, hi in zip(g["rounds"], g["rounds_diff"], g["rounds_diff_lo"], g["rounds_diff_hi"])
+                    ],
+                    "verdict": [
+                        "" if not np.isfinite(d) else gap_verdict(d, lo, hi, margin)
+                        for d, lo, hi in zip(g["diff"], g["diff_lo"], g["diff_hi"])
+                    ],
+                }
+            )
+            s.blocks.append(
+                Block(
+                    "table",
+                    text=f"The skill gap under each rules variant, {res.players} players, "
+                    f"{int(g['blocks'].iloc[0]) * res.players:,} games each on the same dice: its change "
+                    "from the baseline with the paired 95% interval, beside the unpaired one",
+                    name=f"skill_{res.players}p_variants",
+                    table=g,
+                    shown=shown,
+                )
+            )
             made = P.skill_variants_figure(g, res.players, margin)
             if made is not None:
                 s.blocks.append(Block("figure", text=made[1], name=f"skill-variants-{res.players}p", figure=made[0]))
-            s.blocks.append(Block("list", text="What each variant does to the skill gap",
-                                  items=[skill_variant_sentence(r, margin) for r in g.iloc[1:].itertuples()]))  # fmt: skip
+            s.blocks.append(
+                Block(
+                    "list",
+                    text="What each variant does to the skill gap",
+                    items=[skill_variant_sentence(r, margin) for r in g.iloc[1:].itertuples()],
+                )
+            )
             rest = g.iloc[1:]
-            moved = [gap_verdict(d, lo, hi, margin) in ("more skill", "more luck")
-                     for d, lo, hi in zip(rest["diff"], rest["diff_lo"], rest["diff_hi"])]  # fmt: skip
+            moved = [
+                gap_verdict(d, lo, hi, margin) in ("more skill", "more luck")
+                for d, lo, hi in zip(rest["diff"], rest["diff_lo"], rest["diff_hi"])
+            ]
             clear = rest[moved]
             if len(clear):
                 most = clear.loc[clear["diff"].abs().idxmax()]
-                glance.append(f"Rule variants and skill ({res.players} players): {len(clear)} of {len(g) - 1} variants "
-                              f"move the skill gap by more than {LA.margin_text('points', margin)}; most: {most.variant} "
-                              f"({interval_text(most['diff'], most.diff_lo, most.diff_hi, **A.POINTS_SAID)}, "
-                              f"{gap_verdict(most['diff'], most.diff_lo, most.diff_hi, margin)}).")  # fmt: skip
+                glance.append(
+                    f"Rule variants and skill ({res.players} players): {len(clear)} of {len(g) - 1} variants "
+                    f"move the skill gap by more than {LA.margin_text('points', margin)}; most: {most.variant} "
+                    f"({interval_text(most['diff'], most.diff_lo, most.diff_hi, **A.POINTS_SAID)}, "
+                    f"{gap_verdict(most['diff'], most.diff_lo, most.diff_hi, margin)})."
+                )
             else:
-                glance.append(f"Rule variants and skill ({res.players} players): no variant moves the skill gap by "
-                              f"more than {LA.margin_text('points', margin)} ({len(g) - 1} variants).")  # fmt: skip
+                glance.append(
+                    f"Rule variants and skill ({res.players} players): no variant moves the skill gap by "
+                    f"more than {LA.margin_text('points', margin)} ({len(g) - 1} variants)."
+                )
     return s, glance
 
 
@@ -128,29 +197,43 @@ def skill_variant_sentence(r, margin: float = MARGINS["points"]) -> str:
     """One variant's effect on the skill gap, judged by size against ``margin`` (``gap_verdict``),
     with what it does to the game's length."""
     points = LA.margin_text("points", margin)
-    said = {"more skill": "more a game of skill", "more luck": "more a game of luck",
-            "no change": f"no change of the skill gap that matters (inside {points})",
-            "not settled": f"whether the skill gap changes by {points} or more is not settled",
-            "no data": "no data"}  # fmt: skip
+    said = {
+        "more skill": "more a game of skill",
+        "more luck": "more a game of luck",
+        "no change": f"no change of the skill gap that matters (inside {points})",
+        "not settled": f"whether the skill gap changes by {points} or more is not settled",
+        "no data": "no data",
+    }
     rounds = f"; {F.rounds_words(r.rounds_diff, r.rounds_diff_lo, r.rounds_diff_hi)}"
-    return (f"{r.variant}: {said[gap_verdict(r.diff, r.diff_lo, r.diff_hi, margin)]}, the gap "
-            f"{interval_text(r.gap, r.gap_lo, r.gap_hi, **A.POINTS_SAID)} against the baseline's, a change "
-            f"of "
-            f"{interval_text(r.diff, r.diff_lo, r.diff_hi, **A.POINTS_SAID)} on the same dice{rounds}.")  # fmt: skip
-
+    return (
+        f"{r.variant}: {said[gap_verdict(r.diff, r.diff_lo, r.diff_hi, margin)]}, the gap "
+        f"{interval_text(r.gap, r.gap_lo, r.gap_hi, **A.POINTS_SAID)} against the baseline's, a change "
+        f"of "
+        f"{interval_text(r.diff, r.diff_lo, r.diff_hi, **A.POINTS_SAID)} on the same dice{rounds}."
+    )
 
 
 # -- rule variants -------------------------------------------------------------------------------
-VARIANT_GROUPS = {"seats": "Seats", "pirates": "Pirates", "vp": "Victory points", "city": "The city",
-                  "game": "Game length", "policies": "Policies"}  # fmt: skip
+VARIANT_GROUPS = {
+    "seats": "Seats",
+    "pirates": "Pirates",
+    "vp": "Victory points",
+    "city": "The city",
+    "game": "Game length",
+    "policies": "Policies",
+}
 
 
 def _largest(t, key: str, margins: dict[str, float] = MARGINS) -> str | None:
     """The variant that moves ``key`` most, among those whose paired interval lies wholly beyond the
     smallest change that matters for its unit (``intervals.margin_verdict``: it *moves*)."""
     rows = t[(t["metric"] == key) & (t["variant"] != "baseline")]
-    clear = rows[[margin_verdict(lo, hi, margins.get(u, np.nan)) == MOVES
-                  for lo, hi, u in zip(rows["diff_lo"], rows["diff_hi"], rows["unit"])]]  # fmt: skip
+    clear = rows[
+        [
+            margin_verdict(lo, hi, margins.get(u, np.nan)) == MOVES
+            for lo, hi, u in zip(rows["diff_lo"], rows["diff_hi"], rows["unit"])
+        ]
+    ]
     if clear.empty:
         return None
     r = clear.loc[clear["diff"].abs().idxmax()]
@@ -164,59 +247,97 @@ def _set_heading(vs) -> str:
     policies = ", ".join(dict.fromkeys(vs.policies))
     others = vs.variants[1:]
     shipped = named_variants()
-    what = ("the shipped variants" if others and all(v.name in shipped for v in others) else
-            "one rule at a time" if others and all(len(v.varied) == 1 for v in others) else "")  # fmt: skip
+    what = (
+        "the shipped variants"
+        if others and all(v.name in shipped for v in others)
+        else "one rule at a time"
+        if others and all(len(v.varied) == 1 for v in others)
+        else ""
+    )
     if not vs.paired:
         what = ", ".join(x for x in (what, "datasets under other rules, unpaired") if x)
     return f"Rule variants, {vs.players} players, {policies}" + (f": {what}" if what else "")
 
 
-def variants_section(sets: list, tables: list | None = None,
-                     margins: dict[str, float] = MARGINS) -> tuple[Section, list[str]]:  # fmt: skip
+def variants_section(
+    sets: list, tables: list | None = None, margins: dict[str, float] = MARGINS
+) -> tuple[Section, list[str]]:
     """The section "Rule variants" (``sweep.VariantSet``s; ``tables``: their ``table()``s, where
     already computed) and its at-a-glance lines; each difference judged by size against the margin
     of its unit (``margins``: the same, moves, not settled)."""
 
-    s = Section("Rule variants", "What changes when a rule changes. Each variant plays the same games as its "
-                "baseline; where they also meet the same dice (a sweep, or datasets of one seed and line-up) a "
-                "difference is measured game by game, and its *paired* 95% interval (the normal interval of the mean "
-                "of per-game differences) is set beside the interval two independent samples of the same size would "
-                "give. A difference is shown as variant minus baseline; rates in percentage points. Its verdict is by "
-                "size: *moves* where its interval lies wholly beyond the smallest change that matters, *the same* "
-                "where it lies inside it, *not settled* otherwise (the margins at the top of the page).")  # fmt: skip
+    s = Section(
+        "Rule variants",
+        "What changes when a rule changes. Each variant plays the same games as its "
+        "baseline; where they also meet the same dice (a sweep, or datasets of one seed and line-up) a "
+        "difference is measured game by game, and its *paired* 95% interval (the normal interval of the mean "
+        "of per-game differences) is set beside the interval two independent samples of the same size would "
+        "give. A difference is shown as variant minus baseline; rates in percentage points. Its verdict is by "
+        "size: *moves* where its interval lies wholly beyond the smallest change that matters, *the same* "
+        "where it lies inside it, *not settled* otherwise (the margins at the top of the page).",
+    )
     glance = []
     headings = [_set_heading(vs) for vs in sets]
-    headings = [h + (f", set {headings[:k].count(h) + 1}" if headings.count(h) > 1 else "") for k, h in enumerate(headings)]
+    headings = [
+        h + (f", set {headings[:k].count(h) + 1}" if headings.count(h) > 1 else "") for k, h in enumerate(headings)
+    ]
     for k, vs in enumerate(sets):
         base_rules = vs.variants[0].rules
         # every variant named by its change from the baseline's rules (the name it was run under beside it)
-        names = {v.name: v.name if v.name == BASELINE else variant_name(v.varied, base_rules, v.name)
-                 for v in vs.variants}  # fmt: skip
-        t = (tables[k] if tables is not None else vs.table()).assign(variant=lambda d: d["variant"].map(names))
+        names = {
+            v.name: v.name if v.name == BASELINE else variant_name(v.varied, base_rules, v.name) for v in vs.variants
+        }
+        t = (tables[k] if tables is not None else vs.table()).assign(variant=lambda d: d["variant"].map(names))  # noqa: B023 (called at once)
         first = len(s.blocks)
-        head = (f"{'A sweep' if vs.paired else 'Datasets under other rules'}: {vs.players} players, "
-                f"{', '.join(dict.fromkeys(vs.policies))} at the table, "
-                f"{vs.games:,} games per variant" + (f", seed {vs.seed}" if vs.seed is not None else "") +
-                (", every variant on the same dice (paired)" if vs.paired else
-                 ", not on the same dice: differences have unpaired intervals"))  # fmt: skip
-        listing = pd.DataFrame({"variant": [names[v.name] for v in vs.variants],
-                                "run as": [v.name for v in vs.variants],
-                                "dataset": vs.dirs})  # fmt: skip
-        s.blocks.append(Block("table", text=f"{head}. The variants, each named by its change from the baseline's "
-                              "rules", name=f"variants_{k}_list", table=listing))  # fmt: skip
+        head = (
+            f"{'A sweep' if vs.paired else 'Datasets under other rules'}: {vs.players} players, "
+            f"{', '.join(dict.fromkeys(vs.policies))} at the table, "
+            f"{vs.games:,} games per variant"
+            + (f", seed {vs.seed}" if vs.seed is not None else "")
+            + (
+                ", every variant on the same dice (paired)"
+                if vs.paired
+                else ", not on the same dice: differences have unpaired intervals"
+            )
+        )
+        listing = pd.DataFrame(
+            {
+                "variant": [names[v.name] for v in vs.variants],
+                "run as": [v.name for v in vs.variants],
+                "dataset": vs.dirs,
+            }
+        )
+        s.blocks.append(
+            Block(
+                "table",
+                text=f"{head}. The variants, each named by its change from the baseline's rules",
+                name=f"variants_{k}_list",
+                table=listing,
+            )
+        )
         rows = t.set_index(["variant", "metric"])
         shown = {"variant": [names[v.name] for v in vs.variants]}
         for key in HEADLINE:
             cells = []
             for v in vs.variants:
                 r = rows.loc[(names[v.name], key)]
-                cells.append(interval_text(r.value, r.lo, r.hi, **A.unit_form(r.unit)) if v.name == BASELINE else
-                             interval_text(r["diff"], r.diff_lo, r.diff_hi, **A.unit_form(r.unit, True)))  # fmt: skip
+                cells.append(
+                    interval_text(r.value, r.lo, r.hi, **A.unit_form(r.unit))
+                    if v.name == BASELINE
+                    else interval_text(r["diff"], r.diff_lo, r.diff_hi, **A.unit_form(r.unit, True))
+                )
             shown[SWEEP_HEADINGS[key]] = cells
         headline = t[t["metric"].isin(HEADLINE)]
-        s.blocks.append(Block("table", text="Which rule moves the balance most: the baseline's headline figures, and "
-                              "each variant's difference from them with its 95% interval", name=f"variants_{k}_headline",
-                              table=headline, shown=pd.DataFrame(shown)))  # fmt: skip
+        s.blocks.append(
+            Block(
+                "table",
+                text="Which rule moves the balance most: the baseline's headline figures, and "
+                "each variant's difference from them with its 95% interval",
+                name=f"variants_{k}_headline",
+                table=headline,
+                shown=pd.DataFrame(shown),
+            )
+        )
         made = P.variant_differences(t, headings[k])
         if made is not None:
             s.blocks.append(Block("figure", text=made[1], name=f"variants_{k}_differences", figure=made[0]))
@@ -226,47 +347,79 @@ def variants_section(sets: list, tables: list | None = None,
         vr = variance_reduction(t)
         if vs.paired and len(vr):
             median = float(vr["narrower"].median())
-            s.blocks.append(Block("table", text=(
-                f"What the common dice bought: over {len(vr)} metrics the paired interval of a difference is a median "
-                f"{median:.2f}x narrower than the unpaired one (from {vr['narrower'].min():.2f}x to "
-                f"{vr['narrower'].max():.2f}x), as precise as {median ** 2:.1f}x the games played independently. "
-                "Measured on these games: per metric, the median over the variants"),
-                name=f"variants_{k}_pairing", table=vr,
-                shown=pd.DataFrame({"metric": vr["label"], "paired interval narrower": [f"{x:.2f}x" for x in vr["narrower"]],
-                                    "games equivalent": [f"{x:.1f}x" for x in vr["games_factor"]]})))  # fmt: skip
+            s.blocks.append(
+                Block(
+                    "table",
+                    text=(
+                        f"What the common dice bought: over {len(vr)} metrics the paired interval of a difference "
+                        "is a median "
+                        f"{median:.2f}x narrower than the unpaired one (from {vr['narrower'].min():.2f}x to "
+                        f"{vr['narrower'].max():.2f}x), as precise as {median**2:.1f}x the games played independently. "
+                        "Measured on these games: per metric, the median over the variants"
+                    ),
+                    name=f"variants_{k}_pairing",
+                    table=vr,
+                    shown=pd.DataFrame(
+                        {
+                            "metric": vr["label"],
+                            "paired interval narrower": [f"{x:.2f}x" for x in vr["narrower"]],
+                            "games equivalent": [f"{x:.1f}x" for x in vr["games_factor"]],
+                        }
+                    ),
+                )
+            )
         for group, title in VARIANT_GROUPS.items():
             g = t[t["group"] == group]
             if g.empty:
                 continue
-            shown_g = pd.DataFrame({
-                "metric": g["label"], "variant": g["variant"],
-                "value [95% CI]": [interval_text(r.value, r.lo, r.hi, **A.unit_form(r.unit)) for r in g.itertuples()],
-                "difference [paired 95% CI]": [interval_text(r.diff, r.diff_lo, r.diff_hi, **A.unit_form(r.unit, True))
-                                               for r in g.itertuples()],
-                "unpaired 95% CI": [interval_text(r.diff, r.unpaired_lo, r.unpaired_hi, **A.unit_form(r.unit, True))
-                                    for r in g.itertuples()],
-                "verdict": ["" if r.variant == "baseline" else margin_verdict(r.diff_lo, r.diff_hi,
-                                                                             margins.get(r.unit, np.nan))
-                            for r in g.itertuples()],
-            })  # fmt: skip
-            s.blocks.append(Block("table", text=f"{title}: every variant", name=f"variants_{k}_{group}",
-                                  table=g, shown=shown_g))  # fmt: skip
+            shown_g = pd.DataFrame(
+                {
+                    "metric": g["label"],
+                    "variant": g["variant"],
+                    "value [95% CI]": [
+                        interval_text(r.value, r.lo, r.hi, **A.unit_form(r.unit)) for r in g.itertuples()
+                    ],
+                    "difference [paired 95% CI]": [
+                        interval_text(r.diff, r.diff_lo, r.diff_hi, **A.unit_form(r.unit, True)) for r in g.itertuples()
+                    ],
+                    "unpaired 95% CI": [
+                        interval_text(r.diff, r.unpaired_lo, r.unpaired_hi, **A.unit_form(r.unit, True))
+                        for r in g.itertuples()
+                    ],
+                    "verdict": [
+                        ""
+                        if r.variant == "baseline"
+                        else margin_verdict(r.diff_lo, r.diff_hi, margins.get(r.unit, np.nan))
+                        for r in g.itertuples()
+                    ],
+                }
+            )
+            s.blocks.append(
+                Block("table", text=f"{title}: every variant", name=f"variants_{k}_{group}", table=g, shown=shown_g)
+            )
         # figures first, then the tables, under a heading per set of variants
         blocks = s.blocks[first:]
         del s.blocks[first:]
         lead = [f"variants_{k}_differences", f"variants_{k}_headline", f"variants_{k}_list"]
         blocks.sort(key=lambda b: (lead.index(b.name) if b.name in lead else len(lead), b.kind != "figure"))
         s.blocks += [Block("heading", text=headings[k]), *blocks]
-        moves = [(label, _largest(t, key, margins)) for key, label in (("start_edge", "the start player's edge"),
-                                                            ("cannons_changed_winner", "how often cannons change the winner"),
-                                                            ("vp_total", "the mean final VP"))]  # fmt: skip
-        said = "; ".join(f"{label} most: {who}" if who else f"{label}: no variant by more than the margin"
-                         for label, who in moves)  # fmt: skip
-        glance.append(f"Rule variants ({vs.players} players, {', '.join(dict.fromkeys(vs.policies))} at the table, "
-                      f"{len(vs.variants) - 1} variants, {vs.games:,} games each): "
-                      f"moving {said} (section \"Rule variants\").")  # fmt: skip
+        moves = [
+            (label, _largest(t, key, margins))
+            for key, label in (
+                ("start_edge", "the start player's edge"),
+                ("cannons_changed_winner", "how often cannons change the winner"),
+                ("vp_total", "the mean final VP"),
+            )
+        ]
+        said = "; ".join(
+            f"{label} most: {who}" if who else f"{label}: no variant by more than the margin" for label, who in moves
+        )
+        glance.append(
+            f"Rule variants ({vs.players} players, {', '.join(dict.fromkeys(vs.policies))} at the table, "
+            f"{len(vs.variants) - 1} variants, {vs.games:,} games each): "
+            f'moving {said} (section "Rule variants").'
+        )
     return s, glance
-
 
 
 # -- seat compensation ---------------------------------------------------------------------------
@@ -279,18 +432,24 @@ def _one_unit(result) -> str | None:
         return None
     before, after = found[zero].win[-1], found[one].win[-1]
     unit = "coin" if result.by == "coins" else "VP"
-    return (f"one {unit} more for the last seat moved its win share from {100 * before:.1f}% to {100 * after:.1f}% "
-            f"({100 * (after - before):+.1f} points) on the search games")  # fmt: skip
+    return (
+        f"one {unit} more for the last seat moved its win share from {100 * before:.1f}% to {100 * after:.1f}% "
+        f"({100 * (after - before):+.1f} points) on the search games"
+    )
 
 
 def compensation_section(results: list) -> tuple[Section, list[str]]:
     """The section "Seat compensation" (``smsim fairness`` results) and its at-a-glance lines."""
-    s = Section("Seat compensation", "How much should the later seats get so that every seat wins equally often? "
-                "`smsim fairness` searches, on common dice, the whole number of extra start coins (`seat_coins`) or "
-                "of VP (`seat_vp`) per seat that brings every seat's win share (a shared win split) closest to "
-                "parity, the start player's (seat 1) fixed at 0, then plays held-out games it never searched on without and with that "
-                "compensation (docs/fairness.md). A seat's remaining unfairness is *distinguishable* where its "
-                "interval after compensation excludes parity.")  # fmt: skip
+    s = Section(
+        "Seat compensation",
+        "How much should the later seats get so that every seat wins equally often? "
+        "`smsim fairness` searches, on common dice, the whole number of extra start coins (`seat_coins`) or "
+        "of VP (`seat_vp`) per seat that brings every seat's win share (a shared win split) closest to "
+        "parity, the start player's (seat 1) fixed at 0, then plays held-out games it never searched on "
+        "without and with that "
+        "compensation (docs/fairness.md). A seat's remaining unfairness is *distinguishable* where its "
+        "interval after compensation excludes parity.",
+    )
     glance = []
     results = sorted(results, key=lambda r: (r.players, r.by))
     made = P.fairness_figure(results)
@@ -298,32 +457,46 @@ def compensation_section(results: list) -> tuple[Section, list[str]]:
         s.blocks.append(Block("figure", text=made[1], name="seat-compensation", figure=made[0]))
     for r in results:
         t = r.table
-        shown = pd.DataFrame({
-            "seat": [f"{int(x) + 1}{' (start)' if x == 0 else ''}" for x in t["seat"]],  # people count from 1
-            f"{r.rules_field}": t["compensation"].astype(int),
-            "win share before [95% CI]": [interval_text(v, lo, hi, **A.RATE) for v, lo, hi in
-                                          zip(t["before"], t["before_lo"], t["before_hi"])],
-            "after [95% CI]": [interval_text(v, lo, hi, **A.RATE)
-                               for v, lo, hi in zip(t["after"], t["after_lo"], t["after_hi"])],
-            "still unfair": ["yes" if d else "no" for d in t["distinguishable"]],
-        })  # fmt: skip
+        shown = pd.DataFrame(
+            {
+                "seat": [f"{int(x) + 1}{' (start)' if x == 0 else ''}" for x in t["seat"]],  # people count from 1
+                f"{r.rules_field}": t["compensation"].astype(int),
+                "win share before [95% CI]": [
+                    interval_text(v, lo, hi, **A.RATE) for v, lo, hi in zip(t["before"], t["before_lo"], t["before_hi"])
+                ],
+                "after [95% CI]": [
+                    interval_text(v, lo, hi, **A.RATE) for v, lo, hi in zip(t["after"], t["after_lo"], t["after_hi"])
+                ],
+                "still unfair": ["yes" if d else "no" for d in t["distinguishable"]],
+            }
+        )
         c = r.check
-        line = (f"largest gap from parity {100 * c.get('before_max_deviation', np.nan):.1f} points before, "
-                f"{100 * c.get('after_max_deviation', np.nan):.1f} after; all seats equal (chi-square): p = "
-                f"{c.get('p_before', np.nan):.2g} before, {c.get('p_after', np.nan):.2g} after")  # fmt: skip
+        line = (
+            f"largest gap from parity {100 * c.get('before_max_deviation', np.nan):.1f} points before, "
+            f"{100 * c.get('after_max_deviation', np.nan):.1f} after; all seats equal (chi-square): p = "
+            f"{c.get('p_before', np.nan):.2g} before, {c.get('p_after', np.nan):.2g} after"
+        )
         unit = _one_unit(r)
-        head = (f"{r.players} players, `{r.policy}` in every seat, by {r.by}: found {r.rules_field} = "
-                f"{list(r.compensation)} ({r.games:,} search games on seed {r.seed}; checked on {r.check_games:,} "
-                f"held-out games on seed {r.check_seed}); {line}" + (f"; {unit}" if unit else ""))  # fmt: skip
+        head = (
+            f"{r.players} players, `{r.policy}` in every seat, by {r.by}: found {r.rules_field} = "
+            f"{list(r.compensation)} ({r.games:,} search games on seed {r.seed}; checked on {r.check_games:,} "
+            f"held-out games on seed {r.check_seed}); {line}" + (f"; {unit}" if unit else "")
+        )
         s.blocks.append(Block("table", text=head, name=f"compensation_{r.players}p_{r.by}", table=t, shown=shown))
         if any(r.compensation):
             left = int(t["distinguishable"].sum())
-            verdict = ("no seat remains distinguishable from parity" if not left else
-                       f"it narrows the gap, but {left} of {r.players} seats remain distinguishable from parity")
-            glance.append(f"{r.players} players, by {r.by}: the best whole-number compensation is {r.rules_field} = "
-                          f"{list(r.compensation)}; {verdict} ({r.check_games:,} held-out games; {line}).")  # fmt: skip
+            verdict = (
+                "no seat remains distinguishable from parity"
+                if not left
+                else f"it narrows the gap, but {left} of {r.players} seats remain distinguishable from parity"
+            )
+            glance.append(
+                f"{r.players} players, by {r.by}: the best whole-number compensation is {r.rules_field} = "
+                f"{list(r.compensation)}; {verdict} ({r.check_games:,} held-out games; {line})."
+            )
         else:
-            glance.append(f"{r.players} players, by {r.by}: no whole-number compensation beats none "
-                          f"({unit or 'one unit overshoots the seats differences'}); {line}.")  # fmt: skip
+            glance.append(
+                f"{r.players} players, by {r.by}: no whole-number compensation beats none "
+                f"({unit or 'one unit overshoots the seats differences'}); {line}."
+            )
     return s, glance
-

@@ -20,16 +20,16 @@ are the plain Wilson and normal intervals. The arithmetic is ``smsim.stats`` (``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
 from smsim.errors import DatasetError
-from smsim.intervals import MARGINS, Z_95, difference_interval, margin_verdict
+from smsim.intervals import MARGINS, difference_interval, margin_verdict
 from smsim.rules import SIDE_NAMES, Rules
 from smsim.runs.dataset import (  # the breakdown of the final score, one list for every table
     VP_LABELS,
@@ -150,9 +150,17 @@ def _read_one(path: Path, kind: str | None) -> tuple[pd.DataFrame, pd.DataFrame,
                 df["game"] = df["game_id"]
         policies = manifest.get("policies", [])
         rules = manifest["rules"]
-        src = Source(str(path), "compare", int(games["players"].iloc[0]) if len(games) else 0, len(games),
-                     f"compare: {', '.join(policies)} (every seat arrangement)", " ".join(manifest.get("command", [])),
-                     manifest.get("seed"), saved.tables, fair_seating=True)  # fmt: skip
+        src = Source(
+            str(path),
+            "compare",
+            int(games["players"].iloc[0]) if len(games) else 0,
+            len(games),
+            f"compare: {', '.join(policies)} (every seat arrangement)",
+            " ".join(manifest.get("command", [])),
+            manifest.get("seed"),
+            saved.tables,
+            fair_seating=True,
+        )
         return seats, games, rules, src
     manifest = read_manifest(path, "dataset")  # refuses anything but a dataset, with a clear message
     parts = sorted(done_parts(path))
@@ -160,15 +168,26 @@ def _read_one(path: Path, kind: str | None) -> tuple[pd.DataFrame, pd.DataFrame,
     games = _read_parquets([path / "games" / part_name(k) for k in parts])
     run = manifest["run"]
     names = [p["name"] for p in run["policies"]]
-    src = Source(str(path), "simulate", int(run["players"]), len(games), "seats: " + ", ".join(names),
-                 " ".join(manifest.get("command", [])) if isinstance(manifest.get("command"), list)
-                 else str(manifest.get("command", "")), run.get("seed"), fair_seating=len(set(names)) == 1,
-                 seat_policies=tuple(names), planned=int(run.get("games", len(games))))  # fmt: skip
+    src = Source(
+        str(path),
+        "simulate",
+        int(run["players"]),
+        len(games),
+        "seats: " + ", ".join(names),
+        " ".join(manifest.get("command", []))
+        if isinstance(manifest.get("command"), list)
+        else str(manifest.get("command", "")),
+        run.get("seed"),
+        fair_seating=len(set(names)) == 1,
+        seat_policies=tuple(names),
+        planned=int(run.get("games", len(games))),
+    )
     return seats, games, run["rules"], src
 
 
-def read_report_data(paths: list[str | Path], ladder: tuple[str, ...] = LADDER,
-                     kinds: dict[str, str | None] | None = None) -> ReportData:
+def read_report_data(
+    paths: list[str | Path], ladder: tuple[str, ...] = LADDER, kinds: dict[str, str | None] | None = None
+) -> ReportData:
     """Read datasets (``smsim simulate --out``) and comparisons (``smsim compare --out``) for one
     report. They must share their rules: a report describes one rules configuration (rules
     variants are compared beside it: ``split_variants``). Wall-bonus ablations (``smsim
@@ -201,8 +220,10 @@ def read_report_data(paths: list[str | Path], ladder: tuple[str, ...] = LADDER,
             rules_dict, first = rules, path
         elif rules != rules_dict:
             diff = sorted(k for k in set(rules) | set(rules_dict) if rules.get(k) != rules_dict.get(k))
-            raise DatasetError(f"{str(path)!r} uses other rules than {str(first)!r} ({', '.join(diff)}); "
-                               "report one rules configuration at a time")  # fmt: skip
+            raise DatasetError(
+                f"{str(path)!r} uses other rules than {str(first)!r} ({', '.join(diff)}); "
+                "report one rules configuration at a time"
+            )
         if len(seats):
             # rows that share dice or a table: a comparison's block, else one game
             for df in (seats, games):
@@ -215,10 +236,16 @@ def read_report_data(paths: list[str | Path], ladder: tuple[str, ...] = LADDER,
         seat_frames.append(seats)
         game_frames.append(games)
         sources.append(src)
-    seats = pd.concat([f for f in seat_frames if len(f)], ignore_index=True) if any(len(f) for f in seat_frames) \
-        else pd.DataFrame()  # fmt: skip
-    games = pd.concat([f for f in game_frames if len(f)], ignore_index=True) if any(len(f) for f in game_frames) \
-        else pd.DataFrame()  # fmt: skip
+    seats = (
+        pd.concat([f for f in seat_frames if len(f)], ignore_index=True)
+        if any(len(f) for f in seat_frames)
+        else pd.DataFrame()
+    )
+    games = (
+        pd.concat([f for f in game_frames if len(f)], ignore_index=True)
+        if any(len(f) for f in game_frames)
+        else pd.DataFrame()
+    )
     for df in (seats, games):
         for col in ("policy", "field"):
             if col in df:
@@ -234,14 +261,20 @@ def _ablations(paths: list[str | Path], rules: Rules) -> pd.DataFrame:
     for p in paths:
         result = read_bonus(p)
         if result.rules != rules:
-            diff = sorted(k for k in set(result.rules.to_dict()) | set(rules.to_dict())
-                          if result.rules.to_dict().get(k) != rules.to_dict().get(k))  # fmt: skip
-            raise DatasetError(f"{str(p)!r} is a wall-bonus ablation under other rules than the report's "
-                               f"({', '.join(diff)}); report one rules configuration at a time")  # fmt: skip
+            diff = sorted(
+                k
+                for k in set(result.rules.to_dict()) | set(rules.to_dict())
+                if result.rules.to_dict().get(k) != rules.to_dict().get(k)
+            )
+            raise DatasetError(
+                f"{str(p)!r} is a wall-bonus ablation under other rules than the report's "
+                f"({', '.join(diff)}); report one rules configuration at a time"
+            )
         key = (result.players, result.policy)
         if key in seen:
-            raise DatasetError(f"{str(p)!r} and {seen[key]!r} are both wall-bonus ablations of {key[0]} players "
-                               f"and {key[1]}; give one")  # fmt: skip
+            raise DatasetError(
+                f"{str(p)!r} and {seen[key]!r} are both wall-bonus ablations of {key[0]} players and {key[1]}; give one"
+            )
         seen[key] = str(p)
         if len(result.table):
             frames.append(result.table)
@@ -287,8 +320,9 @@ def church_sizes(data: ReportData) -> pd.DataFrame:
     for k in SIZES:
         out[f"size_{k}_per_seat"] = grouped[f"churches_{k}"].mean()
         r = grouped_rate(s, BY, s[f"churches_{k}"] > 0, f"size_{k}_built")
-        out[[f"size_{k}_built", f"size_{k}_built_lo", f"size_{k}_built_hi"]] = \
-            r[[f"size_{k}_built", f"size_{k}_built_lo", f"size_{k}_built_hi"]]  # fmt: skip
+        out[[f"size_{k}_built", f"size_{k}_built_lo", f"size_{k}_built_hi"]] = r[
+            [f"size_{k}_built", f"size_{k}_built_lo", f"size_{k}_built_hi"]
+        ]
     return out.reset_index()
 
 
@@ -311,8 +345,9 @@ def priests(data: ReportData) -> pd.DataFrame:
     out = grouped_mean(s, BY, s["vp_priest"], "priest_vp")
     r = grouped_rate(s, BY, s["vp_priest"] > 0, "priest_scored")
     out.insert(0, "seats", r["n"])
-    out[["priest_scored", "priest_scored_lo", "priest_scored_hi"]] = r[["priest_scored", "priest_scored_lo",
-                                                                         "priest_scored_hi"]]  # fmt: skip
+    out[["priest_scored", "priest_scored_lo", "priest_scored_hi"]] = r[
+        ["priest_scored", "priest_scored_lo", "priest_scored_hi"]
+    ]
     return out.reset_index()
 
 
@@ -338,8 +373,17 @@ def sides(data: ReportData) -> pd.DataFrame:
         r["bonus"] = _bonus_text(data.rules, i)
         rows.append(r.reset_index())
     out = pd.concat(rows, ignore_index=True)
-    cols = BY + ["side", "bonus", "n", "completed_count", "completed", "completed_lo", "completed_hi",
-                 "round_mean", "round_median"]  # fmt: skip
+    cols = BY + [
+        "side",
+        "bonus",
+        "n",
+        "completed_count",
+        "completed",
+        "completed_lo",
+        "completed_hi",
+        "round_mean",
+        "round_median",
+    ]
     return out[cols].sort_values(BY + ["side"], kind="stable").reset_index(drop=True)
 
 
@@ -364,8 +408,19 @@ def _level_order(policy: str) -> int:
     return LADDER.index(policy) if policy in LADDER else len(LADDER)
 
 
-AGREE_COLUMNS = ["players", "policy", "sides", "win_diff", "win_diff_lo", "win_diff_hi", "vp_diff", "vp_diff_lo",
-                 "vp_diff_hi", "agree", "verdict"]  # fmt: skip
+AGREE_COLUMNS = [
+    "players",
+    "policy",
+    "sides",
+    "win_diff",
+    "win_diff_lo",
+    "win_diff_hi",
+    "vp_diff",
+    "vp_diff_lo",
+    "vp_diff_hi",
+    "agree",
+    "verdict",
+]
 
 
 def sides_agree(table: pd.DataFrame, margins: dict[str, float] = MARGINS) -> pd.DataFrame:
@@ -384,13 +439,28 @@ def sides_agree(table: pd.DataFrame, margins: dict[str, float] = MARGINS) -> pd.
                 a, b = g.iloc[i], g.iloc[j]
                 if a["bonus"] != b["bonus"]:
                     continue
-                win = difference_interval(*(tuple(float(r[f"win_change{x}"]) for x in ("", "_lo", "_hi")) for r in (a, b)))
-                vp = difference_interval(*(tuple(float(r[f"vp_change{x}"]) for x in ("", "_lo", "_hi")) for r in (a, b)))
+                win = difference_interval(
+                    *(tuple(float(r[f"win_change{x}"]) for x in ("", "_lo", "_hi")) for r in (a, b))
+                )
+                vp = difference_interval(
+                    *(tuple(float(r[f"vp_change{x}"]) for x in ("", "_lo", "_hi")) for r in (a, b))
+                )
                 agree = all(lo <= 0 <= hi for _, lo, hi in (win, vp))
-                rows.append({"players": players, "policy": policy, "sides": f"{b['side']} - {a['side']}",
-                             "win_diff": win[0], "win_diff_lo": win[1], "win_diff_hi": win[2], "vp_diff": vp[0],
-                             "vp_diff_lo": vp[1], "vp_diff_hi": vp[2], "agree": agree,
-                             "verdict": margin_verdict(vp[1], vp[2], margins["vp"])})  # fmt: skip
+                rows.append(
+                    {
+                        "players": players,
+                        "policy": policy,
+                        "sides": f"{b['side']} - {a['side']}",
+                        "win_diff": win[0],
+                        "win_diff_lo": win[1],
+                        "win_diff_hi": win[2],
+                        "vp_diff": vp[0],
+                        "vp_diff_lo": vp[1],
+                        "vp_diff_hi": vp[2],
+                        "agree": agree,
+                        "verdict": margin_verdict(vp[1], vp[2], margins["vp"]),
+                    }
+                )
     return pd.DataFrame(rows, columns=AGREE_COLUMNS)
 
 
@@ -527,8 +597,13 @@ def cannons_changed_winner(data: ReportData) -> pd.DataFrame:
     without = _winner_sets(s, s["total"].astype(np.int64) - s["cannon_vp"].astype(np.int64))
     per_game = s.groupby(["source", "game"])
     changed = actual != without
-    df = pd.DataFrame({"players": per_game["players"].first(), "changed": changed,
-                       "cluster": per_game["cluster"].first() if "cluster" in s else 0})  # fmt: skip
+    df = pd.DataFrame(
+        {
+            "players": per_game["players"].first(),
+            "changed": changed,
+            "cluster": per_game["cluster"].first() if "cluster" in s else 0,
+        }
+    )
     return grouped_rate(df, ["players"], df["changed"], "changed").rename(columns={"n": "games"}).reset_index()
 
 
@@ -617,8 +692,9 @@ def vp_by_source(data: ReportData) -> pd.DataFrame:
 
 def game_end(data: ReportData) -> pd.DataFrame:
     """Per player count and field: how the game ended: the share of games ended by each seat
-    filling its city first (``seat_0``, the start player's, is seat 1 on the page), the share in which two or more cities were full at the end, and the
-    share the engine's safety cap stopped (``aborted_share``), each with its interval."""
+    filling its city first (``seat_0``, the start player's, is seat 1 on the page), the share in
+    which two or more cities were full at the end, and the share the engine's safety cap stopped
+    (``aborted_share``), each with its interval."""
     g = data.games
     if g.empty:
         return _empty(["players", "field"])
@@ -627,8 +703,9 @@ def game_end(data: ReportData) -> pd.DataFrame:
     for seat in range(int(g["players"].max())):
         rate = grouped_rate(g, by, g["ended_by"] == seat, f"seat_{seat}")
         _add_rate(out, rate, f"seat_{seat}")
-        out.loc[out.index.get_level_values("players") <= seat, [f"seat_{seat}", f"seat_{seat}_lo", f"seat_{seat}_hi"]] \
-            = np.nan  # fmt: skip
+        out.loc[
+            out.index.get_level_values("players") <= seat, [f"seat_{seat}", f"seat_{seat}_lo", f"seat_{seat}_hi"]
+        ] = np.nan
     full = g["filled_seats"].map(lambda m: bin(int(m)).count("1"))
     _add_rate(out, grouped_rate(g, by, full > 1, "several_full"), "several_full")
     _add_rate(out, grouped_rate(g, by, g["aborted"].astype(bool), "aborted_share"), "aborted_share")
@@ -676,8 +753,9 @@ def church_vp_share(data: ReportData) -> pd.DataFrame:
         return _empty(BY)
     g = s.groupby(BY, observed=True)
     church, total = s["church_vp"].astype(np.float64), s["total"].astype(np.float64)
-    share_row = church.groupby([s[b] for b in BY], observed=True).transform("sum") / \
-        total.groupby([s[b] for b in BY], observed=True).transform("sum")  # fmt: skip
+    share_row = church.groupby([s[b] for b in BY], observed=True).transform("sum") / total.groupby(
+        [s[b] for b in BY], observed=True
+    ).transform("sum")
     mean_total = total.groupby([s[b] for b in BY], observed=True).transform("mean")
     lin = grouped_mean(s, BY, (church - share_row * total) / mean_total, "z")
     share = g["church_vp"].sum().astype(np.float64) / g["total"].sum().astype(np.float64)
@@ -727,8 +805,12 @@ def unit_form(unit: str, signed: bool = False, words: bool = False, fit: bool = 
     decimals its interval needs rather than one."""
     if unit in ("rate", "share", "points"):
         pct = unit != "points" and not signed
-        return {"digits": None if fit else 1, "scale": 100, "signed": not pct,
-                "unit": "%" if pct else " points" if words else ""}  # fmt: skip
+        return {
+            "digits": None if fit else 1,
+            "scale": 100,
+            "signed": not pct,
+            "unit": "%" if pct else " points" if words else "",
+        }
     return {"digits": 2, "signed": signed, "unit": {"vp": " VP", "rounds": " rounds"}.get(unit, "") if words else ""}
 
 
@@ -737,9 +819,15 @@ RATE, POINTS, POINTS_SAID = unit_form("rate"), unit_form("points"), unit_form("p
 in a sentence ``+5.2 points [+4.9, +5.5]``."""
 
 
-HEADLINE_SECTIONS = {"church_vp_share": "Church series", "wall_bonus": "Wall bonuses",
-                     "cannons_changed_winner": "Pirate losses", "attack_held": "Pirate losses",
-                     "seat_win": "Outcomes", "vp_by_source": "Outcomes", "game_length": "Outcomes"}  # fmt: skip
+HEADLINE_SECTIONS = {
+    "church_vp_share": "Church series",
+    "wall_bonus": "Wall bonuses",
+    "cannons_changed_winner": "Pirate losses",
+    "attack_held": "Pirate losses",
+    "seat_win": "Outcomes",
+    "vp_by_source": "Outcomes",
+    "game_length": "Outcomes",
+}
 """Each headline figure and the section it heads, in the report's order."""
 
 VP_SOURCE_SECTIONS = {"church_vp": "Church series", "cannon_vp": "Pirate losses"}
@@ -757,30 +845,106 @@ def headline_figures(data: ReportData) -> list[Figure]:
     games = data.n_games
     sec = HEADLINE_SECTIONS
     for r in church_vp_share(data).itertuples():
-        out.append(Figure("church_vp_share", "", "Church VP share of total VP", "share", sec["church_vp_share"],
-                          r.church_vp_share, r.church_vp_share_lo, r.church_vp_share_hi, games))  # fmt: skip
+        out.append(
+            Figure(
+                "church_vp_share",
+                "",
+                "Church VP share of total VP",
+                "share",
+                sec["church_vp_share"],
+                r.church_vp_share,
+                r.church_vp_share_lo,
+                r.church_vp_share_hi,
+                games,
+            )
+        )
     for r in sample_bonus_value(data).itertuples():
         if np.isfinite(r.vp_change):
-            out.append(Figure("wall_bonus", r.side, f"The {r.side} side's bonus ({r.bonus}): VP it is worth, with "
-                              "minus without", "vp", sec["wall_bonus"], r.vp_change, r.vp_change_lo, r.vp_change_hi,
-                              int(r.games)))  # fmt: skip
+            out.append(
+                Figure(
+                    "wall_bonus",
+                    r.side,
+                    f"The {r.side} side's bonus ({r.bonus}): VP it is worth, with minus without",
+                    "vp",
+                    sec["wall_bonus"],
+                    r.vp_change,
+                    r.vp_change_lo,
+                    r.vp_change_hi,
+                    int(r.games),
+                )
+            )
     for r in cannons_changed_winner(data).itertuples():
-        out.append(Figure("cannons_changed_winner", "", "Cannon losses change the winner", "rate",
-                          sec["cannons_changed_winner"], r.changed, r.changed_lo, r.changed_hi, int(r.games)))  # fmt: skip
+        out.append(
+            Figure(
+                "cannons_changed_winner",
+                "",
+                "Cannon losses change the winner",
+                "rate",
+                sec["cannons_changed_winner"],
+                r.changed,
+                r.changed_lo,
+                r.changed_hi,
+                int(r.games),
+            )
+        )
     for r in defence_vs_strength(data).itertuples():
-        out.append(Figure("attack_held", str(r.attack), f"Attack {r.attack} (strength {r.strength}) held by a seat",
-                          "rate", sec["attack_held"], r.held, r.held_lo, r.held_hi, int(r.n) // int(r.players)))  # fmt: skip
+        out.append(
+            Figure(
+                "attack_held",
+                str(r.attack),
+                f"Attack {r.attack} (strength {r.strength}) held by a seat",
+                "rate",
+                sec["attack_held"],
+                r.held,
+                r.held_lo,
+                r.held_hi,
+                int(r.n) // int(r.players),
+            )
+        )
     for r in seat_advantage(data).itertuples():
         who = " (the start player)" if r.seat == 0 else ""
-        out.append(Figure("seat_win", str(r.seat), f"Seat {r.seat + 1}{who} wins", "rate", sec["seat_win"], r.win,
-                          r.win_lo, r.win_hi, int(r.n), r.parity))  # fmt: skip
+        out.append(
+            Figure(
+                "seat_win",
+                str(r.seat),
+                f"Seat {r.seat + 1}{who} wins",
+                "rate",
+                sec["seat_win"],
+                r.win,
+                r.win_lo,
+                r.win_hi,
+                int(r.n),
+                r.parity,
+            )
+        )
     for r in vp_source_means(data).itertuples():
-        out.append(Figure("vp_by_source", r.vp_source, f"Mean VP per seat: {VP_LABELS[r.vp_source]}", "vp",
-                          VP_SOURCE_SECTIONS.get(r.vp_source, sec["vp_by_source"]), r.vp, r.vp_lo, r.vp_hi,
-                          games))  # fmt: skip
+        out.append(
+            Figure(
+                "vp_by_source",
+                r.vp_source,
+                f"Mean VP per seat: {VP_LABELS[r.vp_source]}",
+                "vp",
+                VP_SOURCE_SECTIONS.get(r.vp_source, sec["vp_by_source"]),
+                r.vp,
+                r.vp_lo,
+                r.vp_hi,
+                games,
+            )
+        )
     for r in game_length(data).itertuples():
-        out.append(Figure("game_length", "", "Game length (rounds)", "rounds", sec["game_length"], r.rounds,
-                          r.rounds_lo, r.rounds_hi, int(r.games)))  # fmt: skip
+        out.append(
+            Figure(
+                "game_length",
+                "",
+                "Game length (rounds)",
+                "rounds",
+                sec["game_length"],
+                r.rounds,
+                r.rounds_lo,
+                r.rounds_hi,
+                int(r.games),
+            )
+        )
     return out
 
 
@@ -834,8 +998,10 @@ def split_variants(paths: list[str | Path], kinds: dict[str, str | None] | None 
         if rules == main_rules:
             continue
         if kind != "simulate":
-            raise DatasetError(f"{str(p)!r} is a comparison with other rules than the report's; only `smsim "
-                               "simulate` datasets can be compared as rules variants")  # fmt: skip
+            raise DatasetError(
+                f"{str(p)!r} is a comparison with other rules than the report's; only `smsim "
+                "simulate` datasets can be compared as rules variants"
+            )
         names = [q["name"] for q in run["policies"]]
 
         def closeness(b: Path, run=run, names=names) -> tuple[int, int]:
@@ -845,8 +1011,10 @@ def split_variants(paths: list[str | Path], kinds: dict[str, str | None] | None 
 
         bases = [b for b in main if found[b][1] == "simulate" and found[b][2]["players"] == run["players"]]
         if not bases:
-            raise DatasetError(f"{str(p)!r} uses other rules than the report's datasets, and none of them is a "
-                               f"`smsim simulate` dataset of {run['players']} players to compare it with")  # fmt: skip
+            raise DatasetError(
+                f"{str(p)!r} uses other rules than the report's datasets, and none of them is a "
+                f"`smsim simulate` dataset of {run['players']} players to compare it with"
+            )
         groups.setdefault(max(bases, key=closeness), []).append(p)
     sets += [variant_set_from_datasets(b, others) for b, others in groups.items()]
     return [str(p) for p in main] + ablations, sets
@@ -885,9 +1053,31 @@ def short_field(field: str) -> str:
 
 
 # -- the ladder of play, shown ordered (smsim ladder), and the dice decisions (smsim regret) --------
-LADDER_STEP_COLUMNS = ["players", "lower", "upper", "check", "parity", "head_games", "head_share", "head_lo", "head_hi",
-                       "edge", "edge_lo", "edge_hi", "vp_diff", "vp_lo", "vp_hi", "verdict", "field_games",
-                       "field_diff", "field_lo", "field_hi", "field_verdict", "field", "seed"]  # fmt: skip
+LADDER_STEP_COLUMNS = [
+    "players",
+    "lower",
+    "upper",
+    "check",
+    "parity",
+    "head_games",
+    "head_share",
+    "head_lo",
+    "head_hi",
+    "edge",
+    "edge_lo",
+    "edge_hi",
+    "vp_diff",
+    "vp_lo",
+    "vp_hi",
+    "verdict",
+    "field_games",
+    "field_diff",
+    "field_lo",
+    "field_hi",
+    "field_verdict",
+    "field",
+    "seed",
+]
 
 
 def ladder_steps(ladders: list, margin: float = MARGINS["share"]) -> pd.DataFrame:
@@ -904,15 +1094,24 @@ def ladder_steps(ladders: list, margin: float = MARGINS["share"]) -> pd.DataFram
         for r in res.steps.itertuples():
             key = (int(r.players), r.lower, r.upper)
             if key in seen:
-                raise DatasetError(f"{res.path!r} and {seen[key]!r} both measure the step {r.lower} → {r.upper} at "
-                                   f"{key[0]} players; give one")  # fmt: skip
+                raise DatasetError(
+                    f"{res.path!r} and {seen[key]!r} both measure the step {r.lower} → {r.upper} at "
+                    f"{key[0]} players; give one"
+                )
             seen[key] = res.path
-            rows.append({**{c: getattr(r, c) for c in LADDER_STEP_COLUMNS if hasattr(r, c)},
-                         "players": int(r.players), "check": bool(r.check), "head_games": int(r.head_games),
-                         "field_games": int(r.field_games),
-                         "verdict": step_verdict(r.edge, r.edge_lo, r.edge_hi, margin),
-                         "field_verdict": step_verdict(r.field_diff, r.field_lo, r.field_hi, margin),
-                         "field": ", ".join(res.plan.field), "seed": res.plan.seed})  # fmt: skip
+            rows.append(
+                {
+                    **{c: getattr(r, c) for c in LADDER_STEP_COLUMNS if hasattr(r, c)},
+                    "players": int(r.players),
+                    "check": bool(r.check),
+                    "head_games": int(r.head_games),
+                    "field_games": int(r.field_games),
+                    "verdict": step_verdict(r.edge, r.edge_lo, r.edge_hi, margin),
+                    "field_verdict": step_verdict(r.field_diff, r.field_lo, r.field_hi, margin),
+                    "field": ", ".join(res.plan.field),
+                    "seed": res.plan.seed,
+                }
+            )
     t = pd.DataFrame(rows, columns=LADDER_STEP_COLUMNS)
     return t.sort_values(["check", "players"], kind="stable", ignore_index=True) if len(t) else t
 
@@ -925,9 +1124,22 @@ def ladder_depth(ladders: list) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*DEPTH_COLUMNS, "seed"])
 
 
-KEEP_REGRET_COLUMNS = ["players", "policy", "level", "against", "oracle", "seat_games", "keeps_per_game",
-                       "regret_per_game", "regret_lo", "regret_hi", "regret_per_keep", "errors_per_game", "error_rate",
-                       "seed"]  # fmt: skip
+KEEP_REGRET_COLUMNS = [
+    "players",
+    "policy",
+    "level",
+    "against",
+    "oracle",
+    "seat_games",
+    "keeps_per_game",
+    "regret_per_game",
+    "regret_lo",
+    "regret_hi",
+    "regret_per_keep",
+    "errors_per_game",
+    "error_rate",
+    "seed",
+]
 
 
 def keep_regret(regrets: list[pd.DataFrame]) -> pd.DataFrame:
@@ -943,13 +1155,24 @@ def keep_regret(regrets: list[pd.DataFrame]) -> pd.DataFrame:
         for r in t.itertuples():
             key = (int(a["players"]), r.policy, a.get("against"), a.get("oracle"))
             if key in seen:
-                raise DatasetError(f"{a.get('path', '')!r} and {seen[key]!r} both judge the keeps of {r.policy} at "
-                                   f"{key[0]} players in one line-up; give one")  # fmt: skip
+                raise DatasetError(
+                    f"{a.get('path', '')!r} and {seen[key]!r} both judge the keeps of {r.policy} at "
+                    f"{key[0]} players in one line-up; give one"
+                )
             seen[key] = a.get("path", "")
-            rows.append({"players": key[0], "policy": r.policy, "level": level_name(r.policy),
-                         "against": a.get("against") or "", "oracle": a.get("oracle", ""),
-                         **{c: getattr(r, c) for c in KEEP_REGRET_COLUMNS[5:-1]}, "seed": a.get("seed")})  # fmt: skip
+            rows.append(
+                {
+                    "players": key[0],
+                    "policy": r.policy,
+                    "level": level_name(r.policy),
+                    "against": a.get("against") or "",
+                    "oracle": a.get("oracle", ""),
+                    **{c: getattr(r, c) for c in KEEP_REGRET_COLUMNS[5:-1]},
+                    "seed": a.get("seed"),
+                }
+            )
     t = pd.DataFrame(rows, columns=KEEP_REGRET_COLUMNS)
     rank = [LEVEL_ORDER.index(p) if p in LEVEL_ORDER else len(LEVEL_ORDER) for p in t["policy"]]
-    return t.assign(_rank=rank).sort_values(["players", "_rank"], kind="stable", ignore_index=True).drop(
-        columns="_rank")  # fmt: skip
+    return (
+        t.assign(_rank=rank).sort_values(["players", "_rank"], kind="stable", ignore_index=True).drop(columns="_rank")
+    )

@@ -37,14 +37,21 @@ def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, 
     for col in ("policy", "seats", "win rate", "mean VP", "VP p10/p50/p90", "cannons lost"):
         t.add_column(col, justify="right")
     for key, row in tables["by_policy"].iterrows():
-        t.add_row(str(key), f"{int(row.seats):,}", interval_text(row.win_rate, row.win_lo, row.win_hi, **RATE),
-                  interval_text(row.vp_mean, row.vp_lo, row.vp_hi),
-                  f"{row.vp_p10:.0f} / {row.vp_p50:.0f} / {row.vp_p90:.0f}", f"{row.cannons_lost:.2f}")  # fmt: skip
+        t.add_row(
+            str(key),
+            f"{int(row.seats):,}",
+            interval_text(row.win_rate, row.win_lo, row.win_hi, **RATE),
+            interval_text(row.vp_mean, row.vp_lo, row.vp_hi),
+            f"{row.vp_p10:.0f} / {row.vp_p50:.0f} / {row.vp_p90:.0f}",
+            f"{row.cannons_lost:.2f}",
+        )
     console.print(t)
     if fixed_seats(tables):
         names = " ".join(str(k) for k in tables["by_policy"].index)
-        console.print(f"Each policy sat in one seat only, so these rates mix the policy's strength with its seat's "
-                      f"edge; `smsim compare {names}` plays every policy in every seat on the same dice.")  # fmt: skip
+        console.print(
+            f"Each policy sat in one seat only, so these rates mix the policy's strength with its seat's "
+            f"edge; `smsim compare {names}` plays every policy in every seat on the same dice."
+        )
     t = Table(title="Mean VP by source")
     sources = vp_sources(bool((tables["vp_by_source"]["seat_vp"] != 0).any()))
     for col in ("policy", *(VP_LABELS[c] for c in sources), "total"):
@@ -56,8 +63,11 @@ def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, 
     for col in ("policy", *(f"series {k}" for k in range(6)), "mean sides"):
         t.add_column(col, justify="right")
     for key, row in tables["church_series"].iterrows():
-        t.add_row(str(key), *(interval_text(row[f"longest_{k}"], **RATE) for k in range(6)),
-                  f"{tables['sides_completed'].loc[key, 'mean']:.2f}")
+        t.add_row(
+            str(key),
+            *(interval_text(row[f"longest_{k}"], **RATE) for k in range(6)),
+            f"{tables['sides_completed'].loc[key, 'mean']:.2f}",
+        )
     console.print(t)
     if fixed_seats(tables):  # the seat table would repeat the policy table row for row
         return
@@ -65,8 +75,12 @@ def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, 
     for col in ("seat", "seats", "win rate", "mean VP"):
         t.add_column(col, justify="right")
     for key, row in tables["by_seat"].iterrows():  # the data count seats from 0, people from 1
-        t.add_row(str(int(key) + 1), f"{int(row.seats):,}", interval_text(row.win_rate, row.win_lo, row.win_hi, **RATE),
-                  interval_text(row.vp_mean, row.vp_lo, row.vp_hi))  # fmt: skip
+        t.add_row(
+            str(int(key) + 1),
+            f"{int(row.seats):,}",
+            interval_text(row.win_rate, row.win_lo, row.win_hi, **RATE),
+            interval_text(row.vp_mean, row.vp_lo, row.vp_hi),
+        )
     console.print(t)
 
 
@@ -82,9 +96,11 @@ def print_comparison(result, console: Console | None = None) -> None:
     policy, then the mean VP difference of every pair."""
     console = console or Console(width=max(100, Console().width))
     played = result.blocks * result.games_per_block
-    console.print(f"[bold]{played:,} games[/], {result.players} players: {result.blocks:,} blocks of "
-                  f"{result.games_per_block} seat arrangements on the same dice. Every policy sat in every seat "
-                  f"equally often, so its win share is its own, free of the seats' edge.")  # fmt: skip
+    console.print(
+        f"[bold]{played:,} games[/], {result.players} players: {result.blocks:,} blocks of "
+        f"{result.games_per_block} seat arrangements on the same dice. Every policy sat in every seat "
+        f"equally often, so its win share is its own, free of the seats' edge."
+    )
     t = Table(title="Policies ([95% interval] over blocks; shared wins split)")
     for col in ("policy", "win share", "mean VP", "cannons lost", "rating (Elo scale)"):
         t.add_column(col, justify="right")
@@ -92,9 +108,13 @@ def print_comparison(result, console: Console | None = None) -> None:
     for name in order:
         row = result.table.loc[name]
         half = elo_points(Z_95 * row.log_strength_se)
-        t.add_row(name, interval_text(row.win_share, row.win_lo, row.win_hi, **RATE),
-                  interval_text(row.vp_mean, row.vp_lo, row.vp_hi),
-                  f"{row.cannons_lost:.2f}", interval_text(row.elo, row.elo - half, row.elo + half, digits=0))  # fmt: skip
+        t.add_row(
+            name,
+            interval_text(row.win_share, row.win_lo, row.win_hi, **RATE),
+            interval_text(row.vp_mean, row.vp_lo, row.vp_hi),
+            f"{row.cannons_lost:.2f}",
+            interval_text(row.elo, row.elo - half, row.elo + half, digits=0),
+        )
     console.print(t)
     t = Table(title="Mean VP difference, row minus column, in the same blocks (95% CI)")
     t.add_column("")
@@ -122,10 +142,14 @@ def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None,
     console = console or Console(width=max(140, Console().width))
     names = {v.name: variant_name(v.varied, variants[0].rules, v.name) for v in variants[1:]}
     variants = list(dict.fromkeys(table["variant"]))
-    console.print(f"[bold]{len(variants)} variants[/] x {games:,} games on common dice (game g has the same dice "
-                  "in every variant)")  # fmt: skip
-    t = Table(title="The baseline's values; each variant's paired difference from the baseline [95% interval] "
-                    "(rates in points)")  # fmt: skip
+    console.print(
+        f"[bold]{len(variants)} variants[/] x {games:,} games on common dice (game g has the same dice "
+        "in every variant)"
+    )
+    t = Table(
+        title="The baseline's values; each variant's paired difference from the baseline [95% interval] "
+        "(rates in points)"
+    )
     t.add_column("variant", no_wrap=True)
     rows = table.set_index(["variant", "metric"])
     for key in HEADLINE:
@@ -143,8 +167,10 @@ def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None,
     vr = variance_reduction(table)
     if len(vr):
         median = float(vr["narrower"].median())
-        console.print(f"Paired intervals are {median:.2f}x narrower than two independent samples would give "
-                      f"(median over {len(vr)} metrics; as many games as {median ** 2:.1f}x more unpaired).")  # fmt: skip
+        console.print(
+            f"Paired intervals are {median:.2f}x narrower than two independent samples would give "
+            f"(median over {len(vr)} metrics; as many games as {median**2:.1f}x more unpaired)."
+        )
 
 
 def print_skill(result, console: Console | None = None) -> None:
@@ -153,35 +179,53 @@ def print_skill(result, console: Console | None = None) -> None:
     console = console or Console(width=max(100, Console().width))
     m = result.matrix
     cells = {(r.row, r.col): r for r in m.itertuples()}
-    t = Table(title=f"One seat of the row's level against the column's in every other seat, {result.players} players: "
-                    f"its win share [95% interval]; parity {interval_text(1 / result.players, **RATE)}")  # fmt: skip
+    t = Table(
+        title=f"One seat of the row's level against the column's in every other seat, {result.players} players: "
+        f"its win share [95% interval]; parity {interval_text(1 / result.players, **RATE)}"
+    )
     t.add_column("row \\ column", justify="left")
     for col in result.levels:
         t.add_column(level_name(col), justify="right")
     for row in result.levels:
-        t.add_row(level_name(row), *((MISSING if row == col else "not played" if (row, col) not in cells else
-                                      interval_text(cells[row, col].share, cells[row, col].lo, cells[row, col].hi,
-                                                    **RATE))
-                                     for col in result.levels))  # fmt: skip
+        t.add_row(
+            level_name(row),
+            *(
+                (
+                    MISSING
+                    if row == col
+                    else "not played"
+                    if (row, col) not in cells
+                    else interval_text(cells[row, col].share, cells[row, col].lo, cells[row, col].hi, **RATE)
+                )
+                for col in result.levels
+            ),
+        )
     console.print(t)
     gap = result.gap()
     if gap is not None:
-        console.print(f"skill gap (one learned seat against balanced, minus parity): "
-                      f"{interval_text(*gap[:3], **POINTS_SAID)} "
-                      f"({gap[3]:,} games)")  # fmt: skip
+        console.print(
+            f"skill gap (one learned seat against balanced, minus parity): "
+            f"{interval_text(*gap[:3], **POINTS_SAID)} "
+            f"({gap[3]:,} games)"
+        )
     if len(result.gaps) > 1:
-        t = Table(title="The skill gap under each variant (points above parity) and its change from the baseline, "
-                        "paired on the same dice")  # fmt: skip
+        t = Table(
+            title="The skill gap under each variant (points above parity) and its change from the baseline, "
+            "paired on the same dice"
+        )
         for col in ("variant", "skill gap", "change [paired]", "rounds change", "verdict"):
             t.add_column(col, justify="right")
         base_rules = Rules.from_dict(result.variants[0]["rules"])
         names = {v["name"]: variant_name(v.get("varied", {}), base_rules, v["name"]) for v in result.variants[1:]}
         for r in result.gaps.itertuples():
             base = r.variant == BASELINE
-            t.add_row(names.get(r.variant, r.variant), interval_text(r.gap, r.gap_lo, r.gap_hi, **POINTS),
-                      "" if base else interval_text(r.diff, r.diff_lo, r.diff_hi, **POINTS),
-                      "" if base else interval_text(r.rounds_diff, r.rounds_diff_lo, r.rounds_diff_hi, signed=True),
-                      "" if base else gap_verdict(r.diff, r.diff_lo, r.diff_hi))  # fmt: skip
+            t.add_row(
+                names.get(r.variant, r.variant),
+                interval_text(r.gap, r.gap_lo, r.gap_hi, **POINTS),
+                "" if base else interval_text(r.diff, r.diff_lo, r.diff_hi, **POINTS),
+                "" if base else interval_text(r.rounds_diff, r.rounds_diff_lo, r.rounds_diff_hi, signed=True),
+                "" if base else gap_verdict(r.diff, r.diff_lo, r.diff_hi),
+            )
         console.print(t)
     console.print(f"skill study: {result.path}")
 
@@ -192,26 +236,35 @@ def print_fairness(result: FairnessResult, console: Console | None = None) -> No
     console = console or Console(width=max(100, Console().width))
     unit = "coins" if result.by == "coins" else "VP"
     c = result.check
-    console.print(f"[bold]{result.players} players, {result.policy} in every seat[/]: compensation by {unit} "
-                  f"{list(result.compensation)} ({result.rules_field}), found in {len(result.search)} candidates of "
-                  f"{result.games:,} games on seed {result.seed}; objective {c['search_objective']:.2e} "
-                  f"(at zero {c['search_objective_zero']:.2e})")  # fmt: skip
-    t = Table(title=f"Held-out check: {result.check_games:,} games on seed {result.check_seed}, without and with "
-                    f"the compensation (win share; 95% intervals; parity "
-                    f"{interval_text(result.parity, **RATE)})")  # fmt: skip
+    console.print(
+        f"[bold]{result.players} players, {result.policy} in every seat[/]: compensation by {unit} "
+        f"{list(result.compensation)} ({result.rules_field}), found in {len(result.search)} candidates of "
+        f"{result.games:,} games on seed {result.seed}; objective {c['search_objective']:.2e} "
+        f"(at zero {c['search_objective_zero']:.2e})"
+    )
+    t = Table(
+        title=f"Held-out check: {result.check_games:,} games on seed {result.check_seed}, without and with "
+        f"the compensation (win share; 95% intervals; parity "
+        f"{interval_text(result.parity, **RATE)})"
+    )
     for col in ("seat", unit, "before [95% interval]", "after [95% interval]", "after differs from parity?"):
         t.add_column(col, justify="right")
     for r in result.table.itertuples():
         who = " (start)" if r.seat == 0 else ""  # the data count seats from 0, people from 1
-        t.add_row(f"{r.seat + 1}{who}", f"{r.compensation:+d}" if r.compensation else "0",
-                  interval_text(r.before, r.before_lo, r.before_hi, **RATE),
-                  interval_text(r.after, r.after_lo, r.after_hi, **RATE),
-                  "yes" if r.distinguishable else "no")  # fmt: skip
+        t.add_row(
+            f"{r.seat + 1}{who}",
+            f"{r.compensation:+d}" if r.compensation else "0",
+            interval_text(r.before, r.before_lo, r.before_hi, **RATE),
+            interval_text(r.after, r.after_lo, r.after_hi, **RATE),
+            "yes" if r.distinguishable else "no",
+        )
     console.print(t)
-    console.print(f"largest |win share - parity|: before {100 * c['before_max_deviation']:.1f} points, after "
-                  f"{100 * c['after_max_deviation']:.1f}; all seats equal (chi-square, {c['dof']} dof): before "
-                  f"{c['chi2_before']:.1f}, p = {c['p_before']:.2g}; after {c['chi2_after']:.1f}, "
-                  f"p = {c['p_after']:.2g}")  # fmt: skip
+    console.print(
+        f"largest |win share - parity|: before {100 * c['before_max_deviation']:.1f} points, after "
+        f"{100 * c['after_max_deviation']:.1f}; all seats equal (chi-square, {c['dof']} dof): before "
+        f"{c['chi2_before']:.1f}, p = {c['p_before']:.2g}; after {c['chi2_after']:.1f}, "
+        f"p = {c['p_after']:.2g}"
+    )
 
 
 def print_tune(result, games: int, players: int, seed: int, console: Console | None = None) -> None:
@@ -221,63 +274,101 @@ def print_tune(result, games: int, players: int, seed: int, console: Console | N
     say = partial(console.print, soft_wrap=True, markup=False)  # lines as they are, never folded at the width
     share, lo, hi = result.held_out_share
     parity = result.held_out_parity
-    verdict = ("the base itself scored best on the tuning dice: nothing better was found" if not result.changed else
-               "better than the base (the interval excludes parity)" if lo > parity else
-               "worse than the base (the interval excludes parity)" if hi < parity else
-               "not shown to differ from the base (the interval holds parity)")  # fmt: skip
+    verdict = (
+        "the base itself scored best on the tuning dice: nothing better was found"
+        if not result.changed
+        else "better than the base (the interval excludes parity)"
+        if lo > parity
+        else "worse than the base (the interval excludes parity)"
+        if hi < parity
+        else "not shown to differ from the base (the interval holds parity)"
+    )
     base_w = result.base.weights()
     changed = ", ".join(f"{k} {base_w[k]:g} -> {v:g}" for k, v in result.changed.items()) or "none"
-    say(f"tuned {len(result.searched)} weight(s) of {result.base.name}: {len(result.history)} candidates "
-        f"of {games:,} games, {players} players, against {', '.join(result.field)}, seed {seed}")  # fmt: skip
-    say(f"best on the tuning dice: {interval_text(result.score, result.score_lo, result.score_hi, **RATE)} "
-        f"(the base {interval_text(result.base_score, **RATE)}, parity {interval_text(result.parity, **RATE)})")  # fmt: skip
+    say(
+        f"tuned {len(result.searched)} weight(s) of {result.base.name}: {len(result.history)} candidates "
+        f"of {games:,} games, {players} players, against {', '.join(result.field)}, seed {seed}"
+    )
+    say(
+        f"best on the tuning dice: {interval_text(result.score, result.score_lo, result.score_hi, **RATE)} "
+        f"(the base {interval_text(result.base_score, **RATE)}, parity {interval_text(result.parity, **RATE)})"
+    )
     played = result.held_out.blocks * result.held_out.games_per_block
-    say(f"held out ({played:,} games on seed {result.held_out_seed}): tuned against {result.base.name} "
-        f"{interval_text(share, lo, hi, **RATE)} (parity {interval_text(parity, **RATE)}): {verdict}")  # fmt: skip
+    say(
+        f"held out ({played:,} games on seed {result.held_out_seed}): tuned against {result.base.name} "
+        f"{interval_text(share, lo, hi, **RATE)} (parity {interval_text(parity, **RATE)}): {verdict}"
+    )
     say(f"changed: {changed}")
 
 
-def print_learn_round(round_no: int, table: pd.DataFrame, shares: list[float], gain: dict[str, float] | None = None,
-                      console: Console | None = None) -> None:  # fmt: skip
+def print_learn_round(
+    round_no: int,
+    table: pd.DataFrame,
+    shares: list[float],
+    gain: dict[str, float] | None = None,
+    console: Console | None = None,
+) -> None:
     """One round of ``smsim learn``: agreement and regret of the student on held-out decisions, beside
     the base's, then the selection games' share of each fit, and the round's gain against the field."""
     console = console or Console()
-    view = Table(title=f"round {round_no}: held-out decisions (teacher: rollout over the "
-                       f"{'base' if round_no == 1 else 'round ' + str(round_no - 1) + ' student'})")  # fmt: skip
+    view = Table(
+        title=f"round {round_no}: held-out decisions (teacher: rollout over the "
+        f"{'base' if round_no == 1 else 'round ' + str(round_no - 1) + ' student'})"
+    )
     for name in ("kind", "decisions", "agreement", "regret", "base agreement", "base regret"):
         view.add_column(name, justify="right")
     for row in table.itertuples():
-        view.add_row(row.kind, f"{row.decisions:,}", interval_text(row.agreement, **RATE), f"{row.regret:.4f}",
-                     interval_text(row.base_agreement, **RATE), f"{row.base_regret:.4f}")  # fmt: skip
+        view.add_row(
+            row.kind,
+            f"{row.decisions:,}",
+            interval_text(row.agreement, **RATE),
+            f"{row.regret:.4f}",
+            interval_text(row.base_agreement, **RATE),
+            f"{row.base_regret:.4f}",
+        )
     console.print(view)
     if shares:
         picked = max(range(len(shares)), key=shares.__getitem__)
-        console.print("fits from seeded starts, one seat against three of the base (4 players, selection games): "
-                      f"{', '.join(interval_text(x, **RATE) for x in shares)}; kept fit {picked + 1}")
+        console.print(
+            "fits from seeded starts, one seat against three of the base (4 players, selection games): "
+            f"{', '.join(interval_text(x, **RATE) for x in shares)}; kept fit {picked + 1}"
+        )
     if gain is not None:
-        console.print(f"round {round_no}'s student, one seat against three of the base (4 players, its own games): "
-                      f"{interval_text(gain['share'], **RATE)}; gain over the student before it on the same games "
-                      f"{interval_text(gain['gain'], gain['gain_lo'], gain['gain_hi'], **POINTS_SAID)}")  # fmt: skip
+        console.print(
+            f"round {round_no}'s student, one seat against three of the base (4 players, its own games): "
+            f"{interval_text(gain['share'], **RATE)}; gain over the student before it on the same games "
+            f"{interval_text(gain['gain'], gain['gain_lo'], gain['gain_hi'], **POINTS_SAID)}"
+        )
 
 
 def print_bonus(result, console: Console | None = None) -> None:
     """A wall-bonus ablation (``studies.bonus.BonusResult``): each side's value, with minus without,
     in win share and VP, and whether the sides with the same bonus agree (``tables.sides_agree``)."""
     console = console or Console(width=max(100, Console().width))
-    t = Table(title=f"What each wall bonus is worth at {result.players} players under {result.policy}: the same seat "
-                    "in the same game with it minus without it [95% interval]")  # fmt: skip
+    t = Table(
+        title=f"What each wall bonus is worth at {result.players} players under {result.policy}: the same seat "
+        "in the same game with it minus without it [95% interval]"
+    )
     for col in ("side", "bonus", "face VP", "games", "win share, points", "VP", "completed with / without"):
         t.add_column(col, justify="right")
     for r in result.table.itertuples():
-        t.add_row(r.side, r.bonus, interval_text(r.face_vp, digits=2), f"{int(r.games):,}",
-                  interval_text(r.win_change, r.win_change_lo, r.win_change_hi, **POINTS),
-                  interval_text(r.vp_change, r.vp_change_lo, r.vp_change_hi, **unit_form("vp", signed=True)),
-                  f"{interval_text(r.completed, **RATE)} / {interval_text(r.completed_denied, **RATE)}")  # fmt: skip
+        t.add_row(
+            r.side,
+            r.bonus,
+            interval_text(r.face_vp, digits=2),
+            f"{int(r.games):,}",
+            interval_text(r.win_change, r.win_change_lo, r.win_change_hi, **POINTS),
+            interval_text(r.vp_change, r.vp_change_lo, r.vp_change_hi, **unit_form("vp", signed=True)),
+            f"{interval_text(r.completed, **RATE)} / {interval_text(r.completed_denied, **RATE)}",
+        )
     console.print(t)
     for r in sides_agree(result.table).itertuples():
         said = "agree" if r.agree else "do not agree"
-        console.print(f"sides with the same bonus ({r.sides}) {said}: VP {interval_text(r.vp_diff, r.vp_diff_lo, r.vp_diff_hi, **unit_form('vp', signed=True))}, "
-                      f"win share {interval_text(r.win_diff, r.win_diff_lo, r.win_diff_hi, **POINTS_SAID)}")  # fmt: skip
+        console.print(
+            f"sides with the same bonus ({r.sides}) {said}: "
+            f"VP {interval_text(r.vp_diff, r.vp_diff_lo, r.vp_diff_hi, **unit_form('vp', signed=True))}, "
+            f"win share {interval_text(r.win_diff, r.win_diff_lo, r.win_diff_hi, **POINTS_SAID)}"
+        )
     console.print(f"wall-bonus ablation: {result.path}")
 
 
@@ -286,14 +377,30 @@ def print_regret(table: pd.DataFrame, plan, console: Console | None = None) -> N
     the exact keep under the plan's stated value."""
     console = console or Console(width=max(100, Console().width))
     how = f"one seat against {plan.against}" if plan.against else "mirrors"
-    t = Table(title=f"Keep decisions against the exact keep under {plan.oracle}'s values, {plan.players} players, "
-                    f"{how}: expected VP lost [95% interval]")  # fmt: skip
-    for col in ("policy", "seat-games", "keeps a game", "regret a game, VP", "a keep, VP", "errors a game", "error rate"):
+    t = Table(
+        title=f"Keep decisions against the exact keep under {plan.oracle}'s values, {plan.players} players, "
+        f"{how}: expected VP lost [95% interval]"
+    )
+    for col in (
+        "policy",
+        "seat-games",
+        "keeps a game",
+        "regret a game, VP",
+        "a keep, VP",
+        "errors a game",
+        "error rate",
+    ):
         t.add_column(col, justify="right", no_wrap=True)
     for r in table.itertuples():
-        t.add_row(r.policy, f"{int(r.seat_games):,}", f"{r.keeps_per_game:.1f}",
-                  interval_text(r.regret_per_game, r.regret_lo, r.regret_hi, digits=2), f"{r.regret_per_keep:.3f}",
-                  f"{r.errors_per_game:.2f}", interval_text(r.error_rate, **RATE))  # fmt: skip
+        t.add_row(
+            r.policy,
+            f"{int(r.seat_games):,}",
+            f"{r.keeps_per_game:.1f}",
+            interval_text(r.regret_per_game, r.regret_lo, r.regret_hi, digits=2),
+            f"{r.regret_per_keep:.3f}",
+            f"{r.errors_per_game:.2f}",
+            interval_text(r.error_rate, **RATE),
+        )
     console.print(t)
     console.print("an error: a keep that loses more than 0.1 VP of the stated value's expectation")
 
@@ -304,14 +411,20 @@ def print_calibration(summaries: list[dict], console: Console | None = None) -> 
     reliability table."""
     console = console or Console(width=max(100, Console().width))
     for c in summaries:
-        t = Table(title=f"Win probability, {c['players']} players: {c['positions']:,} held-out positions of "
-                        f"{c['games']:,} games; Brier {c['brier']:.4f} (1/{c['players']} each: "
-                        f"{c['brier_uniform']:.4f}), calibration error {c['ece_points']:.2f} points")  # fmt: skip
+        t = Table(
+            title=f"Win probability, {c['players']} players: {c['positions']:,} held-out positions of "
+            f"{c['games']:,} games; Brier {c['brier']:.4f} (1/{c['players']} each: "
+            f"{c['brier_uniform']:.4f}), calibration error {c['ece_points']:.2f} points"
+        )
         for col in ("predicted", "seat-positions", "mean predicted", "won [95% interval]"):
             t.add_column(col, justify="right", no_wrap=True)
         for r in c["reliability"]:
-            t.add_row(r["bin"], f"{r['n']:,}", f"{r['predicted']:.1%}",
-                      interval_text(r["observed"], r["observed_lo"], r["observed_hi"], **RATE))  # fmt: skip
+            t.add_row(
+                r["bin"],
+                f"{r['n']:,}",
+                f"{r['predicted']:.1%}",
+                interval_text(r["observed"], r["observed_lo"], r["observed_hi"], **RATE),
+            )
         console.print(t)
 
 
@@ -322,8 +435,13 @@ def print_shape(results: list, console: Console | None = None) -> None:
     t.add_column("figure", no_wrap=True)
     for r in results:
         t.add_column(f"{r.players}p {r.policy}", justify="right", no_wrap=True)
-    forms = {"count": dict(digits=2), "rounds": dict(digits=1), "vp": dict(digits=1, unit=" VP"),
-             "rate": RATE, "prob": RATE}  # fmt: skip
+    forms = {
+        "count": dict(digits=2),
+        "rounds": dict(digits=1),
+        "vp": dict(digits=1, unit=" VP"),
+        "rate": RATE,
+        "prob": RATE,
+    }
     first = results[0].figures
     for i, row in first.iterrows():
         cells = []
@@ -339,10 +457,12 @@ def print_luck(result, console: Console | None = None) -> None:
     """A match with the dice's luck measured (``studies.luck``)."""
     console = console or Console(width=max(100, Console().width))
     plan, t = result.plan, result.table.set_index("figure")
-    title = (f"{plan.policy} in one seat against {plan.against}, {plan.players} players, {t.attrs['blocks']:,} blocks of "
-             f"every rotation on the same dice; each value the mean of {plan.samples} plays, "
-             + (f"to the game's end under {plan.endgame} empty spaces" if plan.endgame else "the model's to the end")
-             + " [95% intervals]")  # fmt: skip
+    title = (
+        f"{plan.policy} in one seat against {plan.against}, {plan.players} players, {t.attrs['blocks']:,} blocks of "
+        f"every rotation on the same dice; each value the mean of {plan.samples} plays, "
+        + (f"to the game's end under {plan.endgame} empty spaces" if plan.endgame else "the model's to the end")
+        + " [95% intervals]"
+    )
     table = Table(title=title)
     table.add_column("figure")  # wraps, so that a value is never cut
     table.add_column("value", justify="right", no_wrap=True)
@@ -368,11 +488,18 @@ def print_shape_difference(table: pd.DataFrame, base: str, console: Console | No
     t.add_column("figure", no_wrap=True)
     for d in datasets:
         t.add_column(d, justify="right", no_wrap=True)
-    forms = {"count": dict(digits=2), "rounds": dict(digits=1), "vp": dict(digits=1, unit=" VP"),
-             "rate": POINTS, "prob": POINTS}  # fmt: skip
+    forms = {
+        "count": dict(digits=2),
+        "rounds": dict(digits=1),
+        "vp": dict(digits=1, unit=" VP"),
+        "rate": POINTS,
+        "prob": POINTS,
+    }
     for label, rows in table.groupby("label", sort=False):
-        cells = [interval_text(r.value, r.lo, r.hi, signed=True, **{k: v for k, v in forms[r.unit].items()
-                                                                    if k != "signed"}) for r in rows.itertuples()]  # fmt: skip
+        cells = [
+            interval_text(r.value, r.lo, r.hi, signed=True, **{k: v for k, v in forms[r.unit].items() if k != "signed"})
+            for r in rows.itertuples()
+        ]
         t.add_row(label, *cells)
     console.print(t)
 
@@ -386,9 +513,11 @@ def print_matters(result, console: Console | None = None) -> None:
     for players, at in table.groupby("players"):
         first = at[at["policy"] == policies[0]].sort_values("rank")
         games = ", ".join(f"{p} {int(at.loc[at['policy'] == p, 'games'].max()):,}" for p in policies)
-        t = Table(title=f"What matters at {players} players: the win share a seat loses forgoing each part, against the "
-                        f"same policy in the other seats, every rotation on the same dice (games: {games}) "
-                        "[95% intervals]")  # fmt: skip
+        t = Table(
+            title=f"What matters at {players} players: the win share a seat loses forgoing each part, against the "
+            f"same policy in the other seats, every rotation on the same dice (games: {games}) "
+            "[95% intervals]"
+        )
         t.add_column("part", no_wrap=True)
         for p in policies:
             t.add_column(f"{p}: loss, points", justify="right", no_wrap=True)
@@ -402,11 +531,15 @@ def print_matters(result, console: Console | None = None) -> None:
                     cells += [MISSING] * 3
                     continue
                 r = row.iloc[0]
-                cells += [interval_text(r["loss"], r["loss_lo"], r["loss_hi"], signed=True, scale=100),
-                          interval_text(r["vp_loss"], r["vp_lo"], r["vp_hi"], signed=True),
-                          f"{r['verdict']} ({int(r['rank'])})"]  # fmt: skip
+                cells += [
+                    interval_text(r["loss"], r["loss_lo"], r["loss_hi"], signed=True, scale=100),
+                    interval_text(r["vp_loss"], r["vp_lo"], r["vp_hi"], signed=True),
+                    f"{r['verdict']} ({int(r['rank'])})",
+                ]
             t.add_row(part, *cells)
         console.print(t)
     for r in result.agreement.itertuples():
-        console.print(f"{r.players} players: the parts ranked by {r.policy} and by {r.against} agree with "
-                      f"Spearman's rho {r.spearman:.2f} over {r.parts} parts (1: the same order)")  # fmt: skip
+        console.print(
+            f"{r.players} players: the parts ranked by {r.policy} and by {r.against} agree with "
+            f"Spearman's rho {r.spearman:.2f} over {r.parts} parts (1: the same order)"
+        )

@@ -26,17 +26,17 @@ from smsim.intervals import MARGINS
 from smsim.report import tables as A
 from smsim.report.outline import page
 from smsim.report.render import html_page, markdown_page
+from smsim.rules import Rules
 from smsim.runs.dataset import records_rounds
 from smsim.runs.folder import KINDS, kind_of, read_manifest
-from smsim.rules import Rules
 from smsim.studies.fairness import read_fairness
 from smsim.studies.ladder import read_ladder
 from smsim.studies.luck import read_luck
 from smsim.studies.matters import read_matters
 from smsim.studies.regret import read_regret
 from smsim.studies.shape import game_shape, shape_difference
-from smsim.studies.sweep import variant_name
 from smsim.studies.skill import read_skill
+from smsim.studies.sweep import variant_name
 from smsim.studies.winprob import WinProbModel, calibration_summary, mirror_policy, read_positions
 
 
@@ -66,12 +66,19 @@ def _regret_of(path: str | Path):
     return table
 
 
-STUDIES = {"fairness": read_fairness, "skill": read_skill, "ladder": read_ladder, "regret": _regret_of,
-           "matters": read_matters, "luck": read_luck}
+STUDIES = {
+    "fairness": read_fairness,
+    "skill": read_skill,
+    "ladder": read_ladder,
+    "regret": _regret_of,
+    "matters": read_matters,
+    "luck": read_luck,
+}
 """The studies ``smsim report`` reads beside its datasets, by the kind of their folder
 (``runs.folder.KINDS``), and how each is read: seat-compensation searches, skill studies, ladders
-of play, keep-regret studies, what-matters studies and luck matches. Every other kind is data of the tables (datasets, comparisons,
-sweeps, wall-bonus ablations: ``tables.read_report_data``, ``tables.split_variants``)."""
+of play, keep-regret studies, what-matters studies and luck matches. Every other kind is data of the
+tables (datasets, comparisons, sweeps, wall-bonus ablations: ``tables.read_report_data``,
+``tables.split_variants``)."""
 
 
 def read_studies(paths: list[str], kinds: dict[str, str | None]) -> tuple[dict[str, list], list[str]]:
@@ -84,17 +91,31 @@ def read_studies(paths: list[str], kinds: dict[str, str | None]) -> tuple[dict[s
 
 def _same_rules(what: str, path: str, rules: Rules, report: Rules) -> None:
     if rules != report:
-        diff = sorted(k for k in set(rules.to_dict()) | set(report.to_dict())
-                      if rules.to_dict().get(k) != report.to_dict().get(k))  # fmt: skip
-        raise DatasetError(f"{path!r} is {what} under other rules than the report's ({', '.join(diff)}); report one "
-                           "rules configuration at a time")  # fmt: skip
+        diff = sorted(
+            k for k in set(rules.to_dict()) | set(report.to_dict()) if rules.to_dict().get(k) != report.to_dict().get(k)
+        )
+        raise DatasetError(
+            f"{path!r} is {what} under other rules than the report's ({', '.join(diff)}); report one "
+            "rules configuration at a time"
+        )
 
 
-def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo balance report",
-                 variants: list = (), compensations: list = (), skills: list = (),
-                 margins: dict[str, float] = MARGINS, ladders: list = (), regrets: list = (), shapes: list = (),
-                 calibration: list = (), matters: list = (), lucks: list = (),
-                 shape_variants: pd.DataFrame | None = None) -> Path:  # fmt: skip
+def write_report(
+    data: A.ReportData,
+    out: str | Path,
+    title: str = "Saint Malo balance report",
+    variants: list = (),
+    compensations: list = (),
+    skills: list = (),
+    margins: dict[str, float] = MARGINS,
+    ladders: list = (),
+    regrets: list = (),
+    shapes: list = (),
+    calibration: list = (),
+    matters: list = (),
+    lucks: list = (),
+    shape_variants: pd.DataFrame | None = None,
+) -> Path:
     """Write the report into ``out`` (created if needed); returns the path of report.md.
 
     The page (``outline.page``): the key findings, the at-a-glance table, the strength check and
@@ -121,12 +142,26 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     except OSError as exc:
         raise DatasetError(f"cannot write to {str(out)!r}: {exc.strerror}") from None
     for res in matters:
-        _same_rules("a what-matters study", res.table.attrs.get("path", ""), res.table.attrs.get("rules", Rules()),
-                    data.rules)  # fmt: skip
+        _same_rules(
+            "a what-matters study", res.table.attrs.get("path", ""), res.table.attrs.get("rules", Rules()), data.rules
+        )
     for res in lucks:
         _same_rules("a luck match", res.table.attrs.get("path", ""), res.table.attrs.get("rules", Rules()), data.rules)
-    built = page(data, title, variants, compensations, skills, margins, ladders, regrets, shapes, calibration, matters,
-                 lucks, shape_variants)  # fmt: skip
+    built = page(
+        data,
+        title,
+        variants,
+        compensations,
+        skills,
+        margins,
+        ladders,
+        regrets,
+        shapes,
+        calibration,
+        matters,
+        lucks,
+        shape_variants,
+    )
     for sec in [*built.opening, *built.sections]:
         for b in sec.blocks:
             if b.kind == "table":
@@ -140,8 +175,9 @@ def write_report(data: A.ReportData, out: str | Path, title: str = "Saint Malo b
     return out / "report.md"
 
 
-def feel_of(paths: list[str], model_paths: str | list[str], variants: list[str] = ()) -> tuple[list, list[dict],
-                                                                                         pd.DataFrame]:  # fmt: skip
+def feel_of(
+    paths: list[str], model_paths: str | list[str], variants: list[str] = ()
+) -> tuple[list, list[dict], pd.DataFrame]:
     """The shape of the games (``studies.shape``) of every dataset among ``paths`` that records round
     snapshots, each under the win-probability model of ``model_paths`` fitted on its own policy's
     games (one model: every dataset's), and each model's calibration on its datasets' held-out
@@ -154,8 +190,10 @@ def feel_of(paths: list[str], model_paths: str | list[str], variants: list[str] 
     runs = {p: read_manifest(p).get("run", {}) for p in [*paths, *variants]}
     with_rounds = [p for p in paths if records_rounds(runs[p])]
     if not with_rounds:
-        raise DatasetError(f"--winprob {model_paths[0]}: no dataset given records round snapshots (write mirror games "
-                           "with smsim simulate --rounds)")  # fmt: skip
+        raise DatasetError(
+            f"--winprob {model_paths[0]}: no dataset given records round snapshots (write mirror games "
+            "with smsim simulate --rounds)"
+        )
 
     def model_of(path: str) -> WinProbModel:
         if len(models) == 1:
@@ -163,10 +201,14 @@ def feel_of(paths: list[str], model_paths: str | list[str], variants: list[str] 
         policy = mirror_policy(path)
         fitted = [m for m in models if policy in m.policies]
         if not fitted:
-            raise DatasetError(f"{path}: no --winprob model was fitted on {policy!r} games (given: "
-                               f"{', '.join(model_paths)}); fit one on its mirror games with smsim winprob")  # fmt: skip
+            raise DatasetError(
+                f"{path}: no --winprob model was fitted on {policy!r} games (given: "
+                f"{', '.join(model_paths)}); fit one on its mirror games with smsim winprob"
+            )
         if len(fitted) > 1:
-            raise DatasetError(f"{path}: more than one --winprob model was fitted on {policy!r} games; give one a level")
+            raise DatasetError(
+                f"{path}: more than one --winprob model was fitted on {policy!r} games; give one a level"
+            )
         return fitted[0]
 
     shapes = [game_shape(model_of(p), p) for p in with_rounds]
@@ -180,16 +222,24 @@ def feel_of(paths: list[str], model_paths: str | list[str], variants: list[str] 
         if records_rounds(runs[v]) and base is not None:
             base_rules = runs[with_rounds[base]]["rules"]
             changes = {k: x for k, x in runs[v]["rules"].items() if base_rules.get(k) != x}
-            diffs.append(shape_difference(shapes[base], game_shape(model_of(with_rounds[base]), v)).assign(
-                variant=variant_name(changes, base_rules), dataset=v))  # fmt: skip
-    calibration = [{**calibration_summary(model_of(p), read_positions(p)), "policy": r.policy}
-                   for p, r in zip(with_rounds, shapes)]  # fmt: skip
-    return shapes, calibration, (
-        pd.concat(diffs, ignore_index=True) if diffs else pd.DataFrame())
+            diffs.append(
+                shape_difference(shapes[base], game_shape(model_of(with_rounds[base]), v)).assign(
+                    variant=variant_name(changes, base_rules), dataset=v
+                )
+            )
+    calibration = [
+        {**calibration_summary(model_of(p), read_positions(p)), "policy": r.policy} for p, r in zip(with_rounds, shapes)
+    ]
+    return shapes, calibration, (pd.concat(diffs, ignore_index=True) if diffs else pd.DataFrame())
 
 
-def report(paths: list[str], out: str, title: str = "Saint Malo balance report",
-           margins: dict[str, float] = MARGINS, winprob: str | list[str] | None = None) -> Path:
+def report(
+    paths: list[str],
+    out: str,
+    title: str = "Saint Malo balance report",
+    margins: dict[str, float] = MARGINS,
+    winprob: str | list[str] | None = None,
+) -> Path:
     """Read datasets and write their report (the Python side of ``smsim report``). Mirror datasets
     of the ladder's levels (``balanced``, ``learned``, ``rollout-learned`` in every seat) make the
     strength ladders; sweep directories, and datasets whose rules differ from the others', are
@@ -198,20 +248,37 @@ def report(paths: list[str], out: str, title: str = "Saint Malo balance report",
     --out``) the section "How much skill matters", a ladder (``smsim ladder --out``) the levels of
     play shown ordered and keep-regret studies (``smsim regret --out``) the section "Dice
     decisions" (``read_studies`` sorts them), what-matters studies (``smsim matters --out``) the
-    section "What matters", luck matches (``smsim luck --out``) the section "Luck against skill". With ``winprob`` (a model of ``smsim winprob``), the datasets recorded
-    with round snapshots make the section "How the game feels" (``feel_of``). ``margins``: as
-    ``write_report``'s."""
+    section "What matters", luck matches (``smsim luck --out``) the section "Luck against skill".
+    With ``winprob`` (a model of ``smsim winprob``), the datasets recorded with round snapshots make
+    the section "How the game feels" (``feel_of``). ``margins``: as ``write_report``'s."""
     margins = check_margins(margins)  # before any data is read
 
     kinds = A.kinds_of(paths)  # asked once a path
     studies, rest = read_studies(paths, kinds)
     if not rest:
-        raise DatasetError("no dataset given beside the studies (fairness results, skill studies, ladders, "
-                           "keep-regret studies)")  # fmt: skip
+        raise DatasetError(
+            "no dataset given beside the studies (fairness results, skill studies, ladders, keep-regret studies)"
+        )
     main, variants = A.split_variants(rest, kinds)
     variant_paths = [p for p in rest if p not in main and kinds[str(p)] == "dataset"]
-    shapes, calibration, shape_variants = (feel_of([p for p in main if kinds[str(p)] == "dataset"], winprob,
-                                                   variant_paths) if winprob else ([], [], pd.DataFrame()))  # fmt: skip
-    return write_report(A.read_report_data(main, kinds=kinds), out, title, variants, studies["fairness"],
-                        studies["skill"], margins, studies["ladder"], studies["regret"], shapes, calibration,
-                        studies["matters"], studies["luck"], shape_variants)  # fmt: skip
+    shapes, calibration, shape_variants = (
+        feel_of([p for p in main if kinds[str(p)] == "dataset"], winprob, variant_paths)
+        if winprob
+        else ([], [], pd.DataFrame())
+    )
+    return write_report(
+        A.read_report_data(main, kinds=kinds),
+        out,
+        title,
+        variants,
+        studies["fairness"],
+        studies["skill"],
+        margins,
+        studies["ladder"],
+        studies["regret"],
+        shapes,
+        calibration,
+        studies["matters"],
+        studies["luck"],
+        shape_variants,
+    )

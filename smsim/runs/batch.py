@@ -32,7 +32,15 @@ from smsim.runs.dataset import (
     seat_table,
     tables_of,
 )
-from smsim.runs.executors import Failed, Task, open_executor, release_hook, report, stop_event, threads_here
+from smsim.runs.executors import (
+    Failed,
+    Task,
+    open_executor,
+    release_hook,
+    report,
+    stop_event,
+    threads_here,
+)
 from smsim.runs.executors import check as check_cluster
 from smsim.runs.runner import play_chunks
 from smsim.runs.spec import default_threads, verify_batch, verify_run
@@ -58,8 +66,15 @@ def run_games(
 
     specs = resolve_policies(policies, players)
     arrays = []
-    play_chunks([(first, games)], players, [(specs, rules)], seed, threads or default_threads(),
-                lambda i, *chunk: arrays.append(chunk), rounds=rounds)  # fmt: skip
+    play_chunks(
+        [(first, games)],
+        players,
+        [(specs, rules)],
+        seed,
+        threads or default_threads(),
+        lambda i, *chunk: arrays.append(chunk),
+        rounds=rounds,
+    )
     return arrays[0]
 
 
@@ -88,10 +103,14 @@ def simulate(
 
     run = verify_run(games, players, policies, seed, rules, first)
     threads = checks.threads(threads)
-    score, player, game_out, *rows = run_games(run.games, run.players, run.lineup, run.seed, run.rules, run.first,
-                                               threads, rounds)  # fmt: skip
-    return (seat_table(score, player, game_out, run.names, run.rules, run.first),
-            game_table(game_out, run.players, run.rules, run.first), *(round_table(r) for r in rows))  # fmt: skip
+    score, player, game_out, *rows = run_games(
+        run.games, run.players, run.lineup, run.seed, run.rules, run.first, threads, rounds
+    )
+    return (
+        seat_table(score, player, game_out, run.names, run.rules, run.first),
+        game_table(game_out, run.players, run.rules, run.first),
+        *(round_table(r) for r in rows),
+    )
 
 
 # -- runs written to disk, resumable ---------------------------------------------------------------
@@ -137,7 +156,7 @@ def simulate_to(
     on_progress=None,
     cluster=None,
     rounds: bool = False,
-) -> "RunResult":
+) -> RunResult:
     """Play ``games`` games into the dataset directory ``out`` (a local path, or an fsspec URL such
     as ``s3://bucket/run`` with fsspec and the scheme's package installed), part by part, and return its
     headline tables (``smsim.load(out)`` reads the full tables). Games are played and written a
@@ -176,17 +195,41 @@ def simulate_to(
     return RunResult(str(path), acc.tables(), progress.done, progress.played)
 
 
-def part_tasks(path, parts: list[tuple[int, int, int]], players: int, specs: list[PolicySpec], seed: int,
-               rules: Rules, identity: dict, threads: int | None) -> list[Task]:  # fmt: skip
+def part_tasks(
+    path,
+    parts: list[tuple[int, int, int]],
+    players: int,
+    specs: list[PolicySpec],
+    seed: int,
+    rules: Rules,
+    identity: dict,
+    threads: int | None,
+) -> list[Task]:
     """One task per dataset part (k, first game, games): ``play_part``, with plain-data arguments."""
     shipped = [ship_policy(s) for s in specs]
-    return [Task(play_part, (str(path), k, first, n, players, shipped, seed, rules.to_dict(), identity, threads),
-                 f"part-{k:06d}") for k, first, n in parts]  # fmt: skip
+    return [
+        Task(
+            play_part,
+            (str(path), k, first, n, players, shipped, seed, rules.to_dict(), identity, threads),
+            f"part-{k:06d}",
+        )
+        for k, first, n in parts
+    ]
 
 
-def play_parts(executor, path, parts: list[tuple[int, int, int]], players: int, specs: list[PolicySpec], seed: int,
-               rules: Rules, identity: dict, threads: int | None, acc: SummaryAccumulator,
-               progress: _Reporter) -> None:  # fmt: skip
+def play_parts(
+    executor,
+    path,
+    parts: list[tuple[int, int, int]],
+    players: int,
+    specs: list[PolicySpec],
+    seed: int,
+    rules: Rules,
+    identity: dict,
+    threads: int | None,
+    acc: SummaryAccumulator,
+    progress: _Reporter,
+) -> None:
     """Play the dataset parts ``parts`` ((k, first game, games) each) on ``executor`` and add each
     finished part to the summary ``acc``; ``progress`` hears the games written so far, across a
     cluster's workers too."""
@@ -207,9 +250,11 @@ def play_parts(executor, path, parts: list[tuple[int, int, int]], players: int, 
         for i, (k, n, sums) in executor.run(tasks, on_progress=heard):
             if sums is None:  # the part was there already (a retry after its writer died): read it back
                 if not all((path / sub / part_name(k)).is_file() for sub in tables_of(records_rounds(identity))):
-                    raise DatasetError(f"a worker wrote part {k}, but it is not in {str(path)!r} here: --out "
-                                       "must be a directory every worker sees, on a shared filesystem or at a "
-                                       "URL")  # fmt: skip
+                    raise DatasetError(
+                        f"a worker wrote part {k}, but it is not in {str(path)!r} here: --out "
+                        "must be a directory every worker sees, on a shared filesystem or at a "
+                        "URL"
+                    )
                 acc.add_part(path, k)
             else:
                 acc.merge(sums)
@@ -224,8 +269,18 @@ def play_parts(executor, path, parts: list[tuple[int, int, int]], players: int, 
             stale.unlink(missing_ok=True)
 
 
-def play_part(out: str, k: int, first: int, n: int, players: int, policies: list, seed: int, rules: dict,
-              identity: dict, threads: int | None = None) -> tuple[int, int, dict | None] | Failed:  # fmt: skip
+def play_part(
+    out: str,
+    k: int,
+    first: int,
+    n: int,
+    players: int,
+    policies: list,
+    seed: int,
+    rules: dict,
+    identity: dict,
+    threads: int | None = None,
+) -> tuple[int, int, dict | None] | Failed:
     """Play part ``k`` (games first .. first + n - 1) of the run ``identity`` and write it into the
     dataset ``out``, a chunk of games at a time, on the executor's threads. Returns (k, n, the
     part's sums), or (k, n, None) when the part was there already (a retry after its writer died
@@ -237,12 +292,16 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
     except DatasetError as exc:
         return Failed(f"{where}: {exc}")
     if not (path / MANIFEST).is_file():
-        return Failed(f"{where} does not see the dataset {out!r} (no {MANIFEST} there): --out must be a "
-                      "directory every worker sees, on a shared filesystem or at a URL")  # fmt: skip
+        return Failed(
+            f"{where} does not see the dataset {out!r} (no {MANIFEST} there): --out must be a "
+            "directory every worker sees, on a shared filesystem or at a URL"
+        )
     try:
         if read_manifest(path).get("run") != identity:
-            return Failed(f"{where} sees a different run in {out!r} than the client: --out must be the same "
-                          "directory on every worker")  # fmt: skip
+            return Failed(
+                f"{where} sees a different run in {out!r} than the client: --out must be the same "
+                "directory on every worker"
+            )
     except DatasetError as exc:
         return Failed(f"{where}: {exc}")
     rounds = records_rounds(identity)
@@ -261,8 +320,12 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
 
     def encode(i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray, rows=None) -> tuple:
         lo = chunks[i][0]  # on the thread that played it, beside the others
-        return (seat_table(score, player, game_out, names, run_rules, lo), game_table(game_out, players, run_rules, lo),
-                arrays_sums(score, player, game_out, names, lo), None if rows is None else round_table(rows))  # fmt: skip
+        return (
+            seat_table(score, player, game_out, names, run_rules, lo),
+            game_table(game_out, players, run_rules, lo),
+            arrays_sums(score, player, game_out, names, lo),
+            None if rows is None else round_table(rows),
+        )
 
     def write(i: int, item: tuple) -> None:  # a row group per chunk, in game order
         seats, games, sums, round_rows = item
@@ -278,8 +341,19 @@ def play_part(out: str, k: int, first: int, n: int, players: int, policies: list
             report(written[0])
 
     try:  # once its games are played the part only writes: the executor may play the next one beside it
-        play_chunks(chunks, players, [(specs, run_rules)], seed, threads or threads_here() or default_threads(),
-                    encode, progress, stop_event(), release_hook(), write, rounds)  # fmt: skip
+        play_chunks(
+            chunks,
+            players,
+            [(specs, run_rules)],
+            seed,
+            threads or threads_here() or default_threads(),
+            encode,
+            progress,
+            stop_event(),
+            release_hook(),
+            write,
+            rounds,
+        )
         if writer:  # synced and renamed into place: the part is there whole or not at all
             writer.pop().close()
     except SimulationError as exc:  # the same games fail anywhere: not retried
@@ -301,12 +375,11 @@ def simulate_summary(
     rules: Rules | None = None,
     threads: int | None = None,
     on_progress=None,
-) -> "RunResult":
+) -> RunResult:
     """Play ``games`` games and keep only their headline tables (``RunResult.tables``, as
     ``summary.summary_tables`` gives), a chunk of games at a time: memory stays flat whatever
     ``games`` is. What ``smsim simulate`` without ``--out`` prints; ``simulate`` returns every
     row instead."""
-
 
     run = verify_run(games, players, policies, seed, rules)
     threads = checks.threads(threads)
@@ -353,5 +426,16 @@ class _Reporter:
             rates = self.acc.rates("policy")
             leader = rates["win_rate"].idxmax()
             rate, lo, hi = rates.loc[leader, "win_rate"], rates.loc[leader, "win_lo"], rates.loc[leader, "win_hi"]
-        self.on_progress(Progress(self.done, self.total, elapsed, self.played / elapsed if elapsed > 0 else 0.0,
-                                  leader, rate, lo, hi, workers))  # fmt: skip
+        self.on_progress(
+            Progress(
+                self.done,
+                self.total,
+                elapsed,
+                self.played / elapsed if elapsed > 0 else 0.0,
+                leader,
+                rate,
+                lo,
+                hi,
+                workers,
+            )
+        )

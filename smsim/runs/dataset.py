@@ -19,6 +19,7 @@ and writes it, a part still reaching it whole or not at all.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,25 +45,48 @@ MANIFEST = folder.KINDS["dataset"].file
 
 # engine player fields -> dataset columns (the rest are derived below)
 PLAYER_COLUMNS = {
-    "coins_left": L.COINS, "logs_left": L.LOGS, "cannons_lost": L.CANNONS_LOST,
-    "soldiers": L.SOLDIERS, "vp_citizen": L.VP_CITIZEN, "vp_priest": L.VP_PRIEST, "vp_houses": L.VP_HOUSES,
-    "vp_juggler": L.VP_JUGGLER, "vp_noble": L.VP_NOBLE, "vp_wall_bonus": L.VP_WALL_BONUS,
-    "coins_merchant": L.COINS_MERCHANT, "coins_wall_bonus": L.COINS_WALL_BONUS,
-    "coins_rotation": L.COINS_ROTATION, "coins_delivery": L.COINS_DELIVERY,
-    "logs_delivered": L.LOGS_DELIVERED, "logs_used": L.LOGS_USED, "dice_rotated": L.N_ROTATED,
-    "passes": L.N_PASSES, "bonus_persons": L.BONUS_PERSONS,
-}  # fmt: skip
+    "coins_left": L.COINS,
+    "logs_left": L.LOGS,
+    "cannons_lost": L.CANNONS_LOST,
+    "soldiers": L.SOLDIERS,
+    "vp_citizen": L.VP_CITIZEN,
+    "vp_priest": L.VP_PRIEST,
+    "vp_houses": L.VP_HOUSES,
+    "vp_juggler": L.VP_JUGGLER,
+    "vp_noble": L.VP_NOBLE,
+    "vp_wall_bonus": L.VP_WALL_BONUS,
+    "coins_merchant": L.COINS_MERCHANT,
+    "coins_wall_bonus": L.COINS_WALL_BONUS,
+    "coins_rotation": L.COINS_ROTATION,
+    "coins_delivery": L.COINS_DELIVERY,
+    "logs_delivered": L.LOGS_DELIVERED,
+    "logs_used": L.LOGS_USED,
+    "dice_rotated": L.N_ROTATED,
+    "passes": L.N_PASSES,
+    "bonus_persons": L.BONUS_PERSONS,
+}
 
 # the final score's breakdown: the parts sum to ``total``. ``seat_vp`` is the seat compensation of a
 # designer's variant (rules seat_vp, docs/rules.md §7), 0 in the printed game: tables for people
 # show it only where a seat has some (``vp_sources``).
 VP_SOURCES = ("earned", "church_vp", "coins_vp", "logs_vp", "full_city_vp", "cannon_vp", "seat_vp")
 
-VP_LABELS = {"earned": "earned in play", "church_vp": "church series", "coins_vp": "coins left",
-             "logs_vp": "logs left", "full_city_vp": "full city", "cannon_vp": "cannons lost",
-             "seat_vp": "seat compensation", "total": "total", "vp_citizen": "citizens", "vp_priest": "priests",
-             "vp_houses": "houses", "vp_juggler": "jugglers", "vp_noble": "nobles",
-             "vp_wall_bonus": "wall bonuses"}  # fmt: skip
+VP_LABELS = {
+    "earned": "earned in play",
+    "church_vp": "church series",
+    "coins_vp": "coins left",
+    "logs_vp": "logs left",
+    "full_city_vp": "full city",
+    "cannon_vp": "cannons lost",
+    "seat_vp": "seat compensation",
+    "total": "total",
+    "vp_citizen": "citizens",
+    "vp_priest": "priests",
+    "vp_houses": "houses",
+    "vp_juggler": "jugglers",
+    "vp_noble": "nobles",
+    "vp_wall_bonus": "wall bonuses",
+}
 """Each source of the final score in words (``VP_SOURCES``, ``total`` and the parts of ``earned``):
 the one label the page, its figures, the sweep's metrics and the terminal give it."""
 
@@ -78,7 +102,6 @@ def with_seat_vp(seats: pd.DataFrame) -> pd.DataFrame:
     if len(seats.columns) and "seat_vp" not in seats:
         seats["seat_vp"] = np.zeros(len(seats), dtype=np.int16)
     return seats
-
 
 
 def policy_codes(policy_names: list[str], n_games: int) -> tuple[np.ndarray, list[str]]:
@@ -119,8 +142,10 @@ def summary_columns(score: np.ndarray, player: np.ndarray, first: int) -> dict[s
     n_games, n_players = score.shape[:2]
     flat_score = score.reshape(n_games * n_players, -1)
     flat_player = player.reshape(n_games * n_players, -1)
-    cols = {"game": np.repeat(np.arange(first, first + n_games, dtype=np.int64), n_players),
-            "seat": np.tile(np.arange(n_players, dtype=np.int8), n_games)}  # fmt: skip
+    cols = {
+        "game": np.repeat(np.arange(first, first + n_games, dtype=np.int64), n_players),
+        "seat": np.tile(np.arange(n_players, dtype=np.int8), n_games),
+    }
     for name in ("won", "shared", "total", *VP_SOURCES):
         cols[name] = flat_score[:, SCORE_FIELD_NAMES.index(name)]
     cols["cannons_lost"] = flat_player[:, L.CANNONS_LOST]
@@ -131,9 +156,13 @@ def summary_columns(score: np.ndarray, player: np.ndarray, first: int) -> dict[s
 
 def game_summary_columns(game_out: np.ndarray, n_players: int) -> dict[str, np.ndarray]:
     """The game columns the headline tables read, straight from the engine's ``game_out``."""
-    return {"players": np.full(len(game_out), n_players, dtype=np.int8), "rounds": game_out[:, L.G_ROUNDS],
-            "aborted": game_out[:, L.G_ABORTED], "winners": game_out[:, L.G_WINNERS],
-            "attacks": game_out[:, L.G_ATTACKS]}  # fmt: skip
+    return {
+        "players": np.full(len(game_out), n_players, dtype=np.int8),
+        "rounds": game_out[:, L.G_ROUNDS],
+        "aborted": game_out[:, L.G_ABORTED],
+        "winners": game_out[:, L.G_WINNERS],
+        "attacks": game_out[:, L.G_ATTACKS],
+    }
 
 
 def seat_table(
@@ -170,8 +199,11 @@ def seat_table(
     for kind in ("coins", "vp", "person"):
         sides = [i for i in range(L.N_SIDES) if rules.wall_bonus_kind[i] == kind]
         # a side completed by a seat that wall_bonus_seats leaves out gave it nothing
-        cols[f"bonuses_{kind}"] = sum(((done >> i) & (rules.wall_bonus_seats[i] >> seat) & 1) for i in sides).astype(
-            np.int8) if sides else np.zeros(len(done), dtype=np.int8)  # fmt: skip
+        cols[f"bonuses_{kind}"] = (
+            sum(((done >> i) & (rules.wall_bonus_seats[i] >> seat) & 1) for i in sides).astype(np.int8)
+            if sides
+            else np.zeros(len(done), dtype=np.int8)
+        )
     cols["coins_gained"] = cols["coins_merchant"] + cols["coins_wall_bonus"]
     cols["coins_spent"] = cols["coins_rotation"] + cols["coins_delivery"]
     cols["logs_gained"] = cols["logs_delivered"]
@@ -195,8 +227,11 @@ def round_table(rows: tuple[np.ndarray, np.ndarray, np.ndarray]) -> pd.DataFrame
     game, rnd, positions = rows
     n, n_players = positions.shape[:2]
     flat = positions.reshape(n * n_players, -1)
-    cols: dict[str, Any] = {"game": np.repeat(game, n_players), "round": np.repeat(rnd, n_players),
-                            "seat": np.tile(np.arange(n_players, dtype=np.int8), n)}  # fmt: skip
+    cols: dict[str, Any] = {
+        "game": np.repeat(game, n_players),
+        "round": np.repeat(rnd, n_players),
+        "seat": np.tile(np.arange(n_players, dtype=np.int8), n),
+    }
     for i, name in enumerate(ROUND_COLUMNS):
         cols[name] = flat[:, i]
     return pd.DataFrame(cols)
@@ -263,10 +298,8 @@ class ParquetStream:
 
     def abort(self) -> None:
         if self.writer is not None:
-            try:
+            with contextlib.suppress(OSError):
                 self.writer.close()
-            except OSError:
-                pass
             self.writer = None
         if self.tmp is not None:
             self.tmp.unlink(missing_ok=True)
@@ -337,15 +370,20 @@ def policy_identity(spec: PolicySpec) -> dict[str, Any]:
     return info
 
 
-def run_identity(games: int, players: int, specs: list[PolicySpec], seed: int, rules: Rules, batch: int,
-                 rounds: bool = False) -> dict:  # fmt: skip
+def run_identity(
+    games: int, players: int, specs: list[PolicySpec], seed: int, rules: Rules, batch: int, rounds: bool = False
+) -> dict:
     """The fields that make two runs the same run: a directory is resumed only by its own. The
     round snapshots are named only where recorded, so a dataset written before them resumes."""
     return {
-        "games": games, "players": players, "seed": seed, "batch": batch,
-        "policies": [policy_identity(s) for s in specs], "rules": rules.to_dict(),
+        "games": games,
+        "players": players,
+        "seed": seed,
+        "batch": batch,
+        "policies": [policy_identity(s) for s in specs],
+        "rules": rules.to_dict(),
         **({"rounds": True} if rounds else {}),
-    }  # fmt: skip
+    }
 
 
 def open_run(path: Path | Remote, identity: dict[str, Any], command: list[str]) -> set[int]:
@@ -357,12 +395,22 @@ def open_run(path: Path | Remote, identity: dict[str, Any], command: list[str]) 
     ``DatasetError`` before anything in it is touched (``folder.check_out``)."""
     if not folder.check_out(path, "dataset", identity):
         try:
-            tables = {"seats": "one row per player per game", "games": "one row per game",
-                      "rounds": "one row per player at the start of every round and at the end"}
-            folder.write_manifest(path, "dataset", {
-                "run": identity, "command": command,
-                "tables": {t: tables[t] for t in ("seats", "games", "rounds") if t in tables_of(records_rounds(identity))},
-            })  # fmt: skip
+            tables = {
+                "seats": "one row per player per game",
+                "games": "one row per game",
+                "rounds": "one row per player at the start of every round and at the end",
+            }
+            folder.write_manifest(
+                path,
+                "dataset",
+                {
+                    "run": identity,
+                    "command": command,
+                    "tables": {
+                        t: tables[t] for t in ("seats", "games", "rounds") if t in tables_of(records_rounds(identity))
+                    },
+                },
+            )
         except OSError as exc:
             raise DatasetError(f"cannot write to {str(path)!r}: {exc.strerror or exc}") from None
     for stale in path.glob("*/.part-*.tmp-*"):  # a write cut short by a kill: never a finished part
@@ -414,12 +462,16 @@ def load_rounds(path: str | Path, columns: list[str] | None = None) -> pd.DataFr
     path = location(path)
     manifest = read_manifest(path)
     if not records_rounds(manifest.get("run", {})):
-        raise DatasetError(f"{str(path)!r} holds no round snapshots: it was written without --rounds "
-                           "(smsim simulate --rounds, or simulate_to(..., rounds=True), records them)")  # fmt: skip
+        raise DatasetError(
+            f"{str(path)!r} holds no round snapshots: it was written without --rounds "
+            "(smsim simulate --rounds, or simulate_to(..., rounds=True), records them)"
+        )
     if columns is not None:
         unknown = sorted(set(columns) - set(ROUND_COLUMNS))
         if unknown:
-            raise DatasetError(f"no round snapshot column {', '.join(unknown)}; the columns are {', '.join(ROUND_COLUMNS)}")
+            raise DatasetError(
+                f"no round snapshot column {', '.join(unknown)}; the columns are {', '.join(ROUND_COLUMNS)}"
+            )
         columns = ["game", "round", "seat", *[c for c in ROUND_COLUMNS if c in columns]]
     parts = sorted(done_parts(path, rounds=True))
     try:
@@ -427,6 +479,7 @@ def load_rounds(path: str | Path, columns: list[str] | None = None) -> pd.DataFr
     except (OSError, pa.ArrowInvalid) as exc:
         raise DatasetError(f"{str(path)!r}: a part cannot be read ({exc})") from None
     if not tables:
-        return round_table((np.zeros(0, np.int64), np.zeros(0, np.int16),
-                            np.zeros((0, 0, L.N_ROUND_FIELDS), np.int16)))[columns or slice(None)]  # fmt: skip
+        return round_table(
+            (np.zeros(0, np.int64), np.zeros(0, np.int16), np.zeros((0, 0, L.N_ROUND_FIELDS), np.int16))
+        )[columns or slice(None)]
     return pd.concat(tables, ignore_index=True)

@@ -53,45 +53,146 @@ class Kind:
 
 
 KINDS = {  # dataset formats: 2 sides_attack_N columns, 3 seat_vp (older ones read with 0), 4 this manifest
-    "dataset": Kind("manifest.json", "smsim dataset", "an smsim dataset", "run", 4, "run",
-                    ("games", "players", "policies", "rules"), ("format", "smsim-dataset", "format_version"),
-                    url=True),
-    "comparison": Kind("manifest.json", "comparison", "a comparison", "comparison", 2, ("policies", "seed", "rules"),
-                       ("rules",), ("format", "smsim-comparison", "")),
-    "sweep": Kind("sweep.json", "sweep", "a sweep", "sweep", 2, "sweep", ("variants",),
-                  ("format", "smsim-sweep", "format_version"), url=True),
-    "skill": Kind("skill.json", "skill study", "a skill study", "skill study", 2, "plan",
-                  ("players", "levels", "games", "seed", "variants"), ("format", "smsim-skill", "version")),
-    "fairness": Kind("fairness.json", "result of smsim fairness", "a result of smsim fairness", "fairness search", 2,
-                     ("players", "policy", "by", "games", "seed", "max", "check_games", "check_seed"),
-                     ("players", "policy", "by", "games", "seed", "check_games", "check_seed"), ("kind", "fairness", ""),
-                     FairnessError),
-    "bonus": Kind("bonus.json", "wall-bonus ablation", "a wall-bonus ablation", "wall-bonus ablation", 1, "plan",
-                  ("players", "policy", "games", "seed"), None, BonusError),
-    "regret": Kind("regret.json", "keep-regret study", "a keep-regret study", "keep-regret study", 1, "plan",
-                   ("players", "policies", "games", "seed", "oracle"), None, RegretError),
-    "ladder": Kind("ladder.json", "ladder", "a ladder", "ladder", 1, "plan",
-                   ("rungs", "players", "games", "seed", "field", "rules"), None, LadderError),
-    "luck": Kind("luck.json", "luck match", "a luck match", "luck match", 1, "plan",
-                 ("policy", "against", "players", "blocks", "seed", "samples", "rules"), None, LuckError),
-    "matters": Kind("matters.json", "what-matters study", "a what-matters study", "what-matters study", 1, "plan",
-                    ("policies", "parts", "players", "games", "seed", "rules"), None, MattersError),
-    "learn": Kind("learn.json", "smsim learn labels", "a folder of smsim learn labels", "learn run", 2,
-                  ("plan", "rules"), ("plan", "rules"), None, LearnError),
-}  # fmt: skip
+    "dataset": Kind(
+        "manifest.json",
+        "smsim dataset",
+        "an smsim dataset",
+        "run",
+        4,
+        "run",
+        ("games", "players", "policies", "rules"),
+        ("format", "smsim-dataset", "format_version"),
+        url=True,
+    ),
+    "comparison": Kind(
+        "manifest.json",
+        "comparison",
+        "a comparison",
+        "comparison",
+        2,
+        ("policies", "seed", "rules"),
+        ("rules",),
+        ("format", "smsim-comparison", ""),
+    ),
+    "sweep": Kind(
+        "sweep.json",
+        "sweep",
+        "a sweep",
+        "sweep",
+        2,
+        "sweep",
+        ("variants",),
+        ("format", "smsim-sweep", "format_version"),
+        url=True,
+    ),
+    "skill": Kind(
+        "skill.json",
+        "skill study",
+        "a skill study",
+        "skill study",
+        2,
+        "plan",
+        ("players", "levels", "games", "seed", "variants"),
+        ("format", "smsim-skill", "version"),
+    ),
+    "fairness": Kind(
+        "fairness.json",
+        "result of smsim fairness",
+        "a result of smsim fairness",
+        "fairness search",
+        2,
+        ("players", "policy", "by", "games", "seed", "max", "check_games", "check_seed"),
+        ("players", "policy", "by", "games", "seed", "check_games", "check_seed"),
+        ("kind", "fairness", ""),
+        FairnessError,
+    ),
+    "bonus": Kind(
+        "bonus.json",
+        "wall-bonus ablation",
+        "a wall-bonus ablation",
+        "wall-bonus ablation",
+        1,
+        "plan",
+        ("players", "policy", "games", "seed"),
+        None,
+        BonusError,
+    ),
+    "regret": Kind(
+        "regret.json",
+        "keep-regret study",
+        "a keep-regret study",
+        "keep-regret study",
+        1,
+        "plan",
+        ("players", "policies", "games", "seed", "oracle"),
+        None,
+        RegretError,
+    ),
+    "ladder": Kind(
+        "ladder.json",
+        "ladder",
+        "a ladder",
+        "ladder",
+        1,
+        "plan",
+        ("rungs", "players", "games", "seed", "field", "rules"),
+        None,
+        LadderError,
+    ),
+    "luck": Kind(
+        "luck.json",
+        "luck match",
+        "a luck match",
+        "luck match",
+        1,
+        "plan",
+        ("policy", "against", "players", "blocks", "seed", "samples", "rules"),
+        None,
+        LuckError,
+    ),
+    "matters": Kind(
+        "matters.json",
+        "what-matters study",
+        "a what-matters study",
+        "what-matters study",
+        1,
+        "plan",
+        ("policies", "parts", "players", "games", "seed", "rules"),
+        None,
+        MattersError,
+    ),
+    "learn": Kind(
+        "learn.json",
+        "smsim learn labels",
+        "a folder of smsim learn labels",
+        "learn run",
+        2,
+        ("plan", "rules"),
+        ("plan", "rules"),
+        None,
+        LearnError,
+    ),
+}
 ALONE = "fairness"  # the kind whose manifest is its whole result: its file may stand for its folder
 
 
 def environment() -> dict[str, str]:
     """The versions a manifest records: what made the data."""
-    return {"smsim": __version__, "numba": metadata.version("numba"), "numpy": np.__version__,
-            "python": platform.python_version()}  # fmt: skip
+    return {
+        "smsim": __version__,
+        "numba": metadata.version("numba"),
+        "numpy": np.__version__,
+        "python": platform.python_version(),
+    }
 
 
 def _inputs(spec: Kind, manifest: dict) -> Any:
     """The inputs in a manifest of the form ``read_manifest`` gives (``Kind.inputs``)."""
-    return manifest.get(spec.inputs) if isinstance(spec.inputs, str) else \
-        {f: manifest[f] for f in spec.inputs if f in manifest}  # fmt: skip
+    return (
+        manifest.get(spec.inputs)
+        if isinstance(spec.inputs, str)
+        else {f: manifest[f] for f in spec.inputs if f in manifest}
+    )
 
 
 def _says(data: dict, kind: str) -> bool:
@@ -139,8 +240,10 @@ def read_manifest(path: str | Path | Remote, kind: str | None = None) -> dict[st
     folder, found = _found(path, error)
     if found is None or (kind is not None and found != kind):
         want = KINDS[kind].a if kind else "an smsim result"
-        raise error(f"{str(path)!r} is not {want} " + (f"(it holds {KINDS[found].a})" if found else
-                                                       f"(no {KINDS[kind].file if kind else 'manifest'})"))
+        raise error(
+            f"{str(path)!r} is not {want} "
+            + (f"(it holds {KINDS[found].a})" if found else f"(no {KINDS[kind].file if kind else 'manifest'})")
+        )
     spec = KINDS[found]
     data = _load(folder, spec.file, spec.error)
 
@@ -161,8 +264,10 @@ def read_manifest(path: str | Path | Remote, kind: str | None = None) -> dict[st
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise damaged(f"its format_version is {version!r}")
     if version > spec.version:
-        raise spec.error(f"{str(folder)!r}: {spec.file} is of format {version}, newer than this smsim "
-                         f"({__version__}) reads ({spec.version}); upgrade smsim")  # fmt: skip
+        raise spec.error(
+            f"{str(folder)!r}: {spec.file} is of format {version}, newer than this smsim "
+            f"({__version__}) reads ({spec.version}); upgrade smsim"
+        )
     if not isinstance(inputs, dict):
         raise damaged("it records no inputs")
     missing = [f for f in spec.needs if inputs.get(f) is None]
@@ -183,10 +288,16 @@ def _today(value: Any) -> Any:
     if not isinstance(value, dict):
         return value
     by_name = isinstance(value.get("policies"), dict)  # a skill study's policies, by name; a run's, by seat
-    return {k: normalised(v) if k == "rules" and isinstance(v, dict) else
-            {n: described_now(p) for n, p in v.items()} if k == "policies" and by_name else
-            [described_now(p) for p in v] if k == "policies" and isinstance(v, list) else _today(v)
-            for k, v in value.items()}  # fmt: skip
+    return {
+        k: normalised(v)
+        if k == "rules" and isinstance(v, dict)
+        else {n: described_now(p) for n, p in v.items()}
+        if k == "policies" and by_name
+        else [described_now(p) for p in v]
+        if k == "policies" and isinstance(v, list)
+        else _today(v)
+        for k, v in value.items()
+    }
 
 
 def check_out(path: str | Path | Remote, kind: str, inputs: dict[str, Any] | None = None) -> bool:
@@ -209,8 +320,10 @@ def check_out(path: str | Path | Remote, kind: str, inputs: dict[str, Any] | Non
     now = json.loads(json.dumps(inputs))  # as a manifest holds them: lists, not tuples
     if was is not None and now is not None and was != now:
         differs = [k for k in {**now, **was} if was.get(k) != now.get(k)] or ["format"]  # a key either lacks: named
-        raise spec.error(f"output {out!r} holds a different {spec.what} (its {', '.join(differs)} "
-                         f"{'differs' if len(differs) == 1 else 'differ'}); choose another --out or delete it")
+        raise spec.error(
+            f"output {out!r} holds a different {spec.what} (its {', '.join(differs)} "
+            f"{'differs' if len(differs) == 1 else 'differ'}); choose another --out or delete it"
+        )
     why = unwritable(path)
     if why is not None:
         raise spec.error(f"cannot write to {out!r}: {why}")
@@ -223,10 +336,28 @@ def write_manifest(path: str | Path | Remote, kind: str, manifest: dict[str, Any
     spec = KINDS[kind]
     path = location(path)
     inputs = _inputs(spec, manifest)
-    rest = {k: v for k, v in manifest.items() if k not in ("kind", "format_version", "smsim", "command", "environment",
-                                                          *([spec.inputs] if isinstance(spec.inputs, str) else spec.inputs))}
-    data = {"kind": kind, "format_version": spec.version, "smsim": __version__,
-            "command": list(manifest.get("command", [])), "inputs": inputs, **rest, "environment": environment()}
+    rest = {
+        k: v
+        for k, v in manifest.items()
+        if k
+        not in (
+            "kind",
+            "format_version",
+            "smsim",
+            "command",
+            "environment",
+            *([spec.inputs] if isinstance(spec.inputs, str) else spec.inputs),
+        )
+    }
+    data = {
+        "kind": kind,
+        "format_version": spec.version,
+        "smsim": __version__,
+        "command": list(manifest.get("command", [])),
+        "inputs": inputs,
+        **rest,
+        "environment": environment(),
+    }
     path.mkdir(parents=True, exist_ok=True)
     write_text(path / spec.file, json.dumps(data, indent=2) + "\n")
 

@@ -48,8 +48,15 @@ SEARCH_SLICE = 4  # at most, where a seat searches
 ROUNDS_SLICE = 500
 
 
-def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules, oracle: np.ndarray | None = None,
-           rounds: bool = False, luck: tuple[np.ndarray, int, int] | None = None) -> Callable:  # fmt: skip
+def kernel(
+    players: int,
+    specs: list[PolicySpec],
+    seed: int,
+    rules: Rules,
+    oracle: np.ndarray | None = None,
+    rounds: bool = False,
+    luck: tuple[np.ndarray, int, int] | None = None,
+) -> Callable:
     """``play(first, score, player, game_out, judged=None)``: games first .. first + len(score) - 1
     into the given arrays, with the engine (the search policy's loop where a seat searches).
 
@@ -59,14 +66,20 @@ def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules, oracl
     the start of every round and at the end is recorded (``play.loop.Rounds``) and ``play``
     returns the rows of the rounds played (``round_rows``), else None. ``luck``: (the
     win-probability coefficients of this player count, the plays each value is the mean of, the
-    endgame's empty spaces) under which every turn's luck is measured (``play.loop.Luck``); ``lucky`` float64[G, P, len(LUCK_FIELDS)]
-    then receives each game's luck per seat."""
+    endgame's empty spaces) under which every turn's luck is measured (``play.loop.Luck``);
+    ``lucky`` float64[G, P, len(LUCK_FIELDS)] then receives each game's luck per seat."""
     key, rules_nb, crates, *policies = lineup_arrays(specs, seed, rules)
     searching = any_search(specs)
     room = search_room(*policies[:2])  # kind, params
 
-    def play(first: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray,
-             judged: np.ndarray | None = None, lucky: np.ndarray | None = None) -> RoundRows | None:  # fmt: skip
+    def play(
+        first: int,
+        score: np.ndarray,
+        player: np.ndarray,
+        game_out: np.ndarray,
+        judged: np.ndarray | None = None,
+        lucky: np.ndarray | None = None,
+    ) -> RoundRows | None:
         # the work buffers (and search scratch) of this call: held here while the games run on views of them
         judge = new_oracle(players, len(game_out), oracle) if oracle is not None else None
         snaps = new_rounds(players, len(game_out), rules.max_rounds) if rounds else None
@@ -107,8 +120,14 @@ def lineup_arrays(specs: list[PolicySpec], seed: int, rules: Rules) -> tuple:
     """What ``play_games_nb`` takes of a run: (dice key, rules, start crates, then kind, params,
     functions, base and playout kind and params of the seats, and the learned policy's mark)."""
     # the deciding and the playout policies; the learned policy's mark (None: a loop without it)
-    return (seed_key(seed), rules.to_nb(), rules.start_crate_cells(), *policy_arrays(specs), *base_arrays(specs),
-            line_up_marks(specs))
+    return (
+        seed_key(seed),
+        rules.to_nb(),
+        rules.start_crate_cells(),
+        *policy_arrays(specs),
+        *base_arrays(specs),
+        line_up_marks(specs),
+    )
 
 
 def kernel_compiled(players: int, specs: list[PolicySpec], rules: Rules, rounds: bool = False) -> bool:
@@ -124,13 +143,16 @@ def kernel_compiled(players: int, specs: list[PolicySpec], rules: Rules, rounds:
 
 def engine_arrays(games: int, players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Zeroed (score, player, game_out) for ``games`` games."""
-    return (np.zeros((games, players, L.N_SCORE_FIELDS), dtype=np.int64),
-            np.zeros((games, players, L.N_PLAYER_FIELDS), dtype=np.int64),
-            np.zeros((games, L.N_GAME_FIELDS), dtype=np.int64))  # fmt: skip
+    return (
+        np.zeros((games, players, L.N_SCORE_FIELDS), dtype=np.int64),
+        np.zeros((games, players, L.N_PLAYER_FIELDS), dtype=np.int64),
+        np.zeros((games, L.N_GAME_FIELDS), dtype=np.int64),
+    )
 
 
-def slice_plan(chunks: list[tuple[int, ...]], threads: int, min_slice: int | None = None,
-               max_slice: int | None = None) -> list[tuple[int, int, int]]:  # fmt: skip
+def slice_plan(
+    chunks: list[tuple[int, ...]], threads: int, min_slice: int | None = None, max_slice: int | None = None
+) -> list[tuple[int, int, int]]:
     """The slices (chunk index, first, end within the chunk) the threads take, in game order.
 
     Guided, as OpenMP's schedule of that name: a slice is a quarter of a thread's share of the
@@ -241,8 +263,10 @@ def on_threads(
         with handing:
             poll()
 
-    workers = [threading.Thread(target=work, name=f"smsim-play-{t}", daemon=True)
-               for t in range(max(1, min(threads, len(slices))))]  # fmt: skip
+    workers = [
+        threading.Thread(target=work, name=f"smsim-play-{t}", daemon=True)
+        for t in range(max(1, min(threads, len(slices))))
+    ]
     for w in workers:
         w.start()
     try:

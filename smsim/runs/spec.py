@@ -40,8 +40,14 @@ class RunSpec:
         return [s.name for s in self.lineup]
 
 
-def verify_run(games: int, players: int = 4, policies: list | None = None, seed: int = 0, rules: Rules | None = None,
-               first: int = 0) -> RunSpec:  # fmt: skip
+def verify_run(
+    games: int,
+    players: int = 4,
+    policies: list | None = None,
+    seed: int = 0,
+    rules: Rules | None = None,
+    first: int = 0,
+) -> RunSpec:
     """A run's inputs checked (``SimulationError``, ``PolicyError``): 1 to MAX_GAMES games whose
     indices fit an int64, 2 to 5 players, one policy given for every seat or one per seat, whole
     seed; no rules means docs/rules.md's."""

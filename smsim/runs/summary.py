@@ -28,13 +28,30 @@ from smsim.runs.storage import location, reading
 from smsim.runs.tally import tally_nb
 from smsim.stats import SUM_COLUMNS, clustered_mean, clustered_rate
 
-SEAT_COLUMNS = ("game", "policy", "seat", "won", "shared", "total", "cannons_lost", "longest_series", "sides_completed",
-                *VP_SOURCES)  # fmt: skip
+SEAT_COLUMNS = (
+    "game",
+    "policy",
+    "seat",
+    "won",
+    "shared",
+    "total",
+    "cannons_lost",
+    "longest_series",
+    "sides_completed",
+    *VP_SOURCES,
+)
 GAME_COLUMNS = ("players", "rounds", "aborted", "winners", "attacks")
 VP_OFFSET = 200  # VP histograms cover -200 .. 799
 
 
-SUM_FIELDS = ("won", "shared", "win_share", "total", "cannons_lost", *VP_SOURCES)  # summed per group (church_vp among them)
+SUM_FIELDS = (
+    "won",
+    "shared",
+    "win_share",
+    "total",
+    "cannons_lost",
+    *VP_SOURCES,
+)  # summed per group (church_vp among them)
 WIN_UNITS = 60
 """A seat's share of its game's win is counted in sixtieths (1/k of a win shared by k = 1 to 5
 winners is a whole number of them), so its sums stay whole numbers that add up exactly."""
@@ -66,17 +83,31 @@ class SummaryAccumulator:
     # -- feeding ------------------------------------------------------------------------------------
     def add(self, seats: pd.DataFrame, games: pd.DataFrame) -> None:
         """Add a chunk given as its seat and game tables (whole games: a game's seats together)."""
-        seat_cols = {c: seats[c].to_numpy() for c in ("game", "seat", "won", "shared", "total", "cannons_lost",
-                                                     "longest_series", "sides_completed", *VP_SOURCES)}  # fmt: skip
+        seat_cols = {
+            c: seats[c].to_numpy()
+            for c in (
+                "game",
+                "seat",
+                "won",
+                "shared",
+                "total",
+                "cannons_lost",
+                "longest_series",
+                "sides_completed",
+                *VP_SOURCES,
+            )
+        }
         policy = seats["policy"]
         if not isinstance(policy.dtype, pd.CategoricalDtype):
             policy = policy.astype("category")
         game_cols = {c: games[c].to_numpy() for c in GAME_COLUMNS}
-        self.merge(chunk_sums(seat_cols, policy.cat.codes.to_numpy(), [str(c) for c in policy.cat.categories],
-                              game_cols))  # fmt: skip
+        self.merge(
+            chunk_sums(seat_cols, policy.cat.codes.to_numpy(), [str(c) for c in policy.cat.categories], game_cols)
+        )
 
-    def add_arrays(self, score: np.ndarray, player: np.ndarray, game_out: np.ndarray, policy_names: list[str],
-                   first: int) -> None:  # fmt: skip
+    def add_arrays(
+        self, score: np.ndarray, player: np.ndarray, game_out: np.ndarray, policy_names: list[str], first: int
+    ) -> None:
         """Add a chunk given as the engine's arrays (score, player: [G, P, F]; game_out: [G, F])."""
         self.merge(arrays_sums(score, player, game_out, policy_names, first))
 
@@ -112,8 +143,10 @@ class SummaryAccumulator:
                 seat_file, game_file = pq.ParquetFile(seats), pq.ParquetFile(games)
                 columns = [c for c in SEAT_COLUMNS if c in seat_file.schema_arrow.names]  # seat_vp: since format 3
                 for g in range(seat_file.num_row_groups):
-                    self.add(with_seat_vp(seat_file.read_row_group(g, columns=columns).to_pandas()),
-                             game_file.read_row_group(g, columns=list(GAME_COLUMNS)).to_pandas())  # fmt: skip
+                    self.add(
+                        with_seat_vp(seat_file.read_row_group(g, columns=columns).to_pandas()),
+                        game_file.read_row_group(g, columns=list(GAME_COLUMNS)).to_pandas(),
+                    )
         except (OSError, pa.ArrowInvalid) as exc:
             raise DatasetError(f"{str(path)!r}: a part cannot be read ({exc})") from None
 
@@ -142,10 +175,19 @@ class SummaryAccumulator:
             vlo, vhi = vp.loc[key, "vp_lo"], vp.loc[key, "vp_hi"]
             cum = np.cumsum(acc["hist"])
             pct = {f"vp_p{q}": float(np.searchsorted(cum, q / 100 * n) - VP_OFFSET) for q in (10, 50, 90)}
-            rows[key] = {"seats": n, "wins": int(acc["won"]), "shared_wins": int(acc["shared"]),
-                         "win_rate": acc["win_share"] / WIN_UNITS / n,
-                         "win_lo": lo, "win_hi": hi, "vp_mean": mean, "vp_lo": vlo, "vp_hi": vhi, **pct,
-                         "cannons_lost": acc["cannons_lost"] / n}  # fmt: skip
+            rows[key] = {
+                "seats": n,
+                "wins": int(acc["won"]),
+                "shared_wins": int(acc["shared"]),
+                "win_rate": acc["win_share"] / WIN_UNITS / n,
+                "win_lo": lo,
+                "win_hi": hi,
+                "vp_mean": mean,
+                "vp_lo": vlo,
+                "vp_hi": vhi,
+                **pct,
+                "cannons_lost": acc["cannons_lost"] / n,
+            }
         out = pd.DataFrame.from_dict(rows, orient="index").sort_index()
         out.index.name = by
         return out
@@ -153,32 +195,55 @@ class SummaryAccumulator:
     def tables(self) -> dict[str, pd.DataFrame]:
         policies = {key: acc for (b, key), acc in self.groups.items() if b == "policy"}
         names = sorted(policies)
-        sources = pd.DataFrame({src: [policies[k][src] / policies[k]["n"] for k in names] for src in VP_SOURCES},
-                               index=pd.Index(names, name="policy"))  # fmt: skip
+        sources = pd.DataFrame(
+            {src: [policies[k][src] / policies[k]["n"] for k in names] for src in VP_SOURCES},
+            index=pd.Index(names, name="policy"),
+        )
         sources["total"] = [policies[k]["total"] / policies[k]["n"] for k in names]
-        series = pd.DataFrame([policies[k]["series"] / policies[k]["n"] for k in names],
-                              index=pd.Index(names, name="policy"), columns=[f"longest_{i}" for i in range(6)])  # fmt: skip
+        series = pd.DataFrame(
+            [policies[k]["series"] / policies[k]["n"] for k in names],
+            index=pd.Index(names, name="policy"),
+            columns=[f"longest_{i}" for i in range(6)],
+        )
         series["church_vp"] = sources["church_vp"]
-        sides = pd.DataFrame([policies[k]["sides"] / policies[k]["n"] for k in names],
-                             index=pd.Index(names, name="policy"), columns=[f"sides_{i}" for i in range(5)])  # fmt: skip
+        sides = pd.DataFrame(
+            [policies[k]["sides"] / policies[k]["n"] for k in names],
+            index=pd.Index(names, name="policy"),
+            columns=[f"sides_{i}" for i in range(5)],
+        )
         sides["mean"] = [(policies[k]["sides"] * np.arange(5)).sum() / policies[k]["n"] for k in names]
         gs = self.game_sums
         n = max(gs["games"], 1)
-        game_stats = pd.DataFrame({
-            "games": [gs["games"]], "players": [self.players], "rounds_mean": [gs["rounds"] / n],
-            "aborted": [gs["aborted"]], "shared_wins": [gs["shared_wins"]], "attacks_mean": [gs["attacks"] / n],
-        }, index=pd.Index(["all"], name="games"))  # fmt: skip
-        return {"by_policy": self.rates("policy"), "by_seat": self.rates("seat"), "vp_by_source": sources,
-                "church_series": series, "sides_completed": sides, "games": game_stats}  # fmt: skip
+        game_stats = pd.DataFrame(
+            {
+                "games": [gs["games"]],
+                "players": [self.players],
+                "rounds_mean": [gs["rounds"] / n],
+                "aborted": [gs["aborted"]],
+                "shared_wins": [gs["shared_wins"]],
+                "attacks_mean": [gs["attacks"] / n],
+            },
+            index=pd.Index(["all"], name="games"),
+        )
+        return {
+            "by_policy": self.rates("policy"),
+            "by_seat": self.rates("seat"),
+            "vp_by_source": sources,
+            "church_series": series,
+            "sides_completed": sides,
+            "games": game_stats,
+        }
 
 
-def arrays_sums(score: np.ndarray, player: np.ndarray, game_out: np.ndarray, policy_names: list[str],
-                first: int) -> dict:  # fmt: skip
+def arrays_sums(
+    score: np.ndarray, player: np.ndarray, game_out: np.ndarray, policy_names: list[str], first: int
+) -> dict:
     """``chunk_sums`` of a chunk given as the engine's arrays: no table is built."""
 
     codes, labels = policy_codes(policy_names, score.shape[0])
-    return chunk_sums(summary_columns(score, player, first), codes, labels,
-                      game_summary_columns(game_out, score.shape[1]))  # fmt: skip
+    return chunk_sums(
+        summary_columns(score, player, first), codes, labels, game_summary_columns(game_out, score.shape[1])
+    )
 
 
 SUMMED = (*SUM_FIELDS, "longest_series", "sides_completed")  # the columns tally_nb reads
@@ -192,13 +257,28 @@ def _group_sums(group: np.ndarray, n_groups: int, game: np.ndarray, values: np.n
 
     figures = np.array([SUMMED.index(f) for f in FIGURES], dtype=np.int64)
     count, sums, squares, hist, series, sides, cluster = tally_nb(
-        group, game, values, figures, n_groups, SUMMED.index("total"), VP_OFFSET, HIST_BINS,
-        SUMMED.index("longest_series"), SERIES_BINS, SUMMED.index("sides_completed"), SIDES_BINS,
-    )  # fmt: skip
+        group,
+        game,
+        values,
+        figures,
+        n_groups,
+        SUMMED.index("total"),
+        VP_OFFSET,
+        HIST_BINS,
+        SUMMED.index("longest_series"),
+        SERIES_BINS,
+        SUMMED.index("sides_completed"),
+        SIDES_BINS,
+    )
     out = []
     for g in range(n_groups):
-        acc = {"n": int(count[g]), **{f: int(sums[g, j]) for j, f in enumerate(SUM_FIELDS)}, "hist": hist[g],
-               "series": series[g], "sides": sides[g]}  # fmt: skip
+        acc = {
+            "n": int(count[g]),
+            **{f: int(sums[g, j]) for j, f in enumerate(SUM_FIELDS)},
+            "hist": hist[g],
+            "series": series[g],
+            "sides": sides[g],
+        }
         for j, f in enumerate(FIGURES):  # in the order of stats.SUM_COLUMNS
             c = cluster[g, j]
             acc[f"{f}_sums"] = np.array([count[g], sums[g, figures[j]], squares[g, j], *c], dtype=np.int64)
@@ -206,8 +286,12 @@ def _group_sums(group: np.ndarray, n_groups: int, game: np.ndarray, values: np.n
     return out
 
 
-def chunk_sums(seat_cols: dict[str, np.ndarray], policy_codes: np.ndarray, policy_labels: list[str],
-               game_cols: dict[str, np.ndarray]) -> dict:  # fmt: skip
+def chunk_sums(
+    seat_cols: dict[str, np.ndarray],
+    policy_codes: np.ndarray,
+    policy_labels: list[str],
+    game_cols: dict[str, np.ndarray],
+) -> dict:
     """The sums of one chunk of whole games that ``SummaryAccumulator.merge`` adds: per policy and
     per seat (``("policy", name)``, ``("seat", s)``), and over the games. ``seat_cols`` holds
     ``game``, ``seat`` and the summary columns (``dataset.summary_columns``)."""
@@ -232,11 +316,12 @@ def chunk_sums(seat_cols: dict[str, np.ndarray], policy_codes: np.ndarray, polic
         groups["seat", s] = acc
     n = len(game_cols["rounds"])
     game_sums = {
-        "games": n, "rounds": int(np.sum(game_cols["rounds"], dtype=np.int64)),
+        "games": n,
+        "rounds": int(np.sum(game_cols["rounds"], dtype=np.int64)),
         "aborted": int(np.count_nonzero(game_cols["aborted"])),
         "shared_wins": int(np.count_nonzero(np.asarray(game_cols["winners"]) > 1)),
         "attacks": int(np.sum(game_cols["attacks"], dtype=np.int64)),
-    }  # fmt: skip
+    }
     return {"groups": groups, "games": game_sums, "players": int(game_cols["players"][0]) if n else 0}
 
 

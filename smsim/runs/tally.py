@@ -18,8 +18,9 @@ N_CLUSTER = 5  # per figure: clusters, sum of (cluster total)^2, of total x rows
 
 
 @njit(cache=True, nogil=True)
-def tally_nb(group, game, values, figures, n_groups, hist_col, hist_offset, n_hist, series_col, n_series,
-             sides_col, n_sides):  # fmt: skip
+def tally_nb(
+    group, game, values, figures, n_groups, hist_col, hist_offset, n_hist, series_col, n_series, sides_col, n_sides
+):
     """Sums per group of the rows (``group[r]`` in 0 .. n_groups - 1, ``game[r]`` its game).
 
     values: int64[rows, F], the summed columns; figures: the columns with squares and cluster

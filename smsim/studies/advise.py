@@ -48,12 +48,14 @@ from smsim.engine import events as E
 from smsim.engine.dice import seed_key
 from smsim.errors import AdviseError, PolicyError, RulesError, SimulationError, TraceError
 from smsim.intervals import Z_95, wilson_interval
+from smsim.layout import PolicyKind
 from smsim.play.api import EVENTS_PER_TURN, check_errors, verify_game_index, verify_players
 from smsim.play.loop import MAX_PLAYOUTS, MEMO_SIZE, Seats, continue_game_nb, new_work
 from smsim.play.narrate import Cities
 from smsim.play.search import evaluate_nb, new_search, play_one_search_nb
 from smsim.play.trace import FACE_NAMES, PERSON_NAMES, end_record, events_to_records, turn_records
 from smsim.play.tracefile import iter_jsonl
+from smsim.policies import heuristic_layout as HL
 from smsim.policies.exact_keep import ERROR_VP, keep_regret_nb
 from smsim.policies.learned import learned_pick_nb
 from smsim.policies.registry import (
@@ -65,8 +67,6 @@ from smsim.policies.registry import (
     resolve_policy,
 )
 from smsim.policies.rollout import ROLLOUT_DEFAULTS
-from smsim.layout import PolicyKind
-from smsim.policies import heuristic_layout as HL
 from smsim.rules import SIDE_NAMES, Rules
 
 # The leading moves' playouts, and every move's first: with sequential halving a 4-player
@@ -101,9 +101,19 @@ class Candidate:
     moves: list[str] = field(default_factory=list)  # each move of the row (identical here), in words
 
     def to_dict(self) -> dict[str, Any]:
-        return {"move": self.move, "moves": self.moves, "win": self.win, "win_lo": self.win_lo, "win_hi": self.win_hi,
-                "vp": self.vp, "vp_lo": self.vp_lo, "vp_hi": self.vp_hi, "playouts": self.playouts, "pick": self.pick,
-                "rows": self.rows}  # fmt: skip
+        return {
+            "move": self.move,
+            "moves": self.moves,
+            "win": self.win,
+            "win_lo": self.win_lo,
+            "win_hi": self.win_hi,
+            "vp": self.vp,
+            "vp_lo": self.vp_lo,
+            "vp_hi": self.vp_hi,
+            "playouts": self.playouts,
+            "pick": self.pick,
+            "rows": self.rows,
+        }
 
 
 @dataclass
@@ -133,11 +143,18 @@ class Advice:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "decision": self.decision, "seat": self.seat, "kind": self.kind, "round": self.round,
-            "policy": self.policies[self.seat], "seed": self.seed, "game": self.game, "playouts": self.playouts,
-            "min_playouts": self.min_playouts, "decisions": self.decisions,
+            "decision": self.decision,
+            "seat": self.seat,
+            "kind": self.kind,
+            "round": self.round,
+            "policy": self.policies[self.seat],
+            "seed": self.seed,
+            "game": self.game,
+            "playouts": self.playouts,
+            "min_playouts": self.min_playouts,
+            "decisions": self.decisions,
             "candidates": [c.to_dict() for c in self.candidates],
-        }  # fmt: skip
+        }
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
@@ -146,16 +163,24 @@ class Advice:
         width = max(len("move"), *(len(c.move) for c in self.candidates))
         moves = sum(len(c.moves) for c in self.candidates)
         grouped = f" ({moves} moves: those in one row gave identical results)" if moves > len(self.candidates) else ""
-        spread = ("each" if self.min_playouts >= self.playouts
-                  else f"for the leading moves, at least {self.min_playouts} for the others (sequential halving)")
-        lines = [self.position, "",
-                 f"{len(self.candidates)} candidates{grouped}, {self.playouts} playouts {spread}; common dice, "
-                 f"continuations played by each seat's base policy; 95% intervals",
-                 f"  {'move':<{width}}   win   [95% interval]     VP  [95% interval]  playouts"]  # fmt: skip
+        spread = (
+            "each"
+            if self.min_playouts >= self.playouts
+            else f"for the leading moves, at least {self.min_playouts} for the others (sequential halving)"
+        )
+        lines = [
+            self.position,
+            "",
+            f"{len(self.candidates)} candidates{grouped}, {self.playouts} playouts {spread}; common dice, "
+            f"continuations played by each seat's base policy; 95% intervals",
+            f"  {'move':<{width}}   win   [95% interval]     VP  [95% interval]  playouts",
+        ]
         for c in self.candidates:
             mark = "  <- the policy's pick" if c.pick else ""
-            lines.append(f"{'*' if c.pick else ' '} {c.move:<{width}}  {c.win:.3f} [{c.win_lo:.3f}, {c.win_hi:.3f}]"
-                         f"  {c.vp:5.1f} [{c.vp_lo:5.1f}, {c.vp_hi:5.1f}]  {c.playouts:>8}{mark}")  # fmt: skip
+            lines.append(
+                f"{'*' if c.pick else ' '} {c.move:<{width}}  {c.win:.3f} [{c.win_lo:.3f}, {c.win_hi:.3f}]"
+                f"  {c.vp:5.1f} [{c.vp_lo:5.1f}, {c.vp_hi:5.1f}]  {c.playouts:>8}{mark}"
+            )
         return "\n".join(lines)
 
 
@@ -213,9 +238,23 @@ class _Game:
         kind, params, fns, base_kind, base_params, playout_kind, playout_params = self.arrays
         trace = np.zeros((self.rules.max_rounds * self.players * EVENTS_PER_TURN + 16, E.EVENT_WIDTH), dtype=np.int64)
         w = new_work(self.players, trace)
-        score, game_out, n_rows = play_one_search_nb(seed_key(self.seed), self.game, self.rules_nb, self.crates, kind,
-                                                     params, fns, base_kind, base_params, playout_kind, playout_params,
-                                                     self.marks, w, new_search(self.players), decision)  # fmt: skip
+        score, game_out, n_rows = play_one_search_nb(
+            seed_key(self.seed),
+            self.game,
+            self.rules_nb,
+            self.crates,
+            kind,
+            params,
+            fns,
+            base_kind,
+            base_params,
+            playout_kind,
+            playout_params,
+            self.marks,
+            w,
+            new_search(self.players),
+            decision,
+        )
         out = (score, w.player, w.city, game_out, n_rows, w)
         try:
             check_errors(game_out[None, :], self.specs, self.game)
@@ -225,9 +264,16 @@ class _Game:
 
     def records(self, out, trace) -> list[dict[str, Any]]:
         score, _, city, game_out, n_rows, _ = out
-        return events_to_records(trace[:n_rows], seed=self.seed, game=self.game,
-                                 policies=[s.name for s in self.specs], rules=self.rules, score=score, city=city,
-                                 game_out=game_out)  # fmt: skip
+        return events_to_records(
+            trace[:n_rows],
+            seed=self.seed,
+            game=self.game,
+            policies=[s.name for s in self.specs],
+            rules=self.rules,
+            score=score,
+            city=city,
+            game_out=game_out,
+        )
 
     def evaluate(self, w, rows: np.ndarray, playouts: int, min_playouts: int, first_playout: int = 0):
         """The candidate ``rows`` raced (``search.evaluate_nb``): the search scratch, whose
@@ -236,8 +282,21 @@ class _Game:
         _, _, fns, _, _, playout_kind, playout_params = self.arrays
         search = new_search(self.players, playouts, len(rows))
         search.rows[: len(rows)] = rows
-        evaluate_nb(w, self.rules_nb, fns, playout_kind, playout_params, self.marks, len(rows), first_playout, playouts,
-                    min(min_playouts, playouts), True, RANK_MARGIN, search)  # fmt: skip
+        evaluate_nb(
+            w,
+            self.rules_nb,
+            fns,
+            playout_kind,
+            playout_params,
+            self.marks,
+            len(rows),
+            first_playout,
+            playouts,
+            min(min_playouts, playouts),
+            True,
+            RANK_MARGIN,
+            search,
+        )
         return search
 
 
@@ -320,10 +379,8 @@ def _candidate_groups(kind: int, cands: np.ndarray, dice: list[int], pick: int) 
         mask = int(cands[i, 0])
         faces = tuple(sorted(dice[d] for d in range(L.N_DICE) if (mask >> d) & 1))
         groups.setdefault(faces, []).append(i)
-    out = []
-    for rows in groups.values():  # the policy's own mask first in its group: it is the one played
-        out.append(sorted(rows, key=lambda r: (r != pick, r)))
-    return out
+    # the policy's own mask first in its group: it is the one played
+    return [sorted(rows, key=lambda r: (r != pick, r)) for rows in groups.values()]
 
 
 # -- the position -----------------------------------------------------------------------------
@@ -339,18 +396,25 @@ def _position(g: _Game, w, trace: np.ndarray, decision: int, decisions: int) -> 
     current = turns[-1] if turns else None
     names = [s.name for s in g.specs]
     kind = DECISION_NAMES[int(ctx[L.CTX_DECISION])]
-    lines = [f"Saint Malo, {g.players} players, seed {g.seed}, game {g.game}: "
-             + ", ".join(f"seat {s} {p}" for s, p in enumerate(names)),
-             f"Decision {decision} of {decisions}: seat {seat} ({names[seat]}) decides {kind} in round {rnd + 1}",
-             "", cities.draw(), "", "at the start of this turn:",
-             "seat  coins  logs  VP  cannons lost  defence"]  # fmt: skip
+    lines = [
+        f"Saint Malo, {g.players} players, seed {g.seed}, game {g.game}: "
+        + ", ".join(f"seat {s} {p}" for s, p in enumerate(names)),
+        f"Decision {decision} of {decisions}: seat {seat} ({names[seat]}) decides {kind} in round {rnd + 1}",
+        "",
+        cities.draw(),
+        "",
+        "at the start of this turn:",
+        "seat  coins  logs  VP  cannons lost  defence",
+    ]
     rules = g.rules
     for s in range(g.players):
         p = snap.player[s]
         sides = int(p[L.SIDES_DONE]).bit_count()
         defence = int(p[L.SOLDIERS]) * rules.soldier_defence + sides * rules.side_defence
-        lines.append(f"{s:>4}  {int(p[L.COINS]):>5}  {int(p[L.LOGS]):>4}  {int(p[L.VP]):>2}  "
-                     f"{int(p[L.CANNONS_LOST]):>12}  {defence:>7}")  # fmt: skip
+        lines.append(
+            f"{s:>4}  {int(p[L.COINS]):>5}  {int(p[L.LOGS]):>4}  {int(p[L.VP]):>2}  "
+            f"{int(p[L.CANNONS_LOST]):>12}  {defence:>7}"
+        )
     row_len = rules.pirate_row_boxes(g.players)
     strengths = rules.pirate_strengths
     boxes, attacks = int(snap.pirates[L.PIRATE_BOXES]), int(snap.pirates[L.PIRATE_ATTACKS])
@@ -366,9 +430,11 @@ def _position(g: _Game, w, trace: np.ndarray, decision: int, decisions: int) -> 
             so_far.append(f"rolled again dice {[d for d in range(L.N_DICE) if (mask >> d) & 1]}: {' '.join(faces)}")
         use = current["use"]
         if use is not None:
-            so_far.append(f"used {_plural(use['dice'], use['symbol'])}"
-                          + (f" ({use['rotated']} turned)" if use["rotated"] else "")
-                          + (f": {use['person']}" if use["person"] else ""))  # fmt: skip
+            so_far.append(
+                f"used {_plural(use['dice'], use['symbol'])}"
+                + (f" ({use['rotated']} turned)" if use["rotated"] else "")
+                + (f": {use['person']}" if use["person"] else "")
+            )
         if current["cells"] or current["houses"]:
             so_far.append("placed " + " ".join(f"({r}, {c})" for r, c in current["cells"] + current["houses"]))
         lines.append("this turn so far: " + "; ".join(so_far))
@@ -387,22 +453,28 @@ def merge_moves(words: list[str]) -> str:
     return " | ".join(words)
 
 
-def _advise(g: _Game, decision: int, playouts: int, min_playouts: int = DEFAULT_MIN_PLAYOUTS,
-            first_playout: int = 0, captured=None) -> Advice:  # fmt: skip
+def _advise(
+    g: _Game,
+    decision: int,
+    playouts: int,
+    min_playouts: int = DEFAULT_MIN_PLAYOUTS,
+    first_playout: int = 0,
+    captured=None,
+) -> Advice:
     (*_, w), trace = captured or g.capture(decision)
     cap = w.cap
     decisions = int(w.ctx[L.CTX_INDEX])
     if cap.at[1] == 0:
-        raise AdviseError(f"decision {decision} is past the end of the game: it had {decisions} decisions "
-                          f"(0 to {decisions - 1})")  # fmt: skip
+        raise AdviseError(
+            f"decision {decision} is past the end of the game: it had {decisions} decisions (0 to {decisions - 1})"
+        )
     kind = int(cap.ctx[L.CTX_DECISION])
     n = int(cap.ctx[L.CTX_N])
     cands = np.array(cap.cands[:n])
     pick = int(cap.at[3])
     position, dice = _position(g, w, trace, decision, decisions)
     groups = _candidate_groups(kind, cands, dice, pick)
-    search = g.evaluate(w, np.array([grp[0] for grp in groups], dtype=np.int64), playouts, min_playouts,
-                        first_playout)  # fmt: skip
+    search = g.evaluate(w, np.array([grp[0] for grp in groups], dtype=np.int64), playouts, min_playouts, first_playout)
     members: dict[int, list[int]] = {}  # the row standing for each set of identical moves, and its groups
     for i in range(len(groups)):
         members.setdefault(int(search.same[i]), []).append(i)
@@ -415,12 +487,37 @@ def _advise(g: _Game, decision: int, playouts: int, min_playouts: int = DEFAULT_
         mean, vp_lo, vp_hi = vp_interval(vp)
         rows = [int(r) for i in indices for r in groups[i]]
         words = [move_words(kind, cands[groups[i][0]], cap.ctx, dice) for i in indices]
-        out.append(Candidate(merge_moves(words), rows, int(groups[lead][0]), float(win.mean()), lo, hi, mean, vp_lo,
-                             vp_hi, pick in rows, t, words))  # fmt: skip
+        out.append(
+            Candidate(
+                merge_moves(words),
+                rows,
+                int(groups[lead][0]),
+                float(win.mean()),
+                lo,
+                hi,
+                mean,
+                vp_lo,
+                vp_hi,
+                pick in rows,
+                t,
+                words,
+            )
+        )
     out.sort(key=lambda c: (-c.win, -c.vp, c.row))
-    return Advice(g.seed, g.game, [s.name for s in g.specs], decision, decisions, int(cap.ctx[L.CTX_SEAT]),
-                  DECISION_NAMES[kind], int(cap.ctx[L.CTX_ROUND]), playouts, position, out,
-                  min(min_playouts, playouts))  # fmt: skip
+    return Advice(
+        g.seed,
+        g.game,
+        [s.name for s in g.specs],
+        decision,
+        decisions,
+        int(cap.ctx[L.CTX_SEAT]),
+        DECISION_NAMES[kind],
+        int(cap.ctx[L.CTX_ROUND]),
+        playouts,
+        position,
+        out,
+        min(min_playouts, playouts),
+    )
 
 
 def advise(
@@ -440,8 +537,13 @@ def advise(
     ``first_playout`` onwards. Raises AdviseError for bad input."""
     _check_counts(decision, playouts, min_playouts)
     whole(first_playout, "first_playout", low=0, high=MAX_PLAYOUTS - playouts, error=AdviseError)
-    return _advise(_setup(players, seed, game, policies, rules), int(decision), int(playouts), int(min_playouts),
-                   int(first_playout))  # fmt: skip
+    return _advise(
+        _setup(players, seed, game, policies, rules),
+        int(decision),
+        int(playouts),
+        int(min_playouts),
+        int(first_playout),
+    )
 
 
 def read_trace_game(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -485,12 +587,19 @@ def _check_replay(path: str | Path, recorded: list[dict[str, Any]], replayed: li
         a = {k: v for k, v in a.items() if k != "decisions"}  # traces older than the field lack it
         b = {k: v for k, v in b.items() if k != "decisions"}
         if a != b:
-            raise AdviseError(f"{str(path)!r}: the game does not replay as recorded (turn {i} differs): were its "
-                              f"policies or smsim's version different?")  # fmt: skip
+            raise AdviseError(
+                f"{str(path)!r}: the game does not replay as recorded (turn {i} differs): were its "
+                f"policies or smsim's version different?"
+            )
 
 
-def advise_trace(path: str | Path, decision: int, playouts: int = DEFAULT_PLAYOUTS, first_playout: int = 0,
-                 min_playouts: int = DEFAULT_MIN_PLAYOUTS) -> Advice:  # fmt: skip
+def advise_trace(
+    path: str | Path,
+    decision: int,
+    playouts: int = DEFAULT_PLAYOUTS,
+    first_playout: int = 0,
+    min_playouts: int = DEFAULT_MIN_PLAYOUTS,
+) -> Advice:
     """``advise`` for the game of a trace file (its seed, game, players, policies by name and
     rules); the game is replayed and checked against the file's turns."""
     _check_counts(decision, playouts, min_playouts)
@@ -531,7 +640,7 @@ def annotate_game(
                 f"    advise, decision {advice.decision} ({advice.kind}): better {best.move!r}, win {best.win:.2f} "
                 f"[{best.win_lo:.2f}, {best.win_hi:.2f}], than the pick {pick.move!r}, win {pick.win:.2f} "
                 f"[{pick.win_lo:.2f}, {pick.win_hi:.2f}]: costs about {best.win - pick.win:.2f} win probability"
-            )  # fmt: skip
+            )
     return records, notes, evaluated
 
 
@@ -541,8 +650,13 @@ def significantly_worse(advice: Advice) -> bool:
     return len(advice.candidates) > 1 and advice.pick.win_hi < advice.best.win_lo
 
 
-def _advise_each(g: _Game, records: list[dict[str, Any]], kinds: tuple[str, ...], playouts: int,
-                 on_decision: Callable[[int, int], None] | None):  # fmt: skip
+def _advise_each(
+    g: _Game,
+    records: list[dict[str, Any]],
+    kinds: tuple[str, ...],
+    playouts: int,
+    on_decision: Callable[[int, int], None] | None,
+):
     """Each decision of ``kinds`` with two candidates or more of the game ``records`` tell, advised:
     (the index of its turn in the records, its Advice)."""
     wanted = {L.Decision[k].value for k in kinds}
@@ -576,9 +690,13 @@ def _header_game(header: dict[str, Any], recorded: list[dict[str, Any]] | None) 
     return g, records
 
 
-def game_values(header: dict[str, Any], recorded: list[dict[str, Any]] | None = None,
-                kinds: tuple[str, ...] = ("USE", "PLACE"), playouts: int = ANNOTATE_PLAYOUTS,
-                on_decision: Callable[[int, int], None] | None = None) -> dict[int, dict[str, Any]]:  # fmt: skip
+def game_values(
+    header: dict[str, Any],
+    recorded: list[dict[str, Any]] | None = None,
+    kinds: tuple[str, ...] = ("USE", "PLACE"),
+    playouts: int = ANNOTATE_PLAYOUTS,
+    on_decision: Callable[[int, int], None] | None = None,
+) -> dict[int, dict[str, Any]]:
     """Every decision of ``kinds`` of the game a trace's ``header`` names (its seed, game, players,
     policies and rules), valued as ``advise`` values one (at most ``playouts`` playouts a move):
     ``Advice.to_dict()`` with ``worse`` (``significantly_worse``), by decision number. With
@@ -586,8 +704,10 @@ def game_values(header: dict[str, Any], recorded: list[dict[str, Any]] | None = 
     (``AdviseError`` otherwise)."""
     _check_counts(0, playouts)
     g, records = _header_game(header, recorded)
-    return {advice.decision: {**advice.to_dict(), "worse": significantly_worse(advice)}
-            for _, advice in _advise_each(g, records, kinds, playouts, on_decision)}
+    return {
+        advice.decision: {**advice.to_dict(), "worse": significantly_worse(advice)}
+        for _, advice in _advise_each(g, records, kinds, playouts, on_decision)
+    }
 
 
 # -- the same dice, a different choice (smsim replay --from N --move M) --------------------------
@@ -616,31 +736,41 @@ def branch_game(header: dict[str, Any], recorded: list[dict[str, Any]], decision
     w = out[5]
     cap = w.cap
     if cap.at[1] == 0:
-        raise AdviseError(f"decision {decision} is past the end of the game: it had {records[-1]['decisions']} "
-                          "decisions")  # fmt: skip
+        raise AdviseError(
+            f"decision {decision} is past the end of the game: it had {records[-1]['decisions']} decisions"
+        )
     kind_of, n = int(cap.ctx[L.CTX_DECISION]), int(cap.ctx[L.CTX_N])
     if row >= n:
-        raise AdviseError(f"--move {row}: decision {decision} ({DECISION_NAMES[kind_of]}) has {n} moves, rows 0 to "
-                          f"{n - 1} (smsim advise --json lists each move's rows)")  # fmt: skip
+        raise AdviseError(
+            f"--move {row}: decision {decision} ({DECISION_NAMES[kind_of]}) has {n} moves, rows 0 to "
+            f"{n - 1} (smsim advise --json lists each move's rows)"
+        )
     _, dice = _position(g, w, trace, decision, records[-1]["decisions"])
     cands = np.array(cap.cands[:n])
     kind, params, fns, base_kind, base_params, playout_kind, playout_params = g.arrays
     seats = Seats(kind, params, fns, base_kind, base_params, playout_kind, playout_params, g.marks)
-    cw = new_work(g.players, np.zeros((g.rules.max_rounds * g.players * EVENTS_PER_TURN + 16, E.EVENT_WIDTH),
-                                      dtype=np.int64))  # fmt: skip
+    cw = new_work(
+        g.players, np.zeros((g.rules.max_rounds * g.players * EVENTS_PER_TURN + 16, E.EVENT_WIDTH), dtype=np.int64)
+    )
     score = np.zeros((g.players, L.N_SCORE_FIELDS), dtype=np.int64)
     game_out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
     # the game's own key for the dice seen and for every later die: the same dice, turn for turn
-    continue_game_nb(cap.snap, cap.tape, int(cap.at[2]), np.int64(row), w.keys[0], w.keys[0], cw, seats, g.rules_nb,
-                     score, game_out)  # fmt: skip
+    continue_game_nb(
+        cap.snap, cap.tape, int(cap.at[2]), np.int64(row), w.keys[0], w.keys[0], cw, seats, g.rules_nb, score, game_out
+    )
     turns, _ = turn_records(cw.trace[: cw.trace_n[0]], g.players)
     turns[-1]["decisions"][1] = int(cw.ctx[L.CTX_INDEX])
     end = {**end_record(score, cw.city, game_out), "decisions": int(cw.ctx[L.CTX_INDEX])}
     start = (int(cap.snap.meta[0]), int(cap.snap.meta[1]))
     before = [r for r in records if r["type"] == "turn" and (r["round"], r["seat"]) < start]
-    return Branch(decision, row, move_words(kind_of, cands[row], cap.ctx, dice),
-                  move_words(kind_of, cands[int(cap.at[3])], cap.ctx, dice), int(cap.at[3]),
-                  [records[0], *before, *turns, end])  # fmt: skip
+    return Branch(
+        decision,
+        row,
+        move_words(kind_of, cands[row], cap.ctx, dice),
+        move_words(kind_of, cands[int(cap.at[3])], cap.ctx, dice),
+        int(cap.at[3]),
+        [records[0], *before, *turns, end],
+    )
 
 
 # -- every decision valued by the learned policy's model (smsim replay --values learned) ---------
@@ -650,9 +780,13 @@ VP margin) counts among the costliest: one point of win share, the report's smal
 matters (``intervals.MARGINS["share"]``)."""
 
 
-def learned_values(header: dict[str, Any], recorded: list[dict[str, Any]] | None = None,
-                   kinds: tuple[str, ...] = ("USE", "PLACE"), model: str = "learned",
-                   on_decision: Callable[[int, int], None] | None = None) -> dict[int, dict[str, Any]]:  # fmt: skip
+def learned_values(
+    header: dict[str, Any],
+    recorded: list[dict[str, Any]] | None = None,
+    kinds: tuple[str, ...] = ("USE", "PLACE"),
+    model: str = "learned",
+    on_decision: Callable[[int, int], None] | None = None,
+) -> dict[int, dict[str, Any]]:
     """Every decision of ``kinds`` of the game a trace's ``header`` names, its legal moves valued by
     the learned policy ``model`` at once (no playouts): the model's score of each move it weighs
     (win share plus a tenth of the VP margin, as it was fitted to the search's outcomes), None for
@@ -677,23 +811,53 @@ def learned_values(header: dict[str, Any], recorded: list[dict[str, Any]] | None
         now, s = cap.now, int(cap.ctx[L.CTX_SEAT])
         memo[:] = 0.0
         memo[HL.M_KEY] = memo[HL.M_KEEP_KEY] = -1.0
-        learned_pick_nb(spec.params, s, now.ctx.copy(), cap.dice, cap.cands, now.occ, now.player, now.pirates, memo,
-                        values, now.rng.copy(), g.rules_nb)  # fmt: skip
+        learned_pick_nb(
+            spec.params,
+            s,
+            now.ctx.copy(),
+            cap.dice,
+            cap.cands,
+            now.occ,
+            now.player,
+            now.pirates,
+            memo,
+            values,
+            now.rng.copy(),
+            g.rules_nb,
+        )
         _, dice = _position(g, found[5], trace, d, total)
         pick = int(cap.at[3])
-        rows = [{"move": move_words(kind, cap.cands[i], cap.ctx, dice), "rows": [i],
-                 "value": float(values[i]) if values[i] > HL.NEG * 0.5 else None, "pick": i == pick}
-                for i in range(n)]  # fmt: skip
+        rows = [
+            {
+                "move": move_words(kind, cap.cands[i], cap.ctx, dice),
+                "rows": [i],
+                "value": float(values[i]) if values[i] > HL.NEG * 0.5 else None,
+                "pick": i == pick,
+            }
+            for i in range(n)
+        ]
         rows.sort(key=lambda r: (r["value"] is None, -(r["value"] or 0.0), r["rows"][0]))
         best, mine = rows[0]["value"], next(r["value"] for r in rows if r["pick"])
-        out[d] = {"decision": d, "seat": s, "kind": DECISION_NAMES[kind], "round": int(cap.ctx[L.CTX_ROUND]),
-                  "policy": g.specs[s].name, "method": "learned", "model": spec.name, "candidates": rows,
-                  "worse": best is not None and (mine is None or best - mine >= LEARNED_MARGIN)}  # fmt: skip
+        out[d] = {
+            "decision": d,
+            "seat": s,
+            "kind": DECISION_NAMES[kind],
+            "round": int(cap.ctx[L.CTX_ROUND]),
+            "policy": g.specs[s].name,
+            "method": "learned",
+            "model": spec.name,
+            "candidates": rows,
+            "worse": best is not None and (mine is None or best - mine >= LEARNED_MARGIN),
+        }
     return out
 
 
-def keep_values(header: dict[str, Any], recorded: list[dict[str, Any]] | None = None, oracle: str = "balanced",
-                on_decision: Callable[[int, int], None] | None = None) -> dict[int, dict[str, Any]]:  # fmt: skip
+def keep_values(
+    header: dict[str, Any],
+    recorded: list[dict[str, Any]] | None = None,
+    oracle: str = "balanced",
+    on_decision: Callable[[int, int], None] | None = None,
+) -> dict[int, dict[str, Any]]:
     """Every keep-or-roll-again decision of the game a trace's ``header`` names, judged by the exact
     keep (``policies.exact_keep``: the turn's dice solved by dynamic programming over face counts,
     each final roll valued by ``oracle``'s values of the uses, as ``smsim regret`` judges keeps):
@@ -716,13 +880,35 @@ def keep_values(header: dict[str, Any], recorded: list[dict[str, Any]] | None = 
         now, s, pick = cap.now, int(cap.ctx[L.CTX_SEAT]), int(cap.at[3])
         memo[:] = 0.0
         memo[HL.M_KEY] = memo[HL.M_KEEP_KEY] = -1.0
-        regret = float(keep_regret_nb(spec.params, now.ctx.copy(), cap.dice, now.occ, now.player, now.pirates, memo, s,
-                                      g.rules_nb, np.int64(pick)))  # fmt: skip
+        regret = float(
+            keep_regret_nb(
+                spec.params,
+                now.ctx.copy(),
+                cap.dice,
+                now.occ,
+                now.player,
+                now.pirates,
+                memo,
+                s,
+                g.rules_nb,
+                np.int64(pick),
+            )
+        )
         values = memo[HL.M_KEEP_VALUES : HL.M_KEEP_VALUES + L.N_KEEP_MASKS]
         best = int(np.argmax(values))
         _, dice = _position(g, found[5], trace, d, total)
-        out[d] = {"decision": d, "seat": s, "kind": "KEEP", "round": int(cap.ctx[L.CTX_ROUND]), "method": "exact",
-                  "model": spec.name, "best": move_words(L.DECISION_KEEP, cap.cands[best], cap.ctx, dice),
-                  "best_value": float(values[best]), "pick": move_words(L.DECISION_KEEP, cap.cands[pick], cap.ctx, dice),
-                  "pick_value": float(values[pick]), "regret": regret, "worse": regret > ERROR_VP}  # fmt: skip
+        out[d] = {
+            "decision": d,
+            "seat": s,
+            "kind": "KEEP",
+            "round": int(cap.ctx[L.CTX_ROUND]),
+            "method": "exact",
+            "model": spec.name,
+            "best": move_words(L.DECISION_KEEP, cap.cands[best], cap.ctx, dice),
+            "best_value": float(values[best]),
+            "pick": move_words(L.DECISION_KEEP, cap.cands[pick], cap.ctx, dice),
+            "pick_value": float(values[pick]),
+            "regret": regret,
+            "worse": regret > ERROR_VP,
+        }
     return out

@@ -32,9 +32,9 @@ missing setups.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -104,13 +104,19 @@ class BonusPlan:
 
     def identity(self) -> dict:
         """What makes two runs the same study: a directory of another identity is refused."""
-        return {"players": self.players, "policy": self.policy, "games": self.games, "seed": self.seed,
-                "policies": {self.policy: policy_identity(resolve_policy(self.policy))},
-                "rules": self.rules.to_dict()}  # fmt: skip
+        return {
+            "players": self.players,
+            "policy": self.policy,
+            "games": self.games,
+            "seed": self.seed,
+            "policies": {self.policy: policy_identity(resolve_policy(self.policy))},
+            "rules": self.rules.to_dict(),
+        }
 
 
-def plan_bonus(players: int, policy: str = "balanced", games: int = 20_000, seed: int = 0,
-               rules: Rules | None = None) -> BonusPlan:  # fmt: skip
+def plan_bonus(
+    players: int, policy: str = "balanced", games: int = 20_000, seed: int = 0, rules: Rules | None = None
+) -> BonusPlan:
     """An ablation's plan, checked before anything is played (``BonusError``, ``PolicyError``,
     ``SimulationError`` name what is wrong)."""
     players = verify_players(players)
@@ -120,10 +126,14 @@ def plan_bonus(players: int, policy: str = "balanced", games: int = 20_000, seed
         raise BonusError(f"--policy must name one policy, got {policy!r}")
     resolve_policy(policy)  # an unknown one: PolicyError, one line
     rules = rules or Rules()
-    denied = [SIDE_NAMES[i] for i, m in enumerate(rules.wall_bonus_seats) if m & ((1 << players) - 1) != (1 << players) - 1]
+    denied = [
+        SIDE_NAMES[i] for i, m in enumerate(rules.wall_bonus_seats) if m & ((1 << players) - 1) != (1 << players) - 1
+    ]
     if denied:
-        raise BonusError(f"the study's rules already leave seats out of the {', '.join(denied)} bonus "
-                         "(wall_bonus_seats); an ablation starts from rules that give every seat every bonus")  # fmt: skip
+        raise BonusError(
+            f"the study's rules already leave seats out of the {', '.join(denied)} bonus "
+            "(wall_bonus_seats); an ablation starts from rules that give every seat every bonus"
+        )
     return BonusPlan(players, policy, games, seed, rules)
 
 
@@ -142,17 +152,24 @@ def measured(score: np.ndarray, player: np.ndarray, first: int, seat: int) -> pd
     seats = np.arange(score.shape[1]) if seat < 0 else np.array([seat])
     n = score.shape[0]
     done = player[:, seats, L.SIDES_DONE]
-    out = {"game": np.repeat(np.arange(first, first + n, dtype=np.int64), len(seats)),
-           "seat": np.tile(seats.astype(np.int8), n), "share": share[:, seats].ravel(),
-           "vp": score[:, seats, L.S_TOTAL].astype(np.int32).ravel()}  # fmt: skip
+    out = {
+        "game": np.repeat(np.arange(first, first + n, dtype=np.int64), len(seats)),
+        "seat": np.tile(seats.astype(np.int8), n),
+        "share": share[:, seats].ravel(),
+        "vp": score[:, seats, L.S_TOTAL].astype(np.int32).ravel(),
+    }
     for i, side in enumerate(SIDE_NAMES):
         out[f"{side}_completed"] = ((done >> i) & 1).astype(bool).ravel()
     return pd.DataFrame(out, columns=COLUMNS)
 
 
-def play_setups(plan: BonusPlan, setups: list[Setup], threads: int | None = None,
-                on_setup: Callable[[Setup, pd.DataFrame], None] | None = None,
-                on_progress: Callable[[SweepProgress], None] | None = None) -> dict[str, pd.DataFrame]:  # fmt: skip
+def play_setups(
+    plan: BonusPlan,
+    setups: list[Setup],
+    threads: int | None = None,
+    on_setup: Callable[[Setup, pd.DataFrame], None] | None = None,
+    on_progress: Callable[[SweepProgress], None] | None = None,
+) -> dict[str, pd.DataFrame]:
     """Play ``setups`` on one pool of threads (``runs.runner.play_chunks``), setup after setup
     with no wait between them; each setup's rows (``measured``) go to ``on_setup`` as soon as its
     last chunk is in, in the order of ``setups``. Returns them by setup name."""
@@ -184,16 +201,38 @@ def play_setups(plan: BonusPlan, setups: list[Setup], threads: int | None = None
             return
         done, k = heard
         elapsed = time.perf_counter() - start
-        on_progress(SweepProgress(done, plan.games * len(setups), elapsed, done / elapsed if elapsed else 0.0,
-                                  setups[k].name, k, len(setups)))  # fmt: skip
+        on_progress(
+            SweepProgress(
+                done,
+                plan.games * len(setups),
+                elapsed,
+                done / elapsed if elapsed else 0.0,
+                setups[k].name,
+                k,
+                len(setups),
+            )
+        )
 
-    play_chunks(chunks, plan.players, [(specs, plan.rules_of(s)) for s in setups], plan.seed,
-                threads or default_threads(), finish, poll, use=use)  # fmt: skip
+    play_chunks(
+        chunks,
+        plan.players,
+        [(specs, plan.rules_of(s)) for s in setups],
+        plan.seed,
+        threads or default_threads(),
+        finish,
+        poll,
+        use=use,
+    )
     return out
 
 
-def run_bonus(plan: BonusPlan, out: str | Path, threads: int | None = None, command: list[str] = (),
-              on_progress: Callable[[SweepProgress], None] | None = None) -> BonusResult:  # fmt: skip
+def run_bonus(
+    plan: BonusPlan,
+    out: str | Path,
+    threads: int | None = None,
+    command: list[str] = (),
+    on_progress: Callable[[SweepProgress], None] | None = None,
+) -> BonusResult:
     """Play the study's missing setups into ``out``, write its table and return the result.
     Resumable: each setup's file is written whole as soon as it is played."""
     path = Path(out)
@@ -213,8 +252,15 @@ def run_bonus(plan: BonusPlan, out: str | Path, threads: int | None = None, comm
     return result
 
 
-def bonus_value(players: int, out: str | Path, policy: str = "balanced", games: int = 20_000, seed: int = 0,
-                rules: Rules | None = None, threads: int | None = None) -> BonusResult:  # fmt: skip
+def bonus_value(
+    players: int,
+    out: str | Path,
+    policy: str = "balanced",
+    games: int = 20_000,
+    seed: int = 0,
+    rules: Rules | None = None,
+    threads: int | None = None,
+) -> BonusResult:
     """A wall-bonus ablation from Python, as ``smsim bonus-value``: each side's bonus, one seat
     denied it in turn on the baseline's dice, its value (with minus without) in win share and VP.
 
@@ -226,24 +272,53 @@ def bonus_value(players: int, out: str | Path, policy: str = "balanced", games: 
 
 
 # -- reading and the table ----------------------------------------------------------------------
-TABLE_COLUMNS = ["players", "policy", "side", "bonus", "face_vp", "games", "win_change", "win_change_lo",
-                 "win_change_hi", "vp_change", "vp_change_lo", "vp_change_hi", "completed", "completed_lo",
-                 "completed_hi", "completed_denied", "completed_denied_lo", "completed_denied_hi"]  # fmt: skip
+TABLE_COLUMNS = [
+    "players",
+    "policy",
+    "side",
+    "bonus",
+    "face_vp",
+    "games",
+    "win_change",
+    "win_change_lo",
+    "win_change_hi",
+    "vp_change",
+    "vp_change_lo",
+    "vp_change_hi",
+    "completed",
+    "completed_lo",
+    "completed_hi",
+    "completed_denied",
+    "completed_denied_lo",
+    "completed_denied_hi",
+]
 """The value of each side's bonus: with minus without, as fractions of a win (``win_change``) and
 in VP, with 95% intervals over games; ``completed``: the share of baseline seats that completed
 the side, ``completed_denied``: of the denied seats (a seat without the bonus may not bother),
 each with the 95% interval over games of its per-game share."""
 
-SEAT_COLUMNS = ["players", "policy", "side", "seat", "games", "win_change", "win_change_lo", "win_change_hi",
-                "vp_change", "vp_change_lo", "vp_change_hi"]  # fmt: skip
+SEAT_COLUMNS = [
+    "players",
+    "policy",
+    "side",
+    "seat",
+    "games",
+    "win_change",
+    "win_change_lo",
+    "win_change_hi",
+    "vp_change",
+    "vp_change_lo",
+    "vp_change_hi",
+]
 """The same per seat denied: the seats are not alike (the start player's edge)."""
 
 
 def bonus_text(rules: Rules, side: int) -> str:
     """A side's bonus in words: "2 coins", "3 VP", "a person of up to 3 heads", "none"."""
     kind, amount = rules.wall_bonus_kind[side], rules.wall_bonus_amount[side]
-    return {"person": f"a person of up to {amount} heads", "coins": f"{amount} coins",
-            "vp": f"{amount} VP"}.get(kind, kind)  # fmt: skip
+    return {"person": f"a person of up to {amount} heads", "coins": f"{amount} coins", "vp": f"{amount} VP"}.get(
+        kind, kind
+    )
 
 
 def face_value(rules: Rules, side: int) -> float:
@@ -306,11 +381,19 @@ def ablation_tables(plan: BonusPlan, frames: dict[str, pd.DataFrame]) -> tuple[p
         for m in mine[1:]:
             common = np.intersect1d(common, m["game"].to_numpy())
         at = np.searchsorted(games, common)
-        denied = {col: np.column_stack([m.set_index("game").loc[common, col].to_numpy(np.float64) for m in mine])
-                  for col in ("share", "vp")}  # fmt: skip
+        denied = {
+            col: np.column_stack([m.set_index("game").loc[common, col].to_numpy(np.float64) for m in mine])
+            for col in ("share", "vp")
+        }
         completed = np.column_stack([m.set_index("game").loc[common, f"{name}_completed"].to_numpy() for m in mine])
-        row = {"players": players, "policy": plan.policy, "side": name, "bonus": bonus_text(plan.rules, side),
-               "face_vp": face_value(plan.rules, side), "games": len(common)}  # fmt: skip
+        row = {
+            "players": players,
+            "policy": plan.policy,
+            "side": name,
+            "bonus": bonus_text(plan.rules, side),
+            "face_vp": face_value(plan.rules, side),
+            "games": len(common),
+        }
         for col, key in (("share", "win_change"), ("vp", "vp_change")):
             v, lo, hi, _ = _value(grid[col][at], denied[col])
             row.update({key: v, f"{key}_lo": lo, f"{key}_hi": hi})
@@ -334,12 +417,25 @@ def read_bonus(path: str | Path) -> BonusResult:
     manifest = read_manifest(path, "bonus")
     ident = manifest["plan"]
     try:
-        plan = BonusPlan(int(ident["players"]), str(ident["policy"]), int(ident["games"]), int(ident["seed"]),
-                         Rules.from_dict(ident.get("rules", {})))  # fmt: skip
+        plan = BonusPlan(
+            int(ident["players"]),
+            str(ident["policy"]),
+            int(ident["games"]),
+            int(ident["seed"]),
+            Rules.from_dict(ident.get("rules", {})),
+        )
     except (KeyError, TypeError, ValueError, RulesError) as exc:
         raise BonusError(f"{str(path)!r}: bonus.json is damaged ({exc})") from None
     frames = {s.name: _read(path / "games" / s.file()) for s in plan.setups() if (path / "games" / s.file()).is_file()}
     table, seats = ablation_tables(plan, frames)
-    return BonusResult(str(path), plan.players, plan.policy, plan.games, plan.seed, plan.rules, table, seats,
-                       " ".join(manifest.get("command", [])))  # fmt: skip
-
+    return BonusResult(
+        str(path),
+        plan.players,
+        plan.policy,
+        plan.games,
+        plan.seed,
+        plan.rules,
+        table,
+        seats,
+        " ".join(manifest.get("command", [])),
+    )

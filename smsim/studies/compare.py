@@ -33,10 +33,10 @@ from smsim.checks import positive, whole
 from smsim.checks import threads as checks_threads
 from smsim.engine.scoring import SCORE_FIELD_NAMES
 from smsim.errors import DatasetError, PolicyError, SimulationError
+from smsim.files import write_file
 from smsim.intervals import mean_and_interval
 from smsim.play.api import verify_players
 from smsim.policies.registry import PolicySpec, rebuild_policy, resolve_policy, ship_policy
-from smsim.files import write_file
 from smsim.rules import Rules
 from smsim.runs.dataset import ParquetStream, game_table, seat_table, with_seat_vp
 from smsim.runs.executors import Failed, Task, open_executor, stop_event, threads_here
@@ -167,8 +167,9 @@ def verify_compare(
         # a line-up with a policy in several seats (``rollout balanced balanced balanced``): one
         # policy per seat, every cyclic rotation of the line-up in each block
         if len(names) != players:
-            raise SimulationError(f"a policy named twice makes a line-up: give one policy per seat ({players}), "
-                                  f"got {', '.join(names)}")  # fmt: skip
+            raise SimulationError(
+                f"a policy named twice makes a line-up: give one policy per seat ({players}), got {', '.join(names)}"
+            )
         distinct = list(dict.fromkeys(names))
         if len(distinct) < 2:
             raise SimulationError(f"compare needs at least 2 different policies, got {', '.join(names)}")
@@ -230,8 +231,14 @@ def compare(
     rounds = [(first, min(step, max_blocks - first)) for first in range(0, max_blocks, step)]
     tables = keep_games or on_games is not None
     shipped = [ship_policy(s) for s in specs]
-    tasks = [Task(play_round_task, (first, n, arrs, shipped, names, players, seed, rules.to_dict(), threads, tables),
-                  f"blocks-{first:09d}") for first, n in rounds]  # fmt: skip
+    tasks = [
+        Task(
+            play_round_task,
+            (first, n, arrs, shipped, names, players, seed, rules.to_dict(), threads, tables),
+            f"blocks-{first:09d}",
+        )
+        for first, n in rounds
+    ]
     with open_executor(cluster) as executor:
         # a few rounds beyond the one summed are in play (on a cluster, twice its threads), so a
         # comparison that stops early (``precision``) leaves little work behind
@@ -261,16 +268,35 @@ def compare(
             played.close()  # the rounds still in play are stopped (on a cluster: cancelled)
     seats_all = pd.concat(seat_frames, ignore_index=True) if keep_games else None
     games_all = pd.concat(game_frames, ignore_index=True) if keep_games else None
-    return _summarise(names, np.concatenate(credit_rounds), np.concatenate(vp_rounds), tally, done, per_block,
-                      players, seats_all, games_all)  # fmt: skip
+    return _summarise(
+        names,
+        np.concatenate(credit_rounds),
+        np.concatenate(vp_rounds),
+        tally,
+        done,
+        per_block,
+        players,
+        seats_all,
+        games_all,
+    )
 
 
 ROUNDS_AHEAD = 2  # rounds of blocks played beyond the one compare is summing, at most
 
 
-def play_round(first: int, n: int, arrs: list[list[int]], specs: list[PolicySpec], names: list[str], players: int,
-               seed: int, rules: Rules, threads: int, tables: bool = True,
-               stop: threading.Event | None = None) -> RoundGames:  # fmt: skip
+def play_round(
+    first: int,
+    n: int,
+    arrs: list[list[int]],
+    specs: list[PolicySpec],
+    names: list[str],
+    players: int,
+    seed: int,
+    rules: Rules,
+    threads: int,
+    tables: bool = True,
+    stop: threading.Event | None = None,
+) -> RoundGames:
     """The games of blocks first .. first + n - 1, every seat arrangement of each, on ``threads``
     threads (``runner.play_chunks``; an arrangement's games are a chunk). With ``tables``, each
     arrangement's seat and game tables too, with each game's ``block``, ``arrangement`` and
@@ -278,8 +304,9 @@ def play_round(first: int, n: int, arrs: list[list[int]], specs: list[PolicySpec
     per_block = len(arrs)
     lineups = [[specs[i] for i in arrangement] for arrangement in arrs]
     shape = (n, per_block, players)
-    games = RoundGames(first, n, *(np.zeros(shape, dtype=np.int64) for _ in range(4)),
-                       [None] * per_block if tables else None)  # fmt: skip
+    games = RoundGames(
+        first, n, *(np.zeros(shape, dtype=np.int64) for _ in range(4)), [None] * per_block if tables else None
+    )
 
     def finish(a: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> None:
         games.won[:, a] = score[:, :, WON]  # each arrangement its own column: threads never write the same cells
@@ -289,25 +316,61 @@ def play_round(first: int, n: int, arrs: list[list[int]], specs: list[PolicySpec
         if tables:
             games.tables[a] = _arrangement_tables(score, player, game_out, arrs, a, names, rules, first)
 
-    play_chunks([(first, n, a) for a in range(per_block)], players, [(lineup, rules) for lineup in lineups], seed,
-                threads, finish, stop=stop)  # fmt: skip
+    play_chunks(
+        [(first, n, a) for a in range(per_block)],
+        players,
+        [(lineup, rules) for lineup in lineups],
+        seed,
+        threads,
+        finish,
+        stop=stop,
+    )
     return games
 
 
-def play_round_task(first: int, n: int, arrs: list[list[int]], policies: list, names: list[str], players: int,
-                    seed: int, rules: dict, threads: int | None, tables: bool) -> RoundGames | Failed:  # fmt: skip
+def play_round_task(
+    first: int,
+    n: int,
+    arrs: list[list[int]],
+    policies: list,
+    names: list[str],
+    players: int,
+    seed: int,
+    rules: dict,
+    threads: int | None,
+    tables: bool,
+) -> RoundGames | Failed:
     """``play_round`` as an executor's task: plain-data arguments, on the executor's threads; a
     policy that breaks the interface is ``Failed`` (the same anywhere: not retried)."""
     try:
         specs = [rebuild_policy(p) for p in policies]
-        return play_round(first, n, arrs, specs, names, players, seed, Rules.from_dict(rules),
-                          threads or threads_here() or default_threads(), tables, stop_event())  # fmt: skip
+        return play_round(
+            first,
+            n,
+            arrs,
+            specs,
+            names,
+            players,
+            seed,
+            Rules.from_dict(rules),
+            threads or threads_here() or default_threads(),
+            tables,
+            stop_event(),
+        )
     except (SimulationError, PolicyError) as exc:
         return Failed(str(exc))
 
 
-def _arrangement_tables(score: np.ndarray, player: np.ndarray, game_out: np.ndarray, arrs: list[list[int]], a: int,
-                        names: list[str], rules: Rules, first: int) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
+def _arrangement_tables(
+    score: np.ndarray,
+    player: np.ndarray,
+    game_out: np.ndarray,
+    arrs: list[list[int]],
+    a: int,
+    names: list[str],
+    rules: Rules,
+    first: int,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The seat and game tables of arrangement a's games in a round of blocks from ``first``."""
     n, players = score.shape[:2]
     arrangement = arrs[a]
@@ -328,17 +391,37 @@ def _max_width(credit: np.ndarray) -> float:
     return float(max(hi - lo for _, lo, hi, _ in (mean_and_interval(credit[:, i]) for i in range(credit.shape[1]))))
 
 
-def _summarise(names: list[str], credit: np.ndarray, vp: np.ndarray, tally: _Tally, blocks: int, per_block: int,
-               players: int, seats: pd.DataFrame | None, games: pd.DataFrame | None) -> Comparison:  # fmt: skip
+def _summarise(
+    names: list[str],
+    credit: np.ndarray,
+    vp: np.ndarray,
+    tally: _Tally,
+    blocks: int,
+    per_block: int,
+    players: int,
+    seats: pd.DataFrame | None,
+    games: pd.DataFrame | None,
+) -> Comparison:
     """The comparison's tables from each block's win shares and mean VP (``_block_stats``) and
     the tally of all its games."""
     rows = []
     for i, name in enumerate(names):
         w, wlo, whi, nb = mean_and_interval(credit[:, i])
         v, vlo, vhi, _ = mean_and_interval(vp[:, i])
-        rows.append({"policy": name, "blocks": nb, "seats": int(tally.seats[i]),
-                     "win_share": w, "win_lo": wlo, "win_hi": whi, "vp_mean": v, "vp_lo": vlo, "vp_hi": vhi,
-                     "cannons_lost": int(tally.cannons[i]) / int(tally.seats[i]) if tally.seats[i] else math.nan})  # fmt: skip
+        rows.append(
+            {
+                "policy": name,
+                "blocks": nb,
+                "seats": int(tally.seats[i]),
+                "win_share": w,
+                "win_lo": wlo,
+                "win_hi": whi,
+                "vp_mean": v,
+                "vp_lo": vlo,
+                "vp_hi": vhi,
+                "cannons_lost": int(tally.cannons[i]) / int(tally.seats[i]) if tally.seats[i] else math.nan,
+            }
+        )
     table = pd.DataFrame(rows).set_index("policy")
     pairs = []
     for i, a in enumerate(names):
@@ -378,10 +461,18 @@ class ComparisonWriter:
         write_file(self.path / "policies.csv", result.table.to_csv())  # TABLES: the names read_comparison reads
         write_file(self.path / "pairs.csv", result.pairs.to_csv(index=False))
         write_file(self.path / "ratings.csv", result.ratings.table.to_csv())
-        write_manifest(self.path, "comparison", {
-            "command": command, "seed": seed, "rules": rules.to_dict(), "policies": list(result.table.index),
-            "blocks": result.blocks, "games_per_block": result.games_per_block,
-        })  # fmt: skip
+        write_manifest(
+            self.path,
+            "comparison",
+            {
+                "command": command,
+                "seed": seed,
+                "rules": rules.to_dict(),
+                "policies": list(result.table.index),
+                "blocks": result.blocks,
+                "games_per_block": result.games_per_block,
+            },
+        )
 
     def abort(self) -> None:
         """Drop the games written so far (the directory keeps what it held before)."""
@@ -393,8 +484,10 @@ def save_comparison(result: Comparison, out: str, command: list[str], seed: int,
     """Write a comparison that kept its games (``compare(keep_games=True)``): the games, the
     result tables and a manifest (``ComparisonWriter``)."""
     if result.seats is None or result.games is None:
-        raise ValueError("this comparison kept no games (keep_games=False): pass on_games=ComparisonWriter(out).add "
-                         "to compare to write them as they are played")  # fmt: skip
+        raise ValueError(
+            "this comparison kept no games (keep_games=False): pass on_games=ComparisonWriter(out).add "
+            "to compare to write them as they are played"
+        )
     writer = ComparisonWriter(out)
     try:
         writer.add(result.seats, result.games)
@@ -429,6 +522,9 @@ def read_comparison(path: str | Path) -> SavedComparison:
             frames.append(pq.read_table(f).to_pandas())
         except Exception as exc:  # pyarrow raises several kinds for a damaged or missing file
             raise DatasetError(f"{str(f)!r} cannot be read ({exc})") from None
-    tables = {name: pd.read_csv(path / f"{name}.csv", index_col=index)
-              for name, index in TABLES.items() if (path / f"{name}.csv").is_file()}  # fmt: skip
+    tables = {
+        name: pd.read_csv(path / f"{name}.csv", index_col=index)
+        for name, index in TABLES.items()
+        if (path / f"{name}.csv").is_file()
+    }
     return SavedComparison(with_seat_vp(frames[0]), frames[1], tables, manifest)

@@ -98,8 +98,16 @@ def compensated(rules: Rules, by: str, compensation: tuple[int, ...]) -> Rules:
     return dataclasses.replace(rules, **{BY_FIELD[by]: tuple(int(c) for c in compensation)})
 
 
-def mirror_shares(players: int, policy, by: str, rules: dict, compensation: tuple[int, ...], games: int, seed: int,
-                  threads: int | None) -> np.ndarray | Failed:  # fmt: skip
+def mirror_shares(
+    players: int,
+    policy,
+    by: str,
+    rules: dict,
+    compensation: tuple[int, ...],
+    games: int,
+    seed: int,
+    threads: int | None,
+) -> np.ndarray | Failed:
     """The win share of each seat in each of games 0 .. games - 1 of ``seed``, ``policy`` (shipped:
     ``registry.ship_policy``) in every seat, under ``rules`` with ``compensation``: one candidate
     of the search, as an executor's task."""
@@ -121,9 +129,14 @@ class _Player:
         self.policy, self.executor = ship_policy(resolve_policy(policy)), executor
 
     def shares_of(self, compensations: list[tuple[int, ...]], games: int, seed: int) -> list[np.ndarray]:
-        tasks = [Task(mirror_shares, (self.players, self.policy, self.by, self.rules.to_dict(), c, games, seed,
-                                      self.threads), f"candidate-{'_'.join(map(str, c))}-{seed}")
-                 for c in compensations]  # fmt: skip
+        tasks = [
+            Task(
+                mirror_shares,
+                (self.players, self.policy, self.by, self.rules.to_dict(), c, games, seed, self.threads),
+                f"candidate-{'_'.join(map(str, c))}-{seed}",
+            )
+            for c in compensations
+        ]
         shares: list = [None] * len(tasks)
         for i, result in self.executor.run(tasks):
             shares[i] = result
@@ -138,8 +151,14 @@ class Search:
     """The memoised search over compensation vectors (module docstring): ``evaluate`` plays a
     vector on the search games once, ``run`` walks from zero to a local minimum."""
 
-    def __init__(self, play: Callable[[list[tuple[int, ...]]], list[np.ndarray]], players: int, lo: int, hi: int,
-                 on_step: Callable[[dict], None] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        play: Callable[[list[tuple[int, ...]]], list[np.ndarray]],
+        players: int,
+        lo: int,
+        hi: int,
+        on_step: Callable[[dict], None] | None = None,
+    ) -> None:
         self.play, self.players, self.lo, self.hi, self.on_step = play, players, lo, hi, on_step
         self.memo: dict[tuple[int, ...], Evaluation] = {}
         self.history: list[Evaluation] = []  # in the order played
@@ -191,13 +210,29 @@ class Search:
 
     def _report(self, what: str, ev: Evaluation) -> None:
         if self.on_step is not None:
-            self.on_step({"what": what, "evaluated": len(self.history), "compensation": ev.compensation,
-                          "objective": ev.objective, "win": ev.win})  # fmt: skip
+            self.on_step(
+                {
+                    "what": what,
+                    "evaluated": len(self.history),
+                    "compensation": ev.compensation,
+                    "objective": ev.objective,
+                    "win": ev.win,
+                }
+            )
 
 
 # -- the result ---------------------------------------------------------------------------------
-SEAT_COLUMNS = ("seat", "compensation", "before", "before_lo", "before_hi", "after", "after_lo", "after_hi",
-                "distinguishable")  # fmt: skip
+SEAT_COLUMNS = (
+    "seat",
+    "compensation",
+    "before",
+    "before_lo",
+    "before_hi",
+    "after",
+    "after_lo",
+    "after_hi",
+    "distinguishable",
+)
 
 
 @dataclass
@@ -234,28 +269,50 @@ class FairnessResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The manifest written as ``fairness.json``."""
-        seats = []
-        for row in self.table.itertuples(index=False):
-            seats.append({c: (bool(getattr(row, c)) if c == "distinguishable" else
-                              int(getattr(row, c)) if c in ("seat", "compensation") else float(getattr(row, c)))
-                          for c in SEAT_COLUMNS})  # fmt: skip
+        seats = [
+            {
+                c: (
+                    bool(getattr(row, c))
+                    if c == "distinguishable"
+                    else int(getattr(row, c))
+                    if c in ("seat", "compensation")
+                    else float(getattr(row, c))
+                )
+                for c in SEAT_COLUMNS
+            }
+            for row in self.table.itertuples(index=False)
+        ]
         return {
-            "kind": KIND, "command": list(self.command), "players": self.players, "policy": self.policy,
-            "by": self.by, "field": self.rules_field, "games": self.games, "seed": self.seed, "max": self.max,
-            "check_games": self.check_games, "check_seed": self.check_seed, "parity": self.parity,
+            "kind": KIND,
+            "command": list(self.command),
+            "players": self.players,
+            "policy": self.policy,
+            "by": self.by,
+            "field": self.rules_field,
+            "games": self.games,
+            "seed": self.seed,
+            "max": self.max,
+            "check_games": self.check_games,
+            "check_seed": self.check_seed,
+            "parity": self.parity,
             "objective": "sum over seats of (win share - 1/players)^2 on the search games",
-            "compensation": list(self.compensation), "rules": self.rules.to_dict(), "seats": seats,
-            "check": dict(self.check), "search": [ev.to_dict() for ev in self.search],
-        }  # fmt: skip
+            "compensation": list(self.compensation),
+            "rules": self.rules.to_dict(),
+            "seats": seats,
+            "check": dict(self.check),
+            "search": [ev.to_dict() for ev in self.search],
+        }
 
     def write(self, out: str | Path) -> Path:
         """Write ``out/rules.toml`` (the compensated rules, a variant file for ``--rules``), then
         ``out/fairness.json``; returns the JSON's path."""
 
         out = Path(out)
-        header = (f"rules with the seat compensation found by smsim fairness ({self.players} players, "
-                  f"{self.policy}, by {self.by}: {self.rules_field} = {list(self.compensation)});\n"
-                  f"use as --rules {out / RULES_FILE}")  # fmt: skip
+        header = (
+            f"rules with the seat compensation found by smsim fairness ({self.players} players, "
+            f"{self.policy}, by {self.by}: {self.rules_field} = {list(self.compensation)});\n"
+            f"use as --rules {out / RULES_FILE}"
+        )
         try:
             out.mkdir(parents=True, exist_ok=True)
             write_file(out / RULES_FILE, self.rules.to_toml(header))
@@ -271,14 +328,25 @@ def read_fairness(path: str | Path) -> FairnessResult:
     try:
         rules = Rules.from_dict(data["rules"])
         table = pd.DataFrame(data["seats"], columns=list(SEAT_COLUMNS))
-        search = [Evaluation(tuple(e["compensation"]), tuple(e.get("win", ())), float(e["objective"]))
-                  for e in data["search"]]  # fmt: skip
+        search = [
+            Evaluation(tuple(e["compensation"]), tuple(e.get("win", ())), float(e["objective"])) for e in data["search"]
+        ]
         return FairnessResult(
-            players=data["players"], policy=data["policy"], by=data["by"], games=data["games"], seed=data["seed"],
-            check_games=data["check_games"], check_seed=data["check_seed"], max=data.get("max", DEFAULT_MAX),
-            compensation=tuple(data["compensation"]), rules=rules, table=table, search=search,
-            check=data.get("check", {}), command=data.get("command", []),
-        )  # fmt: skip
+            players=data["players"],
+            policy=data["policy"],
+            by=data["by"],
+            games=data["games"],
+            seed=data["seed"],
+            check_games=data["check_games"],
+            check_seed=data["check_seed"],
+            max=data.get("max", DEFAULT_MAX),
+            compensation=tuple(data["compensation"]),
+            rules=rules,
+            table=table,
+            search=search,
+            check=data.get("check", {}),
+            command=data.get("command", []),
+        )
     except RulesError as exc:
         raise FairnessError(f"{str(path)!r}: {exc}") from None
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # cut short or edited by hand
@@ -286,8 +354,17 @@ def read_fairness(path: str | Path) -> FairnessResult:
 
 
 # -- the whole run ------------------------------------------------------------------------------
-def verify_fairness_input(players: Any, policy: Any, by: Any, games: Any, check_games: Any, max_compensation: Any,
-                          seed: Any, check_seed: Any, rules: Rules) -> None:  # fmt: skip
+def verify_fairness_input(
+    players: Any,
+    policy: Any,
+    by: Any,
+    games: Any,
+    check_games: Any,
+    max_compensation: Any,
+    seed: Any,
+    check_seed: Any,
+    rules: Rules,
+) -> None:
     """Raise ``FairnessError``, ``SimulationError`` or ``PolicyError`` naming the first bad input."""
 
     if by not in BY_FIELD:
@@ -299,14 +376,17 @@ def verify_fairness_input(players: Any, policy: Any, by: Any, games: Any, check_
     whole(seed, "seed", error=FairnessError)
     whole(check_seed, "check_seed", error=FairnessError)
     if check_seed == seed:
-        raise FairnessError(f"the check seed must differ from the search seed ({seed}): the check plays games "
-                            "the search never saw")  # fmt: skip
+        raise FairnessError(
+            f"the check seed must differ from the search seed ({seed}): the check plays games the search never saw"
+        )
     if not isinstance(policy, str):
         raise FairnessError(f"policy must be one policy's name (it sits in every seat), got {policy!r}")
     resolve_policies([policy] * players, players)
     if getattr(rules, BY_FIELD[by]):
-        raise FairnessError(f"the rules already set {BY_FIELD[by]} = {list(getattr(rules, BY_FIELD[by]))}; "
-                            f"the search sets it (leave it out of the rules)")  # fmt: skip
+        raise FairnessError(
+            f"the rules already set {BY_FIELD[by]} = {list(getattr(rules, BY_FIELD[by]))}; "
+            f"the search sets it (leave it out of the rules)"
+        )
 
 
 def _seat_stats(shares: np.ndarray) -> list[tuple[float, float, float]]:
@@ -359,27 +439,61 @@ def fairness(
         search = Search(lambda cs: player.shares_of(cs, games, seed), players, lo, max_compensation, on_step)
         best = search.run()
         if on_step is not None:
-            on_step({"what": "check", "evaluated": len(search.history), "compensation": best.compensation,
-                     "objective": best.objective, "win": best.win})  # fmt: skip
+            on_step(
+                {
+                    "what": "check",
+                    "evaluated": len(search.history),
+                    "compensation": best.compensation,
+                    "objective": best.objective,
+                    "win": best.win,
+                }
+            )
         zero = (0,) * players
         before = player.shares(zero, check_games, check_seed)
         after = before if best.compensation == zero else player.shares(best.compensation, check_games, check_seed)
     parity = 1.0 / players
     rows = []
     for s, ((b, b_lo, b_hi), (a, a_lo, a_hi)) in enumerate(zip(_seat_stats(before), _seat_stats(after))):
-        rows.append({"seat": s, "compensation": best.compensation[s], "before": b, "before_lo": b_lo,
-                     "before_hi": b_hi, "after": a, "after_lo": a_lo, "after_hi": a_hi,
-                     "distinguishable": not a_lo <= parity <= a_hi})  # fmt: skip
+        rows.append(
+            {
+                "seat": s,
+                "compensation": best.compensation[s],
+                "before": b,
+                "before_lo": b_lo,
+                "before_hi": b_hi,
+                "after": a,
+                "after_lo": a_lo,
+                "after_hi": a_hi,
+                "distinguishable": not a_lo <= parity <= a_hi,
+            }
+        )
     table = pd.DataFrame(rows, columns=list(SEAT_COLUMNS))
     chi_before, p_before = _chi2(before)
     chi_after, p_after = _chi2(after)
     check = {
         "before_max_deviation": float(np.abs(before.mean(axis=0) - parity).max()),
         "after_max_deviation": float(np.abs(after.mean(axis=0) - parity).max()),
-        "chi2_before": chi_before, "p_before": p_before, "chi2_after": chi_after, "p_after": p_after,
-        "dof": players - 1, "search_objective_zero": search.memo[zero].objective,
+        "chi2_before": chi_before,
+        "p_before": p_before,
+        "chi2_after": chi_after,
+        "p_after": p_after,
+        "dof": players - 1,
+        "search_objective_zero": search.memo[zero].objective,
         "search_objective": best.objective,
-    }  # fmt: skip
-    return FairnessResult(players, policy, by, games, seed, check_games, check_seed, max_compensation,
-                          best.compensation, compensated(rules, by, best.compensation), table, list(search.history),
-                          check, list(command or []))  # fmt: skip
+    }
+    return FairnessResult(
+        players,
+        policy,
+        by,
+        games,
+        seed,
+        check_games,
+        check_seed,
+        max_compensation,
+        best.compensation,
+        compensated(rules, by, best.compensation),
+        table,
+        list(search.history),
+        check,
+        list(command or []),
+    )

@@ -55,12 +55,13 @@ one uninterrupted run. ``steps.csv`` and ``depth.csv`` are written when a run en
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
-import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -113,7 +114,13 @@ SIXTY = math.log(0.6 / 0.4)
 """logit(0.6): one 60%-step, the unit of depth."""
 
 ORDERED, SMALL, LEVEL, NOT_SETTLED, REVERSED, NO_DATA = (
-    "ordered", "ordered, small", "level", "not settled", "reversed", "no data")  # fmt: skip
+    "ordered",
+    "ordered, small",
+    "level",
+    "not settled",
+    "reversed",
+    "no data",
+)
 """A step's verdicts (``step_verdict``)."""
 
 ESTIMATE, AT_LEAST, AT_MOST, UNBOUNDED = "estimate", "at least", "at most", "unbounded"
@@ -172,7 +179,7 @@ class LadderPlan:
 
     def steps(self) -> list[tuple[str, str]]:
         names = self.names()
-        return list(zip(names, names[1:]))
+        return list(pairwise(names))
 
     def cell_games(self, *names: str) -> int:
         return min([self.games, *(self.caps[x] for x in names if x in self.caps)])
@@ -182,17 +189,27 @@ class LadderPlan:
         out = []
         for p in self.players:
             out += [Cell(HEAD, p, upper, lower, self.cell_games(upper, lower), p) for lower, upper in self.steps()]
-            out += [Cell(FIELD_CELL, p, name, None, self.cell_games(name), p * len(self.field))
-                    for name in self.names()[:None if self.check_field or not self.check else -1]]
+            out += [
+                Cell(FIELD_CELL, p, name, None, self.cell_games(name), p * len(self.field))
+                for name in self.names()[: None if self.check_field or not self.check else -1]
+            ]
         return out
 
     def identity(self) -> dict:
         """What makes two runs the same ladder: a directory of another identity is refused."""
         specs = {s.name: s for s in [*self.specs(), *(resolve_policy(f) for f in self.field)]}
-        return {"rungs": list(self.rungs), "players": list(self.players), "games": self.games, "seed": self.seed,
-                "caps": dict(sorted(self.caps.items())), "field": list(self.field), "check": self.check,
-                "policies": {name: policy_identity(spec) for name, spec in sorted(specs.items())},
-                "rules": self.rules.to_dict(), **({} if self.check_field else {"check_field": False})}  # fmt: skip
+        return {
+            "rungs": list(self.rungs),
+            "players": list(self.players),
+            "games": self.games,
+            "seed": self.seed,
+            "caps": dict(sorted(self.caps.items())),
+            "field": list(self.field),
+            "check": self.check,
+            "policies": {name: policy_identity(spec) for name, spec in sorted(specs.items())},
+            "rules": self.rules.to_dict(),
+            **({} if self.check_field else {"check_field": False}),
+        }
 
 
 def check_rung(spec: PolicySpec | str, factor: int) -> PolicySpec:
@@ -206,16 +223,20 @@ def check_rung(spec: PolicySpec | str, factor: int) -> PolicySpec:
     spec = resolve_policy(spec)
     factor = whole(factor, "the check rung's factor", low=2, error=LadderError)
     if spec.kind != PolicyKind.ROLLOUT:
-        raise LadderError(f"the check rung is a search at {factor} times its budget, but the top rung {spec.name!r} "
-                          "is no search (a rollout policy)")  # fmt: skip
+        raise LadderError(
+            f"the check rung is a search at {factor} times its budget, but the top rung {spec.name!r} "
+            "is no search (a rollout policy)"
+        )
     knobs = spec.weights()
     for knob in ("budget", "place_budget"):
         knobs[knob] *= factor
         if knobs[knob] > MAX_BUDGET:
-            raise LadderError(f"the check rung's {knob} would be {knobs[knob]:g}, "
-                              f"past the search's most ({MAX_BUDGET})")
-    return rollout_spec(knobs, spec.base, name=f"{spec.name}-x{factor}", source=spec.source,
-                        candidate_policy=spec.chooser)  # fmt: skip
+            raise LadderError(
+                f"the check rung's {knob} would be {knobs[knob]:g}, past the search's most ({MAX_BUDGET})"
+            )
+    return rollout_spec(
+        knobs, spec.base, name=f"{spec.name}-x{factor}", source=spec.source, candidate_policy=spec.chooser
+    )
 
 
 def _names(values) -> tuple[str, ...]:
@@ -224,9 +245,17 @@ def _names(values) -> tuple[str, ...]:
     return tuple(v.strip() for v in values if isinstance(v, str) and v.strip()) if values is not None else ()
 
 
-def plan_ladder(rungs: list[str] = DEFAULT_RUNGS, players: list[int] = DEFAULT_PLAYERS, games: int = 2000,
-                seed: int = 0, caps: dict[str, int] | None = None, field: list[str] = FIELD, check: int = 0,
-                rules: Rules | None = None, check_field: bool = True) -> LadderPlan:  # fmt: skip
+def plan_ladder(
+    rungs: list[str] = DEFAULT_RUNGS,
+    players: list[int] = DEFAULT_PLAYERS,
+    games: int = 2000,
+    seed: int = 0,
+    caps: dict[str, int] | None = None,
+    field: list[str] = FIELD,
+    check: int = 0,
+    rules: Rules | None = None,
+    check_field: bool = True,
+) -> LadderPlan:
     """A ladder's plan, checked before anything is played: ``LadderError`` (or ``PolicyError``,
     ``SimulationError``) names what is wrong, in one line."""
     rungs, field = _names(rungs), _names(field)
@@ -290,14 +319,27 @@ def block_figures(games: RoundGames, arrs: list[list[int]]) -> pd.DataFrame:
     total = games.total.astype(np.float64)
     others = np.ones(total.shape[1:], dtype=bool)
     others[at, measured] = False
-    return pd.DataFrame({"block": np.arange(games.first, games.first + games.blocks, dtype=np.int64),
-                         "share": credit[:, at, measured].mean(axis=1),
-                         "vp": total[:, at, measured].mean(axis=1),
-                         "others_vp": total[:, others].mean(axis=1)})  # fmt: skip
+    return pd.DataFrame(
+        {
+            "block": np.arange(games.first, games.first + games.blocks, dtype=np.int64),
+            "share": credit[:, at, measured].mean(axis=1),
+            "vp": total[:, at, measured].mean(axis=1),
+            "others_vp": total[:, others].mean(axis=1),
+        }
+    )
 
 
-def play_chunk_task(first: int, n: int, arrs: list[list[int]], policies: list, names: list[str], players: int,
-                    seed: int, rules: dict, threads: int | None) -> pd.DataFrame | Failed:  # fmt: skip
+def play_chunk_task(
+    first: int,
+    n: int,
+    arrs: list[list[int]],
+    policies: list,
+    names: list[str],
+    players: int,
+    seed: int,
+    rules: dict,
+    threads: int | None,
+) -> pd.DataFrame | Failed:
     """Blocks first .. first + n - 1 of a cell as an executor's task: their figures
     (``BLOCK_COLUMNS``), each block charged its share of the chunk's wall time x threads."""
     threads = threads or threads_here() or default_threads()
@@ -366,13 +408,24 @@ def chunk_order(todo: list[list], slow: list[bool]) -> list:
     """The order chunks are played in: the cells not ``slow`` (no search in them) first, so that a
     run cut off by ``hours`` has them whole (a search's chunk alone takes minutes); within each
     group breadth first, every cell's first missing chunk, then every cell's second, ..."""
-    return [chunks[k] for group in (False, True) for k in range(max(map(len, todo), default=0))
-            for chunks, s in zip(todo, slow) if s == group and k < len(chunks)]  # fmt: skip
+    return [
+        chunks[k]
+        for group in (False, True)
+        for k in range(max(map(len, todo), default=0))
+        for chunks, s in zip(todo, slow)
+        if s == group and k < len(chunks)
+    ]
 
 
-def run_ladder(plan: LadderPlan, out: str | Path, threads: int | None = None, command: list[str] = (),
-               hours: float | None = None, chunk_games: int = CHUNK_GAMES,
-               on_chunk: Callable[[Progress], None] | None = None) -> LadderResult:  # fmt: skip
+def run_ladder(
+    plan: LadderPlan,
+    out: str | Path,
+    threads: int | None = None,
+    command: list[str] = (),
+    hours: float | None = None,
+    chunk_games: int = CHUNK_GAMES,
+    on_chunk: Callable[[Progress], None] | None = None,
+) -> LadderResult:
     """Play the ladder's missing blocks into ``out``, chunk by chunk across the cells, and write its
     tables; returns the result (of the blocks played so far). With ``hours``, no chunk is started
     once that much time has passed (the chunks in play are dropped; a rerun plays them).
@@ -404,9 +457,23 @@ def run_ladder(plan: LadderPlan, out: str | Path, threads: int | None = None, co
     for cell, first, n in order:
         names = [cell.rung, cell.lower] if cell.kind == HEAD else [cell.rung, *plan.field]
         arrs = arrangements_of(cell, len(plan.field))
-        tasks.append(Task(play_chunk_task, (first, n, arrs, [shipped[x] for x in names], names, cell.players,
-                                            plan.seed, plan.rules.to_dict(), threads),
-                          f"{cell.folder()}-{first:09d}"))  # fmt: skip
+        tasks.append(
+            Task(
+                play_chunk_task,
+                (
+                    first,
+                    n,
+                    arrs,
+                    [shipped[x] for x in names],
+                    names,
+                    cell.players,
+                    plan.seed,
+                    plan.rules.to_dict(),
+                    threads,
+                ),
+                f"{cell.folder()}-{first:09d}",
+            )
+        )
     if tasks and (deadline is None or time.monotonic() < deadline):
         with open_executor(None) as executor:
             played = executor.run(tasks, ordered=True, ahead=1)
@@ -429,10 +496,20 @@ def run_ladder(plan: LadderPlan, out: str | Path, threads: int | None = None, co
     return result
 
 
-def ladder(out: str | Path, rungs: list[str] = DEFAULT_RUNGS, players: list[int] = DEFAULT_PLAYERS,
-           games: int = 2000, seed: int = 0, caps: dict[str, int] | None = None, field: list[str] = FIELD,
-           check: int = 0, rules: Rules | None = None, threads: int | None = None,
-           hours: float | None = None, check_field: bool = True) -> LadderResult:  # fmt: skip
+def ladder(
+    out: str | Path,
+    rungs: list[str] = DEFAULT_RUNGS,
+    players: list[int] = DEFAULT_PLAYERS,
+    games: int = 2000,
+    seed: int = 0,
+    caps: dict[str, int] | None = None,
+    field: list[str] = FIELD,
+    check: int = 0,
+    rules: Rules | None = None,
+    threads: int | None = None,
+    hours: float | None = None,
+    check_field: bool = True,
+) -> LadderResult:
     """A ladder from Python, as ``smsim ladder``: each step of ``rungs`` measured head to head and
     against the field at each of ``players``, and the depth; resumes a run cut off in ``out``.
 
@@ -467,10 +544,34 @@ def step_verdict(edge: float, lo: float, hi: float, margin: float = MARGINS["sha
     return LEVEL if said == SAME else NOT_SETTLED
 
 
-STEP_COLUMNS = ["players", "lower", "upper", "check", "parity", "head_games", "head_blocks", "head_share", "head_lo",
-                "head_hi", "edge", "edge_lo", "edge_hi", "vp_diff", "vp_lo", "vp_hi", "verdict", "clear_by",
-                "field_games", "field_blocks", "field_upper", "field_lower", "field_diff", "field_lo", "field_hi",
-                "field_verdict"]  # fmt: skip
+STEP_COLUMNS = [
+    "players",
+    "lower",
+    "upper",
+    "check",
+    "parity",
+    "head_games",
+    "head_blocks",
+    "head_share",
+    "head_lo",
+    "head_hi",
+    "edge",
+    "edge_lo",
+    "edge_hi",
+    "vp_diff",
+    "vp_lo",
+    "vp_hi",
+    "verdict",
+    "clear_by",
+    "field_games",
+    "field_blocks",
+    "field_upper",
+    "field_lower",
+    "field_diff",
+    "field_lo",
+    "field_hi",
+    "field_verdict",
+]
 
 
 def _figure(values: pd.Series) -> tuple[float, float, float, int]:
@@ -493,22 +594,57 @@ def steps_table(plan: LadderPlan, blocks: dict[Cell, pd.DataFrame]) -> pd.DataFr
         share, lo, hi, n = _figure(b["share"])
         vp, vlo, vhi, _ = _figure(b["vp"] - b["others_vp"])
         edge = (share - parity, lo - parity, hi - parity)
-        row = {"players": cell.players, "lower": cell.lower, "upper": cell.rung, "check": cell.rung == check,
-               "parity": parity, "head_games": n * cell.per_block, "head_blocks": n, "head_share": share,
-               "head_lo": lo, "head_hi": hi, "edge": edge[0], "edge_lo": edge[1], "edge_hi": edge[2], "vp_diff": vp,
-               "vp_lo": vlo, "vp_hi": vhi, "verdict": step_verdict(*edge), "clear_by": edge[1]}  # fmt: skip
+        row = {
+            "players": cell.players,
+            "lower": cell.lower,
+            "upper": cell.rung,
+            "check": cell.rung == check,
+            "parity": parity,
+            "head_games": n * cell.per_block,
+            "head_blocks": n,
+            "head_share": share,
+            "head_lo": lo,
+            "head_hi": hi,
+            "edge": edge[0],
+            "edge_lo": edge[1],
+            "edge_hi": edge[2],
+            "vp_diff": vp,
+            "vp_lo": vlo,
+            "vp_hi": vhi,
+            "verdict": step_verdict(*edge),
+            "clear_by": edge[1],
+        }
         if (cell.players, cell.rung) not in fields:  # the check rung measured head to head only
-            row.update({"field_games": 0, "field_blocks": 0, "field_upper": math.nan, "field_lower": math.nan,
-                        "field_diff": math.nan, "field_lo": math.nan, "field_hi": math.nan, "field_verdict": NO_DATA})
+            row.update(
+                {
+                    "field_games": 0,
+                    "field_blocks": 0,
+                    "field_upper": math.nan,
+                    "field_lower": math.nan,
+                    "field_diff": math.nan,
+                    "field_lo": math.nan,
+                    "field_hi": math.nan,
+                    "field_verdict": NO_DATA,
+                }
+            )
             rows.append(row)
             continue
-        (fu, bu), (fl, bl) = fields[cell.players, cell.rung], fields[cell.players, cell.lower]
+        (fu, bu), (_, bl) = fields[cell.players, cell.rung], fields[cell.players, cell.lower]
         lower = bl.set_index("block")[["share"]].rename(columns={"share": "share_lower"})
         both = bu.set_index("block")[["share"]].join(lower, how="inner")  # the blocks both rungs played
         d, dlo, dhi, m = _figure(both["share"] - both["share_lower"])
-        row.update({"field_games": m * fu.per_block, "field_blocks": m, "field_upper": float(both["share"].mean()),
-                    "field_lower": float(both["share_lower"].mean()), "field_diff": d, "field_lo": dlo,
-                    "field_hi": dhi, "field_verdict": step_verdict(d, dlo, dhi)})  # fmt: skip
+        row.update(
+            {
+                "field_games": m * fu.per_block,
+                "field_blocks": m,
+                "field_upper": float(both["share"].mean()),
+                "field_lower": float(both["share_lower"].mean()),
+                "field_diff": d,
+                "field_lo": dlo,
+                "field_hi": dhi,
+                "field_verdict": step_verdict(d, dlo, dhi),
+            }
+        )
         rows.append(row)
     return pd.DataFrame(rows, columns=STEP_COLUMNS)
 
@@ -564,8 +700,21 @@ def chain_depth(rows: list[tuple[float, float, float, float, str]]) -> tuple[flo
     return (total if bound == ESTIMATE else math.nan), lo, hi, (se if bound == ESTIMATE else math.nan), bound
 
 
-DEPTH_COLUMNS = ["row", "lower", "upper", "share", "lo", "hi", "blocks", "games", "steps", "steps_lo", "steps_hi",
-                 "steps_se", "bound"]  # fmt: skip
+DEPTH_COLUMNS = [
+    "row",
+    "lower",
+    "upper",
+    "share",
+    "lo",
+    "hi",
+    "blocks",
+    "games",
+    "steps",
+    "steps_lo",
+    "steps_hi",
+    "steps_se",
+    "bound",
+]
 STEP_ROW, DEPTH_ROW, MEASURED_ROW = "step", "depth", "measured part"
 """The rows of a depth table: one step; the depth from the lowest rung to the top; and, where the
 depth is only a bound, the top steps that are estimates, summed (the part of the ladder measured)."""
@@ -573,9 +722,21 @@ depth is only a bound, the top steps that are estimates, summed (the part of the
 
 def _chain_row(kind: str, rows: list[dict], parts: list[tuple]) -> dict:
     d = chain_depth(parts)
-    return {"row": kind, "lower": rows[0]["lower"], "upper": rows[-1]["upper"], "share": math.nan, "lo": math.nan,
-            "hi": math.nan, "blocks": sum(r["blocks"] for r in rows), "games": sum(r["games"] for r in rows),
-            "steps": d[0], "steps_lo": d[1], "steps_hi": d[2], "steps_se": d[3], "bound": d[4]}  # fmt: skip
+    return {
+        "row": kind,
+        "lower": rows[0]["lower"],
+        "upper": rows[-1]["upper"],
+        "share": math.nan,
+        "lo": math.nan,
+        "hi": math.nan,
+        "blocks": sum(r["blocks"] for r in rows),
+        "games": sum(r["games"] for r in rows),
+        "steps": d[0],
+        "steps_lo": d[1],
+        "steps_hi": d[2],
+        "steps_se": d[3],
+        "bound": d[4],
+    }
 
 
 def depth_table(steps: pd.DataFrame) -> pd.DataFrame:
@@ -588,9 +749,23 @@ def depth_table(steps: pd.DataFrame) -> pd.DataFrame:
     for r in two.itertuples():
         part = step_depth(r.head_share, r.head_lo, r.head_hi, int(r.head_blocks))
         parts.append(part)
-        rows.append({"row": STEP_ROW, "lower": r.lower, "upper": r.upper, "share": r.head_share, "lo": r.head_lo,
-                     "hi": r.head_hi, "blocks": int(r.head_blocks), "games": int(r.head_games), "steps": part[0],
-                     "steps_lo": part[1], "steps_hi": part[2], "steps_se": part[3], "bound": part[4]})  # fmt: skip
+        rows.append(
+            {
+                "row": STEP_ROW,
+                "lower": r.lower,
+                "upper": r.upper,
+                "share": r.head_share,
+                "lo": r.head_lo,
+                "hi": r.head_hi,
+                "blocks": int(r.head_blocks),
+                "games": int(r.head_games),
+                "steps": part[0],
+                "steps_lo": part[1],
+                "steps_hi": part[2],
+                "steps_se": part[3],
+                "bound": part[4],
+            }
+        )
     out = list(rows)
     if rows:
         out.append(_chain_row(DEPTH_ROW, rows, parts))
@@ -623,10 +798,17 @@ class LadderResult:
 def plan_of(manifest: dict) -> LadderPlan:
     """The plan a ladder's manifest records (``LadderPlan.identity``)."""
     ident = manifest["plan"]
-    return LadderPlan(tuple(ident["rungs"]), tuple(int(p) for p in ident["players"]), int(ident["games"]),
-                      int(ident["seed"]), {k: int(v) for k, v in ident.get("caps", {}).items()},
-                      tuple(ident["field"]), int(ident.get("check", 0)), Rules.from_dict(ident["rules"]),
-                      bool(ident.get("check_field", True)))  # fmt: skip
+    return LadderPlan(
+        tuple(ident["rungs"]),
+        tuple(int(p) for p in ident["players"]),
+        int(ident["games"]),
+        int(ident["seed"]),
+        {k: int(v) for k, v in ident.get("caps", {}).items()},
+        tuple(ident["field"]),
+        int(ident.get("check", 0)),
+        Rules.from_dict(ident["rules"]),
+        bool(ident.get("check_field", True)),
+    )
 
 
 def read_ladder(path: str | Path) -> LadderResult:
@@ -641,15 +823,45 @@ def read_ladder(path: str | Path) -> LadderResult:
         b = b[b["block"] < cell.blocks]
         blocks[cell] = b
         played = len(b) * cell.per_block
-        rows.append({"kind": cell.kind, "players": cell.players, "rung": cell.rung, "lower": cell.lower,
-                     "games": cell.blocks * cell.per_block, "played": played,
-                     "core_seconds_per_game": float(b["core_seconds"].sum()) / played if played else math.nan,
-                     })  # fmt: skip
+        rows.append(
+            {
+                "kind": cell.kind,
+                "players": cell.players,
+                "rung": cell.rung,
+                "lower": cell.lower,
+                "games": cell.blocks * cell.per_block,
+                "played": played,
+                "core_seconds_per_game": float(b["core_seconds"].sum()) / played if played else math.nan,
+            }
+        )
     steps = steps_table(plan, blocks)
-    return LadderResult(str(path), plan, steps, depth_table(steps), pd.DataFrame(rows),
-                        " ".join(manifest.get("command", [])))  # fmt: skip
+    return LadderResult(
+        str(path), plan, steps, depth_table(steps), pd.DataFrame(rows), " ".join(manifest.get("command", []))
+    )
 
 
-__all__ = ["CHUNK_GAMES", "DEFAULT_PLAYERS", "DEFAULT_RUNGS", "NOISY_RUNGS", "FIELD", "HEAD", "Cell", "chunk_order", "LadderPlan", "LadderResult",
-           "Progress", "block_figures", "chain_depth", "check_rung", "depth_table", "ladder", "missing_chunks",
-           "plan_ladder", "read_ladder", "run_ladder", "step_depth", "step_verdict", "steps_table"]
+__all__ = [
+    "CHUNK_GAMES",
+    "DEFAULT_PLAYERS",
+    "DEFAULT_RUNGS",
+    "NOISY_RUNGS",
+    "FIELD",
+    "HEAD",
+    "Cell",
+    "chunk_order",
+    "LadderPlan",
+    "LadderResult",
+    "Progress",
+    "block_figures",
+    "chain_depth",
+    "check_rung",
+    "depth_table",
+    "ladder",
+    "missing_chunks",
+    "plan_ladder",
+    "read_ladder",
+    "run_ladder",
+    "step_depth",
+    "step_verdict",
+    "steps_table",
+]

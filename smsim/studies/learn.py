@@ -150,7 +150,7 @@ def part_table(part: int, per_game: list[list[tuple]]) -> pa.Table:
     rows = [r for game_rows in per_game for r in game_rows]
     columns: dict[str, Any] = {
         name: np.array([r[i] for r in rows], dtype=dtype) for i, (name, dtype) in enumerate(ROW_FIELDS)
-    }  # fmt: skip
+    }
     feats = np.array([r[-1] for r in rows], dtype=np.float64).reshape(len(rows), MAX_FEATURES)
     for j, name in enumerate(FEATURE_COLUMNS):
         columns[name] = feats[:, j]
@@ -158,8 +158,16 @@ def part_table(part: int, per_game: list[list[tuple]]) -> pa.Table:
     return pa.table(columns)
 
 
-def label_parts(plan: LearnPlan, out: str | Path, round_no: int, parts: list[int], student: PolicySpec, rules: Rules,
-                threads: int | None, on_part: Callable[[int], None] | None = None) -> list[int]:  # fmt: skip
+def label_parts(
+    plan: LearnPlan,
+    out: str | Path,
+    round_no: int,
+    parts: list[int],
+    student: PolicySpec,
+    rules: Rules,
+    threads: int | None,
+    on_part: Callable[[int], None] | None = None,
+) -> list[int]:
     """Label those of ``parts`` of round ``round_no`` not yet written, each written whole in the
     order given as soon as it and the parts before it are done; returns the parts labelled.
 
@@ -198,17 +206,29 @@ def round_student(plan: LearnPlan, out: str | Path, round_no: int) -> PolicySpec
         return student_of(None if base.kind == L.PolicyKind.HEURISTIC else base.params, base)
     path = Path(out) / f"model-round-{round_no - 1}.json"
     if not path.exists():
-        raise LearnError(f"{str(path)!r} does not exist: round {round_no - 1} has not ended, so round {round_no} "
-                         "has no student yet")  # fmt: skip
+        raise LearnError(
+            f"{str(path)!r} does not exist: round {round_no - 1} has not ended, so round {round_no} has no student yet"
+        )
     return student_of(Model.load(path).vector(), base)
 
 
 ROW_FIELDS = (
-    ("round", np.int64), ("game", np.int64), ("players", np.int64), ("decision", np.int64), ("kind", np.int64),
-    ("seat", np.int64), ("candidate", np.int64), ("row", np.int64), ("group", np.int64), ("teacher_pick", np.bool_),
-    ("playouts", np.int64), ("value", np.float64), ("se", np.float64), ("win", np.float64),
+    ("round", np.int64),
+    ("game", np.int64),
+    ("players", np.int64),
+    ("decision", np.int64),
+    ("kind", np.int64),
+    ("seat", np.int64),
+    ("candidate", np.int64),
+    ("row", np.int64),
+    ("group", np.int64),
+    ("teacher_pick", np.bool_),
+    ("playouts", np.int64),
+    ("value", np.float64),
+    ("se", np.float64),
+    ("win", np.float64),
     ("margin_vp", np.float64),
-)  # fmt: skip
+)
 
 
 def label_game(plan: LearnPlan, round_no: int, game: int, student: PolicySpec, rules: Rules) -> list[tuple]:
@@ -227,8 +247,9 @@ def label_game(plan: LearnPlan, round_no: int, game: int, student: PolicySpec, r
     offered = np.flatnonzero(np.random.default_rng([plan.seed, round_no, game]).random(total) < plan.rate)
     out = []
     for d in offered:
-        _, kind_d, m, pick, seat = label_decision_nb(key, game, int(d), rules_nb, crates, kind, params, fns, marks,
-                                                     knobs, w, search, feats)  # fmt: skip
+        _, kind_d, m, pick, seat = label_decision_nb(
+            key, game, int(d), rules_nb, crates, kind, params, fns, marks, knobs, w, search, feats
+        )
         if m == 0:
             continue
         for c in range(m):
@@ -238,9 +259,26 @@ def label_game(plan: LearnPlan, round_no: int, game: int, student: PolicySpec, r
             margin_vp = search.margin_vp[src, :t]
             value = win + margin * margin_vp
             se = float(value.std(ddof=1) / math.sqrt(t)) if t > 1 else 1.0
-            out.append((round_no, game, players, int(d), int(kind_d), int(seat), c, int(search.rows[c]), src,
-                        c == pick, t, float(value.mean()), se, float(win.mean()), float(margin_vp.mean()),
-                        feats[c].copy()))  # fmt: skip
+            out.append(
+                (
+                    round_no,
+                    game,
+                    players,
+                    int(d),
+                    int(kind_d),
+                    int(seat),
+                    c,
+                    int(search.rows[c]),
+                    src,
+                    c == pick,
+                    t,
+                    float(value.mean()),
+                    se,
+                    float(win.mean()),
+                    float(margin_vp.mean()),
+                    feats[c].copy(),
+                )
+            )
     return out
 
 
@@ -262,8 +300,15 @@ def read_part(path: Path) -> pd.DataFrame:
         raise LearnError(f"{path}: not a readable label part ({exc}); remove it and run again") from None
 
 
-def round_labels(plan: LearnPlan, out: Path, round_no: int, student: PolicySpec, rules: Rules, threads: int | None,
-                 on_progress: Callable[[str, int], None] | None) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
+def round_labels(
+    plan: LearnPlan,
+    out: Path,
+    round_no: int,
+    student: PolicySpec,
+    rules: Rules,
+    threads: int | None,
+    on_progress: Callable[[str, int], None] | None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The round's training and held-out labels: parts read where written, labelled where not,
     in part order until ``plan.decisions`` training decisions; the training set is the first
     ``plan.decisions`` of them, the held-out set the held-out parts up to the last part used."""
@@ -320,8 +365,9 @@ def centred(v: np.ndarray, wt: np.ndarray, group: np.ndarray) -> np.ndarray:
     return v - means[group]
 
 
-def fit_kind(labels: pd.DataFrame, kind: str, ridge: float, hidden: int = 0, seed: int = 0,
-             epochs: int = 12, restart: int = 0) -> tuple[np.ndarray, Units | None]:  # fmt: skip
+def fit_kind(
+    labels: pd.DataFrame, kind: str, ridge: float, hidden: int = 0, seed: int = 0, epochs: int = 12, restart: int = 0
+) -> tuple[np.ndarray, Units | None]:
     """``kind``'s coefficients, and its units where ``hidden`` > 0 (``fit_units``). The linear
     part: weighted least squares on values centred within each decision, weights 1 / max(se,
     SE_FLOOR)^2, a ridge of ``ridge`` on the features standardised (each feature's weighted
@@ -344,8 +390,19 @@ def empty_units(hidden: int, n_f: int) -> Units:
     return Units([[0.0] * n_f for _ in range(hidden)], [0.0] * hidden, [0.0] * hidden)
 
 
-def fit_units(x: np.ndarray, y: np.ndarray, wt: np.ndarray, group: np.ndarray, beta: np.ndarray, scale: np.ndarray,
-              hidden: int, ridge: float, seed: int, epochs: int, restart: int = 0) -> tuple[np.ndarray, Units]:  # fmt: skip
+def fit_units(
+    x: np.ndarray,
+    y: np.ndarray,
+    wt: np.ndarray,
+    group: np.ndarray,
+    beta: np.ndarray,
+    scale: np.ndarray,
+    hidden: int,
+    ridge: float,
+    seed: int,
+    epochs: int,
+    restart: int = 0,
+) -> tuple[np.ndarray, Units]:
     """The linear coefficients and a layer of ``hidden`` rectified units, trained together from
     the linear fit by Adam on the same centred, weighted squared error, in mini-batches of whole
     decisions, with weight decay ``ridge`` on the linear part and UNIT_DECAY on the units, over
@@ -361,8 +418,20 @@ def fit_units(x: np.ndarray, y: np.ndarray, wt: np.ndarray, group: np.ndarray, b
     fit_groups = order_groups[n_groups // 10 :]
     starts = np.searchsorted(group, np.arange(n_groups + 1))  # rows are sorted by decision
     rows_aside = np.flatnonzero(aside[group])
-    p = train_units(z, y, wt, group, beta * scale, hidden, ridge, epochs, fit_groups, starts, rows_aside,
-                    np.random.default_rng([seed, restart]))  # fmt: skip
+    p = train_units(
+        z,
+        y,
+        wt,
+        group,
+        beta * scale,
+        hidden,
+        ridge,
+        epochs,
+        fit_groups,
+        starts,
+        rows_aside,
+        np.random.default_rng([seed, restart]),
+    )
     # back to the raw features: w . (x - mu) / scale + b = (w / scale) . x + (b - (w / scale) . mu)
     w_raw = p["w"] / scale
     units = Units([list(row) for row in w_raw], list(p["b"] - w_raw @ mu), list(p["a"]))
@@ -373,8 +442,12 @@ def train_units(z, y, wt, group, beta, hidden, ridge, epochs, fit_groups, starts
     """One fit of ``fit_units`` from a seeded start: the parameters of its epoch of least
     centred error on the decisions kept aside."""
     n_f = z.shape[1]
-    params = {"beta": beta.copy(), "w": rng.normal(0.0, 1.0 / np.sqrt(n_f), (hidden, n_f)),
-              "b": np.full(hidden, 0.1), "a": rng.normal(0.0, 0.01, hidden)}  # fmt: skip
+    params = {
+        "beta": beta.copy(),
+        "w": rng.normal(0.0, 1.0 / np.sqrt(n_f), (hidden, n_f)),
+        "b": np.full(hidden, 0.1),
+        "a": rng.normal(0.0, 0.01, hidden),
+    }
     moments = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in params.items()}
 
     def loss_and_grads(rows: np.ndarray, grads: bool):
@@ -389,8 +462,12 @@ def train_units(z, y, wt, group, beta, hidden, ridge, epochs, fit_groups, starts
             return loss, None
         df = 2.0 * w * r / total
         dpre = np.outer(df, params["a"]) * (pre > 0.0)
-        return loss, {"beta": zr.T @ df + 2 * ridge * params["beta"], "w": dpre.T @ zr + 2 * UNIT_DECAY * params["w"],
-                      "b": dpre.sum(axis=0), "a": act.T @ df + 2 * UNIT_DECAY * params["a"]}  # fmt: skip
+        return loss, {
+            "beta": zr.T @ df + 2 * ridge * params["beta"],
+            "w": dpre.T @ zr + 2 * UNIT_DECAY * params["w"],
+            "b": dpre.sum(axis=0),
+            "a": act.T @ df + 2 * UNIT_DECAY * params["a"],
+        }
 
     best = (loss_and_grads(rows_aside, False)[0], {k: v.copy() for k, v in params.items()})
     step, lr, per_batch = 0, 1e-3, 400  # decisions a batch
@@ -414,8 +491,14 @@ def train_units(z, y, wt, group, beta, hidden, ridge, epochs, fit_groups, starts
     return best[1]
 
 
-def fit_model(labels: pd.DataFrame, base: PolicySpec, plan: LearnPlan, training: dict[str, Any],
-              rules: Rules | None = None, threads: int | None = None) -> tuple[Model, list[float]]:  # fmt: skip
+def fit_model(
+    labels: pd.DataFrame,
+    base: PolicySpec,
+    plan: LearnPlan,
+    training: dict[str, Any],
+    rules: Rules | None = None,
+    threads: int | None = None,
+) -> tuple[Model, list[float]]:
     """The model fitted to ``labels``: RESTARTS fits from seeded starts, and of those the one
     whose seat wins most against three of the base heuristic in SELECTION_GAMES 4-player games
     (every seat rotation, common dice, a seed of its own: plan.seed + SELECTION_SEED). Fits from
@@ -428,8 +511,9 @@ def fit_model(labels: pd.DataFrame, base: PolicySpec, plan: LearnPlan, training:
     for restart in range(RESTARTS if plan.hidden else 1):
         use, use_units = fit_kind(labels, "USE", plan.ridge, plan.hidden, plan.seed, plan.epochs, restart)
         place, place_units = fit_kind(labels, "PLACE", plan.ridge, plan.hidden, plan.seed + 1, plan.epochs, restart)
-        model = Model(heuristic, list(use), list(place), use_units, place_units, training=training,
-                      description=description)  # fmt: skip
+        model = Model(
+            heuristic, list(use), list(place), use_units, place_units, training=training, description=description
+        )
         fits.append(model)
         if plan.hidden:
             shares.append(selection_share(model, plan, rules, threads))
@@ -450,8 +534,15 @@ def selection_share(model: Model, plan: LearnPlan, rules: Rules | None, threads:
     """The win share of one seat of ``model`` against three of the yardstick (4 players)."""
     student = PolicySpec("student", L.PolicyKind.LEARNED, model.vector())
     base = yardstick(plan)
-    result = compare([student, base, base, base], 4, SELECTION_GAMES, plan.seed + SELECTION_SEED, rules=rules,
-                     threads=threads, keep_games=False)  # fmt: skip
+    result = compare(
+        [student, base, base, base],
+        4,
+        SELECTION_GAMES,
+        plan.seed + SELECTION_SEED,
+        rules=rules,
+        threads=threads,
+        keep_games=False,
+    )
     return float(result.table.loc["student", "win_share"])
 
 
@@ -460,8 +551,15 @@ def field_blocks(student: PolicySpec, plan: LearnPlan, rules: Rules | None, thre
     4-player games on seed plan.seed + GAIN_SEED, a block being one game in every seat rotation."""
     student = replace(student, name="student")
     base = yardstick(plan)
-    result = compare([student, base, base, base], 4, GAIN_GAMES, plan.seed + GAIN_SEED, rules=rules, threads=threads,
-                     keep_games=False)  # fmt: skip
+    result = compare(
+        [student, base, base, base],
+        4,
+        GAIN_GAMES,
+        plan.seed + GAIN_SEED,
+        rules=rules,
+        threads=threads,
+        keep_games=False,
+    )
     return result.block_shares[:, 0]
 
 
@@ -501,10 +599,16 @@ def judge(labels: pd.DataFrame, model: Model | None) -> pd.DataFrame:
         n = len(pick)
         if not (len(base) == len(teacher) == n):
             raise LearnError("labels: every decision needs one base candidate and one teacher pick")
-        rows.append(dict(kind=kind, decisions=n, agreement=float(np.mean(same[pick] == same[teacher])),
-                         regret=float(np.mean(value[teacher] - value[pick])),
-                         base_agreement=float(np.mean(same[base] == same[teacher])),
-                         base_regret=float(np.mean(value[teacher] - value[base]))))  # fmt: skip
+        rows.append(
+            dict(
+                kind=kind,
+                decisions=n,
+                agreement=float(np.mean(same[pick] == same[teacher])),
+                regret=float(np.mean(value[teacher] - value[pick])),
+                base_agreement=float(np.mean(same[base] == same[teacher])),
+                base_regret=float(np.mean(value[teacher] - value[base])),
+            )
+        )
     return pd.DataFrame(rows)
 
 
@@ -541,15 +645,23 @@ def saved_round(path: Path, plan: LearnPlan, round_no: int) -> Model:
     rounds = training.get("rounds") if isinstance(training.get("rounds"), list) else []
     numbers = [r.get("round") if isinstance(r, dict) else None for r in rounds]
     if training.get("plan") != plan.to_dict() or numbers != list(range(1, round_no + 1)):
-        raise LearnError(f"{str(path)!r} was not saved by this plan's round {round_no}; remove it (and the rounds "
-                         "after it) to fit it again")  # fmt: skip
+        raise LearnError(
+            f"{str(path)!r} was not saved by this plan's round {round_no}; remove it (and the rounds "
+            "after it) to fit it again"
+        )
     return model
 
 
-def learn(plan: LearnPlan, out: str | Path, rules: Rules | None = None, threads: int | None = None,
-          on_progress: Callable[[str, int], None] | None = None,
-          on_round: Callable[[int, pd.DataFrame, list[float], dict[str, float]], None] | None = None,
-          command: list[str] = (), until_gain: float | None = None) -> LearnResult:  # fmt: skip
+def learn(
+    plan: LearnPlan,
+    out: str | Path,
+    rules: Rules | None = None,
+    threads: int | None = None,
+    on_progress: Callable[[str, int], None] | None = None,
+    on_round: Callable[[int, pd.DataFrame, list[float], dict[str, float]], None] | None = None,
+    command: list[str] = (),
+    until_gain: float | None = None,
+) -> LearnResult:
     """Run the plan's rounds into ``out`` (resumable) and return the last round's model.
 
     After each round its student plays GAIN_GAMES against three of the yardstick on the same games
@@ -592,10 +704,15 @@ def learn(plan: LearnPlan, out: str | Path, rules: Rules | None = None, threads:
         gains.append(round_gain(blocks, before) if not saved.exists() else history[-1]["against_field"])
         before = blocks
         if not saved.exists():
-            history.append({"round": round_no, "decisions": decisions[-1],
-                            "selection_shares": [round(x, 4) for x in shares],
-                            "held_out": json.loads(table.round(4).to_json(orient="records")),
-                            "against_field": {k: round(v, 4) for k, v in gains[-1].items()}})  # fmt: skip
+            history.append(
+                {
+                    "round": round_no,
+                    "decisions": decisions[-1],
+                    "selection_shares": [round(x, 4) for x in shares],
+                    "held_out": json.loads(table.round(4).to_json(orient="records")),
+                    "against_field": {k: round(v, 4) for k, v in gains[-1].items()},
+                }
+            )
             model.training = {"plan": plan.to_dict(), "rounds": list(history)}
             model.save(saved)
         if on_round is not None:
@@ -603,5 +720,14 @@ def learn(plan: LearnPlan, out: str | Path, rules: Rules | None = None, threads:
     return LearnResult(model, judged, decisions, time.process_time() - start)
 
 
-__all__ = ["LearnPlan", "LearnResult", "fit_model", "judge", "label_parts", "learn", "read_plan", "round_student",
-           "verify_plan"]
+__all__ = [
+    "LearnPlan",
+    "LearnResult",
+    "fit_model",
+    "judge",
+    "label_parts",
+    "learn",
+    "read_plan",
+    "round_student",
+    "verify_plan",
+]

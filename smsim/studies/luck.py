@@ -68,8 +68,9 @@ class LuckPlan:
     endgame: int = ENDGAME  # the endgame: the fullest city has fewer empty spaces (the target the game's end)
 
     def lineups(self) -> list[list[str]]:
-        return [[self.against] * r + [self.policy] + [self.against] * (self.players - 1 - r)
-                for r in range(self.players)]  # fmt: skip
+        return [
+            [self.against] * r + [self.policy] + [self.against] * (self.players - 1 - r) for r in range(self.players)
+        ]
 
 
 def verify_plan(plan: LuckPlan) -> None:
@@ -81,12 +82,19 @@ def verify_plan(plan: LuckPlan) -> None:
     whole(plan.endgame, "--endgame", low=0, high=L.N_SPACES + 1, error=LuckError)
     for name in (plan.policy, plan.against):
         if any_search([resolve_policy(name)]):
-            raise LuckError(f"{name!r} searches: the luck of its dice would need its search in every play "
-                            "from every turn; measure its base policy")  # fmt: skip
+            raise LuckError(
+                f"{name!r} searches: the luck of its dice would need its search in every play "
+                "from every turn; measure its base policy"
+            )
 
 
-def play_match(plan: LuckPlan, model: WinProbModel, rules: Rules | None = None, threads: int | None = None,
-               on_progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:  # fmt: skip
+def play_match(
+    plan: LuckPlan,
+    model: WinProbModel,
+    rules: Rules | None = None,
+    threads: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> pd.DataFrame:
     """Every block's games with luck measured: one row per (block, rotation, seat) with the seat's
     win credit (a shared win split), whether it is the measured policy's, and its ``LUCK_FIELDS``."""
     rules = rules or Rules()
@@ -94,8 +102,11 @@ def play_match(plan: LuckPlan, model: WinProbModel, rules: Rules | None = None, 
     coef = model.coef_for(plan.players)
     setups = [[resolve_policy(name) for name in lineup] for lineup in plan.lineups()]
     plays = [kernel(plan.players, specs, plan.seed, rules, luck=(coef, plan.samples, plan.endgame)) for specs in setups]
-    chunks = [(r, first, min(CHUNK, plan.blocks - first)) for r in range(plan.players)
-              for first in range(0, plan.blocks, CHUNK)]  # fmt: skip
+    chunks = [
+        (r, first, min(CHUNK, plan.blocks - first))
+        for r in range(plan.players)
+        for first in range(0, plan.blocks, CHUNK)
+    ]
     threads = checks_threads(threads, error=LuckError) or default_threads()
     slices = slice_plan([(i, n) for i, (_, _, n) in enumerate(chunks)], threads)
     parts: dict[int, pd.DataFrame] = {}
@@ -116,9 +127,13 @@ def play_match(plan: LuckPlan, model: WinProbModel, rules: Rules | None = None, 
         score, _, _, lucky = held
         won = score[:, :, L.S_WON].astype(np.float64)
         credit = won / np.maximum(won.sum(axis=1, keepdims=True), 1.0)
-        rows = {"block": np.repeat(np.arange(first, first + n), plan.players), "rotation": r,
-                "seat": np.tile(np.arange(plan.players), n), "measured": np.tile(np.arange(plan.players) == r, n),
-                "credit": credit.ravel()}  # fmt: skip
+        rows = {
+            "block": np.repeat(np.arange(first, first + n), plan.players),
+            "rotation": r,
+            "seat": np.tile(np.arange(plan.players), n),
+            "measured": np.tile(np.arange(plan.players) == r, n),
+            "credit": credit.ravel(),
+        }
         for f, name in enumerate(LUCK_FIELDS):
             rows[name] = lucky[:, :, f].ravel()
         return pd.DataFrame(rows)
@@ -207,24 +222,52 @@ def summarise(plan: LuckPlan, rows: pd.DataFrame) -> LuckResult:
         return math.ceil((Z_ONE_SIDED_95 * sd / abs(gap)) ** 2) * plan.players if gap else math.inf
 
     credit = rows["credit"].to_numpy()
-    place = (rows["measured"].to_numpy() * 8 + rows["seat"].to_numpy())  # the seat's policy and place
+    place = rows["measured"].to_numpy() * 8 + rows["seat"].to_numpy()  # the seat's policy and place
     figures = [
         ("gap", "win share above parity, as played", *plain[:3]),
         ("gap_adjusted", "win share above parity, luck taken out", *adj[:3]),
         ("narrower", "interval narrower by (as played / luck taken out)", narrower(width), math.nan, math.nan),
-        ("narrower_games", "the same, were the games not paired on common dice", narrower(game_width), math.nan,
-         math.nan),
-        ("explained", "share of a seat's result its luck explains (R^2 beyond its policy and place)",
-         r_squared(credit, rows["luck"].to_numpy(), place), math.nan, math.nan),
-        ("explained_own", "the same, its own rolls' luck alone", r_squared(credit, rows["own_luck"].to_numpy(), place),
-         math.nan, math.nan),
-        ("luck_mean", "the measured policy's mean luck a block (0 in expectation)",
-         *mean_and_interval(blocks["luck"].to_numpy())[:3]),
-        ("games_to_lead", "games after which the better leads with 95% chance", games_to_lead(plain[0], y.std(ddof=1)),
-         math.nan, math.nan),
-        ("games_to_lead_adjusted", "the same, judged on luck taken out", games_to_lead(adj[0], adjusted.std(ddof=1)),
-         math.nan, math.nan),
-    ]  # fmt: skip
+        (
+            "narrower_games",
+            "the same, were the games not paired on common dice",
+            narrower(game_width),
+            math.nan,
+            math.nan,
+        ),
+        (
+            "explained",
+            "share of a seat's result its luck explains (R^2 beyond its policy and place)",
+            r_squared(credit, rows["luck"].to_numpy(), place),
+            math.nan,
+            math.nan,
+        ),
+        (
+            "explained_own",
+            "the same, its own rolls' luck alone",
+            r_squared(credit, rows["own_luck"].to_numpy(), place),
+            math.nan,
+            math.nan,
+        ),
+        (
+            "luck_mean",
+            "the measured policy's mean luck a block (0 in expectation)",
+            *mean_and_interval(blocks["luck"].to_numpy())[:3],
+        ),
+        (
+            "games_to_lead",
+            "games after which the better leads with 95% chance",
+            games_to_lead(plain[0], y.std(ddof=1)),
+            math.nan,
+            math.nan,
+        ),
+        (
+            "games_to_lead_adjusted",
+            "the same, judged on luck taken out",
+            games_to_lead(adj[0], adjusted.std(ddof=1)),
+            math.nan,
+            math.nan,
+        ),
+    ]
     table = pd.DataFrame(figures, columns=["figure", "label", "value", "lo", "hi"])
     table.attrs.update(blocks=len(blocks), coefficients=coefs.tolist(), z=Z_95)
     return LuckResult(plan, table, blocks, rows)
@@ -233,14 +276,24 @@ def summarise(plan: LuckPlan, rows: pd.DataFrame) -> LuckResult:
 def identity(plan: LuckPlan, model: WinProbModel, rules: Rules) -> dict:
     """What makes two luck matches the same: their plan, the policies, the model's coefficients and the rules."""
     coef = np.ascontiguousarray(model.coef_for(plan.players))
-    return {**dataclasses.asdict(plan), "scheme": SCHEME, "rules": rules.to_dict(),
-            "identities": {name: policy_identity(resolve_policy(name)) for name in (plan.policy, plan.against)},
-            "model_sha256": hashlib.sha256(coef.tobytes()).hexdigest()}  # fmt: skip
+    return {
+        **dataclasses.asdict(plan),
+        "scheme": SCHEME,
+        "rules": rules.to_dict(),
+        "identities": {name: policy_identity(resolve_policy(name)) for name in (plan.policy, plan.against)},
+        "model_sha256": hashlib.sha256(coef.tobytes()).hexdigest(),
+    }
 
 
-def luck_match(plan: LuckPlan, model: WinProbModel, rules: Rules | None = None, threads: int | None = None,
-               on_progress: Callable[[int, int], None] | None = None, out: str | Path | None = None,
-               command: list[str] = ()) -> LuckResult:  # fmt: skip
+def luck_match(
+    plan: LuckPlan,
+    model: WinProbModel,
+    rules: Rules | None = None,
+    threads: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    out: str | Path | None = None,
+    command: list[str] = (),
+) -> LuckResult:
     """Play the plan's match with luck measured and return its figures. With ``out``, a folder
     holding its rows and figures, which ``smsim report`` reads (``read_luck``); a folder of the same
     match is read, not played again."""
@@ -275,5 +328,14 @@ def read_luck(path: str | Path) -> LuckResult:
     return result
 
 
-__all__ = ["LuckError", "LuckPlan", "LuckResult", "cross_fitted", "luck_match", "play_match", "r_squared", "read_luck",
-           "summarise"]
+__all__ = [
+    "LuckError",
+    "LuckPlan",
+    "LuckResult",
+    "cross_fitted",
+    "luck_match",
+    "play_match",
+    "r_squared",
+    "read_luck",
+    "summarise",
+]

@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from smsim.checks import whole
 from smsim.checks import threads as checks_threads
+from smsim.checks import whole
 from smsim.errors import MattersError, PolicyError
 from smsim.files import write_file, writing
 from smsim.intervals import mean_and_interval
@@ -56,13 +56,35 @@ DEFAULT_POLICIES = ("balanced", "learned")
 CHUNK_BLOCKS = 500
 """Blocks played at a time (a progress step)."""
 
-VERDICTS = {ORDERED: "matters", SMALL: "matters, little", LEVEL: "can be ignored", NOT_SETTLED: "not settled",
-            REVERSED: "better forgone", NO_DATA: NO_DATA}
+VERDICTS = {
+    ORDERED: "matters",
+    SMALL: "matters, little",
+    LEVEL: "can be ignored",
+    NOT_SETTLED: "not settled",
+    REVERSED: "better forgone",
+    NO_DATA: NO_DATA,
+}
 """A loss's verdict (``ladder.step_verdict`` on the loss): beyond 1 point, within 1 point of none,
 or a gain from forgoing the part."""
 
-COLUMNS = ["policy", "players", "part", "games", "blocks", "share", "share_lo", "share_hi", "loss", "loss_lo",
-           "loss_hi", "vp_loss", "vp_lo", "vp_hi", "verdict", "rank"]  # fmt: skip
+COLUMNS = [
+    "policy",
+    "players",
+    "part",
+    "games",
+    "blocks",
+    "share",
+    "share_lo",
+    "share_hi",
+    "loss",
+    "loss_lo",
+    "loss_hi",
+    "vp_loss",
+    "vp_lo",
+    "vp_hi",
+    "verdict",
+    "rank",
+]
 
 
 @dataclass(frozen=True)
@@ -80,8 +102,9 @@ class MattersPlan:
         return [(policy, p, part) for policy in self.policies for p in self.players for part in self.parts]
 
 
-def plan_matters(policies=DEFAULT_POLICIES, parts=FORGO_PARTS, players=(2, 4), games: int = 2_000,
-                 seed: int = 0) -> MattersPlan:  # fmt: skip
+def plan_matters(
+    policies=DEFAULT_POLICIES, parts=FORGO_PARTS, players=(2, 4), games: int = 2_000, seed: int = 0
+) -> MattersPlan:
     """A plan checked before anything is played: ``MattersError`` names what is wrong, in one line.
     ``parts`` None: every part."""
     parts = FORGO_PARTS if parts is None else parts
@@ -94,8 +117,10 @@ def plan_matters(policies=DEFAULT_POLICIES, parts=FORGO_PARTS, players=(2, 4), g
         except PolicyError as exc:
             raise MattersError(str(exc)) from None
         if spec.kind not in (PolicyKind.HEURISTIC, PolicyKind.LEARNED):
-            raise MattersError(f"{name!r} is a {spec.kind.name.lower()} policy: only a heuristic or learned policy "
-                               "can be forbidden parts of the game (its moves masked, its keeps told)")  # fmt: skip
+            raise MattersError(
+                f"{name!r} is a {spec.kind.name.lower()} policy: only a heuristic or learned policy "
+                "can be forbidden parts of the game (its moves masked, its keeps told)"
+            )
     parts = tuple(dict.fromkeys([parts] if isinstance(parts, str) else parts))
     if not parts:
         raise MattersError(f"name at least one part ({', '.join(FORGO_PARTS)})")
@@ -110,8 +135,16 @@ def plan_matters(policies=DEFAULT_POLICIES, parts=FORGO_PARTS, players=(2, 4), g
     return MattersPlan(policies, parts, counts, games, whole(seed, "--seed", error=MattersError))
 
 
-def play_cell(policy: str, players: int, part: str, games: int, seed: int, rules: Rules, threads: int,
-              on_blocks: Callable[[int], None] | None = None) -> pd.DataFrame:  # fmt: skip
+def play_cell(
+    policy: str,
+    players: int,
+    part: str,
+    games: int,
+    seed: int,
+    rules: Rules,
+    threads: int,
+    on_blocks: Callable[[int], None] | None = None,
+) -> pd.DataFrame:
     """One part's match: per block, the restricted seat's win share, its VP and the others' mean VP
     (``ladder.block_figures``)."""
     base = resolve_policy(policy)
@@ -121,8 +154,18 @@ def play_cell(policy: str, players: int, part: str, games: int, seed: int, rules
     frames = []
     for first in range(0, cell.blocks, CHUNK_BLOCKS):
         n = min(CHUNK_BLOCKS, cell.blocks - first)
-        played = play_round(first, n, arrs, [restricted, base], [restricted.name, base.name], players, seed, rules,
-                            threads, tables=False)  # fmt: skip
+        played = play_round(
+            first,
+            n,
+            arrs,
+            [restricted, base],
+            [restricted.name, base.name],
+            players,
+            seed,
+            rules,
+            threads,
+            tables=False,
+        )
         frames.append(block_figures(played, arrs))
         if on_blocks is not None:
             on_blocks(n * players)
@@ -135,11 +178,23 @@ def cell_row(policy: str, players: int, part: str, blocks: pd.DataFrame) -> dict
     parity = 1.0 / players
     share, lo, hi, n = mean_and_interval(blocks["share"].to_numpy())
     vp, vp_lo, vp_hi, _ = mean_and_interval((blocks["others_vp"] - blocks["vp"]).to_numpy())
-    return {"policy": policy, "players": players, "part": part, "games": n * players, "blocks": n,
-            "share": share, "share_lo": lo, "share_hi": hi,
-            "loss": parity - share, "loss_lo": parity - hi, "loss_hi": parity - lo,
-            "vp_loss": vp, "vp_lo": vp_lo, "vp_hi": vp_hi,
-            "verdict": VERDICTS[step_verdict(parity - share, parity - hi, parity - lo)]}  # fmt: skip
+    return {
+        "policy": policy,
+        "players": players,
+        "part": part,
+        "games": n * players,
+        "blocks": n,
+        "share": share,
+        "share_lo": lo,
+        "share_hi": hi,
+        "loss": parity - share,
+        "loss_lo": parity - hi,
+        "loss_hi": parity - lo,
+        "vp_loss": vp,
+        "vp_lo": vp_lo,
+        "vp_hi": vp_hi,
+        "verdict": VERDICTS[step_verdict(parity - share, parity - hi, parity - lo)],
+    }
 
 
 def ranked(table: pd.DataFrame) -> pd.DataFrame:
@@ -157,7 +212,7 @@ def rank_agreement(table: pd.DataFrame) -> pd.DataFrame:
     for p, at in table.groupby("players"):
         losses = at.pivot(index="part", columns="policy", values="loss")
         for i, a in enumerate(policies):
-            for b in policies[i + 1:]:
+            for b in policies[i + 1 :]:
                 if a in losses and b in losses:
                     both = losses[[a, b]].dropna()
                     rho = both[a].rank().corr(both[b].rank()) if len(both) > 2 else float("nan")
@@ -173,18 +228,33 @@ class MattersResult:
 
 def identity(plan: MattersPlan, rules: Rules) -> dict:
     """What makes two studies the same: a folder of another identity is refused."""
-    return {"policies": list(plan.policies), "parts": list(plan.parts), "players": list(plan.players),
-            "games": plan.games, "seed": plan.seed, "rules": rules.to_dict(),
-            "identities": {name: policy_identity(resolve_policy(name)) for name in plan.policies}}  # fmt: skip
+    return {
+        "policies": list(plan.policies),
+        "parts": list(plan.parts),
+        "players": list(plan.players),
+        "games": plan.games,
+        "seed": plan.seed,
+        "rules": rules.to_dict(),
+        "identities": {name: policy_identity(resolve_policy(name)) for name in plan.policies},
+    }
 
 
 def _cell_file(folder: Path, policy: str, players: int, part: str) -> Path:
     return folder / "cells" / f"{players}p-{Path(policy).stem}-without-{part}.parquet"
 
 
-def what_matters(policies=DEFAULT_POLICIES, parts=FORGO_PARTS, players=(2, 4), games: int = 2_000, seed: int = 0,
-                 rules: Rules | None = None, threads: int | None = None, out: str | Path | None = None,
-                 command: list[str] = (), on_progress: Callable[[int, int], None] | None = None) -> MattersResult:  # fmt: skip
+def what_matters(
+    policies=DEFAULT_POLICIES,
+    parts=FORGO_PARTS,
+    players=(2, 4),
+    games: int = 2_000,
+    seed: int = 0,
+    rules: Rules | None = None,
+    threads: int | None = None,
+    out: str | Path | None = None,
+    command: list[str] = (),
+    on_progress: Callable[[int, int], None] | None = None,
+) -> MattersResult:
     """Every part of ``parts`` forbidden to one seat of each policy, as ``smsim matters``. With
     ``out``, a folder: each cell's blocks written as it ends (a rerun plays only the missing cells)
     and the table beside them (``read_matters`` reads it back).
@@ -234,9 +304,13 @@ def read_matters(path: str | Path) -> MattersResult:
     again from the cells written so far (a cut-off study reads as far as it got)."""
     path = Path(path)
     ident = read_manifest(path, "matters")["plan"]
-    rows = [cell_row(policy, p, part, pd.read_parquet(_cell_file(path, policy, p, part)))
-            for policy in ident["policies"] for p in ident["players"] for part in ident["parts"]
-            if _cell_file(path, policy, p, part).is_file()]  # fmt: skip
+    rows = [
+        cell_row(policy, p, part, pd.read_parquet(_cell_file(path, policy, p, part)))
+        for policy in ident["policies"]
+        for p in ident["players"]
+        for part in ident["parts"]
+        if _cell_file(path, policy, p, part).is_file()
+    ]
     if not rows:
         raise MattersError(f"{str(path)!r}: the what-matters study holds no part measured yet")
     table = ranked(pd.DataFrame(rows))

@@ -379,16 +379,14 @@ def _covariance(info: np.ndarray, prior: float) -> np.ndarray:
     n_pol = len(info)
     avg = np.full((n_pol, n_pol), 1.0 / n_pol)
     centre = np.eye(n_pol) - avg
-    if prior > 0:
+    if prior > 0:  # noqa: SIM108 (the other branch wants its comment)
         cov = np.linalg.inv(info)
     else:  # Moore-Penrose inverse of an information matrix whose null space is the common shift
         cov = np.linalg.inv(info + avg) - avg
     return centre @ cov @ centre
 
 
-def fit_plackett_luce(
-    ranks: pd.DataFrame, *, max_iter: int = 1000, tol: float = 1e-9, prior: float = 1.0
-) -> Ratings:
+def fit_plackett_luce(ranks: pd.DataFrame, *, max_iter: int = 1000, tol: float = 1e-9, prior: float = 1.0) -> Ratings:
     """Fit Plackett-Luce strengths of the policies to the final rankings of games.
 
     Parameters
@@ -443,7 +441,7 @@ def fit_plackett_luce(
     beta = np.zeros(n_pol)
     converged = False
     iterations = 0
-    for iterations in range(1, max_iter + 1):
+    for iterations in range(1, max_iter + 1):  # noqa: B007 (its last value is the count returned)
         theta = np.exp(beta)
         denom = _mm_denominator(blocks, theta) + 2.0 * prior / (1.0 + theta)
         new = np.log(wins / denom)

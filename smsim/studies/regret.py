@@ -48,13 +48,22 @@ from smsim.play.loop import ORACLE_FIELDS
 from smsim.policies.exact_keep import ERROR_VP
 from smsim.policies.registry import PolicySpec, any_search, resolve_policy
 from smsim.rules import Rules
-from smsim.runs.spec import default_threads
 from smsim.runs.folder import check_out, read_manifest, write_manifest
 from smsim.runs.runner import SEARCH_SLICE, engine_arrays, kernel, on_threads, slice_plan
+from smsim.runs.spec import default_threads
 
 CHUNK = 500  # games a chunk (one Parquet row group's worth; a search's games are split finer)
-COLUMNS = ("policy", "seat_games", "keeps_per_game", "regret_per_game", "regret_lo", "regret_hi",
-           "regret_per_keep", "errors_per_game", "error_rate")  # fmt: skip
+COLUMNS = (
+    "policy",
+    "seat_games",
+    "keeps_per_game",
+    "regret_per_game",
+    "regret_lo",
+    "regret_hi",
+    "regret_per_keep",
+    "errors_per_game",
+    "error_rate",
+)
 
 
 @dataclass(frozen=True)
@@ -96,12 +105,19 @@ def verify_plan(plan: RegretPlan) -> PolicySpec:
         resolve_policy(name)
     oracle = resolve_policy(plan.oracle)
     if oracle.kind != PolicyKind.HEURISTIC:
-        raise RegretError(f"--oracle must be a heuristic (its values of the uses are the yardstick), not {plan.oracle!r}")
+        raise RegretError(
+            f"--oracle must be a heuristic (its values of the uses are the yardstick), not {plan.oracle!r}"
+        )
     return oracle
 
 
-def judge_policy(plan: RegretPlan, policy: str, rules: Rules | None = None, threads: int | None = None,
-                 on_progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:  # fmt: skip
+def judge_policy(
+    plan: RegretPlan,
+    policy: str,
+    rules: Rules | None = None,
+    threads: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> pd.DataFrame:
     """Play ``policy``'s games with the oracle on; per game and seat of it: game, seat, and the
     oracle's fields (``ORACLE_FIELDS``: keep regret in VP, keep decisions, errors)."""
     rules = rules or Rules()
@@ -111,12 +127,16 @@ def judge_policy(plan: RegretPlan, policy: str, rules: Rules | None = None, thre
     plays = [kernel(plan.players, specs, plan.seed, rules, oracle=oracle.params) for specs in setups]
     # line-up k plays the k-th of len(lineups) runs of consecutive games, in chunks
     bounds = np.linspace(0, plan.games, len(lineups) + 1).round().astype(int)
-    chunks = [(k, first, min(CHUNK, bounds[k + 1] - first))
-              for k in range(len(lineups)) for first in range(bounds[k], bounds[k + 1], CHUNK)]  # fmt: skip
+    chunks = [
+        (k, first, min(CHUNK, bounds[k + 1] - first))
+        for k in range(len(lineups))
+        for first in range(bounds[k], bounds[k + 1], CHUNK)
+    ]
     searching = any(any_search(specs) for specs in setups)
     threads = checks_threads(threads, error=RegretError) or default_threads()
-    slices = slice_plan([(i, n) for i, (_, _, n) in enumerate(chunks)], threads,
-                        *((1, SEARCH_SLICE) if searching else ()))  # fmt: skip
+    slices = slice_plan(
+        [(i, n) for i, (_, _, n) in enumerate(chunks)], threads, *((1, SEARCH_SLICE) if searching else ())
+    )
     measured = [lineup.index(policy) if plan.against is not None else -1 for lineup in lineups]
     parts: dict[int, pd.DataFrame] = {}
     done = [0]
@@ -160,14 +180,30 @@ def summarise(policy: str, rows: pd.DataFrame) -> dict:
     errors = rows["keep_errors"].to_numpy(dtype=np.float64)
     mean, lo, hi, n = mean_and_interval(regret)
     total_keeps = keeps.sum()
-    return dict(policy=policy, seat_games=n, keeps_per_game=keeps.mean(), regret_per_game=mean, regret_lo=lo,
-                regret_hi=hi, regret_per_keep=regret.sum() / total_keeps if total_keeps else 0.0,
-                errors_per_game=errors.mean(), error_rate=errors.sum() / total_keeps if total_keeps else 0.0)  # fmt: skip
+    return dict(
+        policy=policy,
+        seat_games=n,
+        keeps_per_game=keeps.mean(),
+        regret_per_game=mean,
+        regret_lo=lo,
+        regret_hi=hi,
+        regret_per_keep=regret.sum() / total_keeps if total_keeps else 0.0,
+        errors_per_game=errors.mean(),
+        error_rate=errors.sum() / total_keeps if total_keeps else 0.0,
+    )
 
 
-def keep_regret(policies: list[str], players: int, games: int = 2_000, seed: int = 0, oracle: str = "balanced",
-                against: str | None = None, rules: Rules | None = None, threads: int | None = None,
-                on_progress: Callable[[str, int, int], None] | None = None) -> pd.DataFrame:  # fmt: skip
+def keep_regret(
+    policies: list[str],
+    players: int,
+    games: int = 2_000,
+    seed: int = 0,
+    oracle: str = "balanced",
+    against: str | None = None,
+    rules: Rules | None = None,
+    threads: int | None = None,
+    on_progress: Callable[[str, int, int], None] | None = None,
+) -> pd.DataFrame:
     """The regret table (``COLUMNS``) of each policy, in memory (``run_regret`` writes a folder).
     ``on_progress(policy, games done, games)`` as its games are played."""
     plan = RegretPlan(players, tuple(policies), games, seed, oracle, against)
@@ -186,9 +222,15 @@ def file_of(plan: RegretPlan, policy: str) -> str:
     return f"{plan.policies.index(policy):02d}-{Path(policy).name.replace('.', '_')}.parquet"
 
 
-def run_regret(plan: RegretPlan, out: str | Path, rules: Rules | None = None, threads: int | None = None,
-               command: list[str] = (), on_policy: Callable[[str, float], None] | None = None,
-               on_progress: Callable[[str, int, int], None] | None = None) -> pd.DataFrame:  # fmt: skip
+def run_regret(
+    plan: RegretPlan,
+    out: str | Path,
+    rules: Rules | None = None,
+    threads: int | None = None,
+    command: list[str] = (),
+    on_policy: Callable[[str, float], None] | None = None,
+    on_progress: Callable[[str, int, int], None] | None = None,
+) -> pd.DataFrame:
     """Judge the plan's policies not yet judged in ``out`` (resumable, policy by policy), write
     the table (``regret.csv``) and return it. ``on_policy(name, seconds)`` after each policy,
     ``on_progress`` as ``keep_regret``'s."""
@@ -218,8 +260,9 @@ def read_regret(path: str | Path) -> pd.DataFrame:
     """The table of a regret folder, from its per-game files (the policies judged so far)."""
     path = Path(path)
     ident = read_manifest(path, "regret")["plan"]
-    plan = RegretPlan(ident["players"], tuple(ident["policies"]), ident["games"], ident["seed"], ident["oracle"],
-                      ident["against"])  # fmt: skip
+    plan = RegretPlan(
+        ident["players"], tuple(ident["policies"]), ident["games"], ident["seed"], ident["oracle"], ident["against"]
+    )
     rules = Rules.from_dict(ident["rules"]) if "rules" in ident else Rules()
     lines = []
     for policy in plan.policies:
@@ -227,8 +270,15 @@ def read_regret(path: str | Path) -> pd.DataFrame:
         if file.is_file():
             lines.append(summarise(policy, pd.read_parquet(file)))
     table = pd.DataFrame(lines, columns=list(COLUMNS))
-    table.attrs.update(players=plan.players, games=plan.games, seed=plan.seed, oracle=plan.oracle,
-                       against=plan.against, error_vp=ERROR_VP, rules=rules)  # fmt: skip
+    table.attrs.update(
+        players=plan.players,
+        games=plan.games,
+        seed=plan.seed,
+        oracle=plan.oracle,
+        against=plan.against,
+        error_vp=ERROR_VP,
+        rules=rules,
+    )
     return table
 
 

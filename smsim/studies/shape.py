@@ -98,8 +98,9 @@ def _changes(leader: np.ndarray, game_index: np.ndarray, games: int) -> np.ndarr
     return np.bincount(g[1:][changed], minlength=games)
 
 
-def shape_of(p: Positions, prob: np.ndarray, policy: str = "", threshold: float = THRESHOLD,
-             decided: float = DECIDED) -> ShapeResult:  # fmt: skip
+def shape_of(
+    p: Positions, prob: np.ndarray, policy: str = "", threshold: float = THRESHOLD, decided: float = DECIDED
+) -> ShapeResult:
     """The game shape of positions ``p`` with every seat's win probability ``prob`` [n, P]."""
     keys = p.keys
     game_ids, game_index = np.unique(keys["game"].to_numpy(), return_inverse=True)
@@ -123,7 +124,9 @@ def shape_of(p: Positions, prob: np.ndarray, policy: str = "", threshold: float 
     single_row = single[game_index]
     rows = np.arange(len(keys))
     win_score = score[rows, winner_of_row]
-    others_low = np.where(np.arange(p.players)[None, :] == winner_of_row[:, None], np.iinfo(np.int64).max, score).min(axis=1)
+    others_low = np.where(np.arange(p.players)[None, :] == winner_of_row[:, None], np.iinfo(np.int64).max, score).min(
+        axis=1
+    )
     strictly_last = win_score < others_low
     last = strictly_last & live & ~ends & single_row
     was_last = np.bincount(game_index[last], minlength=games) > 0
@@ -140,12 +143,20 @@ def shape_of(p: Positions, prob: np.ndarray, policy: str = "", threshold: float 
     final = np.sort(score[end_rows], axis=1)
     margin = (final[:, -1] - final[:, -2]).astype(float)
 
-    per_game = pd.DataFrame({
-        "game": game_ids, "rounds": rounds, "single_winner": single, "winner": np.where(single, winner, -1),
-        "lead_changes_vp": lead_vp, "lead_changes_wp": lead_wp, "winner_was_last": was_last,
-        "winner_lowest": np.where(np.isfinite(low), low, np.nan), "decided_round": decided_round,
-        "margin": margin,
-    })  # fmt: skip
+    per_game = pd.DataFrame(
+        {
+            "game": game_ids,
+            "rounds": rounds,
+            "single_winner": single,
+            "winner": np.where(single, winner, -1),
+            "lead_changes_vp": lead_vp,
+            "lead_changes_wp": lead_wp,
+            "winner_was_last": was_last,
+            "winner_lowest": np.where(np.isfinite(low), low, np.nan),
+            "decided_round": decided_round,
+            "margin": margin,
+        }
+    )
     one = per_game[per_game["single_winner"]]
 
     def mean(name: str, values) -> dict:
@@ -155,8 +166,13 @@ def shape_of(p: Positions, prob: np.ndarray, policy: str = "", threshold: float 
     def rate(name: str, flags) -> dict:
         flags = np.asarray(flags, dtype=bool)
         lo, hi = wilson_interval(flags.sum(), len(flags))
-        return {"figure": name, "value": flags.mean() if len(flags) else np.nan, "lo": lo, "hi": hi,
-                "games": len(flags)}  # fmt: skip
+        return {
+            "figure": name,
+            "value": flags.mean() if len(flags) else np.nan,
+            "lo": lo,
+            "hi": hi,
+            "games": len(flags),
+        }
 
     rows_out = [
         mean("lead_changes_vp", per_game["lead_changes_vp"]),
@@ -183,9 +199,16 @@ def shape_of(p: Positions, prob: np.ndarray, policy: str = "", threshold: float 
     curve = pd.DataFrame({"round": rnd[at], "last": strictly_last[at]})
     by_round = curve.groupby("round")["last"].agg(["sum", "count"]).reset_index()
     bounds = [wilson_interval(s, n) for s, n in zip(by_round["sum"], by_round["count"])]
-    last_by_round = pd.DataFrame({"players": p.players, "round": by_round["round"], "games": by_round["count"],
-                                  "winner_last": by_round["sum"] / by_round["count"],
-                                  "lo": [b[0] for b in bounds], "hi": [b[1] for b in bounds]})  # fmt: skip
+    last_by_round = pd.DataFrame(
+        {
+            "players": p.players,
+            "round": by_round["round"],
+            "games": by_round["count"],
+            "winner_last": by_round["sum"] / by_round["count"],
+            "lo": [b[0] for b in bounds],
+            "hi": [b[1] for b in bounds],
+        }
+    )
     fan = pd.DataFrame({"round": rnd[at], "wp": win_prob[at]}).groupby("round")["wp"]
     winner_by_round = fan.quantile(FAN_QUANTILES).unstack()
     winner_by_round.columns = [f"q{round(100 * q):02d}" for q in FAN_QUANTILES]
@@ -212,8 +235,10 @@ def shape_difference(base: ShapeResult, other: ShapeResult) -> pd.DataFrame:
     a = base.per_game.set_index("game")
     b = other.per_game.set_index("game")
     if base.players != other.players or not a.index.equals(b.index):
-        raise DatasetError(f"{other.source or 'the second'} and {base.source or 'the first'} are not the same games: "
-                           "paired figures need one player count, one seed and the same games")  # fmt: skip
+        raise DatasetError(
+            f"{other.source or 'the second'} and {base.source or 'the first'} are not the same games: "
+            "paired figures need one player count, one seed and the same games"
+        )
     both = a["single_winner"] & b["single_winner"]
 
     def per_game(frame: pd.DataFrame, name: str) -> pd.Series:
@@ -238,8 +263,20 @@ def shape_difference(base: ShapeResult, other: ShapeResult) -> pd.DataFrame:
         if f.name in winners:
             d = d[both]
         v, lo, hi, n = mean_and_interval(d.to_numpy(dtype=float))
-        rows.append({"players": base.players, "base": base.policy, "other": other.policy, "figure": f.name,
-                     "label": f.label, "unit": f.unit, "value": v, "lo": lo, "hi": hi, "games": n})  # fmt: skip
+        rows.append(
+            {
+                "players": base.players,
+                "base": base.policy,
+                "other": other.policy,
+                "figure": f.name,
+                "label": f.label,
+                "unit": f.unit,
+                "value": v,
+                "lo": lo,
+                "hi": hi,
+                "games": n,
+            }
+        )
     return pd.DataFrame(rows)
 
 

@@ -29,9 +29,10 @@ cells that are missing, so an interrupted study loses at most the cell in play.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -129,15 +130,27 @@ class SkillPlan:
 
     def identity(self) -> dict:
         """What makes two runs the same study: a directory of another identity is refused."""
-        return {"players": self.players, "levels": list(self.levels), "games": self.games, "seed": self.seed,
-                "caps": dict(sorted(self.caps.items())),
-                "policies": {name: policy_identity(resolve_policy(name)) for name in sorted({*self.levels, *GAP})},
-                "variants": [v.describe() for v in self.variants] or [{"name": BASELINE, "varied": {},
-                                                                       "rules": Rules().to_dict()}]}  # fmt: skip
+        return {
+            "players": self.players,
+            "levels": list(self.levels),
+            "games": self.games,
+            "seed": self.seed,
+            "caps": dict(sorted(self.caps.items())),
+            "policies": {name: policy_identity(resolve_policy(name)) for name in sorted({*self.levels, *GAP})},
+            "variants": [v.describe() for v in self.variants]
+            or [{"name": BASELINE, "varied": {}, "rules": Rules().to_dict()}],
+        }
 
 
-def plan_skill(players: int, levels: list[str] = DEFAULT_LEVELS, games: int = 20_000, seed: int = 0,
-               caps: dict[str, int] | None = None, variants: list[Variant] = (), rules: Rules | None = None) -> SkillPlan:  # fmt: skip
+def plan_skill(
+    players: int,
+    levels: list[str] = DEFAULT_LEVELS,
+    games: int = 20_000,
+    seed: int = 0,
+    caps: dict[str, int] | None = None,
+    variants: list[Variant] = (),
+    rules: Rules | None = None,
+) -> SkillPlan:
     """A skill study's plan, checked before anything is played: ``SkillError`` names what is wrong."""
     players = verify_players(players)
     games = verify_games(games)
@@ -171,21 +184,38 @@ def _rules_of(plan: SkillPlan, k: int) -> Rules:
 def play_cell(plan: SkillPlan, cell: Cell, threads: int | None = None, on_progress=None) -> pd.DataFrame:
     """One cell's games: per block, the win share of the row's seat (and at 2 players the
     column's) and the block's mean game length."""
-    result = compare(cell.lineup(plan.players), plan.players, cell.games, seed=plan.seed,
-                     rules=_rules_of(plan, cell.variant), threads=threads, on_progress=on_progress,
-                     keep_games=True)  # fmt: skip
+    result = compare(
+        cell.lineup(plan.players),
+        plan.players,
+        cell.games,
+        seed=plan.seed,
+        rules=_rules_of(plan, cell.variant),
+        threads=threads,
+        on_progress=on_progress,
+        keep_games=True,
+    )
     names = list(result.table.index)
     shares = result.block_shares
     rounds = result.games.groupby("block")["rounds"].mean().sort_index().to_numpy(np.float64)
-    out = pd.DataFrame({"block": np.arange(result.blocks, dtype=np.int64),
-                        "row_share": shares[:, names.index(cell.row)],
-                        "col_share": shares[:, names.index(cell.col)] if plan.players == 2 else np.nan,
-                        "rounds": rounds})  # fmt: skip
+    out = pd.DataFrame(
+        {
+            "block": np.arange(result.blocks, dtype=np.int64),
+            "row_share": shares[:, names.index(cell.row)],
+            "col_share": shares[:, names.index(cell.col)] if plan.players == 2 else np.nan,
+            "rounds": rounds,
+        }
+    )
     return out
 
 
-def run_skill(plan: SkillPlan, out: str | Path, threads: int | None = None, command: list[str] = (),
-              on_cell: Callable[[int, int, Cell], None] | None = None, on_progress=None) -> SkillResult:  # fmt: skip
+def run_skill(
+    plan: SkillPlan,
+    out: str | Path,
+    threads: int | None = None,
+    command: list[str] = (),
+    on_cell: Callable[[int, int, Cell], None] | None = None,
+    on_progress=None,
+) -> SkillResult:
     """Play the study's missing cells into ``out`` and write its tables; returns the result.
     ``on_cell(k, cells, cell)`` is called before cell k is played or read."""
     path = Path(out)
@@ -207,9 +237,18 @@ def run_skill(plan: SkillPlan, out: str | Path, threads: int | None = None, comm
     return result
 
 
-def skill(players: int, out: str | Path, levels: list[str] = DEFAULT_LEVELS, games: int = 20_000, seed: int = 0,
-          caps: dict[str, int] | None = None, vary: list[str] = (), variants: list[str] = (),
-          rules: Rules | None = None, threads: int | None = None) -> SkillResult:  # fmt: skip
+def skill(
+    players: int,
+    out: str | Path,
+    levels: list[str] = DEFAULT_LEVELS,
+    games: int = 20_000,
+    seed: int = 0,
+    caps: dict[str, int] | None = None,
+    vary: list[str] = (),
+    variants: list[str] = (),
+    rules: Rules | None = None,
+    threads: int | None = None,
+) -> SkillResult:
     """A skill study from Python, as ``smsim skill``: the matrix of ``levels`` at ``players``
     players and, with ``vary`` (``field=v1,v2``) or ``variants`` (shipped names or
     ``NAME=FILE.toml``), the skill gap under each, each field alone around ``rules``.
@@ -250,7 +289,12 @@ class SkillResult:
         if r.empty or not np.isfinite(r["share"].iloc[0]):
             return None
         p = 1.0 / self.players
-        return float(r["share"].iloc[0] - p), float(r["lo"].iloc[0] - p), float(r["hi"].iloc[0] - p), int(r["games"].iloc[0])
+        return (
+            float(r["share"].iloc[0] - p),
+            float(r["lo"].iloc[0] - p),
+            float(r["hi"].iloc[0] - p),
+            int(r["games"].iloc[0]),
+        )
 
 
 def _summary(x: np.ndarray) -> tuple[float, float, float, int]:
@@ -264,9 +308,14 @@ def read_skill(path: str | Path) -> SkillResult:
     ident = manifest["plan"]
     players = int(ident["players"])
     variants = ident["variants"]
-    plan = SkillPlan(players, tuple(ident["levels"]), int(ident["games"]), int(ident["seed"]),
-                     {k: int(v) for k, v in ident.get("caps", {}).items()},
-                     [Variant(v["name"], v.get("varied", {}), Rules.from_dict(v["rules"])) for v in variants])  # fmt: skip
+    plan = SkillPlan(
+        players,
+        tuple(ident["levels"]),
+        int(ident["games"]),
+        int(ident["seed"]),
+        {k: int(v) for k, v in ident.get("caps", {}).items()},
+        [Variant(v["name"], v.get("varied", {}), Rules.from_dict(v["rules"])) for v in variants],
+    )
     parity = 1.0 / players
     rows, per_variant = [], {}
     for cell in plan.cells():
@@ -284,20 +333,54 @@ def read_skill(path: str | Path) -> SkillResult:
                 pairs.append((cell.col, cell.row, blocks["col_share"]))
             for row, col, shares in pairs:
                 share, lo, hi, n = _summary(shares)
-                rows.append({"players": players, "row": row, "col": col, "share": share, "lo": lo, "hi": hi,
-                             "blocks": n, "games": games, "parity": parity})  # fmt: skip
+                rows.append(
+                    {
+                        "players": players,
+                        "row": row,
+                        "col": col,
+                        "share": share,
+                        "lo": lo,
+                        "hi": hi,
+                        "blocks": n,
+                        "games": games,
+                        "parity": parity,
+                    }
+                )
         if (cell.row, cell.col) == GAP:
             per_variant.setdefault(cell.variant, blocks)
         elif players == 2 and (cell.col, cell.row) == GAP:  # the matrix's cell of the pair, read from L2's side
             per_variant.setdefault(cell.variant, blocks.assign(row_share=blocks["col_share"]))
     matrix = pd.DataFrame(rows, columns=["players", "row", "col", "share", "lo", "hi", "blocks", "games", "parity"])
     gaps = _gap_table(per_variant, variants, parity) if len(variants) > 1 else pd.DataFrame(columns=GAP_COLUMNS)
-    return SkillResult(str(path), players, int(ident["seed"]), plan.levels, matrix, gaps, variants,
-                       " ".join(manifest.get("command", [])))  # fmt: skip
+    return SkillResult(
+        str(path),
+        players,
+        int(ident["seed"]),
+        plan.levels,
+        matrix,
+        gaps,
+        variants,
+        " ".join(manifest.get("command", [])),
+    )
 
 
-GAP_COLUMNS = ["variant", "changes", "gap", "gap_lo", "gap_hi", "blocks", "diff", "diff_lo", "diff_hi", "unpaired_lo",
-               "unpaired_hi", "rounds", "rounds_diff", "rounds_diff_lo", "rounds_diff_hi"]  # fmt: skip
+GAP_COLUMNS = [
+    "variant",
+    "changes",
+    "gap",
+    "gap_lo",
+    "gap_hi",
+    "blocks",
+    "diff",
+    "diff_lo",
+    "diff_hi",
+    "unpaired_lo",
+    "unpaired_hi",
+    "rounds",
+    "rounds_diff",
+    "rounds_diff_lo",
+    "rounds_diff_hi",
+]
 
 
 def _paired(x: pd.Series, base: pd.Series) -> tuple[float, float, float, float, float]:
@@ -316,13 +399,25 @@ def _gap_table(per_variant: dict[int, pd.DataFrame], variants: list[dict], parit
         if blocks is None:
             continue
         share, lo, hi, n = _summary(blocks["row_share"])
-        row = {"variant": v["name"], "changes": ", ".join(f"{a} = {b}" for a, b in v.get("varied", {}).items()),
-               "gap": share - parity, "gap_lo": lo - parity, "gap_hi": hi - parity, "blocks": n,
-               "rounds": float(blocks["rounds"].mean())}  # fmt: skip
+        row = {
+            "variant": v["name"],
+            "changes": ", ".join(f"{a} = {b}" for a, b in v.get("varied", {}).items()),
+            "gap": share - parity,
+            "gap_lo": lo - parity,
+            "gap_hi": hi - parity,
+            "blocks": n,
+            "rounds": float(blocks["rounds"].mean()),
+        }
         if k > 0 and base is not None:
             s, b = blocks.set_index("block"), base.set_index("block")
-            row.update(dict(zip(["diff", "diff_lo", "diff_hi", "unpaired_lo", "unpaired_hi"],
-                                _paired(s["row_share"], b["row_share"]))))  # fmt: skip
+            row.update(
+                dict(
+                    zip(
+                        ["diff", "diff_lo", "diff_hi", "unpaired_lo", "unpaired_hi"],
+                        _paired(s["row_share"], b["row_share"]),
+                    )
+                )
+            )
             rd, rlo, rhi, _, _ = _paired(s["rounds"], b["rounds"])
             row.update({"rounds_diff": rd, "rounds_diff_lo": rlo, "rounds_diff_hi": rhi})
         rows.append(row)
@@ -381,7 +476,7 @@ def head_to_heads(skills: list) -> pd.DataFrame:
     rows = []
     for res in sorted(skills, key=lambda r: r.players):
         m = res.matrix
-        for lower, upper in zip(LADDER, LADDER[1:]):
+        for lower, upper in pairwise(LADDER):
             if any(rw["players"] == res.players and rw["upper"] == upper for rw in rows):
                 continue  # two studies of one player count: the first one read
             for seat, (row, col) in (("upper", (upper, lower)), ("lower", (lower, upper))):
@@ -392,10 +487,20 @@ def head_to_heads(skills: list) -> pd.DataFrame:
                     above, below = c["lo"] > parity, c["hi"] < parity
                     if seat == "lower":
                         above, below = below, above
-                    rows.append({"players": res.players, "lower": lower, "upper": upper, "seat": seat,
-                                 "share": float(c["share"]), "lo": float(c["lo"]), "hi": float(c["hi"]),
-                                 "games": int(c["games"]), "parity": parity,
-                                 "standing": STRONGER if above else WEAKER if below else PARITY})  # fmt: skip
+                    rows.append(
+                        {
+                            "players": res.players,
+                            "lower": lower,
+                            "upper": upper,
+                            "seat": seat,
+                            "share": float(c["share"]),
+                            "lo": float(c["lo"]),
+                            "hi": float(c["hi"]),
+                            "games": int(c["games"]),
+                            "parity": parity,
+                            "standing": STRONGER if above else WEAKER if below else PARITY,
+                        }
+                    )
                     break
     cols = ["players", "lower", "upper", "seat", "share", "lo", "hi", "games", "parity", "standing"]
     return pd.DataFrame(rows, columns=cols)

@@ -28,9 +28,10 @@ import json
 import re
 import time
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -204,8 +205,9 @@ def plan_variants(
         seen[key] = v.name
         unique.append(v)
     if len(unique) < 2:
-        raise SweepError("the sweep has one variant only (the baseline): give --vary values or --variant files "
-                         "that change the rules")  # fmt: skip
+        raise SweepError(
+            "the sweep has one variant only (the baseline): give --vary values or --variant files that change the rules"
+        )
     return unique
 
 
@@ -234,8 +236,10 @@ def _variant_file(text: str) -> tuple[str, str]:
         return Path(text).stem, text
     shipped = named_variants()
     if text not in shipped:
-        raise SweepError(f"--variant {text!r}: no such shipped variant (smsim variants lists them: "
-                         f"{', '.join(shipped)}); give NAME=FILE.toml for your own")  # fmt: skip
+        raise SweepError(
+            f"--variant {text!r}: no such shipped variant (smsim variants lists them: "
+            f"{', '.join(shipped)}); give NAME=FILE.toml for your own"
+        )
     return text, str(shipped[text][0])
 
 
@@ -258,30 +262,45 @@ class Metric:
 
 
 VP_PARTS = (*VP_SOURCES, "total")  # the breakdown of the final score, as every table has it
-SEAT_COLUMNS = tuple(dict.fromkeys(("game", "seat", "policy", "won", "cannons_lost", "empty_left", "longest_series",
-                                     "sides_completed", *VP_PARTS)))  # the seat columns game_metrics reads  # fmt: skip
+SEAT_COLUMNS = tuple(
+    dict.fromkeys(
+        ("game", "seat", "policy", "won", "cannons_lost", "empty_left", "longest_series", "sides_completed", *VP_PARTS)
+    )
+)  # the seat columns game_metrics reads
 
 
 HEADLINE = ("start_edge", "cannons_changed_winner", "cannons_lost", "vp_total", "church_vp_share", "rounds")
 """The metrics a sweep's terminal table, the report's first variants table and its figures show."""
 
-SWEEP_HEADINGS = {"start_edge": "start edge", "cannons_changed_winner": "cannons change winner",
-                  "cannons_lost": "cannons lost", "vp_total": "VP per seat", "church_vp_share": "church VP share",
-                  "rounds": "rounds"}  # fmt: skip
+SWEEP_HEADINGS = {
+    "start_edge": "start edge",
+    "cannons_changed_winner": "cannons change winner",
+    "cannons_lost": "cannons lost",
+    "vp_total": "VP per seat",
+    "church_vp_share": "church VP share",
+    "rounds": "rounds",
+}
 """Short column headings of the headline metrics for narrow tables (the terminal's and the page's)."""
 
 
 def metrics_for(players: int, n_attacks: int, policies: list[str], seat_vp: bool = False) -> list[Metric]:
     """Every headline metric of a sweep at ``players`` players: the order of the report's tables
     (the VP of a seat compensation only where a variant gives one: ``seat_vp``)."""
-    out = [Metric(f"win_seat_{s}", f"Seat {s + 1}{' (the start player)' if s == 0 else ''} wins", "rate", "seats")
-           for s in range(players)]  # the key counts seats from 0 as the data do, the label from 1 as people do
+    out = [
+        Metric(f"win_seat_{s}", f"Seat {s + 1}{' (the start player)' if s == 0 else ''} wins", "rate", "seats")
+        for s in range(players)
+    ]  # the key counts seats from 0 as the data do, the label from 1 as people do
     out.append(Metric("start_edge", "Start player's edge (win rate - parity)", "points", "seats"))
     out.append(Metric("cannons_changed_winner", "Cannon losses change the winner", "rate", "pirates"))
     out.append(Metric("cannons_lost", "Cannons lost per seat", "count", "pirates"))
-    out += [Metric(f"attack_{k}_held", f"Attack {k} held by a seat", "rate", "pirates") for k in range(1, n_attacks + 1)]
-    out += [Metric(f"vp_{p}", f"Mean VP per seat: {VP_LABELS[p]}", "vp", "vp") for p in VP_PARTS
-            if seat_vp or p != "seat_vp"]  # fmt: skip
+    out += [
+        Metric(f"attack_{k}_held", f"Attack {k} held by a seat", "rate", "pirates") for k in range(1, n_attacks + 1)
+    ]
+    out += [
+        Metric(f"vp_{p}", f"Mean VP per seat: {VP_LABELS[p]}", "vp", "vp")
+        for p in VP_PARTS
+        if seat_vp or p != "seat_vp"
+    ]
     out.append(Metric("church_vp_share", "Church VP share of total VP", "rate", "vp"))
     out.append(Metric("longest_series", "Longest church series per seat", "count", "vp"))
     out.append(Metric("sides_completed", "Sides completed per seat", "count", "city"))
@@ -312,8 +331,9 @@ def game_metrics(seats: pd.DataFrame, games: pd.DataFrame, rules: Rules) -> pd.D
     for seat in range(players):
         out[f"win_seat_{seat}"] = share[:, seat]
     out["start_edge"] = share[:, 0] - 1.0 / players if players else np.zeros(0)
-    out["cannons_changed_winner"] = (_winners(total, grid("empty_left")) !=
-                                     _winners(total - grid("cannon_vp"), grid("empty_left"))).astype(np.float64)  # fmt: skip
+    out["cannons_changed_winner"] = (
+        _winners(total, grid("empty_left")) != _winners(total - grid("cannon_vp"), grid("empty_left"))
+    ).astype(np.float64)
     out["cannons_lost"] = grid("cannons_lost").mean(axis=1)
     for k, strength in enumerate(rules.pirate_strengths, start=1):
         col = f"defence_attack_{k}"
@@ -349,8 +369,9 @@ def _winners(score: np.ndarray, empty: np.ndarray) -> np.ndarray:
 
 
 # -- statistics over variants -------------------------------------------------------------------------
-def variant_table(per_variant: dict[str, pd.DataFrame], metrics: list[Metric], baseline: str = BASELINE,
-                  paired: bool = True) -> pd.DataFrame:  # fmt: skip
+def variant_table(
+    per_variant: dict[str, pd.DataFrame], metrics: list[Metric], baseline: str = BASELINE, paired: bool = True
+) -> pd.DataFrame:
     """The tidy table of a sweep: one row per variant and metric with the metric's mean over games
     and its 95% interval (``value``, ``lo``, ``hi``, ``games``), its difference from the baseline
     (``diff``) with the **paired** interval over matched games (``diff_lo``, ``diff_hi``: the normal
@@ -362,8 +383,13 @@ def variant_table(per_variant: dict[str, pd.DataFrame], metrics: list[Metric], b
     rows = []
     for name, m in per_variant.items():
         for metric in metrics:
-            row: dict[str, Any] = {"variant": name, "metric": metric.key, "label": metric.label,
-                                   "unit": metric.unit, "group": metric.group}  # fmt: skip
+            row: dict[str, Any] = {
+                "variant": name,
+                "metric": metric.key,
+                "label": metric.label,
+                "unit": metric.unit,
+                "group": metric.group,
+            }
             x = m[metric.key].to_numpy(np.float64) if metric.key in m else np.full(len(m), np.nan)
             row.update(_mean(x))
             b = base[metric.key] if metric.key in base else pd.Series(np.nan, index=base.index)
@@ -388,8 +414,15 @@ def _difference(x: pd.Series, base: pd.Series, paired: bool) -> dict[str, float]
     """The difference of two per-game metric series (x - base): paired over the games both hold,
     and as if the two were independent samples."""
     a, b = x.dropna(), base.dropna()
-    nan = {"diff": np.nan, "diff_lo": np.nan, "diff_hi": np.nan, "unpaired_lo": np.nan, "unpaired_hi": np.nan,
-           "narrower": np.nan, "paired_games": 0}  # fmt: skip
+    nan = {
+        "diff": np.nan,
+        "diff_lo": np.nan,
+        "diff_hi": np.nan,
+        "unpaired_lo": np.nan,
+        "unpaired_hi": np.nan,
+        "narrower": np.nan,
+        "paired_games": 0,
+    }
     if len(a) < 2 or len(b) < 2:
         return nan
     unpaired_se = np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
@@ -404,8 +437,14 @@ def _difference(x: pd.Series, base: pd.Series, paired: bool) -> dict[str, float]
     paired_se = d.std(ddof=1) / np.sqrt(len(d))
     mean = float(d.mean())
     narrower = unpaired_se / paired_se if paired_se > 0 else np.inf
-    return {**out, "diff": mean, "diff_lo": mean - Z_95 * paired_se, "diff_hi": mean + Z_95 * paired_se,
-            "narrower": float(narrower), "paired_games": len(d)}  # fmt: skip
+    return {
+        **out,
+        "diff": mean,
+        "diff_lo": mean - Z_95 * paired_se,
+        "diff_hi": mean + Z_95 * paired_se,
+        "narrower": float(narrower),
+        "paired_games": len(d),
+    }
 
 
 def variance_reduction(table: pd.DataFrame) -> pd.DataFrame:
@@ -450,9 +489,14 @@ class SweepResult:
 
 def sweep_identity(variants: list[Variant], games: int, players: int, specs, seed: int, batch: int) -> dict:
 
-    return {"games": games, "players": players, "seed": seed, "batch": batch,
-            "policies": [policy_identity(s) for s in specs],
-            "variants": [v.describe() for v in variants]}  # fmt: skip
+    return {
+        "games": games,
+        "players": players,
+        "seed": seed,
+        "batch": batch,
+        "policies": [policy_identity(s) for s in specs],
+        "variants": [v.describe() for v in variants],
+    }
 
 
 def run_sweep(
@@ -483,18 +527,37 @@ def run_sweep(
     with open_executor(cluster) as executor:
         try:  # anything but this sweep's directory is refused before a file in it is touched
             if not check_out(path, "sweep", identity):
-                write_manifest(path, "sweep", {"sweep": identity, "command": command or [], "variant_dirs": [
-                    variant_dir(i, v["name"]) for i, v in enumerate(identity["variants"])]})  # fmt: skip
+                write_manifest(
+                    path,
+                    "sweep",
+                    {
+                        "sweep": identity,
+                        "command": command or [],
+                        "variant_dirs": [variant_dir(i, v["name"]) for i, v in enumerate(identity["variants"])],
+                    },
+                )
         except OSError as exc:
             raise DatasetError(f"cannot write to {str(path)!r}: {exc.strerror or exc}") from None
-        played = _play_variants(path, variants, games, players, specs, seed, batch, threads, command, on_progress,
-                                executor)  # fmt: skip
+        played = _play_variants(
+            path, variants, games, players, specs, seed, batch, threads, command, on_progress, executor
+        )
     table, metrics = sweep_table(path, with_metrics=True)
     return SweepResult(str(path), variants, table, played, metrics)
 
 
-def _play_variants(path, variants: list[Variant], games: int, players: int, specs, seed: int, batch: int,
-                   threads: int | None, command, on_progress, executor) -> int:
+def _play_variants(
+    path,
+    variants: list[Variant],
+    games: int,
+    players: int,
+    specs,
+    seed: int,
+    batch: int,
+    threads: int | None,
+    command,
+    on_progress,
+    executor,
+) -> int:
     """Each variant's dataset in turn; the games this call played."""
     start = time.perf_counter()
     total = games * len(variants)
@@ -506,11 +569,32 @@ def _play_variants(path, variants: list[Variant], games: int, players: int, spec
                 return
             elapsed = time.perf_counter() - start
             played = played_before + round(p.games_per_second * p.elapsed)  # this call's games, not resumed ones
-            on_progress(SweepProgress(done_before + p.done, total, elapsed, played / elapsed if elapsed > 0 else 0.0,
-                                      v.name, i, len(variants), p.workers))  # fmt: skip
+            on_progress(
+                SweepProgress(
+                    done_before + p.done,
+                    total,
+                    elapsed,
+                    played / elapsed if elapsed > 0 else 0.0,
+                    v.name,
+                    i,
+                    len(variants),
+                    p.workers,
+                )
+            )
 
-        result = simulate_to(str(path / variant_dir(i, v.name)), games, players, specs, seed, v.rules, batch=batch,
-                             threads=threads, command=command, on_progress=report, cluster=executor)  # fmt: skip
+        result = simulate_to(
+            str(path / variant_dir(i, v.name)),
+            games,
+            players,
+            specs,
+            seed,
+            v.rules,
+            batch=batch,
+            threads=threads,
+            command=command,
+            on_progress=report,
+            cluster=executor,
+        )
         played_before += result.played
         done_before += games
     return played_before
@@ -549,8 +633,9 @@ def sweep(
     if cluster is not None and out is None:
         raise SweepError("a sweep on a cluster needs out: the workers write the variants' datasets there")
     if out is not None:
-        return run_sweep(out, plan, games, players, policies, seed, batch, threads, on_progress=on_progress,
-                         cluster=cluster).table  # fmt: skip
+        return run_sweep(
+            out, plan, games, players, policies, seed, batch, threads, on_progress=on_progress, cluster=cluster
+        ).table
     return play_sweep(plan, games, players, policies, seed, threads, on_progress).table
 
 
@@ -564,7 +649,6 @@ def play_sweep(
     on_progress: Callable[[SweepProgress], None] | None = None,
 ) -> SweepResult:
     """A sweep played in memory: per variant, chunk after chunk, only the per-game metrics kept."""
-
 
     run = verify_run(games, players, policies, seed)
     games, players, specs = run.games, run.players, run.lineup
@@ -591,15 +675,36 @@ def play_sweep(
             return
         done, now = heard
         elapsed = time.perf_counter() - start
-        on_progress(SweepProgress(done, games * len(variants), elapsed, done / elapsed if elapsed else 0.0,
-                                  variants[now].name, now, len(variants)))  # fmt: skip
+        on_progress(
+            SweepProgress(
+                done,
+                games * len(variants),
+                elapsed,
+                done / elapsed if elapsed else 0.0,
+                variants[now].name,
+                now,
+                len(variants),
+            )
+        )
 
-    play_chunks(chunks, players, [(specs, v.rules) for v in variants], seed, threads or default_threads(), finish,
-                poll, use=keep)  # fmt: skip
+    play_chunks(
+        chunks,
+        players,
+        [(specs, v.rules) for v in variants],
+        seed,
+        threads or default_threads(),
+        finish,
+        poll,
+        use=keep,
+    )
     per_variant = {v.name: pd.concat(frames[i]) for i, v in enumerate(variants)}
     done = games * len(variants)
-    metrics = metrics_for(players, max(len(v.rules.pirate_strengths) for v in variants), names,
-                          any(any(v.rules.seat_vp) for v in variants))  # fmt: skip
+    metrics = metrics_for(
+        players,
+        max(len(v.rules.pirate_strengths) for v in variants),
+        names,
+        any(any(v.rules.seat_vp) for v in variants),
+    )
     return SweepResult(None, variants, variant_table(per_variant, metrics), done, per_variant)
 
 
@@ -666,8 +771,12 @@ def sweep_table(path: str | Path, with_metrics: bool = False):
     per-game metrics of each variant."""
     data = read_sweep(path)
     per_variant = {v.name: dataset_metrics(d, v.rules) for v, d in zip(data.variants, data.dirs)}
-    metrics = metrics_for(data.players, max(len(v.rules.pirate_strengths) for v in data.variants), data.policies,
-                          any(any(v.rules.seat_vp) for v in data.variants))  # fmt: skip
+    metrics = metrics_for(
+        data.players,
+        max(len(v.rules.pirate_strengths) for v in data.variants),
+        data.policies,
+        any(any(v.rules.seat_vp) for v in data.variants),
+    )
     table = variant_table(per_variant, metrics)
     return (table, per_variant) if with_metrics else table
 
@@ -693,21 +802,32 @@ class VariantSet:
     def table(self) -> pd.DataFrame:
         n_attacks = max(len(v.rules.pirate_strengths) for v in self.variants)
         seat_vp = any(any(v.rules.seat_vp) for v in self.variants)
-        return variant_table(self.metrics, metrics_for(self.players, n_attacks, self.policies, seat_vp),
-                             paired=self.paired)  # fmt: skip
+        return variant_table(
+            self.metrics, metrics_for(self.players, n_attacks, self.policies, seat_vp), paired=self.paired
+        )
 
 
 def variant_set_from_sweep(path: str | Path) -> VariantSet:
     data = read_sweep(path)
     metrics = {v.name: dataset_metrics(d, v.rules) for v, d in zip(data.variants, data.dirs)}
     games = min(len(m) for m in metrics.values())
-    return VariantSet(f"sweep {data.path}", data.players, data.policies, games, data.manifest["sweep"].get("seed"),
-                      True, data.variants, metrics, [str(d) for d in data.dirs])  # fmt: skip
+    return VariantSet(
+        f"sweep {data.path}",
+        data.players,
+        data.policies,
+        games,
+        data.manifest["sweep"].get("seed"),
+        True,
+        data.variants,
+        metrics,
+        [str(d) for d in data.dirs],
+    )
 
 
 def variant_set_from_datasets(baseline: str | Path, others: list[str | Path]) -> VariantSet:
     """Datasets (``simulate --out``) whose rules differ from ``baseline``'s, as variants of it,
     each named by the rules fields it changes."""
+
     def run_of(path) -> dict:
         return read_manifest(path, "dataset")["run"]
 
@@ -730,5 +850,14 @@ def variant_set_from_datasets(baseline: str | Path, others: list[str | Path]) ->
         same_table = run["players"] == base_run["players"] and [p["name"] for p in run["policies"]] == names
         paired &= same_table and run["seed"] == base_run["seed"]
     games = min(len(m) for m in metrics.values())
-    return VariantSet(f"datasets beside {baseline}", int(base_run["players"]), names, games, base_run.get("seed"),
-                      paired, variants, metrics, [str(baseline), *map(str, others)])  # fmt: skip
+    return VariantSet(
+        f"datasets beside {baseline}",
+        int(base_run["players"]),
+        names,
+        games,
+        base_run.get("seed"),
+        paired,
+        variants,
+        metrics,
+        [str(baseline), *map(str, others)],
+    )

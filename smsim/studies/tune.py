@@ -135,22 +135,27 @@ class TuneResult:
     def description(self, command: str) -> str:
         share, lo, hi = self.held_out_share
         pct = {"scale": 100, "unit": "%"}
-        return (f"found by `{command}`: CMA-ES over {len(self.searched)} weight(s), {len(self.history)} candidates "
-                f"of {self.games:,} games on seed {self.seed} (tuning win share "
-                f"{interval_text(self.score, self.score_lo, self.score_hi, **pct)}, base "
-                f"{interval_text(self.base_score, **pct)}, parity {interval_text(self.parity, **pct)}); held out "
-                f"against {self.base.name}: {interval_text(share, lo, hi, **pct)} (parity "
-                f"{interval_text(self.held_out_parity, **pct)}) in "
-                f"{self.held_out.blocks * self.held_out.games_per_block:,} "
-                f"games on seed {self.held_out_seed}")  # fmt: skip
+        return (
+            f"found by `{command}`: CMA-ES over {len(self.searched)} weight(s), {len(self.history)} candidates "
+            f"of {self.games:,} games on seed {self.seed} (tuning win share "
+            f"{interval_text(self.score, self.score_lo, self.score_hi, **pct)}, base "
+            f"{interval_text(self.base_score, **pct)}, parity {interval_text(self.parity, **pct)}); held out "
+            f"against {self.base.name}: {interval_text(share, lo, hi, **pct)} (parity "
+            f"{interval_text(self.held_out_parity, **pct)}) in "
+            f"{self.held_out.blocks * self.held_out.games_per_block:,} "
+            f"games on seed {self.held_out_seed}"
+        )
 
     def toml(self, command: str) -> str:
         """The winner as a weights file: ``base`` (a preset) plus only the weights that differ
         from it, and a description of how it was found."""
         preset = _reference_preset(self.base, self.spec)
         ref = POLICIES[preset].weights()
-        lines = ["# a weights file written by smsim tune: use it as --policy FILE", f"base = {_toml_str(preset)}",
-                 f"description = {_toml_str(self.description(command))}"]  # fmt: skip
+        lines = [
+            "# a weights file written by smsim tune: use it as --policy FILE",
+            f"base = {_toml_str(preset)}",
+            f"description = {_toml_str(self.description(command))}",
+        ]
         lines += [f"{k} = {v!r}" for k, v in self.weights.items() if v != ref.get(k, LATER_WEIGHTS.get(k))]
         return "\n".join(lines) + "\n"
 
@@ -194,7 +199,9 @@ class _PrivateRandom:
         return False
 
 
-def verify_tune_input(base, against, players: int, games: int, budget: int, only) -> tuple[PolicySpec, list[PolicySpec], list[str]]:  # fmt: skip
+def verify_tune_input(
+    base, against, players: int, games: int, budget: int, only
+) -> tuple[PolicySpec, list[PolicySpec], list[str]]:
     """Check ``tune``'s input before any game: the base (a heuristic), the field, the counts
     and the weights to search. Raises ``TuneError`` (or ``PolicyError``) in one line."""
     verify_players(players)
@@ -202,8 +209,10 @@ def verify_tune_input(base, against, players: int, games: int, budget: int, only
     whole(budget, "budget", low=1, high=MAX_GAMES, error=TuneError)
     base_spec = resolve_policy(base)
     if base_spec.kind != PolicyKind.HEURISTIC:
-        raise TuneError(f"base {base_spec.name!r} is not the heuristic (a preset or a .toml weights file); "
-                        f"only its weights can be tuned")  # fmt: skip
+        raise TuneError(
+            f"base {base_spec.name!r} is not the heuristic (a preset or a .toml weights file); "
+            f"only its weights can be tuned"
+        )
     field_specs = [resolve_policy(p) for p in (against or [base_spec])]
     names = [s.name for s in field_specs]
     if len(set(names)) != len(names):
@@ -250,8 +259,13 @@ def tune(
 
     base_spec, field_specs, searched = verify_tune_input(base, against, players, games, budget, only)
     games, budget, seed = int(games), int(budget), whole(seed, "seed", error=TuneError)
-    held_out_games = whole(4 * games if held_out_games is None else held_out_games, "held_out_games", low=1,
-                           high=MAX_GAMES, error=TuneError)  # fmt: skip
+    held_out_games = whole(
+        4 * games if held_out_games is None else held_out_games,
+        "held_out_games",
+        low=1,
+        high=MAX_GAMES,
+        error=TuneError,
+    )
     popsize = None if popsize is None else whole(popsize, "popsize", low=2, error=TuneError)
     threads = checks_threads(threads, error=TuneError)
     sigma = positive(sigma, "sigma", error=TuneError)
@@ -275,17 +289,36 @@ def tune(
     def score(params: np.ndarray, generation: int) -> float:
         nonlocal best
         spec = PolicySpec(cand_name, PolicyKind.HEURISTIC, params)
-        row = compare([spec, *field_specs], players, games, seed, rules, threads=threads,
-                      keep_games=False).table.loc[cand_name]  # fmt: skip
-        entry = {"candidate": len(rows), "generation": generation, "win_share": float(row["win_share"]),
-                 "win_lo": float(row["win_lo"]), "win_hi": float(row["win_hi"]), "vp_mean": float(row["vp_mean"]),
-                 **{n: float(params[i]) for n, i in zip(searched, idx)}, "params": params}  # fmt: skip
+        row = compare([spec, *field_specs], players, games, seed, rules, threads=threads, keep_games=False).table.loc[
+            cand_name
+        ]
+        entry = {
+            "candidate": len(rows),
+            "generation": generation,
+            "win_share": float(row["win_share"]),
+            "win_lo": float(row["win_lo"]),
+            "win_hi": float(row["win_hi"]),
+            "vp_mean": float(row["vp_mean"]),
+            **{n: float(params[i]) for n, i in zip(searched, idx)},
+            "params": params,
+        }
         rows.append(entry)
         if best is None or entry["win_share"] > best["win_share"]:  # ties keep the earlier one
             best = entry
         if on_progress is not None:
-            on_progress(TuneProgress("tuning", len(rows), budget, generation, entry["win_share"], best["win_share"],
-                                     best["win_lo"], best["win_hi"], parity))  # fmt: skip
+            on_progress(
+                TuneProgress(
+                    "tuning",
+                    len(rows),
+                    budget,
+                    generation,
+                    entry["win_share"],
+                    best["win_share"],
+                    best["win_lo"],
+                    best["win_hi"],
+                    parity,
+                )
+            )
         return entry["win_share"]
 
     score(origin.copy(), 0)  # the base itself: the reference, and the winner if nothing beats it
@@ -315,21 +348,46 @@ def tune(
 
     assert best is not None
     taken = {base_spec.name}
-    tuned = PolicySpec(_free_name("tuned", taken), PolicyKind.HEURISTIC, best["params"].copy(),
-                       f"smsim tune of {base_spec.name}")  # fmt: skip
+    tuned = PolicySpec(
+        _free_name("tuned", taken), PolicyKind.HEURISTIC, best["params"].copy(), f"smsim tune of {base_spec.name}"
+    )
     if on_progress is not None:
-        on_progress(TuneProgress("held-out", len(rows), budget, generation, best["win_share"], best["win_share"],
-                                 best["win_lo"], best["win_hi"], parity))  # fmt: skip
+        on_progress(
+            TuneProgress(
+                "held-out",
+                len(rows),
+                budget,
+                generation,
+                best["win_share"],
+                best["win_share"],
+                best["win_lo"],
+                best["win_hi"],
+                parity,
+            )
+        )
     h_seed = held_out_seed(seed)
     held = compare([tuned, base_spec], players, held_out_games, h_seed, rules, threads=threads, keep_games=False)
     history = pd.DataFrame([{k: v for k, v in r.items() if k != "params"} for r in rows]).set_index("candidate")
     return TuneResult(
-        spec=tuned, base=base_spec, field=[s.name for s in field_specs], searched=searched,
-        score=best["win_share"], score_lo=best["win_lo"], score_hi=best["win_hi"],
-        base_score=rows[0]["win_share"], parity=parity, history=history, held_out=held,
-        held_out_parity=_parity(2, players), seed=seed, held_out_seed=h_seed, players=players, games=games,
-        held_out_games=held_out_games, budget=budget,
-    )  # fmt: skip
+        spec=tuned,
+        base=base_spec,
+        field=[s.name for s in field_specs],
+        searched=searched,
+        score=best["win_share"],
+        score_lo=best["win_lo"],
+        score_hi=best["win_hi"],
+        base_score=rows[0]["win_share"],
+        parity=parity,
+        history=history,
+        held_out=held,
+        held_out_parity=_parity(2, players),
+        seed=seed,
+        held_out_seed=h_seed,
+        players=players,
+        games=games,
+        held_out_games=held_out_games,
+        budget=budget,
+    )
 
 
 # -- the weights file ----------------------------------------------------------------------------
@@ -370,4 +428,4 @@ __all__ = [
     "held_out_seed",
     "tune",
     "write_weights",
-]  # fmt: skip
+]

@@ -31,8 +31,14 @@ from smsim import layout as L
 from smsim.errors import SmsimError, WinProbError
 from smsim.files import parse_data, read_data_file, write_file
 from smsim.intervals import Z_95
-from smsim.play.winprob import FEATURE_NAMES, N_STAGES, N_WIN_FEATURES, STAGE_EDGES, features_many_nb
-from smsim.play.winprob import win_probabilities_many_nb
+from smsim.play.winprob import (
+    FEATURE_NAMES,
+    N_STAGES,
+    N_WIN_FEATURES,
+    STAGE_EDGES,
+    features_many_nb,
+    win_probabilities_many_nb,
+)
 from smsim.rules import Rules
 from smsim.runs.dataset import load, load_rounds, read_manifest
 
@@ -55,10 +61,15 @@ class WinProbModel:
 
     def to_json(self) -> str:
         """The file's text: the same model gives the same bytes."""
-        data = {"format": FORMAT, "schema": SCHEMA, "features": list(FEATURE_NAMES),
-                "stage_edges": [int(x) for x in STAGE_EDGES],
-                "coefficients": {str(p): [[float(x) for x in row] for row in self.coef[p]] for p in sorted(self.coef)},
-                "rules": self.rules, "training": self.training}  # fmt: skip
+        data = {
+            "format": FORMAT,
+            "schema": SCHEMA,
+            "features": list(FEATURE_NAMES),
+            "stage_edges": [int(x) for x in STAGE_EDGES],
+            "coefficients": {str(p): [[float(x) for x in row] for row in self.coef[p]] for p in sorted(self.coef)},
+            "rules": self.rules,
+            "training": self.training,
+        }
         return json.dumps(data, indent=1) + "\n"
 
     def save(self, path: str | Path) -> None:
@@ -74,8 +85,10 @@ class WinProbModel:
     def from_data(cls, data: dict, where: str) -> WinProbModel:
         """The model of a file's parsed contents, its header already checked (``files.parse_data``)."""
         if data.get("features") != list(FEATURE_NAMES) or data.get("stage_edges") != [int(x) for x in STAGE_EDGES]:
-            raise WinProbError(f"{where}: the model was fitted on other features or stages than this smsim's; "
-                               "fit it again with smsim winprob")  # fmt: skip
+            raise WinProbError(
+                f"{where}: the model was fitted on other features or stages than this smsim's; "
+                "fit it again with smsim winprob"
+            )
         raw = data.get("coefficients")
         if not isinstance(raw, dict) or not raw:
             raise WinProbError(f"{where}: 'coefficients' must map player counts to {N_STAGES} rows of numbers")
@@ -83,11 +96,16 @@ class WinProbModel:
         for key, rows in raw.items():
             if key not in {str(p) for p in range(L.MIN_PLAYERS, L.MAX_PLAYERS + 1)}:
                 raise WinProbError(f"{where}: 'coefficients' has player count {key!r}; 2 to 5 are played")
-            ok = (isinstance(rows, list) and len(rows) == N_STAGES
-                  and all(isinstance(r, list) and len(r) == N_WIN_FEATURES and all(_finite(x) for x in r) for r in rows))  # fmt: skip
+            ok = (
+                isinstance(rows, list)
+                and len(rows) == N_STAGES
+                and all(isinstance(r, list) and len(r) == N_WIN_FEATURES and all(_finite(x) for x in r) for r in rows)
+            )
             if not ok:
-                raise WinProbError(f"{where}: the coefficients of {key} players must be {N_STAGES} rows of "
-                                   f"{N_WIN_FEATURES} finite numbers")  # fmt: skip
+                raise WinProbError(
+                    f"{where}: the coefficients of {key} players must be {N_STAGES} rows of "
+                    f"{N_WIN_FEATURES} finite numbers"
+                )
             coef[int(key)] = np.array(rows, dtype=np.float64)
         try:
             rules = Rules.from_dict(data.get("rules", {})).to_dict()
@@ -132,8 +150,9 @@ class Positions:
     source: str = ""
 
     def select(self, rows: np.ndarray) -> Positions:
-        return Positions(self.players, self.keys[rows].reset_index(drop=True), self.positions[rows], self.rules,
-                         self.source)  # fmt: skip
+        return Positions(
+            self.players, self.keys[rows].reset_index(drop=True), self.positions[rows], self.rules, self.source
+        )
 
     @property
     def ends(self) -> np.ndarray:
@@ -223,8 +242,9 @@ def fit_winprob(paths: list[str], ridge: float = RIDGE) -> WinProbModel:
     for path in paths:
         p = read_positions(path)
         if p.players in by_players:
-            raise WinProbError(f"two datasets of {p.players} players ({by_players[p.players].source}, {path}): give "
-                               "one a player count")  # fmt: skip
+            raise WinProbError(
+                f"two datasets of {p.players} players ({by_players[p.players].source}, {path}): give one a player count"
+            )
         by_players[p.players] = p
     rules = {p.rules.to_dict().__repr__() for p in by_players.values()}
     if len(rules) > 1:
@@ -240,13 +260,23 @@ def fit_winprob(paths: list[str], ridge: float = RIDGE) -> WinProbModel:
             if rows.sum() >= 50:
                 c[k] = fit_logit(x[rows], y[rows], ridge)
         coef[players] = c
-        record.append({"players": players, "dataset": p.source, "policy": mirror_policy(p.source),
-                       "positions": int(train.sum()),
-                       "games": int(p.keys["game"][train].nunique())})  # fmt: skip
+        record.append(
+            {
+                "players": players,
+                "dataset": p.source,
+                "policy": mirror_policy(p.source),
+                "positions": int(train.sum()),
+                "games": int(p.keys["game"][train].nunique()),
+            }
+        )
     model = WinProbModel(coef, next(iter(by_players.values())).rules.to_dict())
     checks = [calibration_summary(model, p) for p in by_players.values()]
-    model.training = {"fitted_on": record, "held_out": f"games g with g % {HOLD_OUT} == 0",
-                      "calibration": checks, "cpu_seconds": round(time.process_time() - start, 1)}  # fmt: skip
+    model.training = {
+        "fitted_on": record,
+        "held_out": f"games g with g % {HOLD_OUT} == 0",
+        "calibration": checks,
+        "cpu_seconds": round(time.process_time() - start, 1),
+    }
     return model
 
 
@@ -287,9 +317,17 @@ def reliability(pred: np.ndarray, outcome: np.ndarray, game: np.ndarray, bins: i
         k = len(by_game)
         resid = by_game["sum"].to_numpy() - obs * by_game["count"].to_numpy()
         half = Z_95 * math.sqrt((resid**2).sum() * k / max(k - 1, 1)) / n
-        rows.append({"bin": f"{b / bins:.1f}-{(b + 1) / bins:.1f}", "n": n, "games": k,
-                     "predicted": float(pred[m].mean()), "observed": obs, "observed_lo": obs - half,
-                     "observed_hi": obs + half})  # fmt: skip
+        rows.append(
+            {
+                "bin": f"{b / bins:.1f}-{(b + 1) / bins:.1f}",
+                "n": n,
+                "games": k,
+                "predicted": float(pred[m].mean()),
+                "observed": obs,
+                "observed_lo": obs - half,
+                "observed_hi": obs + half,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -306,12 +344,27 @@ def calibration_summary(model: WinProbModel, p: Positions) -> dict[str, Any]:
     pred = win_probabilities(model, p)[rows]
     y = credits(p)[rows]
     table = reliability(pred.ravel(), y.ravel(), np.repeat(p.keys["game"].to_numpy()[rows], p.players))
-    return {"players": p.players, "positions": int(rows.sum()), "games": int(p.keys["game"][rows].nunique()),
-            "brier": round(float(((pred - y) ** 2).mean()), 5),
-            "brier_uniform": round(float(((1 / p.players - y) ** 2).mean()), 5),
-            "ece_points": round(100 * expected_calibration_error(table), 3),
-            "reliability": json.loads(table.round(5).to_json(orient="records"))}  # fmt: skip
+    return {
+        "players": p.players,
+        "positions": int(rows.sum()),
+        "games": int(p.keys["game"][rows].nunique()),
+        "brier": round(float(((pred - y) ** 2).mean()), 5),
+        "brier_uniform": round(float(((1 / p.players - y) ** 2).mean()), 5),
+        "ece_points": round(100 * expected_calibration_error(table), 3),
+        "reliability": json.loads(table.round(5).to_json(orient="records")),
+    }
 
 
-__all__ = ["Positions", "WinProbModel", "calibration_summary", "fit_logit", "fit_winprob", "mirror_policy", "positions_of",
-           "read_positions", "reliability", "win_probabilities", "win_probability_table"]
+__all__ = [
+    "Positions",
+    "WinProbModel",
+    "calibration_summary",
+    "fit_logit",
+    "fit_winprob",
+    "mirror_policy",
+    "positions_of",
+    "read_positions",
+    "reliability",
+    "win_probabilities",
+    "win_probability_table",
+]

@@ -17,8 +17,19 @@ from smsim.runs.executors.dask import DaskExecutor, check, connect
 from smsim.runs.executors.local import LocalExecutor
 from smsim.runs.executors.task import Failed, Stopped, Task, release_hook, report, stop_event, threads_here
 
-__all__ = ["DaskExecutor", "Failed", "LocalExecutor", "Stopped", "Task", "check", "open_executor", "release_hook",
-           "report", "stop_event", "threads_here"]
+__all__ = [
+    "DaskExecutor",
+    "Failed",
+    "LocalExecutor",
+    "Stopped",
+    "Task",
+    "check",
+    "open_executor",
+    "release_hook",
+    "report",
+    "stop_event",
+    "threads_here",
+]
 
 
 @contextlib.contextmanager

@@ -110,8 +110,13 @@ def connect(cluster):
     if kind == "local":
         # processes, not threads: each worker its own interpreter, as on separate machines
         with _sigint_ignored():  # Ctrl-C stops the command, which shuts the workers down in order
-            local = LocalCluster(n_workers=where, threads_per_worker=local_threads(where), processes=True,
-                                 dashboard_address=None, silence_logs=logging.ERROR)  # fmt: skip
+            local = LocalCluster(
+                n_workers=where,
+                threads_per_worker=local_threads(where),
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
         with local, Client(local) as client:
             yield client
         return
@@ -157,8 +162,9 @@ def verify_workers(client, address: str, timeout: float | None = None) -> None:
         # Client.run has no timeout of its own; this is the call it makes, under a bounded wait
         answers = client.sync(client._run, probe, on_error="return", callback_timeout=timeout)
     except TimeoutError:
-        raise ClusterError(f"--cluster {address}: the workers did not report their smsim version within {timeout:g} s "
-                           "(a worker hung?)") from None  # fmt: skip
+        raise ClusterError(
+            f"--cluster {address}: the workers did not report their smsim version within {timeout:g} s (a worker hung?)"
+        ) from None
     except OSError as exc:  # the scheduler went away meanwhile
         raise ClusterError(f"--cluster {address}: lost the scheduler while checking the workers ({exc})") from None
     here = smsim_identity()
@@ -172,8 +178,9 @@ def verify_workers(client, address: str, timeout: float | None = None) -> None:
             wrong.append(f"worker {worker} runs smsim {answer[0]} (source {answer[1]})")
     if wrong:
         more = f"; {len(wrong) - 1} more worker(s) differ too" if len(wrong) > 1 else ""
-        raise ClusterError(f"--cluster {address}: {wrong[0]}, this machine smsim {here[0]} (source {here[1]}): "
-                           f"{SAME_SMSIM}{more}")  # fmt: skip
+        raise ClusterError(
+            f"--cluster {address}: {wrong[0]}, this machine smsim {here[0]} (source {here[1]}): {SAME_SMSIM}{more}"
+        )
 
 
 def _one_line(error) -> str:
@@ -252,8 +259,14 @@ class DaskExecutor:
         """The threads of every worker together."""
         return sum(self.client.nthreads().values())
 
-    def run(self, tasks: Sequence[Task], *, ordered: bool = False, ahead: int | None = None,
-            on_progress: Callable[[str, int], None] | None = None) -> Iterator[tuple[int, Any]]:  # fmt: skip
+    def run(
+        self,
+        tasks: Sequence[Task],
+        *,
+        ordered: bool = False,
+        ahead: int | None = None,
+        on_progress: Callable[[str, int], None] | None = None,
+    ) -> Iterator[tuple[int, Any]]:
         """Yield (index, result) of each task: as they finish, or in the order given (``ordered``).
         ``ahead``: at most that many tasks in flight (else all at once). Closing the iterator, or
         an error, cancels the tasks still in flight."""
@@ -276,8 +289,16 @@ class DaskExecutor:
 
         def submit(count: int) -> None:
             for i, task in waiting:
-                future = client.submit(run_task, task.fn, task.args, task.name, token, key=f"smsim-{task.name}-{token}",
-                                       pure=False, retries=self.retries)  # fmt: skip
+                future = client.submit(
+                    run_task,
+                    task.fn,
+                    task.args,
+                    task.name,
+                    token,
+                    key=f"smsim-{task.name}-{token}",
+                    pure=False,
+                    retries=self.retries,
+                )
                 flight[future] = i
                 count -= 1
                 if count == 0:

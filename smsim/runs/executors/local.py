@@ -34,8 +34,14 @@ class LocalExecutor:
     def __init__(self, threads: int | None = None) -> None:
         self.threads = threads
 
-    def run(self, tasks: Sequence[Task], *, ordered: bool = False, ahead: int | None = None,
-            on_progress: Callable[[str, int], None] | None = None) -> Iterator[tuple[int, Any]]:  # fmt: skip
+    def run(
+        self,
+        tasks: Sequence[Task],
+        *,
+        ordered: bool = False,
+        ahead: int | None = None,
+        on_progress: Callable[[str, int], None] | None = None,
+    ) -> Iterator[tuple[int, Any]]:
         """Yield (index, result) of each task, in the order given (``ordered`` changes nothing).
         ``ahead``: tasks finished beyond the one taken, at most. Progress reports reach
         ``on_progress`` on the caller's thread. Closing the iterator stops the tasks in play and
@@ -96,8 +102,9 @@ class LocalExecutor:
                 for i, task in enumerate(tasks):
                     with cond:
                         # far enough ahead of the caller, or the cores still held, or one task still writing: wait
-                        while not stop.is_set() and (i > state["taken"] + ahead or state["cores"] is not None
-                                                     or state["alive"] >= RUNNING):  # fmt: skip
+                        while not stop.is_set() and (
+                            i > state["taken"] + ahead or state["cores"] is not None or state["alive"] >= RUNNING
+                        ):
                             cond.wait(0.1)
                         if stop.is_set():
                             return

@@ -75,8 +75,13 @@ def release_hook() -> Callable[[], None]:
     return getattr(_running, "release", None) or _nothing
 
 
-def run_with_hook(task: Task, hook: Callable[[int], None] | None, threads: int | None = None,
-                  stop: threading.Event | None = None, release: Callable[[], None] | None = None) -> Any:  # fmt: skip
+def run_with_hook(
+    task: Task,
+    hook: Callable[[int], None] | None,
+    threads: int | None = None,
+    stop: threading.Event | None = None,
+    release: Callable[[], None] | None = None,
+) -> Any:
     """Run ``task`` on this thread, with ``report`` calling ``hook``, ``threads_here`` saying
     ``threads``, ``stop_event`` giving ``stop`` and ``release_hook`` giving ``release``."""
     names = ("hook", "threads", "stop", "release")
