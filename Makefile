@@ -4,37 +4,52 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-slow test-min test-latest bench report clean
+.PHONY: install demo test test-slow test-min test-latest lint format docs-check coverage bench report clean
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,dask,remote]'
+	$(BIN)/pip install --quiet -e '.[test,dask,remote,lint]'
 	touch $(STAMP)
 
 # a comparison free of seat bias: every policy in every seat equally often, on the same dice
 demo: $(STAMP)
 	$(BIN)/smsim compare balanced greedy walls random --players 4 --games 20000 --seed 2026
 
-# the suite on every core (pytest-xdist), a test file to a worker: a file's module fixtures are
-# built once; plain `pytest` runs it in one process
+# The suite on every core (pytest-xdist), a test file to a worker: a file's module fixtures are
+# built once; plain `pytest` runs it in one process. Before the workers start, the engine's loops
+# are compiled once, two parts at a time (on a warm cache this only loads them, in about 2 s):
+# otherwise each worker compiles the same loops beside the other on a fresh clone. `make test`
+# prints its 20 slowest tests and the suite's test time against its budget (tests/timing.py).
 XDIST := -n $(or $(TEST_WORKERS),auto) --dist loadfile
+WARM = $(1)/python -c 'from smsim.warmup import warmup; warmup(["play", "trace"])' & \
+	$(1)/python -c 'from smsim.warmup import warmup; warmup(["learned", "search"])'; wait
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q $(XDIST)
+	$(call WARM,$(BIN))
+	$(BIN)/python -m pytest -q $(XDIST) --durations=20
 
+# the long statistical and large-sample tests, and those that start processes or compile in an
+# empty cache (docs/development.md lists them)
 test-slow: $(STAMP)
-	$(BIN)/python -m pytest -q -m slow $(XDIST)
+	$(call WARM,$(BIN))
+	$(BIN)/python -m pytest -q -m slow $(XDIST) --durations=20
 
 # The version floors in pyproject.toml are claims: test-min installs the lowest versions they admit
 # of each direct dependency (uv's lowest-direct resolution), test-latest the newest ones (numba's
-# pin caps numpy), each in its own venv with its own numba cache, and runs the default suite.
+# pin caps numpy), each in its own venv with its own numba cache. They run the tests whose outcome
+# can depend on those versions (COMPAT: docs/development.md says why these and not the rest).
 # Run them with the lowest Python admitted (3.11) or pass PYTHON=...; to pick up releases newer
 # than an existing .venv-latest, remove it first.
 MIN_VENV := .venv-min
 LATEST_VENV := .venv-latest
+COMPAT := tests/runs tests/cli tests/report tests/engine tests/play/test_loop.py tests/play/test_api.py \
+	tests/policies/test_interface.py tests/policies/test_registry.py tests/studies/test_compare.py \
+	tests/studies/test_sweep.py tests/studies/test_tune.py tests/studies/test_bonus.py tests/studies/test_winprob.py \
+	tests/test_stats.py tests/test_cache.py tests/test_checks.py
+DEPS := '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|cma|pytest|pytest-xdist|hypothesis|dask|distributed|fsspec) '
 
 $(MIN_VENV)/.installed: pyproject.toml
 	rm -rf $(MIN_VENV)
@@ -51,12 +66,38 @@ $(LATEST_VENV)/.installed: pyproject.toml
 	touch $@
 
 test-min: $(MIN_VENV)/.installed
-	$(MIN_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|cma|pytest|pytest-xdist|hypothesis|dask|distributed|fsspec) '
-	SMSIM_CACHE_DIR=$(MIN_VENV)/numba-cache $(MIN_VENV)/bin/python -m pytest -q $(XDIST)
+	$(MIN_VENV)/bin/python -m pip list 2>/dev/null | grep -iE $(DEPS)
+	export SMSIM_CACHE_DIR=$(MIN_VENV)/numba-cache; $(call WARM,$(MIN_VENV)/bin)
+	SMSIM_CACHE_DIR=$(MIN_VENV)/numba-cache $(MIN_VENV)/bin/python -m pytest -q $(XDIST) -p no:cacheprovider $(COMPAT)
 
 test-latest: $(LATEST_VENV)/.installed
-	$(LATEST_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|cma|pytest|pytest-xdist|hypothesis|dask|distributed|fsspec) '
-	SMSIM_CACHE_DIR=$(LATEST_VENV)/numba-cache $(LATEST_VENV)/bin/python -m pytest -q $(XDIST)
+	$(LATEST_VENV)/bin/python -m pip list 2>/dev/null | grep -iE $(DEPS)
+	export SMSIM_CACHE_DIR=$(LATEST_VENV)/numba-cache; $(call WARM,$(LATEST_VENV)/bin)
+	SMSIM_CACHE_DIR=$(LATEST_VENV)/numba-cache $(LATEST_VENV)/bin/python -m pytest -q $(XDIST) -p no:cacheprovider $(COMPAT)
+
+# ruff (pinned in the lint extra): the linter and the formatter's check on the whole tree;
+# `make format` rewrites what the check would refuse
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+# the documents against the code: every module in docs/architecture.md, every rules citation a
+# section, every command the README shows parsed and the cheap ones run, the public API
+# offering every command's study (they run in the default suite too)
+DOCS_TESTS := tests/test_docs.py tests/test_readme.py tests/test_package.py
+docs-check: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(DOCS_TESTS)
+
+# line coverage of smsim by the default suite (coverage.py through pytest-cov, installed here on
+# first use: only this target needs it)
+coverage: $(STAMP)
+	$(BIN)/python -c 'import pytest_cov' 2>/dev/null || $(BIN)/pip install --quiet 'pytest-cov>=5'
+	$(call WARM,$(BIN))
+	$(BIN)/python -m pytest -q $(XDIST) --cov=smsim --cov-report=term:skip-covered --cov-report=json:coverage.json
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
@@ -74,4 +115,4 @@ report: $(STAMP)
 	$(BIN)/python scripts/baseline_report.py --runs $(RUNS) $(if $(SEARCH_GAMES),--search-games $(SEARCH_GAMES)) $(if $(SEARCH_HOURS),--search-hours $(SEARCH_HOURS))
 
 clean:
-	rm -rf $(VENV) $(MIN_VENV) $(LATEST_VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) $(MIN_VENV) $(LATEST_VENV) .pytest_cache build *.egg-info .coverage coverage.json

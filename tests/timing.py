@@ -29,6 +29,7 @@ class Timing:
         self.compile_s = 0.0  # numba compiling and cache loading, added up over the workers
         self.started = time.perf_counter()
         self.listener = None
+        self.compiles: dict[str, float] = {}  # test -> seconds numba compiled in it (its setup and call)
 
     def start_compile_timer(self) -> None:
         """Time numba's compiles in this process (a worker, or pytest without xdist). Importing smsim
@@ -42,9 +43,30 @@ class Timing:
     def compile_here(self) -> float:
         return self.listener.duration if self.listener is not None and self.listener.done else 0.0
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_setup(self, item):
+        return (yield from self._compiles_of(item, "setup"))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item):
+        return (yield from self._compiles_of(item, "call"))
+
+    def _compiles_of(self, item, when: str):
+        """Note on the test what numba compiled (or loaded) in this phase: the phase's report
+        carries it to the controller (a report carries every note made on its test so far)."""
+        before = self.compile_here()
+        try:
+            return (yield)
+        finally:
+            if (spent := self.compile_here() - before) > 0:
+                item.user_properties.append((f"numba_compile_s:{when}", spent))
+
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report):
         self.test_s += report.duration
+        spent = sum(v for k, v in report.user_properties if k == f"numba_compile_s:{report.when}")
+        if spent:
+            self.compiles[report.nodeid] = self.compiles.get(report.nodeid, 0.0) + spent
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error):
@@ -98,6 +120,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     line = (f"test time {timing.test_s:.0f} s: {work:.0f} s of tests and {timing.compile_s:.0f} s of numba "
             f"compiling or loading the engine; wall {time.perf_counter() - timing.started:.0f} s")  # fmt: skip
     within = getattr(timing, "within", None)
+    if timing.compiles and timing.compile_s >= 10:  # a cold cache: who compiled what
+        top = sorted(timing.compiles.items(), key=lambda kv: -kv[1])[:10]
+        terminalreporter.write_line("numba compiled most in: " + "; ".join(f"{s:.0f} s {t}" for t, s in top))
     if within is None:
         terminalreporter.write_line(line)
     elif within:
