@@ -80,8 +80,11 @@ def test_the_file_and_its_directory_are_synced_before_and_after_the_rename(tmp_p
     monkeypatch.setattr(files.os, "fsync", lambda fd: calls.append(("fsync", os.fstat(fd).st_mode)) or real_fsync(fd))
     monkeypatch.setattr(files.os, "replace", lambda a, b: calls.append(("replace", 0)) or real_replace(a, b))
     write_file(tmp_path / "w.toml", "x = 1\n")
-    assert [(what, stat.S_ISDIR(mode)) for what, mode in calls] == [("fsync", False), ("replace", False),
-                                                                   ("fsync", True)]  # fmt: skip
+    assert [(what, stat.S_ISDIR(mode)) for what, mode in calls] == [
+        ("fsync", False),
+        ("replace", False),
+        ("fsync", True),
+    ]
     assert (tmp_path / "w.toml").read_text() == "x = 1\n"
 
 

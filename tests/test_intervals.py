@@ -6,8 +6,7 @@ import sys
 
 import pytest
 
-from smsim.intervals import (MISSING, chi2_sf, interval_text, mean_and_interval, mean_interval,
-                             wilson_interval)
+from smsim.intervals import MISSING, chi2_sf, interval_text, mean_and_interval, mean_interval, wilson_interval
 
 
 def test_wilson_known_values():

@@ -18,8 +18,9 @@ _KEY = "smsim_timing"
 
 
 def pytest_addoption(parser):
-    parser.addini("test_time_budget", "seconds the whole default suite's tests may take, less numba compiling",
-                  default="0")  # fmt: skip
+    parser.addini(
+        "test_time_budget", "seconds the whole default suite's tests may take, less numba compiling", default="0"
+    )
 
 
 class Timing:
@@ -53,9 +54,12 @@ class Timing:
     def whole_default_suite(self, session) -> bool:
         """A run of the default selection (no paths, -k or -m given): the one the budget is for."""
         opt = self.config.option
-        return (not getattr(opt, "keyword", "") and getattr(opt, "markexpr", "") == "not slow"
-                and not self.config.args_source == pytest.Config.ArgsSource.ARGS
-                and session.testscollected > 0)  # fmt: skip
+        return (
+            not getattr(opt, "keyword", "")
+            and getattr(opt, "markexpr", "") == "not slow"
+            and not self.config.args_source == pytest.Config.ArgsSource.ARGS
+            and session.testscollected > 0
+        )
 
 
 def pytest_configure(config):
@@ -95,8 +99,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if hasattr(config, "workerinput"):
         return
     work = timing.test_s - timing.compile_s
-    line = (f"test time {timing.test_s:.0f} s: {work:.0f} s of tests and {timing.compile_s:.0f} s of numba "
-            f"compiling or loading the engine; wall {time.perf_counter() - timing.started:.0f} s")  # fmt: skip
+    line = (
+        f"test time {timing.test_s:.0f} s: {work:.0f} s of tests and {timing.compile_s:.0f} s of numba "
+        f"compiling or loading the engine; wall {time.perf_counter() - timing.started:.0f} s"
+    )
     within = getattr(timing, "within", None)
     if within is None:
         terminalreporter.write_line(line)
@@ -105,4 +111,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     else:
         terminalreporter.write_line(
             f"{line}: OVER the default suite's budget of {timing.budget:.0f} s (test_time_budget in pyproject.toml): "
-            "mark the new long tests slow, make them cheaper, or raise the budget and say why", red=True)  # fmt: skip
+            "mark the new long tests slow, make them cheaper, or raise the budget and say why",
+            red=True,
+        )

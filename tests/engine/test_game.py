@@ -49,7 +49,10 @@ def test_side_bonuses_as_the_rules_set_them():
     _, _, player, _ = fresh()
     kinds = [G.give_side_bonus_nb(player, 0, int(side), RULES_NB) for side in L.Side]
     assert [(int(k), int(a)) for k, a in kinds] == [
-        (L.BonusKind.PERSON, 3), (L.BonusKind.COINS, 2), (L.BonusKind.VP, 3), (L.BonusKind.COINS, 2)
+        (L.BonusKind.PERSON, 3),
+        (L.BonusKind.COINS, 2),
+        (L.BonusKind.VP, 3),
+        (L.BonusKind.COINS, 2),
     ]
     assert player[0, L.COINS] == 3 + 4 and player[0, L.COINS_WALL_BONUS] == 4
     assert player[0, L.VP] == 3 and player[0, L.VP_WALL_BONUS] == 3

@@ -22,8 +22,21 @@ def label(game: int, decision: int, players: int = 3):
     kind, params, fns = policy_arrays(specs)
     w, search = new_work(players), new_search(players, 32)
     feats = np.zeros((L.MAX_CANDS, MAX_FEATURES))
-    out = label_decision_nb(seed_key(5), game, decision, rules.to_nb(), rules.start_crate_cells(), kind, params, fns,
-                            line_up_marks(specs), KNOBS, w, search, feats)  # fmt: skip
+    out = label_decision_nb(
+        seed_key(5),
+        game,
+        decision,
+        rules.to_nb(),
+        rules.start_crate_cells(),
+        kind,
+        params,
+        fns,
+        line_up_marks(specs),
+        KNOBS,
+        w,
+        search,
+        feats,
+    )
     return out, w, search, feats
 
 

@@ -162,10 +162,19 @@ def test_best_persons_scan_equals_the_best_cell_of_each_person():
             best_houses, best_crates = F.best_persons_nb(params, occ, player, pirates, 0, RULES_NB, starts, out, 3)
             for p in range(L.N_PERSONS):
                 cell_values = [
-                    F.person_cell_value_nb(params, occ, player, pirates, 0, RULES_NB, p, c,
-                                           F.houses_at_nb(starts, cap, c) if p == L.PERSON_ARCHITECT else 0)
+                    F.person_cell_value_nb(
+                        params,
+                        occ,
+                        player,
+                        pirates,
+                        0,
+                        RULES_NB,
+                        p,
+                        c,
+                        F.houses_at_nb(starts, cap, c) if p == L.PERSON_ARCHITECT else 0,
+                    )
                     for c in empty
-                ]  # fmt: skip
+                ]
                 assert abs(out[3 + p] - (max(cell_values) if empty else HL.NEG)) < 1e-9
             crates = int(occ[0, L.Cell.CRATE])
             assert best_crates == max((bin(int(L.NEIGH8_MASK[c]) & crates).count("1") for c in empty), default=0)

@@ -32,8 +32,11 @@ def test_example_builds_churches_in_series_order():
 
 
 def test_out_of_range_choice_stops_the_run_naming_the_policy():
-    with pytest.raises(SimulationError, match=r"policy 'out_of_range' \(seat 1\) returned a choice outside the "
-                                              r"legal candidates at a PLACE decision in game \d+"):  # fmt: skip
+    with pytest.raises(
+        SimulationError,
+        match=r"policy 'out_of_range' \(seat 1\) returned a choice outside the "
+        r"legal candidates at a PLACE decision in game \d+",
+    ):
         run_games(20, 2, ["greedy", f"{FIXTURES}:out_of_range"], seed=1, rules=Rules())
 
 

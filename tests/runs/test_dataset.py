@@ -107,8 +107,11 @@ def test_parts_larger_than_a_chunk_are_written_chunk_by_chunk(tmp_path, monkeypa
     monkeypatch.setattr(spec, "CHUNK_GAMES", 100)
     args = dict(games=620, players=3, policies=["greedy", "random", "random"], seed=4, batch=250)
     clean = simulate_to(str(tmp_path / "clean"), **args)
-    assert [pq.ParquetFile(tmp_path / "clean" / "seats" / dataset.part_name(k)).num_row_groups
-            for k in range(3)] == [3, 3, 2]  # fmt: skip
+    assert [pq.ParquetFile(tmp_path / "clean" / "seats" / dataset.part_name(k)).num_row_groups for k in range(3)] == [
+        3,
+        3,
+        2,
+    ]
     seats, games = simulate(620, 3, ["greedy", "random", "random"], seed=4)
     data = load(tmp_path / "clean")
     pd.testing.assert_frame_equal(data.seats, seats, check_categorical=False)
@@ -196,8 +199,27 @@ def test_kill_9_and_resume_gives_the_uninterrupted_dataset(tmp_path, kills):
     """A run killed with SIGKILL at arbitrary moments, resumed with the same command, ends up
     with exactly the dataset an uninterrupted run writes."""
     out = tmp_path / "killed"
-    cmd = [sys.executable, "-m", "smsim.cli", "simulate", "-n", "3000", "-p", "3", "--policy", "greedy",
-           "--seed", "8", "--batch", "250", "--out", str(out), "--quiet", "--threads", "1"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "smsim.cli",
+        "simulate",
+        "-n",
+        "3000",
+        "-p",
+        "3",
+        "--policy",
+        "greedy",
+        "--seed",
+        "8",
+        "--batch",
+        "250",
+        "--out",
+        str(out),
+        "--quiet",
+        "--threads",
+        "1",
+    ]
     for k in range(kills):
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 120
@@ -275,8 +297,10 @@ def test_a_dataset_written_before_seat_vp_reads_with_seat_vp_0(tmp_path):
         pq.write_table(pq.read_table(part).drop(["seat_vp"]), part)
     old = load(out).seats
     assert (old["seat_vp"] == 0).all() and len(old) == 1200
-    assert (old[["earned", "church_vp", "coins_vp", "logs_vp", "cannon_vp", "full_city_vp", "seat_vp"]].sum(axis=1)
-            == old["total"]).all()  # fmt: skip
+    assert (
+        old[["earned", "church_vp", "coins_vp", "logs_vp", "cannon_vp", "full_city_vp", "seat_vp"]].sum(axis=1)
+        == old["total"]
+    ).all()
     tables, done, _ = summarise_dataset(out)
     assert done == 400 and (tables["vp_by_source"]["seat_vp"] == 0).all()
     assert "seat_vp" not in vp_by_source(read_report_data([out]))  # the printed game: no column of zeros

@@ -146,8 +146,7 @@ def test_an_exception_in_a_worker_thread_stops_the_others_and_is_raised_in_the_c
         played.append(i)
 
     with pytest.raises(ValueError, match=f"{where} of chunk 3 failed"):
-        runner.on_threads(_slices(2000, 1), 2, play, lambda _, i: fail_at("finish", i),
-                          lambda i, _: fail_at("use", i))  # fmt: skip
+        runner.on_threads(_slices(2000, 1), 2, play, lambda _, i: fail_at("finish", i), lambda i, _: fail_at("use", i))
     assert len(played) < 100  # the other thread stopped too, long before the end
     assert not [t for t in threading.enumerate() if t.name.startswith("smsim-play-")]
 
@@ -184,8 +183,15 @@ def test_used_chunks_of_a_run_are_identical_on_one_and_two_threads(monkeypatch):
     runs = {}
     for threads in (1, 2):
         heard = []
-        runner.play_chunks(chunks, 3, [(specs, Rules())], 8, threads, lambda i, *arrays: arrays,
-                           use=lambda i, arrays: heard.append((i, arrays)))  # fmt: skip
+        runner.play_chunks(
+            chunks,
+            3,
+            [(specs, Rules())],
+            8,
+            threads,
+            lambda i, *arrays: arrays,
+            use=lambda i, arrays: heard.append((i, arrays)),
+        )
         runs[threads] = heard
     expected = run_games(76, 3, LINEUP, 8, Rules(), threads=1)
     for threads, heard in runs.items():

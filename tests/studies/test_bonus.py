@@ -26,13 +26,20 @@ def test_setups_withhold_one_sides_bonus_from_one_seat_each():
     assert len({s.file() for s in setups}) == len(setups)
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    ({"players": 6}, SimulationError, "players"),
-    ({"games": 0}, SimulationError, "games"),
-    ({"policy": "genius"}, PolicyError, "genius"),
-    ({"seed": 1.5}, BonusError, "seed"),
-    ({"rules": Rules(wall_bonus_seats=(31, 31, 30, 31))}, BonusError, "already leave seats out of the bottom bonus"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"players": 6}, SimulationError, "players"),
+        ({"games": 0}, SimulationError, "games"),
+        ({"policy": "genius"}, PolicyError, "genius"),
+        ({"seed": 1.5}, BonusError, "seed"),
+        (
+            {"rules": Rules(wall_bonus_seats=(31, 31, 30, 31))},
+            BonusError,
+            "already leave seats out of the bottom bonus",
+        ),
+    ],
+)
 def test_a_bad_plan_is_refused(kwargs, error, match):
     with pytest.raises(error, match=match):
         B.plan_bonus(**{"players": 2, "policy": "balanced", "games": 10, "seed": 1, **kwargs})
@@ -48,8 +55,11 @@ def studies(tmp_path_factory):
     root = tmp_path_factory.mktemp("bonus")
     one = B.plan_bonus(2, "balanced", games=300, seed=31)
     two = B.plan_bonus(2, "balanced", games=300, seed=32)
-    return {"root": root, "one": (one, B.run_bonus(one, root / "one", threads=2, command=["smsim", "bonus-value"])),
-            "two": (two, B.run_bonus(two, root / "two", threads=2))}  # fmt: skip
+    return {
+        "root": root,
+        "one": (one, B.run_bonus(one, root / "one", threads=2, command=["smsim", "bonus-value"])),
+        "two": (two, B.run_bonus(two, root / "two", threads=2)),
+    }
 
 
 def test_the_baseline_is_the_standard_rules_games_of_the_seed(studies):
@@ -108,8 +118,10 @@ def test_the_values_equal_a_recomputation_from_the_files(studies):
             per_game = (both[f"{col}_with"] - both[f"{col}_without"]).groupby(both["game"]).mean()
             half = Z_95 * per_game.std(ddof=1) / np.sqrt(len(per_game))
             assert row[key] == pytest.approx(per_game.mean())
-            assert (row[f"{key}_lo"], row[f"{key}_hi"]) == (pytest.approx(per_game.mean() - half),
-                                                             pytest.approx(per_game.mean() + half))  # fmt: skip
+            assert (row[f"{key}_lo"], row[f"{key}_hi"]) == (
+                pytest.approx(per_game.mean() - half),
+                pytest.approx(per_game.mean() + half),
+            )
         assert row["completed"] == pytest.approx(base[f"{side}_completed"].mean())
         assert row["completed_denied"] == pytest.approx(denied[f"{side}_completed"].mean())
         per_game = denied.groupby("game")[f"{side}_completed"].mean()

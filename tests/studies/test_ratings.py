@@ -51,9 +51,7 @@ def simulate(seed: int, n_games: int, worths: dict[str, float] = WORTHS, seats=(
 
 def games_frame(games: list[list[tuple[str, float]]]) -> pd.DataFrame:
     """Rows (game, policy, rank) from a list of games given as [(policy, rank), ...]."""
-    return pd.DataFrame(
-        [{"game": g, "policy": p, "rank": r} for g, seats in enumerate(games) for p, r in seats]
-    )
+    return pd.DataFrame([{"game": g, "policy": p, "rank": r} for g, seats in enumerate(games) for p, r in seats])
 
 
 def true_log_worths(names) -> np.ndarray:
