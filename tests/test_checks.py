@@ -98,7 +98,7 @@ def test_no_float_is_a_whole_number_even_a_round_one(value):
 def test_threads_are_none_or_at_least_one():
     assert threads(None) is None and threads(np.int64(2)) == 2
     for bad in (0, -1, True, 1.0):
-        with pytest.raises(SimulationError, match="^--threads must be a whole number of at least 1, not "):
+        with pytest.raises(SimulationError, match=r"^--threads must be a whole number of at least 1, not "):
             threads(bad, "--threads")
 
 
@@ -109,7 +109,7 @@ def test_a_fraction_lies_strictly_between_0_and_1(value):
 
 @pytest.mark.parametrize("value", [0, 0.0, 1, 1.0, -0.5, 2.0, float("nan"), float("inf"), True, "0.5", None])
 def test_a_fraction_outside_0_and_1_or_not_a_number_is_refused(value):
-    with pytest.raises(SimulationError, match="^precision must be a number above 0 and below 1, not "):
+    with pytest.raises(SimulationError, match=r"^precision must be a number above 0 and below 1, not "):
         positive(value, "precision", below=1)
 
 
@@ -122,7 +122,7 @@ def test_a_share_may_include_one_when_asked():
 def test_positive_numbers_are_finite_and_above_0():
     assert positive(np.float64(0.3), "sigma") == 0.3 and positive(2, "sigma") == 2.0
     for bad in (0, -1.0, math.inf, math.nan, False, "1"):
-        with pytest.raises(SimulationError, match="^sigma must be a number above 0, not "):
+        with pytest.raises(SimulationError, match=r"^sigma must be a number above 0, not "):
             positive(bad, "sigma")
 
 

@@ -61,10 +61,9 @@ def test_a_file_killed_in_its_first_write_is_not_there(tmp_path):
 def test_a_failed_write_removes_its_temporary_file_and_keeps_the_old_one(tmp_path):
     final = tmp_path / "a.csv"
     final.write_bytes(OLD)
-    with pytest.raises(RuntimeError, match="cut"):
-        with writing(final) as tmp:
-            tmp.write_bytes(b"half")
-            raise RuntimeError("cut")
+    with pytest.raises(RuntimeError, match="cut"), writing(final) as tmp:
+        tmp.write_bytes(b"half")
+        raise RuntimeError("cut")
     with pytest.raises(TypeError):
         write_file(final, 12)  # neither bytes nor text
     assert final.read_bytes() == OLD and [p.name for p in tmp_path.iterdir()] == ["a.csv"]

@@ -142,10 +142,8 @@ def _layout_alias(value) -> bool:
             caster in ("int", "int64")
             and isinstance(arg, ast.Attribute)
             and (
-                isinstance(arg.value, ast.Attribute)
-                and arg.value.attr in ENUM_NAMES
-                or isinstance(arg.value, ast.Name)
-                and arg.value.id in ENUM_NAMES
+                (isinstance(arg.value, ast.Attribute) and arg.value.attr in ENUM_NAMES)
+                or (isinstance(arg.value, ast.Name) and arg.value.id in ENUM_NAMES)
             )
         )
     return (
@@ -177,9 +175,13 @@ def redeclarations(name: str, text: str) -> list[str]:
         if not isinstance(node, ast.Assign):
             continue
         value = node.value
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "range":
-            if isinstance(node.targets[0], ast.Tuple):
-                found.append(f"{name}:{node.lineno}: names numbered by range()")
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id == "range"
+            and isinstance(node.targets[0], ast.Tuple)
+        ):
+            found.append(f"{name}:{node.lineno}: names numbered by range()")
         if isinstance(value, ast.Constant) and type(value.value) is int:
             for target in node.targets:
                 if isinstance(target, ast.Name) and target.id in member_names:

@@ -34,7 +34,7 @@ class Timing:
     def start_compile_timer(self) -> None:
         """Time numba's compiles in this process (a worker, or pytest without xdist). Importing smsim
         first points numba's cache where smsim keeps it."""
-        import smsim  # noqa: F401
+        import smsim  # noqa: F401, I001 (first: it points numba's cache, see the docstring)
         from numba.core import event
 
         self.listener = event.TimingListener()  # counts nested compiles once
@@ -57,7 +57,7 @@ class Timing:
         return (
             not getattr(opt, "keyword", "")
             and getattr(opt, "markexpr", "") == "not slow"
-            and not self.config.args_source == pytest.Config.ArgsSource.ARGS
+            and self.config.args_source != pytest.Config.ArgsSource.ARGS
             and session.testscollected > 0
         )
 

@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 
 import smsim
-
 from smsim import __version__
 from smsim.errors import SmsimError
 from smsim.play.board import EMPTY_CITY

@@ -201,7 +201,7 @@ def snapshot(root: Path) -> dict[str, bytes | None]:
 
 
 # the files that say what a directory holds, and their field that says it
-MARKERS = {name: "kind" for name in ("manifest.json", "sweep.json", "skill.json", "fairness.json", "learn.json")}
+MARKERS = dict.fromkeys(("manifest.json", "sweep.json", "skill.json", "fairness.json", "learn.json"), "kind")
 
 
 def kinds(files: dict[str, bytes | None]) -> dict[str, dict[str, str | None]]:

@@ -25,7 +25,7 @@ def uses(dice, coins=6):
 
 
 def forgone(row, mask):
-    symbol, k, rotated, person = row
+    symbol, _k, rotated, person = row
     if symbol == L.NO_SYMBOL:
         return False
     if rotated > 0 and mask & BIT["rotations"]:

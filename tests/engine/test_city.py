@@ -111,7 +111,7 @@ def test_s9_architect_two_logs_two_houses_6vp():
 
 
 def test_architect_houses_limited_by_the_space_touching_him():
-    city, occ, player = state_from_cities(
+    _city, occ, player = state_from_cities(
         """
         + . # # # # +
         c c c . . . .
@@ -129,7 +129,7 @@ def test_architect_houses_limited_by_the_space_touching_him():
 
 def test_s9_defence_soldier_and_side_3():
     """Defence: one soldier and one complete side = 3."""
-    city, occ, player = state_from_cities(
+    _city, _occ, player = state_from_cities(
         """
         + # # # # # +
         . C C . . . .
@@ -180,7 +180,7 @@ def test_completing_a_side_is_noticed_once():
 
 
 def test_crate_groups_must_be_orthogonally_connected_and_fit():
-    city, occ, player = state_from_cities("""
+    _city, occ, _player = state_from_cities("""
         + . c c c c +
         c C C c . c c
         . C c c c c .

@@ -18,7 +18,7 @@ def fresh(players=2, rules=Rules()):
 
 
 def test_start_game_gives_coins_logs_printed_crates_and_an_empty_track():
-    city, occ, player, pirates = fresh(3)
+    city, _occ, player, pirates = fresh(3)
     assert list(player[:, L.COINS]) == [3, 3, 3] and list(player[:, L.LOGS]) == [2, 2, 2]
     assert list(player[:, L.N_EMPTY]) == [45 - 4] * 3
     assert (city == L.Cell.CRATE).sum(axis=1).tolist() == [4, 4, 4]

@@ -66,5 +66,5 @@ def test_every_searched_decision_of_a_game_is_labelled_alike_twice():
 
 def test_a_decision_past_the_end_of_the_game_is_not_labelled():
     (total, _, _, _, _), _, _, _ = label(1, -1)
-    (t, kind, m, pick, seat), _, _, _ = label(1, total + 5)
+    (t, kind, m, pick, _seat), _, _, _ = label(1, total + 5)
     assert t == total and kind == -1 and m == 0 and pick == -1

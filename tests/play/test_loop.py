@@ -16,8 +16,8 @@ from smsim.layout import (
     S_SEAT_VP,
     S_TOTAL,
 )
-from smsim.rules import Rules
 from smsim.play.api import play_game
+from smsim.rules import Rules
 from smsim.runs.batch import run_games
 
 POLICY_MIXES = [["random"], ["greedy"], ["random", "greedy"]]
@@ -30,7 +30,7 @@ def seat_policies(mix, players):
 def check_invariants(records, rules=Rules()):
     header, turns, end = records[0], records[1:-1], records[-1]
     players = header["players"]
-    filled = [set(tuple(rc) for rc in rules.start_crates) for _ in range(players)]
+    filled = [{tuple(rc) for rc in rules.start_crates} for _ in range(players)]
     n_attacks = 0
     for turn in turns:
         s = turn["seat"]

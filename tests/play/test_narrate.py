@@ -1,7 +1,7 @@
 """The readable account of ``smsim play``."""
 
-from smsim.play.narrate import narrate
 from smsim.play.api import play_game
+from smsim.play.narrate import narrate
 
 
 def test_every_turn_is_told_and_the_cities_drawn_match_the_end():

@@ -757,7 +757,7 @@ def test_check_trace_malformed_files(tmp_path, mangle, what) -> None:
     g, end = church_game()
     path = tmp_path / "trace.jsonl"
     write_lines(path, mangle([*g.records, end]))
-    n, found = check_trace(path)
+    _n, found = check_trace(path)
     assert len(found) == 1 and what in found[0].message, found
     assert found[0].rule == "docs/trace.md"
 

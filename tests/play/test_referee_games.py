@@ -6,9 +6,9 @@ import copy
 import pytest
 
 from smsim import layout as L
-from smsim.policies.registry import POLICIES
-from smsim.play.referee import check_game
 from smsim.play.api import play_game
+from smsim.play.referee import check_game
+from smsim.policies.registry import POLICIES
 
 # every built-in (the search policy with few playouts, so the sweep stays fast) and the
 # documented example policy, rotating through the seats game by game, plus pure random and pure

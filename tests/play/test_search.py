@@ -7,13 +7,13 @@ import pytest
 
 from smsim import layout as L
 from smsim.engine.dice import seed_key
-from smsim.play.loop import Seats, continue_game_nb, new_work, playout_key_nb
 from smsim.errors import PolicyError
 from smsim.layout import PolicyKind
-from smsim.policies.registry import Marks, base_arrays, line_up_marks, policy_arrays, resolve_policies, resolve_policy
-from smsim.rules import Rules
+from smsim.play.loop import Seats, continue_game_nb, new_work, playout_key_nb
 from smsim.play.search import new_search, play_one_search_nb, search_captured_nb
+from smsim.policies.registry import Marks, base_arrays, line_up_marks, policy_arrays, resolve_policies, resolve_policy
 from smsim.policies.rollout import ROLLOUT_PARAMS
+from smsim.rules import Rules
 from smsim.runs.batch import run_games
 
 RULES = Rules()
@@ -207,9 +207,9 @@ def test_a_clear_leader_stops_the_search_early():
     rounding)."""
     early, full = [], []
     for w, tables in decisions_of(L.DECISION_USE, games=range(2), every=2):
-        m, _, a = search_at(w, tables, knobs(budget=256, stop_se=2.0, group=0))
+        _m, _, a = search_at(w, tables, knobs(budget=256, stop_se=2.0, group=0))
         early.append(int(a.spent[0]))
-        m, _, b = search_at(w, tables, knobs(budget=256, stop_se=0.0, group=0))
+        _m, _, b = search_at(w, tables, knobs(budget=256, stop_se=0.0, group=0))
         full.append(int(b.spent[0]))
     assert min(full) >= 256 - 16
     stopped = sum(e < f - 16 for e, f in zip(early, full))
@@ -265,7 +265,7 @@ def test_the_switch_bound_keeps_the_base_pick_unless_beaten():
     many paired standard errors over the continuations both have."""
     kept = 0
     for w, tables in decisions_of(L.DECISION_USE, games=range(2), every=2):
-        m, pick, search = search_at(w, tables, knobs(budget=64, switch_se=50.0, stop_se=0))
+        _m, pick, search = search_at(w, tables, knobs(budget=64, switch_se=50.0, stop_se=0))
         assert pick == 0 or search.same[pick] == search.same[0]
         kept += 1
     assert kept >= 3

@@ -29,7 +29,7 @@ def with_churches(*sizes):
 
 
 def test_church_value_realized_and_potential():
-    city, occ, player = with_churches(1, 2, 4)
+    _city, occ, _player = with_churches(1, 2, 4)
     # realized: series 1-2 = 4 VP; potential: the gap at 3 would lift 1-2-.-4 to 13, over 1 + 1 gap
     assert F.church_value_nb(occ, 0, RULES_NB, 0, 0.0) == 4.0
     assert F.church_value_nb(occ, 0, RULES_NB, 0, 1.0) == 4.0 + (13 - 4) / 2
@@ -38,12 +38,12 @@ def test_church_value_realized_and_potential():
 
 
 def test_church_value_second_series_layer():
-    city, occ, player = with_churches(1, 1, 2, 3)
+    _city, occ, _player = with_churches(1, 1, 2, 3)
     assert F.church_value_nb(occ, 0, RULES_NB, 0, 0.0) == 8 + 1  # 1-2-3 and a lone 1
 
 
 def test_defence_gain_counts_the_attacks_newly_held():
-    city, occ, player = state_from_cities(CITY)
+    _city, _occ, player = state_from_cities(CITY)
     params = np.zeros(HL.N_PARAMS)
     params[HL.P_DEFENCE], params[HL.P_PIRATE_NEXT], params[HL.P_PIRATE_LATER] = 0.1, 1.0, 0.5
     pirates = np.zeros(L.N_PIRATE_FIELDS, dtype=np.int64)
@@ -62,7 +62,7 @@ def test_defence_gain_counts_the_attacks_newly_held():
 
 
 def test_estimate_and_lead():
-    city, occ, player = state_from_cities(CITY, CITY, coins=5, logs=2)
+    _city, occ, player = state_from_cities(CITY, CITY, coins=5, logs=2)
     player[0, L.VP], player[1, L.VP] = 10, 4
     player[1, L.CANNONS_LOST] = 1
     # seat 0: 10 + 2 (coins) + 2 (logs); seat 1: 4 + 2 + 2 - 5

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
+from smsim.errors import SimulationError
+from smsim.play.api import play_game
 from smsim.play.referee import check_game
 from smsim.rules import Rules
-from smsim.play.api import play_game
 from smsim.runs.batch import run_games, simulate
-from smsim.errors import SimulationError
 
 EXAMPLE = "docs/example_policy.py:next_church"
 FIXTURES = "tests/policies/fixtures/bad_policies.py"

@@ -7,13 +7,13 @@ from smsim.layout import PolicyKind
 from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES
 from smsim.policies.interface import MAX_SEATS, no_user_policy
 from smsim.policies.registry import (
+    LATER_WEIGHTS,
     POLICIES,
     PRESETS,
     PolicyError,
+    line_up_marks,
     policy_arrays,
     resolve_policies,
-    LATER_WEIGHTS,
-    line_up_marks,
     resolve_policy,
     rollout_spec,
 )
@@ -244,6 +244,6 @@ def test_a_seat_without_a_part_never_plays_it_where_the_rules_let_it_choose():
 
     for name, column in (("balanced-without-rotations", L.N_ROTATED), ("learned-without-nobles", L.VP_NOBLE)):
         base = name.split("-without-")[0]
-        score, player, _ = run_games(300, 3, [base, name, base], 11, Rules(), threads=2)
+        _score, player, _ = run_games(300, 3, [base, name, base], 11, Rules(), threads=2)
         assert player[:, 1, column].sum() == 0, name
         assert player[:, 0, column].sum() > 0 and player[:, 2, column].sum() > 0, name

@@ -4,7 +4,6 @@ at-a-glance lines from hand-built shapes and what-matters tables; and the whole 
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from smsim.report import plots as P
 from smsim.report.feel import FEEL_TITLE, MATTERS_TITLE, feel_section, matters_section

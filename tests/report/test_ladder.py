@@ -164,7 +164,7 @@ def test_the_verdict_follows_the_stated_rule(levels, want):
 
 
 def test_the_reason_names_the_steps_and_the_margin():
-    verdict, direction, reason = LA.judge([_rate(0.26, BIG), _rate(0.261, BIG), _rate(0.30, BIG)])
+    verdict, _direction, reason = LA.judge([_rate(0.26, BIG), _rate(0.261, BIG), _rate(0.30, BIG)])
     assert verdict == "strength-dependent" and reason.startswith("L2 → L3 moves (+3.9 points [")
     assert "L1 → L2" not in reason  # only the moving steps
     assert LA.judge([_rate(0.26, BIG), _rate(0.261, BIG)])[2] == "every step within 1 point"

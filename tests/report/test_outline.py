@@ -17,7 +17,7 @@ from smsim.report import outline as O
 from smsim.report import tables as A
 from smsim.report.tables import read_report_data
 from smsim.report.write import read_studies, report, write_report
-from smsim.studies.skill import STRONGER, PARITY, WEAKER
+from smsim.studies.skill import PARITY, STRONGER, WEAKER
 
 RUNGS = ["random", "greedy", "balanced"]
 REGRET_POLICIES = ("random", "greedy", "balanced", "balanced-exact")
@@ -25,7 +25,8 @@ REGRET_POLICIES = ("random", "greedy", "balanced", "balanced-exact")
 
 @pytest.fixture(scope="module")
 def studies(tmp_path_factory):
-    """A 2- and 4-player ladder of random, greedy and balanced (48 games a cell; on seed 5 greedy loses a 2-player game to balanced, so the depth has a measured part), a keep-regret study
+    """A 2- and 4-player ladder of random, greedy and balanced (48 games a cell; on seed 5 greedy
+    loses a 2-player game to balanced, so the depth has a measured part), a keep-regret study
     of four policies at 4 players (24 games each, mirrors), a 4-player mirror of balanced, and the
     report of the mirror with both studies (``smsim report``'s Python side) and without them."""
     from smsim.runs.batch import simulate_to

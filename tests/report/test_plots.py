@@ -2,12 +2,16 @@
 PNG and SVG files; with too little data a figure is either drawn or declined, never an error."""
 
 import io
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
-from smsim.report.tables import read_report_data
 from smsim.report.plots import PLOTS
+from smsim.report.tables import read_report_data
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported where used, in _ladder_rows
 
 # kind -> (title, x label of the first panel, y label of the first panel)
 EXPECTED = {
@@ -113,7 +117,7 @@ def test_no_legend_covers_data(data, report_datasets):
     from smsim.report.plots import ladder_figure
 
     checked = 0
-    for kind, plot in PLOTS.items():
+    for plot in PLOTS.values():
         made = plot(data)
         if made is not None:
             checked += assert_no_legend_covers_data(made[0])
@@ -133,7 +137,7 @@ def test_the_bonus_value_figure_draws_the_ablation_in_board_order(data):
     board order with their bonus, each value with its interval; no ablation, no figure."""
     from smsim.report import tables as A
 
-    fig, caption = PLOTS["bonus-value"](data)
+    fig, _caption = PLOTS["bonus-value"](data)
     top, bottom = fig.axes
     assert top.get_title() == "2 players" and bottom.get_ylabel() == "win share it is worth (points)"
     labels = [t.get_text() for t in bottom.get_xticklabels()]

@@ -18,11 +18,11 @@ import pandas as pd
 import pandas.testing as pdt
 import pytest
 
-from smsim.report.tables import TABLES, read_report_data
-from smsim.studies.compare import compare, save_comparison
 from smsim.errors import DatasetError
+from smsim.report.tables import TABLES, read_report_data
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
+from smsim.studies.compare import compare, save_comparison
 
 Z = 1.959963984540054
 SIDES = ("top", "right", "bottom", "left")
@@ -446,7 +446,7 @@ def _winners(g: pd.DataFrame, score: pd.Series) -> frozenset:
 
 def exp_cannons_changed_winner(seats, games, rules):
     changed_by_game = []
-    for (src, key), g in seats.groupby(["src", "key"]):
+    for _, g in seats.groupby(["src", "key"]):
         actual = frozenset(g.loc[g["won"].astype(bool), "seat"])
         assert actual == _winners(g, g["total"])  # the won column is the rank-1 set
         without_cannons = g["total"].astype(int) - g["cannon_vp"].astype(int)

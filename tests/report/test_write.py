@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim.report import ladder as LA
-from smsim.report.tables import TABLES, read_report_data
 from smsim.errors import DatasetError, SmsimError
 from smsim.report import findings as F
+from smsim.report import ladder as LA
 from smsim.report.render import MAX_COLUMNS, display_table, markdown_table, slug, split_columns
+from smsim.report.tables import TABLES, read_report_data
 from smsim.report.write import write_report
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
@@ -88,7 +88,7 @@ def test_files_sections_and_figures(written):
     assert [line[3:] for line in md.splitlines() if line.startswith("## ")] == [*TOP, *SECTIONS]
     figures = re.findall(r"!\[([\w-]+)\]\(figures/([\w-]+)\.png\)", md)
     assert len(figures) >= 13
-    for name, file in figures:
+    for _name, file in figures:
         for ext in ("png", "svg"):
             assert (out / "figures" / f"{file}.{ext}").stat().st_size > 1000
     page = Collector()
@@ -261,7 +261,7 @@ def test_display_puts_intervals_in_brackets():
 def test_notebook_api_returns_the_report_tables(written, tiny_report):
     import smsim
 
-    out, paths = written
+    _out, paths = written
     tables = smsim.report_tables(paths)
     assert set(tables) == set(TABLES)
     pd.testing.assert_frame_equal(

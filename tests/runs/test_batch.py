@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from smsim import layout as L
-from smsim.rules import Rules
 from smsim.errors import SimulationError
 from smsim.play.api import play_game
+from smsim.rules import Rules
 from smsim.runs.batch import run_games, simulate, simulate_summary
 from smsim.runs.spec import MAX_GAMES
 
@@ -76,7 +76,7 @@ def test_defence_at_each_attack_splits_into_complete_sides_and_soldiers():
     more than the seat's final soldiers); one that never came is -1 in both; cannons lost equal
     the attacks whose strength exceeded the defence."""
     rules = Rules()
-    seats, games = simulate(400, 4, ["walls", "balanced", "random", "churches"], seed=11)
+    seats, _games = simulate(400, 4, ["walls", "balanced", "random", "churches"], seed=11)
     lost = np.zeros(len(seats), dtype=int)
     for row, strength in enumerate(rules.pirate_strengths, start=1):
         defence, sides = seats[f"defence_attack_{row}"], seats[f"sides_attack_{row}"]
@@ -94,7 +94,8 @@ def test_defence_at_each_attack_splits_into_complete_sides_and_soldiers():
 def test_simulate_summary_gives_the_tables_of_all_rows_a_chunk_at_a_time(monkeypatch):
     """smsim simulate without --out keeps only running sums; its tables equal those of the full
     in-memory tables, exactly, however the games are cut into chunks."""
-    from smsim.runs import batch as sim, spec
+    from smsim.runs import batch as sim
+    from smsim.runs import spec
     from smsim.runs.summary import summary_tables
 
     monkeypatch.setattr(spec, "CHUNK_GAMES", 70)
@@ -159,7 +160,8 @@ def test_a_part_whose_chunks_finish_out_of_order_is_written_in_game_order(tmp_pa
     writes, with the same sums."""
     import time
 
-    from smsim.runs import batch as sim, spec
+    from smsim.runs import batch as sim
+    from smsim.runs import spec
     from smsim.runs.dataset import part_name
 
     monkeypatch.setattr(spec, "CHUNK_GAMES", 40)

@@ -303,6 +303,6 @@ def test_another_kind_a_foreign_folder_a_file_and_a_newer_format_are_refused(fol
     shutil.copytree(root / "sweep", newer)
     data = json.loads((newer / "sweep.json").read_text())
     (newer / "sweep.json").write_text(json.dumps(data | {"format_version": 99}))
-    with pytest.raises(DatasetError, match="sweep.json is of format 99, newer than this smsim"):
+    with pytest.raises(DatasetError, match=r"sweep.json is of format 99, newer than this smsim"):
         read_sweep(newer)
     assert check_out(tmp_path / "new", "skill", {}) is False and not (tmp_path / "new").exists()

@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from smsim.runs.dataset import ParquetStream, done_parts, load, part_name, read_manifest
 from smsim.errors import DatasetError
 from smsim.runs.batch import simulate_to
+from smsim.runs.dataset import ParquetStream, done_parts, load, part_name, read_manifest
 from smsim.runs.storage import Remote, is_url, location
 
 fsspec = pytest.importorskip("fsspec")
@@ -97,8 +97,8 @@ def test_resuming_at_a_url_plays_only_the_missing_parts(tmp_path, memory, stage)
 
 
 def test_an_aborted_part_leaves_nothing_at_the_url(memory, stage):
-    from smsim.runs.dataset import PartWriter
     from smsim.runs.batch import simulate
+    from smsim.runs.dataset import PartWriter
 
     seats, games = simulate(20, 2, ["random"], seed=1)
     writer = PartWriter(location(f"memory://{ROOT}/c"), 0)

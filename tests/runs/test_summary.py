@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
+from smsim.intervals import mean_interval, wilson_interval
 from smsim.report.tables import report_tables
 from smsim.runs.batch import simulate
-from smsim.intervals import mean_interval, wilson_interval
 from smsim.runs.summary import summarise_dataset, summary_tables
 
 

@@ -7,8 +7,8 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smsim.stats import SUM_COLUMNS, cluster_sums
 from smsim.runs.tally import tally_nb
+from smsim.stats import SUM_COLUMNS, cluster_sums
 
 
 @settings(max_examples=40, deadline=None)

@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+from smsim.play.api import play_game
+from smsim.rules import Rules
 from smsim.studies.advise import (
     AdviseError,
     advise,
@@ -11,8 +13,6 @@ from smsim.studies.advise import (
     annotate_game,
     t_quantile_975,
 )
-from smsim.play.api import play_game
-from smsim.rules import Rules
 
 CANDIDATE_KEYS = {"move", "moves", "win", "win_lo", "win_hi", "vp", "vp_lo", "vp_hi", "playouts", "pick", "rows"}
 
@@ -358,7 +358,7 @@ def test_a_game_played_again_from_a_decision_with_its_own_pick_is_the_game_and_w
             assert other.records[turn] != records[turn]
     with pytest.raises(AdviseError, match="past the end of the game"):
         branch_game(records[0], records[1:], 10**6, 0)
-    with pytest.raises(AdviseError, match="--move 99: decision 44 .* has .* moves"):
+    with pytest.raises(AdviseError, match=r"--move 99: decision 44 .* has .* moves"):
         branch_game(records[0], records[1:], 44, 99)
 
 

@@ -65,11 +65,11 @@ def studies(tmp_path_factory):
 def test_the_baseline_is_the_standard_rules_games_of_the_seed(studies):
     """Common random numbers: the baseline's rows are games 0.. of the seed under the printed
     rules, exactly as a plain run plays them."""
-    plan, result = studies["one"]
+    plan, _result = studies["one"]
     base = pd.read_parquet(studies["root"] / "one" / "games" / "00-baseline.parquet")
     from smsim import layout as L
 
-    score, player, _ = run_games(plan.games, 2, ["balanced"], plan.seed, Rules(), threads=1)
+    score, _player, _ = run_games(plan.games, 2, ["balanced"], plan.seed, Rules(), threads=1)
     assert (base["vp"].to_numpy() == score[:, :, L.S_TOTAL].ravel()).all()
     won = score[:, :, L.S_WON].astype(float)
     assert np.allclose(base["share"].to_numpy(), (won / won.sum(axis=1, keepdims=True)).ravel())
@@ -77,7 +77,7 @@ def test_the_baseline_is_the_standard_rules_games_of_the_seed(studies):
 
 
 def test_the_same_study_on_one_thread_and_in_memory_gives_the_same_rows(studies):
-    plan, result = studies["one"]
+    plan, _result = studies["one"]
     setups = [plan.setups()[0], plan.setups()[5]]
     alone = B.play_setups(plan, setups, threads=1)
     for s in setups:
@@ -105,11 +105,11 @@ def test_a_rerun_resumes_and_plays_only_missing_setups(studies, tmp_path):
 def test_the_values_equal_a_recomputation_from_the_files(studies):
     """Per side: for each game, the baseline seat minus the same seat denied the bonus, averaged
     over the seats; the mean over games with mean +- z * sd / sqrt(games)."""
-    plan, result = studies["one"]
+    _plan, result = studies["one"]
     folder = studies["root"] / "one" / "games"
     base = pd.read_parquet(folder / "00-baseline.parquet")
     assert list(result.table["side"]) == list(SIDES) and (result.table["games"] == 300).all()
-    for side_index, side in enumerate(SIDES):
+    for side in SIDES:
         denied = pd.concat([pd.read_parquet(next(folder.glob(f"*-{side}-seat{s}.parquet"))) for s in range(2)])
         both = base.merge(denied, on=["game", "seat"], suffixes=("_with", "_without"))
         assert len(both) == 600

@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim.studies.compare import arrangements, compare
-from smsim.rules import Rules
 from smsim.errors import SimulationError
 from smsim.intervals import mean_and_interval
+from smsim.rules import Rules
+from smsim.studies.compare import arrangements, compare
 
 
 def test_arrangements_put_every_policy_in_every_seat_equally():
@@ -190,7 +190,7 @@ def test_rounds_of_blocks_come_in_order_with_the_games_of_plain_runs_and_closing
     for (first, n), (i, games) in zip(rounds[:3], got):
         assert (games.first, games.blocks) == (first, n) and tasks[i].args[0] == first
         for a, arrangement in enumerate(arrs):
-            score, player, _ = run_games(n, 2, [names[i] for i in arrangement], 7, Rules(), first=first, threads=1)
+            score, _player, _ = run_games(n, 2, [names[i] for i in arrangement], 7, Rules(), first=first, threads=1)
             np.testing.assert_array_equal(games.won[:, a], score[:, :, WON])
             np.testing.assert_array_equal(games.total[:, a], score[:, :, TOTAL])
             np.testing.assert_array_equal(games.rank[:, a], score[:, :, RANK])

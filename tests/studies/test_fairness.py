@@ -11,6 +11,8 @@ import pytest
 
 import smsim
 from smsim import layout as L
+from smsim.rules import Rules, load_rules
+from smsim.runs.batch import run_games
 from smsim.studies.fairness import (
     CHECK_SEED_OFFSET,
     FairnessError,
@@ -20,8 +22,6 @@ from smsim.studies.fairness import (
     objective,
     read_fairness,
 )
-from smsim.rules import Rules, load_rules
-from smsim.runs.batch import run_games
 
 
 def shares_of(score, game_out):
@@ -201,7 +201,7 @@ def test_a_damaged_result_is_refused_in_one_line(vp2, tmp_path, damage):
         "hollow": json.dumps({"kind": json.loads(text)["kind"]}).encode(),
     }  # says what it is, no more
     path.write_bytes(damaged[damage])
-    with pytest.raises(FairnessError, match="cannot be read|is damaged") as info:
+    with pytest.raises(FairnessError, match=r"cannot be read|is damaged") as info:
         read_fairness(tmp_path / "fair")
     assert "\n" not in str(info.value)
 

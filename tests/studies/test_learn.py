@@ -243,9 +243,11 @@ def test_the_judge_counts_agreement_and_regret_against_the_teachers_values():
     assert row["base_agreement"] == 0.0 and row["base_regret"] == pytest.approx(0.2)
 
 
-@pytest.mark.slow  # three `smsim learn` processes (~50 s); test_a_rerun_resumes_from_the_parts_on_disk keeps resumption in the default suite
+# three `smsim learn` processes (~50 s); test_a_rerun_resumes_from_the_parts_on_disk keeps
+# resumption in the default suite
+@pytest.mark.slow
 def test_kill_9_mid_labelling_loses_and_repeats_no_decision(tiny, tmp_path):
-    out, _ = tiny
+    _out, _ = tiny
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     command = [
         sys.executable,

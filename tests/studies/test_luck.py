@@ -38,7 +38,7 @@ def lucky_games(
 
 @pytest.mark.parametrize("endgame", [0, 25])
 def test_measuring_luck_leaves_the_games_as_played(model, endgame):
-    score, player, game_out, lucky = lucky_games(model, 2, 60, 8, endgame=endgame)
+    score, player, game_out, _lucky = lucky_games(model, 2, 60, 8, endgame=endgame)
     plain = engine_arrays(60, 2)
     kernel(2, [resolve_policy("balanced")] * 2, 5, Rules())(0, *plain)
     for mine, theirs in zip((score, player, game_out), plain):

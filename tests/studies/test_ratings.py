@@ -74,7 +74,7 @@ def brute_log_likelihood(ranks: pd.DataFrame, beta: dict[str, float], prior: flo
         seats = list(zip(game["policy"], game["rank"]))
         prob = 0.0
         for perm in itertools.permutations(seats):
-            if any(a[1] > b[1] for a, b in zip(perm, perm[1:])):
+            if any(a[1] > b[1] for a, b in itertools.pairwise(perm)):
                 continue
             w = [math.exp(beta[p]) for p, _ in perm]
             prob += math.prod(w[i] / sum(w[i:]) for i in range(len(w)))
@@ -318,7 +318,7 @@ def test_count_column_must_be_positive_and_one_per_game():
 
 
 def test_missing_columns():
-    with pytest.raises(ValueError, match="missing column.*'rank'"):
+    with pytest.raises(ValueError, match=r"missing column.*'rank'"):
         fit_plackett_luce(pd.DataFrame({"game": [1, 1], "policy": ["a", "b"]}))
     with pytest.raises(ValueError, match="DataFrame"):
         fit_plackett_luce([("a", 1)])  # type: ignore[arg-type]

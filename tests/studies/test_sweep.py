@@ -14,9 +14,9 @@ from click.testing import CliRunner
 
 from smsim.cli import cli
 from smsim.errors import DatasetError
+from smsim.intervals import Z_95
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
-from smsim.intervals import Z_95
 from smsim.studies.sweep import (
     BASELINE,
     Metric,
@@ -273,7 +273,7 @@ def test_sweep_resumes_and_refuses_another(defence_sweep, tmp_path):
     assert again.played == 250
     pd.testing.assert_frame_equal(again.table, result.table)
     before = sorted(p.relative_to(copy) for p in copy.rglob("*"))
-    with pytest.raises(DatasetError, match="different sweep .*seed"):
+    with pytest.raises(DatasetError, match=r"different sweep .*seed"):
         run_sweep(copy, data.variants, GAMES, 4, ["balanced"], seed=12, batch=250)
     assert sorted(p.relative_to(copy) for p in copy.rglob("*")) == before  # nothing touched
     with pytest.raises(DatasetError, match="holds no sweep"):
@@ -362,7 +362,7 @@ def test_variant_differences_are_judged_by_size(defence_sweep):
             assert said == ("" if r.variant == "baseline" else margin_verdict(r.diff_lo, r.diff_hi, MARGINS[r.unit]))
     assert {v for b in groups for v in b.shown["verdict"]} - {""} <= {"the same", "moves", "not settled"}
     # margins too wide for anything to move: no variant is named in the glance
-    wide = {u: 1e6 for u in MARGINS}
+    wide = dict.fromkeys(MARGINS, 1e6)
     sec, glance = variants_section([vs], margins=wide)
     assert glance[0].count("no variant by more than the margin") == 3
     assert {

@@ -15,14 +15,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim.studies.compare import compare
+from smsim.errors import TuneError
 from smsim.layout import PolicyKind
 from smsim.policies.heuristics import PARAM_NAMES
 from smsim.policies.registry import POLICIES, PolicySpec, load_weights_file, resolve_policy
 from smsim.rules import Rules
 from smsim.runs.batch import run_games
+from smsim.studies.compare import compare
 from smsim.studies.tune import FLOOR_SCALE, held_out_seed, tune, write_weights
-from smsim.errors import TuneError
 
 TINY = {"players": 2, "games": 120, "budget": 6, "held_out_games": 240}
 PIRATE = PARAM_NAMES.index("pirate_next")

@@ -11,6 +11,7 @@ smsim was imported), so the workers load the engine this process compiled.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -64,10 +65,8 @@ def smsim_run(*args: object) -> subprocess.CompletedProcess:
 
 def kill_group(proc: subprocess.Popen) -> None:
     """SIGKILL a child started in its own session and everything it started (a nanny's worker)."""
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     proc.wait(timeout=30)
 
 
