@@ -38,8 +38,11 @@ RULES_NB = RULES.to_nb()
 
 def tables_bytes(path: Path) -> dict[str, bytes]:
     """Every file under seats/ and games/ (hidden ones too: a leftover temporary part counts)."""
-    return {p.relative_to(path).as_posix(): p.read_bytes()
-            for sub in ("seats", "games") for p in sorted((path / sub).iterdir())}  # fmt: skip
+    return {
+        p.relative_to(path).as_posix(): p.read_bytes()
+        for sub in ("seats", "games")
+        for p in sorted((path / sub).iterdir())
+    }
 
 
 def assert_same_dataset(a: Path, b: Path) -> None:

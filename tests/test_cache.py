@@ -24,13 +24,32 @@ def package(tmp_path) -> Path:
 
 def test_the_key_covers_the_engine_and_policies_and_not_the_reporting():
     modules = set(jit_modules())
-    for needed in ("engine/game.py", "engine/city.py", "engine/dice.py", "engine/memory.py", "engine/scoring.py",
-                   "play/loop.py", "play/search.py", "policies/features.py", "policies/heuristic_layout.py", "policies/heuristics.py",
-                   "policies/interface.py", "layout.py",
-                   "rules.py"):  # fmt: skip
+    for needed in (
+        "engine/game.py",
+        "engine/city.py",
+        "engine/dice.py",
+        "engine/memory.py",
+        "engine/scoring.py",
+        "play/loop.py",
+        "play/search.py",
+        "policies/features.py",
+        "policies/heuristic_layout.py",
+        "policies/heuristics.py",
+        "policies/interface.py",
+        "layout.py",
+        "rules.py",
+    ):
         assert needed in modules, needed
-    for left_out in ("report/write.py", "cli/__init__.py", "report/tables.py", "report/plots.py", "runs/summary.py",
-                     "play/narrate.py", "_cache.py", "__init__.py"):  # fmt: skip
+    for left_out in (
+        "report/write.py",
+        "cli/__init__.py",
+        "report/tables.py",
+        "report/plots.py",
+        "runs/summary.py",
+        "play/narrate.py",
+        "_cache.py",
+        "__init__.py",
+    ):
         assert left_out not in modules, left_out
 
 
@@ -42,8 +61,9 @@ def test_a_comment_in_the_report_keeps_the_key(package):
     assert source_hash(package) == before
 
 
-@pytest.mark.parametrize("module", ["engine/game.py", "engine/memory.py", "layout.py", "rules.py",
-                                    "policies/heuristics.py"])  # fmt: skip
+@pytest.mark.parametrize(
+    "module", ["engine/game.py", "engine/memory.py", "layout.py", "rules.py", "policies/heuristics.py"]
+)
 def test_a_change_to_what_jitted_code_reads_changes_the_key(package, module):
     before = source_hash(package)
     with open(package / module, "a") as fh:
@@ -94,19 +114,21 @@ def test_every_module_with_compiled_code_and_what_it_reads_is_covered():
     from numba.core.dispatcher import Dispatcher
 
     importlib.import_module("smsim.runs.batch")  # loads the engine and the policies
-    covered = {
-        ".".join(["smsim", *Path(rel).with_suffix("").parts]).removesuffix(".__init__") for rel in jit_modules()
-    }
+    covered = {".".join(["smsim", *Path(rel).with_suffix("").parts]).removesuffix(".__init__") for rel in jit_modules()}
     loaded = {name: mod for name, mod in sys.modules.items() if name.startswith("smsim.")}
     with_jit = {
-        name for name, mod in loaded.items()
+        name
+        for name, mod in loaded.items()
         if any(isinstance(v, Dispatcher) and v.py_func.__module__ == name for v in vars(mod).values())
-    }  # fmt: skip
+    }
     assert with_jit and with_jit <= covered, with_jit - covered
     read = {
-        dep for name in covered if name in loaded for v in vars(loaded[name]).values()
+        dep
+        for name in covered
+        if name in loaded
+        for v in vars(loaded[name]).values()
         if (dep := _smsim_module_of(v)) is not None and dep != "smsim._cache"
-    }  # fmt: skip
+    }
     assert read <= covered, read - covered
 
 
@@ -123,17 +145,24 @@ def test_the_learned_policy_and_the_search_are_keyed_apart_from_the_base():
     """The directory is named after the base; each part's own modules are keyed apart, and the
     modules whose code reads a part are known (their functions' entries add its hash)."""
     layout = cache_layout()
-    assert layout["parts"] == {"learned": ["policies/learned.py"],
-                               "search": ["play/labels.py", "play/search.py", "policies/rollout.py"]}  # fmt: skip
+    assert layout["parts"] == {
+        "learned": ["policies/learned.py"],
+        "search": ["play/labels.py", "play/search.py", "policies/rollout.py"],
+    }
     base = set(layout["base"])
     assert {"play/loop.py", "policies/heuristics.py", "policies/learned_layout.py"} <= base
     assert not base & {"policies/learned.py", "play/search.py", "_cache.py"}
-    assert layout["reads"] == {"play/labels.py": ["learned", "search"], "play/search.py": ["search"],
-                               "policies/learned.py": ["learned"]}  # fmt: skip
+    assert layout["reads"] == {
+        "play/labels.py": ["learned", "search"],
+        "play/search.py": ["search"],
+        "policies/learned.py": ["learned"],
+    }
 
 
-@pytest.mark.parametrize(("module", "changes"), [("policies/learned.py", "learned"), ("play/search.py", "search"),
-                                                 ("policies/heuristics.py", "base")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("module", "changes"),
+    [("policies/learned.py", "learned"), ("play/search.py", "search"), ("policies/heuristics.py", "base")],
+)
 def test_an_edit_changes_the_key_of_what_holds_it_alone(package, module, changes):
     """An edit of the learned policy changes its part's hash, not the base's (the directory a
     heuristic line-up's loop is cached in) nor the search's; an edit of the base changes the
@@ -141,8 +170,10 @@ def test_an_edit_changes_the_key_of_what_holds_it_alone(package, module, changes
 
     def hashes():
         layout = cache_layout(package)
-        return {"base": source_hash(package, layout["base"]),
-                **{part: source_hash(package, mods) for part, mods in layout["parts"].items()}}  # fmt: skip
+        return {
+            "base": source_hash(package, layout["base"]),
+            **{part: source_hash(package, mods) for part, mods in layout["parts"].items()},
+        }
 
     before = hashes()
     with open(package / module, "a") as fh:
@@ -219,8 +250,10 @@ def test_the_cache_is_smsims_even_when_numba_was_imported_first(tmp_path):
     looks for it."""
     import subprocess
 
-    code = ("import numba, os\nimport smsim\nfrom smsim.play.loop import play_games_nb\n"
-            "print(os.environ['NUMBA_CACHE_DIR']); print(play_games_nb._cache._cache_path)")  # fmt: skip
+    code = (
+        "import numba, os\nimport smsim\nfrom smsim.play.loop import play_games_nb\n"
+        "print(os.environ['NUMBA_CACHE_DIR']); print(play_games_nb._cache._cache_path)"
+    )
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["SMSIM_CACHE_DIR"] = str(tmp_path)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
@@ -234,14 +267,21 @@ def test_an_empty_cache_variable_counts_as_unset(tmp_path, empty):
     smsim's own cache is used then, and the status line names it."""
     import subprocess
 
-    code = ("import os, smsim\nfrom smsim._cache import cache_dir\nfrom smsim.play.loop import play_games_nb\n"
-            "print(cache_dir()); print(play_games_nb._cache._cache_path)")  # fmt: skip
+    code = (
+        "import os, smsim\nfrom smsim._cache import cache_dir\nfrom smsim.play.loop import play_games_nb\n"
+        "print(cache_dir()); print(play_games_nb._cache._cache_path)"
+    )
     base = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "SMSIM_CACHE_DIR", "XDG_CACHE_HOME")}
-    for env, where in (({"NUMBA_CACHE_DIR": empty, "SMSIM_CACHE_DIR": str(tmp_path / "a")}, tmp_path / "a"),
-                       ({"NUMBA_CACHE_DIR": empty, "SMSIM_CACHE_DIR": empty, "XDG_CACHE_HOME": str(tmp_path / "x")},
-                        tmp_path / "x" / "smsim")):  # fmt: skip
-        out = subprocess.run([sys.executable, "-c", code], env={**base, **env}, capture_output=True, text=True,
-                             check=True).stdout.split()  # fmt: skip
+    for env, where in (
+        ({"NUMBA_CACHE_DIR": empty, "SMSIM_CACHE_DIR": str(tmp_path / "a")}, tmp_path / "a"),
+        (
+            {"NUMBA_CACHE_DIR": empty, "SMSIM_CACHE_DIR": empty, "XDG_CACHE_HOME": str(tmp_path / "x")},
+            tmp_path / "x" / "smsim",
+        ),
+    ):
+        out = subprocess.run(
+            [sys.executable, "-c", code], env={**base, **env}, capture_output=True, text=True, check=True
+        ).stdout.split()
         assert len(out) == 2, out
         cache, path = out
         assert Path(cache).parent == where and len(Path(cache).name) == 16  # <base>/<source hash>
@@ -259,4 +299,7 @@ def test_the_status_line_names_the_real_cache(monkeypatch, tmp_path):
     assert r.exit_code == 0, r.output
     assert f"(cached in {os.environ['NUMBA_CACHE_DIR']};" in r.output and os.environ["NUMBA_CACHE_DIR"]
     r = CliRunner().invoke(cli, ["warmup"])
-    assert f"cache {os.environ['NUMBA_CACHE_DIR']})" in r.output or f"cached in {os.environ['NUMBA_CACHE_DIR']}" in r.output
+    assert (
+        f"cache {os.environ['NUMBA_CACHE_DIR']})" in r.output
+        or f"cached in {os.environ['NUMBA_CACHE_DIR']}" in r.output
+    )

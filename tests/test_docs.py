@@ -131,8 +131,9 @@ def architecture_problems(text: str, modules: set[str], others: set[str] = froze
 def test_the_architecture_checker_finds_missing_stale_and_doubled_modules():
     modules = {"smsim/__init__.py", "smsim/a.py", "smsim/b/__init__.py", "smsim/b/c.py"}
     table = "| module | job |\n|---|---|\n" + "".join(f"| `{m}` | its job |\n" for m in sorted(modules))
-    assert architecture_problems(table + "see b/c.py and `smsim/a.py`, and bench.py", modules,
-                                 {"scripts/bench.py"}) == []  # fmt: skip
+    assert (
+        architecture_problems(table + "see b/c.py and `smsim/a.py`, and bench.py", modules, {"scripts/bench.py"}) == []
+    )
     assert architecture_problems(table.replace("| `smsim/b/c.py` | its job |\n", ""), modules) == [
         "smsim/b/c.py: a module missing from the module table"
     ]

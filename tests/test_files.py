@@ -61,10 +61,9 @@ def test_a_file_killed_in_its_first_write_is_not_there(tmp_path):
 def test_a_failed_write_removes_its_temporary_file_and_keeps_the_old_one(tmp_path):
     final = tmp_path / "a.csv"
     final.write_bytes(OLD)
-    with pytest.raises(RuntimeError, match="cut"):
-        with writing(final) as tmp:
-            tmp.write_bytes(b"half")
-            raise RuntimeError("cut")
+    with pytest.raises(RuntimeError, match="cut"), writing(final) as tmp:
+        tmp.write_bytes(b"half")
+        raise RuntimeError("cut")
     with pytest.raises(TypeError):
         write_file(final, 12)  # neither bytes nor text
     assert final.read_bytes() == OLD and [p.name for p in tmp_path.iterdir()] == ["a.csv"]
@@ -80,8 +79,11 @@ def test_the_file_and_its_directory_are_synced_before_and_after_the_rename(tmp_p
     monkeypatch.setattr(files.os, "fsync", lambda fd: calls.append(("fsync", os.fstat(fd).st_mode)) or real_fsync(fd))
     monkeypatch.setattr(files.os, "replace", lambda a, b: calls.append(("replace", 0)) or real_replace(a, b))
     write_file(tmp_path / "w.toml", "x = 1\n")
-    assert [(what, stat.S_ISDIR(mode)) for what, mode in calls] == [("fsync", False), ("replace", False),
-                                                                   ("fsync", True)]  # fmt: skip
+    assert [(what, stat.S_ISDIR(mode)) for what, mode in calls] == [
+        ("fsync", False),
+        ("replace", False),
+        ("fsync", True),
+    ]
     assert (tmp_path / "w.toml").read_text() == "x = 1\n"
 
 

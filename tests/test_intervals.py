@@ -6,8 +6,7 @@ import sys
 
 import pytest
 
-from smsim.intervals import (MISSING, chi2_sf, interval_text, mean_and_interval, mean_interval,
-                             wilson_interval)
+from smsim.intervals import MISSING, chi2_sf, interval_text, mean_and_interval, mean_interval, wilson_interval
 
 
 def test_wilson_known_values():
@@ -31,7 +30,7 @@ def test_mean_interval():
 
 
 def test_mean_and_interval_and_chi2_against_known_values():
-    mean, lo, hi, n = mean_and_interval([1.0, 2.0, 3.0, float("nan")])
+    mean, _lo, hi, n = mean_and_interval([1.0, 2.0, 3.0, float("nan")])
     assert (mean, n) == (2.0, 3) and math.isclose(hi - mean, 1.959963984540054 / math.sqrt(3), rel_tol=1e-12)
     assert math.isclose(chi2_sf(3.841458820694124, 1), 0.05, abs_tol=1e-9)
     assert math.isclose(chi2_sf(11.070497693516351, 5), 0.05, abs_tol=1e-9)

@@ -17,8 +17,19 @@ PACKAGE = Path(smsim.__file__).parent
 
 # from the ground up; a module belongs to the layer of its longest matching prefix
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("facts", ("smsim.errors", "smsim.layout", "smsim.rules", "smsim.stats", "smsim.intervals", "smsim._cache",
-               "smsim.checks", "smsim.files")),
+    (
+        "facts",
+        (
+            "smsim.errors",
+            "smsim.layout",
+            "smsim.rules",
+            "smsim.stats",
+            "smsim.intervals",
+            "smsim._cache",
+            "smsim.checks",
+            "smsim.files",
+        ),
+    ),
     ("engine", ("smsim.engine",)),
     ("policies", ("smsim.policies",)),
     ("play", ("smsim.play",)),

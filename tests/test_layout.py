@@ -27,9 +27,7 @@ def test_outer_spaces_have_5_neighbours_or_4_next_to_a_tower():
         for c in range(7):
             if not L.is_outer(r, c):
                 continue
-            next_to_tower = any(
-                abs(r - tr) <= 1 and abs(c - tc) <= 1 for tr, tc in ((0, 0), (0, 6), (6, 0), (6, 6))
-            )
+            next_to_tower = any(abs(r - tr) <= 1 and abs(c - tc) <= 1 for tr, tc in ((0, 0), (0, 6), (6, 0), (6, 6)))
             assert popcount(L.NEIGH8_MASK[L.cell_index(r, c)]) == (4 if next_to_tower else 5), (r, c)
 
 
@@ -106,9 +104,19 @@ def test_score_columns_are_the_dataset_names():
     from smsim.engine.scoring import SCORE_FIELD_NAMES
 
     assert SCORE_FIELD_NAMES[: L.S_CHURCHES] == (
-        "total", "earned", "church_vp", "coins_vp", "logs_vp", "cannon_vp", "full_city_vp", "seat_vp", "empty", "rank",
-        "won", "shared",
-    )  # fmt: skip
+        "total",
+        "earned",
+        "church_vp",
+        "coins_vp",
+        "logs_vp",
+        "cannon_vp",
+        "full_city_vp",
+        "seat_vp",
+        "empty",
+        "rank",
+        "won",
+        "shared",
+    )
     assert SCORE_FIELD_NAMES[L.S_SERIES : L.S_SERIES + 5] == tuple(f"series_{k}" for k in range(1, 6))
 
 
@@ -130,11 +138,20 @@ def _layout_alias(value) -> bool:
         func = value.func
         caster = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
         arg = value.args[0]
-        return caster in ("int", "int64") and isinstance(arg, ast.Attribute) and (
-            isinstance(arg.value, ast.Attribute) and arg.value.attr in ENUM_NAMES
-            or isinstance(arg.value, ast.Name) and arg.value.id in ENUM_NAMES)
-    return (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "L"
-            and value.attr.isupper())
+        return (
+            caster in ("int", "int64")
+            and isinstance(arg, ast.Attribute)
+            and (
+                (isinstance(arg.value, ast.Attribute) and arg.value.attr in ENUM_NAMES)
+                or (isinstance(arg.value, ast.Name) and arg.value.id in ENUM_NAMES)
+            )
+        )
+    return (
+        isinstance(value, ast.Attribute)
+        and isinstance(value.value, ast.Name)
+        and value.value.id == "L"
+        and value.attr.isupper()
+    )
 
 
 ENUM_NAMES = {enum.__name__ for enum in ENUMS}
@@ -158,9 +175,13 @@ def redeclarations(name: str, text: str) -> list[str]:
         if not isinstance(node, ast.Assign):
             continue
         value = node.value
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "range":
-            if isinstance(node.targets[0], ast.Tuple):
-                found.append(f"{name}:{node.lineno}: names numbered by range()")
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id == "range"
+            and isinstance(node.targets[0], ast.Tuple)
+        ):
+            found.append(f"{name}:{node.lineno}: names numbered by range()")
         if isinstance(value, ast.Constant) and type(value.value) is int:
             for target in node.targets:
                 if isinstance(target, ast.Name) and target.id in member_names:
@@ -183,14 +204,22 @@ def test_no_module_redeclares_an_encoding():
 def test_the_redeclaration_check_catches_each_shape():
     source = "CITIZEN, SOLDIER = range(2)\nWALL = 2\nif kind == 1:\n    pass\nx = L.Cell.WALL + 1\n"
     assert len(redeclarations("bad.py", source)) == 3
-    aliases = ("SWORDS = int(L.Face.SWORDS)\nKEEP = np.int64(Decision.KEEP)\nSIDE_MASK = L.SIDE_MASK\n"
-               "LO, HI = L.MIN_PLAYERS, L.MAX_PLAYERS\nK_SPAN = L.N_DICE + 1\ndef f():\n    x = L.N_DICE\n")
+    aliases = (
+        "SWORDS = int(L.Face.SWORDS)\nKEEP = np.int64(Decision.KEEP)\nSIDE_MASK = L.SIDE_MASK\n"
+        "LO, HI = L.MIN_PLAYERS, L.MAX_PLAYERS\nK_SPAN = L.N_DICE + 1\ndef f():\n    x = L.N_DICE\n"
+    )
     assert len(redeclarations("bad.py", aliases)) == 4
 
 
 # each plain int jitted code reads, by the enum it comes from (layout.py's last block)
-PLAIN_INTS = {L.Face: "FACE_", L.Person: "PERSON_", L.Cell: "CELL_", L.BonusKind: "BONUS_KIND_",
-              L.Decision: "DECISION_", L.PolicyKind: "POLICY_KIND_"}  # fmt: skip
+PLAIN_INTS = {
+    L.Face: "FACE_",
+    L.Person: "PERSON_",
+    L.Cell: "CELL_",
+    L.BonusKind: "BONUS_KIND_",
+    L.Decision: "DECISION_",
+    L.PolicyKind: "POLICY_KIND_",
+}
 
 
 def test_each_plain_int_is_its_enum_member():

@@ -40,12 +40,19 @@ def test_importing_the_referee_loads_no_jitted_code():
     import subprocess
     import sys
 
-    code = ("import sys, smsim.play.referee\n"
-            "print(' '.join(m for m in sys.modules if m.split('.')[0] in ('numba', 'llvmlite')\n"
-            "      or m.startswith(('smsim.engine', 'smsim.policies', 'smsim.play.trace', 'smsim.play.loop'))\n"
-            "      and m != 'smsim.play.tracefile'))\n")  # fmt: skip
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                          env={**os.environ, "PYTHONPATH": str(PACKAGE.parent)})  # fmt: skip
+    code = (
+        "import sys, smsim.play.referee\n"
+        "print(' '.join(m for m in sys.modules if m.split('.')[0] in ('numba', 'llvmlite')\n"
+        "      or m.startswith(('smsim.engine', 'smsim.policies', 'smsim.play.trace', 'smsim.play.loop'))\n"
+        "      and m != 'smsim.play.tracefile'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(PACKAGE.parent)},
+    )
     assert done.stdout.split() == []
 
 

@@ -118,8 +118,10 @@ COMMANDS = readme_commands(README.read_text(encoding="utf-8"))
 
 
 def test_the_extraction_reads_sh_blocks_only_and_splits_chains():
-    text = ("```sh\nsmsim play -p 2   # a game\nmake test\nsmsim play --trace t.jsonl && smsim validate t.jsonl\n```\n"
-            "```\nsmsim compare a b   (output, not a command)\n```\n")  # fmt: skip
+    text = (
+        "```sh\nsmsim play -p 2   # a game\nmake test\nsmsim play --trace t.jsonl && smsim validate t.jsonl\n```\n"
+        "```\nsmsim compare a b   (output, not a command)\n```\n"
+    )
     assert readme_commands(text) == ["smsim play -p 2", "smsim play --trace t.jsonl", "smsim validate t.jsonl"]
     assert scaled("smsim simulate -n 1e7 -p 3", ("-n", "300")) == ["simulate", "-n", "300", "-p", "3"]
 

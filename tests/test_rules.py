@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from smsim.rules import Rules, load_rules
 from smsim.errors import RulesError
+from smsim.rules import Rules, load_rules
 
 
 def test_defaults_are_rules_md():

@@ -1,6 +1,5 @@
 """Intervals against known values, and the cluster-aware path every table takes."""
 
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -53,8 +52,9 @@ def test_copies_within_a_cluster_add_no_information():
 def test_cluster_sums_of_chunks_add_up_to_those_of_all_rows():
     rng = np.random.default_rng(7)
     n = 400
-    df = pd.DataFrame({"g": rng.integers(0, 3, n), "y": rng.integers(-20, 80, n),
-                       "cluster": np.repeat(np.arange(100), 4)})
+    df = pd.DataFrame(
+        {"g": rng.integers(0, 3, n), "y": rng.integers(-20, 80, n), "cluster": np.repeat(np.arange(100), 4)}
+    )
     whole = cluster_sums([df["g"]], df["y"], df["cluster"])
     a, b = df.iloc[:200], df.iloc[200:]  # chunks of whole clusters
     parts = add_cluster_sums(cluster_sums([a["g"]], a["y"], a["cluster"]), cluster_sums([b["g"]], b["y"], b["cluster"]))

@@ -95,9 +95,11 @@ def test_a_heuristic_line_up_compiles_no_learned_policy_and_no_search(first_heur
     from smsim._cache import PARTS
 
     compiled = first_heuristic_run
-    theirs = [name for name in compiled
-              if name.startswith(("smsim.policies.learned.", "smsim.play.search.", "smsim.play.labels."))]  # fmt: skip
+    theirs = [
+        name
+        for name in compiled
+        if name.startswith(("smsim.policies.learned.", "smsim.play.search.", "smsim.play.labels."))
+    ]
     assert theirs == []
-    marked = [name for name, sigs in compiled.items()
-              for marker, _ in PARTS.values() for sig in sigs if marker in sig]  # fmt: skip
+    marked = [name for name, sigs in compiled.items() for marker, _ in PARTS.values() for sig in sigs if marker in sig]
     assert marked == []

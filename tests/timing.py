@@ -18,8 +18,9 @@ _KEY = "smsim_timing"
 
 
 def pytest_addoption(parser):
-    parser.addini("test_time_budget", "seconds the whole default suite's tests may take, less numba compiling",
-                  default="0")  # fmt: skip
+    parser.addini(
+        "test_time_budget", "seconds the whole default suite's tests may take, less numba compiling", default="0"
+    )
 
 
 class Timing:
@@ -34,7 +35,7 @@ class Timing:
     def start_compile_timer(self) -> None:
         """Time numba's compiles in this process (a worker, or pytest without xdist). Importing smsim
         first points numba's cache where smsim keeps it."""
-        import smsim  # noqa: F401
+        import smsim  # noqa: F401, I001 (first: it points numba's cache, see the docstring)
         from numba.core import event
 
         self.listener = event.TimingListener()  # counts nested compiles once
@@ -75,9 +76,12 @@ class Timing:
     def whole_default_suite(self, session) -> bool:
         """A run of the default selection (no paths, -k or -m given): the one the budget is for."""
         opt = self.config.option
-        return (not getattr(opt, "keyword", "") and getattr(opt, "markexpr", "") == "not slow"
-                and not self.config.args_source == pytest.Config.ArgsSource.ARGS
-                and session.testscollected > 0)  # fmt: skip
+        return (
+            not getattr(opt, "keyword", "")
+            and getattr(opt, "markexpr", "") == "not slow"
+            and self.config.args_source != pytest.Config.ArgsSource.ARGS
+            and session.testscollected > 0
+        )
 
 
 def pytest_configure(config):
@@ -117,8 +121,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if hasattr(config, "workerinput"):
         return
     work = timing.test_s - timing.compile_s
-    line = (f"test time {timing.test_s:.0f} s: {work:.0f} s of tests and {timing.compile_s:.0f} s of numba "
-            f"compiling or loading the engine; wall {time.perf_counter() - timing.started:.0f} s")  # fmt: skip
+    line = (
+        f"test time {timing.test_s:.0f} s: {work:.0f} s of tests and {timing.compile_s:.0f} s of numba "
+        f"compiling or loading the engine; wall {time.perf_counter() - timing.started:.0f} s"
+    )
     within = getattr(timing, "within", None)
     if timing.compiles and timing.compile_s >= 10:  # a cold cache: who compiled what
         top = sorted(timing.compiles.items(), key=lambda kv: -kv[1])[:10]
@@ -130,4 +136,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     else:
         terminalreporter.write_line(
             f"{line}: OVER the default suite's budget of {timing.budget:.0f} s (test_time_budget in pyproject.toml): "
-            "mark the new long tests slow, make them cheaper, or raise the budget and say why", red=True)  # fmt: skip
+            "mark the new long tests slow, make them cheaper, or raise the budget and say why",
+            red=True,
+        )

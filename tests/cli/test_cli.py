@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 
 import smsim
-
 from smsim import __version__
 from smsim.errors import SmsimError
 from smsim.play.board import EMPTY_CITY
@@ -39,8 +38,20 @@ def test_score_json(run, tmp_path):
     result = run("score", str(path), "--json")
     assert result.exit_code == 0
     data = json.loads(result.output)
-    assert set(data) == {"churches", "series", "coins", "logs", "cannons", "full_city", "earned", "total",
-                         "church_vp", "coins_left", "logs_left", "cannons_lost"}  # fmt: skip
+    assert set(data) == {
+        "churches",
+        "series",
+        "coins",
+        "logs",
+        "cannons",
+        "full_city",
+        "earned",
+        "total",
+        "church_vp",
+        "coins_left",
+        "logs_left",
+        "cannons_lost",
+    }
     assert data["churches"] == [2, 1, 1, 0, 0] and data["series"] == [3, 1]
     assert data["total"] == 20 + 8 + 1 + 2 + 1 - 5
     human = run("score", str(path)).output
@@ -71,10 +82,21 @@ def test_score_says_which_figures_are_vp_and_which_counts(run, tmp_path):
     path.write_text(SCORED_CITY)
     data = json.loads(run("score", str(path), "--json").output)
     assert data == {
-        "churches": [2, 1, 1, 0, 1], "series": [3, 1], "church_vp": 9, "earned": 11,
-        "coins": 3, "logs": 3, "cannons": -10, "full_city": 0, "total": 16,  # VP, as before
-        "coins_left": 7, "logs_left": 3, "cannons_lost": 2,  # counts
-    }  # fmt: skip
+        "churches": [2, 1, 1, 0, 1],
+        "series": [3, 1],
+        "church_vp": 9,
+        "earned": 11,
+        # VP, as before
+        "coins": 3,
+        "logs": 3,
+        "cannons": -10,
+        "full_city": 0,
+        "total": 16,
+        # counts
+        "coins_left": 7,
+        "logs_left": 3,
+        "cannons_lost": 2,
+    }
     result = run("score", str(path))
     assert result.exit_code == 0
     lines = result.output.splitlines()
@@ -83,18 +105,36 @@ def test_score_says_which_figures_are_vp_and_which_counts(run, tmp_path):
     assert lines[2].split() == ["count", "VP"]
     # each row: what, then the count where there is one, then the VP (right-aligned columns)
     count_at, vp_at = lines[2].index("count") + len("count"), lines[2].index("VP") + len("VP")
-    rows = {line[: count_at - 5].strip(): (line[count_at - 5 : count_at].strip(), line[count_at:vp_at].strip())
-            for line in lines[3:]}  # fmt: skip
+    rows = {
+        line[: count_at - 5].strip(): (line[count_at - 5 : count_at].strip(), line[count_at:vp_at].strip())
+        for line in lines[3:]
+    }
     assert rows == {
-        "churches": ("5", "9"), "earned during play": ("", "11"), "coins left": ("7", "3"),
-        "logs left": ("3", "3"), "cannons lost": ("2", "-10"), "full city": ("", "0"), "total": ("", "16"),
-    }  # fmt: skip
+        "churches": ("5", "9"),
+        "earned during play": ("", "11"),
+        "coins left": ("7", "3"),
+        "logs left": ("3", "3"),
+        "cannons lost": ("2", "-10"),
+        "full city": ("", "0"),
+        "total": ("", "16"),
+    }
 
 
 def test_play_writes_a_trace_the_referee_accepts(run, tmp_path):
     trace = tmp_path / "game.jsonl"
-    result = run("play", "--players", "3", "--seed", "4", "--game", "2", "--policy", "greedy,random,greedy",
-                 "--trace", str(trace))  # fmt: skip
+    result = run(
+        "play",
+        "--players",
+        "3",
+        "--seed",
+        "4",
+        "--game",
+        "2",
+        "--policy",
+        "greedy,random,greedy",
+        "--trace",
+        str(trace),
+    )
     assert result.exit_code == 0
     assert "Round 1" in result.output and "Game over" in result.output
     assert "+ C C . . . +" not in result.output.splitlines()[0]
@@ -116,15 +156,18 @@ def test_validate_reports_a_planted_error_and_exits_1(run, tmp_path):
     assert "turn 2" in result.output
 
 
-@pytest.mark.parametrize("content, why", [
-    (b"seat,policy,total\n0,greedy,41\n", "line 1: not valid JSON"),
-    (b"", "the file is empty"),
-    (b"\n\n", "the file has only blank lines"),
-    (b'{"type": "turn", "seat": 0}\n', "a turn line before any game line"),
-    (b'{"type": "end"}\n', "an end line before any game line"),
-    (b"[1, 2, 3]\n", "line 1: an array, not an object"),
-    (b"\x89PNG\r\n\x1a\n\x00\xff\xfe", "line 1: not UTF-8 text"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "content, why",
+    [
+        (b"seat,policy,total\n0,greedy,41\n", "line 1: not valid JSON"),
+        (b"", "the file is empty"),
+        (b"\n\n", "the file has only blank lines"),
+        (b'{"type": "turn", "seat": 0}\n', "a turn line before any game line"),
+        (b'{"type": "end"}\n', "an end line before any game line"),
+        (b"[1, 2, 3]\n", "line 1: an array, not an object"),
+        (b"\x89PNG\r\n\x1a\n\x00\xff\xfe", "line 1: not UTF-8 text"),
+    ],
+)
 def test_validate_refuses_a_file_that_is_not_a_trace(run, tmp_path, content, why):
     path = tmp_path / "not-a-trace.jsonl"
     path.write_bytes(content)
@@ -145,35 +188,39 @@ def test_simulate_prints_tables(run):
 
 
 BAD_INPUT = [
-        (["simulate", "--games", "0"], ["--games must be a whole number from 1 to 10,000,000,000, not 0"]),
-        (["simulate", "--games", "-5"], ["games"]),
-        (["simulate", "--games", "ten"], ["--games must be a whole number from 1 to 10,000,000,000, not 'ten'"]),
-        (["simulate", "--games", "1e99"], ["--games must be a whole number from 1 to 10,000,000,000, not 1e99"]),
-        (["simulate", "--games", "10_000_000_001"], ["--games must be a whole number from 1 to 10,000,000,000, "
-                                                     "not 10,000,000,001"]),
-        (["simulate", "--games", "1e400"], ["--games must be a whole number from 1 to 10,000,000,000, not inf"]),
-        (["simulate", "--batch", "1e30", "--out", "never-written"],
-         ["--batch must be a whole number from 1 to 10,000,000,000, not 1e30"]),
-        (["play", "--game", str(2**63)], ["game must be a whole number from 0 to 2**63 - 1, not 9.22e18"]),
-        (["simulate", "--players", "6"], ["players", "2 to 5"]),
-        (["simulate", "--players", "1"], ["players"]),
-        (["simulate", "--players", "3", "--policy", "greedy,random"], ["2 policies for 3 players"]),
-        (["simulate", "--policy", "genius"], ["unknown policy 'genius'"]),
-        (["play", "--players", "9"], ["players"]),
-        (["play", "--rule", "rotation_cost=-1"], ["rotation_cost", ">= 0"]),
-        (["play", "--rule", "pirate_boxes_per_player=0"], ["pirate_boxes_per_player"]),
-        (["play", "--rule", "church_series_vp=[1,2]"], ["church_series_vp", "5 values"]),
-        (["play", "--rule", "start_crates=[[0,6]]"], ["start_crates", "tower"]),
-        (["play", "--rule", "start_crates=[[3,9]]"], ["start_crates", "off the 7 x 7 grid"]),
-        (["play", "--rule", "speed=3"], ["unknown rules field 'speed'"]),
-        (["simulate", "--rule", "side_defence=" + "9" * 40], ["side_defence", "1,000,000,000"]),
-        (["play", "--rule", "allow_pass"], ["field=value"]),
-        (["play", "--rules", "/nonexistent/variant.toml"], ["cannot read rules file"]),
-        (["play", "--players", "x"], ["players"]),
-        (["play", "--bogus"], ["bogus"]),
-        (["score", "/nonexistent/city.txt"], ["cannot read city file"]),
-        (["validate", "/nonexistent/trace.jsonl"], ["no trace file"]),
-        (["frobnicate"], ["frobnicate"]),
+    (["simulate", "--games", "0"], ["--games must be a whole number from 1 to 10,000,000,000, not 0"]),
+    (["simulate", "--games", "-5"], ["games"]),
+    (["simulate", "--games", "ten"], ["--games must be a whole number from 1 to 10,000,000,000, not 'ten'"]),
+    (["simulate", "--games", "1e99"], ["--games must be a whole number from 1 to 10,000,000,000, not 1e99"]),
+    (
+        ["simulate", "--games", "10_000_000_001"],
+        ["--games must be a whole number from 1 to 10,000,000,000, not 10,000,000,001"],
+    ),
+    (["simulate", "--games", "1e400"], ["--games must be a whole number from 1 to 10,000,000,000, not inf"]),
+    (
+        ["simulate", "--batch", "1e30", "--out", "never-written"],
+        ["--batch must be a whole number from 1 to 10,000,000,000, not 1e30"],
+    ),
+    (["play", "--game", str(2**63)], ["game must be a whole number from 0 to 2**63 - 1, not 9.22e18"]),
+    (["simulate", "--players", "6"], ["players", "2 to 5"]),
+    (["simulate", "--players", "1"], ["players"]),
+    (["simulate", "--players", "3", "--policy", "greedy,random"], ["2 policies for 3 players"]),
+    (["simulate", "--policy", "genius"], ["unknown policy 'genius'"]),
+    (["play", "--players", "9"], ["players"]),
+    (["play", "--rule", "rotation_cost=-1"], ["rotation_cost", ">= 0"]),
+    (["play", "--rule", "pirate_boxes_per_player=0"], ["pirate_boxes_per_player"]),
+    (["play", "--rule", "church_series_vp=[1,2]"], ["church_series_vp", "5 values"]),
+    (["play", "--rule", "start_crates=[[0,6]]"], ["start_crates", "tower"]),
+    (["play", "--rule", "start_crates=[[3,9]]"], ["start_crates", "off the 7 x 7 grid"]),
+    (["play", "--rule", "speed=3"], ["unknown rules field 'speed'"]),
+    (["simulate", "--rule", "side_defence=" + "9" * 40], ["side_defence", "1,000,000,000"]),
+    (["play", "--rule", "allow_pass"], ["field=value"]),
+    (["play", "--rules", "/nonexistent/variant.toml"], ["cannot read rules file"]),
+    (["play", "--players", "x"], ["players"]),
+    (["play", "--bogus"], ["bogus"]),
+    (["score", "/nonexistent/city.txt"], ["cannot read city file"]),
+    (["validate", "/nonexistent/trace.jsonl"], ["no trace file"]),
+    (["frobnicate"], ["frobnicate"]),
 ]
 
 
@@ -186,11 +233,14 @@ class NewlyAddedError(SmsimError):
     """An error class no command names: the command group still answers it in one line."""
 
 
-@pytest.mark.parametrize("command, target", [
-    (["play", "--seed", "1"], "smsim.play.api.play_game"),
-    (["summary", "somewhere"], "smsim.runs.summary.summarise_dataset"),
-    (["report", "somewhere", "--out", "elsewhere"], "smsim.report.write.report"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "command, target",
+    [
+        (["play", "--seed", "1"], "smsim.play.api.play_game"),
+        (["summary", "somewhere"], "smsim.runs.summary.summarise_dataset"),
+        (["report", "somewhere", "--out", "elsewhere"], "smsim.report.write.report"),
+    ],
+)
 def test_any_smsim_error_is_one_line_and_exit_2(run, monkeypatch, command, target):
     def refuse(*args, **kwargs):
         raise NewlyAddedError("the new check says no")
@@ -234,8 +284,22 @@ def test_variant_file_bad_type(run, tmp_path):
 
 def test_simulate_out_summary_formats_and_refusal(run, tmp_path):
     out = tmp_path / "run"
-    result = run("simulate", "-n", "600", "-p", "2", "--policy", "greedy,random", "--seed", "3", "--out", str(out),
-                 "--batch", "250", "--quiet")  # fmt: skip
+    result = run(
+        "simulate",
+        "-n",
+        "600",
+        "-p",
+        "2",
+        "--policy",
+        "greedy,random",
+        "--seed",
+        "3",
+        "--out",
+        str(out),
+        "--batch",
+        "250",
+        "--quiet",
+    )
     assert result.exit_code == 0, result.output
     assert "dataset:" in result.output
     csv = run("summary", str(out), "--format", "csv").output
@@ -246,8 +310,25 @@ def test_simulate_out_summary_formats_and_refusal(run, tmp_path):
     md = run("summary", str(out), "--format", "markdown").output
     assert "## by_seat" in md and "| greedy | 600 |" in md
     assert "Results by policy" in run("summary", str(out)).output
-    assert_bad_input(run("simulate", "-n", "600", "-p", "2", "--policy", "greedy,random", "--seed", "4",
-                         "--out", str(out), "--batch", "250"), "holds a different run", "seed")  # fmt: skip
+    assert_bad_input(
+        run(
+            "simulate",
+            "-n",
+            "600",
+            "-p",
+            "2",
+            "--policy",
+            "greedy,random",
+            "--seed",
+            "4",
+            "--out",
+            str(out),
+            "--batch",
+            "250",
+        ),
+        "holds a different run",
+        "seed",
+    )
     assert len(list((out / "seats").glob("*.parquet"))) == 3
 
 
@@ -274,66 +355,142 @@ def test_replay_writes_one_page_of_one_game_and_refuses_a_broken_trace(run, tmp_
     assert '"values":{' in (tmp_path / "v.html").read_text() and '"costly":[' in (tmp_path / "v.html").read_text()
     learned = run("replay", str(trace), "--html", str(tmp_path / "l.html"), "--values", "learned")
     assert learned.exit_code == 0 and '"values_method":"learned"' in (tmp_path / "l.html").read_text()
-    assert_bad_input(run("replay", str(trace), "--html", str(tmp_path / "w.html"), "--values", "search", "--playouts",
-                         "0"), "--playouts")  # fmt: skip
+    assert_bad_input(
+        run("replay", str(trace), "--html", str(tmp_path / "w.html"), "--values", "search", "--playouts", "0"),
+        "--playouts",
+    )
     assert_bad_input(run("play", "-p", "2", "--values", "search"), "give --html FILE")
     again = run("replay", str(trace), "--html", str(tmp_path / "b.html"), "--from", "30", "--move", "0")
     assert again.exit_code == 0, again.output
     assert "The same dice, another choice" in (tmp_path / "b.html").read_text()
     assert_bad_input(run("replay", str(trace), "--html", str(tmp_path / "c.html"), "--from", "30"), "go together")
-    assert_bad_input(run("replay", str(trace), "--html", str(tmp_path / "c.html"), "--from", "30", "--move", "77"),
-                     "--move 77")  # fmt: skip
+    assert_bad_input(
+        run("replay", str(trace), "--html", str(tmp_path / "c.html"), "--from", "30", "--move", "77"), "--move 77"
+    )
 
 
 def test_matters_ranks_the_parts_and_writes_its_table(run, tmp_path):
-    out = run("matters", "--policy", "balanced", "--part", "churches", "--part", "crates", "-p", "2", "-n", "200",
-              "--seed", "4", "--out", str(tmp_path / "m"))  # fmt: skip
+    out = run(
+        "matters",
+        "--policy",
+        "balanced",
+        "--part",
+        "churches",
+        "--part",
+        "crates",
+        "-p",
+        "2",
+        "-n",
+        "200",
+        "--seed",
+        "4",
+        "--out",
+        str(tmp_path / "m"),
+    )
     assert out.exit_code == 0, out.output
     assert "What matters at 2 players" in out.output and "matters (1)" in out.output
     assert out.output.index("churches") < out.output.index("crates")  # ranked by loss
     table = pd.read_csv(tmp_path / "m" / "matters.csv")
     assert list(table["part"]) == ["churches", "crates"] and (table["games"] == 200).all()
-    again = run("matters", "--policy", "balanced", "--part", "churches", "--part", "crates", "-p", "2", "-n", "200",
-                "--seed", "4", "--out", str(tmp_path / "m"))  # resumes: every cell is there  # fmt: skip
+    again = run(
+        "matters",
+        "--policy",
+        "balanced",
+        "--part",
+        "churches",
+        "--part",
+        "crates",
+        "-p",
+        "2",
+        "-n",
+        "200",
+        "--seed",
+        "4",
+        "--out",
+        str(tmp_path / "m"),
+    )  # resumes: every cell is there
     assert again.exit_code == 0 and again.output == out.output
-    assert_bad_input(run("matters", "--policy", "balanced", "-p", "2", "-n", "200", "--seed", "5",
-                         "--out", str(tmp_path / "m")), "different what-matters study")  # fmt: skip
+    assert_bad_input(
+        run("matters", "--policy", "balanced", "-p", "2", "-n", "200", "--seed", "5", "--out", str(tmp_path / "m")),
+        "different what-matters study",
+    )
 
 
 def test_winprob_fits_a_model_and_checks_it(run, tmp_path):
     for players in (2, 3):
-        assert run("simulate", "-n", "400", "-p", str(players), "--policy", "balanced", "--seed", "3", "--rounds",
-                   "--out", str(tmp_path / f"p{players}"), "--quiet").exit_code == 0  # fmt: skip
+        assert (
+            run(
+                "simulate",
+                "-n",
+                "400",
+                "-p",
+                str(players),
+                "--policy",
+                "balanced",
+                "--seed",
+                "3",
+                "--rounds",
+                "--out",
+                str(tmp_path / f"p{players}"),
+                "--quiet",
+            ).exit_code
+            == 0
+        )
     fitted = run("winprob", str(tmp_path / "p2"), str(tmp_path / "p3"), "--out", str(tmp_path / "wp.json"))
     assert fitted.exit_code == 0, fitted.output
     assert "Win probability, 2 players: " in fitted.output and "Win probability, 3 players" in fitted.output
     assert "calibration error" in fitted.output and "model: " in fitted.output
     checked = run("winprob", str(tmp_path / "p3"), "--model", str(tmp_path / "wp.json"))
     assert checked.exit_code == 0 and "Win probability, 3 players" in checked.output
-    assert checked.output.split("Win probability, 3 players")[1] == fitted.output.split("Win probability, 3 players")[1].split("model: ")[0]
-    assert run("simulate", "-n", "40", "-p", "2", "--policy", "balanced", "--out", str(tmp_path / "plain"),
-               "--quiet").exit_code == 0  # fmt: skip
-    assert_bad_input(run("winprob", str(tmp_path / "plain"), "--model", str(tmp_path / "wp.json")),
-                     "holds no round snapshots", "--rounds")  # fmt: skip
-    assert_bad_input(run("winprob", str(tmp_path / "p2"), str(tmp_path / "p2"), "--out", str(tmp_path / "x.json")),
-                     "two datasets of 2 players")  # fmt: skip
+    assert (
+        checked.output.split("Win probability, 3 players")[1]
+        == fitted.output.split("Win probability, 3 players")[1].split("model: ")[0]
+    )
+    assert (
+        run(
+            "simulate", "-n", "40", "-p", "2", "--policy", "balanced", "--out", str(tmp_path / "plain"), "--quiet"
+        ).exit_code
+        == 0
+    )
+    assert_bad_input(
+        run("winprob", str(tmp_path / "plain"), "--model", str(tmp_path / "wp.json")),
+        "holds no round snapshots",
+        "--rounds",
+    )
+    assert_bad_input(
+        run("winprob", str(tmp_path / "p2"), str(tmp_path / "p2"), "--out", str(tmp_path / "x.json")),
+        "two datasets of 2 players",
+    )
     assert not (tmp_path / "x.json").exists()
-    shaped = run("shape", str(tmp_path / "p2"), str(tmp_path / "p3"), "--model", str(tmp_path / "wp.json"),
-                 "--out", str(tmp_path / "shape.csv"))  # fmt: skip
+    shaped = run(
+        "shape",
+        str(tmp_path / "p2"),
+        str(tmp_path / "p3"),
+        "--model",
+        str(tmp_path / "wp.json"),
+        "--out",
+        str(tmp_path / "shape.csv"),
+    )
     assert shaped.exit_code == 0, shaped.output
     assert "2p balanced" in shaped.output and "lead changes a game, by VP" in shaped.output
     assert len(pd.read_csv(tmp_path / "shape.csv")) == 2 * 12
     paired = run("shape", str(tmp_path / "p2"), "--against", str(tmp_path / "p2"), "--model", str(tmp_path / "wp.json"))
     assert paired.exit_code == 0 and "minus" in paired.output and "+0.00 [+0.00, +0.00]" in paired.output
-    assert_bad_input(run("shape", str(tmp_path / "p2"), "--against", str(tmp_path / "p3"), "--model",
-                         str(tmp_path / "wp.json")), "not the same games")  # fmt: skip
-    assert_bad_input(run("shape", str(tmp_path / "p2"), "--model", str(tmp_path / "none.json")), "cannot read win-probability model")
+    assert_bad_input(
+        run("shape", str(tmp_path / "p2"), "--against", str(tmp_path / "p3"), "--model", str(tmp_path / "wp.json")),
+        "not the same games",
+    )
+    assert_bad_input(
+        run("shape", str(tmp_path / "p2"), "--model", str(tmp_path / "none.json")), "cannot read win-probability model"
+    )
     lucky = run("luck", "greedy", "balanced", "--players", "3", "--games", "40", "--model", str(tmp_path / "wp.json"))
     assert lucky.exit_code == 0, lucky.output
     assert "greedy in one seat against balanced, 3 players, 40 blocks" in lucky.output
     assert "luck taken out" in lucky.output and "R^2" in lucky.output and "under 25 empty spaces" in lucky.output
-    assert_bad_input(run("luck", "greedy", "balanced", "--players", "4", "--model", str(tmp_path / "wp.json")),
-                     "fitted on 2, 3 players, not on 4")  # fmt: skip
+    assert_bad_input(
+        run("luck", "greedy", "balanced", "--players", "4", "--model", str(tmp_path / "wp.json")),
+        "fitted on 2, 3 players, not on 4",
+    )
 
 
 def test_simulate_records_round_snapshots_and_resumes_only_as_begun(run, tmp_path):
@@ -348,12 +505,12 @@ def test_simulate_records_round_snapshots_and_resumes_only_as_begun(run, tmp_pat
 
 
 MORE_BAD_INPUT = [
-        (["summary", "/nonexistent/run"], ["not an smsim dataset"]),
-        (["compare", "greedy"], ["at least 2 policies"]),
-        (["compare", "greedy", "nobody"], ["unknown policy 'nobody'"]),
-        (["compare", "greedy", "random", "--precision", "3"], ["precision"]),
-        (["simulate", "--games", "2.5"], ["--games must be a whole number from 1 to 10,000,000,000, not 2.5"]),
-        (["simulate", "--batch", "0"], ["--batch must be a whole number from 1 to 10,000,000,000, not 0"]),
+    (["summary", "/nonexistent/run"], ["not an smsim dataset"]),
+    (["compare", "greedy"], ["at least 2 policies"]),
+    (["compare", "greedy", "nobody"], ["unknown policy 'nobody'"]),
+    (["compare", "greedy", "random", "--precision", "3"], ["precision"]),
+    (["simulate", "--games", "2.5"], ["--games must be a whole number from 1 to 10,000,000,000, not 2.5"]),
+    (["simulate", "--batch", "0"], ["--batch must be a whole number from 1 to 10,000,000,000, not 0"]),
 ]
 
 
@@ -425,10 +582,14 @@ NEEDS_NO_GAME = [
     (["bonus-value", "--players", "6", "--out", "{tmp}/bv"], ["players must be a whole number from 2 to 5"]),
     (["bonus-value", "--policy", "genius", "--out", "{tmp}/bv"], ["unknown policy 'genius'"]),
     (["bonus-value", "--games", "0", "--out", "{tmp}/bv"], ["--games must be a whole number from 1"]),
-    (["bonus-value", "--rule", "wall_bonus_seats=[31,30,31,31]", "--out", "{tmp}/bv"],
-     ["already leave seats out of the right bonus"]),
-    (["bonus-value", "--rule", "wall_bonus_seats=[31,32,31,31]", "--out", "{tmp}/bv"],
-     ["'wall_bonus_seats': the right mask must be from 0 to 31"]),
+    (
+        ["bonus-value", "--rule", "wall_bonus_seats=[31,30,31,31]", "--out", "{tmp}/bv"],
+        ["already leave seats out of the right bonus"],
+    ),
+    (
+        ["bonus-value", "--rule", "wall_bonus_seats=[31,32,31,31]", "--out", "{tmp}/bv"],
+        ["'wall_bonus_seats': the right mask must be from 0 to 31"],
+    ),
     (["bonus-value", "--out", "{tmp}/foreign"], ["not empty and holds no wall-bonus ablation"]),
     (["bonus-value", "--out", "{tmp}/file/bv"], ["cannot write"]),
     (["regret", "genius"], ["unknown policy 'genius'"]),
@@ -452,8 +613,10 @@ NEEDS_NO_GAME = [
     (["compare", "{tmp}/truncated.json", "balanced"], ["not a model file", "invalid JSON"]),
     (["simulate", "--policy", "{tmp}/other_features.json"], ["another feature list"]),
     (["simulate", "--policy", "{tmp}/binary.json"], ["not a model file", "not UTF-8"]),
-    (["learn", "--out", "{tmp}/labels", "--decisions", "-3"],
-     ["--decisions must be a whole number from 1 to 100,000,000, not -3"]),
+    (
+        ["learn", "--out", "{tmp}/labels", "--decisions", "-3"],
+        ["--decisions must be a whole number from 1 to 100,000,000, not -3"],
+    ),
     (["learn", "--out", "{tmp}/foreign"], ["not empty and holds no smsim learn labels"]),
     (["learn", "--out", "{tmp}/labels", "--knob", "budget=0"], ["'budget' must be a whole number from 1"]),
     (["learn", "--out", "{tmp}/labels", "--base", "random"], ["--base must be a heuristic or a learned model"]),
@@ -468,10 +631,15 @@ def cold_cases(tmp: Path) -> list[tuple[list[str], list[str]]]:
     (tmp / "foreign" / "notes.txt").write_text("not a dataset\n")
     (tmp / "bad.toml").write_text("wall = [unclosed\n")
     (tmp / "binary.toml").write_bytes(BINARY)
-    for name, knob in (("no_budget", "budget = 0"), ("negative_budget", "budget = -5"),
-                       ("negative_stop", "stop_se = -1.5"), ("unknown_knob", "breadth = 3"),
-                       ("no_base", 'playout_policy = "genius"'), ("no_candidate_base", 'candidate_policy = "oracle"'),
-                       ("negative_gap", "clear_gap = -1")):  # fmt: skip
+    for name, knob in (
+        ("no_budget", "budget = 0"),
+        ("negative_budget", "budget = -5"),
+        ("negative_stop", "stop_se = -1.5"),
+        ("unknown_knob", "breadth = 3"),
+        ("no_base", 'playout_policy = "genius"'),
+        ("no_candidate_base", 'candidate_policy = "oracle"'),
+        ("negative_gap", "clear_gap = -1"),
+    ):
         (tmp / f"{name}.toml").write_text(f'base = "rollout"\n{knob}\n')
     shipped = (Path(smsim.__file__).parent / "policies" / "data" / "learned.json").read_text()
     (tmp / "truncated.json").write_text(shipped[:300])
@@ -535,8 +703,9 @@ def test_bad_input_is_answered_before_anything_is_compiled(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "SMSIM_CACHE_DIR")}
     env.update(NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     (tmp_path / "in").mkdir()
-    done = subprocess.run([sys.executable, "-c", COLD_RUN, str(tmp_path / "in")], env=env, capture_output=True,
-                          text=True, timeout=300)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", COLD_RUN, str(tmp_path / "in")], env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)
     assert len(results) == len(BAD_INPUT + MORE_BAD_INPUT + NEEDS_NO_GAME)
@@ -551,8 +720,14 @@ def test_compare_prints_tables_and_writes(run, tmp_path):
     result = run("compare", "balanced", "random", "--players", "2", "--games", "200", "--out", str(tmp_path / "c"))
     assert result.exit_code == 0, result.output
     assert "win share" in result.output and "Mean VP difference" in result.output
-    assert {p.name for p in (tmp_path / "c").iterdir()} >= {"seats.parquet", "games.parquet", "manifest.json",
-                                                            "policies.csv", "pairs.csv", "ratings.csv"}  # fmt: skip
+    assert {p.name for p in (tmp_path / "c").iterdir()} >= {
+        "seats.parquet",
+        "games.parquet",
+        "manifest.json",
+        "policies.csv",
+        "pairs.csv",
+        "ratings.csv",
+    }
 
 
 def test_regret_prints_its_table_and_resumes_a_folder(run, tmp_path):
@@ -581,22 +756,28 @@ def test_report_and_plot(run, session_report, report_datasets, tmp_path):
         assert "400 games" in result.output  # the caption, with the number of games
 
 
-@pytest.mark.parametrize("args, words", [
-    (["report", "/nonexistent/dir", "--out", "x"], ["/nonexistent/dir", "not a directory"]),
-    (["plot", "no-such-kind", "."], ["no-such-kind"]),
-    (["plot", "scores", "/nonexistent/dir"], ["not a directory"]),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["report", "/nonexistent/dir", "--out", "x"], ["/nonexistent/dir", "not a directory"]),
+        (["plot", "no-such-kind", "."], ["no-such-kind"]),
+        (["plot", "scores", "/nonexistent/dir"], ["not a directory"]),
+    ],
+)
 def test_report_and_plot_bad_input(run, args, words):
     assert_bad_input(run(*args), *words)
 
 
-@pytest.mark.parametrize("margin, words", [
-    ("vp=-1", ["vp=-1", "at least 0"]),
-    ("rate=abc", ["rate=abc", "not a number"]),
-    ("rounds=inf", ["rounds=inf"]),
-    ("coins=1", ["coins=1", "rate"]),   # an unknown unit: the known ones listed
-    ("vp", ["'vp'", "UNIT=VALUE"]),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "margin, words",
+    [
+        ("vp=-1", ["vp=-1", "at least 0"]),
+        ("rate=abc", ["rate=abc", "not a number"]),
+        ("rounds=inf", ["rounds=inf"]),
+        ("coins=1", ["coins=1", "rate"]),  # an unknown unit: the known ones listed
+        ("vp", ["'vp'", "UNIT=VALUE"]),
+    ],
+)
 def test_report_refuses_a_bad_margin_in_one_line_before_reading_any_data(run, tmp_path, margin, words):
     """A bad margin is answered first: the dataset (which does not exist) is never looked at."""
     assert_bad_input(run("report", "/nonexistent/dir", "--out", tmp_path / "rep", "--margin", margin), *words)
@@ -607,10 +788,25 @@ def test_report_passes_its_margins_down(run, monkeypatch, tmp_path):
     from smsim.intervals import MARGINS
 
     seen = []
-    monkeypatch.setattr("smsim.report.write.report", lambda *a, **k: seen.append(k["margins"]) or Path(a[1], "report.md"))
+    monkeypatch.setattr(
+        "smsim.report.write.report", lambda *a, **k: seen.append(k["margins"]) or Path(a[1], "report.md")
+    )
     assert run("report", "somewhere", "--out", tmp_path / "a").exit_code == 0
-    assert run("report", "somewhere", "--out", tmp_path / "b", "--margin", "vp=0.25", "--margin", "rate=2",
-               "--margin", "vp=0.3").exit_code == 0  # fmt: skip
+    assert (
+        run(
+            "report",
+            "somewhere",
+            "--out",
+            tmp_path / "b",
+            "--margin",
+            "vp=0.25",
+            "--margin",
+            "rate=2",
+            "--margin",
+            "vp=0.3",
+        ).exit_code
+        == 0
+    )
     assert seen == [MARGINS, {**MARGINS, "vp": 0.3, "rate": 0.02}]
 
 
@@ -662,8 +858,11 @@ def test_a_damaged_manifest_is_refused_in_one_line(run, report_datasets, tmp_pat
     manifest = data / "manifest.json"
     manifest.write_bytes(DAMAGED[damage](manifest.read_text()))
     before = snapshot(data)
-    for args in (["summary", data], ["report", data, "--out", tmp_path / "rep"],
-                 ["plot", "scores", data, "--out", tmp_path / "scores.png"]):  # fmt: skip
+    for args in (
+        ["summary", data],
+        ["report", data, "--out", tmp_path / "rep"],
+        ["plot", "scores", data, "--out", tmp_path / "scores.png"],
+    ):
         assert_bad_input(run(*args), str(data))
     assert snapshot(data) == before
 
@@ -674,8 +873,9 @@ def test_report_refuses_a_dataset_as_output_and_keeps_it(run, report_datasets, t
     assert sorted(p.name for p in (Path(report_datasets["two"]) / "seats").iterdir()) == before
     assert not (Path(report_datasets["two"]) / "report.md").exists()
     assert_bad_input(run("plot", "scores", report_datasets["tiny"], "--out", str(tmp_path / "x.jpg")), ".png")
-    assert_bad_input(run("plot", "ratings", report_datasets["tiny"], "--out", str(tmp_path / "r.png")),
-                     "nothing to draw")
+    assert_bad_input(
+        run("plot", "ratings", report_datasets["tiny"], "--out", str(tmp_path / "r.png")), "nothing to draw"
+    )
 
 
 def test_the_command_line_loads_neither_numba_nor_matplotlib_until_a_command_needs_them():

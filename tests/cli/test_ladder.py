@@ -14,16 +14,28 @@ def assert_bad_input(result, *words):
         assert word in lines[0], (word, lines[0])
 
 
-LADDER = ["ladder", "--rungs", "random,greedy,balanced", "-p", "2,3", "-n", "24", "--seed", "3", "--field",
-          "walls,balanced", "--threads", "2"]  # fmt: skip
+LADDER = [
+    "ladder",
+    "--rungs",
+    "random,greedy,balanced",
+    "-p",
+    "2,3",
+    "-n",
+    "24",
+    "--seed",
+    "3",
+    "--field",
+    "walls,balanced",
+    "--threads",
+    "2",
+]
 
 
 def test_ladder_plays_prints_and_reads_back(run, tmp_path):
     out = tmp_path / "ladder"
     result = run(*LADDER, "--out", out)
     assert result.exit_code == 0, result.output
-    for words in ("random → greedy", "greedy → balanced", "Depth", "at least", "against the field",
-                  f"ladder: {out}"):
+    for words in ("random → greedy", "greedy → balanced", "Depth", "at least", "against the field", f"ladder: {out}"):
         assert words in result.output, words
     assert "games: 2p random against the field" in result.output  # a progress line per chunk
     saved = read_ladder(out)
@@ -41,20 +53,23 @@ def test_a_time_budget_stops_early_and_says_how_to_go_on(run, tmp_path):
     assert result.exit_code == 0 and "0 of" in result.output and "run the same command to go on" in result.output
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--rungs", "random,genius"], ["genius"]),
-    (["--rungs", "greedy"], ["at least 2 rungs"]),
-    (["--rungs", ""], ["at least 2 rungs"]),
-    (["-n", "0"], ["--games"]),
-    (["-n", "-3"], ["--games"]),
-    (["-p", "6"], ["--players"]),
-    (["-p", ","], ["--players"]),
-    (["--cap", "walls=3"], ["not a rung"]),
-    (["--cap", "greedy"], ["RUNG=GAMES"]),
-    (["--check", "2"], ["no search"]),
-    (["--hours", "0"], ["--hours"]),
-    (["--field", "genius"], ["genius"]),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--rungs", "random,genius"], ["genius"]),
+        (["--rungs", "greedy"], ["at least 2 rungs"]),
+        (["--rungs", ""], ["at least 2 rungs"]),
+        (["-n", "0"], ["--games"]),
+        (["-n", "-3"], ["--games"]),
+        (["-p", "6"], ["--players"]),
+        (["-p", ","], ["--players"]),
+        (["--cap", "walls=3"], ["not a rung"]),
+        (["--cap", "greedy"], ["RUNG=GAMES"]),
+        (["--check", "2"], ["no search"]),
+        (["--hours", "0"], ["--hours"]),
+        (["--field", "genius"], ["genius"]),
+    ],
+)
 def test_bad_input_is_one_line_and_writes_nothing(run, tmp_path, args, words):
     out = tmp_path / "ladder"
     assert_bad_input(run("ladder", "--rungs", "random,greedy", "-n", "10", *args, "--out", out), *words)

@@ -65,8 +65,22 @@ EXAMPLES = SETUP + [
     ["score", "city.txt", "--rules", "variant.toml"],
     ["summary", "run", "--format", "markdown"],
     ["report", "run", "cmp", "fair", "skl", "--out", "rep"],
-    ["skill", "-p", "3", "--levels", "random,greedy", "-n", "30", "--cap", "greedy=15", "--variant", "free-rotation",
-     "--out", "skl2", "-q"],
+    [
+        "skill",
+        "-p",
+        "3",
+        "--levels",
+        "random,greedy",
+        "-n",
+        "30",
+        "--cap",
+        "greedy=15",
+        "--variant",
+        "free-rotation",
+        "--out",
+        "skl2",
+        "-q",
+    ],
     ["report", "swp", "--out", "rep"],
     ["plot", "scores", "run", "cmp", "--out", "scores.svg"],
     ["simulate", "-n", "30", "-p", "3", "--policy", "tuned.toml,greedy,random", "--rules", "fair/rules.toml"],
@@ -76,12 +90,21 @@ EXAMPLES = SETUP + [
     ["fairness", "-p", "3", "--by", "vp", "-n", "30", "--max", "1", "--json"],
 ]
 # each dataset of SETUP, and the file its broken copy ``NAME-cut`` has cut in half
-CUT = {"run": "seats/part-000001.parquet", "cmp": "games.parquet",
-       "swp": "variants/01-side_defence=1/seats/part-000001.parquet", "fair": "fairness.json",
-       "skl": "cells/00-greedy-vs-random.parquet"}
+CUT = {
+    "run": "seats/part-000001.parquet",
+    "cmp": "games.parquet",
+    "swp": "variants/01-side_defence=1/seats/part-000001.parquet",
+    "fair": "fairness.json",
+    "skl": "cells/00-greedy-vs-random.parquet",
+}
 # each dataset of SETUP, and its manifest, which its copy ``NAME-junk`` holds as bytes that are no text
-JUNK = {"run": "manifest.json", "cmp": "manifest.json", "swp": "sweep.json", "fair": "fairness.json",
-        "skl": "skill.json"}
+JUNK = {
+    "run": "manifest.json",
+    "cmp": "manifest.json",
+    "swp": "sweep.json",
+    "fair": "fairness.json",
+    "skl": "skill.json",
+}
 BINARY = b"\x89PNG\r\n\x1a\n\x00\xff\xfe"
 CITY = """\
 + # # # # # +
@@ -178,7 +201,7 @@ def snapshot(root: Path) -> dict[str, bytes | None]:
 
 
 # the files that say what a directory holds, and their field that says it
-MARKERS = {name: "kind" for name in ("manifest.json", "sweep.json", "skill.json", "fairness.json", "learn.json")}
+MARKERS = dict.fromkeys(("manifest.json", "sweep.json", "skill.json", "fairness.json", "learn.json"), "kind")
 
 
 def kinds(files: dict[str, bytes | None]) -> dict[str, dict[str, str | None]]:
@@ -199,6 +222,7 @@ def kinds(files: dict[str, bytes | None]) -> dict[str, dict[str, str | None]]:
 
 # -- values, by what a parameter means ----------------------------------------------------------
 
+
 def _policy_names() -> tuple[list[str], list[str]]:
     """Built-in policies that play fast (no search) and every weight name."""
     from smsim.policies.heuristics import PARAM_NAMES
@@ -211,33 +235,132 @@ FAST_POLICIES, WEIGHTS = _policy_names()
 
 HUGE_INTS = ["1000000", str(2**31), str(2**63 - 1), str(2**63), str(2**64), str(10**30)]
 NOT_INTS = ["abc", "", " ", "3.5", "1e3", "nan", "inf", "--", "-", "0x10"]
-COUNTS_BAD = ["0", "-5", "ten", "2.5", "1e99", "1e308", "1e400", "nan", "inf", "-inf", "", " ", "10_000_000_001",
-              "0x10", "1,5.5", "_", "1e-3"]  # fmt: skip
+COUNTS_BAD = [
+    "0",
+    "-5",
+    "ten",
+    "2.5",
+    "1e99",
+    "1e308",
+    "1e400",
+    "nan",
+    "inf",
+    "-inf",
+    "",
+    " ",
+    "10_000_000_001",
+    "0x10",
+    "1,5.5",
+    "_",
+    "1e-3",
+]
 FLOATS_BAD = ["nan", "inf", "-inf", "1e308", "-1e308", "0", "-1", "abc", "", "1e-320"]
-BAD_PATHS = ["{ws}/missing", "{ws}/missing/deeper", "{ws}/file/sub", "{ws}/file", "{ws}/empty", "{ws}/dir",
-             "{ws}/notes", "{ws}/bin", "{ws}/ro/sub", "", "-", "{ws}/a\nb"]  # fmt: skip
+BAD_PATHS = [
+    "{ws}/missing",
+    "{ws}/missing/deeper",
+    "{ws}/file/sub",
+    "{ws}/file",
+    "{ws}/empty",
+    "{ws}/dir",
+    "{ws}/notes",
+    "{ws}/bin",
+    "{ws}/ro/sub",
+    "",
+    "-",
+    "{ws}/a\nb",
+]
 DATASETS = ["{ws}/run", "{ws}/cmp", "{ws}/swp", "{ws}/fair", "{ws}/skl"]
-BROKEN_DATASETS = [*(f"{{ws}}/{name}-cut" for name in CUT), *(f"{{ws}}/{name}-junk" for name in JUNK),
-                   *(f"{{ws}}/{name}-hollow" for name in JUNK), "{ws}/run/seats", "{ws}/trace.jsonl", *BAD_PATHS]
+BROKEN_DATASETS = [
+    *(f"{{ws}}/{name}-cut" for name in CUT),
+    *(f"{{ws}}/{name}-junk" for name in JUNK),
+    *(f"{{ws}}/{name}-hollow" for name in JUNK),
+    "{ws}/run/seats",
+    "{ws}/trace.jsonl",
+    *BAD_PATHS,
+]
 TRACES = ["{ws}/trace.jsonl"]
 BAD_TRACES = ["{ws}/cut.jsonl", "{ws}/bin.jsonl", "{ws}/city.txt", "{ws}/tuned.toml", "{ws}/run", *BAD_PATHS]
-POLICIES_BAD = ["genius", "", ",", " , ", "rollout,", "{ws}/bad.toml", "{ws}/bin.toml", "{ws}/fair/rules.toml",
-                "{ws}/missing.toml", "{ws}/file", "{ws}/empty", "{ws}/variant.toml", "{ws}/city.txt", "{ws}/dir",
-                "x.py:f", "{ws}/file:f", "{ws}/trace.jsonl:f", "greedy,genius", "a\nb", "balanced," * 6]  # fmt: skip
+POLICIES_BAD = [
+    "genius",
+    "",
+    ",",
+    " , ",
+    "rollout,",
+    "{ws}/bad.toml",
+    "{ws}/bin.toml",
+    "{ws}/fair/rules.toml",
+    "{ws}/missing.toml",
+    "{ws}/file",
+    "{ws}/empty",
+    "{ws}/variant.toml",
+    "{ws}/city.txt",
+    "{ws}/dir",
+    "x.py:f",
+    "{ws}/file:f",
+    "{ws}/trace.jsonl:f",
+    "greedy,genius",
+    "a\nb",
+    "balanced," * 6,
+]
 RULES_GOOD = ["allow_pass=true", "rotation_cost=1", "side_defence=2"]
-RULES_BAD = ["speed=3", "allow_pass", "=", "rotation_cost=-1", "rotation_cost=abc", "rotation_cost=1e308",
-             "rotation_cost=nan", "church_series_vp=[1,2]", "start_crates=[[3,9]]", "pirate_boxes_per_player=0",
-             "allow_pass=maybe", "side_defence=" + "9" * 40, "rotation_cost=[", "a\nb=1"]  # fmt: skip
+RULES_BAD = [
+    "speed=3",
+    "allow_pass",
+    "=",
+    "rotation_cost=-1",
+    "rotation_cost=abc",
+    "rotation_cost=1e308",
+    "rotation_cost=nan",
+    "church_series_vp=[1,2]",
+    "start_crates=[[3,9]]",
+    "pirate_boxes_per_player=0",
+    "allow_pass=maybe",
+    "side_defence=" + "9" * 40,
+    "rotation_cost=[",
+    "a\nb=1",
+]
 VARY_GOOD = ["side_defence=1,2", "rotation_cost=0,1", "allow_pass=true,false"]
-VARY_BAD = ["no_such_field=1,2", "side_defence=", "side_defence", "side_defence=a,b", "rotation_cost=-1,2", "=1",
-            "side_defence=1,1", "pirate_strengths=[1,2];[", "side_defence=" + ",".join(["1"] * 3)]  # fmt: skip
+VARY_BAD = [
+    "no_such_field=1,2",
+    "side_defence=",
+    "side_defence",
+    "side_defence=a,b",
+    "rotation_cost=-1,2",
+    "=1",
+    "side_defence=1,1",
+    "pirate_strengths=[1,2];[",
+    "side_defence=" + ",".join(["1"] * 3),
+]
 VARIANTS_GOOD = ["gentle-last-attacks", "free-rotation", "mine={ws}/variant.toml"]
-VARIANTS_BAD = ["nope", "x={ws}/missing.toml", "x={ws}/bad.toml", "{ws}/bin.toml", "={ws}/variant.toml", "x=",
-                "x={ws}/dir", "x={ws}/city.txt", "{ws}/variant.toml", "baseline={ws}/variant.toml"]  # fmt: skip
-OUTS_GOOD = ["{ws}/new", "{ws}/new.png", "{ws}/new.svg", "{ws}/new.toml", "{ws}/dir", "{ws}/deep/er/new",
-             "memory://{ws}/new"]  # fmt: skip
-OUTS_BAD = [*DATASETS, *BROKEN_DATASETS, "{ws}/tuned.toml", "nosuch://x/run", "s3://smsim-no-bucket/run",
-            "{ws}/new.txt"]  # fmt: skip
+VARIANTS_BAD = [
+    "nope",
+    "x={ws}/missing.toml",
+    "x={ws}/bad.toml",
+    "{ws}/bin.toml",
+    "={ws}/variant.toml",
+    "x=",
+    "x={ws}/dir",
+    "x={ws}/city.txt",
+    "{ws}/variant.toml",
+    "baseline={ws}/variant.toml",
+]
+OUTS_GOOD = [
+    "{ws}/new",
+    "{ws}/new.png",
+    "{ws}/new.svg",
+    "{ws}/new.toml",
+    "{ws}/dir",
+    "{ws}/deep/er/new",
+    "memory://{ws}/new",
+]
+OUTS_BAD = [
+    *DATASETS,
+    *BROKEN_DATASETS,
+    "{ws}/tuned.toml",
+    "nosuch://x/run",
+    "s3://smsim-no-bucket/run",
+    "{ws}/new.txt",
+]
 
 
 def _ints(lo: int, hi: int) -> st.SearchStrategy[str]:
@@ -267,8 +390,10 @@ def _lineup() -> st.SearchStrategy[str]:
 # None: no good value is drawn
 BY_NAME: dict[str, tuple[st.SearchStrategy[str] | None, st.SearchStrategy[str]]] = {
     "players": (_ints(2, 5), _pick(["0", "1", "6", "-1", *HUGE_INTS, *NOT_INTS])),
-    "seed": (st.one_of(_ints(0, 2**31), _pick([str(2**63 - 1), str(2**64 - 1)])),
-             _pick(["-1", str(2**64), str(10**30), *NOT_INTS])),
+    "seed": (
+        st.one_of(_ints(0, 2**31), _pick([str(2**63 - 1), str(2**64 - 1)])),
+        _pick(["-1", str(2**64), str(10**30), *NOT_INTS]),
+    ),
     "check_seed": (_ints(0, 2**31), _pick(["-1", str(2**64), str(10**30), *NOT_INTS])),
     "game": (_ints(0, 5), _pick(["-1", *HUGE_INTS, *NOT_INTS])),
     "decision": (_ints(0, 40), _pick(["-1", "100000", *HUGE_INTS, *NOT_INTS])),
@@ -290,23 +415,44 @@ BY_NAME: dict[str, tuple[st.SearchStrategy[str] | None, st.SearchStrategy[str]]]
     "only": (st.lists(_pick(WEIGHTS), min_size=1, max_size=3).map(",".join), _pick(["nope", ",", "", "wall,nope"])),
     "by": (_pick(["coins", "vp"]), _pick(["seats", "", "VP"])),
     "rule": (_pick(RULES_GOOD), _pick(RULES_BAD)),
-    "rules_file": (_pick(["{ws}/variant.toml", "{ws}/empty", "{ws}/fair/rules.toml"]),
-                   _pick(["{ws}/bad.toml", "{ws}/bin.toml", "{ws}/tuned.toml", "{ws}/city.txt", *BAD_PATHS])),
+    "rules_file": (
+        _pick(["{ws}/variant.toml", "{ws}/empty", "{ws}/fair/rules.toml"]),
+        _pick(["{ws}/bad.toml", "{ws}/bin.toml", "{ws}/tuned.toml", "{ws}/city.txt", *BAD_PATHS]),
+    ),
     "vary": (_pick(VARY_GOOD), _pick(VARY_BAD)),
     "variant_files": (_pick(VARIANTS_GOOD), _pick(VARIANTS_BAD)),
     "advise_kinds": (_pick(["use", "keep", "use,keep", "place"]), _pick(["nope", "", ",", "USE,nope"])),
-    "cluster": (None, _pick(["nonsense", "local", "local:0", "local:x", "local:-1", "tcp://", "tcp://h:0",
-                             "tcp://h:99999", "", "local:" + "9" * 30])),  # no real cluster: it starts processes
+    "cluster": (
+        None,
+        _pick(
+            [
+                "nonsense",
+                "local",
+                "local:0",
+                "local:x",
+                "local:-1",
+                "tcp://",
+                "tcp://h:0",
+                "tcp://h:99999",
+                "",
+                "local:" + "9" * 30,
+            ]
+        ),
+    ),  # no real cluster: it starts processes
     "out": (_pick(OUTS_GOOD), _pick(OUTS_BAD)),
     "trace_file": (_pick(TRACES), _pick(BAD_TRACES)),
     "city_file": (_pick(["{ws}/city.txt"]), _pick(["{ws}/trace.jsonl", "{ws}/bad.toml", *BAD_PATHS])),
     "dataset": (_pick(DATASETS), _pick(BROKEN_DATASETS)),
     "datasets": (_pick(DATASETS), _pick(BROKEN_DATASETS)),
-    "levels": (_pick(["greedy,random", "random,greedy,balanced", "balanced,greedy"]),
-               _pick(["balanced", "greedy,greedy", "greedy,genius", "", ",", "rollout,", "{ws}/bad.toml,greedy"])),
+    "levels": (
+        _pick(["greedy,random", "random,greedy,balanced", "balanced,greedy"]),
+        _pick(["balanced", "greedy,greedy", "greedy,genius", "", ",", "rollout,", "{ws}/bad.toml,greedy"]),
+    ),
     "cap": (_pick(["greedy=10", "random=5"]), _pick(["greedy=0", "walls=3", "greedy", "=3", "greedy=x", "greedy=-1"])),
-    "title": (st.text(st.characters(exclude_characters="\x00"), max_size=12),  # no NUL: argv cannot hold one
-              _pick(["", "a\nb", "<script>", "*" * 300])),
+    "title": (
+        st.text(st.characters(exclude_characters="\x00"), max_size=12),  # no NUL: argv cannot hold one
+        _pick(["", "a\nb", "<script>", "*" * 300]),
+    ),
     "kind": (st.deferred(lambda: _pick(_plot_kinds())), _pick(["no-such-kind", "", "SCORES"])),
 }
 
@@ -437,6 +583,7 @@ def variations(draw) -> list[str]:
 
 # -- the property -------------------------------------------------------------------------------
 
+
 def check(args: list[str], ws: Path) -> click.testing.Result:
     """Run ``smsim ARGS`` in ``ws`` (its working directory) and assert the property."""
     before = snapshot(ws)
@@ -468,7 +615,8 @@ def check(args: list[str], ws: Path) -> click.testing.Result:
     was, now = kinds(before), kinds(after)
     for folder, held in was.items():  # each dataset is still what it was, or damaged as it was
         same = now.get(folder, {}).keys() == held.keys() and all(
-            v is None or now[folder][k] == v for k, v in held.items())  # fmt: skip
+            v is None or now[folder][k] == v for k, v in held.items()
+        )
         assert same, f"{shown}\n{folder or '.'} held {held}, now {now.get(folder)}"
     return result
 
@@ -517,6 +665,7 @@ def test_any_arguments_long(template, args):
 
 
 # -- the checker can fail -------------------------------------------------------------------------
+
 
 def test_the_checker_catches_a_traceback_two_errors_and_a_changed_dataset(template, monkeypatch):
     """A command that raises, one that prints two Error lines, one that exits 2 after writing

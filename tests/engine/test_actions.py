@@ -25,7 +25,7 @@ def uses(dice, coins=6):
 
 
 def forgone(row, mask):
-    symbol, k, rotated, person = row
+    symbol, _k, rotated, person = row
     if symbol == L.NO_SYMBOL:
         return False
     if rotated > 0 and mask & BIT["rotations"]:
@@ -36,8 +36,16 @@ def forgone(row, mask):
     return bool(mask & BIT[part])
 
 
-@pytest.mark.parametrize("mask", [BIT["churches"], BIT["rotations"], BIT["walls"] | BIT["nobles"],
-                                  BIT["soldiers"] | BIT["priests"] | BIT["logs"], BIT["crates"] | BIT["rotations"]])
+@pytest.mark.parametrize(
+    "mask",
+    [
+        BIT["churches"],
+        BIT["rotations"],
+        BIT["walls"] | BIT["nobles"],
+        BIT["soldiers"] | BIT["priests"] | BIT["logs"],
+        BIT["crates"] | BIT["rotations"],
+    ],
+)
 @pytest.mark.parametrize("dice", [[3, 3, 4, 4, 4], [0, 1, 2, 3, 4], [4, 4, 4, 4, 4], [2, 2, 5, 5, 3]])
 def test_a_forgone_use_is_left_out_and_the_others_keep_their_order(dice, mask):
     cands, n = uses(dice)

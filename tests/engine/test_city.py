@@ -37,7 +37,8 @@ def place_person(city, occ, player, s, rc, person):
 
 def test_s9_merchant_7_then_4():
     """Merchant: placed with 7 adjacent crates earns 7 coins; a second merchant with 4 adjacent crates earns 4."""
-    city, occ, player = state_from_cities("""
+    city, occ, player = state_from_cities(
+        """
         + . . . . . +
         . C C C . . .
         . C . C C . .
@@ -45,7 +46,9 @@ def test_s9_merchant_7_then_4():
         . . . . . . .
         . . . . . . .
         + . . . . . +
-    """, coins=0)
+    """,
+        coins=0,
+    )
     assert place_person(city, occ, player, 0, (2, 2), Person.MERCHANT) == 7
     assert player[0, L.COINS] == 7
     # crates are not used up: the second merchant counts 4 of the same crates
@@ -76,6 +79,7 @@ def test_s9_architect_two_logs_two_houses_6vp():
     @njit
     def place_person_nb(person, role, s, w, seats, rules):
         person_nb(person, role, s, w, seats, rules, None)  # compiled code only: Python cannot call the loop's functions
+
     from smsim.policies.interface import placeholder_policy
     from smsim.policies.registry import Marks
 
@@ -107,7 +111,8 @@ def test_s9_architect_two_logs_two_houses_6vp():
 
 
 def test_architect_houses_limited_by_the_space_touching_him():
-    city, occ, player = state_from_cities("""
+    _city, occ, player = state_from_cities(
+        """
         + . # # # # +
         c c c . . . .
         c a c . . . .
@@ -115,14 +120,17 @@ def test_architect_houses_limited_by_the_space_touching_him():
         . . . . . . .
         . . . . . . .
         + . . . . . +
-    """, logs=3)
+    """,
+        logs=3,
+    )
     # the only empty cell touching the architect at (2,1) is none: all 8 neighbours are filled
     assert max_houses_nb(occ, player, 0, cell(2, 1), RULES_NB) == 0
 
 
 def test_s9_defence_soldier_and_side_3():
     """Defence: one soldier and one complete side = 3."""
-    city, occ, player = state_from_cities("""
+    _city, _occ, player = state_from_cities(
+        """
         + # # # # # +
         . C C . . . .
         . C s . . . .
@@ -130,7 +138,9 @@ def test_s9_defence_soldier_and_side_3():
         . . . . . . .
         . . . . . . .
         + . . . . . +
-    """, soldiers=1)
+    """,
+        soldiers=1,
+    )
     assert player[0, L.SIDES_DONE] == 1 << L.Side.TOP
     assert defence_nb(player, 0, RULES_NB) == 3
 
@@ -170,7 +180,7 @@ def test_completing_a_side_is_noticed_once():
 
 
 def test_crate_groups_must_be_orthogonally_connected_and_fit():
-    city, occ, player = state_from_cities("""
+    _city, occ, _player = state_from_cities("""
         + . c c c c +
         c C C c . c c
         . C c c c c .

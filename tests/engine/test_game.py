@@ -18,7 +18,7 @@ def fresh(players=2, rules=Rules()):
 
 
 def test_start_game_gives_coins_logs_printed_crates_and_an_empty_track():
-    city, occ, player, pirates = fresh(3)
+    city, _occ, player, pirates = fresh(3)
     assert list(player[:, L.COINS]) == [3, 3, 3] and list(player[:, L.LOGS]) == [2, 2, 2]
     assert list(player[:, L.N_EMPTY]) == [45 - 4] * 3
     assert (city == L.Cell.CRATE).sum(axis=1).tolist() == [4, 4, 4]
@@ -49,7 +49,10 @@ def test_side_bonuses_as_the_rules_set_them():
     _, _, player, _ = fresh()
     kinds = [G.give_side_bonus_nb(player, 0, int(side), RULES_NB) for side in L.Side]
     assert [(int(k), int(a)) for k, a in kinds] == [
-        (L.BonusKind.PERSON, 3), (L.BonusKind.COINS, 2), (L.BonusKind.VP, 3), (L.BonusKind.COINS, 2)
+        (L.BonusKind.PERSON, 3),
+        (L.BonusKind.COINS, 2),
+        (L.BonusKind.VP, 3),
+        (L.BonusKind.COINS, 2),
     ]
     assert player[0, L.COINS] == 3 + 4 and player[0, L.COINS_WALL_BONUS] == 4
     assert player[0, L.VP] == 3 and player[0, L.VP_WALL_BONUS] == 3

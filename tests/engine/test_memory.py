@@ -7,19 +7,25 @@ from numba import njit
 from numba.core.dispatcher import Dispatcher
 from numba.core.errors import NumbaError
 
-from smsim.play import loop as play
-from smsim.play import labels, search
 from smsim.engine import actions, city, dice, events, game, memory, pirates, scoring
+from smsim.play import labels, search
+from smsim.play import loop as play
 from smsim.policies import features, heuristics, learned
 
-HOT_MODULES = (actions, city, dice, events, game, pirates, scoring, features, heuristics, learned, play, search,
-               labels)
+HOT_MODULES = (actions, city, dice, events, game, pirates, scoring, features, heuristics, learned, play, search, labels)
 # the functions that allocate or are entered from Python with NRT, each outside the per-turn loop:
 # traced games, the per-game scoring scratch, the candidate evaluation of advise and of
-# scripts/search_quality.py, the labels of smsim learn, and the bench's dice-only kernel (the batch loop, play_games_nb, and
-# these run on work buffers their Python caller allocates: play.new_work)
-ALLOCATING = {"play_one_nb", "play_one_search_nb", "evaluate_nb", "search_captured_nb", "score_game_nb",
-              "dice_floor_nb", "label_decision_nb"}
+# scripts/search_quality.py, the labels of smsim learn, and the bench's dice-only kernel (the batch
+# loop, play_games_nb, and these run on work buffers their Python caller allocates: play.new_work)
+ALLOCATING = {
+    "play_one_nb",
+    "play_one_search_nb",
+    "evaluate_nb",
+    "search_captured_nb",
+    "score_game_nb",
+    "dice_floor_nb",
+    "label_decision_nb",
+}
 
 
 def jitted_functions():
@@ -46,7 +52,7 @@ def test_a_hot_function_cannot_allocate():
     def allocates(n):
         return np.zeros(n).sum()
 
-    with pytest.raises(NumbaError, match="NRT required|Only accept returning"):
+    with pytest.raises(NumbaError, match=r"NRT required|Only accept returning"):
         allocates(3)
 
 

@@ -68,8 +68,9 @@ def test_swords_after_the_sixth_attack_are_ignored():
 
 
 def test_variant_rows_and_strengths():
-    player, pirates, rules_nb = setup(3, soldiers=[0, 1, 2], rules=Rules(pirate_boxes_per_player=1,
-                                                                          pirate_strengths=(2,)))
+    player, pirates, rules_nb = setup(
+        3, soldiers=[0, 1, 2], rules=Rules(pirate_boxes_per_player=1, pirate_strengths=(2,))
+    )
     assert mark(10, pirates, player, rules_nb) == 1  # one row of 3 boxes, then nothing
     assert list(player[:, L.CANNONS_LOST]) == [1, 1, 0]
 

@@ -4,11 +4,11 @@ import numpy as np
 
 from smsim import layout as L
 from smsim import rules as R
-from smsim.play.board import parse_city
 from smsim.engine.scoring import score_church_series_nb, score_game_nb
 from smsim.layout import S_CHURCH_VP, S_RANK, S_SEAT_VP, S_SHARED, S_TOTAL, S_WON
-from smsim.rules import Rules
 from smsim.play.api import score_city
+from smsim.play.board import parse_city
+from smsim.rules import Rules
 from tests.helpers import RULES_NB, state_from_cities
 
 SERIES_VP = RULES_NB[R.R_CHURCH_SERIES_VP : R.R_CHURCH_SERIES_VP + 6]  # series of length 0..5
@@ -57,7 +57,7 @@ def test_written_city_scores_every_part():
 def test_full_city_bonus_and_tie_break_on_empty_spaces():
     full = "\n".join(["+ # # # # # +"] + ["# c c c c c #"] * 5 + ["+ # # # # # +"])
     one_left = full.replace("# c c c c c #", "# c c c c . #", 1)
-    city, occ, player = state_from_cities(full, one_left, one_left)
+    _city, occ, player = state_from_cities(full, one_left, one_left)
     player[0, L.VP] = 0
     player[1, L.VP] = 5  # equal totals: 5 (full city) vs 5 earned
     player[2, L.VP] = 5

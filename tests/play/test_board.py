@@ -5,9 +5,9 @@ import re
 import numpy as np
 import pytest
 
-from smsim.play.board import EMPTY_CITY, format_city, parse_city, parse_position
 from smsim.errors import BoardError
 from smsim.layout import Cell
+from smsim.play.board import EMPTY_CITY, format_city, parse_city, parse_position
 
 FULL = """
 + # # # # # +
@@ -53,7 +53,7 @@ def test_bad_cities_are_refused_with_the_place_named(text, message):
 
 
 def test_position_with_numbers():
-    city, extra = parse_position(EMPTY_CITY + "\ncoins: 7\nlogs: 2\ncannons: 1\nvp: 30\n")
+    _city, extra = parse_position(EMPTY_CITY + "\ncoins: 7\nlogs: 2\ncannons: 1\nvp: 30\n")
     assert extra == {"coins": 7, "logs": 2, "cannons": 1, "vp": 30}
     with pytest.raises(BoardError, match="unknown field 'gold'"):
         parse_position(EMPTY_CITY + "\ngold: 3")

@@ -22,8 +22,21 @@ def label(game: int, decision: int, players: int = 3):
     kind, params, fns = policy_arrays(specs)
     w, search = new_work(players), new_search(players, 32)
     feats = np.zeros((L.MAX_CANDS, MAX_FEATURES))
-    out = label_decision_nb(seed_key(5), game, decision, rules.to_nb(), rules.start_crate_cells(), kind, params, fns,
-                            line_up_marks(specs), KNOBS, w, search, feats)  # fmt: skip
+    out = label_decision_nb(
+        seed_key(5),
+        game,
+        decision,
+        rules.to_nb(),
+        rules.start_crate_cells(),
+        kind,
+        params,
+        fns,
+        line_up_marks(specs),
+        KNOBS,
+        w,
+        search,
+        feats,
+    )
     return out, w, search, feats
 
 
@@ -53,5 +66,5 @@ def test_every_searched_decision_of_a_game_is_labelled_alike_twice():
 
 def test_a_decision_past_the_end_of_the_game_is_not_labelled():
     (total, _, _, _, _), _, _, _ = label(1, -1)
-    (t, kind, m, pick, seat), _, _, _ = label(1, total + 5)
+    (t, kind, m, pick, _seat), _, _, _ = label(1, total + 5)
     assert t == total and kind == -1 and m == 0 and pick == -1

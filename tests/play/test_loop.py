@@ -16,8 +16,8 @@ from smsim.layout import (
     S_SEAT_VP,
     S_TOTAL,
 )
-from smsim.rules import Rules
 from smsim.play.api import play_game
+from smsim.rules import Rules
 from smsim.runs.batch import run_games
 
 POLICY_MIXES = [["random"], ["greedy"], ["random", "greedy"]]
@@ -30,7 +30,7 @@ def seat_policies(mix, players):
 def check_invariants(records, rules=Rules()):
     header, turns, end = records[0], records[1:-1], records[-1]
     players = header["players"]
-    filled = [set(tuple(rc) for rc in rules.start_crates) for _ in range(players)]
+    filled = [{tuple(rc) for rc in rules.start_crates} for _ in range(players)]
     n_attacks = 0
     for turn in turns:
         s = turn["seat"]
@@ -50,8 +50,9 @@ def check_invariants(records, rules=Rules()):
     assert not end["aborted"]  # every game ends
     assert end["rounds"] < rules.max_rounds
     for sc in end["scores"]:
-        assert sc["total"] == (sc["earned"] + sc["church_vp"] + sc["coins"] + sc["logs"] + sc["cannons"]
-                               + sc["full_city"] + sc["seat_vp"])  # fmt: skip
+        assert sc["total"] == (
+            sc["earned"] + sc["church_vp"] + sc["coins"] + sc["logs"] + sc["cannons"] + sc["full_city"] + sc["seat_vp"]
+        )
         assert sc["seat_vp"] == (rules.seat_vp[sc["seat"]] if sc["seat"] < len(rules.seat_vp) else 0)
         assert sc["empty"] == 45 - len(filled[sc["seat"]])
     assert any(sc["empty"] == 0 for sc in end["scores"])
@@ -59,8 +60,9 @@ def check_invariants(records, rules=Rules()):
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**63), game=st.integers(0, 10**6), players=st.integers(2, 5),
-       mix=st.sampled_from(POLICY_MIXES))  # fmt: skip
+@given(
+    seed=st.integers(0, 2**63), game=st.integers(0, 10**6), players=st.integers(2, 5), mix=st.sampled_from(POLICY_MIXES)
+)
 def test_invariants_under_random_play(seed, game, players, mix):
     traced = play_game(players, seed, game, seat_policies(mix, players))
     check_invariants(traced.records)
@@ -69,8 +71,14 @@ def test_invariants_under_random_play(seed, game, players, mix):
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**32), players=st.integers(2, 5))
 def test_invariants_with_allow_pass_and_a_variant(seed, players):
-    rules = Rules(allow_pass=True, rotation_cost=1, start_crates=((0, 3), (3, 3)), pirate_strengths=(2, 4, 20),
-                  seat_coins=(0, 2, -1, 4), seat_vp=(0, 3, -2))  # fmt: skip
+    rules = Rules(
+        allow_pass=True,
+        rotation_cost=1,
+        start_crates=((0, 3), (3, 3)),
+        pirate_strengths=(2, 4, 20),
+        seat_coins=(0, 2, -1, 4),
+        seat_vp=(0, 3, -2),
+    )
     traced = play_game(players, seed, 0, seat_policies(["random", "greedy"], players), rules)
     check_invariants(traced.records, rules)
 
@@ -117,8 +125,9 @@ def test_dice_are_fair():
     from smsim.engine.dice import game_key_nb, roll_die_nb, seed_key
 
     key = game_key_nb(seed_key(99), 0)
-    faces = np.array([roll_die_nb(key, r, s, k, d) for r in range(400) for s in range(5) for k in range(3)
-                      for d in range(5)])  # fmt: skip
+    faces = np.array(
+        [roll_die_nb(key, r, s, k, d) for r in range(400) for s in range(5) for k in range(3) for d in range(5)]
+    )
     counts = np.bincount(faces, minlength=6)
     expected = len(faces) / 6
     chi2 = ((counts - expected) ** 2 / expected).sum()

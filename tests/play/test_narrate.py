@@ -1,15 +1,19 @@
 """The readable account of ``smsim play``."""
 
-from smsim.play.narrate import narrate
 from smsim.play.api import play_game
+from smsim.play.narrate import narrate
 
 
 def test_every_turn_is_told_and_the_cities_drawn_match_the_end():
     records = play_game(3, 12, 0, ["greedy", "random", "greedy"]).records
     text = narrate(records)
     n_turns = len(records) - 2
-    assert text.count("seat 0 (greedy): rolled") + text.count("seat 1 (random): rolled") + text.count(
-        "seat 2 (greedy): rolled") == n_turns
+    assert (
+        text.count("seat 0 (greedy): rolled")
+        + text.count("seat 1 (random): rolled")
+        + text.count("seat 2 (greedy): rolled")
+        == n_turns
+    )
     # the last drawing, rebuilt from the turns, is the engine's final cities
     lines = text.splitlines()
     start = max(i for i, line in enumerate(lines) if line.startswith("seat 0 ") and "seat 1" in line)

@@ -33,18 +33,24 @@ ALL_SPACES = [(r, c) for r in range(7) for c in range(7) if r not in (0, 6) or c
 
 def header(players: int = 2, game: int = 0, **overrides: Any) -> dict:
     """A "game" line with docs/rules.md rules (plus overrides)."""
-    return {"type": "game", "seed": 0, "game": game, "players": players,
-            "policies": ["random"] * players, "rules": Rules.from_dict(overrides).to_dict()}
+    return {
+        "type": "game",
+        "seed": 0,
+        "game": game,
+        "players": players,
+        "policies": ["random"] * players,
+        "rules": Rules.from_dict(overrides).to_dict(),
+    }
 
 
 def use(symbol: str, dice: int, rotated: int = 0, person: str | None = None) -> dict:
     return {"symbol": symbol, "dice": dice, "rotated": rotated, "person": person}
 
 
-def bonus(side: str, kind: str, amount: int, person: str | None = None, cell: list | None = None,
-          houses: list | None = None) -> dict:
-    return {"side": side, "kind": kind, "amount": amount, "person": person, "cell": cell,
-            "houses": houses or []}
+def bonus(
+    side: str, kind: str, amount: int, person: str | None = None, cell: list | None = None, houses: list | None = None
+) -> dict:
+    return {"side": side, "kind": kind, "amount": amount, "person": person, "cell": cell, "houses": houses or []}
 
 
 def attack(row: int, strength: int, defence: list[int], lost: list[int]) -> dict:
@@ -60,14 +66,28 @@ class Game:
         self.players = players
         self.header = header(players, game, **overrides)
         self.turns: list[dict] = []
-        self.state = [{"coins": self.rules.start_coins, "logs": self.rules.start_logs, "vp": 0,
-                       "cannons": 0, "defence": 0} for _ in range(players)]
+        self.state = [
+            {"coins": self.rules.start_coins, "logs": self.rules.start_logs, "vp": 0, "cannons": 0, "defence": 0}
+            for _ in range(players)
+        ]
         self.round = 0
         self.seat = 0
 
-    def turn(self, dice: list[str] | None = None, use: dict | None = None, *, cells=(), houses=(),
-             bonuses=(), rolls: list[list[str]] | None = None, rerolled=(), rotation_cost: int = 0,
-             delivery_cost: int = 0, attacks=(), **delta: int) -> dict:
+    def turn(
+        self,
+        dice: list[str] | None = None,
+        use: dict | None = None,
+        *,
+        cells=(),
+        houses=(),
+        bonuses=(),
+        rolls: list[list[str]] | None = None,
+        rerolled=(),
+        rotation_cost: int = 0,
+        delivery_cost: int = 0,
+        attacks=(),
+        **delta: int,
+    ) -> dict:
         rolls = rolls or [list(dice)]
         final = rolls[-1]
         me = self.state[self.seat]
@@ -76,12 +96,22 @@ class Game:
         for a in attacks:
             for s in a["lost"]:
                 self.state[s]["cannons"] += 1
-        rec = {"type": "turn", "round": self.round, "seat": self.seat, "rolls": rolls,
-               "rerolled": list(rerolled), "use": use, "rotation_cost": rotation_cost,
-               "delivery_cost": delivery_cost, "cells": [list(c) for c in cells],
-               "houses": [list(c) for c in houses], "bonuses": list(bonuses),
-               "swords": final.count("swords"), "attacks": list(attacks),
-               "after": [dict(s) for s in self.state]}
+        rec = {
+            "type": "turn",
+            "round": self.round,
+            "seat": self.seat,
+            "rolls": rolls,
+            "rerolled": list(rerolled),
+            "use": use,
+            "rotation_cost": rotation_cost,
+            "delivery_cost": delivery_cost,
+            "cells": [list(c) for c in cells],
+            "houses": [list(c) for c in houses],
+            "bonuses": list(bonuses),
+            "swords": final.count("swords"),
+            "attacks": list(attacks),
+            "after": [dict(s) for s in self.state],
+        }
         self.turns.append(rec)
         self.seat += 1
         if self.seat == self.players:
@@ -127,18 +157,50 @@ def city(*rows: str) -> str:
 START_CITY = city("+.....+", ".CC....", ".C.....", ".C.....", ".......", ".......", "+.....+")
 
 
-def score(seat: int, *, earned=0, churches=(0, 0, 0, 0, 0), series=(), church_vp=0, coins=0, logs=0,
-          cannons=0, full_city=0, total=0, empty=41, rank=1, won=True, shared=False) -> dict:
-    return {"seat": seat, "earned": earned, "churches": list(churches), "series": list(series),
-            "church_vp": church_vp, "coins": coins, "logs": logs, "cannons": cannons,
-            "full_city": full_city, "total": total, "empty": empty, "rank": rank, "won": won,
-            "shared": shared}
+def score(
+    seat: int,
+    *,
+    earned=0,
+    churches=(0, 0, 0, 0, 0),
+    series=(),
+    church_vp=0,
+    coins=0,
+    logs=0,
+    cannons=0,
+    full_city=0,
+    total=0,
+    empty=41,
+    rank=1,
+    won=True,
+    shared=False,
+) -> dict:
+    return {
+        "seat": seat,
+        "earned": earned,
+        "churches": list(churches),
+        "series": list(series),
+        "church_vp": church_vp,
+        "coins": coins,
+        "logs": logs,
+        "cannons": cannons,
+        "full_city": full_city,
+        "total": total,
+        "empty": empty,
+        "rank": rank,
+        "won": won,
+        "shared": shared,
+    }
 
 
-def end_line(rounds: int, scores: list[dict], cities: list[str], *, aborted: bool = True,
-             filled=()) -> dict:
-    return {"type": "end", "rounds": rounds, "aborted": aborted, "filled": list(filled),
-            "scores": scores, "cities": cities}
+def end_line(rounds: int, scores: list[dict], cities: list[str], *, aborted: bool = True, filled=()) -> dict:
+    return {
+        "type": "end",
+        "rounds": rounds,
+        "aborted": aborted,
+        "filled": list(filled),
+        "scores": scores,
+        "cities": cities,
+    }
 
 
 # -- geometry and helpers -----------------------------------------------------------------------
@@ -217,8 +279,14 @@ def test_s9_juggler_three_types_scores_6() -> None:
 def architect_game(houses) -> Game:
     g = Game()
     n = len(houses)
-    g.turn(["head"] * 3 + ["log"] * 2, use("head", 3, person="architect"), cells=[(4, 4)],
-           houses=houses, logs=-n, vp=+3 * n)
+    g.turn(
+        ["head"] * 3 + ["log"] * 2,
+        use("head", 3, person="architect"),
+        cells=[(4, 4)],
+        houses=houses,
+        logs=-n,
+        vp=+3 * n,
+    )
     return g
 
 
@@ -229,34 +297,45 @@ def test_s9_architect_two_logs_two_houses_6_vp() -> None:
     assert replay(g) is None
 
 
-@pytest.mark.parametrize("houses, why", [
-    ([(4, 6), (5, 6)], "no house adjacent to the architect"),
-    ([(4, 5), (5, 6)], "houses not orthogonally connected"),
-    ([(4, 5), (5, 5), (5, 4)], "3 houses with only 2 logs"),
-    ([(4, 4)], "house on the architect's own space"),
-])
+@pytest.mark.parametrize(
+    "houses, why",
+    [
+        ([(4, 6), (5, 6)], "no house adjacent to the architect"),
+        ([(4, 5), (5, 6)], "houses not orthogonally connected"),
+        ([(4, 5), (5, 5), (5, 4)], "3 houses with only 2 logs"),
+        ([(4, 4)], "house on the architect's own space"),
+    ],
+)
 def test_illegal_houses_are_caught(houses, why) -> None:
     caught(replay(architect_game(houses)), "§5 Head", turn=0)
 
 
 def test_houses_without_architect_are_caught() -> None:
     g = Game()
-    g.turn(["head"] * 3 + ["log"] * 2, use("head", 3, person="merchant"), cells=[(4, 4)],
-           houses=[(4, 5)], logs=-1, vp=+3)
+    g.turn(
+        ["head"] * 3 + ["log"] * 2, use("head", 3, person="merchant"), cells=[(4, 4)], houses=[(4, 5)], logs=-1, vp=+3
+    )
     caught(replay(g), "§5 Head", turn=0)
 
 
 def four_player_pirates() -> Game:
     g = Game(players=4)
     assert g.rules.pirate_row_boxes(4) == 8
-    g.turn(["head", "head", "swords", "swords", "swords"], use("head", 2, person="soldier"),
-           cells=[(3, 3)], defence=+1)  # 3 boxes
+    g.turn(
+        ["head", "head", "swords", "swords", "swords"], use("head", 2, person="soldier"), cells=[(3, 3)], defence=+1
+    )  # 3 boxes
     g.turn(["swords"] * 5, attacks=[attack(0, 1, [1, 0, 0, 0], [1, 2, 3])])  # 8: row 0 done
     g.turn(["swords"] * 5)  # 13
     g.turn(["swords"] * 5, attacks=[attack(1, 3, [1, 0, 0, 0], [0, 1, 2, 3])])  # 18: row 1 done
     g.turn(["swords"] * 5)  # 23
-    g.turn(["swords", "log", "log", "log", "log"], use("log", 4), delivery_cost=2, coins=-2, logs=+4,
-           attacks=[attack(2, 6, [1, 0, 0, 0], [0, 1, 2, 3])])  # 24: row 2 done
+    g.turn(
+        ["swords", "log", "log", "log", "log"],
+        use("log", 4),
+        delivery_cost=2,
+        coins=-2,
+        logs=+4,
+        attacks=[attack(2, 6, [1, 0, 0, 0], [0, 1, 2, 3])],
+    )  # 24: row 2 done
     return g
 
 
@@ -293,8 +372,14 @@ def test_s9_three_player_row_has_6_boxes() -> None:
     """A 3-player pirate row has 6 boxes."""
     g = Game(players=3)
     g.turn(["swords"] * 5)
-    g.turn(["swords", "log", "log", "log", "log"], use("log", 4), delivery_cost=2, coins=-2,
-           logs=+4, attacks=[attack(0, 1, [0, 0, 0], [0, 1, 2])])
+    g.turn(
+        ["swords", "log", "log", "log", "log"],
+        use("log", 4),
+        delivery_cost=2,
+        coins=-2,
+        logs=+4,
+        attacks=[attack(0, 1, [0, 0, 0], [0, 1, 2])],
+    )
     assert replay(g) is None
 
 
@@ -311,11 +396,9 @@ def test_several_attacks_in_one_turn_and_swords_after_the_last_row() -> None:
 def defence_game() -> Game:
     g = Game()
     right = [(r, 6) for r in range(1, 6)]
-    g.turn(["wall"] * 5, use("wall", 5), cells=right, bonuses=[bonus("right", "coins", 2)],
-           coins=+2, defence=+2)
+    g.turn(["wall"] * 5, use("wall", 5), cells=right, bonuses=[bonus("right", "coins", 2)], coins=+2, defence=+2)
     g.filler((5, 5))
-    g.turn(["head", "head", "log", "crate", "cross"], use("head", 2, person="soldier"),
-           cells=[(3, 3)], defence=+1)
+    g.turn(["head", "head", "log", "crate", "cross"], use("head", 2, person="soldier"), cells=[(3, 3)], defence=+1)
     return g
 
 
@@ -334,19 +417,32 @@ def test_legal_turns_pass() -> None:
     g.turn(["crate", "crate", "crate", "log", "swords"], use("crate", 3), cells=[(4, 4), (4, 5), (5, 5)])
     g.turn(["log", "log", "cross", "cross", "swords"], use("log", 2), delivery_cost=2, coins=-2, logs=+2)
     g.turn(["cross"] * 5, use("cross", 5), cells=[(2, 2)])
-    g.turn(["swords", "swords", "wall", "wall", "wall"], use("wall", 3), cells=[(0, 1), (6, 3), (3, 0)],
-           attacks=[attack(0, 1, [0, 0], [0, 1])])
-    g.turn(["head", "cross", "log", "log", "log"], use("head", 2, rotated=1, person="priest"),
-           cells=[(2, 3)], rotation_cost=2, coins=-2, vp=+1)  # next to the size 5 church
+    g.turn(
+        ["swords", "swords", "wall", "wall", "wall"],
+        use("wall", 3),
+        cells=[(0, 1), (6, 3), (3, 0)],
+        attacks=[attack(0, 1, [0, 0], [0, 1])],
+    )
+    g.turn(
+        ["head", "cross", "log", "log", "log"],
+        use("head", 2, rotated=1, person="priest"),
+        cells=[(2, 3)],
+        rotation_cost=2,
+        coins=-2,
+        vp=+1,
+    )  # next to the size 5 church
     g.turn(["head"] * 5, use("head", 5, person="noble"), cells=[(3, 3)], vp=+7)
     assert replay(g) is None
 
 
-@pytest.mark.parametrize("cells", [
-    [(4, 4), (4, 6)],  # apart
-    [(4, 4), (5, 5)],  # diagonal only
-    [(2, 2), (1, 3)],  # linked only through printed crates (1, 2)
-])
+@pytest.mark.parametrize(
+    "cells",
+    [
+        [(4, 4), (4, 6)],  # apart
+        [(4, 4), (5, 5)],  # diagonal only
+        [(2, 2), (1, 3)],  # linked only through printed crates (1, 2)
+    ],
+)
 def test_crate_group_not_connected_is_caught(cells) -> None:
     g = Game()
     g.turn(["crate", "crate", "log", "log", "log"], use("crate", 2), cells=cells)
@@ -369,8 +465,13 @@ def test_wall_on_inner_space_is_caught() -> None:
 
 def test_wrong_rotation_cost_is_caught() -> None:
     g = Game()
-    g.turn(["crate", "crate", "log", "wall", "cross"], use("crate", 3, rotated=1),
-           cells=[(4, 4), (4, 5), (4, 6)], rotation_cost=2, coins=-2)
+    g.turn(
+        ["crate", "crate", "log", "wall", "cross"],
+        use("crate", 3, rotated=1),
+        cells=[(4, 4), (4, 5), (4, 6)],
+        rotation_cost=2,
+        coins=-2,
+    )
     assert replay(g) is None
     g.turns[0]["rotation_cost"] = 1
     g.turns[0]["after"][0]["coins"] = 2
@@ -379,15 +480,25 @@ def test_wrong_rotation_cost_is_caught() -> None:
 
 def test_rotating_a_swords_die_is_caught() -> None:
     g = Game()
-    g.turn(["crate", "crate", "swords", "swords", "swords"], use("crate", 3, rotated=1),
-           cells=[(4, 4), (4, 5), (4, 6)], rotation_cost=2, coins=-2)
+    g.turn(
+        ["crate", "crate", "swords", "swords", "swords"],
+        use("crate", 3, rotated=1),
+        cells=[(4, 4), (4, 5), (4, 6)],
+        rotation_cost=2,
+        coins=-2,
+    )
     caught(replay(g), "§3 Rotation", turn=0)
 
 
 def test_rotation_below_zero_coins_is_caught() -> None:
     g = Game(start_coins=1)
-    g.turn(["crate", "log", "log", "log", "log"], use("crate", 2, rotated=1),
-           cells=[(4, 4), (4, 5)], rotation_cost=2, coins=-2)
+    g.turn(
+        ["crate", "log", "log", "log", "log"],
+        use("crate", 2, rotated=1),
+        cells=[(4, 4), (4, 5)],
+        rotation_cost=2,
+        coins=-2,
+    )
     caught(replay(g), "§3 Rotation", turn=0)
 
 
@@ -417,9 +528,11 @@ def test_pass_allowed_under_allow_pass() -> None:
 
 
 def test_third_roll_changing_a_kept_die_is_caught() -> None:
-    rolls = [["log", "crate", "wall", "cross", "head"],
-             ["log", "crate", "wall", "cross", "cross"],  # die 4 rolled again (mask 16)
-             ["head", "head", "wall", "cross", "cross"]]  # dice 0 and 1 rolled again (mask 3)
+    rolls = [
+        ["log", "crate", "wall", "cross", "head"],
+        ["log", "crate", "wall", "cross", "cross"],  # die 4 rolled again (mask 16)
+        ["head", "head", "wall", "cross", "cross"],  # dice 0 and 1 rolled again (mask 3)
+    ]
     g = Game()
     g.turn(rolls=rolls, rerolled=[16, 3], use=use("cross", 2), cells=[(4, 4)])
     assert replay(g) is None
@@ -459,8 +572,14 @@ def test_top_wall_bonus_person() -> None:
     """The top side gives a person of 1 to 3 heads, placed with its effect (docs/rules.md §2, §5)."""
     top = [(0, c) for c in range(1, 6)]
     g = Game()
-    g.turn(["wall"] * 5, use("wall", 5), cells=top,
-           bonuses=[bonus("top", "person", 3, "citizen", [3, 3])], vp=+1, defence=+2)
+    g.turn(
+        ["wall"] * 5,
+        use("wall", 5),
+        cells=top,
+        bonuses=[bonus("top", "person", 3, "citizen", [3, 3])],
+        vp=+1,
+        defence=+2,
+    )
     assert replay(g) is None
     g.turns[0]["bonuses"][0].update(person="noble")
     g.turns[0]["after"][0]["vp"] = 7
@@ -496,13 +615,15 @@ def church_game() -> tuple[Game, dict]:
     g = Game(max_rounds=3)
     for size, col in ((1, 5), (2, 4), (3, 3)):
         g.turn(["cross"] * size + ["log"] * (5 - size), use("cross", size), cells=[(5, col)])
-        g.turn(["head", "log", "log", "log", "log"], use("head", 1, person="citizen"),
-               cells=[(5, col)], vp=+1)
-    cities = [city("+.....+", ".CC....", ".C.....", ".C.....", ".......", "...321.", "+.....+"),
-              city("+.....+", ".CC....", ".C.....", ".C.....", ".......", "...ccc.", "+.....+")]
-    scores = [score(0, churches=(1, 1, 1, 0, 0), series=[3], church_vp=8, coins=1, logs=2, total=11,
-                    empty=38),
-              score(1, earned=3, coins=1, logs=2, total=6, empty=38, rank=2, won=False)]
+        g.turn(["head", "log", "log", "log", "log"], use("head", 1, person="citizen"), cells=[(5, col)], vp=+1)
+    cities = [
+        city("+.....+", ".CC....", ".C.....", ".C.....", ".......", "...321.", "+.....+"),
+        city("+.....+", ".CC....", ".C.....", ".C.....", ".......", "...ccc.", "+.....+"),
+    ]
+    scores = [
+        score(0, churches=(1, 1, 1, 0, 0), series=[3], church_vp=8, coins=1, logs=2, total=11, empty=38),
+        score(1, earned=3, coins=1, logs=2, total=6, empty=38, rank=2, won=False),
+    ]
     return g, end_line(3, scores, cities)
 
 
@@ -538,9 +659,11 @@ def tie_game(seat1: str) -> Game:
 def test_tie_broken_by_empty_spaces() -> None:
     """docs/rules.md §4: tied on VP, the player with more empty spaces wins."""
     g = tie_game("logs")
-    cities = [START_CITY[: 4 * 14 + 8] + "c" + START_CITY[4 * 14 + 9:], START_CITY]
-    scores = [score(0, earned=1, coins=1, logs=2, total=4, empty=40, rank=2, won=False),
-              score(1, coins=0, logs=4, total=4, empty=41, rank=1, won=True)]
+    cities = [START_CITY[: 4 * 14 + 8] + "c" + START_CITY[4 * 14 + 9 :], START_CITY]
+    scores = [
+        score(0, earned=1, coins=1, logs=2, total=4, empty=40, rank=2, won=False),
+        score(1, coins=0, logs=4, total=4, empty=41, rank=1, won=True),
+    ]
     end = end_line(1, scores, cities)
     assert replay(g, end) is None
     # the wrong tie-break: fewer empty spaces win
@@ -552,9 +675,8 @@ def test_tie_broken_by_empty_spaces() -> None:
 
 def test_full_tie_is_a_shared_win() -> None:
     g = tie_game("citizen")
-    c = START_CITY[: 4 * 14 + 8] + "c" + START_CITY[4 * 14 + 9:]
-    scores = [score(s, earned=1, coins=1, logs=2, total=4, empty=40, rank=1, won=True, shared=True)
-              for s in (0, 1)]
+    c = START_CITY[: 4 * 14 + 8] + "c" + START_CITY[4 * 14 + 9 :]
+    scores = [score(s, earned=1, coins=1, logs=2, total=4, empty=40, rank=1, won=True, shared=True) for s in (0, 1)]
     end = end_line(1, scores, [c, c])
     assert replay(g, end) is None
     scores[1]["shared"] = False
@@ -568,9 +690,11 @@ def full_city_game() -> tuple[Game, dict]:
     g.turn(["crate", "crate", "log", "log", "log"], use("crate", 2), cells=[(5, 4), (5, 5)])
     g.filler((5, 5))
     full = city("+CCCCC+", *["CCCCCCC"] * 5, "+CCCCC+")
-    scores = [score(0, coins=1, logs=2, full_city=5, total=8, empty=0),
-              score(1, coins=1, logs=2, total=3, empty=1, rank=2, won=False)]
-    cities = [full, full[: 5 * 14 + 8] + "." + full[5 * 14 + 9:]]
+    scores = [
+        score(0, coins=1, logs=2, full_city=5, total=8, empty=0),
+        score(1, coins=1, logs=2, total=3, empty=1, rank=2, won=False),
+    ]
+    cities = [full, full[: 5 * 14 + 8] + "." + full[5 * 14 + 9 :]]
     return g, end_line(1, scores, cities, aborted=False, filled=[0])
 
 
@@ -619,18 +743,21 @@ def test_check_trace_good_and_bad_games(tmp_path) -> None:
     assert found[0].game == 1 and "§4 Final scoring" in found[0].rule
 
 
-@pytest.mark.parametrize("mangle, what", [
-    (lambda recs: recs[:-1], "no end line"),
-    (lambda recs: recs[:3] + ["{not json"] + recs[3:], "not valid JSON"),
-    (lambda recs: recs + [recs[1]], "after the game's end line"),
-    (lambda recs: recs[1:], "before any game line"),
-    (lambda recs: [], "the file is empty"),
-])
+@pytest.mark.parametrize(
+    "mangle, what",
+    [
+        (lambda recs: recs[:-1], "no end line"),
+        (lambda recs: recs[:3] + ["{not json"] + recs[3:], "not valid JSON"),
+        (lambda recs: recs + [recs[1]], "after the game's end line"),
+        (lambda recs: recs[1:], "before any game line"),
+        (lambda recs: [], "the file is empty"),
+    ],
+)
 def test_check_trace_malformed_files(tmp_path, mangle, what) -> None:
     g, end = church_game()
     path = tmp_path / "trace.jsonl"
     write_lines(path, mangle([*g.records, end]))
-    n, found = check_trace(path)
+    _n, found = check_trace(path)
     assert len(found) == 1 and what in found[0].message, found
     assert found[0].rule == "docs/trace.md"
 

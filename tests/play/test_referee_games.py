@@ -6,15 +6,18 @@ import copy
 import pytest
 
 from smsim import layout as L
-from smsim.policies.registry import POLICIES
-from smsim.play.referee import check_game
 from smsim.play.api import play_game
+from smsim.play.referee import check_game
+from smsim.policies.registry import POLICIES
 
 # every built-in (the search policy with few playouts, so the sweep stays fast) and the
 # documented example policy, rotating through the seats game by game, plus pure random and pure
 # greedy tables: each policy plays thousands of games at 2-5 players
-EVERYONE = [*(name for name, spec in POLICIES.items() if spec.base is None), "tests/policies/fixtures/cheap_rollout.toml",
-            "docs/example_policy.py:next_church"]
+EVERYONE = [
+    *(name for name, spec in POLICIES.items() if spec.base is None),
+    "tests/policies/fixtures/cheap_rollout.toml",
+    "docs/example_policy.py:next_church",
+]
 
 
 def table(g: int, players: int) -> list[str]:
@@ -78,10 +81,11 @@ def test_planted_illegal_crate_group_is_caught():
     taken = filled_before(records, i, turn["seat"])
     keep = [tuple(rc) for rc in turn["cells"][:-1]]
     far = next(
-        (r, c) for r in range(7) for c in range(7)
-        if L.is_space(r, c) and (r, c) not in taken
-        and all(abs(r - kr) + abs(c - kc) > 1 for kr, kc in keep)
-    )  # fmt: skip
+        (r, c)
+        for r in range(7)
+        for c in range(7)
+        if L.is_space(r, c) and (r, c) not in taken and all(abs(r - kr) + abs(c - kc) > 1 for kr, kc in keep)
+    )
     turn["cells"][-1] = list(far)
     found = check_game(bad)
     assert found is not None and found.turn == i - 1
@@ -183,8 +187,16 @@ def test_a_withheld_bonus_recorded_as_given_is_caught():
     rules = Rules.from_dict(DENIED)
     for g in range(200):
         records = play_game(2, 5, g, ["walls", "walls"], rules).records
-        hit = next(((i, j) for i, rec in enumerate(records) if rec["type"] == "turn"
-                    for j, b in enumerate(rec["bonuses"]) if b["kind"] == "none" and b["side"] != "top"), None)  # fmt: skip
+        hit = next(
+            (
+                (i, j)
+                for i, rec in enumerate(records)
+                if rec["type"] == "turn"
+                for j, b in enumerate(rec["bonuses"])
+                if b["kind"] == "none" and b["side"] != "top"
+            ),
+            None,
+        )
         if hit is not None:
             break
     else:  # pragma: no cover
@@ -192,7 +204,9 @@ def test_a_withheld_bonus_recorded_as_given_is_caught():
     bad = copy.deepcopy(records)
     i, j = hit
     side = bad[i]["bonuses"][j]["side"]
-    bad[i]["bonuses"][j].update(kind=rules.wall_bonus_kind[("top", "right", "bottom", "left").index(side)],
-                                amount=rules.wall_bonus_amount[("top", "right", "bottom", "left").index(side)])  # fmt: skip
+    bad[i]["bonuses"][j].update(
+        kind=rules.wall_bonus_kind[("top", "right", "bottom", "left").index(side)],
+        amount=rules.wall_bonus_amount[("top", "right", "bottom", "left").index(side)],
+    )
     found = check_game(bad)
     assert found is not None and found.rule == "docs/rules.md §2 Wall bonuses" and "expected none 0" in found.message

@@ -12,8 +12,12 @@ from smsim.play.referee import format_city, start_city
 from smsim.play.replay import games_of, replay_game, vp_by_round
 from smsim.rules import Rules
 
-GAMES = [(2, 11, ["balanced", "greedy"]), (3, 12, ["random"]), (4, 13, ["learned", "balanced", "walls", "random"]),
-         (5, 14, ["greedy"])]  # fmt: skip
+GAMES = [
+    (2, 11, ["balanced", "greedy"]),
+    (3, 12, ["random"]),
+    (4, 13, ["learned", "balanced", "walls", "random"]),
+    (5, 14, ["greedy"]),
+]
 
 
 @pytest.fixture(scope="module", params=GAMES, ids=[f"{g[0]}p" for g in GAMES])
@@ -34,11 +38,19 @@ def test_every_step_agrees_with_the_engines_own_figures_of_each_turn(played):
     start = letters(format_city(start_city(Rules())))
     assert all(seat["city"] == start for seat in data["steps"][0]["seats"])
     for step, turn in zip(data["steps"][1:], turns):
-        assert (step["turn"]["round"], step["turn"]["seat"], step["turn"]["rolls"]) == (turn["round"], turn["seat"],
-                                                                                        turn["rolls"])  # fmt: skip
+        assert (step["turn"]["round"], step["turn"]["seat"], step["turn"]["rolls"]) == (
+            turn["round"],
+            turn["seat"],
+            turn["rolls"],
+        )
         for seat, engine in zip(step["seats"], turn["after"]):
             assert (seat["coins"], seat["logs"], seat["vp"], seat["cannons_lost"], seat["defence"]) == (
-                engine["coins"], engine["logs"], engine["vp"], engine["cannons"], engine["defence"])
+                engine["coins"],
+                engine["logs"],
+                engine["vp"],
+                engine["cannons"],
+                engine["defence"],
+            )
     end = next(r for r in records if r["type"] == "end")
     assert [s["city"] for s in data["steps"][-1]["seats"]] == [letters(c) for c in end["cities"]]
     assert [s["score"] for s in data["steps"][-1]["seats"]] == [s["total"] for s in end["scores"]]

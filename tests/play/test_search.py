@@ -7,13 +7,13 @@ import pytest
 
 from smsim import layout as L
 from smsim.engine.dice import seed_key
-from smsim.play.loop import Seats, continue_game_nb, new_work, playout_key_nb
 from smsim.errors import PolicyError
 from smsim.layout import PolicyKind
-from smsim.policies.registry import Marks, base_arrays, line_up_marks, policy_arrays, resolve_policies, resolve_policy
-from smsim.rules import Rules
+from smsim.play.loop import Seats, continue_game_nb, new_work, playout_key_nb
 from smsim.play.search import new_search, play_one_search_nb, search_captured_nb
+from smsim.policies.registry import Marks, base_arrays, line_up_marks, policy_arrays, resolve_policies, resolve_policy
 from smsim.policies.rollout import ROLLOUT_PARAMS
+from smsim.rules import Rules
 from smsim.runs.batch import run_games
 
 RULES = Rules()
@@ -27,10 +27,23 @@ def captured(policies, seed, game, at):
     kind, params, fns = policy_arrays(specs)
     base_kind, base_params, playout_kind, playout_params = base_arrays(specs)
     w = new_work(len(policies))
-    score, game_out, n_rows = play_one_search_nb(seed_key(seed), game, RULES_NB, CRATES, kind, params, fns, base_kind,
-                                                 base_params, playout_kind, playout_params,
-                                                 line_up_marks(specs), w,
-                                                 new_search(len(policies)), at)  # fmt: skip
+    score, game_out, n_rows = play_one_search_nb(
+        seed_key(seed),
+        game,
+        RULES_NB,
+        CRATES,
+        kind,
+        params,
+        fns,
+        base_kind,
+        base_params,
+        playout_kind,
+        playout_params,
+        line_up_marks(specs),
+        w,
+        new_search(len(policies)),
+        at,
+    )
     return (score, w.player, w.city, game_out, n_rows, w), (fns, base_kind, base_params)
 
 
@@ -87,7 +100,9 @@ def search_at(w, tables, params, first=0, room=None):
     fns, base_kind, base_params = tables
     budgets = (params[ROLLOUT_PARAMS.offset("budget")], params[ROLLOUT_PARAMS.offset("place_budget")])
     search = new_search(w.player.shape[0], room or int(max(budgets)))
-    m, pick = search_captured_nb(w, RULES_NB, fns, base_kind, base_kind, base_params, Marks(None, None, None), params, first, search)
+    m, pick = search_captured_nb(
+        w, RULES_NB, fns, base_kind, base_kind, base_params, Marks(None, None, None), params, first, search
+    )
     return m, pick, search
 
 
@@ -116,8 +131,9 @@ def test_every_candidate_reads_the_same_dice_streams():
             score = np.zeros((4, L.N_SCORE_FIELDS), dtype=np.int64)
             out = np.zeros(L.N_GAME_FIELDS, dtype=np.int64)
             key = np.uint64(playout_key_nb(w.keys[0], cap.ctx[L.CTX_INDEX], k))
-            continue_game_nb(cap.snap, cap.tape, cap.at[2], search.rows[c], w.keys[0], key, cw, seats, RULES_NB,
-                             score, out)  # fmt: skip
+            continue_game_nb(
+                cap.snap, cap.tape, cap.at[2], search.rows[c], w.keys[0], key, cw, seats, RULES_NB, score, out
+            )
             assert search.vp[c, k] == score[cap.ctx[L.CTX_SEAT], L.S_TOTAL]
 
 
@@ -191,9 +207,9 @@ def test_a_clear_leader_stops_the_search_early():
     rounding)."""
     early, full = [], []
     for w, tables in decisions_of(L.DECISION_USE, games=range(2), every=2):
-        m, _, a = search_at(w, tables, knobs(budget=256, stop_se=2.0, group=0))
+        _m, _, a = search_at(w, tables, knobs(budget=256, stop_se=2.0, group=0))
         early.append(int(a.spent[0]))
-        m, _, b = search_at(w, tables, knobs(budget=256, stop_se=0.0, group=0))
+        _m, _, b = search_at(w, tables, knobs(budget=256, stop_se=0.0, group=0))
         full.append(int(b.spent[0]))
     assert min(full) >= 256 - 16
     stopped = sum(e < f - 16 for e, f in zip(early, full))
@@ -208,14 +224,29 @@ def test_identical_candidates_share_continuations_and_stay_identical_played_apar
     by more than a VP on average. The bar: 97% and 1 VP."""
     identical = played = groups = 0
     for w, tables in decisions_of(L.DECISION_PLACE, games=range(4), every=1):
-        m, _, search = search_at(w, tables, knobs(search_place=1, place_candidates=128, place_budget=64,
-                                                  min_playouts=8, stop_se=0, place_gap=0))  # fmt: skip
+        m, _, search = search_at(
+            w,
+            tables,
+            knobs(search_place=1, place_candidates=128, place_budget=64, min_playouts=8, stop_se=0, place_gap=0),
+        )
         same = search.same[:m].copy()
         if (same == np.arange(m)).all():
             continue
         groups += 1
-        m2, _, apart = search_at(w, tables, knobs(search_place=1, place_candidates=128, halving=0, group=0, stop_se=0,
-                                                  place_budget=48 * m, candidates=m, place_gap=0))  # fmt: skip
+        m2, _, apart = search_at(
+            w,
+            tables,
+            knobs(
+                search_place=1,
+                place_candidates=128,
+                halving=0,
+                group=0,
+                stop_se=0,
+                place_budget=48 * m,
+                candidates=m,
+                place_gap=0,
+            ),
+        )
         assert m2 == m and np.array_equal(apart.rows[:m], search.rows[:m])
         for c in np.flatnonzero(same != np.arange(m)):
             lead = same[c]
@@ -234,7 +265,7 @@ def test_the_switch_bound_keeps_the_base_pick_unless_beaten():
     many paired standard errors over the continuations both have."""
     kept = 0
     for w, tables in decisions_of(L.DECISION_USE, games=range(2), every=2):
-        m, pick, search = search_at(w, tables, knobs(budget=64, switch_se=50.0, stop_se=0))
+        _m, pick, search = search_at(w, tables, knobs(budget=64, switch_se=50.0, stop_se=0))
         assert pick == 0 or search.same[pick] == search.same[0]
         kept += 1
     assert kept >= 3
@@ -247,8 +278,11 @@ def rollout_file(tmp_path, text, name="search.toml"):
 
 
 def test_rollout_games_are_the_same_on_1_and_2_threads_and_in_any_batch(tmp_path):
-    cheap = rollout_file(tmp_path, 'base = "rollout"\nbudget = 12\nplace_budget = 8\nmin_playouts = 2\n'
-                                   'candidates = 3\nsearch_keep = 1\nsearch_place = 1\n')
+    cheap = rollout_file(
+        tmp_path,
+        'base = "rollout"\nbudget = 12\nplace_budget = 8\nmin_playouts = 2\n'
+        "candidates = 3\nsearch_keep = 1\nsearch_place = 1\n",
+    )
     policies = [cheap, "balanced", "random"]
     one = run_games(6, 3, policies, 4, RULES, threads=1)
     two = run_games(6, 3, policies, 4, RULES, threads=2)
@@ -258,10 +292,16 @@ def test_rollout_games_are_the_same_on_1_and_2_threads_and_in_any_batch(tmp_path
         assert np.array_equal(one[i], np.concatenate([p[i] for p in parts]))
 
 
-@pytest.mark.parametrize("policies, plays_as", [
-    ('playout_policy = "greedy"\n', "greedy"),
-    ('candidate_policy = "learned"\nplayout_policy = "greedy"\n', "learned"),  # the candidate policy, not the playout
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "policies, plays_as",
+    [
+        ('playout_policy = "greedy"\n', "greedy"),
+        (
+            'candidate_policy = "learned"\nplayout_policy = "greedy"\n',
+            "learned",
+        ),  # the candidate policy, not the playout
+    ],
+)
 def test_a_rollout_seat_that_searches_nothing_plays_its_base_policy(tmp_path, policies, plays_as):
     """Where it does not search, a seat plays its base: its candidate policy, by default its
     playout policy."""
@@ -276,8 +316,10 @@ def test_the_candidate_policy_decides_and_the_playout_policy_plays_the_continuat
     """A seat's candidate policy fills the engine's deciding arrays and its playout policy the
     continuations' arrays; changing the playout policy alone changes the search's picks, and the
     games stay the same on 1 and 2 threads."""
-    text = ('base = "rollout"\nbudget = 16\nplace_budget = 8\nmin_playouts = 4\ncandidates = 3\n'
-            'candidate_policy = "learned"\nplayout_policy = "{}"\n')
+    text = (
+        'base = "rollout"\nbudget = 16\nplace_budget = 8\nmin_playouts = 4\ncandidates = 3\n'
+        'candidate_policy = "learned"\nplayout_policy = "{}"\n'
+    )
     over_balanced = resolve_policy(rollout_file(tmp_path, text.format("balanced"), "a.toml"))
     base_kind, base_params, playout_kind, playout_params = base_arrays([over_balanced, resolve_policy("greedy")])
     assert list(base_kind) == [PolicyKind.LEARNED, PolicyKind.HEURISTIC]
@@ -320,8 +362,11 @@ def test_naming_the_playout_policy_as_the_candidate_policy_is_the_default(tmp_pa
         ('base = "rollout"\ncandidate_policy = "rollout-deep"\n', "candidate policy"),
         ('base = "rollout"\ncandidate_policy = "nobody"\n', "unknown policy"),
         ('base = "rollout"\ncandidate_policy = 3\n', "candidate_policy must be a policy name"),
-        ('base = "rollout"\ncandidate_policy = "docs/example_policy.py:next_church"\n'
-         'playout_policy = "tests/policies/fixtures/bad_policies.py:uses_params"\n', "two different user functions"),
+        (
+            'base = "rollout"\ncandidate_policy = "docs/example_policy.py:next_church"\n'
+            'playout_policy = "tests/policies/fixtures/bad_policies.py:uses_params"\n',
+            "two different user functions",
+        ),
     ],
 )
 def test_bad_rollout_files_are_refused_by_name(tmp_path, text, message):
@@ -342,8 +387,10 @@ def test_any_policy_can_be_the_base_searched_over(tmp_path, playout_policy):
     """The base (the candidates' order, the continuations' player) is any policy smsim names: a
     built-in, random, a user's jitted function. The search then changes some of its moves and
     stays deterministic."""
-    text = (f'base = "rollout"\nbudget = 8\nplace_budget = 6\nmin_playouts = 2\ncandidates = 3\nsearch_place = 1\n'
-            f'playout_policy = "{playout_policy}"\n')
+    text = (
+        f'base = "rollout"\nbudget = 8\nplace_budget = 6\nmin_playouts = 2\ncandidates = 3\nsearch_place = 1\n'
+        f'playout_policy = "{playout_policy}"\n'
+    )
     searching = rollout_file(tmp_path, text)
     a = run_games(3, 2, [searching, "balanced"], 17, RULES, threads=1)
     b = run_games(3, 2, [searching, "balanced"], 17, RULES, threads=2)
@@ -364,8 +411,10 @@ SEARCH_DIGEST = "b347ed5a33bc027f3121ae51cdedc401f3522f7ff692f1dc48882caa02fa111
 def test_searches_of_every_decision_play_the_same_games_as_recorded(tmp_path):
     digest = hashlib.sha256()
     for name, playout, players in (("over_balanced", "balanced", 3), ("over_learned", "learned", 2)):
-        text = ('base = "rollout"\nbudget = 12\nplace_budget = 8\nmin_playouts = 2\ncandidates = 3\n'
-                f'search_keep = 1\nplayout_policy = "{playout}"\nclear_gap = 0\n')  # fmt: skip
+        text = (
+            'base = "rollout"\nbudget = 12\nplace_budget = 8\nmin_playouts = 2\ncandidates = 3\n'
+            f'search_keep = 1\nplayout_policy = "{playout}"\nclear_gap = 0\n'
+        )
         lineup = [rollout_file(tmp_path, text, f"{name}.toml"), "balanced", "greedy"][:players]
         for a in run_games(6, players, lineup, 2026, RULES, threads=2):
             digest.update(np.ascontiguousarray(a).astype(np.int64).tobytes())

@@ -11,10 +11,40 @@ from smsim.play.api import play_game
 from smsim.play.trace import series_lengths
 from smsim.play.tracefile import iter_jsonl, read_jsonl, write_jsonl
 
-TURN_KEYS = {"type", "round", "seat", "rolls", "rerolled", "use", "rotation_cost", "delivery_cost", "cells",
-             "houses", "bonuses", "swords", "attacks", "after", "decisions"}  # fmt: skip
-SCORE_KEYS = {"seat", "earned", "churches", "series", "church_vp", "coins", "logs", "cannons", "full_city",
-              "seat_vp", "total", "empty", "rank", "won", "shared"}  # fmt: skip
+TURN_KEYS = {
+    "type",
+    "round",
+    "seat",
+    "rolls",
+    "rerolled",
+    "use",
+    "rotation_cost",
+    "delivery_cost",
+    "cells",
+    "houses",
+    "bonuses",
+    "swords",
+    "attacks",
+    "after",
+    "decisions",
+}
+SCORE_KEYS = {
+    "seat",
+    "earned",
+    "churches",
+    "series",
+    "church_vp",
+    "coins",
+    "logs",
+    "cannons",
+    "full_city",
+    "seat_vp",
+    "total",
+    "empty",
+    "rank",
+    "won",
+    "shared",
+}
 
 
 def test_series_lengths_longest_first():
@@ -94,14 +124,17 @@ def test_the_records_before_a_bad_line_are_read(tmp_path):
         next(lines)
 
 
-@pytest.mark.parametrize("content, detail", [
-    (b"", "the file is empty"),
-    (b"\n \n\t\n", "the file has only blank lines"),
-    (b'{"type": "game"}\nseat,policy\n', "line 2: not valid JSON (Expecting value: column 1)"),
-    (b'{"type": "game"}\n[1, 2]\n', "line 2: an array, not an object"),
-    (b'"game"\n', "line 1: a string, not an object"),
-    (b'{"type": "game"}\n\xff\xfe\n', "line 2: not UTF-8 text"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "content, detail",
+    [
+        (b"", "the file is empty"),
+        (b"\n \n\t\n", "the file has only blank lines"),
+        (b'{"type": "game"}\nseat,policy\n', "line 2: not valid JSON (Expecting value: column 1)"),
+        (b'{"type": "game"}\n[1, 2]\n', "line 2: an array, not an object"),
+        (b'"game"\n', "line 1: a string, not an object"),
+        (b'{"type": "game"}\n\xff\xfe\n', "line 2: not UTF-8 text"),
+    ],
+)
 def test_a_file_that_is_not_a_trace_is_refused_in_one_line(tmp_path, content, detail):
     path = tmp_path / "bad.jsonl"
     path.write_bytes(content)

@@ -22,9 +22,16 @@ def by_hand(position: np.ndarray, s: int, rules: Rules) -> tuple[np.ndarray, int
     col = {name: i for i, name in enumerate(L.ROUND.columns())}
     me, players = position[s], len(position)
     x = dict.fromkeys(W.FEATURE_NAMES, 0.0)
-    x.update(score=me[col["score"]], coins=me[col["coins"]], logs=me[col["logs"]], n_empty=me[col["n_empty"]],
-             walls=me[col["walls"]], churches=me[col["churches"]], persons=me[col["persons"]],
-             crates=me[col["crates"]])  # fmt: skip
+    x.update(
+        score=me[col["score"]],
+        coins=me[col["coins"]],
+        logs=me[col["logs"]],
+        n_empty=me[col["n_empty"]],
+        walls=me[col["walls"]],
+        churches=me[col["churches"]],
+        persons=me[col["persons"]],
+        crates=me[col["crates"]],
+    )
     x["lead"] = me[col["score"]] - max(position[o, col["score"]] for o in range(players) if o != s)
     attacks = me[col["pirate_attacks"]]
     if attacks < len(rules.pirate_strengths):

@@ -59,10 +59,13 @@ def brute_force_layers(final: dict):
     return value, expect, one_left
 
 
-@pytest.mark.parametrize("draws, two_rolls_from", [
-    (1, 3),  # the default suite: one roll, the second layer checked where 3 or more dice are kept (~3 s)
-    pytest.param(4, 2, marks=pytest.mark.slow),  # four rolls, the second layer from 2 kept dice (~60 s)
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "draws, two_rolls_from",
+    [
+        (1, 3),  # the default suite: one roll, the second layer checked where 3 or more dice are kept (~3 s)
+        pytest.param(4, 2, marks=pytest.mark.slow),  # four rolls, the second layer from 2 kept dice (~60 s)
+    ],
+)
 def test_both_layers_equal_brute_force_over_dice_positions(draws, two_rolls_from):
     rng = np.random.default_rng(5)
     last = np.zeros(X.N_NODES)
@@ -94,8 +97,9 @@ def keep_positions(games: int = 3, policy: str = "balanced", players: int = 3):
         for decision in range(0, 160, 7):
             w = new_work(players)
             w.cap.at[0] = decision
-            play_one_nb(seed_key(11), game, RULES_NB, RULES.start_crate_cells(), kind, params, fns, w,
-                        line_up_marks(specs))  # fmt: skip
+            play_one_nb(
+                seed_key(11), game, RULES_NB, RULES.start_crate_cells(), kind, params, fns, w, line_up_marks(specs)
+            )
             if w.cap.at[1] and w.cap.ctx[L.CTX_DECISION] == L.DECISION_KEEP:
                 out.append((int(w.cap.ctx[L.CTX_SEAT]), w.cap.now, w.cap.dice.copy()))
     assert base_arrays(specs) is not None and len(out) > 10
@@ -142,8 +146,7 @@ def test_the_exact_keep_is_never_worse_than_the_one_symbol_rule_by_its_own_value
         memo = np.zeros(MEMO_SIZE)
         memo[HL.M_KEY] = memo[HL.M_KEEP_KEY] = -1.0
         rule = heuristic_keep_nb(params, s, now.ctx, dice, now.occ, now.player, now.pirates, memo, RULES_NB, None)
-        best = heuristic_keep_nb(exact, s, now.ctx, dice, now.occ, now.player, now.pirates, memo, RULES_NB,
-                                 X.EXACT)
+        best = heuristic_keep_nb(exact, s, now.ctx, dice, now.occ, now.player, now.pirates, memo, RULES_NB, X.EXACT)
         keep_values = memo[HL.M_KEEP_VALUES : HL.M_KEEP_VALUES + L.N_KEEP_MASKS]
         assert keep_values[best] == pytest.approx(keep_values.max())
         assert keep_values[best] >= keep_values[rule] - 1e-12
@@ -151,7 +154,6 @@ def test_the_exact_keep_is_never_worse_than_the_one_symbol_rule_by_its_own_value
         regret = X.keep_regret_nb(params, now.ctx, dice, now.occ, now.player, now.pirates, memo, s, RULES_NB, rule)
         assert regret == pytest.approx(keep_values[best] - keep_values[rule])
     assert gained > 0.0
-
 
 
 def test_weights_asking_for_exact_keeps_in_a_loop_compiled_without_them_are_refused(positions):
@@ -162,6 +164,7 @@ def test_weights_asking_for_exact_keeps_in_a_loop_compiled_without_them_are_refu
     memo = np.zeros(MEMO_SIZE)
     with pytest.raises(ValueError, match="exact keeps"):
         heuristic_keep_nb(exact, s, now.ctx, dice, now.occ, now.player, now.pirates, memo, RULES_NB, None)
+
 
 def test_the_oracle_charges_the_exact_keep_nothing_and_a_blind_keep_much():
     from smsim.studies.regret import keep_regret

@@ -29,7 +29,7 @@ def with_churches(*sizes):
 
 
 def test_church_value_realized_and_potential():
-    city, occ, player = with_churches(1, 2, 4)
+    _city, occ, _player = with_churches(1, 2, 4)
     # realized: series 1-2 = 4 VP; potential: the gap at 3 would lift 1-2-.-4 to 13, over 1 + 1 gap
     assert F.church_value_nb(occ, 0, RULES_NB, 0, 0.0) == 4.0
     assert F.church_value_nb(occ, 0, RULES_NB, 0, 1.0) == 4.0 + (13 - 4) / 2
@@ -38,12 +38,12 @@ def test_church_value_realized_and_potential():
 
 
 def test_church_value_second_series_layer():
-    city, occ, player = with_churches(1, 1, 2, 3)
+    _city, occ, _player = with_churches(1, 1, 2, 3)
     assert F.church_value_nb(occ, 0, RULES_NB, 0, 0.0) == 8 + 1  # 1-2-3 and a lone 1
 
 
 def test_defence_gain_counts_the_attacks_newly_held():
-    city, occ, player = state_from_cities(CITY)
+    _city, _occ, player = state_from_cities(CITY)
     params = np.zeros(HL.N_PARAMS)
     params[HL.P_DEFENCE], params[HL.P_PIRATE_NEXT], params[HL.P_PIRATE_LATER] = 0.1, 1.0, 0.5
     pirates = np.zeros(L.N_PIRATE_FIELDS, dtype=np.int64)
@@ -62,7 +62,7 @@ def test_defence_gain_counts_the_attacks_newly_held():
 
 
 def test_estimate_and_lead():
-    city, occ, player = state_from_cities(CITY, CITY, coins=5, logs=2)
+    _city, occ, player = state_from_cities(CITY, CITY, coins=5, logs=2)
     player[0, L.VP], player[1, L.VP] = 10, 4
     player[1, L.CANNONS_LOST] = 1
     # seat 0: 10 + 2 (coins) + 2 (logs); seat 1: 4 + 2 + 2 - 5
@@ -162,10 +162,19 @@ def test_best_persons_scan_equals_the_best_cell_of_each_person():
             best_houses, best_crates = F.best_persons_nb(params, occ, player, pirates, 0, RULES_NB, starts, out, 3)
             for p in range(L.N_PERSONS):
                 cell_values = [
-                    F.person_cell_value_nb(params, occ, player, pirates, 0, RULES_NB, p, c,
-                                           F.houses_at_nb(starts, cap, c) if p == L.PERSON_ARCHITECT else 0)
+                    F.person_cell_value_nb(
+                        params,
+                        occ,
+                        player,
+                        pirates,
+                        0,
+                        RULES_NB,
+                        p,
+                        c,
+                        F.houses_at_nb(starts, cap, c) if p == L.PERSON_ARCHITECT else 0,
+                    )
                     for c in empty
-                ]  # fmt: skip
+                ]
                 assert abs(out[3 + p] - (max(cell_values) if empty else HL.NEG)) < 1e-9
             crates = int(occ[0, L.Cell.CRATE])
             assert best_crates == max((bin(int(L.NEIGH8_MASK[c]) & crates).count("1") for c in empty), default=0)

@@ -29,12 +29,19 @@ def test_place_values_equal_the_cell_by_cell_values():
     cell's own, for every kind of cell and person, for several presets."""
     from smsim.policies.registry import POLICIES
 
-    whats = [L.Cell.WALL, L.Cell.CRATE, L.Cell.HOUSE, *range(L.Cell.CHURCH_1, L.Cell.CHURCH_1 + 5),
-             *range(L.PERSON_0, L.PERSON_0 + L.N_PERSONS)]  # fmt: skip
+    whats = [
+        L.Cell.WALL,
+        L.Cell.CRATE,
+        L.Cell.HOUSE,
+        *range(L.Cell.CHURCH_1, L.Cell.CHURCH_1 + 5),
+        *range(L.PERSON_0, L.PERSON_0 + L.N_PERSONS),
+    ]
     cands = np.zeros((L.MAX_CANDS, L.CAND_WIDTH), dtype=np.int64)
     values = np.zeros(L.MAX_CANDS)
     checked = 0
-    presets = [spec.params for spec in POLICIES.values() if spec.params is not None and spec.base is None]  # every weight set
+    presets = [
+        spec.params for spec in POLICIES.values() if spec.params is not None and spec.base is None
+    ]  # every weight set
     for occ, player, pirates in random_cities(30, seed=3):
         empty = [c for c in range(49) if int(occ[0, L.Cell.EMPTY]) >> c & 1]
         cands[: len(empty), 0] = empty
@@ -45,8 +52,6 @@ def test_place_values_equal_the_cell_by_cell_values():
                 np.testing.assert_allclose(values[: len(empty)], expected, rtol=0, atol=1e-9)
                 checked += len(empty)
     assert checked > 10_000
-
-
 
 
 def noisy(name: str, noise: float) -> np.ndarray:

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
+from smsim.errors import SimulationError
+from smsim.play.api import play_game
 from smsim.play.referee import check_game
 from smsim.rules import Rules
-from smsim.play.api import play_game
 from smsim.runs.batch import run_games, simulate
-from smsim.errors import SimulationError
 
 EXAMPLE = "docs/example_policy.py:next_church"
 FIXTURES = "tests/policies/fixtures/bad_policies.py"
@@ -32,8 +32,11 @@ def test_example_builds_churches_in_series_order():
 
 
 def test_out_of_range_choice_stops_the_run_naming_the_policy():
-    with pytest.raises(SimulationError, match=r"policy 'out_of_range' \(seat 1\) returned a choice outside the "
-                                              r"legal candidates at a PLACE decision in game \d+"):  # fmt: skip
+    with pytest.raises(
+        SimulationError,
+        match=r"policy 'out_of_range' \(seat 1\) returned a choice outside the "
+        r"legal candidates at a PLACE decision in game \d+",
+    ):
         run_games(20, 2, ["greedy", f"{FIXTURES}:out_of_range"], seed=1, rules=Rules())
 
 

@@ -67,12 +67,15 @@ def test_learned_games_do_not_depend_on_threads():
         assert np.array_equal(a, b)
 
 
-@pytest.mark.parametrize("wanted, gap, expected", [
-    (3, 0.0, [1, 0, 1, 1, 0]),  # the 3 best; the tie at 2.0 goes to the earlier row
-    (6, 0.0, [1, 1, 1, 1, 1]),
-    (6, 1.5, [1, 0, 1, 1, 0]),  # none more than 1.5 below the best (3.0)
-    (1, 0.0, [0, 0, 0, 1, 0]),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "wanted, gap, expected",
+    [
+        (3, 0.0, [1, 0, 1, 1, 0]),  # the 3 best; the tie at 2.0 goes to the earlier row
+        (6, 0.0, [1, 1, 1, 1, 1]),
+        (6, 1.5, [1, 0, 1, 1, 0]),  # none more than 1.5 below the best (3.0)
+        (1, 0.0, [0, 0, 0, 1, 0]),
+    ],
+)
 def test_the_moves_scored_are_the_heuristics_best_as_rollout_takes_them(wanted, gap, expected):
     values = np.array([2.0, 1.0, 2.0, 3.0, 1.0])
     model = np.zeros(MODEL.size)
@@ -104,8 +107,10 @@ def test_the_loop_scores_a_move_as_each_unit_summed_in_feature_order():
     vector = model.vector()
     rng = np.random.default_rng(11)
     z = np.zeros(MAX_HIDDEN)
-    for kind, coef, units, names, layer in (("USE", LM_USE, LM_USE_UNITS, USE_NAMES, model.use_units),
-                                            ("PLACE", LM_PLACE, LM_PLACE_UNITS, PLACE_NAMES, model.place_units)):  # fmt: skip
+    for kind, coef, units, names, layer in (
+        ("USE", LM_USE, LM_USE_UNITS, USE_NAMES, model.use_units),
+        ("PLACE", LM_PLACE, LM_PLACE_UNITS, PLACE_NAMES, model.place_units),
+    ):
         f = len(names)
         x = rng.normal(size=(50, f)) * (rng.random((50, f)) < 0.5)  # half the features at zero
         want = model.score(kind, x)

@@ -17,9 +17,15 @@ from smsim.policies.registry import LEARNED_FILE, POLICIES, resolve_policy
 
 def a_model() -> Model:
     rng = np.random.default_rng(3)
-    return Model({"coin": 1.25, "wall": 0.5}, list(rng.normal(size=len(USE_NAMES))),
-                 list(rng.normal(size=len(PLACE_NAMES))), use_candidates=5, place_candidates=7, place_gap=0.5,
-                 training={"plan": {"seed": 3}})  # fmt: skip
+    return Model(
+        {"coin": 1.25, "wall": 0.5},
+        list(rng.normal(size=len(USE_NAMES))),
+        list(rng.normal(size=len(PLACE_NAMES))),
+        use_candidates=5,
+        place_candidates=7,
+        place_gap=0.5,
+        training={"plan": {"seed": 3}},
+    )
 
 
 def test_a_model_round_trips_byte_for_byte_into_its_vector(tmp_path):

@@ -7,13 +7,13 @@ from smsim.layout import PolicyKind
 from smsim.policies.heuristics import N_PARAMS, PARAM_NAMES
 from smsim.policies.interface import MAX_SEATS, no_user_policy
 from smsim.policies.registry import (
+    LATER_WEIGHTS,
     POLICIES,
     PRESETS,
     PolicyError,
+    line_up_marks,
     policy_arrays,
     resolve_policies,
-    LATER_WEIGHTS,
-    line_up_marks,
     resolve_policy,
     rollout_spec,
 )
@@ -26,8 +26,22 @@ FIXTURES = "tests/policies/fixtures"
 
 
 def test_builtins_are_random_and_presets_of_one_heuristic():
-    assert set(POLICIES) == {"random", "greedy", "churches", "walls", "merchant", "builder", "jugglers", "balanced",
-                             "balanced-exact", "rollout", "rollout-deep", "learned", "learned-exact", "rollout-learned"}
+    assert set(POLICIES) == {
+        "random",
+        "greedy",
+        "churches",
+        "walls",
+        "merchant",
+        "builder",
+        "jugglers",
+        "balanced",
+        "balanced-exact",
+        "rollout",
+        "rollout-deep",
+        "learned",
+        "learned-exact",
+        "rollout-learned",
+    }
     assert POLICIES["random"].kind == PolicyKind.RANDOM
     assert POLICIES["learned"].kind == PolicyKind.LEARNED  # a model file shipped as package data
     assert POLICIES["rollout-learned"].base is POLICIES["learned"]
@@ -47,7 +61,6 @@ def test_exact_keep_builtins_differ_from_their_policy_by_the_knob_alone():
         assert list(diff) == [PARAM_NAMES.index("exact_keep")] and spec.weights()["exact_keep"] == 1.0
     # the knob off is left out of what a manifest records, so that runs written before it resume
     assert "exact_keep" not in POLICIES["balanced"].weights()
-
 
 
 def test_a_line_up_is_marked_with_the_compiled_parts_its_seats_use():
@@ -70,6 +83,7 @@ def test_a_line_up_is_marked_with_the_compiled_parts_its_seats_use():
     assert marks([rollout_spec({}, POLICIES["learned"]), POLICIES["balanced"]]) == (LEARNED, None, None)
     # a search's own knobs are not a heuristic's weights, whatever their values
     assert marks([rollout_spec({}, POLICIES["balanced"])]) == (None, None, None)
+
 
 def test_only_the_default_search_leaves_clear_decisions_to_its_base():
     """``rollout`` gates its decisions (``clear_gap``); the searches whose figures were measured
@@ -126,7 +140,9 @@ def test_a_noisy_weights_file_is_a_policy(tmp_path):
     named = resolve_policy("greedy-noise-50")
     assert named.name == "greedy-noise-50" and named.describe()["weights"] == spec.describe()["weights"]
     assert "noise" not in POLICIES["greedy"].weights()  # off: left out, so that runs before it resume
-    assert "greedy-noise-50" not in POLICIES and resolve_policy("walls-noise-0").weights() == POLICIES["walls"].weights()
+    assert (
+        "greedy-noise-50" not in POLICIES and resolve_policy("walls-noise-0").weights() == POLICIES["walls"].weights()
+    )
     score, _, _ = run_games(40, 2, [str(path), "greedy-noise-50"], 3, Rules(), threads=1)
     assert score.shape[0] == 40 and np.isfinite(score).all()
 
@@ -187,8 +203,10 @@ def test_a_policy_without_parts_of_the_game_is_named_and_marked():
 
     spec = resolve_policy("balanced-without-churches+walls")
     assert spec.kind == PolicyKind.HEURISTIC and spec.weights()["forgo"] == forgo_mask(["churches", "walls"]) == 3
-    assert np.array_equal(np.delete(spec.params, PARAM_NAMES.index("forgo")),
-                          np.delete(POLICIES["balanced"].params, PARAM_NAMES.index("forgo")))
+    assert np.array_equal(
+        np.delete(spec.params, PARAM_NAMES.index("forgo")),
+        np.delete(POLICIES["balanced"].params, PARAM_NAMES.index("forgo")),
+    )
     assert resolve_policy("balanced-without-walls+churches").name == spec.name  # one name per set of parts
     learned = resolve_policy("learned-without-nobles")
     assert learned.kind == PolicyKind.LEARNED and learned.weights()["forgo"] == 2048
@@ -196,12 +214,15 @@ def test_a_policy_without_parts_of_the_game_is_named_and_marked():
     assert line_up_marks([POLICIES["balanced"], POLICIES["learned"]]).forgo is None
 
 
-@pytest.mark.parametrize("name, words", [
-    ("balanced-without-dragons", ["unknown part 'dragons'", "churches, walls"]),
-    ("balanced-without-", ["unknown part ''"]),
-    ("random-without-churches", ["only a heuristic or learned policy"]),
-    ("rollout-without-churches", ["only a heuristic or learned policy"]),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("balanced-without-dragons", ["unknown part 'dragons'", "churches, walls"]),
+        ("balanced-without-", ["unknown part ''"]),
+        ("random-without-churches", ["only a heuristic or learned policy"]),
+        ("rollout-without-churches", ["only a heuristic or learned policy"]),
+    ],
+)
 def test_a_bad_policy_without_parts_is_refused_in_one_line(name, words):
     with pytest.raises(PolicyError) as err:
         resolve_policy(name)
@@ -223,6 +244,6 @@ def test_a_seat_without_a_part_never_plays_it_where_the_rules_let_it_choose():
 
     for name, column in (("balanced-without-rotations", L.N_ROTATED), ("learned-without-nobles", L.VP_NOBLE)):
         base = name.split("-without-")[0]
-        score, player, _ = run_games(300, 3, [base, name, base], 11, Rules(), threads=2)
+        _score, player, _ = run_games(300, 3, [base, name, base], 11, Rules(), threads=2)
         assert player[:, 1, column].sum() == 0, name
         assert player[:, 0, column].sum() > 0 and player[:, 2, column].sum() > 0, name

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim.studies.compare import Comparison, compare
 from smsim.intervals import Z_95, mean_and_interval
+from smsim.studies.compare import Comparison, compare
 
 Z = 3.0  # a 3-sigma margin: such a test fails by chance about once in 700 runs, and never here
 SLOW = pytest.mark.slow

@@ -48,7 +48,9 @@ def test_a_planted_start_player_edge_is_found_with_its_numbers(planted):
     share = float(first["won"].sum())
     said = re.search(r"at 2 players ([+-][\d.]+) points \[([+-][\d.]+), ([+-][\d.]+)\] \(([\d,]+) games\)", f.sentence)
     value, lo, hi = (float(x) / 100 for x in said.groups()[:3])
-    assert value == pytest.approx(share / n - 0.5, abs=5.1e-4)  # written to 0.1 point and int(said.group(4).replace(",", "")) == n
+    assert value == pytest.approx(
+        share / n - 0.5, abs=5.1e-4
+    )  # written to 0.1 point and int(said.group(4).replace(",", "")) == n
     half = 1.96 * np.sqrt(0.25 / n)  # no wider than a rate's widest interval, no narrower than half of it
     assert lo < value < hi and half / 2 < (hi - lo) / 2 < half * 1.05 and f.verdict == F.MOVES
     assert f.sentence.startswith("The start player's edge (its win share minus parity): at 2 players +")
@@ -72,17 +74,47 @@ from smsim.studies.sweep import Variant, VariantSet  # noqa: E402
 
 def _glance(edge: tuple[float, float, float], players: int = 2, changed=(0.15, 0.14, 0.16)) -> pd.DataFrame:
     p = 1.0 / players
-    return pd.DataFrame([{"players": players, "games": 10_000, "field": "simulate: balanced, balanced",
-                          "start_win": p + edge[0], "start_win_lo": p + edge[1], "start_win_hi": p + edge[2],
-                          "last_win": np.nan, "last_win_lo": np.nan, "last_win_hi": np.nan, "parity": p,
-                          "changed": changed[0], "changed_lo": changed[1], "changed_hi": changed[2],
-                          "rounds": 20.0, "rounds_lo": 19.9, "rounds_hi": 20.1}])  # fmt: skip
+    return pd.DataFrame(
+        [
+            {
+                "players": players,
+                "games": 10_000,
+                "field": "simulate: balanced, balanced",
+                "start_win": p + edge[0],
+                "start_win_lo": p + edge[1],
+                "start_win_hi": p + edge[2],
+                "last_win": np.nan,
+                "last_win_lo": np.nan,
+                "last_win_hi": np.nan,
+                "parity": p,
+                "changed": changed[0],
+                "changed_lo": changed[1],
+                "changed_hi": changed[2],
+                "rounds": 20.0,
+                "rounds_lo": 19.9,
+                "rounds_hi": 20.1,
+            }
+        ]
+    )
 
 
 def _matrix(players: int, cells: dict[tuple[str, str], tuple[float, float, float]], games: int = 200) -> pd.DataFrame:
-    return pd.DataFrame([{"players": players, "row": r, "col": c, "share": v, "lo": lo, "hi": hi,
-                          "blocks": games // players, "games": games, "parity": 1.0 / players}
-                         for (r, c), (v, lo, hi) in cells.items()])  # fmt: skip
+    return pd.DataFrame(
+        [
+            {
+                "players": players,
+                "row": r,
+                "col": c,
+                "share": v,
+                "lo": lo,
+                "hi": hi,
+                "blocks": games // players,
+                "games": games,
+                "parity": 1.0 / players,
+            }
+            for (r, c), (v, lo, hi) in cells.items()
+        ]
+    )
 
 
 def _skill(players: int, cells: dict, gaps: pd.DataFrame | None = None, variants: list = ()) -> SkillResult:
@@ -92,8 +124,9 @@ def _skill(players: int, cells: dict, gaps: pd.DataFrame | None = None, variants
     return SkillResult("skill", players, 1, tuple(F.A.LADDER), _matrix(players, cells), gaps, list(variants), "")
 
 
-def _variant_set(rows: list[tuple[str, dict, str, str, float, float, float]], players: int = 4,
-                 policy: str = "balanced") -> tuple[VariantSet, pd.DataFrame]:  # fmt: skip
+def _variant_set(
+    rows: list[tuple[str, dict, str, str, float, float, float]], players: int = 4, policy: str = "balanced"
+) -> tuple[VariantSet, pd.DataFrame]:
     """A sweep's table from (variant, varied, metric, unit, diff, diff_lo, diff_hi) rows, each
     metric's baseline a mean of 0.5 over 10,000 games with a per-game sd of 0.5 (a rate's)."""
     names = {"baseline": {}, **{r[0]: r[1] for r in rows}}
@@ -102,12 +135,37 @@ def _variant_set(rows: list[tuple[str, dict, str, str, float, float, float]], pl
     half = F.Z_95 * 0.5 / np.sqrt(10_000)
     table = []
     for metric, unit in {(r[2], r[3]) for r in rows}:
-        table.append({"variant": "baseline", "metric": metric, "label": metric, "unit": unit, "value": 0.5,
-                      "lo": 0.5 - half, "hi": 0.5 + half, "games": 10_000, "diff": np.nan, "diff_lo": np.nan,
-                      "diff_hi": np.nan})  # fmt: skip
+        table.append(
+            {
+                "variant": "baseline",
+                "metric": metric,
+                "label": metric,
+                "unit": unit,
+                "value": 0.5,
+                "lo": 0.5 - half,
+                "hi": 0.5 + half,
+                "games": 10_000,
+                "diff": np.nan,
+                "diff_lo": np.nan,
+                "diff_hi": np.nan,
+            }
+        )
     for name, _, metric, unit, d, lo, hi in rows:
-        table.append({"variant": name, "metric": metric, "label": metric, "unit": unit, "value": 0.5 + d,
-                      "lo": np.nan, "hi": np.nan, "games": 10_000, "diff": d, "diff_lo": lo, "diff_hi": hi})  # fmt: skip
+        table.append(
+            {
+                "variant": name,
+                "metric": metric,
+                "label": metric,
+                "unit": unit,
+                "value": 0.5 + d,
+                "lo": np.nan,
+                "hi": np.nan,
+                "games": 10_000,
+                "diff": d,
+                "diff_lo": lo,
+                "diff_hi": hi,
+            }
+        )
     return vs, pd.DataFrame(table)
 
 
@@ -126,11 +184,14 @@ def test_the_findings_come_in_a_designers_order():
     assert "rotation cost 2 → 1" in found[4].sentence
 
 
-@pytest.mark.parametrize("edge, words, verdict", [
-    ((0.002, -0.004, 0.008), "no larger than the margin of 1 point", SAME),
-    ((0.03, 0.02, 0.04), "at 2 players +3.0 points [+2.0, +4.0]", MOVES),
-    ((0.012, 0.004, 0.02), "not settled", NOT_SETTLED),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "edge, words, verdict",
+    [
+        ((0.002, -0.004, 0.008), "no larger than the margin of 1 point", SAME),
+        ((0.03, 0.02, 0.04), "at 2 players +3.0 points [+2.0, +4.0]", MOVES),
+        ((0.012, 0.004, 0.02), "not settled", NOT_SETTLED),
+    ],
+)
 def test_an_effect_is_worded_by_its_margin(edge, words, verdict):
     """Inside the margin: "no larger than"; clear of it: the effect stated; across it: not settled,
     though this interval excludes zero (the margin decides, not the null)."""
@@ -146,10 +207,20 @@ def test_an_effect_is_worded_by_its_margin(edge, words, verdict):
 def test_a_mechanical_effect_is_left_out():
     """A side defending 1 instead of 2 loses more cannons by its own arithmetic: the largest effect
     of the sweep, it is not a finding; the smaller effect on the length is."""
-    assert F.mechanical({"side_defence": 1}, "cannons_lost") and F.mechanical({"pirate_strengths": [1]}, "attack_6_held")
-    assert F.mechanical({"cannon_penalty": 3}, "vp_cannon_vp") and not F.mechanical({"rotation_cost": 1}, "cannons_lost")
-    sets = [_variant_set([("side_defence=1", {"side_defence": 1}, "cannons_lost", "count", 3.0, 2.9, 3.1),
-                          ("side_defence=1", {"side_defence": 1}, "sides_completed", "count", 0.4, 0.3, 0.5)])]
+    assert F.mechanical({"side_defence": 1}, "cannons_lost") and F.mechanical(
+        {"pirate_strengths": [1]}, "attack_6_held"
+    )
+    assert F.mechanical({"cannon_penalty": 3}, "vp_cannon_vp") and not F.mechanical(
+        {"rotation_cost": 1}, "cannons_lost"
+    )
+    sets = [
+        _variant_set(
+            [
+                ("side_defence=1", {"side_defence": 1}, "cannons_lost", "count", 3.0, 2.9, 3.1),
+                ("side_defence=1", {"side_defence": 1}, "sides_completed", "count", 0.4, 0.3, 0.5),
+            ]
+        )
+    ]
     found = {f.key: f for f in F.design_findings(_glance((0, -0.001, 0.001)).iloc[:0], variant_sets=sets)}
     assert "cannons_lost" not in found["remaining"].sentence
     assert "sides_completed" in found["remaining"].sentence and "side defence 2 → 1" in found["remaining"].sentence
@@ -183,8 +254,12 @@ def test_every_variant_is_named_with_its_default():
 def test_levels_level_in_a_head_to_head_differ_in_style_not_strength():
     """L3 against L2 with parity inside its interval: not ordered, and said to be a difference of
     style; L2 against L1 clear above parity: ordered, the stronger."""
-    cells = {("learned", "balanced"): (0.64, 0.63, 0.65), ("balanced", "learned"): (0.36, 0.35, 0.37),
-             ("rollout-learned", "learned"): (0.49, 0.43, 0.55), ("learned", "rollout-learned"): (0.51, 0.45, 0.57)}
+    cells = {
+        ("learned", "balanced"): (0.64, 0.63, 0.65),
+        ("balanced", "learned"): (0.36, 0.35, 0.37),
+        ("rollout-learned", "learned"): (0.49, 0.43, 0.55),
+        ("learned", "rollout-learned"): (0.51, 0.45, 0.57),
+    }
     skills = [_skill(2, cells)]
     assert ordered_levels(skills, 2) == {("balanced", "learned"): True, ("learned", "rollout-learned"): False}
     lines = F.levels_lines(skills)
@@ -204,21 +279,54 @@ def test_levels_level_in_a_head_to_head_differ_in_style_not_strength():
 def test_the_wall_bonus_finding_reads_the_ablation_and_says_when_there_is_none():
     none = F.wall_bonus_finding(None)
     assert none.verdict == F.NOT_MEASURED and "no wall-bonus ablation" in none.sentence
-    t = pd.DataFrame([{"players": 4, "policy": p, "side": s, "bonus": b, "face_vp": 1.0, "games": 1000,
-                       "win_change": w, "win_change_lo": w - 0.005, "win_change_hi": w + 0.005,
-                       "vp_change": v, "vp_change_lo": v - 0.1, "vp_change_hi": v + 0.1}
-                      for p in ("learned", "balanced")
-                      for s, b, w, v in (("top", "1 person", 0.03, 1.5), ("right", "2 coins", 0.002, 0.2))])  # fmt: skip
+    t = pd.DataFrame(
+        [
+            {
+                "players": 4,
+                "policy": p,
+                "side": s,
+                "bonus": b,
+                "face_vp": 1.0,
+                "games": 1000,
+                "win_change": w,
+                "win_change_lo": w - 0.005,
+                "win_change_hi": w + 0.005,
+                "vp_change": v,
+                "vp_change_lo": v - 0.1,
+                "vp_change_hi": v + 0.1,
+            }
+            for p in ("learned", "balanced")
+            for s, b, w, v in (("top", "1 person", 0.03, 1.5), ("right", "2 coins", 0.002, 0.2))
+        ]
+    )
     f = F.wall_bonus_finding(t)
     assert f.verdict == MOVES and "`balanced` in every seat" in f.sentence and "learned" not in f.sentence
     assert "the top side's 1 person +1.50 VP [+1.40, +1.60]" in f.sentence
     assert "the right side's 2 coins no larger than the margin of 0.5 VP" in f.sentence
     # every player count judged, the fewest and the most said; two sides with one bonus compared
-    t = [pd.DataFrame([{"players": n, "policy": "balanced", "side": s, "bonus": b, "face_vp": 1.0, "games": 1000,
-                       "win_change": 0.05, "win_change_lo": 0.04, "win_change_hi": 0.06,
-                       "vp_change": v + n / 10, "vp_change_lo": v + n / 10 - 0.05, "vp_change_hi": v + n / 10 + 0.05}
-                      for n in (2, 3, 5) for s, b, v in (("right", "2 coins", 1.0), ("left", "2 coins", d))])
-         for d in (1.0, 2.0)]  # fmt: skip
+    t = [
+        pd.DataFrame(
+            [
+                {
+                    "players": n,
+                    "policy": "balanced",
+                    "side": s,
+                    "bonus": b,
+                    "face_vp": 1.0,
+                    "games": 1000,
+                    "win_change": 0.05,
+                    "win_change_lo": 0.04,
+                    "win_change_hi": 0.06,
+                    "vp_change": v + n / 10,
+                    "vp_change_lo": v + n / 10 - 0.05,
+                    "vp_change_hi": v + n / 10 + 0.05,
+                }
+                for n in (2, 3, 5)
+                for s, b, v in (("right", "2 coins", 1.0), ("left", "2 coins", d))
+            ]
+        )
+        for d in (1.0, 2.0)
+    ]
     same, apart = (F.wall_bonus_finding(x) for x in t)
     assert "+1.20 VP [+1.15, +1.25] at 2 players to +1.50 VP [+1.45, +1.55] at 5 players" in same.sentence
     assert "at 3 players" not in same.sentence and "(2 to 5 players)" in same.line
@@ -227,23 +335,44 @@ def test_the_wall_bonus_finding_reads_the_ablation_and_says_when_there_is_none()
 
 
 def test_the_compensation_that_removes_the_edge():
-    table = pd.DataFrame({"seat": [0, 1], "compensation": [0, 1], "before": [0.53, 0.47], "before_lo": [0.52, 0.46],
-                          "before_hi": [0.54, 0.48], "after": [0.501, 0.499], "after_lo": [0.495, 0.493],
-                          "after_hi": [0.507, 0.505], "distinguishable": [False, False]})  # fmt: skip
+    table = pd.DataFrame(
+        {
+            "seat": [0, 1],
+            "compensation": [0, 1],
+            "before": [0.53, 0.47],
+            "before_lo": [0.52, 0.46],
+            "before_hi": [0.54, 0.48],
+            "after": [0.501, 0.499],
+            "after_lo": [0.495, 0.493],
+            "after_hi": [0.507, 0.505],
+            "distinguishable": [False, False],
+        }
+    )
     r = FairnessResult(2, "balanced", "coins", 1000, 1, 5000, 2, 6, (0, 1), Rules(seat_coins=(0, 1)), table, [], {})
     f = F.start_edge_finding(_glance((0.03, 0.02, 0.04)), [r])
-    assert ("seat coins [0, 0] → [0, 1] leaves every seat within the margin of 1 point of parity (5,000 held-out "
-            "games)") in f.sentence  # fmt: skip
+    assert (
+        "seat coins [0, 0] → [0, 1] leaves every seat within the margin of 1 point of parity (5,000 held-out games)"
+    ) in f.sentence
 
 
 def test_a_variant_spells_out_its_largest_effects_and_counts_the_rest():
     """A variant moving many figures names its ``MOST_EFFECTS`` largest, largest first, and counts
     the others, so that a finding stays one readable sentence."""
-    rows = [("rotation_cost=3", {"rotation_cost": 3}, f"attack_{k}_held", "rate", 0.01 * (k + 2), 0.01 * (k + 1.5),
-             0.01 * (k + 2.5)) for k in range(1, 7)]  # six attacks held more often, each beyond 1 point
+    rows = [
+        (
+            "rotation_cost=3",
+            {"rotation_cost": 3},
+            f"attack_{k}_held",
+            "rate",
+            0.01 * (k + 2),
+            0.01 * (k + 1.5),
+            0.01 * (k + 2.5),
+        )
+        for k in range(1, 7)
+    ]  # six attacks held more often, each beyond 1 point
     f = F.remaining_finding([_variant_set(rows)])
     assert f.verdict == MOVES
-    named = [k for k in range(1, 7) if f"attack_{k}_held\" by" in f.sentence]
+    named = [k for k in range(1, 7) if f'attack_{k}_held" by' in f.sentence]
     assert named == [4, 5, 6]
     assert f.sentence.index("attack_6_held") < f.sentence.index("attack_5_held") < f.sentence.index("attack_4_held")
     assert f"{6 - F.MOST_EFFECTS} more figures beyond their margins" in f.sentence

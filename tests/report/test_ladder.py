@@ -46,8 +46,12 @@ def test_levels_are_the_mirrors_of_the_ladder(ladder_runs):
     assert [s.path for s in data.main().sources] == [ladder_runs["bal4"], ladder_runs["mixed4"]]
     alone = read_report_data([ladder_runs["bal4"], ladder_runs["mixed4"]], ladder=LADDER)
     for name in ("scores", "game_length", "cannons_changed_winner", "defence_vs_strength"):  # upper levels stay out
-        pdt.assert_frame_equal(TABLES[name](data.main()).reset_index(drop=True),
-                               TABLES[name](alone).reset_index(drop=True), check_dtype=False, check_categorical=False)  # fmt: skip
+        pdt.assert_frame_equal(
+            TABLES[name](data.main()).reset_index(drop=True),
+            TABLES[name](alone).reset_index(drop=True),
+            check_dtype=False,
+            check_categorical=False,
+        )
     # without the cheap search in the ladder it is an ordinary dataset of the report's tables
     plain = read_report_data(paths)
     assert [s.level for s in plain.sources] == [1, 0, 2, 0]
@@ -72,14 +76,18 @@ def test_each_figure_is_its_level_alone(ladder_runs):
         rows = t[(t["players"] == 4) & (t["level"] == level)].set_index(["figure", "item"])
         share = seats["won"] / seats.groupby("game")["won"].transform("sum")  # a shared win split
         first = share[seats["seat"] == 0]
-        lo, hi = wilson_interval(first.sum(), len(first))  # a share's rate interval; one seat 0 a game: no design effect
-        assert rows.loc[("seat_win", "0"), ["value", "lo", "hi"]].tolist() == \
-            pytest.approx([first.mean(), lo, hi], rel=1e-9)  # fmt: skip
+        lo, hi = wilson_interval(
+            first.sum(), len(first)
+        )  # a share's rate interval; one seat 0 a game: no design effect
+        assert rows.loc[("seat_win", "0"), ["value", "lo", "hi"]].tolist() == pytest.approx(
+            [first.mean(), lo, hi], rel=1e-9
+        )
         assert rows.loc[("seat_win", "0"), "parity"] == 0.25
         r = games["rounds"]
         half = Z_95 * r.std(ddof=1) / np.sqrt(len(r))
-        assert rows.loc[("game_length", ""), ["value", "lo", "hi"]].tolist() == \
-            pytest.approx([r.mean(), r.mean() - half, r.mean() + half], rel=1e-9)  # fmt: skip
+        assert rows.loc[("game_length", ""), ["value", "lo", "hi"]].tolist() == pytest.approx(
+            [r.mean(), r.mean() - half, r.mean() + half], rel=1e-9
+        )
         assert set(rows["games"]) == {len(games)} and set(rows["policy"]) == {seats["policy"].iloc[0]}
         assert rows.loc[("game_length", ""), "n"] == rows.loc[("vp_by_source", "total"), "n"] == len(games)
         assert rows.loc[("vp_by_source", "church_vp"), "section"] == "Church series"  # shown with its topic
@@ -126,39 +134,43 @@ def test_a_step_is_judged_by_its_size_not_its_significance():
 BIG = 10**6
 
 
-@pytest.mark.parametrize("levels, want", [
-    ([_rate(0.260, BIG), _rate(0.261, BIG)], ("stable", "")),
-    ([_rate(0.260, BIG), _rate(0.262, BIG), _rate(0.263, BIG)], ("stable", "")),  # every step apart, all tiny
-    ([_rate(0.26, BIG), _rate(0.30, BIG)], ("strength-dependent", "rises with strength")),
-    ([_rate(0.26, BIG), _rate(0.30, BIG), _rate(0.20, BIG)], ("strength-dependent", "moves both ways")),
-    ([_mean("vp", 44.0, 10, BIG), _mean("vp", 40.0, 10, BIG)], ("strength-dependent", "falls with strength")),
-    # the direction comes from the moving steps alone: a later step that is the same, or unsettled,
-    # and whose point estimate turns back, does not make it "both ways"
-    ([_rate(0.26, BIG), _rate(0.30, BIG), _rate(0.299, BIG)], ("strength-dependent", "rises with strength")),
-    ([_rate(0.26, BIG), _rate(0.30, BIG), _rate(0.28, 500)], ("strength-dependent", "rises with strength")),
-    ([_rate(0.30, 500), _rate(0.26, BIG), _rate(0.30, BIG)], ("strength-dependent", "rises with strength")),
-    ([_rate(0.26, BIG), _rate(0.27, 200)], ("not settled", "")),
-    ([_rate(0.26, BIG), _rate(0.261, BIG), _rate(0.27, 200)], ("not settled", "")),  # one open step, none moving
-    ([_rate(0.26, BIG)], ("one level", "")),
-    # a seat's win rate clear of parity (0.25) at one level and not at the next, the step within the
-    # margin: stable (the old rule said "not settled")
-    ([_rate(0.256, BIG), _rate(0.251, 30_000)], ("stable", "")),
-    ([_rate(0.256, BIG), _rate(0.251, 3_000)], ("not settled", "")),
-    ([_mean("count", 1.0, 1.0, 100), _mean("count", 1.05, 1.0, 100)], ("not settled", "")),
-    ([("coins", 1.0, 0.99, 1.01, BIG), ("coins", 1.0, 0.99, 1.01, BIG)], ("not settled", "")),  # no margin declared
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "levels, want",
+    [
+        ([_rate(0.260, BIG), _rate(0.261, BIG)], ("stable", "")),
+        ([_rate(0.260, BIG), _rate(0.262, BIG), _rate(0.263, BIG)], ("stable", "")),  # every step apart, all tiny
+        ([_rate(0.26, BIG), _rate(0.30, BIG)], ("strength-dependent", "rises with strength")),
+        ([_rate(0.26, BIG), _rate(0.30, BIG), _rate(0.20, BIG)], ("strength-dependent", "moves both ways")),
+        ([_mean("vp", 44.0, 10, BIG), _mean("vp", 40.0, 10, BIG)], ("strength-dependent", "falls with strength")),
+        # the direction comes from the moving steps alone: a later step that is the same, or unsettled,
+        # and whose point estimate turns back, does not make it "both ways"
+        ([_rate(0.26, BIG), _rate(0.30, BIG), _rate(0.299, BIG)], ("strength-dependent", "rises with strength")),
+        ([_rate(0.26, BIG), _rate(0.30, BIG), _rate(0.28, 500)], ("strength-dependent", "rises with strength")),
+        ([_rate(0.30, 500), _rate(0.26, BIG), _rate(0.30, BIG)], ("strength-dependent", "rises with strength")),
+        ([_rate(0.26, BIG), _rate(0.27, 200)], ("not settled", "")),
+        ([_rate(0.26, BIG), _rate(0.261, BIG), _rate(0.27, 200)], ("not settled", "")),  # one open step, none moving
+        ([_rate(0.26, BIG)], ("one level", "")),
+        # a seat's win rate clear of parity (0.25) at one level and not at the next, the step within the
+        # margin: stable (the old rule said "not settled")
+        ([_rate(0.256, BIG), _rate(0.251, 30_000)], ("stable", "")),
+        ([_rate(0.256, BIG), _rate(0.251, 3_000)], ("not settled", "")),
+        ([_mean("count", 1.0, 1.0, 100), _mean("count", 1.05, 1.0, 100)], ("not settled", "")),
+        ([("coins", 1.0, 0.99, 1.01, BIG), ("coins", 1.0, 0.99, 1.01, BIG)], ("not settled", "")),  # no margin declared
+    ],
+)
 def test_the_verdict_follows_the_stated_rule(levels, want):
     verdict, direction, reason = LA.judge(levels)
     assert (verdict, direction) == want and reason
 
 
 def test_the_reason_names_the_steps_and_the_margin():
-    verdict, direction, reason = LA.judge([_rate(0.26, BIG), _rate(0.261, BIG), _rate(0.30, BIG)])
+    verdict, _direction, reason = LA.judge([_rate(0.26, BIG), _rate(0.261, BIG), _rate(0.30, BIG)])
     assert verdict == "strength-dependent" and reason.startswith("L2 → L3 moves (+3.9 points [")
     assert "L1 → L2" not in reason  # only the moving steps
     assert LA.judge([_rate(0.26, BIG), _rate(0.261, BIG)])[2] == "every step within 1 point"
-    assert LA.judge([_mean("vp", 40, 10, 100), _mean("vp", 40, 10, 100)])[2].endswith("could still be a change of 0.5 "
-                                                                                      "VP or more")  # fmt: skip
+    assert LA.judge([_mean("vp", 40, 10, 100), _mean("vp", 40, 10, 100)])[2].endswith(
+        "could still be a change of 0.5 VP or more"
+    )
     # a figure measured at L1 and L3 alone: one step, named by its levels
     assert LA.judge([_rate(0.26, BIG), _rate(0.30, BIG)], numbers=[1, 3])[2].startswith("L1 → L3 moves (+4.0 points [")
     # a larger margin turns a move into the same
@@ -182,8 +194,19 @@ def test_a_level_value_is_the_one_form_of_a_figure_with_its_interval():
     decimals their interval needs, other figures with two, a missing bound as ``MISSING``."""
     from smsim.intervals import MISSING, interval_text
 
-    row = {"unit": "rate", "L1": 0.25, "L1_lo": 0.2496, "L1_hi": 0.2504, "L1_games": 1_000_000, "L1_policy": "balanced",
-           "L2": np.nan, "L2_lo": np.nan, "L2_hi": np.nan, "L2_games": 0, "L2_policy": ""}  # fmt: skip
+    row = {
+        "unit": "rate",
+        "L1": 0.25,
+        "L1_lo": 0.2496,
+        "L1_hi": 0.2504,
+        "L1_games": 1_000_000,
+        "L1_policy": "balanced",
+        "L2": np.nan,
+        "L2_lo": np.nan,
+        "L2_hi": np.nan,
+        "L2_games": 0,
+        "L2_policy": "",
+    }
     assert LA.level_value(row, 1) == "25.00% [24.96, 25.04], 1,000,000 games"
     assert LA.level_value(row, 1).startswith(interval_text(0.25, 0.2496, 0.2504, digits=None, scale=100, unit="%"))
     assert LA.level_value(row, 2) == "not measured"
@@ -262,17 +285,35 @@ def test_a_move_between_levels_not_shown_ordered_is_style_not_strength():
     assert (verdict, direction) == ("style-dependent", "") and STYLE_NOT_STRENGTH in reason
     # the same steps with the head-to-heads unknown or ordered: strength-dependent, rising
     for ordered in (None, [True, True], [None, None]):
-        assert LA.judge([narrow(0.30), narrow(0.30), narrow(0.35)], ordered=ordered)[:2] == ("strength-dependent",
-                                                                                              "rises with strength")
+        assert LA.judge([narrow(0.30), narrow(0.30), narrow(0.35)], ordered=ordered)[:2] == (
+            "strength-dependent",
+            "rises with strength",
+        )
     # L1 -> L2 falls (ordered), L2 -> L3 rises (style): falls, not "both ways"
     verdict, direction, reason = LA.judge([narrow(0.35), narrow(0.30), narrow(0.35)], ordered=[True, False])
     assert (verdict, direction) == ("strength-dependent", "falls with strength") and STYLE_NOT_STRENGTH in reason
     # through ladder_verdicts: the pairs named by policy, per player count
     rows = []
     for level, (policy, v) in enumerate((("balanced", 0.30), ("learned", 0.30), ("rollout-learned", 0.35)), start=1):
-        rows.append({"players": 2, "level": level, "policy": policy, "games": 100_000, "planned": 100_000,
-                     "figure": "seat_win", "item": "0", "label": "Seat 1 wins", "unit": "rate", "section": "Outcomes",
-                     "value": v, "lo": v - 0.002, "hi": v + 0.002, "n": 100_000, "parity": 0.5})  # fmt: skip
+        rows.append(
+            {
+                "players": 2,
+                "level": level,
+                "policy": policy,
+                "games": 100_000,
+                "planned": 100_000,
+                "figure": "seat_win",
+                "item": "0",
+                "label": "Seat 1 wins",
+                "unit": "rate",
+                "section": "Outcomes",
+                "value": v,
+                "lo": v - 0.002,
+                "hi": v + 0.002,
+                "n": 100_000,
+                "parity": 0.5,
+            }
+        )
     table = pd.DataFrame(rows)
     unordered = {2: {("balanced", "learned"): True, ("learned", "rollout-learned"): False}}
     assert LA.ladder_verdicts(table, ordered=unordered)["verdict"].tolist() == ["style-dependent"]

@@ -17,7 +17,7 @@ from smsim.report import outline as O
 from smsim.report import tables as A
 from smsim.report.tables import read_report_data
 from smsim.report.write import read_studies, report, write_report
-from smsim.studies.skill import STRONGER, PARITY, WEAKER
+from smsim.studies.skill import PARITY, STRONGER, WEAKER
 
 RUNGS = ["random", "greedy", "balanced"]
 REGRET_POLICIES = ("random", "greedy", "balanced", "balanced-exact")
@@ -25,7 +25,8 @@ REGRET_POLICIES = ("random", "greedy", "balanced", "balanced-exact")
 
 @pytest.fixture(scope="module")
 def studies(tmp_path_factory):
-    """A 2- and 4-player ladder of random, greedy and balanced (48 games a cell; on seed 5 greedy loses a 2-player game to balanced, so the depth has a measured part), a keep-regret study
+    """A 2- and 4-player ladder of random, greedy and balanced (48 games a cell; on seed 5 greedy
+    loses a 2-player game to balanced, so the depth has a measured part), a keep-regret study
     of four policies at 4 players (24 games each, mirrors), a 4-player mirror of balanced, and the
     report of the mirror with both studies (``smsim report``'s Python side) and without them."""
     from smsim.runs.batch import simulate_to
@@ -54,9 +55,8 @@ def test_the_levels_show_each_step_both_ways_with_intervals_games_and_the_depth(
     assert "`smsim ladder`" in sec and "Against a fixed mixed field" in sec
     for r in res.steps[res.steps["upper"] == "balanced"].itertuples():  # L1 over greedy, at 2 and at 4 players
         head = interval_text(r.head_share, r.head_lo, r.head_hi, digits=None, scale=100, unit="%")
-        field = interval_text(r.field_diff, r.field_lo, r.field_hi, digits=None, scale=100, signed=True,
-                              unit=" points")  # fmt: skip
-        said = (f"at {r.players} players, one L1 `balanced` seat among `greedy` wins {head} (")
+        field = interval_text(r.field_diff, r.field_lo, r.field_hi, digits=None, scale=100, signed=True, unit=" points")
+        said = f"at {r.players} players, one L1 `balanced` seat among `greedy` wins {head} ("
         assert said in sec, said
         assert f"{field} more than `greedy` (paired, {r.field_games:,} games): {r.field_verdict}" in sec
         assert f"above parity, {r.head_games:,} games): {r.verdict}" in sec
@@ -69,9 +69,12 @@ def test_the_levels_show_each_step_both_ways_with_intervals_games_and_the_depth(
     assert "holds no check rung" in sec  # no check rung in this ladder: said, not left out
     # one table feeds the section: the CSV is the ladder's steps, every step at both player counts
     csv = pd.read_csv(studies / "with" / "tables" / "ladder_steps.csv")
-    assert list(zip(csv["players"], csv["lower"], csv["upper"])) == list(zip(res.steps["players"], res.steps["lower"],
-                                                                             res.steps["upper"]))  # fmt: skip
-    assert np.allclose(csv["head_share"], res.steps["head_share"]) and np.allclose(csv["field_diff"], res.steps["field_diff"])
+    assert list(zip(csv["players"], csv["lower"], csv["upper"])) == list(
+        zip(res.steps["players"], res.steps["lower"], res.steps["upper"])
+    )
+    assert np.allclose(csv["head_share"], res.steps["head_share"]) and np.allclose(
+        csv["field_diff"], res.steps["field_diff"]
+    )
     assert "| 4 | greedy → L1 balanced |" in sec
     assert (studies / "with" / "figures" / "ladder-steps.png").is_file()  # drawn from the same table
 
@@ -129,8 +132,17 @@ def test_report_takes_ladder_and_regret_folders_on_the_command_line(studies, tmp
     from smsim.cli import cli
 
     runner = CliRunner()
-    res = runner.invoke(cli, ["report", str(studies / "bal4"), str(studies / "ladder"), str(studies / "regret"),
-                              "--out", str(tmp_path / "r")])  # fmt: skip
+    res = runner.invoke(
+        cli,
+        [
+            "report",
+            str(studies / "bal4"),
+            str(studies / "ladder"),
+            str(studies / "regret"),
+            "--out",
+            str(tmp_path / "r"),
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert {"ladder_steps.csv", "keep_regret.csv"} <= {p.name for p in (tmp_path / "r" / "tables").iterdir()}
     res = runner.invoke(cli, ["report", str(studies / "ladder"), str(studies / "regret"), "--out", str(tmp_path / "s")])
@@ -172,23 +184,47 @@ def test_the_report_margin_judges_the_steps(studies):
 # -- on constructed steps ------------------------------------------------------------------------------
 def _step(players, lower, upper, share, lo, hi, check=False, field=(0.05, 0.02, 0.08), games=1000):
     parity = 1 / players
-    return {"players": players, "lower": lower, "upper": upper, "check": check, "parity": parity,
-            "head_games": games, "head_share": share, "head_lo": lo, "head_hi": hi, "edge": share - parity,
-            "edge_lo": lo - parity, "edge_hi": hi - parity, "vp_diff": 1.0, "vp_lo": 0.5, "vp_hi": 1.5,
-            "verdict": "ordered" if lo - parity >= 0.01 else "not settled", "field_games": games,
-            "field_diff": field[0], "field_lo": field[1], "field_hi": field[2], "field_verdict": "ordered",
-            "seed": 7}  # fmt: skip
+    return {
+        "players": players,
+        "lower": lower,
+        "upper": upper,
+        "check": check,
+        "parity": parity,
+        "head_games": games,
+        "head_share": share,
+        "head_lo": lo,
+        "head_hi": hi,
+        "edge": share - parity,
+        "edge_lo": lo - parity,
+        "edge_hi": hi - parity,
+        "vp_diff": 1.0,
+        "vp_lo": 0.5,
+        "vp_hi": 1.5,
+        "verdict": "ordered" if lo - parity >= 0.01 else "not settled",
+        "field_games": games,
+        "field_diff": field[0],
+        "field_lo": field[1],
+        "field_hi": field[2],
+        "field_verdict": "ordered",
+        "seed": 7,
+    }
 
 
 def test_the_check_rung_says_how_much_one_more_step_still_gains():
-    steps = pd.DataFrame([_step(2, "learned", "rollout-learned", 0.56, 0.53, 0.59),
-                          _step(2, "rollout-learned", "rollout-learned-x4", 0.53, 0.51, 0.55, check=True),
-                          _step(4, "rollout-learned", "rollout-learned-x4", 0.27, 0.24, 0.30, check=True)],
-                         columns=A.LADDER_STEP_COLUMNS)  # fmt: skip
+    steps = pd.DataFrame(
+        [
+            _step(2, "learned", "rollout-learned", 0.56, 0.53, 0.59),
+            _step(2, "rollout-learned", "rollout-learned-x4", 0.53, 0.51, 0.55, check=True),
+            _step(4, "rollout-learned", "rollout-learned-x4", 0.27, 0.24, 0.30, check=True),
+        ],
+        columns=A.LADDER_STEP_COLUMNS,
+    )
     line = F.check_line(steps)
-    assert line.startswith("One more step of strength (`rollout-learned-x4`, the top rung's search at a larger "
-                           "budget, over L3 `rollout-learned`) still gains +3.0 points [+1.0, +5.0] above parity "
-                           "head to head at 2 players (1,000 games: ordered)")  # fmt: skip
+    assert line.startswith(
+        "One more step of strength (`rollout-learned-x4`, the top rung's search at a larger "
+        "budget, over L3 `rollout-learned`) still gains +3.0 points [+1.0, +5.0] above parity "
+        "head to head at 2 players (1,000 games: ordered)"
+    )
     assert "+2.0 points [-1.0, +5.0] above parity head to head at 4 players" in line
     lines = F.levels_lines([], steps, A.ladder_depth([]))
     assert lines[-1] == line and "Over L2 `learned`, the rung below it in the ladder" in lines[2]
@@ -203,9 +239,14 @@ def test_the_check_rung_says_how_much_one_more_step_still_gains():
 def test_the_ladder_decides_which_levels_are_ordered():
     """The ladder's step stands for the skill studies' head-to-head: a level step (parity inside)
     is a difference of style, a reversed one makes the upper the weaker; the first screen says so."""
-    steps = pd.DataFrame([_step(2, "balanced", "learned", 0.64, 0.63, 0.65),
-                          _step(2, "learned", "rollout-learned", 0.50, 0.48, 0.52),
-                          _step(4, "learned", "rollout-learned", 0.20, 0.18, 0.22)], columns=A.LADDER_STEP_COLUMNS)
+    steps = pd.DataFrame(
+        [
+            _step(2, "balanced", "learned", 0.64, 0.63, 0.65),
+            _step(2, "learned", "rollout-learned", 0.50, 0.48, 0.52),
+            _step(4, "learned", "rollout-learned", 0.20, 0.18, 0.22),
+        ],
+        columns=A.LADDER_STEP_COLUMNS,
+    )
     t = F.standings([], steps).set_index(["players", "upper"])["standing"]
     assert t.to_dict() == {(2, "learned"): STRONGER, (2, "rollout-learned"): PARITY, (4, "rollout-learned"): WEAKER}
     said = F.levels_sentence([], steps)
@@ -222,7 +263,10 @@ def test_the_skill_finding_reads_the_searchs_step_from_the_ladder():
     skills = [_skill(4, {("learned", "balanced"): (0.41, 0.40, 0.42)})]
     assert "the search against it" not in F.skill_finding(skills).sentence
     said = F.skill_finding(skills, steps=steps).sentence
-    assert "the search against it: at 4 players one L3 `rollout-learned` seat among L2 `learned` wins 29.0% [27.0, 31.0]" in said
+    assert (
+        "the search against it: at 4 players one L3 `rollout-learned` seat among L2 `learned` wins 29.0% [27.0, 31.0]"
+        in said
+    )
     assert "L3 `rollout-learned` is the stronger" in said
 
 
@@ -230,10 +274,15 @@ def test_the_step_measured_on_more_games_decides_and_a_step_without_interval_doe
     from tests.report.test_findings import _skill
 
     skills = [_skill(2, {("rollout-learned", "learned"): (0.6, 0.55, 0.65)})]  # 200 games: stronger
-    few = pd.DataFrame([_step(2, "learned", "rollout-learned", 0.5, 0.45, 0.55, games=100)], columns=A.LADDER_STEP_COLUMNS)
-    many = pd.DataFrame([_step(2, "learned", "rollout-learned", 0.5, 0.49, 0.51, games=4000)], columns=A.LADDER_STEP_COLUMNS)
-    none = pd.DataFrame([_step(2, "learned", "rollout-learned", 0.5, -math.inf, math.inf, games=4000)],
-                        columns=A.LADDER_STEP_COLUMNS)  # fmt: skip
+    few = pd.DataFrame(
+        [_step(2, "learned", "rollout-learned", 0.5, 0.45, 0.55, games=100)], columns=A.LADDER_STEP_COLUMNS
+    )
+    many = pd.DataFrame(
+        [_step(2, "learned", "rollout-learned", 0.5, 0.49, 0.51, games=4000)], columns=A.LADDER_STEP_COLUMNS
+    )
+    none = pd.DataFrame(
+        [_step(2, "learned", "rollout-learned", 0.5, -math.inf, math.inf, games=4000)], columns=A.LADDER_STEP_COLUMNS
+    )
     assert F.standings(skills, few)["standing"].tolist() == [STRONGER]
     assert F.standings(skills, many)["standing"].tolist() == [PARITY]
     assert F.standings(skills, none)["standing"].tolist() == [STRONGER]

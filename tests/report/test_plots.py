@@ -2,12 +2,16 @@
 PNG and SVG files; with too little data a figure is either drawn or declined, never an error."""
 
 import io
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
-from smsim.report.tables import read_report_data
 from smsim.report.plots import PLOTS
+from smsim.report.tables import read_report_data
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported where used, in _ladder_rows
 
 # kind -> (title, x label of the first panel, y label of the first panel)
 EXPECTED = {
@@ -16,8 +20,11 @@ EXPECTED = {
     "sides": ("How often each side of the wall is completed", "policy", "seats completing the side (%)"),
     "side-rounds": ("Round in which each side is completed", "round (1 = first)", "share of completions (%)"),
     "bonus-value": ("What each wall bonus is worth: with it minus without it, on the same dice", "", "VP it is worth"),
-    "wall-defence": ("How often walls, not soldiers, carried the defence", "attack (strength rises)",
-                     "held attacks held by walls alone (%)"),
+    "wall-defence": (
+        "How often walls, not soldiers, carried the defence",
+        "attack (strength rises)",
+        "held attacks held by walls alone (%)",
+    ),
     "attack-rounds": ("Round of each pirate attack", "attack", "round (1 = first)"),
     "cannons": ("Cannons lost to the pirates", "policy", "cannons lost per seat (5 VP each)"),
     "defence": ("Defence against the strength of each attack", "attack", "defence"),
@@ -26,8 +33,11 @@ EXPECTED = {
     "game-length": ("Game length", "rounds", "share of games (%)"),
     "vp-sources": ("Where the VP come from", "policy", "mean VP per seat"),
     "ratings": ("Plackett-Luce ratings (Elo scale)", "policy", "rating (Elo scale)"),
-    "seat-parity": ("Win rate by seat against parity (seat 1 starts)", "seat (1 starts)",
-                    "win rate minus parity (points)"),
+    "seat-parity": (
+        "Win rate by seat against parity (seat 1 starts)",
+        "seat (1 starts)",
+        "win rate minus parity (points)",
+    ),
 }
 
 
@@ -51,7 +61,9 @@ def test_figure_has_its_title_axes_and_caption(data, kind):
     assert first.get_xlabel() == xlabel and first.get_ylabel() == ylabel
     assert any(ax.has_data() for ax in fig.axes)
     games = "360" if kind == "ratings" else f"{data.n_games:,}"  # ratings: the comparison's games only
-    if kind == "seat-parity":  # the mirror of 2 players (400 games) and the comparison of 3 (360), not the 4 mixed seats
+    if (
+        kind == "seat-parity"
+    ):  # the mirror of 2 players (400 games) and the comparison of 3 (360), not the 4 mixed seats
         games = "760"
     if kind == "bonus-value":  # the ablation's games, each side withheld from each seat in turn
         games = "at 2 players 100 games (balanced)"
@@ -105,12 +117,13 @@ def test_no_legend_covers_data(data, report_datasets):
     from smsim.report.plots import ladder_figure
 
     checked = 0
-    for kind, plot in PLOTS.items():
+    for plot in PLOTS.values():
         made = plot(data)
         if made is not None:
             checked += assert_no_legend_covers_data(made[0])
-    two = read_report_data([report_datasets["two"], report_datasets["four"], report_datasets["bonus2"]],
-                           ladder=("balanced", "greedy"))  # the ablation: the wall bonuses' ladder figures
+    two = read_report_data(
+        [report_datasets["two"], report_datasets["four"], report_datasets["bonus2"]], ladder=("balanced", "greedy")
+    )  # the ablation: the wall bonuses' ladder figures
     verdicts = LA.ladder_verdicts(LA.ladder_table(two))
     for section in ("Church series", "Wall bonuses", "Pirate losses", "Outcomes"):
         made = ladder_figure(verdicts[verdicts["section"] == section], section)
@@ -124,11 +137,16 @@ def test_the_bonus_value_figure_draws_the_ablation_in_board_order(data):
     board order with their bonus, each value with its interval; no ablation, no figure."""
     from smsim.report import tables as A
 
-    fig, caption = PLOTS["bonus-value"](data)
+    fig, _caption = PLOTS["bonus-value"](data)
     top, bottom = fig.axes
     assert top.get_title() == "2 players" and bottom.get_ylabel() == "win share it is worth (points)"
     labels = [t.get_text() for t in bottom.get_xticklabels()]
-    assert labels == ["top\na person of\nup to 3\nheads", "right\n2 coins", "bottom\n3 VP", "left\n2 coins"]  # wrapped: no overlap
+    assert labels == [
+        "top\na person of\nup to 3\nheads",
+        "right\n2 coins",
+        "bottom\n3 VP",
+        "left\n2 coins",
+    ]  # wrapped: no overlap
     t = A.bonus_value(data)
     drawn = [line.get_ydata() for line in top.lines if len(line.get_ydata()) == 4]
     assert any(list(y) == list(t["vp_change"]) for y in drawn)
@@ -167,7 +185,10 @@ def test_the_median_game_is_the_one_whose_winner_has_the_median_vp(tmp_path):
         assert symbols.count("C") == int((city == L.Cell.CRATE).sum())
         assert symbols.count("H") == int((city == L.Cell.HOUSE).sum())
         assert len(ax.patches) == L.N_CELLS
-        assert ax.get_title().startswith(f"seat {seat + 1}") and f"{int(traced.score[seat, L.S_TOTAL])} VP" in ax.get_title()
+        assert (
+            ax.get_title().startswith(f"seat {seat + 1}")
+            and f"{int(traced.score[seat, L.S_TOTAL])} VP" in ax.get_title()
+        )
     assert np.isin(traced.city, [int(c) for c in L.Cell]).all()
 
 
@@ -179,10 +200,25 @@ def _ladder_rows(figures: list[tuple]) -> "pd.DataFrame":
     rows = []
     for players, figure, item, label, unit, section, values, half in figures:
         for level, value in enumerate(values, start=1):
-            rows.append({"players": players, "level": level, "policy": ["balanced", "learned", "rollout"][level - 1],
-                         "games": 10_000, "planned": 10_000, "figure": figure, "item": item, "label": label,
-                         "unit": unit, "section": section, "value": value, "lo": value - half, "hi": value + half,
-                         "n": 10_000, "parity": 1 / players if figure == "seat_win" else float("nan")})  # fmt: skip
+            rows.append(
+                {
+                    "players": players,
+                    "level": level,
+                    "policy": ["balanced", "learned", "rollout"][level - 1],
+                    "games": 10_000,
+                    "planned": 10_000,
+                    "figure": figure,
+                    "item": item,
+                    "label": label,
+                    "unit": unit,
+                    "section": section,
+                    "value": value,
+                    "lo": value - half,
+                    "hi": value + half,
+                    "n": 10_000,
+                    "parity": 1 / players if figure == "seat_win" else float("nan"),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -195,14 +231,16 @@ def test_a_ladder_figure_draws_the_change_from_l1_against_the_margin():
     from smsim.report.plots import ladder_figure, verdict_word
 
     long = "The right side's bonus (2 coins): VP ahead of seats without it, a label far too long for one line"
-    table = _ladder_rows([
-        (4, "seat_win", "0", "Seat 0 wins", "rate", "Outcomes", [0.26, 0.30, 0.301], 0.002),
-        (4, "seat_win", "3", "Seat 3 wins", "rate", "Outcomes", [0.24, 0.2405, 0.241], 0.002),
-        (2, "seat_win", "0", "Seat 0 wins", "rate", "Outcomes", [0.52, 0.52, 0.52], 0.05),
-        (2, "seat_win", "1", "Seat 1 wins", "rate", "Outcomes", [0.48, 0.48, 0.48], 0.05),
-        (4, "vp_by_source", "total", long, "vp", "Outcomes", [44.0, 43.9, 43.95], 0.05),
-        (4, "game_length", "", "Game length (rounds)", "rounds", "Outcomes", [21.08, 21.06, 21.07], 0.01),
-    ])  # fmt: skip
+    table = _ladder_rows(
+        [
+            (4, "seat_win", "0", "Seat 0 wins", "rate", "Outcomes", [0.26, 0.30, 0.301], 0.002),
+            (4, "seat_win", "3", "Seat 3 wins", "rate", "Outcomes", [0.24, 0.2405, 0.241], 0.002),
+            (2, "seat_win", "0", "Seat 0 wins", "rate", "Outcomes", [0.52, 0.52, 0.52], 0.05),
+            (2, "seat_win", "1", "Seat 1 wins", "rate", "Outcomes", [0.48, 0.48, 0.48], 0.05),
+            (4, "vp_by_source", "total", long, "vp", "Outcomes", [44.0, 43.9, 43.95], 0.05),
+            (4, "game_length", "", "Game length (rounds)", "rounds", "Outcomes", [21.08, 21.06, 21.07], 0.01),
+        ]
+    )
     v = LA.ladder_verdicts(table)
     fig, caption = ladder_figure(v, "Outcomes")
     assert "smallest change that matters" in caption and "points ±1" in caption and "VP ±0.5" in caption
@@ -213,8 +251,10 @@ def test_a_ladder_figure_draws_the_change_from_l1_against_the_margin():
     assert titles[2].replace("\n", " ") == long and "…" not in "".join(titles)  # wrapped, never cut
     for ax, margin in zip(axes, (1.0, 1.0, 0.5, 0.25)):
         bands = [p for p in ax.patches if isinstance(p, (Polygon, Rectangle))]
-        ys = np.concatenate([p.get_xy()[:, 1] for p in bands if isinstance(p, Polygon)] or
-                            [[p.get_y(), p.get_y() + p.get_height()] for p in bands])  # fmt: skip
+        ys = np.concatenate(
+            [p.get_xy()[:, 1] for p in bands if isinstance(p, Polygon)]
+            or [[p.get_y(), p.get_y() + p.get_height()] for p in bands]
+        )
         assert (ys.min(), ys.max()) == pytest.approx((-margin, margin))  # the margin band, in the panel's unit
         lo, hi = ax.get_ylim()
         assert lo < -margin and hi > margin

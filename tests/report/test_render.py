@@ -22,8 +22,17 @@ def test_seats_count_from_one_on_the_page_and_from_zero_in_the_data():
 
 
 def test_headings_are_words_not_column_names():
-    t = pd.DataFrame({"church_vp": [20.0], "coins_vp": [0.2], "cannon_vp": [-5.0], "cannon_vp_lo": [-5.5],
-                      "cannon_vp_hi": [-4.5], "earned": [25.0], "vp_p10": [30.0]})
+    t = pd.DataFrame(
+        {
+            "church_vp": [20.0],
+            "coins_vp": [0.2],
+            "cannon_vp": [-5.0],
+            "cannon_vp_lo": [-5.5],
+            "cannon_vp_hi": [-4.5],
+            "earned": [25.0],
+            "vp_p10": [30.0],
+        }
+    )
     cols = list(display_table(t).columns)
     assert cols == ["church series VP", "coins left VP", "cannons lost VP [95% CI]", "VP earned in play", "vp p10"]
     assert not any("_" in c for c in cols)

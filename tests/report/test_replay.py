@@ -33,7 +33,9 @@ def embedded(page: str) -> dict:
 def test_one_self_contained_file_whose_data_is_the_games(game):
     data, page = game
     assert len(page.encode()) < 2 * 1024 * 1024
-    assert not re.search(r"(src|href)=\"(?!#)", page) and "http" not in page.replace("http-equiv", "")  # nothing fetched
+    assert not re.search(r"(src|href)=\"(?!#)", page) and "http" not in page.replace(
+        "http-equiv", ""
+    )  # nothing fetched
     back = embedded(page)
     assert back["steps"] == data["steps"] and back["course"] == vp_by_round(data)
     assert page.count("</script>") == 2
@@ -83,14 +85,30 @@ class Shown(html.parser.HTMLParser):
 def rendered(page: str, tmp: Path, fragment: str = "", keys: list[str] = ()) -> Shown:
     """The page as headless Chromium shows it after loading at ``fragment`` and the ``keys`` pressed."""
     if keys:  # the page's own key handler, fed the presses in order; then where the address points
-        press = "".join(f"document.dispatchEvent(new KeyboardEvent('keydown', {{key: {json.dumps(k)}}}));"
-                        for k in keys)  # fmt: skip
-        page = page.replace("</body>", f"<script>{press}document.body.insertAdjacentHTML('beforeend', "
-                            "'<p id=\"hash\">' + location.hash + '</p>');</script></body>")  # fmt: skip
+        press = "".join(
+            f"document.dispatchEvent(new KeyboardEvent('keydown', {{key: {json.dumps(k)}}}));" for k in keys
+        )
+        page = page.replace(
+            "</body>",
+            f"<script>{press}document.body.insertAdjacentHTML('beforeend', "
+            "'<p id=\"hash\">' + location.hash + '</p>');</script></body>",
+        )
     path = tmp / "page.html"
     path.write_text(page, encoding="utf-8")
-    done = subprocess.run([BROWSER, "--headless=new", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000",
-                           "--dump-dom", path.as_uri() + fragment], capture_output=True, text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [
+            BROWSER,
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+            path.as_uri() + fragment,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     shown = Shown()
     shown.feed(done.stdout)
@@ -117,8 +135,12 @@ def test_the_address_shows_the_position_of_its_step(game, tmp_path, k):
 def test_key_presses_step_through_the_game_and_the_address_follows(game, tmp_path):
     data, page = game
     last = len(data["steps"]) - 1
-    for keys, k in ((["ArrowRight"] * 3, 3), (["End", "ArrowLeft"], last - 1), (["PageDown", "PageDown", "ArrowLeft"], 19),
-                    (["End", "ArrowRight", "Home", "ArrowLeft"], 0)):  # fmt: skip
+    for keys, k in (
+        (["ArrowRight"] * 3, 3),
+        (["End", "ArrowLeft"], last - 1),
+        (["PageDown", "PageDown", "ArrowLeft"], 19),
+        (["End", "ArrowRight", "Home", "ArrowLeft"], 0),
+    ):
         shown = rendered(page, tmp_path, keys=keys)
         assert_step(shown, data, k)
         assert shown.hash == f"#step-{k}"
@@ -154,8 +176,15 @@ def test_the_costliest_decisions_are_the_picks_significantly_worse_costliest_fir
     first = turn["decisions"][0]
 
     def valued(seat, win_best, win_pick, worse):
-        return {"seat": seat, "kind": "USE", "worse": worse,
-                "candidates": [{"move": "best", "win": win_best, "pick": False}, {"move": "mine", "win": win_pick, "pick": True}]}
+        return {
+            "seat": seat,
+            "kind": "USE",
+            "worse": worse,
+            "candidates": [
+                {"move": "best", "win": win_best, "pick": False},
+                {"move": "mine", "win": win_pick, "pick": True},
+            ],
+        }
 
     values = {first: valued(1, 0.6, 0.4, True), first + 1: valued(2, 0.5, 0.45, True), 3: valued(0, 0.9, 0.1, False)}
     out = costliest(data, values)
@@ -171,12 +200,27 @@ def test_a_turns_decisions_are_shown_with_their_moves_valued(game, tmp_path):
     records = play_game(4, 7, 0, ["balanced", "learned", "greedy", "random"], Rules()).records
     values = game_values(records[0], records[1:], playouts=4)
     page = replay_page(data, values=values)
-    k = next(k for k, step in enumerate(data["steps"]) if step["turn"] and
-             any(d in values for d in range(*step["turn"]["decisions"])))  # fmt: skip
+    k = next(
+        k
+        for k, step in enumerate(data["steps"])
+        if step["turn"] and any(d in values for d in range(*step["turn"]["decisions"]))
+    )
     path = tmp_path / "v.html"
     path.write_text(page, encoding="utf-8")
-    dom = subprocess.run([BROWSER, "--headless=new", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000",
-                          "--dump-dom", path.as_uri() + f"#step-{k}"], capture_output=True, text=True, timeout=120).stdout
+    dom = subprocess.run(
+        [
+            BROWSER,
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+            path.as_uri() + f"#step-{k}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
     shown = [int(d) for d in re.findall(r'data-decision="(\d+)"', dom)]
     assert shown == [d for d in range(*data["steps"][k]["turn"]["decisions"]) if d in values]
     assert dom.count("\u2190 the pick") == len(shown)  # one pick a decision
@@ -184,8 +228,14 @@ def test_a_turns_decisions_are_shown_with_their_moves_valued(game, tmp_path):
 
 
 @needs_browser
-@pytest.mark.parametrize("players, seed, policies", [(2, 21, ["balanced"]), (3, 22, ["greedy", "random", "balanced"]),
-                                                     (5, 23, ["balanced", "random", "balanced", "random", "greedy"])])
+@pytest.mark.parametrize(
+    "players, seed, policies",
+    [
+        (2, 21, ["balanced"]),
+        (3, 22, ["greedy", "random", "balanced"]),
+        (5, 23, ["balanced", "random", "balanced", "random", "greedy"]),
+    ],
+)
 def test_at_every_player_count_the_page_shows_the_referees_positions(players, seed, policies, tmp_path):
     data = replay_game(games_of(play_game(players, seed, 0, policies, Rules()).records)[0])
     page = replay_page(data)

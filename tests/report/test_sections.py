@@ -9,10 +9,22 @@ def test_sides_with_one_bonus_are_judged_by_size(monkeypatch):
     from smsim.report import sections as S
     from smsim.report import tables as A
 
-    rows = [{"players": 2, "policy": "balanced", "sides": "left - right", "win_diff": 0.004, "win_diff_lo": 0.001,
-             "win_diff_hi": 0.007, "vp_diff": d, "vp_diff_lo": lo, "vp_diff_hi": hi, "agree": lo <= 0 <= hi,
-             "verdict": v} for d, lo, hi, v in ((0.07, 0.01, 0.13, "the same"), (1.0, 0.8, 1.2, "moves"),
-                                                 (0.3, -0.2, 0.8, "not settled"))]  # fmt: skip
+    rows = [
+        {
+            "players": 2,
+            "policy": "balanced",
+            "sides": "left - right",
+            "win_diff": 0.004,
+            "win_diff_lo": 0.001,
+            "win_diff_hi": 0.007,
+            "vp_diff": d,
+            "vp_diff_lo": lo,
+            "vp_diff_hi": hi,
+            "agree": lo <= 0 <= hi,
+            "verdict": v,
+        }
+        for d, lo, hi, v in ((0.07, 0.01, 0.13, "the same"), (1.0, 0.8, 1.2, "moves"), (0.3, -0.2, 0.8, "not settled"))
+    ]
     monkeypatch.setattr(A, "bonus_value", lambda data: pd.DataFrame())
     monkeypatch.setattr(A, "sides_agree", lambda table: pd.DataFrame(rows))
     (block,) = S.bonus_agreement(None)

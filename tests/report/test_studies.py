@@ -20,7 +20,11 @@ def test_variants_are_named_by_their_change_and_headings_name_no_folder(sweep_se
     headings = [b.text for b in section.blocks if b.kind == "heading"]
     assert headings == ["Rule variants, 4 players, balanced: one rule at a time"]
     headline = next(b for b in section.blocks if b.name == "variants_0_headline")
-    assert headline.shown["variant"].tolist() == ["baseline", "side defence 2 → 1", "rotation cost 2 → 0 (free rotation)"]
+    assert headline.shown["variant"].tolist() == [
+        "baseline",
+        "side defence 2 → 1",
+        "rotation cost 2 → 0 (free rotation)",
+    ]
     for b in section.blocks:  # the folder is data (the list of variants' datasets), never a heading or a caption
         assert str(out) not in b.text and "variants-4p" not in b.text
     listing = next(b for b in section.blocks if b.name == "variants_0_list")
@@ -36,7 +40,9 @@ def test_every_shipped_variant_gets_its_balance_figures(tmp_path):
     out = tmp_path / "shipped"
     run_sweep(out, plan_variants([], shipped), 60, 4, ["balanced"], seed=5, batch=60)
     section, _ = variants_section([variant_set_from_sweep(out)])
-    assert [b.text for b in section.blocks if b.kind == "heading"] == ["Rule variants, 4 players, balanced: the shipped variants"]
+    assert [b.text for b in section.blocks if b.kind == "heading"] == [
+        "Rule variants, 4 players, balanced: the shipped variants"
+    ]
     headline = next(b for b in section.blocks if b.name == "variants_0_headline")
     names = headline.shown["variant"].tolist()[1:]
     assert len(names) == len(shipped)

@@ -18,11 +18,11 @@ import pandas as pd
 import pandas.testing as pdt
 import pytest
 
-from smsim.report.tables import TABLES, read_report_data
-from smsim.studies.compare import compare, save_comparison
 from smsim.errors import DatasetError
+from smsim.report.tables import TABLES, read_report_data
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
+from smsim.studies.compare import compare, save_comparison
 
 Z = 1.959963984540054
 SIDES = ("top", "right", "bottom", "left")
@@ -34,10 +34,16 @@ EARNED_PARTS = ("vp_citizen", "vp_priest", "vp_houses", "vp_juggler", "vp_noble"
 
 # a variant touching every rule the tables read: bonus kinds and amounts, the coin rate, the
 # defence of a side, and a pirate track of 8 rows (so 8 defence columns and 0..8 attacks a game)
-VARIANT = Rules().with_overrides([
-    'wall_bonus_kind=["vp", "none", "coins", "person"]', "wall_bonus_amount=[2, 0, 3, 1]", "coins_per_vp=3",
-    "side_defence=3", "soldier_defence=2", "pirate_strengths=[2, 4, 5, 7, 9, 11, 13, 15]",
-])  # fmt: skip
+VARIANT = Rules().with_overrides(
+    [
+        'wall_bonus_kind=["vp", "none", "coins", "person"]',
+        "wall_bonus_amount=[2, 0, 3, 1]",
+        "coins_per_vp=3",
+        "side_defence=3",
+        "soldier_defence=2",
+        "pirate_strengths=[2, 4, 5, 7, 9, 11, 13, 15]",
+    ]
+)
 
 # reports: their datasets (named in ``runs``) and the rules they were made with
 REPORTS = {
@@ -178,9 +184,10 @@ def check(got: pd.DataFrame, rows: list[dict], keys: list[str]) -> None:
     atol 1e-12 only for a Wilson bound at 0 computed as a rounding error such as 1e-19)."""
     want = pd.DataFrame(rows)
     assert isinstance(got, pd.DataFrame)
-    assert sorted(got.columns) == sorted(want.columns), (set(got.columns) ^ set(want.columns))
-    pdt.assert_frame_equal(_plain(got, keys), _plain(want[list(got.columns)], keys),
-                           check_dtype=False, rtol=1e-9, atol=1e-12)  # fmt: skip
+    assert sorted(got.columns) == sorted(want.columns), set(got.columns) ^ set(want.columns)
+    pdt.assert_frame_equal(
+        _plain(got, keys), _plain(want[list(got.columns)], keys), check_dtype=False, rtol=1e-9, atol=1e-12
+    )
 
 
 def by_policy(seats: pd.DataFrame):
@@ -192,10 +199,19 @@ def attack_rows(seats: pd.DataFrame, rules: Rules) -> pd.DataFrame:
     frames = []
     for k, strength in enumerate(rules.pirate_strengths, start=1):
         s = seats[seats[f"defence_attack_{k}"] != -1]
-        frames.append(pd.DataFrame({
-            "players": s["players"], "policy": s["policy"], "cluster": s["cluster"], "attack": k, "strength": strength,
-            "defence": s[f"defence_attack_{k}"].astype(int), "sides": s[f"sides_attack_{k}"].astype(int),
-        }))  # fmt: skip
+        frames.append(
+            pd.DataFrame(
+                {
+                    "players": s["players"],
+                    "policy": s["policy"],
+                    "cluster": s["cluster"],
+                    "attack": k,
+                    "strength": strength,
+                    "defence": s[f"defence_attack_{k}"].astype(int),
+                    "sides": s[f"sides_attack_{k}"].astype(int),
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -221,8 +237,15 @@ def test_read_report_data_holds_every_row_of_every_source(reports):
     assert len(fields_per_source) == 4 and (fields_per_source == 1).all()
     fields = [src.field for src in data.sources]
     assert len(set(fields)) == 4  # four different tables of players
-    for f, policies in zip(fields, [["balanced", "greedy", "walls", "random"], ["balanced"],
-                                    ["greedy", "balanced"], ["balanced", "churches", "greedy"]]):  # fmt: skip
+    for f, policies in zip(
+        fields,
+        [
+            ["balanced", "greedy", "walls", "random"],
+            ["balanced"],
+            ["greedy", "balanced"],
+            ["balanced", "churches", "greedy"],
+        ],
+    ):
         assert all(p in f for p in policies), f
 
 
@@ -344,8 +367,14 @@ def exp_wall_defence(seats, games, rules):
     for (players, policy, attack), s in a.groupby(["players", "policy", "attack"]):
         held = s[s["held"]]
         with_defence = s[s["defence"] > 0]
-        row = {"players": players, "policy": policy, "attack": attack, "strength": s["strength"].iloc[0],
-               "n": len(s), "held_count": int(s["held"].sum())}  # fmt: skip
+        row = {
+            "players": players,
+            "policy": policy,
+            "attack": attack,
+            "strength": s["strength"].iloc[0],
+            "n": len(s),
+            "held_count": int(s["held"].sum()),
+        }
         row |= rate("held", s, s["held"]) | rate("walls_held", s, s["walls_held"])
         row |= rate("walls_carried", held, held["walls_held"])
         row |= mean("wall_share_of_defence", with_defence, with_defence["walls"] / with_defence["defence"])
@@ -370,8 +399,12 @@ def exp_attacks(seats, games, rules):
             came = g[f"attack_{k}_round"] != -1
             r = g.loc[came, f"attack_{k}_round"]
             row = {"players": players, "attack": k, "strength": strength, "games": len(g)} | rate("came", g, came)
-            row |= {"round_mean": r.astype(float).mean() if len(r) else np.nan,
-                    "round_p10": q(r, 0.1), "round_p50": q(r, 0.5), "round_p90": q(r, 0.9)}  # fmt: skip
+            row |= {
+                "round_mean": r.astype(float).mean() if len(r) else np.nan,
+                "round_p10": q(r, 0.1),
+                "round_p50": q(r, 0.5),
+                "round_p90": q(r, 0.9),
+            }
             rows.append(row)
     return rows, ["players", "attack"]
 
@@ -391,8 +424,14 @@ def exp_defence_vs_strength(seats, games, rules):
     rows = []
     for (players, attack), s in a.groupby(["players", "attack"]):
         held = s["defence"] >= s["strength"]
-        row = {"players": players, "attack": attack, "strength": s["strength"].iloc[0],
-               "defence_mean": s["defence"].mean(), "n": len(s), "held_count": int(held.sum())}  # fmt: skip
+        row = {
+            "players": players,
+            "attack": attack,
+            "strength": s["strength"].iloc[0],
+            "defence_mean": s["defence"].mean(),
+            "n": len(s),
+            "held_count": int(held.sum()),
+        }
         row |= rate("held", s, held)
         row |= {f"defence_p{p}": q(s["defence"], p / 100) for p in (10, 50, 90)}
         rows.append(row)
@@ -407,7 +446,7 @@ def _winners(g: pd.DataFrame, score: pd.Series) -> frozenset:
 
 def exp_cannons_changed_winner(seats, games, rules):
     changed_by_game = []
-    for (src, key), g in seats.groupby(["src", "key"]):
+    for _, g in seats.groupby(["src", "key"]):
         actual = frozenset(g.loc[g["won"].astype(bool), "seat"])
         assert actual == _winners(g, g["total"])  # the won column is the rank-1 set
         without_cannons = g["total"].astype(int) - g["cannon_vp"].astype(int)
@@ -515,10 +554,15 @@ EXPECTED = {
 # cases where the implementation disagrees with its docstring (see each reason)
 XFAIL: dict = {}
 CASES = [
-    pytest.param(name, report, id=f"{name}-{report}",
-                 marks=[pytest.mark.xfail(reason=XFAIL[name, report], strict=True)] if (name, report) in XFAIL else [])
-    for name in EXPECTED for report in REPORTS
-]  # fmt: skip
+    pytest.param(
+        name,
+        report,
+        id=f"{name}-{report}",
+        marks=[pytest.mark.xfail(reason=XFAIL[name, report], strict=True)] if (name, report) in XFAIL else [],
+    )
+    for name in EXPECTED
+    for report in REPORTS
+]
 
 
 @pytest.mark.parametrize("name, report", CASES)
@@ -552,9 +596,16 @@ def test_church_vp_share_is_the_ratio_of_sums_with_its_delta_interval(reports):
         share = s["church_vp"].sum() / s["total"].sum()
         z = (s["church_vp"] - share * s["total"]) / s["total"].mean()
         m = mean("z", s, z)  # its mean is 0: the interval's half-widths are what moves onto the share
-        rows.append({"players": players, "policy": policy, "seats": len(s), "church_vp_share": share,
-                     "church_vp_share_lo": share + m["z_lo"] - m["z"],
-                     "church_vp_share_hi": share + m["z_hi"] - m["z"]})  # fmt: skip
+        rows.append(
+            {
+                "players": players,
+                "policy": policy,
+                "seats": len(s),
+                "church_vp_share": share,
+                "church_vp_share_lo": share + m["z_lo"] - m["z"],
+                "church_vp_share_hi": share + m["z_hi"] - m["z"],
+            }
+        )
         assert abs(m["z"]) < 1e-9
     check(church_vp_share(data), rows, ["players", "policy"])
     assert 0.2 < church_vp_share(data)["church_vp_share"].mean() < 0.6  # churches are a large part of a score
@@ -613,8 +664,9 @@ def test_bonus_value_is_the_ablations_table_in_board_order(runs, ablations):
     figures = [f for f in headline_figures(two) if f.figure == "wall_bonus"]
     rows = got[got["players"] == 2]
     assert [f.item for f in figures] == list(SIDES) and all(f.unit == "vp" and f.n == 120 for f in figures)
-    assert [(f.value, f.lo, f.hi) for f in figures] == list(zip(rows["vp_change"], rows["vp_change_lo"],
-                                                                rows["vp_change_hi"]))  # fmt: skip
+    assert [(f.value, f.lo, f.hi) for f in figures] == list(
+        zip(rows["vp_change"], rows["vp_change_lo"], rows["vp_change_hi"])
+    )
     # four fixed seats of four policies: no mirror, so no ablation describes it
     assert not [f for f in headline_figures(data.select([0])) if f.figure == "wall_bonus"]
 
@@ -638,12 +690,27 @@ def test_sides_agree_compares_the_sides_with_the_same_bonus():
     from smsim.report.tables import sides_agree
 
     def row(side, bonus, v, half, w):
-        return {"players": 3, "policy": "balanced", "side": side, "bonus": bonus, "vp_change": v,
-                "vp_change_lo": v - half, "vp_change_hi": v + half, "win_change": w, "win_change_lo": w - 0.01,
-                "win_change_hi": w + 0.01}  # fmt: skip
+        return {
+            "players": 3,
+            "policy": "balanced",
+            "side": side,
+            "bonus": bonus,
+            "vp_change": v,
+            "vp_change_lo": v - half,
+            "vp_change_hi": v + half,
+            "win_change": w,
+            "win_change_lo": w - 0.01,
+            "win_change_hi": w + 0.01,
+        }
 
-    t = pd.DataFrame([row("top", "3 VP", 3.0, 0.2, 0.05), row("right", "2 coins", 1.0, 0.3, 0.03),
-                      row("bottom", "3 VP", 3.9, 0.2, 0.05), row("left", "2 coins", 1.2, 0.4, 0.031)])  # fmt: skip
+    t = pd.DataFrame(
+        [
+            row("top", "3 VP", 3.0, 0.2, 0.05),
+            row("right", "2 coins", 1.0, 0.3, 0.03),
+            row("bottom", "3 VP", 3.9, 0.2, 0.05),
+            row("left", "2 coins", 1.2, 0.4, 0.031),
+        ]
+    )
     got = sides_agree(t).set_index("sides")
     assert list(got.index) == ["bottom - top", "left - right"]
     assert got.loc["left - right", "vp_diff"] == pytest.approx(0.2)

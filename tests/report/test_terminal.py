@@ -65,7 +65,7 @@ def test_the_terminal_writes_intervals_and_missing_figures_one_way():
     assert seat0 in out and re.search(r"\d+\.\d% \[\d+\.\d, \d+\.\d\]", seat0)
     by_policy = next(line for line in out.splitlines() if line.startswith("│") and "balanced" in line)
     assert by_policy.count(MISSING) == 2 and "nan" not in out.lower()
-    series = out[out.index("Longest church series"):].splitlines()
+    series = out[out.index("Longest church series") :].splitlines()
     assert any(MISSING in line and "balanced" in line for line in series)
 
 
@@ -76,11 +76,32 @@ def test_the_sweep_table_writes_a_missing_baseline_value_as_the_one_mark():
 
     rows = []
     for k, key in enumerate(HEADLINE):
-        unit = "points" if key == "start_edge" else "rate" if key in ("cannons_changed_winner", "church_vp_share") else "vp"
+        unit = (
+            "points"
+            if key == "start_edge"
+            else "rate"
+            if key in ("cannons_changed_winner", "church_vp_share")
+            else "vp"
+        )
         for variant in (BASELINE, "other"):
-            rows.append({"variant": variant, "metric": key, "label": key, "unit": unit, "group": "game",
-                         "value": np.nan if k == 0 else 0.25, "lo": 0.2, "hi": 0.3, "diff": 0.01, "diff_lo": -0.01,
-                         "diff_hi": 0.03, "unpaired_lo": -0.05, "unpaired_hi": 0.07, "narrower": 3.0})  # fmt: skip
+            rows.append(
+                {
+                    "variant": variant,
+                    "metric": key,
+                    "label": key,
+                    "unit": unit,
+                    "group": "game",
+                    "value": np.nan if k == 0 else 0.25,
+                    "lo": 0.2,
+                    "hi": 0.3,
+                    "diff": 0.01,
+                    "diff_lo": -0.01,
+                    "diff_hi": 0.03,
+                    "unpaired_lo": -0.05,
+                    "unpaired_hi": 0.07,
+                    "narrower": 3.0,
+                }
+            )
     buf = io.StringIO()
     print_sweep(pd.DataFrame(rows), 100, console=Console(file=buf, width=300))
     out = buf.getvalue()
@@ -102,10 +123,21 @@ def _tune_result(score=0.55, held=(0.52, 0.5, 0.54)):
     base = SimpleNamespace(name="balanced", weights=lambda: {"wall": 1.0, "church": 2.0})
     table = pd.DataFrame({"win_share": [held[0]], "win_lo": [held[1]], "win_hi": [held[2]]}, index=["tuned"])
     return SimpleNamespace(
-        searched=["wall"], base=base, history=pd.DataFrame({"g": range(6)}), field=["balanced"], changed={"wall": 1.5},
-        score=score, score_lo=score - 0.02, score_hi=score + 0.02, base_score=0.5, parity=0.5,
-        held_out_share=held, held_out_parity=0.5, held_out=SimpleNamespace(blocks=100, games_per_block=4, table=table),
-        held_out_seed=9)  # fmt: skip
+        searched=["wall"],
+        base=base,
+        history=pd.DataFrame({"g": range(6)}),
+        field=["balanced"],
+        changed={"wall": 1.5},
+        score=score,
+        score_lo=score - 0.02,
+        score_hi=score + 0.02,
+        base_score=0.5,
+        parity=0.5,
+        held_out_share=held,
+        held_out_parity=0.5,
+        held_out=SimpleNamespace(blocks=100, games_per_block=4, table=table),
+        held_out_seed=9,
+    )
 
 
 def test_the_tuning_printout_writes_its_rates_one_way():
@@ -127,8 +159,16 @@ def test_the_tuning_printout_writes_its_rates_one_way():
 def test_a_round_of_learn_prints_agreement_as_rates_and_the_kept_fit():
     from smsim.report.terminal import print_learn_round
 
-    table = pd.DataFrame({"kind": ["keep", "use"], "decisions": [1200, 30], "agreement": [0.812, float("nan")],
-                          "regret": [0.0123, 0.5], "base_agreement": [0.7, 0.6], "base_regret": [0.02, 0.4]})  # fmt: skip
+    table = pd.DataFrame(
+        {
+            "kind": ["keep", "use"],
+            "decisions": [1200, 30],
+            "agreement": [0.812, float("nan")],
+            "regret": [0.0123, 0.5],
+            "base_agreement": [0.7, 0.6],
+            "base_regret": [0.02, 0.4],
+        }
+    )
     text = _console_text(print_learn_round, 2, table, [0.31, 0.345])
     assert "round 2: held-out decisions (teacher: rollout over the round 1 student)" in text
     assert "81.2%" in text and "70.0%" in text and "1,200" in text and "0.0123" in text

@@ -11,17 +11,26 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim.report import ladder as LA
-from smsim.report.tables import TABLES, read_report_data
 from smsim.errors import DatasetError, SmsimError
 from smsim.report import findings as F
+from smsim.report import ladder as LA
 from smsim.report.render import MAX_COLUMNS, display_table, markdown_table, slug, split_columns
+from smsim.report.tables import TABLES, read_report_data
 from smsim.report.write import write_report
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
 
-SECTIONS = ["Levels of play", "At a glance", "Church series", "Wall bonuses", "Pirate losses", "Outcomes", "Heuristics compared",
-            "How much skill matters", "Data and rules"]
+SECTIONS = [
+    "Levels of play",
+    "At a glance",
+    "Church series",
+    "Wall bonuses",
+    "Pirate losses",
+    "Outcomes",
+    "Heuristics compared",
+    "How much skill matters",
+    "Data and rules",
+]
 TOP = [F.FIRST_SCREEN_TITLE, "Key findings"]  # the first screen, then the findings, above the sections
 
 
@@ -79,7 +88,7 @@ def test_files_sections_and_figures(written):
     assert [line[3:] for line in md.splitlines() if line.startswith("## ")] == [*TOP, *SECTIONS]
     figures = re.findall(r"!\[([\w-]+)\]\(figures/([\w-]+)\.png\)", md)
     assert len(figures) >= 13
-    for name, file in figures:
+    for _name, file in figures:
         for ext in ("png", "svg"):
             assert (out / "figures" / f"{file}.{ext}").stat().st_size > 1000
     page = Collector()
@@ -105,8 +114,13 @@ def test_every_table_written_matches_its_recomputation(written):
         assert list(written_table.columns) == [str(c) for c in fresh.columns], name
         for col in fresh.columns:
             if pd.api.types.is_numeric_dtype(fresh[col]) and not pd.api.types.is_bool_dtype(fresh[col]):
-                np.testing.assert_allclose(written_table[col].to_numpy(float), fresh[col].to_numpy(float),
-                                           rtol=1e-9, equal_nan=True, err_msg=f"{name}.{col}")
+                np.testing.assert_allclose(
+                    written_table[col].to_numpy(float),
+                    fresh[col].to_numpy(float),
+                    rtol=1e-9,
+                    equal_nan=True,
+                    err_msg=f"{name}.{col}",
+                )
 
 
 def _md_rows(md: str, heading_start: str) -> list[list[str]]:
@@ -118,7 +132,7 @@ def _md_rows(md: str, heading_start: str) -> list[list[str]]:
     end = next((k for k in range(i + 1, len(lines)) if lines[k].startswith(("**", "#", "</details>"))), len(lines))
     start = next((k for k in range(i + 1, end) if lines[k].startswith("<details>")), i)
     parts, table = [], []
-    for line in lines[start + 1:end] + [""]:
+    for line in lines[start + 1 : end] + [""]:
         if line.startswith("|"):
             table.append([c.strip() for c in line.strip("|").split("|")])
         elif table:
@@ -180,11 +194,20 @@ def test_rates_come_with_intervals(written):
                 raise AssertionError(f"a rate without its interval in column {name!r}: {line}")
 
 
-@pytest.mark.parametrize("name, says", [
-    ("tiny", ["No comparison among these data", "No skill study among these data",
-              "No strength check was possible: these data hold no mirror games of the ladder's levels"]),
-    ("empty", ["No games in these data.", "not in these data (no rows)", "no seats in these data"]),
-])
+@pytest.mark.parametrize(
+    "name, says",
+    [
+        (
+            "tiny",
+            [
+                "No comparison among these data",
+                "No skill study among these data",
+                "No strength check was possible: these data hold no mirror games of the ladder's levels",
+            ],
+        ),
+        ("empty", ["No games in these data.", "not in these data (no rows)", "no seats in these data"]),
+    ],
+)
 def test_tiny_and_empty_reports_are_well_formed(request, report_datasets, tmp_path, name, says):
     if name == "tiny":  # the page smsim.make_report wrote (test_notebook_api_returns_the_report_tables)
         path = request.getfixturevalue("tiny_report")
@@ -217,8 +240,18 @@ def test_refusals(report_datasets, tmp_path):
 
 
 def test_display_puts_intervals_in_brackets():
-    t = pd.DataFrame({"policy": ["a"], "win": [0.5], "win_lo": [0.4], "win_hi": [0.6], "win_count": [5],
-                      "vp": [41.25], "vp_lo": [40.0], "vp_hi": [42.5]})
+    t = pd.DataFrame(
+        {
+            "policy": ["a"],
+            "win": [0.5],
+            "win_lo": [0.4],
+            "win_hi": [0.6],
+            "win_count": [5],
+            "vp": [41.25],
+            "vp_lo": [40.0],
+            "vp_hi": [42.5],
+        }
+    )
     d = display_table(t)
     assert list(d.columns) == ["policy", "win [95% CI]", "vp [95% CI]"]
     assert d.iloc[0].tolist() == ["a", "50.0% [40.0, 60.0]", "41.2 [40.0, 42.5]"]  # the one form: interval_text
@@ -228,11 +261,12 @@ def test_display_puts_intervals_in_brackets():
 def test_notebook_api_returns_the_report_tables(written, tiny_report):
     import smsim
 
-    out, paths = written
+    _out, paths = written
     tables = smsim.report_tables(paths)
     assert set(tables) == set(TABLES)
-    pd.testing.assert_frame_equal(tables["scores"].reset_index(drop=True),
-                                  TABLES["scores"](read_report_data(paths)).reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        tables["scores"].reset_index(drop=True), TABLES["scores"](read_report_data(paths)).reset_index(drop=True)
+    )
     assert tiny_report.is_file()  # what smsim.make_report returned (the fixture called it)
 
 
@@ -259,16 +293,19 @@ def ladder(report_datasets, ladder_datasets, tmp_path_factory):
     root = tmp_path_factory.mktemp("ladder-page")
     for name, key in (("bal4", "bal4"), ("lrn4", "lrn4"), ("ro4", "cheap4")):
         shutil.copytree(ladder_datasets[key], root / name)
-    plan = plan_skill(4, ["greedy", "balanced", "learned"], games=80, seed=34,
-                      variants=plan_variants(files=["free-rotation"]))  # fmt: skip
+    plan = plan_skill(
+        4, ["greedy", "balanced", "learned"], games=80, seed=34, variants=plan_variants(files=["free-rotation"])
+    )
     skill = run_skill(plan, root / "skill4", threads=2)
     from smsim.studies.bonus import plan_bonus, run_bonus
 
     for level, seed in (("balanced", 21), ("learned", 22)):  # the wall bonuses' ablations at L1 and L2
         run_bonus(plan_bonus(4, level, games=40, seed=seed), root / f"bonus-{level}", threads=2)
     main = [str(root / "bal4"), report_datasets["four"]]
-    data = read_report_data([*main, str(root / "lrn4"), str(root / "ro4"), str(root / "bonus-balanced"),
-                             str(root / "bonus-learned")], ladder=LADDER)  # fmt: skip
+    data = read_report_data(
+        [*main, str(root / "lrn4"), str(root / "ro4"), str(root / "bonus-balanced"), str(root / "bonus-learned")],
+        ladder=LADDER,
+    )
     write_report(data, root / "report", skills=[skill])
     write_report(read_report_data(main, ladder=LADDER), root / "plain")
     return root
@@ -284,12 +321,22 @@ def test_the_findings_come_in_a_designers_order_and_the_levels_near_the_top(ladd
     md = (ladder / "report" / "report.md").read_text()
     items = _findings(md)
     assert len(items) == len(F.DESIGN_ORDER)
-    for line, start in zip(items, ("The start player's edge", "The pirates decide", "Each wall bonus is worth",
-                                   "The skill gap", "The rules variants", "How the rules variants")):  # fmt: skip
+    for line, start in zip(
+        items,
+        (
+            "The start player's edge",
+            "The pirates decide",
+            "Each wall bonus is worth",
+            "The skill gap",
+            "The rules variants",
+            "How the rules variants",
+        ),
+    ):
         assert line.split(". ", 1)[1].startswith(start), line
     assert items[4].endswith("([How much skill matters](#how-much-skill-matters))")  # no sweep: the skill study's
-    found = F.report_findings(read_report_data([str(ladder / "bal4"), str(ladder / "lrn4"), str(ladder / "ro4")],
-                                               ladder=LADDER))  # fmt: skip
+    found = F.report_findings(
+        read_report_data([str(ladder / "bal4"), str(ladder / "lrn4"), str(ladder / "ro4")], ladder=LADDER)
+    )
     assert [f.key for f in found] == list(F.DESIGN_ORDER)
     assert {f.verdict for f in found} <= {F.MOVES, F.SAME, F.NOT_SETTLED, F.NOT_MEASURED}
     assert md.index("\n## Levels of play\n") < md.index("\n## At a glance\n")
@@ -318,7 +365,9 @@ def test_each_section_opens_with_its_ladder(ladder):
             cells = row.strip("| ").split(" | ")
             for cell in cells[2 : 2 + levels]:
                 assert cell == "not measured" or (INTERVAL.search(cell) and not GAMES.search(cell)), row
-            for cell in cells[2 + levels : 1 + 2 * levels]:  # the change from L1 at L2 and L3, signed, with its interval
+            for cell in cells[
+                2 + levels : 1 + 2 * levels
+            ]:  # the change from L1 at L2 and L3, signed, with its interval
                 assert cell == "not measured" or re.match(r"[+-]\d+\.\d+ (points|VP|rounds)? ?\[[+-]", cell), row
             assert cells[-1].split(":")[0] in VERDICTS, row
         said = "L1 40 games; L2 40 games" if title == "Wall bonuses" else "L1 400 games; L2 400 games; L3 24 games"
@@ -344,7 +393,9 @@ def test_upper_levels_stay_out_of_the_other_tables(ladder):
     for name in sorted(plain - {"strength_check.csv"}):
         if name.startswith("ladder_"):
             continue
-        assert (ladder / "plain" / "tables" / name).read_text() == (ladder / "report" / "tables" / name).read_text(), name
+        assert (ladder / "plain" / "tables" / name).read_text() == (ladder / "report" / "tables" / name).read_text(), (
+            name
+        )
     md = (ladder / "report" / "report.md").read_text()
     assert "| simulate (level L3) | 4 | 24 |" in md and "| simulate (level L2) | 4 | 400 |" in md
     plain_md = (ladder / "plain" / "report.md").read_text()
@@ -384,7 +435,9 @@ def test_headline_rows_and_the_glance_table_stand_on_the_same_games(ladder):
 def test_the_skill_section(ladder):
     md = (ladder / "report" / "report.md").read_text()
     sec = _section(md, "How much skill matters")
-    assert "**In short**" in sec and "The skill gap (one `learned` seat among `balanced`, minus parity): 4 players" in sec
+    assert (
+        "**In short**" in sec and "The skill gap (one `learned` seat among `balanced`, minus parity): 4 players" in sec
+    )
     matrix = pd.read_csv(ladder / "report" / "tables" / "skill_4p_matrix.csv")
     assert len(matrix) == 6 and set(matrix["games"]) == {80}
     table = sec.split("**The win-rate matrix")[1].split("**The skill gap under")[0]
@@ -401,16 +454,19 @@ def test_report_cli_reads_levels_and_skill_studies(ladder, report_datasets, tmp_
     from smsim.cli import cli
 
     runner = CliRunner()
-    res = runner.invoke(cli, ["report", str(ladder / "bal4"), str(ladder / "lrn4"), str(ladder / "skill4"),
-                              "--out", str(tmp_path / "r")])  # fmt: skip
+    res = runner.invoke(
+        cli,
+        ["report", str(ladder / "bal4"), str(ladder / "lrn4"), str(ladder / "skill4"), "--out", str(tmp_path / "r")],
+    )
     assert res.exit_code == 0, res.output
     assert (tmp_path / "r" / "tables" / "skill_4p_matrix.csv").is_file()
     counts = pd.read_csv(tmp_path / "r" / "tables" / "strength_check.csv")
     assert counts.loc[0, "levels"] == "L1 balanced: 400 games, L2 learned: 400 games"
     res = runner.invoke(cli, ["report", str(ladder / "skill4"), "--out", str(tmp_path / "s")])
     assert res.exit_code == 2
-    assert res.output.strip().splitlines() == ["Error: no dataset given beside the studies (fairness results, skill "
-                                               "studies, ladders, keep-regret studies)"]
+    assert res.output.strip().splitlines() == [
+        "Error: no dataset given beside the studies (fairness results, skill studies, ladders, keep-regret studies)"
+    ]
 
 
 # -- the page as a designer reads it ------------------------------------------------------------------
@@ -538,17 +594,45 @@ def test_a_missing_figure_is_the_one_mark_and_intervals_the_one_form():
     from smsim.intervals import MISSING, interval_text
     from smsim.report.outline import glance_shown
 
-    t = pd.DataFrame({"policy": ["a", "b"], "win": [np.nan, 0.25], "win_lo": [np.nan, 0.2496],
-                      "win_hi": [np.nan, 0.2504], "vp": [41.25, 3.5], "vp_lo": [np.nan, 3.25], "vp_hi": [np.nan, 3.75]})
+    t = pd.DataFrame(
+        {
+            "policy": ["a", "b"],
+            "win": [np.nan, 0.25],
+            "win_lo": [np.nan, 0.2496],
+            "win_hi": [np.nan, 0.2504],
+            "vp": [41.25, 3.5],
+            "vp_lo": [np.nan, 3.25],
+            "vp_hi": [np.nan, 3.75],
+        }
+    )
     d = display_table(t)
     assert d.iloc[0].tolist() == ["a", MISSING, "41.2"]  # no interval: the value alone
-    assert d.iloc[1].tolist() == ["b", interval_text(0.25, 0.2496, 0.2504, scale=100, unit="%"),
-                                  interval_text(3.5, 3.25, 3.75, digits=2)]  # fmt: skip
+    assert d.iloc[1].tolist() == [
+        "b",
+        interval_text(0.25, 0.2496, 0.2504, scale=100, unit="%"),
+        interval_text(3.5, 3.25, 3.75, digits=2),
+    ]
     assert d.iloc[1].tolist() == ["b", "25.0% [25.0, 25.0]", "3.50 [3.25, 3.75]"]
-    glance = pd.DataFrame({"players": [2], "games": [10], "field": ["balanced"], "start_win": [np.nan],
-                           "start_win_lo": [np.nan], "start_win_hi": [np.nan], "last_win": [0.5], "last_win_lo": [0.4],
-                           "last_win_hi": [0.6], "parity": [0.5], "changed": [np.nan], "changed_lo": [np.nan],
-                           "changed_hi": [np.nan], "rounds": [20.0], "rounds_lo": [19.5], "rounds_hi": [np.nan]})  # fmt: skip
+    glance = pd.DataFrame(
+        {
+            "players": [2],
+            "games": [10],
+            "field": ["balanced"],
+            "start_win": [np.nan],
+            "start_win_lo": [np.nan],
+            "start_win_hi": [np.nan],
+            "last_win": [0.5],
+            "last_win_lo": [0.4],
+            "last_win_hi": [0.6],
+            "parity": [0.5],
+            "changed": [np.nan],
+            "changed_lo": [np.nan],
+            "changed_hi": [np.nan],
+            "rounds": [20.0],
+            "rounds_lo": [19.5],
+            "rounds_hi": [np.nan],
+        }
+    )
     cells = glance_shown(glance).iloc[0].tolist()
     assert f"{MISSING} (seats and policies confounded)" in cells and "50.0% [40.0, 60.0]" in cells
     assert MISSING in cells and f"20.00 [19.50, {MISSING}]" in cells
@@ -609,7 +693,9 @@ def test_vp_by_source_headline_rows_add_up_to_the_total(written):
     md = (out / "report.md").read_text()
     table = md.split("**VP by source.")[1].split("\n\n")[1].splitlines()
     head = [c.strip() for c in table[0].strip("|").split("|")]
-    assert {"church series VP", "coins left VP", "logs left VP", "full city VP", "cannons lost VP", "total"} <= set(head)
+    assert {"church series VP", "coins left VP", "logs left VP", "full city VP", "cannons lost VP", "total"} <= set(
+        head
+    )
     parts = [c for c in head if c.endswith("VP") or c.startswith("VP ")]
     assert "VP earned in play" in parts
     for line in table[2:]:
@@ -633,12 +719,15 @@ def test_the_first_screen_is_a_box_of_verdicts_levels_and_the_game(written):
     assert page.index('<section class="first-screen">') < page.index('id="key-findings"')
 
 
-@pytest.mark.parametrize("margins, words", [
-    ({"vp": -1}, ["vp", "at least 0"]),
-    ({"rate": float("nan")}, ["rate"]),
-    ({"rounds": "0.25"}, ["rounds", "'0.25'"]),
-    ({"coins": 1.0}, ["'coins'", "not a unit"]),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "margins, words",
+    [
+        ({"vp": -1}, ["vp", "at least 0"]),
+        ({"rate": float("nan")}, ["rate"]),
+        ({"rounds": "0.25"}, ["rounds", "'0.25'"]),
+        ({"coins": 1.0}, ["'coins'", "not a unit"]),
+    ],
+)
 def test_a_bad_margin_is_refused_before_any_data_is_read(tmp_path, margins, words):
     from smsim.report.write import report
 

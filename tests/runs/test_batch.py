@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from smsim import layout as L
-from smsim.rules import Rules
 from smsim.errors import SimulationError
 from smsim.play.api import play_game
+from smsim.rules import Rules
 from smsim.runs.batch import run_games, simulate, simulate_summary
 from smsim.runs.spec import MAX_GAMES
 
@@ -55,8 +55,10 @@ def test_bad_input(kwargs, message):
         (lambda: simulate(MAX_GAMES + 1), "games must be a whole number from 1 to 10,000,000,000, not 10,000,000,001"),
         (lambda: simulate_summary(10**99), "games must be a whole number from 1 to 10,000,000,000, not 1e99"),
         (lambda: simulate(10, first=-1), "first must be a whole number from 0 to 2\\*\\*63 - 1, not -1"),
-        (lambda: simulate(10, first=2**63 - 5),
-         r"last game's index \(first \+ games - 1\) must be a whole number from 0 to 2\*\*63 - 1"),
+        (
+            lambda: simulate(10, first=2**63 - 5),
+            r"last game's index \(first \+ games - 1\) must be a whole number from 0 to 2\*\*63 - 1",
+        ),
         (lambda: play_game(2, game=2**63), "game must be a whole number from 0 to 2"),
         (lambda: play_game(2, game=-1), "game must be"),
     ],
@@ -74,7 +76,7 @@ def test_defence_at_each_attack_splits_into_complete_sides_and_soldiers():
     more than the seat's final soldiers); one that never came is -1 in both; cannons lost equal
     the attacks whose strength exceeded the defence."""
     rules = Rules()
-    seats, games = simulate(400, 4, ["walls", "balanced", "random", "churches"], seed=11)
+    seats, _games = simulate(400, 4, ["walls", "balanced", "random", "churches"], seed=11)
     lost = np.zeros(len(seats), dtype=int)
     for row, strength in enumerate(rules.pirate_strengths, start=1):
         defence, sides = seats[f"defence_attack_{row}"], seats[f"sides_attack_{row}"]
@@ -92,7 +94,8 @@ def test_defence_at_each_attack_splits_into_complete_sides_and_soldiers():
 def test_simulate_summary_gives_the_tables_of_all_rows_a_chunk_at_a_time(monkeypatch):
     """smsim simulate without --out keeps only running sums; its tables equal those of the full
     in-memory tables, exactly, however the games are cut into chunks."""
-    from smsim.runs import batch as sim, spec
+    from smsim.runs import batch as sim
+    from smsim.runs import spec
     from smsim.runs.summary import summary_tables
 
     monkeypatch.setattr(spec, "CHUNK_GAMES", 70)
@@ -146,7 +149,9 @@ def test_wall_bonus_seats_change_only_the_seats_they_leave_out():
     one = seats[seats["seat"] == 1]
     assert one["bottom_completed"].any() and (one["vp_wall_bonus"] == 0).all() and (one["bonuses_vp"] == 0).all()
     zero = seats[seats["seat"] == 0]
-    assert (zero["bonuses_vp"] == zero["bottom_completed"]).all() and (zero["vp_wall_bonus"] == 3 * zero["bonuses_vp"]).all()
+    assert (zero["bonuses_vp"] == zero["bottom_completed"]).all() and (
+        zero["vp_wall_bonus"] == 3 * zero["bonuses_vp"]
+    ).all()
 
 
 def test_a_part_whose_chunks_finish_out_of_order_is_written_in_game_order(tmp_path, monkeypatch):
@@ -155,7 +160,8 @@ def test_a_part_whose_chunks_finish_out_of_order_is_written_in_game_order(tmp_pa
     writes, with the same sums."""
     import time
 
-    from smsim.runs import batch as sim, spec
+    from smsim.runs import batch as sim
+    from smsim.runs import spec
     from smsim.runs.dataset import part_name
 
     monkeypatch.setattr(spec, "CHUNK_GAMES", 40)
@@ -184,8 +190,9 @@ def test_progress_of_a_run_written_part_by_part_counts_each_game_once(tmp_path, 
 
     monkeypatch.setattr(spec, "CHUNK_GAMES", 50)  # many reports per part
     seen = []
-    result = batch.simulate_to(str(tmp_path / "run"), 600, 2, ["random", "greedy"], seed=4, batch=200,
-                               on_progress=seen.append)  # fmt: skip
+    result = batch.simulate_to(
+        str(tmp_path / "run"), 600, 2, ["random", "greedy"], seed=4, batch=200, on_progress=seen.append
+    )
     done = [p.done for p in seen]
     assert (result.games, result.played) == (600, 600)
     assert done == sorted(done) and done[-1] == 600 and max(done) <= 600
@@ -237,10 +244,12 @@ def test_fixed_seeds_play_the_same_learned_exact_and_search_games_as_recorded():
     import hashlib
 
     digest = hashlib.sha256()
-    for players, lineup, games, seed in ((2, ["learned", "balanced"], 200, 3037),
-                                         (4, ["learned-exact", "learned", "balanced-exact", "balanced"], 200, 3038),
-                                         (3, ["learned", "random", "greedy"], 200, 3039),
-                                         (2, ["rollout-learned", "learned"], 4, 3040)):  # fmt: skip
+    for players, lineup, games, seed in (
+        (2, ["learned", "balanced"], 200, 3037),
+        (4, ["learned-exact", "learned", "balanced-exact", "balanced"], 200, 3038),
+        (3, ["learned", "random", "greedy"], 200, 3039),
+        (2, ["rollout-learned", "learned"], 4, 3040),
+    ):
         for a in run_games(games, players, lineup, seed, Rules(), threads=1):
             digest.update(np.ascontiguousarray(a).astype(np.int64).tobytes())
     assert digest.hexdigest() == LEARNED_GOLDEN_DIGEST

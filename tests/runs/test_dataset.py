@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 
 import smsim
-from smsim.runs.dataset import done_parts, load
 from smsim.errors import DatasetError
 from smsim.rules import Rules
 from smsim.runs.batch import simulate, simulate_to
+from smsim.runs.dataset import done_parts, load
 
 POLICIES = ["balanced", "random", "greedy"]
 
@@ -41,8 +41,8 @@ def test_seat_table_columns_from_the_engine_arrays():
     """The policy column names each seat's policy game after game (categories sorted), and
     sides_completed counts the bits of the engine's completed-sides mask."""
     from smsim import layout as L
-    from smsim.runs.dataset import seat_table
     from smsim.runs.batch import run_games
+    from smsim.runs.dataset import seat_table
 
     names = ["walls", "random", "walls"]
     score, player, game_out = run_games(400, 3, names, 11, Rules())
@@ -74,8 +74,8 @@ def test_resuming_adds_only_missing_parts(tmp_path):
 
 
 def test_open_run_writes_the_manifest_resumes_its_own_run_and_refuses_another(tmp_path):
-    from smsim.runs.dataset import open_run, read_manifest, run_identity
     from smsim.policies.registry import resolve_policies
+    from smsim.runs.dataset import open_run, read_manifest, run_identity
 
     specs = resolve_policies(["random"], 2)
     identity = run_identity(30, 2, specs, 1, Rules(), 10)
@@ -101,14 +101,16 @@ def test_parts_larger_than_a_chunk_are_written_chunk_by_chunk(tmp_path, monkeypa
     an uninterrupted run."""
     import pyarrow.parquet as pq
 
-    from smsim.runs import dataset
-    from smsim.runs import spec
+    from smsim.runs import dataset, spec
 
     monkeypatch.setattr(spec, "CHUNK_GAMES", 100)
     args = dict(games=620, players=3, policies=["greedy", "random", "random"], seed=4, batch=250)
     clean = simulate_to(str(tmp_path / "clean"), **args)
-    assert [pq.ParquetFile(tmp_path / "clean" / "seats" / dataset.part_name(k)).num_row_groups
-            for k in range(3)] == [3, 3, 2]  # fmt: skip
+    assert [pq.ParquetFile(tmp_path / "clean" / "seats" / dataset.part_name(k)).num_row_groups for k in range(3)] == [
+        3,
+        3,
+        2,
+    ]
     seats, games = simulate(620, 3, ["greedy", "random", "random"], seed=4)
     data = load(tmp_path / "clean")
     pd.testing.assert_frame_equal(data.seats, seats, check_categorical=False)
@@ -176,7 +178,7 @@ def test_foreign_and_corrupt_directories(tmp_path):
     with pytest.raises(DatasetError, match="a part cannot be read"):
         load(out)
     (out / "manifest.json").write_text("{broken")
-    with pytest.raises(DatasetError, match="manifest.json is damaged"):
+    with pytest.raises(DatasetError, match=r"manifest.json is damaged"):
         load(out)
 
 
@@ -196,8 +198,27 @@ def test_kill_9_and_resume_gives_the_uninterrupted_dataset(tmp_path, kills):
     """A run killed with SIGKILL at arbitrary moments, resumed with the same command, ends up
     with exactly the dataset an uninterrupted run writes."""
     out = tmp_path / "killed"
-    cmd = [sys.executable, "-m", "smsim.cli", "simulate", "-n", "3000", "-p", "3", "--policy", "greedy",
-           "--seed", "8", "--batch", "250", "--out", str(out), "--quiet", "--threads", "1"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "smsim.cli",
+        "simulate",
+        "-n",
+        "3000",
+        "-p",
+        "3",
+        "--policy",
+        "greedy",
+        "--seed",
+        "8",
+        "--batch",
+        "250",
+        "--out",
+        str(out),
+        "--quiet",
+        "--threads",
+        "1",
+    ]
     for k in range(kills):
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 120
@@ -235,7 +256,7 @@ def test_summary_of_parts_equals_summary_of_the_whole(tmp_path):
     assert np.allclose(by_policy["vp_mean"], g["total"].mean().sort_index())
     assert np.allclose(by_policy["cannons_lost"], g["cannons_lost"].mean().sort_index())
     for q in (10, 50, 90):  # the smallest VP with at least q% of the seats at or below it
-        expected = g["total"].apply(lambda v: np.quantile(v, q / 100, method="inverted_cdf")).sort_index()
+        expected = g["total"].apply(lambda v: np.quantile(v, q / 100, method="inverted_cdf")).sort_index()  # noqa: B023 (called at once)
         assert (by_policy[f"vp_p{q}"] == expected).all()
 
 
@@ -275,8 +296,10 @@ def test_a_dataset_written_before_seat_vp_reads_with_seat_vp_0(tmp_path):
         pq.write_table(pq.read_table(part).drop(["seat_vp"]), part)
     old = load(out).seats
     assert (old["seat_vp"] == 0).all() and len(old) == 1200
-    assert (old[["earned", "church_vp", "coins_vp", "logs_vp", "cannon_vp", "full_city_vp", "seat_vp"]].sum(axis=1)
-            == old["total"]).all()  # fmt: skip
+    assert (
+        old[["earned", "church_vp", "coins_vp", "logs_vp", "cannon_vp", "full_city_vp", "seat_vp"]].sum(axis=1)
+        == old["total"]
+    ).all()
     tables, done, _ = summarise_dataset(out)
     assert done == 400 and (tables["vp_by_source"]["seat_vp"] == 0).all()
     assert "seat_vp" not in vp_by_source(read_report_data([out]))  # the printed game: no column of zeros
@@ -360,7 +383,7 @@ def test_a_dataset_is_resumed_only_as_it_was_begun_with_or_without_round_snapsho
     assert read_manifest(recorded)["run"]["rounds"] is True
     for path, rounds in ((plain, True), (recorded, False)):
         files = {p: p.read_bytes() for p in path.rglob("*") if p.is_file()}
-        with pytest.raises(DatasetError, match="holds a different run \\(.*rounds"):
+        with pytest.raises(DatasetError, match=r"holds a different run \(.*rounds"):
             simulate_to(str(path), **args, rounds=rounds)
         assert {p: p.read_bytes() for p in path.rglob("*") if p.is_file()} == files
     with pytest.raises(DatasetError, match="holds no round snapshots: it was written without --rounds"):

@@ -38,25 +38,47 @@ def folders(tmp_path_factory):
     simulate_to(str(root / "dataset"), 40, 2, ["random"], seed=1, batch=20, command=["smsim", "simulate"])
     result = compare(["greedy", "random"], 2, 2 * 10, seed=4)
     save_comparison(result, str(root / "comparison"), ["smsim", "compare", "greedy", "random"], 4, Rules())
-    run_sweep(root / "sweep", plan_variants(vary=["side_defence=1,3"]), 20, 2, ["random"], seed=2, batch=10,
-              command=["smsim", "sweep"])  # fmt: skip
+    run_sweep(
+        root / "sweep",
+        plan_variants(vary=["side_defence=1,3"]),
+        20,
+        2,
+        ["random"],
+        seed=2,
+        batch=10,
+        command=["smsim", "sweep"],
+    )
     plan = K.plan_skill(2, ["greedy", "random"], games=20, seed=5)
     K.run_skill(plan, root / "skill", threads=1, command=["smsim", "skill"])
     fairness(players=2, games=40, seed=1, max_compensation=1, threads=1, command=["smsim", "fairness"]).write(
-        root / "fairness")
+        root / "fairness"
+    )
     run_bonus(plan_bonus(2, "random", games=10, seed=3), root / "bonus", threads=1, command=["smsim", "bonus-value"])
     run_regret(RegretPlan(2, ("random",), games=10, seed=3), root / "regret", threads=1, command=["smsim", "regret"])
-    run_ladder(plan_ladder(["random", "greedy"], [2], 12, seed=6, field=["walls"]), root / "ladder", threads=1,
-               command=["smsim", "ladder"])  # fmt: skip
-    what_matters(["greedy"], ["nobles"], [2], games=4, seed=3, threads=1, out=root / "matters",
-                 command=["smsim", "matters"])  # fmt: skip
+    run_ladder(
+        plan_ladder(["random", "greedy"], [2], 12, seed=6, field=["walls"]),
+        root / "ladder",
+        threads=1,
+        command=["smsim", "ladder"],
+    )
+    what_matters(
+        ["greedy"], ["nobles"], [2], games=4, seed=3, threads=1, out=root / "matters", command=["smsim", "matters"]
+    )
     simulate_to(str(root / "positions"), 200, 2, ["balanced"], seed=7, rounds=True)
-    luck_match(LuckPlan("greedy", "balanced", 2, blocks=4, seed=3, samples=2), fit_winprob([str(root / "positions")]),
-               threads=1, out=root / "luck", command=["smsim", "luck"])  # fmt: skip
+    luck_match(
+        LuckPlan("greedy", "balanced", 2, blocks=4, seed=3, samples=2),
+        fit_winprob([str(root / "positions")]),
+        threads=1,
+        out=root / "luck",
+        command=["smsim", "luck"],
+    )
     learn = root / "learn"
     assert check_out_dir(learn, LearnPlan(decisions=10)) is False
-    write_manifest(learn, "learn", {"plan": LearnPlan(decisions=10).to_dict(), "rules": Rules().to_dict(),
-                                    "command": ["smsim", "learn"]})  # as learn() writes it before its labels
+    write_manifest(
+        learn,
+        "learn",
+        {"plan": LearnPlan(decisions=10).to_dict(), "rules": Rules().to_dict(), "command": ["smsim", "learn"]},
+    )  # as learn() writes it before its labels
     return root, plan
 
 
@@ -83,10 +105,19 @@ def test_an_old_dataset_loads_and_resumes(folders, tmp_path):
     out = tmp_path / "d"
     shutil.copytree(root / "dataset", out)
     identity = run_identity(40, 2, [resolve_policy("random")] * 2, 1, Rules(), 20)
-    _old(out, "manifest.json", {"format": "smsim-dataset", "format_version": 3, "run": identity,
-                                "command": ["smsim", "simulate"], "environment": ENVIRONMENT,
-                                "tables": {"seats": "one row per player per game", "games": "one row per game"}},
-         sort_keys=True)  # fmt: skip
+    _old(
+        out,
+        "manifest.json",
+        {
+            "format": "smsim-dataset",
+            "format_version": 3,
+            "run": identity,
+            "command": ["smsim", "simulate"],
+            "environment": ENVIRONMENT,
+            "tables": {"seats": "one row per player per game", "games": "one row per game"},
+        },
+        sort_keys=True,
+    )
     manifest = out / "manifest.json"
     old = manifest.read_bytes()
     data = load(out)
@@ -105,13 +136,25 @@ def test_an_old_comparison_reads_and_is_written_over(folders, tmp_path):
     out = tmp_path / "c"
     shutil.copytree(root / "comparison", out)
     now = read_manifest(out, "comparison")
-    _old(out, "manifest.json", {"format": "smsim-comparison", "command": ["smsim", "compare", "greedy", "random"],
-                                "seed": 4, "rules": Rules().to_dict(), "policies": ["greedy", "random"], "blocks": 10,
-                                "games_per_block": 2, "environment": ENVIRONMENT})  # fmt: skip
+    _old(
+        out,
+        "manifest.json",
+        {
+            "format": "smsim-comparison",
+            "command": ["smsim", "compare", "greedy", "random"],
+            "seed": 4,
+            "rules": Rules().to_dict(),
+            "policies": ["greedy", "random"],
+            "blocks": 10,
+            "games_per_block": 2,
+            "environment": ENVIRONMENT,
+        },
+    )
     assert kind_of(out) == "comparison"
     saved = read_comparison(out)
-    assert {k: saved.manifest[k] for k in ("seed", "rules", "policies", "blocks", "games_per_block", "command")} == \
-        {k: now[k] for k in ("seed", "rules", "policies", "blocks", "games_per_block", "command")}  # fmt: skip
+    assert {k: saved.manifest[k] for k in ("seed", "rules", "policies", "blocks", "games_per_block", "command")} == {
+        k: now[k] for k in ("seed", "rules", "policies", "blocks", "games_per_block", "command")
+    }
     assert check_out(out, "comparison") is True  # a comparison there is written over
 
 
@@ -120,9 +163,18 @@ def test_an_old_sweep_reads_and_resumes(folders, tmp_path):
     out = tmp_path / "s"
     shutil.copytree(root / "sweep", out)
     now = read_manifest(out, "sweep")
-    _old(out, "sweep.json", {"format": "smsim-sweep", "format_version": 1, "sweep": now["sweep"],
-                             "variant_dirs": now["variant_dirs"], "command": ["smsim", "sweep"],
-                             "environment": ENVIRONMENT})  # fmt: skip
+    _old(
+        out,
+        "sweep.json",
+        {
+            "format": "smsim-sweep",
+            "format_version": 1,
+            "sweep": now["sweep"],
+            "variant_dirs": now["variant_dirs"],
+            "command": ["smsim", "sweep"],
+            "environment": ENVIRONMENT,
+        },
+    )
     old = (out / "sweep.json").read_bytes()
     data = read_sweep(out)
     assert [v.name for v in data.variants] == ["baseline", "side_defence=1", "side_defence=3"]
@@ -138,8 +190,11 @@ def test_an_old_skill_study_reads_and_resumes(folders, tmp_path, monkeypatch):
     root, plan = folders
     out = tmp_path / "k"
     shutil.copytree(root / "skill", out)
-    (out / "skill.json").write_text(json.dumps({"format": "smsim-skill", "version": 1, "plan": plan.identity(),
-                                                "command": ["smsim", "skill"]}, indent=1))  # fmt: skip
+    (out / "skill.json").write_text(
+        json.dumps(
+            {"format": "smsim-skill", "version": 1, "plan": plan.identity(), "command": ["smsim", "skill"]}, indent=1
+        )
+    )
     before = K.read_skill(root / "skill")
     (out / "cells" / plan.cells()[0].file()).unlink()
     played = []
@@ -178,14 +233,16 @@ def test_an_old_learn_run_resumes(tmp_path):
 def _damaged(text):
     data = json.loads(text)
     return {
-        "not JSON": b"{\"kind\": ",
+        "not JSON": b'{"kind": ',
         "not text": b"\x89PNG\r\n\x1a\n\x00\xff\xfe",
         "not an object": b"[1, 2]",
         "hollow": json.dumps({"kind": data["kind"]}).encode(),
         "inputs a list": json.dumps(data | {"inputs": [1]}).encode(),
         "version text": json.dumps(data | {"format_version": "2"}).encode(),
         "rules text": json.dumps(data | {"inputs": data["inputs"] | {"rules": "printed"}}).encode(),
-        "no players": json.dumps(data | {"inputs": {k: v for k, v in data["inputs"].items() if k != "players"}}).encode(),
+        "no players": json.dumps(
+            data | {"inputs": {k: v for k, v in data["inputs"].items() if k != "players"}}
+        ).encode(),
     }
 
 
@@ -193,10 +250,16 @@ def _damaged(text):
 def test_a_damaged_manifest_is_refused_in_one_line_and_nothing_is_touched(folders, tmp_path, kind):
     root, plan = folders
     file = KINDS[kind].file
-    inputs = {"dataset": None, "sweep": None, "skill": plan.identity(), "fairness": None, "comparison": None,
-              "learn": {"plan": LearnPlan(decisions=10).to_dict(), "rules": Rules().to_dict()},
-              "bonus": plan_bonus(2, "random", games=10, seed=3).identity(),
-              "ladder": plan_ladder(["random", "greedy"], [2], 12, seed=6, field=["walls"]).identity()}[kind]  # fmt: skip
+    inputs = {
+        "dataset": None,
+        "sweep": None,
+        "skill": plan.identity(),
+        "fairness": None,
+        "comparison": None,
+        "learn": {"plan": LearnPlan(decisions=10).to_dict(), "rules": Rules().to_dict()},
+        "bonus": plan_bonus(2, "random", games=10, seed=3).identity(),
+        "ladder": plan_ladder(["random", "greedy"], [2], 12, seed=6, field=["walls"]).identity(),
+    }[kind]
     for why, data in _damaged((root / kind / file).read_text()).items():
         if why == "no players" and "players" not in KINDS[kind].needs:
             continue
@@ -240,6 +303,6 @@ def test_another_kind_a_foreign_folder_a_file_and_a_newer_format_are_refused(fol
     shutil.copytree(root / "sweep", newer)
     data = json.loads((newer / "sweep.json").read_text())
     (newer / "sweep.json").write_text(json.dumps(data | {"format_version": 99}))
-    with pytest.raises(DatasetError, match="sweep.json is of format 99, newer than this smsim"):
+    with pytest.raises(DatasetError, match=r"sweep.json is of format 99, newer than this smsim"):
         read_sweep(newer)
     assert check_out(tmp_path / "new", "skill", {}) is False and not (tmp_path / "new").exists()

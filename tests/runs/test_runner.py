@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 
 import numpy as np
 import pytest
 
-from smsim.runs import runner
+from smsim.errors import SimulationError
 from smsim.policies.registry import resolve_policies
 from smsim.rules import Rules
+from smsim.runs import runner
 from smsim.runs.batch import run_games
-from smsim.errors import SimulationError
 
 LINEUP = ["balanced", "random", "walls"]
 
@@ -71,7 +72,7 @@ def test_slices_cover_every_game_once_long_first_and_short_at_the_end():
     plan = runner.slice_plan(chunks, 4)
     for i, (_, n) in enumerate(chunks):  # each chunk cut into consecutive slices, first to last game
         ends = [(lo, hi) for j, lo, hi in plan if j == i]
-        assert ends[0][0] == 0 and ends[-1][1] == n and all(a[1] == b[0] for a, b in zip(ends, ends[1:]))
+        assert ends[0][0] == 0 and ends[-1][1] == n and all(a[1] == b[0] for a, b in itertools.pairwise(ends))
     sizes = [hi - lo for _, lo, hi in plan]
     assert sizes[0] == runner.MAX_SLICE and max(sizes) <= runner.MAX_SLICE
     assert sizes[-2] == runner.MIN_SLICE  # the last slices are the shortest
@@ -146,8 +147,7 @@ def test_an_exception_in_a_worker_thread_stops_the_others_and_is_raised_in_the_c
         played.append(i)
 
     with pytest.raises(ValueError, match=f"{where} of chunk 3 failed"):
-        runner.on_threads(_slices(2000, 1), 2, play, lambda _, i: fail_at("finish", i),
-                          lambda i, _: fail_at("use", i))  # fmt: skip
+        runner.on_threads(_slices(2000, 1), 2, play, lambda _, i: fail_at("finish", i), lambda i, _: fail_at("use", i))
     assert len(played) < 100  # the other thread stopped too, long before the end
     assert not [t for t in threading.enumerate() if t.name.startswith("smsim-play-")]
 
@@ -184,11 +184,18 @@ def test_used_chunks_of_a_run_are_identical_on_one_and_two_threads(monkeypatch):
     runs = {}
     for threads in (1, 2):
         heard = []
-        runner.play_chunks(chunks, 3, [(specs, Rules())], 8, threads, lambda i, *arrays: arrays,
-                           use=lambda i, arrays: heard.append((i, arrays)))  # fmt: skip
+        runner.play_chunks(
+            chunks,
+            3,
+            [(specs, Rules())],
+            8,
+            threads,
+            lambda i, *arrays: arrays,
+            use=lambda i, arrays: heard.append((i, arrays)),  # noqa: B023 (called within the iteration)
+        )
         runs[threads] = heard
     expected = run_games(76, 3, LINEUP, 8, Rules(), threads=1)
-    for threads, heard in runs.items():
+    for heard in runs.values():
         assert [i for i, _ in heard] == [0, 1, 2]
         for want, got in zip(expected, zip(*(arrays for _, arrays in heard))):
             np.testing.assert_array_equal(np.concatenate(got), want)

@@ -16,14 +16,17 @@ def test_verify_run_gives_one_value_with_every_input_checked():
     assert one.names == ["balanced"] * 4 and one.rules == Rules()
 
 
-@pytest.mark.parametrize("args, error, words", [
-    ((0, 4, None), SimulationError, "games must be a whole number from 1 to 10,000,000,000, not 0"),
-    ((MAX_GAMES + 1, 4, None), SimulationError, "games must be .* to 10,000,000,000, not 10,000,000,001"),
-    ((10, 6, None), SimulationError, "players must be a whole number from 2 to 5, not 6"),
-    ((10, 3, ["greedy", "random"]), PolicyError, "got 2 policies for 3 players"),
-    ((10, 2, ["nobody"]), PolicyError, "unknown policy 'nobody'"),
-    ((10, 2, None, "7"), SimulationError, "seed must be a whole number, not '7'"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "args, error, words",
+    [
+        ((0, 4, None), SimulationError, "games must be a whole number from 1 to 10,000,000,000, not 0"),
+        ((MAX_GAMES + 1, 4, None), SimulationError, "games must be .* to 10,000,000,000, not 10,000,000,001"),
+        ((10, 6, None), SimulationError, "players must be a whole number from 2 to 5, not 6"),
+        ((10, 3, ["greedy", "random"]), PolicyError, "got 2 policies for 3 players"),
+        ((10, 2, ["nobody"]), PolicyError, "unknown policy 'nobody'"),
+        ((10, 2, None, "7"), SimulationError, "seed must be a whole number, not '7'"),
+    ],
+)
 def test_verify_run_refuses_bad_input_with_one_line(args, error, words):
     with pytest.raises(error, match=words) as caught:
         verify_run(*args)

@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from smsim.runs.dataset import ParquetStream, done_parts, load, part_name, read_manifest
 from smsim.errors import DatasetError
 from smsim.runs.batch import simulate_to
+from smsim.runs.dataset import ParquetStream, done_parts, load, part_name, read_manifest
 from smsim.runs.storage import Remote, is_url, location
 
 fsspec = pytest.importorskip("fsspec")
@@ -51,8 +51,11 @@ def test_urls_and_local_paths():
     assert not is_url("runs/a") and not is_url("/abs/runs") and not is_url(Path("s3:/x"))
     assert location("runs/a") == Path("runs/a")  # a local path stays a Path: the local code path
     here = location("memory://smsim-test/a/")
-    assert isinstance(here, Remote) and str(here) == "memory://smsim-test/a" and str(here / "seats") == \
-        "memory://smsim-test/a/seats"  # fmt: skip
+    assert (
+        isinstance(here, Remote)
+        and str(here) == "memory://smsim-test/a"
+        and str(here / "seats") == "memory://smsim-test/a/seats"
+    )
 
 
 def test_a_run_at_a_memory_url_is_the_local_run_byte_for_byte(tmp_path, memory, stage, monkeypatch):
@@ -94,8 +97,8 @@ def test_resuming_at_a_url_plays_only_the_missing_parts(tmp_path, memory, stage)
 
 
 def test_an_aborted_part_leaves_nothing_at_the_url(memory, stage):
-    from smsim.runs.dataset import PartWriter
     from smsim.runs.batch import simulate
+    from smsim.runs.dataset import PartWriter
 
     seats, games = simulate(20, 2, ["random"], seed=1)
     writer = PartWriter(location(f"memory://{ROOT}/c"), 0)
@@ -143,10 +146,13 @@ def test_a_sweep_and_its_summary_at_a_url(tmp_path, memory, stage, run):
     assert there.exit_code == 0 and there.output == here.output
 
 
-@pytest.mark.parametrize("scheme, says", [
-    ("smsimnowhere", "needs smsim_missing_fs: pip install smsim_missing_fs"),
-    ("smsimunknown", "Protocol not known: smsimunknown"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "scheme, says",
+    [
+        ("smsimnowhere", "needs smsim_missing_fs: pip install smsim_missing_fs"),
+        ("smsimunknown", "Protocol not known: smsimunknown"),
+    ],
+)
 def test_a_url_whose_scheme_is_not_installed_is_one_line(tmp_path, monkeypatch, run, scheme, says):
     from fsspec.registry import known_implementations
 
@@ -188,15 +194,18 @@ def test_without_fsspec_a_url_says_what_to_install(tmp_path, monkeypatch, run):
     monkeypatch.chdir(tmp_path)
     result = run("simulate", "-n", "50", "--out", "memory://smsim-test/x", "--quiet")
     assert result.exit_code == 2
-    assert result.output.strip() == ("Error: 'memory://smsim-test/x' needs fsspec to read and write datasets at a "
-                                     "URL: pip install 'smsim[remote]'")  # fmt: skip
+    assert result.output.strip() == (
+        "Error: 'memory://smsim-test/x' needs fsspec to read and write datasets at a URL: pip install 'smsim[remote]'"
+    )
     with pytest.raises(DatasetError, match="smsim\\[remote\\]"):
         load("memory://smsim-test/x")
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_local_run_never_imports_fsspec(tmp_path):
-    code = ("import sys, smsim; smsim.simulate_to(sys.argv[1], 30, 2, ['random'], seed=1, batch=10); "
-            "smsim.load(sys.argv[1]); print('fsspec' in sys.modules)")  # fmt: skip
+    code = (
+        "import sys, smsim; smsim.simulate_to(sys.argv[1], 30, 2, ['random'], seed=1, batch=10); "
+        "smsim.load(sys.argv[1]); print('fsspec' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "d")], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
+from smsim.intervals import mean_interval, wilson_interval
 from smsim.report.tables import report_tables
 from smsim.runs.batch import simulate
-from smsim.intervals import mean_interval, wilson_interval
 from smsim.runs.summary import summarise_dataset, summary_tables
 
 
@@ -17,13 +17,24 @@ def test_summary_and_report_give_the_same_interval_for_the_same_figure(report_da
     report = report_tables([report_datasets[name]])
     by_policy = tables["by_policy"]
     scores = report["scores"].set_index("policy").loc[by_policy.index]
-    for mine, theirs in (("win_rate", "win"), ("win_lo", "win_lo"), ("win_hi", "win_hi"), ("vp_mean", "vp"),
-                         ("vp_lo", "vp_lo"), ("vp_hi", "vp_hi")):  # fmt: skip
+    for mine, theirs in (
+        ("win_rate", "win"),
+        ("win_lo", "win_lo"),
+        ("win_hi", "win_hi"),
+        ("vp_mean", "vp"),
+        ("vp_lo", "vp_lo"),
+        ("vp_hi", "vp_hi"),
+    ):
         np.testing.assert_allclose(by_policy[mine].to_numpy(float), scores[theirs].to_numpy(float), rtol=1e-12)
     by_seat = tables["by_seat"]
     seats = report["seat_advantage"].set_index("seat").loc[by_seat.index]
-    for mine, theirs in (("win_rate", "win"), ("win_lo", "win_lo"), ("win_hi", "win_hi"), ("vp_lo", "vp_lo"),
-                         ("vp_hi", "vp_hi")):  # fmt: skip
+    for mine, theirs in (
+        ("win_rate", "win"),
+        ("win_lo", "win_lo"),
+        ("win_hi", "win_hi"),
+        ("vp_lo", "vp_lo"),
+        ("vp_hi", "vp_hi"),
+    ):
         np.testing.assert_allclose(by_seat[mine].to_numpy(float), seats[theirs].to_numpy(float), rtol=1e-12)
 
 

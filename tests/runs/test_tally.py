@@ -7,8 +7,8 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smsim.stats import SUM_COLUMNS, cluster_sums
 from smsim.runs.tally import tally_nb
+from smsim.stats import SUM_COLUMNS, cluster_sums
 
 
 @settings(max_examples=40, deadline=None)
@@ -23,8 +23,9 @@ def test_sums_and_cluster_sums_equal_those_pandas_computes(seed, games, players,
     values = rng.integers(-30, 200, (len(game), 4))
     values[:, 2] = rng.integers(0, 6, len(game))  # a column histogrammed into 6 bins
     figures = np.array([0, 1])
-    count, sums, squares, hist, series, sides, cluster = tally_nb(group, game, values, figures, groups, 1, 40, 300,
-                                                                  2, 6, 3, 5)  # fmt: skip
+    count, sums, squares, hist, series, sides, cluster = tally_nb(
+        group, game, values, figures, groups, 1, 40, 300, 2, 6, 3, 5
+    )
     df = pd.DataFrame(values, columns=["a", "b", "c", "d"]).assign(g=group, game=game)
     by = df.groupby("g")
     for g in range(groups):

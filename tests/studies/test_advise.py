@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+from smsim.play.api import play_game
+from smsim.rules import Rules
 from smsim.studies.advise import (
     AdviseError,
     advise,
@@ -11,8 +13,6 @@ from smsim.studies.advise import (
     annotate_game,
     t_quantile_975,
 )
-from smsim.play.api import play_game
-from smsim.rules import Rules
 
 CANDIDATE_KEYS = {"move", "moves", "win", "win_lo", "win_hi", "vp", "vp_lo", "vp_hi", "playouts", "pick", "rows"}
 
@@ -150,8 +150,16 @@ def test_intervals_are_consistent_with_long_playouts_on_many_positions():
     """The check above on more positions (keeps, uses and placements of 2 to 5 players, seeds
     the code was never written against), 200 playouts against 3000: a correct interval covers
     the long mean with probability P(|Z| < 1.96 / sqrt(1 + 1/15)) = 94.3%; the bar is 85%."""
-    positions = [(2, 101, 0, 5), (3, 102, 3, 33), (4, 103, 1, 60), (5, 104, 2, 12), (4, 105, 0, 150),
-                 (3, 106, 4, 1), (4, 107, 7, 88), (5, 108, 0, 200)]  # fmt: skip
+    positions = [
+        (2, 101, 0, 5),
+        (3, 102, 3, 33),
+        (4, 103, 1, 60),
+        (5, 104, 2, 12),
+        (4, 105, 0, 150),
+        (3, 106, 4, 1),
+        (4, 107, 7, 88),
+        (5, 108, 0, 200),
+    ]
     share, total = _coverage(positions, 200, 3000)
     assert total >= 80
     assert share >= 0.85, share
@@ -201,12 +209,28 @@ def test_text_shows_the_position_and_the_table(run):
 
 def test_advise_from_a_trace_gives_the_same_answer_as_from_the_seed(run, tmp_path):
     path = tmp_path / "game.jsonl"
-    assert run("play", "-p", 3, "--seed", 12, "--game", 2, "--policy", "balanced,walls,random",
-               "--trace", path).exit_code == 0  # fmt: skip
+    assert (
+        run("play", "-p", 3, "--seed", 12, "--game", 2, "--policy", "balanced,walls,random", "--trace", path).exit_code
+        == 0
+    )
     for decision in (0, 44):
         from_trace = run("advise", path, "--decision", decision, "--playouts", 8, "--json")
-        from_seed = run("advise", "-p", 3, "--seed", 12, "--game", 2, "--policy", "balanced,walls,random",
-                        "--decision", decision, "--playouts", 8, "--json")  # fmt: skip
+        from_seed = run(
+            "advise",
+            "-p",
+            3,
+            "--seed",
+            12,
+            "--game",
+            2,
+            "--policy",
+            "balanced,walls,random",
+            "--decision",
+            decision,
+            "--playouts",
+            8,
+            "--json",
+        )
         assert from_trace.exit_code == 0, from_trace.output
         assert json.loads(from_trace.output) == json.loads(from_seed.output)
     assert advise_trace(path, 44, 8).to_dict() == advise(3, 12, 2, 44, ["balanced", "walls", "random"], 8).to_dict()
@@ -281,16 +305,17 @@ def test_play_advise_notes_are_the_significantly_worse_picks(run):
             a = advise(2, 21, 0, d, policies, 48)
             assert a.kind == "USE" and a.pick.win_hi < a.best.win_lo
             assert repr(a.best.move) in line and repr(a.pick.move) in line
-    out = run("play", "-p", 2, "--seed", 21, "--advise", "use",
-              "--advise-playouts", 48).output  # fmt: skip
+    out = run("play", "-p", 2, "--seed", 21, "--advise", "use", "--advise-playouts", 48).output
     assert sum(len(v) for v in notes.values()) == out.count("    advise, decision ")
 
 
 def test_play_advise_bad_options(run):
     assert_bad_input(run("play", "--advise", "juggle"), "unknown decision kind")
     assert_bad_input(run("play", "--advise", "use", "--advise-playouts", 0), "--advise-playouts")
-    assert_bad_input(run("play", "--advise", "use", "--advise-playouts", 10**30),
-                     "--advise-playouts must be a whole number from 1 to 1,048,576, not 1e30")
+    assert_bad_input(
+        run("play", "--advise", "use", "--advise-playouts", 10**30),
+        "--advise-playouts must be a whole number from 1 to 1,048,576, not 1e30",
+    )
     assert_bad_input(run("play", "--advise-playouts", 10), "needs --advise")
 
 
@@ -323,14 +348,17 @@ def test_a_game_played_again_from_a_decision_with_its_own_pick_is_the_game_and_w
         other = branch_game(records[0], records[1:], decision, 0)
         assert branch_game(records[0], records[1:], decision, other.pick_row).records == records  # the same dice
         assert check_game(other.records) is None  # the referee accepts the game played the other way
-        turn = next(i for i, r in enumerate(records) if r["type"] == "turn" and r["decisions"][0] <= decision <
-                    r["decisions"][1])  # fmt: skip
+        turn = next(
+            i
+            for i, r in enumerate(records)
+            if r["type"] == "turn" and r["decisions"][0] <= decision < r["decisions"][1]
+        )
         assert other.records[:turn] == records[:turn]  # nothing before the decision's turn changes
         if other.pick_row != 0:
             assert other.records[turn] != records[turn]
     with pytest.raises(AdviseError, match="past the end of the game"):
         branch_game(records[0], records[1:], 10**6, 0)
-    with pytest.raises(AdviseError, match="--move 99: decision 44 .* has .* moves"):
+    with pytest.raises(AdviseError, match=r"--move 99: decision 44 .* has .* moves"):
         branch_game(records[0], records[1:], 44, 99)
 
 
@@ -380,5 +408,7 @@ def test_keeps_are_judged_by_the_exact_keep_and_the_exact_keeper_never_errs():
     assert all(v["regret"] == pytest.approx(0.0, abs=1e-9) and not v["worse"] for v in keeps.values() if v["seat"] == 0)
     theirs = [v for v in keeps.values() if v["seat"] == 1]
     assert any(v["regret"] > 0 for v in theirs)
-    assert all(v["best_value"] >= v["pick_value"] - 1e-9 and v["regret"] == pytest.approx(v["best_value"] - v["pick_value"])
-               for v in theirs)  # fmt: skip
+    assert all(
+        v["best_value"] >= v["pick_value"] - 1e-9 and v["regret"] == pytest.approx(v["best_value"] - v["pick_value"])
+        for v in theirs
+    )

@@ -26,13 +26,20 @@ def test_setups_withhold_one_sides_bonus_from_one_seat_each():
     assert len({s.file() for s in setups}) == len(setups)
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    ({"players": 6}, SimulationError, "players"),
-    ({"games": 0}, SimulationError, "games"),
-    ({"policy": "genius"}, PolicyError, "genius"),
-    ({"seed": 1.5}, BonusError, "seed"),
-    ({"rules": Rules(wall_bonus_seats=(31, 31, 30, 31))}, BonusError, "already leave seats out of the bottom bonus"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"players": 6}, SimulationError, "players"),
+        ({"games": 0}, SimulationError, "games"),
+        ({"policy": "genius"}, PolicyError, "genius"),
+        ({"seed": 1.5}, BonusError, "seed"),
+        (
+            {"rules": Rules(wall_bonus_seats=(31, 31, 30, 31))},
+            BonusError,
+            "already leave seats out of the bottom bonus",
+        ),
+    ],
+)
 def test_a_bad_plan_is_refused(kwargs, error, match):
     with pytest.raises(error, match=match):
         B.plan_bonus(**{"players": 2, "policy": "balanced", "games": 10, "seed": 1, **kwargs})
@@ -48,18 +55,21 @@ def studies(tmp_path_factory):
     root = tmp_path_factory.mktemp("bonus")
     one = B.plan_bonus(2, "balanced", games=300, seed=31)
     two = B.plan_bonus(2, "balanced", games=300, seed=32)
-    return {"root": root, "one": (one, B.run_bonus(one, root / "one", threads=2, command=["smsim", "bonus-value"])),
-            "two": (two, B.run_bonus(two, root / "two", threads=2))}  # fmt: skip
+    return {
+        "root": root,
+        "one": (one, B.run_bonus(one, root / "one", threads=2, command=["smsim", "bonus-value"])),
+        "two": (two, B.run_bonus(two, root / "two", threads=2)),
+    }
 
 
 def test_the_baseline_is_the_standard_rules_games_of_the_seed(studies):
     """Common random numbers: the baseline's rows are games 0.. of the seed under the printed
     rules, exactly as a plain run plays them."""
-    plan, result = studies["one"]
+    plan, _result = studies["one"]
     base = pd.read_parquet(studies["root"] / "one" / "games" / "00-baseline.parquet")
     from smsim import layout as L
 
-    score, player, _ = run_games(plan.games, 2, ["balanced"], plan.seed, Rules(), threads=1)
+    score, _player, _ = run_games(plan.games, 2, ["balanced"], plan.seed, Rules(), threads=1)
     assert (base["vp"].to_numpy() == score[:, :, L.S_TOTAL].ravel()).all()
     won = score[:, :, L.S_WON].astype(float)
     assert np.allclose(base["share"].to_numpy(), (won / won.sum(axis=1, keepdims=True)).ravel())
@@ -67,7 +77,7 @@ def test_the_baseline_is_the_standard_rules_games_of_the_seed(studies):
 
 
 def test_the_same_study_on_one_thread_and_in_memory_gives_the_same_rows(studies):
-    plan, result = studies["one"]
+    plan, _result = studies["one"]
     setups = [plan.setups()[0], plan.setups()[5]]
     alone = B.play_setups(plan, setups, threads=1)
     for s in setups:
@@ -95,11 +105,11 @@ def test_a_rerun_resumes_and_plays_only_missing_setups(studies, tmp_path):
 def test_the_values_equal_a_recomputation_from_the_files(studies):
     """Per side: for each game, the baseline seat minus the same seat denied the bonus, averaged
     over the seats; the mean over games with mean +- z * sd / sqrt(games)."""
-    plan, result = studies["one"]
+    _plan, result = studies["one"]
     folder = studies["root"] / "one" / "games"
     base = pd.read_parquet(folder / "00-baseline.parquet")
     assert list(result.table["side"]) == list(SIDES) and (result.table["games"] == 300).all()
-    for side_index, side in enumerate(SIDES):
+    for side in SIDES:
         denied = pd.concat([pd.read_parquet(next(folder.glob(f"*-{side}-seat{s}.parquet"))) for s in range(2)])
         both = base.merge(denied, on=["game", "seat"], suffixes=("_with", "_without"))
         assert len(both) == 600
@@ -108,8 +118,10 @@ def test_the_values_equal_a_recomputation_from_the_files(studies):
             per_game = (both[f"{col}_with"] - both[f"{col}_without"]).groupby(both["game"]).mean()
             half = Z_95 * per_game.std(ddof=1) / np.sqrt(len(per_game))
             assert row[key] == pytest.approx(per_game.mean())
-            assert (row[f"{key}_lo"], row[f"{key}_hi"]) == (pytest.approx(per_game.mean() - half),
-                                                             pytest.approx(per_game.mean() + half))  # fmt: skip
+            assert (row[f"{key}_lo"], row[f"{key}_hi"]) == (
+                pytest.approx(per_game.mean() - half),
+                pytest.approx(per_game.mean() + half),
+            )
         assert row["completed"] == pytest.approx(base[f"{side}_completed"].mean())
         assert row["completed_denied"] == pytest.approx(denied[f"{side}_completed"].mean())
         per_game = denied.groupby("game")[f"{side}_completed"].mean()

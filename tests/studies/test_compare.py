@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim.studies.compare import arrangements, compare
-from smsim.rules import Rules
 from smsim.errors import SimulationError
 from smsim.intervals import mean_and_interval
+from smsim.rules import Rules
+from smsim.studies.compare import arrangements, compare
 
 
 def test_arrangements_put_every_policy_in_every_seat_equally():
@@ -72,15 +72,17 @@ def test_rounds_of_blocks_give_the_tables_of_all_games_at_once():
 
     names = ["greedy", "walls", "random"]
     reports = []
-    result = compare(names, 3, 6 * 700, seed=4, precision=1e-6,
-                     on_progress=lambda done, total, width: reports.append((done, width)))  # fmt: skip
+    result = compare(
+        names, 3, 6 * 700, seed=4, precision=1e-6, on_progress=lambda done, total, width: reports.append((done, width))
+    )
     assert result.blocks == 700 and len(reports) == 4  # rounds of 200, 200, 200 and 100 blocks
     seats = result.seats
     credit, vp = block_stats_of_every_game(seats, 3)
     for i, name in enumerate(names):
         row = result.table.loc[name]
-        assert (row.win_share, row.win_lo, row.win_hi, row.blocks) == pytest.approx(mean_and_interval(credit[:, i]),
-                                                                                  rel=1e-12)  # fmt: skip
+        assert (row.win_share, row.win_lo, row.win_hi, row.blocks) == pytest.approx(
+            mean_and_interval(credit[:, i]), rel=1e-12
+        )
         assert (row.vp_mean, row.vp_lo, row.vp_hi) == pytest.approx(mean_and_interval(vp[:, i])[:3], rel=1e-12)
         mine = seats["policy_index"] == i
         assert row.seats == mine.sum() and row.cannons_lost == seats.loc[mine, "cannons_lost"].mean()
@@ -180,13 +182,15 @@ def test_rounds_of_blocks_come_in_order_with_the_games_of_plain_runs_and_closing
     shipped = [ship_policy(resolve_policy(n)) for n in names]
     arrs = arrangements(names, 2)
     rounds = [(f, 4) for f in range(0, 40, 4)]
-    tasks = [Task(play_round_task, (first, n, arrs, shipped, names, 2, 7, Rules().to_dict(), 2, False), f"b{first}")
-             for first, n in rounds]  # fmt: skip
+    tasks = [
+        Task(play_round_task, (first, n, arrs, shipped, names, 2, 7, Rules().to_dict(), 2, False), f"b{first}")
+        for first, n in rounds
+    ]
     got = LocalExecutor().run(tasks, ordered=True, ahead=2)
     for (first, n), (i, games) in zip(rounds[:3], got):
         assert (games.first, games.blocks) == (first, n) and tasks[i].args[0] == first
         for a, arrangement in enumerate(arrs):
-            score, player, _ = run_games(n, 2, [names[i] for i in arrangement], 7, Rules(), first=first, threads=1)
+            score, _player, _ = run_games(n, 2, [names[i] for i in arrangement], 7, Rules(), first=first, threads=1)
             np.testing.assert_array_equal(games.won[:, a], score[:, :, WON])
             np.testing.assert_array_equal(games.total[:, a], score[:, :, TOTAL])
             np.testing.assert_array_equal(games.rank[:, a], score[:, :, RANK])

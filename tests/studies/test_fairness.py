@@ -11,6 +11,8 @@ import pytest
 
 import smsim
 from smsim import layout as L
+from smsim.rules import Rules, load_rules
+from smsim.runs.batch import run_games
 from smsim.studies.fairness import (
     CHECK_SEED_OFFSET,
     FairnessError,
@@ -20,8 +22,6 @@ from smsim.studies.fairness import (
     objective,
     read_fairness,
 )
-from smsim.rules import Rules, load_rules
-from smsim.runs.batch import run_games
 
 
 def shares_of(score, game_out):
@@ -128,8 +128,17 @@ def test_the_check_plays_held_out_games(vp2):
 
 def test_result_table_intervals_and_verdicts(vp2):
     t = vp2.table
-    assert list(t.columns) == ["seat", "compensation", "before", "before_lo", "before_hi", "after", "after_lo",
-                               "after_hi", "distinguishable"]  # fmt: skip
+    assert list(t.columns) == [
+        "seat",
+        "compensation",
+        "before",
+        "before_lo",
+        "before_hi",
+        "after",
+        "after_lo",
+        "after_hi",
+        "distinguishable",
+    ]
     assert list(t["seat"]) == [0, 1] and list(t["compensation"]) == list(vp2.compensation)
     assert t["before"].sum() == pytest.approx(1.0) and t["after"].sum() == pytest.approx(1.0)
     assert (t["before_lo"] < t["before"]).all() and (t["before"] < t["before_hi"]).all()
@@ -187,10 +196,12 @@ def test_written_result_reads_back_and_its_rules_load(vp2, tmp_path):
 def test_a_damaged_result_is_refused_in_one_line(vp2, tmp_path, damage):
     path = vp2.write(tmp_path / "fair")
     text = path.read_text()
-    damaged = {"binary": b"\x89PNG\r\n\x1a\n\x00\xff\xfe",
-               "hollow": json.dumps({"kind": json.loads(text)["kind"]}).encode()}  # says what it is, no more
+    damaged = {
+        "binary": b"\x89PNG\r\n\x1a\n\x00\xff\xfe",
+        "hollow": json.dumps({"kind": json.loads(text)["kind"]}).encode(),
+    }  # says what it is, no more
     path.write_bytes(damaged[damage])
-    with pytest.raises(FairnessError, match="cannot be read|is damaged") as info:
+    with pytest.raises(FairnessError, match=r"cannot be read|is damaged") as info:
         read_fairness(tmp_path / "fair")
     assert "\n" not in str(info.value)
 
@@ -214,27 +225,84 @@ def test_fairness_figure_draws(vp2):
 # -- the command --------------------------------------------------------------------------------------
 def test_cli_json_output_shape(run, tmp_path):
     out = tmp_path / "f"
-    result = run("fairness", "--players", "2", "--by", "vp", "--games", "1500", "--max", "1", "--seed", "3",
-                 "--check-games", "1000", "--threads", "1", "--json", "--out", str(out))  # fmt: skip
+    result = run(
+        "fairness",
+        "--players",
+        "2",
+        "--by",
+        "vp",
+        "--games",
+        "1500",
+        "--max",
+        "1",
+        "--seed",
+        "3",
+        "--check-games",
+        "1000",
+        "--threads",
+        "1",
+        "--json",
+        "--out",
+        str(out),
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    for key in ("kind", "command", "players", "policy", "by", "games", "seed", "check_games", "check_seed",
-                "compensation", "rules", "seats", "search"):  # fmt: skip
+    for key in (
+        "kind",
+        "command",
+        "players",
+        "policy",
+        "by",
+        "games",
+        "seed",
+        "check_games",
+        "check_seed",
+        "compensation",
+        "rules",
+        "seats",
+        "search",
+    ):
         assert key in data, key
     assert data["kind"] == "fairness" and data["players"] == 2 and data["by"] == "vp"
     assert data["games"] == 1500 and data["check_games"] == 1000 and data["check_seed"] == 3 + CHECK_SEED_OFFSET
     assert data["compensation"][0] == 0 and len(data["compensation"]) == 2
     assert data["rules"]["seat_vp"] == data["compensation"]
     assert [s["seat"] for s in data["seats"]] == [0, 1]
-    assert set(data["seats"][0]) == {"seat", "compensation", "before", "before_lo", "before_hi", "after", "after_lo",
-                                     "after_hi", "distinguishable"}  # fmt: skip
+    assert set(data["seats"][0]) == {
+        "seat",
+        "compensation",
+        "before",
+        "before_lo",
+        "before_hi",
+        "after",
+        "after_lo",
+        "after_hi",
+        "distinguishable",
+    }
     assert all(set(e) >= {"compensation", "objective"} for e in data["search"])
     written = json.loads((out / "fairness.json").read_text())
     assert written["compensation"] == data["compensation"] and written["seats"] == data["seats"]
     # the command, every default spelled out: it reruns the search
-    assert written["command"] == ["smsim", "fairness", "--players", "2", "--policy", "balanced", "--by", "vp",
-                                  "--games", "1500", "--seed", "3", "--check-games", "1000", "--check-seed",
-                                  str(3 + CHECK_SEED_OFFSET), "--max", "1"]  # fmt: skip
+    assert written["command"] == [
+        "smsim",
+        "fairness",
+        "--players",
+        "2",
+        "--policy",
+        "balanced",
+        "--by",
+        "vp",
+        "--games",
+        "1500",
+        "--seed",
+        "3",
+        "--check-games",
+        "1000",
+        "--check-seed",
+        str(3 + CHECK_SEED_OFFSET),
+        "--max",
+        "1",
+    ]
     assert load_rules(out / "rules.toml").seat_vp == tuple(data["compensation"])
 
 
@@ -244,18 +312,21 @@ def test_cli_table_output(run):
     assert "Held-out check" in result.output and "largest |win share - parity|" in result.output
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--by", "gold"], ["--by", "coins or vp"]),
-    (["--players", "6"], ["players", "2 to 5"]),
-    (["--players", "1"], ["players"]),
-    (["--games", "0"], ["--games must be a whole number from 1 to 10,000,000,000, not 0"]),
-    (["--check-games", "0"], ["--check-games"]),
-    (["--max", "-1"], ["--max must be a whole number of at least 0, not -1"]),
-    (["--policy", "nobody"], ["unknown policy 'nobody'"]),
-    (["--seed", "4", "--check-seed", "4"], ["check seed must differ"]),
-    (["--rule", "seat_vp=[0,1]", "--by", "vp"], ["seat_vp", "the search sets it"]),
-    (["--threads", "0"], ["--threads must be a whole number of at least 1, not 0"]),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--by", "gold"], ["--by", "coins or vp"]),
+        (["--players", "6"], ["players", "2 to 5"]),
+        (["--players", "1"], ["players"]),
+        (["--games", "0"], ["--games must be a whole number from 1 to 10,000,000,000, not 0"]),
+        (["--check-games", "0"], ["--check-games"]),
+        (["--max", "-1"], ["--max must be a whole number of at least 0, not -1"]),
+        (["--policy", "nobody"], ["unknown policy 'nobody'"]),
+        (["--seed", "4", "--check-seed", "4"], ["check seed must differ"]),
+        (["--rule", "seat_vp=[0,1]", "--by", "vp"], ["seat_vp", "the search sets it"]),
+        (["--threads", "0"], ["--threads must be a whole number of at least 1, not 0"]),
+    ],
+)
 def test_cli_bad_input_is_one_line_and_exit_2(run, args, words):
     result = run("fairness", "--games", "50", *args)
     assert result.exit_code == 2, result.output
@@ -292,8 +363,9 @@ def test_two_players_by_vp_the_found_compensation_holds_on_held_out_games(seed):
     about 0.8 points the other way: at 20,000 games (intervals of +-0.7 points) that is inside the
     intervals on some seeds and just outside on others, and at 60,000 it is outside
     (docs/fairness.md)."""
-    r = smsim.fairness(players=2, policy="balanced", by="vp", games=20000, seed=seed, check_games=60000,
-                       max_compensation=3, threads=2)  # fmt: skip
+    r = smsim.fairness(
+        players=2, policy="balanced", by="vp", games=20000, seed=seed, check_games=60000, max_compensation=3, threads=2
+    )
     t = r.table
     assert t["before_lo"][0] > 0.5 and t["before_hi"][1] < 0.5  # the edge is real before
     k = r.compensation[1]
@@ -313,7 +385,9 @@ def test_report_has_the_seat_compensation_section(vp2, tmp_path):
     md = report([str(tmp_path / "p2"), str(tmp_path / "fair2")], str(tmp_path / "rep")).read_text()
     assert "## Seat compensation" in md and "figures/seat-compensation.png" in md
     head = md.split("## Seat compensation")[1].split("**In short**")[1]
-    assert "2 players, by vp" in head and ("the best whole-number compensation is" in head or "no whole-number compensation" in head)
+    assert "2 players, by vp" in head and (
+        "the best whole-number compensation is" in head or "no whole-number compensation" in head
+    )
     section = md.split("## Seat compensation")[1]
     assert f"found seat_vp = {list(vp2.compensation)}" in section
     assert (tmp_path / "rep" / "tables" / "compensation_2p_vp.csv").is_file()

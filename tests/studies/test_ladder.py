@@ -33,24 +33,27 @@ def whole_run(tmp_path_factory):
 
 
 # -- the plan ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("kwargs, error, words", [
-    ({"rungs": ["random", "genius"]}, PolicyError, "genius"),
-    ({"rungs": ["greedy"]}, LadderError, "at least 2 rungs"),
-    ({"rungs": []}, LadderError, "at least 2 rungs"),
-    ({"rungs": ["greedy", "greedy"]}, LadderError, "named twice"),
-    ({"games": 0}, SimulationError, "games"),
-    ({"games": -5}, SimulationError, "games"),
-    ({"players": [2, 6]}, SimulationError, "players"),
-    ({"players": []}, LadderError, "player count"),
-    ({"caps": {"walls": 3}}, LadderError, "not a rung"),
-    ({"caps": {"greedy": 0}}, LadderError, "--cap greedy"),
-    ({"field": []}, LadderError, "field"),
-    ({"field": ["rollout"]}, LadderError, "heuristics"),
-    ({"check": 4}, LadderError, "no search"),
-    ({"check": 1}, LadderError, "factor of at least 2"),
-    ({"check_field": False}, LadderError, "only where there is a check rung"),
-    ({"seed": 1.5}, LadderError, "seed"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "kwargs, error, words",
+    [
+        ({"rungs": ["random", "genius"]}, PolicyError, "genius"),
+        ({"rungs": ["greedy"]}, LadderError, "at least 2 rungs"),
+        ({"rungs": []}, LadderError, "at least 2 rungs"),
+        ({"rungs": ["greedy", "greedy"]}, LadderError, "named twice"),
+        ({"games": 0}, SimulationError, "games"),
+        ({"games": -5}, SimulationError, "games"),
+        ({"players": [2, 6]}, SimulationError, "players"),
+        ({"players": []}, LadderError, "player count"),
+        ({"caps": {"walls": 3}}, LadderError, "not a rung"),
+        ({"caps": {"greedy": 0}}, LadderError, "--cap greedy"),
+        ({"field": []}, LadderError, "field"),
+        ({"field": ["rollout"]}, LadderError, "heuristics"),
+        ({"check": 4}, LadderError, "no search"),
+        ({"check": 1}, LadderError, "factor of at least 2"),
+        ({"check_field": False}, LadderError, "only where there is a check rung"),
+        ({"seed": 1.5}, LadderError, "seed"),
+    ],
+)
 def test_bad_input_is_refused_in_one_line(kwargs, error, words):
     args = {"rungs": ["random", "greedy"], "players": [2], "games": 10} | kwargs
     with pytest.raises(error) as info:
@@ -63,9 +66,12 @@ def test_the_plan_has_a_head_to_head_cell_per_step_and_a_field_cell_per_rung():
     cells = plan.cells()
     assert plan.players == (2, 4)
     assert [(c.kind, c.players, c.rung, c.lower, c.games) for c in cells if c.players == 4] == [
-        (D.HEAD, 4, "greedy", "random", 100), (D.HEAD, 4, "balanced", "greedy", 40),
-        (D.FIELD_CELL, 4, "random", None, 100), (D.FIELD_CELL, 4, "greedy", None, 100),
-        (D.FIELD_CELL, 4, "balanced", None, 40)]  # fmt: skip
+        (D.HEAD, 4, "greedy", "random", 100),
+        (D.HEAD, 4, "balanced", "greedy", 40),
+        (D.FIELD_CELL, 4, "random", None, 100),
+        (D.FIELD_CELL, 4, "greedy", None, 100),
+        (D.FIELD_CELL, 4, "balanced", None, 40),
+    ]
     field4 = next(c for c in cells if c.kind == D.FIELD_CELL and c.players == 4)
     assert field4.per_block == 12 and field4.blocks == 100 // 12
 
@@ -203,6 +209,7 @@ def test_a_step_never_lost_bounds_the_depth_from_below():
 
 def test_the_depth_table_reads_the_2_player_steps_below_the_check_rung():
     row = dict(zip(D.STEP_COLUMNS, [math.nan] * len(D.STEP_COLUMNS)))
+    # a row a step, read as a table: left unformatted, the formatter would give each field its own line
     steps = pd.DataFrame([
         row | {"players": 2, "lower": "a", "upper": "b", "check": False, "head_share": 0.6, "head_lo": 0.55,
                "head_hi": 0.65, "head_blocks": 100, "head_games": 200},
@@ -258,8 +265,11 @@ def test_a_cheap_search_and_its_check_rung_play_and_the_check_step_stays_out_of_
     assert result.complete and list(result.depth["upper"]) == ["cheap", "cheap"]
     assert (result.cells["core_seconds_per_game"] > 0).all()
     # the check rung head to head only: the same head-to-head figures, its field cell never played
-    alone = D.run_ladder(D.plan_ladder(["greedy", str(cheap)], [2], 8, 3, check=2, field=["walls"], check_field=False),
-                         tmp_path / "head-only", threads=2)  # fmt: skip
+    alone = D.run_ladder(
+        D.plan_ladder(["greedy", str(cheap)], [2], 8, 3, check=2, field=["walls"], check_field=False),
+        tmp_path / "head-only",
+        threads=2,
+    )
     assert alone.complete and len(alone.cells) == len(result.cells) - 1
     assert alone.steps["head_share"].equals(result.steps["head_share"])
     check = alone.steps[alone.steps["check"]].iloc[0]

@@ -23,8 +23,17 @@ from smsim.policies.registry import resolve_policy
 from smsim.studies import learn as learn_module
 from smsim.studies.learn import LearnPlan, judge, learn, part_path, verify_plan
 
-TINY = LearnPlan(decisions=60, iterations=2, seed=3, players=(2, 3), rate=0.3, games_per_part=2, hidden=4, epochs=3,
-                 teacher={"budget": 24, "place_budget": 12, "min_playouts": 4})  # fmt: skip
+TINY = LearnPlan(
+    decisions=60,
+    iterations=2,
+    seed=3,
+    players=(2, 3),
+    rate=0.3,
+    games_per_part=2,
+    hidden=4,
+    epochs=3,
+    teacher={"budget": 24, "place_budget": 12, "min_playouts": 4},
+)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -139,9 +148,26 @@ def test_label_parts_script_compares_parts_labelled_again_with_the_runs(tiny, tm
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     script = Path(__file__).resolve().parents[2] / "scripts" / "label_parts.py"
-    done = subprocess.run([sys.executable, str(script), "--out", str(out), "--round", "2", "--parts", "0:2",
-                           "--into", str(tmp_path / "again"), "--compare", "--threads", "2"],
-                          env=env, capture_output=True, text=True)  # fmt: skip
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(script),
+            "--out",
+            str(out),
+            "--round",
+            "2",
+            "--parts",
+            "0:2",
+            "--into",
+            str(tmp_path / "again"),
+            "--compare",
+            "--threads",
+            "2",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert "labelled 2 parts of round 2" in done.stdout and done.stdout.count("the same as") == 2
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before  # the run's folder is only read
@@ -183,15 +209,18 @@ def test_another_plan_in_the_same_directory_is_refused(tiny):
         learn(LearnPlan(decisions=61, seed=3, players=(2, 3)), out)
 
 
-@pytest.mark.parametrize("plan, message", [
-    (LearnPlan(decisions=0), "--decisions"),
-    (LearnPlan(iterations=0), "--iterations"),
-    (LearnPlan(players=(2, 6)), "--players"),
-    (LearnPlan(rate=0.0), "--rate"),
-    (LearnPlan(base="rollout"), "--base"),
-    (LearnPlan(teacher={"budget": -1}), "budget"),
-    (LearnPlan(teacher={"depth": 3}), "unknown rollout parameter"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "plan, message",
+    [
+        (LearnPlan(decisions=0), "--decisions"),
+        (LearnPlan(iterations=0), "--iterations"),
+        (LearnPlan(players=(2, 6)), "--players"),
+        (LearnPlan(rate=0.0), "--rate"),
+        (LearnPlan(base="rollout"), "--base"),
+        (LearnPlan(teacher={"budget": -1}), "budget"),
+        (LearnPlan(teacher={"depth": 3}), "unknown rollout parameter"),
+    ],
+)
 def test_bad_plans_are_refused_before_anything_runs(plan, message):
     with pytest.raises(Exception, match=message):
         verify_plan(plan)
@@ -214,14 +243,41 @@ def test_the_judge_counts_agreement_and_regret_against_the_teachers_values():
     assert row["base_agreement"] == 0.0 and row["base_regret"] == pytest.approx(0.2)
 
 
-@pytest.mark.slow  # three `smsim learn` processes (~50 s); test_a_rerun_resumes_from_the_parts_on_disk keeps resumption in the default suite
+# three `smsim learn` processes (~50 s); test_a_rerun_resumes_from_the_parts_on_disk keeps
+# resumption in the default suite
+@pytest.mark.slow
 def test_kill_9_mid_labelling_loses_and_repeats_no_decision(tiny, tmp_path):
-    out, _ = tiny
+    _out, _ = tiny
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
-    command = [sys.executable, "-m", "smsim.cli", "learn", "--out", str(tmp_path), "--decisions", "60",
-               "--iterations", "2", "--seed", "3", "--players", "2,3", "--rate", "0.3", "--threads", "1", "-q",
-               "--hidden", "0",  # a linear model: one fit, no selection games (the resumption is what is tested)
-               "--knob", "budget=24", "--knob", "place_budget=12", "--knob", "min_playouts=4"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "smsim.cli",
+        "learn",
+        "--out",
+        str(tmp_path),
+        "--decisions",
+        "60",
+        "--iterations",
+        "2",
+        "--seed",
+        "3",
+        "--players",
+        "2,3",
+        "--rate",
+        "0.3",
+        "--threads",
+        "1",
+        "-q",
+        "--hidden",
+        "0",  # a linear model: one fit, no selection games (the resumption is what is tested)
+        "--knob",
+        "budget=24",
+        "--knob",
+        "place_budget=12",
+        "--knob",
+        "min_playouts=4",
+    ]
     # games_per_part is not a command option: the command's parts are bigger, so compare with itself
     proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120

@@ -25,8 +25,9 @@ def model(tmp_path_factory):
     return fit_winprob([path])
 
 
-def lucky_games(model, players: int, games: int, samples: int, policy: str = "balanced", seed: int = 5,
-                endgame: int = 0):  # fmt: skip
+def lucky_games(
+    model, players: int, games: int, samples: int, policy: str = "balanced", seed: int = 5, endgame: int = 0
+):
     specs = [resolve_policy(policy)] * players
     score, player, game_out = engine_arrays(games, players)
     lucky = np.zeros((games, players, len(LUCK_FIELDS)))
@@ -37,7 +38,7 @@ def lucky_games(model, players: int, games: int, samples: int, policy: str = "ba
 
 @pytest.mark.parametrize("endgame", [0, 25])
 def test_measuring_luck_leaves_the_games_as_played(model, endgame):
-    score, player, game_out, lucky = lucky_games(model, 2, 60, 8, endgame=endgame)
+    score, player, game_out, _lucky = lucky_games(model, 2, 60, 8, endgame=endgame)
     plain = engine_arrays(60, 2)
     kernel(2, [resolve_policy("balanced")] * 2, 5, Rules())(0, *plain)
     for mine, theirs in zip((score, player, game_out), plain):
@@ -151,5 +152,6 @@ def test_a_match_folder_is_read_back_and_not_played_again(model, tmp_path):
     with pytest.raises(LuckError, match="not to a URL"):
         LK.luck_match(plan, model, out="memory://" + str(tmp_path / "u"))
     with pytest.raises(LuckError, match="different luck match"):
-        LK.luck_match(LK.LuckPlan("greedy", "balanced", players=2, blocks=60, seed=9, samples=4), model,
-                      out=tmp_path / "m")  # fmt: skip
+        LK.luck_match(
+            LK.LuckPlan("greedy", "balanced", players=2, blocks=60, seed=9, samples=4), model, out=tmp_path / "m"
+        )

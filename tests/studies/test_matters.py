@@ -27,12 +27,25 @@ def test_a_parts_loss_is_parity_minus_its_share_with_the_interval_of_the_blocks(
 
 
 def test_parts_are_ranked_by_loss_and_rankings_compared_across_strengths():
-    rows = [{"policy": pol, "players": 2, "part": part, "loss": loss}
-            for pol, losses in (("a", [0.3, 0.1, 0.2]), ("b", [0.2, 0.05, 0.1]), ("c", [0.01, 0.3, 0.2]))
-            for part, loss in zip(["churches", "walls", "logs"], losses)]  # fmt: skip
+    rows = [
+        {"policy": pol, "players": 2, "part": part, "loss": loss}
+        for pol, losses in (("a", [0.3, 0.1, 0.2]), ("b", [0.2, 0.05, 0.1]), ("c", [0.01, 0.3, 0.2]))
+        for part, loss in zip(["churches", "walls", "logs"], losses)
+    ]
     table = pd.DataFrame(rows)
-    for column in ("games", "blocks", "share", "share_lo", "share_hi", "loss_lo", "loss_hi", "vp_loss", "vp_lo",
-                   "vp_hi", "verdict"):  # fmt: skip
+    for column in (
+        "games",
+        "blocks",
+        "share",
+        "share_lo",
+        "share_hi",
+        "loss_lo",
+        "loss_hi",
+        "vp_loss",
+        "vp_lo",
+        "vp_hi",
+        "verdict",
+    ):
         table[column] = 0
     out = ranked(table)
     assert list(out[out["policy"] == "a"]["part"]) == ["churches", "logs", "walls"]
@@ -53,16 +66,19 @@ def test_churches_matter_and_crates_do_not_to_balanced_the_same_for_any_thread_c
     assert by.loc["churches", "games"] == 600
 
 
-@pytest.mark.parametrize("kwargs, words", [
-    ({"parts": ["dragons"]}, ["unknown part 'dragons'", "churches"]),
-    ({"parts": []}, ["name at least one part"]),
-    ({"policies": ["random"]}, ["'random' is a random policy", "heuristic or learned"]),
-    ({"policies": ["rollout"]}, ["'rollout' is a rollout policy"]),
-    ({"policies": ["nobody"]}, ["unknown policy 'nobody'"]),
-    ({"policies": []}, ["name at least one policy"]),
-    ({"players": [6]}, ["--players"]),
-    ({"games": 1}, ["--games"]),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"parts": ["dragons"]}, ["unknown part 'dragons'", "churches"]),
+        ({"parts": []}, ["name at least one part"]),
+        ({"policies": ["random"]}, ["'random' is a random policy", "heuristic or learned"]),
+        ({"policies": ["rollout"]}, ["'rollout' is a rollout policy"]),
+        ({"policies": ["nobody"]}, ["unknown policy 'nobody'"]),
+        ({"policies": []}, ["name at least one policy"]),
+        ({"players": [6]}, ["--players"]),
+        ({"games": 1}, ["--games"]),
+    ],
+)
 def test_bad_plans_are_refused_in_one_line(kwargs, words):
     with pytest.raises(MattersError) as err:
         plan_matters(**kwargs)

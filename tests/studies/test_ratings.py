@@ -51,9 +51,7 @@ def simulate(seed: int, n_games: int, worths: dict[str, float] = WORTHS, seats=(
 
 def games_frame(games: list[list[tuple[str, float]]]) -> pd.DataFrame:
     """Rows (game, policy, rank) from a list of games given as [(policy, rank), ...]."""
-    return pd.DataFrame(
-        [{"game": g, "policy": p, "rank": r} for g, seats in enumerate(games) for p, r in seats]
-    )
+    return pd.DataFrame([{"game": g, "policy": p, "rank": r} for g, seats in enumerate(games) for p, r in seats])
 
 
 def true_log_worths(names) -> np.ndarray:
@@ -76,7 +74,7 @@ def brute_log_likelihood(ranks: pd.DataFrame, beta: dict[str, float], prior: flo
         seats = list(zip(game["policy"], game["rank"]))
         prob = 0.0
         for perm in itertools.permutations(seats):
-            if any(a[1] > b[1] for a, b in zip(perm, perm[1:])):
+            if any(a[1] > b[1] for a, b in itertools.pairwise(perm)):
                 continue
             w = [math.exp(beta[p]) for p, _ in perm]
             prob += math.prod(w[i] / sum(w[i:]) for i in range(len(w)))
@@ -320,7 +318,7 @@ def test_count_column_must_be_positive_and_one_per_game():
 
 
 def test_missing_columns():
-    with pytest.raises(ValueError, match="missing column.*'rank'"):
+    with pytest.raises(ValueError, match=r"missing column.*'rank'"):
         fit_plackett_luce(pd.DataFrame({"game": [1, 1], "policy": ["a", "b"]}))
     with pytest.raises(ValueError, match="DataFrame"):
         fit_plackett_luce([("a", 1)])  # type: ignore[arg-type]

@@ -54,12 +54,15 @@ def test_a_study_resumes_policy_by_policy_to_the_same_table(tmp_path):
         run_regret(RegretPlan(2, ("balanced", "greedy"), games=12, seed=5), part, threads=1)
 
 
-@pytest.mark.parametrize("plan, message", [
-    (RegretPlan(1, ("balanced",)), "--players"),
-    (RegretPlan(2, ()), "at least one policy"),
-    (RegretPlan(2, ("balanced",), games=0), "--games"),
-    (RegretPlan(2, ("balanced",), oracle="random"), "--oracle must be a heuristic"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "plan, message",
+    [
+        (RegretPlan(1, ("balanced",)), "--players"),
+        (RegretPlan(2, ()), "at least one policy"),
+        (RegretPlan(2, ("balanced",), games=0), "--games"),
+        (RegretPlan(2, ("balanced",), oracle="random"), "--oracle must be a heuristic"),
+    ],
+)
 def test_bad_plans_are_refused_in_one_line(plan, message):
     with pytest.raises(RegretError, match=message):
         verify_plan(plan)

@@ -24,17 +24,36 @@ def positions(rows: list[tuple[int, int, list[int], list[int]]]) -> Positions:
 
 def test_every_figure_on_two_games_built_by_hand():
     # game 0: seat 0 leads, seat 1 leads, seat 0 wins by 2; game 1: level, then seat 1 wins on the tie-break
-    p = positions([(0, 0, [0, 0], [41, 41]), (0, 1, [5, 3], [38, 39]), (0, 2, [4, 6], [35, 34]),
-                   (0, 3, [10, 8], [30, 31]),
-                   (1, 0, [0, 0], [41, 41]), (1, 1, [2, 2], [39, 39]), (1, 2, [7, 7], [3, 5])])  # fmt: skip
-    prob = np.array([[.5, .5], [.6, .4], [.3, .7], [1, 0], [.5, .5], [.45, .55], [0, 1]])
+    p = positions(
+        [
+            (0, 0, [0, 0], [41, 41]),
+            (0, 1, [5, 3], [38, 39]),
+            (0, 2, [4, 6], [35, 34]),
+            (0, 3, [10, 8], [30, 31]),
+            (1, 0, [0, 0], [41, 41]),
+            (1, 1, [2, 2], [39, 39]),
+            (1, 2, [7, 7], [3, 5]),
+        ]
+    )
+    prob = np.array([[0.5, 0.5], [0.6, 0.4], [0.3, 0.7], [1, 0], [0.5, 0.5], [0.45, 0.55], [0, 1]])
     result = shape_of(p, prob, "hand")
     got = result.figures.set_index("figure")["value"].to_dict()
-    assert got == pytest.approx({
-        "lead_changes_vp": 1.0, "lead_changes_wp": 1.0, "no_lead_change_vp": 0.5, "no_lead_change_wp": 0.5,
-        "winner_was_last": 0.5, "comeback": 0.0, "decided_round": 2.5, "decided_before_end": 0.0,
-        "margin": 1.0, "close": 1.0, "drama": (0.3 + 0.55) / 2, "rounds": 2.5,
-    })  # fmt: skip
+    assert got == pytest.approx(
+        {
+            "lead_changes_vp": 1.0,
+            "lead_changes_wp": 1.0,
+            "no_lead_change_vp": 0.5,
+            "no_lead_change_wp": 0.5,
+            "winner_was_last": 0.5,
+            "comeback": 0.0,
+            "decided_round": 2.5,
+            "decided_before_end": 0.0,
+            "margin": 1.0,
+            "close": 1.0,
+            "drama": (0.3 + 0.55) / 2,
+            "rounds": 2.5,
+        }
+    )
     assert result.per_game["winner"].tolist() == [0, 1]
     assert result.per_game["lead_changes_vp"].tolist() == [2, 0]
     curve = result.last_by_round.set_index("round")["winner_last"].to_dict()
@@ -46,9 +65,17 @@ def test_every_figure_on_two_games_built_by_hand():
 
 
 def test_a_shared_win_counts_in_the_lead_changes_not_in_the_winners_figures():
-    p = positions([(0, 0, [0, 0], [41, 41]), (0, 1, [4, 2], [38, 39]), (0, 2, [9, 9], [4, 4]),
-                   (1, 0, [0, 0], [41, 41]), (1, 1, [1, 3], [39, 39]), (1, 2, [5, 8], [9, 9])])  # fmt: skip
-    prob = np.array([[.5, .5], [.7, .3], [.5, .5], [.5, .5], [.2, .8], [0, 1]])
+    p = positions(
+        [
+            (0, 0, [0, 0], [41, 41]),
+            (0, 1, [4, 2], [38, 39]),
+            (0, 2, [9, 9], [4, 4]),
+            (1, 0, [0, 0], [41, 41]),
+            (1, 1, [1, 3], [39, 39]),
+            (1, 2, [5, 8], [9, 9]),
+        ]
+    )
+    prob = np.array([[0.5, 0.5], [0.7, 0.3], [0.5, 0.5], [0.5, 0.5], [0.2, 0.8], [0, 1]])
     figures = shape_of(p, prob).figures.set_index("figure")
     assert figures.loc["lead_changes_vp", "games"] == 2 and figures.loc["lead_changes_vp", "value"] == 0.0
     assert figures.loc["drama", "games"] == 1 and figures.loc["drama", "value"] == pytest.approx(0.8)
@@ -78,12 +105,19 @@ def test_paired_differences_are_the_games_differences():
     from smsim.errors import DatasetError
     from smsim.studies.shape import shape_difference
 
-    rows = [(0, 0, [0, 0], [41, 41]), (0, 1, [5, 3], [38, 39]), (0, 2, [4, 6], [35, 34]), (0, 3, [10, 8], [30, 31]),
-            (1, 0, [0, 0], [41, 41]), (1, 1, [2, 2], [39, 39]), (1, 2, [7, 7], [3, 5])]  # fmt: skip
-    prob = np.array([[.5, .5], [.6, .4], [.3, .7], [1, 0], [.5, .5], [.45, .55], [0, 1]])
+    rows = [
+        (0, 0, [0, 0], [41, 41]),
+        (0, 1, [5, 3], [38, 39]),
+        (0, 2, [4, 6], [35, 34]),
+        (0, 3, [10, 8], [30, 31]),
+        (1, 0, [0, 0], [41, 41]),
+        (1, 1, [2, 2], [39, 39]),
+        (1, 2, [7, 7], [3, 5]),
+    ]
+    prob = np.array([[0.5, 0.5], [0.6, 0.4], [0.3, 0.7], [1, 0], [0.5, 0.5], [0.45, 0.55], [0, 1]])
     base = shape_of(positions(rows), prob, "base")
     calmer = prob.copy()
-    calmer[2] = [.95, .05]  # game 0's winner never below 60% (and above 90% from round 2)
+    calmer[2] = [0.95, 0.05]  # game 0's winner never below 60% (and above 90% from round 2)
     other = shape_of(positions(rows), calmer, "other")
     d = shape_difference(base, other).set_index("figure")
     assert d.loc["lead_changes_wp", "value"] == pytest.approx(-1.0)  # game 0: 2 changes became 0

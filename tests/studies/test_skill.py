@@ -17,31 +17,45 @@ from smsim.studies.sweep import plan_variants
 def test_cells_of_a_plan():
     four = K.plan_skill(4, ["random", "greedy", "balanced"], games=400, seed=1)
     assert [(c.row, c.col) for c in four.cells()] == [
-        ("random", "greedy"), ("random", "balanced"), ("greedy", "random"), ("greedy", "balanced"),
-        ("balanced", "random"), ("balanced", "greedy")]  # fmt: skip
+        ("random", "greedy"),
+        ("random", "balanced"),
+        ("greedy", "random"),
+        ("greedy", "balanced"),
+        ("balanced", "random"),
+        ("balanced", "greedy"),
+    ]
     assert four.cells()[0].lineup(4) == ["random", "greedy", "greedy", "greedy"]
     # at 2 players a comparison of the two levels gives both cells: one per pair
     two = K.plan_skill(2, ["random", "greedy", "balanced"], games=400, seed=1, caps={"balanced": 100})
     assert [(c.row, c.col, c.games) for c in two.cells()] == [
-        ("random", "greedy", 400), ("random", "balanced", 100), ("greedy", "balanced", 100)]
+        ("random", "greedy", 400),
+        ("random", "balanced", 100),
+        ("greedy", "balanced", 100),
+    ]
     # variants add the skill gap's cell under each, with the baseline's once
     variants = plan_variants(vary=["side_defence=1,3"])
     gap = K.plan_skill(4, ["greedy", "random"], games=200, seed=1, variants=variants)
     assert [(c.variant, c.row, c.col) for c in gap.cells()][-3:] == [(0, *K.GAP), (1, *K.GAP), (2, *K.GAP)]
     with_gap = K.plan_skill(2, ["balanced", "learned"], games=200, seed=1, variants=variants)
     assert [(c.variant, c.row, c.col) for c in with_gap.cells()] == [
-        (0, "balanced", "learned"), (1, *K.GAP), (2, *K.GAP)]  # the matrix's cell serves the baseline
+        (0, "balanced", "learned"),  # the matrix's cell serves the baseline
+        (1, *K.GAP),
+        (2, *K.GAP),
+    ]
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    ({"levels": ["greedy"]}, SkillError, "at least 2 levels"),
-    ({"levels": ["greedy", "greedy"]}, SkillError, "named twice"),
-    ({"levels": ["greedy", "genius"]}, PolicyError, "genius"),
-    ({"caps": {"walls": 10}}, SkillError, "--cap walls: not a level"),
-    ({"caps": {"greedy": 0}}, SkillError, "--cap greedy must be a whole number from 1 to 10,000,000,000, not 0"),
-    ({"players": 6}, SimulationError, "players"),
-    ({"games": 0}, SimulationError, "games"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"levels": ["greedy"]}, SkillError, "at least 2 levels"),
+        ({"levels": ["greedy", "greedy"]}, SkillError, "named twice"),
+        ({"levels": ["greedy", "genius"]}, PolicyError, "genius"),
+        ({"caps": {"walls": 10}}, SkillError, "--cap walls: not a level"),
+        ({"caps": {"greedy": 0}}, SkillError, "--cap greedy must be a whole number from 1 to 10,000,000,000, not 0"),
+        ({"players": 6}, SimulationError, "players"),
+        ({"games": 0}, SimulationError, "games"),
+    ],
+)
 def test_a_bad_plan_is_refused(kwargs, error, match):
     args = {"players": 2, "levels": ["greedy", "random"], "games": 10, "seed": 1, **kwargs}
     with pytest.raises(error, match=match):
@@ -54,8 +68,11 @@ def studies(tmp_path_factory):
     variants = plan_variants(vary=["rotation_cost=0"])
     two = K.plan_skill(2, ["greedy", "balanced", "learned"], games=300, seed=11, variants=variants)
     three = K.plan_skill(3, ["random", "greedy"], games=150, seed=12)
-    return {"two": (two, K.run_skill(two, root / "two", threads=2)),
-            "three": (three, K.run_skill(three, root / "three", threads=2)), "root": root}
+    return {
+        "two": (two, K.run_skill(two, root / "two", threads=2)),
+        "three": (three, K.run_skill(three, root / "three", threads=2)),
+        "root": root,
+    }
 
 
 def test_every_cell_is_the_comparison_it_stands_for(studies):
@@ -68,7 +85,9 @@ def test_every_cell_is_the_comparison_it_stands_for(studies):
             if cell.variant:
                 continue
             got = compare(cell.lineup(plan.players), plan.players, cell.games, seed=plan.seed)
-            for row, col in ((cell.row, cell.col), (cell.col, cell.row)) if plan.players == 2 else ((cell.row, cell.col),):
+            for row, col in (
+                ((cell.row, cell.col), (cell.col, cell.row)) if plan.players == 2 else ((cell.row, cell.col),)
+            ):
                 want = got.table.loc[row]
                 r = m.loc[(row, col)]
                 assert (r.share, r.lo, r.hi) == pytest.approx((want.win_share, want.win_lo, want.win_hi), rel=1e-12)
@@ -91,8 +110,9 @@ def test_the_skill_gap_and_its_paired_change(studies):
     free = compare(list(K.GAP), 2, 300, seed=plan.seed, rules=plan.variants[1].rules).block_shares[:, 0]
     g = result.gaps.set_index("variant")
     m, lo, hi, _ = mean_and_interval(base)
-    assert (g.loc["baseline", "gap"], g.loc["baseline", "gap_lo"], g.loc["baseline", "gap_hi"]) == \
-        pytest.approx((m - 0.5, lo - 0.5, hi - 0.5), rel=1e-12)  # fmt: skip
+    assert (g.loc["baseline", "gap"], g.loc["baseline", "gap_lo"], g.loc["baseline", "gap_hi"]) == pytest.approx(
+        (m - 0.5, lo - 0.5, hi - 0.5), rel=1e-12
+    )
     assert result.gap()[:3] == pytest.approx((m - 0.5, lo - 0.5, hi - 0.5), rel=1e-12)
     d, dlo, dhi, n = mean_and_interval(free - base)
     r = g.loc["rotation_cost=0"]
@@ -104,17 +124,20 @@ def test_the_skill_gap_and_its_paired_change(studies):
     assert K.gap_verdict(r["diff"], r.diff_lo, r.diff_hi) in K.GAP_VERDICTS
 
 
-@pytest.mark.parametrize("diff, lo, hi, margin, want", [
-    (0.03, 0.02, 0.04, 0.01, "more skill"),           # wholly beyond the margin
-    (-0.03, -0.04, -0.02, 0.01, "more luck"),
-    (0.005, 0.001, 0.009, 0.01, "no change"),         # clear of 0, but inside the margin: the issue's +0.5 [+0.1, +0.9]
-    (0.005, 0.001, 0.009, 0.0005, "more skill"),      # the same interval against a smaller margin
-    (0.0, -0.009, 0.009, 0.01, "no change"),
-    (0.012, 0.002, 0.022, 0.01, "not settled"),       # straddles the margin
-    (0.0, -0.05, 0.05, 0.01, "not settled"),          # too wide to tell
-    (0.01, 0.01, 0.03, 0.01, "more skill"),           # at the margin: a change that large
-    (float("nan"), 0.0, 0.01, 0.01, "no data"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "diff, lo, hi, margin, want",
+    [
+        (0.03, 0.02, 0.04, 0.01, "more skill"),  # wholly beyond the margin
+        (-0.03, -0.04, -0.02, 0.01, "more luck"),
+        (0.005, 0.001, 0.009, 0.01, "no change"),  # clear of 0, but inside the margin: the issue's +0.5 [+0.1, +0.9]
+        (0.005, 0.001, 0.009, 0.0005, "more skill"),  # the same interval against a smaller margin
+        (0.0, -0.009, 0.009, 0.01, "no change"),
+        (0.012, 0.002, 0.022, 0.01, "not settled"),  # straddles the margin
+        (0.0, -0.05, 0.05, 0.01, "not settled"),  # too wide to tell
+        (0.01, 0.01, 0.03, 0.01, "more skill"),  # at the margin: a change that large
+        (float("nan"), 0.0, 0.01, 0.01, "no data"),
+    ],
+)
 def test_the_gap_verdict_is_judged_by_size(diff, lo, hi, margin, want):
     assert K.gap_verdict(diff, lo, hi, margin) == want
     assert want in K.GAP_VERDICTS
@@ -164,8 +187,9 @@ def test_a_study_under_other_rules_plays_them():
     variant = Rules(rotation_cost=0)
     plan = K.plan_skill(2, ["greedy", "random"], games=10, seed=1, rules=variant)
     assert plan.variants[0].rules == variant and plan.identity()["variants"][0]["rules"] == variant.to_dict()
-    assert K.plan_skill(2, ["greedy", "random"], games=10, seed=1).identity()["variants"][0]["rules"] == \
-        Rules().to_dict()  # fmt: skip
+    assert (
+        K.plan_skill(2, ["greedy", "random"], games=10, seed=1).identity()["variants"][0]["rules"] == Rules().to_dict()
+    )
 
 
 def test_the_python_entry_point_and_the_printout(tmp_path):
@@ -185,21 +209,43 @@ def test_the_python_entry_point_and_the_printout(tmp_path):
     assert "One seat of the row's level against the column's" in out and "parity 50.0%" in out
     share = result.matrix.iloc[0]
     assert f"{100 * share.share:.1f}% [{100 * share.lo:.1f}, {100 * share.hi:.1f}]" in out
-    assert "skill gap (one learned seat against balanced, minus parity)" in out and "rotation cost 2 → 0 (free rotation)" in out
+    assert (
+        "skill gap (one learned seat against balanced, minus parity)" in out
+        and "rotation cost 2 → 0 (free rotation)" in out
+    )
 
 
 def test_a_shipped_variant_asked_for_twice_is_named_where_it_is_played():
-    variants = plan_variants(vary=["side_defence=1,3"], files=["three-defence-per-side", "free-rotation"],
-                             one_at_a_time=True)  # fmt: skip
+    variants = plan_variants(
+        vary=["side_defence=1,3"], files=["three-defence-per-side", "free-rotation"], one_at_a_time=True
+    )
     assert [v.name for v in variants] == ["baseline", "side_defence=1", "side_defence=3", "free-rotation"]
     also = K.shipped_as([v.describe() for v in variants])
-    assert also == {"baseline": [], "side_defence=1": [], "side_defence=3": ["three-defence-per-side"],
-                    "free-rotation": []}  # fmt: skip
+    assert also == {
+        "baseline": [],
+        "side_defence=1": [],
+        "side_defence=3": ["three-defence-per-side"],
+        "free-rotation": [],
+    }
 
 
 def _study(players: int, cells: dict) -> K.SkillResult:
-    m = pd.DataFrame([{"players": players, "row": r, "col": c, "share": v, "lo": lo, "hi": hi, "blocks": 50,
-                       "games": 200, "parity": 1.0 / players} for (r, c), (v, lo, hi) in cells.items()])  # fmt: skip
+    m = pd.DataFrame(
+        [
+            {
+                "players": players,
+                "row": r,
+                "col": c,
+                "share": v,
+                "lo": lo,
+                "hi": hi,
+                "blocks": 50,
+                "games": 200,
+                "parity": 1.0 / players,
+            }
+            for (r, c), (v, lo, hi) in cells.items()
+        ]
+    )
     return K.SkillResult("s", players, 1, K.LADDER, m, pd.DataFrame(columns=K.GAP_COLUMNS), [], "")
 
 

@@ -14,9 +14,9 @@ from click.testing import CliRunner
 
 from smsim.cli import cli
 from smsim.errors import DatasetError
+from smsim.intervals import Z_95
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
-from smsim.intervals import Z_95
 from smsim.studies.sweep import (
     BASELINE,
     Metric,
@@ -37,10 +37,14 @@ from smsim.studies.sweep import (
 def test_parse_vary_scalars_words_and_lists():
     assert parse_vary("side_defence=1,2,3") == ("side_defence", [1, 2, 3])
     assert parse_vary("allow_pass=true,false") == ("allow_pass", [True, False])
-    assert parse_vary("wall_bonus_kind=[\"vp\",\"coins\",\"vp\",\"coins\"]") == \
-        ("wall_bonus_kind", [["vp", "coins", "vp", "coins"]])  # fmt: skip
-    assert parse_vary("pirate_strengths=[1,3,6,8,10,12];[1,3,5,7,9,11]") == \
-        ("pirate_strengths", [[1, 3, 6, 8, 10, 12], [1, 3, 5, 7, 9, 11]])  # fmt: skip
+    assert parse_vary('wall_bonus_kind=["vp","coins","vp","coins"]') == (
+        "wall_bonus_kind",
+        [["vp", "coins", "vp", "coins"]],
+    )
+    assert parse_vary("pirate_strengths=[1,3,6,8,10,12];[1,3,5,7,9,11]") == (
+        "pirate_strengths",
+        [[1, 3, 6, 8, 10, 12], [1, 3, 5, 7, 9, 11]],
+    )
     for bad in ("side_defence", "=1,2", "side_defence=", "x=1 2"):
         with pytest.raises(SweepError):
             parse_vary(bad)
@@ -105,6 +109,7 @@ def test_game_metrics_against_hand_made_games():
     # game 0: seat 1 wins 30 to 28 but lost a cannon (-5): without it seat 1 still... scores 35 vs 28,
     #         so the winner is unchanged; both seats met attack 1 (defence 3, 2: one held), attack 2 never came
     # game 1: seat 0 wins 20 to 18 only because seat 1 lost a cannon: without cannons 20 vs 23
+    # (a row a seat, read as a table: left unformatted, the formatter would give each field its own line)
     rows = [
         dict(game=0, seat=0, won=False, total=28, earned=10, church_vp=18, cannon_vp=0, cannons_lost=0,
              empty_left=2, defence_attack_1=3, defence_attack_2=-1),
@@ -131,10 +136,10 @@ def test_game_metrics_against_hand_made_games():
 
 
 def test_game_metrics_policy_shares_split_shared_wins():
-    rows = [dict(game=0, seat=0, won=True, total=30, earned=30, church_vp=0, cannon_vp=0, empty_left=1,
-                 policy="balanced"),
-            dict(game=0, seat=1, won=True, total=30, earned=30, church_vp=0, cannon_vp=0, empty_left=1,
-                 policy="greedy")]  # fmt: skip
+    rows = [
+        dict(game=0, seat=0, won=True, total=30, earned=30, church_vp=0, cannon_vp=0, empty_left=1, policy="balanced"),
+        dict(game=0, seat=1, won=True, total=30, earned=30, church_vp=0, cannon_vp=0, empty_left=1, policy="greedy"),
+    ]
     seats, games = _games(rows, [10])
     m = game_metrics(seats, games, Rules())
     assert m.loc[0, "win_share_balanced"] == 0.5 and m.loc[0, "win_share_greedy"] == 0.5
@@ -143,8 +148,11 @@ def test_game_metrics_policy_shares_split_shared_wins():
 def test_game_metrics_seat_wins_split_shared_wins():
     """A seat's win in a game is its share of it (a tie of two: a half each), so the seats' win
     rates add up to one win a game and the start player's edge is measured from a parity that holds."""
-    rows = [dict(game=g, seat=s, won=w, total=30, earned=30, church_vp=0, cannon_vp=0, empty_left=1)
-            for g, wins in enumerate([(True, True), (True, False), (False, True)]) for s, w in enumerate(wins)]
+    rows = [
+        dict(game=g, seat=s, won=w, total=30, earned=30, church_vp=0, cannon_vp=0, empty_left=1)
+        for g, wins in enumerate([(True, True), (True, False), (False, True)])
+        for s, w in enumerate(wins)
+    ]
     seats, games = _games(rows, [10, 10, 10])
     m = game_metrics(seats, games, Rules())
     assert m["win_seat_0"].tolist() == [0.5, 1.0, 0.0] and m["win_seat_1"].tolist() == [0.5, 0.0, 1.0]
@@ -160,8 +168,9 @@ def test_paired_and_unpaired_intervals_follow_their_formulas():
     variant = base + rng.normal(1, 0.5, n)  # strongly correlated with the baseline, game by game
     idx = pd.Index(np.arange(n), name="game")
     metrics = [Metric("x", "x", "vp", "game")]
-    t = variant_table({BASELINE: pd.DataFrame({"x": base}, index=idx), "v": pd.DataFrame({"x": variant}, index=idx)},
-                      metrics).set_index("variant")  # fmt: skip
+    t = variant_table(
+        {BASELINE: pd.DataFrame({"x": base}, index=idx), "v": pd.DataFrame({"x": variant}, index=idx)}, metrics
+    ).set_index("variant")
     d = variant - base
     r = t.loc["v"]
     assert r["diff"] == pytest.approx(d.mean())
@@ -170,12 +179,24 @@ def test_paired_and_unpaired_intervals_follow_their_formulas():
     unpaired = Z_95 * np.sqrt(base.var(ddof=1) / n + variant.var(ddof=1) / n)
     assert (r.unpaired_lo, r.unpaired_hi) == pytest.approx((d.mean() - unpaired, d.mean() + unpaired))
     assert r.narrower == pytest.approx(unpaired / half) and r.narrower > 4
-    assert (r.value, r.lo, r.hi) == pytest.approx((variant.mean(), variant.mean() - Z_95 * variant.std(ddof=1) / np.sqrt(n),
-                                                   variant.mean() + Z_95 * variant.std(ddof=1) / np.sqrt(n)))  # fmt: skip
+    assert (r.value, r.lo, r.hi) == pytest.approx(
+        (
+            variant.mean(),
+            variant.mean() - Z_95 * variant.std(ddof=1) / np.sqrt(n),
+            variant.mean() + Z_95 * variant.std(ddof=1) / np.sqrt(n),
+        )
+    )
     assert np.isnan(t.loc[BASELINE, "diff"])  # the baseline has no difference from itself to state
     # not on common dice: the difference gets the unpaired interval
-    u = variant_table({BASELINE: pd.DataFrame({"x": base}, index=idx), "v": pd.DataFrame({"x": variant}, index=idx)},
-                      metrics, paired=False).set_index("variant").loc["v"]  # fmt: skip
+    u = (
+        variant_table(
+            {BASELINE: pd.DataFrame({"x": base}, index=idx), "v": pd.DataFrame({"x": variant}, index=idx)},
+            metrics,
+            paired=False,
+        )
+        .set_index("variant")
+        .loc["v"]
+    )
     assert (u.diff_lo, u.diff_hi) == pytest.approx((r.unpaired_lo, r.unpaired_hi))
 
 
@@ -252,7 +273,7 @@ def test_sweep_resumes_and_refuses_another(defence_sweep, tmp_path):
     assert again.played == 250
     pd.testing.assert_frame_equal(again.table, result.table)
     before = sorted(p.relative_to(copy) for p in copy.rglob("*"))
-    with pytest.raises(DatasetError, match="different sweep .*seed"):
+    with pytest.raises(DatasetError, match=r"different sweep .*seed"):
         run_sweep(copy, data.variants, GAMES, 4, ["balanced"], seed=12, batch=250)
     assert sorted(p.relative_to(copy) for p in copy.rglob("*")) == before  # nothing touched
     with pytest.raises(DatasetError, match="holds no sweep"):
@@ -267,8 +288,9 @@ def test_sweep_table_reads_back(defence_sweep):
 # -- command line -------------------------------------------------------------------------------------------
 def test_cli_sweep_prints_and_writes(defence_sweep, tmp_path):
     runner = CliRunner()
-    r = runner.invoke(cli, ["sweep", "--vary", "side_defence=1,3", "-n", "300", "-s", "2", "--out", str(tmp_path / "s"),
-                            "-q"])  # fmt: skip
+    r = runner.invoke(
+        cli, ["sweep", "--vary", "side_defence=1,3", "-n", "300", "-s", "2", "--out", str(tmp_path / "s"), "-q"]
+    )
     assert r.exit_code == 0, r.output
     assert "side defence 2 → 3" in r.output and "narrower" in r.output  # each variant named by its change
     # a difference and its interval as "+0.5 [-0.9, +1.9]": never a signed half-width ("± +1.4")
@@ -281,13 +303,16 @@ def test_cli_sweep_prints_and_writes(defence_sweep, tmp_path):
     assert set(t["variant"]) == {"baseline", "side_defence=1", "side_defence=3"}
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--vary", "side_defense=1,2"], "unknown rules field 'side_defense'"),
-    (["--vary", "side_defence=-1,2"], "must be >= 0"),
-    (["--vary", "side_defence=2"], "one variant only"),
-    ([], "give the variants"),
-    (["--vary", "side_defence=1", "-n", "0"], "--games"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--vary", "side_defense=1,2"], "unknown rules field 'side_defense'"),
+        (["--vary", "side_defence=-1,2"], "must be >= 0"),
+        (["--vary", "side_defence=2"], "one variant only"),
+        ([], "give the variants"),
+        (["--vary", "side_defence=1", "-n", "0"], "--games"),
+    ],
+)
 def test_cli_sweep_bad_input(args, message):
     r = CliRunner().invoke(cli, ["sweep", *args])
     assert r.exit_code == 2
@@ -314,7 +339,10 @@ def test_report_of_a_sweep_has_the_variants_section(defence_sweep, tmp_path):
     assert "paired interval of a difference is a median" in md
     assert "figures/variants_0_side_defence.png" in md and "figures/variants_0_differences.png" in md
     assert (tmp_path / "rep" / "tables" / "variants_0_headline.csv").is_file()
-    assert "Rule variants (4 players, balanced at the table, 2 variants" in md.split("## Rule variants")[1].split("**In short**")[1]
+    assert (
+        "Rule variants (4 players, balanced at the table, 2 variants"
+        in md.split("## Rule variants")[1].split("**In short**")[1]
+    )
 
 
 def test_variant_differences_are_judged_by_size(defence_sweep):
@@ -334,11 +362,15 @@ def test_variant_differences_are_judged_by_size(defence_sweep):
             assert said == ("" if r.variant == "baseline" else margin_verdict(r.diff_lo, r.diff_hi, MARGINS[r.unit]))
     assert {v for b in groups for v in b.shown["verdict"]} - {""} <= {"the same", "moves", "not settled"}
     # margins too wide for anything to move: no variant is named in the glance
-    wide = {u: 1e6 for u in MARGINS}
+    wide = dict.fromkeys(MARGINS, 1e6)
     sec, glance = variants_section([vs], margins=wide)
     assert glance[0].count("no variant by more than the margin") == 3
-    assert {v for b in sec.blocks if b.kind == "table" and b.shown is not None and "verdict" in b.shown
-            for v in b.shown["verdict"]} - {""} <= {"the same", "not settled"}  # fmt: skip
+    assert {
+        v
+        for b in sec.blocks
+        if b.kind == "table" and b.shown is not None and "verdict" in b.shown
+        for v in b.shown["verdict"]
+    } - {""} <= {"the same", "not settled"}
 
 
 def test_report_compares_datasets_whose_rules_differ(tmp_path):
@@ -357,7 +389,9 @@ def test_report_compares_datasets_whose_rules_differ(tmp_path):
 def test_report_refuses_a_variant_without_a_baseline(tmp_path):
     simulate_to(str(tmp_path / "two"), 100, 2, ["balanced"], seed=5)
     simulate_to(str(tmp_path / "three"), 100, 3, ["balanced"], seed=5, rules=Rules(soldier_defence=2))
-    r = CliRunner().invoke(cli, ["report", str(tmp_path / "two"), str(tmp_path / "three"), "--out", str(tmp_path / "r")])
+    r = CliRunner().invoke(
+        cli, ["report", str(tmp_path / "two"), str(tmp_path / "three"), "--out", str(tmp_path / "r")]
+    )
     assert r.exit_code == 2 and "none of them is a `smsim simulate` dataset of 3 players" in r.output
     assert not Path(tmp_path / "r" / "report.md").exists()
 
@@ -405,7 +439,10 @@ def test_every_shipped_variant_is_named_with_its_change_from_the_default():
     assert variant_name({"side_defence": 1}, Rules()) == "side defence 2 → 1"
     assert variant_name({"side_defence": 1}, Rules(), "side_defence=1") == "side defence 2 → 1"
     assert variant_name({"rotation_cost": 0}, Rules(), "free-rotation") == "rotation cost 2 → 0 (free rotation)"
-    assert variant_name({"church_series_vp": [1, 3, 6, 10, 15]}, Rules()) == "church series VP [1, 4, 8, 13, 20] → [1, 3, 6, 10, 15]"
+    assert (
+        variant_name({"church_series_vp": [1, 3, 6, 10, 15]}, Rules())
+        == "church series VP [1, 4, 8, 13, 20] → [1, 3, 6, 10, 15]"
+    )
     assert variant_name({}, Rules()) == "the base rules"
     assert variant_name({"seat_coins": [0, 1]}, Rules()) == "seat coins [0, 0] → [0, 1]"
 

@@ -15,14 +15,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from smsim.studies.compare import compare
+from smsim.errors import TuneError
 from smsim.layout import PolicyKind
 from smsim.policies.heuristics import PARAM_NAMES
 from smsim.policies.registry import POLICIES, PolicySpec, load_weights_file, resolve_policy
 from smsim.rules import Rules
 from smsim.runs.batch import run_games
+from smsim.studies.compare import compare
 from smsim.studies.tune import FLOOR_SCALE, held_out_seed, tune, write_weights
-from smsim.errors import TuneError
 
 TINY = {"players": 2, "games": 120, "budget": 6, "held_out_games": 240}
 PIRATE = PARAM_NAMES.index("pirate_next")
@@ -94,8 +94,13 @@ def test_the_weights_file_loads_as_a_policy_with_exactly_the_tuned_weights(tiny,
     description = data.pop("description")
     assert set(data) == set(tiny.changed)  # only the weights that differ (none when the base won)
     share, lo, hi = tiny.held_out_share
-    for words in ("smsim tune --seed 5 (test)", "seed 5", f"{TINY['budget']} candidates",
-                  f"{100 * share:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]", f"seed {tiny.held_out_seed}"):  # fmt: skip
+    for words in (
+        "smsim tune --seed 5 (test)",
+        "seed 5",
+        f"{TINY['budget']} candidates",
+        f"{100 * share:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]",
+        f"seed {tiny.held_out_seed}",
+    ):
         assert words in description, (words, description)
     assert not [p for p in tmp_path.iterdir() if p.name != "tuned.toml"]  # no temporary file left
 
@@ -121,8 +126,9 @@ def test_only_restricts_the_search_and_a_damaged_weight_is_found(tmp_path):
     searching that weight alone, and the repair shows on held-out dice."""
     damaged = tmp_path / "damaged.toml"
     damaged.write_text('base = "balanced"\npirate_next = -3.0\n')
-    result = tune(str(damaged), players=2, games=300, budget=13, seed=11, only=["pirate_next"], popsize=4,
-                  held_out_games=1200)  # fmt: skip
+    result = tune(
+        str(damaged), players=2, games=300, budget=13, seed=11, only=["pirate_next"], popsize=4, held_out_games=1200
+    )
     assert result.searched == ["pirate_next"]
     others = [i for i in range(len(PARAM_NAMES)) if i != PIRATE]
     np.testing.assert_array_equal(result.spec.params[others], load_weights_file(str(damaged)).params[others])
@@ -149,9 +155,12 @@ def test_a_real_search_beats_its_own_damaged_base_at_four_players(tmp_path):
 
 def test_bad_input_to_the_api_is_refused_in_one_line():
     for kwargs, words in [
-        ({"budget": 0}, "budget"), ({"games": 0}, "games"), ({"only": ["nosuch"]}, "nosuch"),
-        ({"base": "random"}, "heuristic"), ({"against": ["balanced", "balanced"]}, "distinct"),
-    ]:  # fmt: skip
+        ({"budget": 0}, "budget"),
+        ({"games": 0}, "games"),
+        ({"only": ["nosuch"]}, "nosuch"),
+        ({"base": "random"}, "heuristic"),
+        ({"against": ["balanced", "balanced"]}, "distinct"),
+    ]:
         with pytest.raises(TuneError, match=words):
             tune(**{**TINY, **kwargs})
 
@@ -182,10 +191,15 @@ def test_bad_input_ends_in_one_line_and_writes_nothing(run, tmp_path):
     out = str(tmp_path / "t.toml")
     small = ("-n", "50", "-b", "2", "-p", "2")
     cases = [
-        (("--only", "coin,nosuch"), "nosuch"), (("--budget", "0"), "--budget"), (("--games", "0"), "--games"),
-        (("--players", "1"), "players"), (("--players", "6"), "players"), (("--base", "random"), "heuristic"),
-        (("--against", "nosuch"), "nosuch"), (("--held-out-games", "0"), "--held-out-games"),
-    ]  # fmt: skip
+        (("--only", "coin,nosuch"), "nosuch"),
+        (("--budget", "0"), "--budget"),
+        (("--games", "0"), "--games"),
+        (("--players", "1"), "players"),
+        (("--players", "6"), "players"),
+        (("--base", "random"), "heuristic"),
+        (("--against", "nosuch"), "nosuch"),
+        (("--held-out-games", "0"), "--held-out-games"),
+    ]
     for args, word in cases:
         assert_refused(run("tune", *small, *args, "--out", out), word)
     assert_refused(run("tune", *small, "--out", str(tmp_path / "missing" / "t.toml")), "no directory")

@@ -66,8 +66,9 @@ def test_the_win_probability_table_lines_up_with_the_round_table(model, datasets
 
     table = WP.win_probability_table(model, datasets[2])
     rounds = load_rounds(datasets[2]).sort_values(["game", "round", "seat"]).reset_index(drop=True)
-    pd.testing.assert_frame_equal(table[["game", "round", "seat"]], rounds[["game", "round", "seat"]],
-                                  check_dtype=False)  # fmt: skip
+    pd.testing.assert_frame_equal(
+        table[["game", "round", "seat"]], rounds[["game", "round", "seat"]], check_dtype=False
+    )
     np.testing.assert_allclose(table.groupby(["game", "round"])["win_prob"].sum(), 1.0)
 
 
@@ -86,9 +87,14 @@ def test_the_model_file_is_data_and_a_bad_one_is_refused_in_one_line(model, tmp_
         "players": json.dumps({**data, "coefficients": {"7": data["coefficients"]["2"]}}),
         "schema": json.dumps({**data, "schema": 99}),
     }
-    words = {"truncated": "invalid JSON", "foreign": "not a win-probability model", "features": "other features",
-             "short": f"{N_STAGES} rows of {N_WIN_FEATURES} finite numbers", "players": "player count '7'",
-             "schema": "schema 99"}  # fmt: skip
+    words = {
+        "truncated": "invalid JSON",
+        "foreign": "not a win-probability model",
+        "features": "other features",
+        "short": f"{N_STAGES} rows of {N_WIN_FEATURES} finite numbers",
+        "players": "player count '7'",
+        "schema": "schema 99",
+    }
     for name, body in cases.items():
         bad = tmp_path / f"{name}.json"
         bad.write_text(body)

@@ -62,10 +62,17 @@ def test_parse_address():
     assert parse_address("local:3") == ("local", 3)
     assert parse_address(" tcp://scheduler.lan:8786 ") == ("remote", "tcp://scheduler.lan:8786")
     assert parse_address("tls://[::1]:8786/") == ("remote", "tls://[::1]:8786")
-    for bad, says in [("local:0", "of at least 1, not 0$"), ("local:x", "whole number of at least 1, not 'x'"),
-                      ("local", "whole number"), ("local:-1", "not -1$"), ("scheduler:8786", "expected local:N"),
-                      ("http://host:8786", "expected local:N"), ("tcp://host", "expected local:N"),
-                      ("tcp://host:99999", "port"), ("", "expected local:N")]:  # fmt: skip
+    for bad, says in [
+        ("local:0", "of at least 1, not 0$"),
+        ("local:x", "whole number of at least 1, not 'x'"),
+        ("local", "whole number"),
+        ("local:-1", "not -1$"),
+        ("scheduler:8786", "expected local:N"),
+        ("http://host:8786", "expected local:N"),
+        ("tcp://host", "expected local:N"),
+        ("tcp://host:99999", "port"),
+        ("", "expected local:N"),
+    ]:
         with pytest.raises(ClusterError, match=says):
             parse_address(bad)
 
@@ -73,8 +80,10 @@ def test_parse_address():
 @pytest.mark.parametrize(
     "args, says",
     [
-        (["--cluster", "local:0", "--out", "{out}"],
-         "--cluster 'local:0': N in local:N must be a whole number of at least 1, not 0"),
+        (
+            ["--cluster", "local:0", "--out", "{out}"],
+            "--cluster 'local:0': N in local:N must be a whole number of at least 1, not 0",
+        ),
         (["--cluster", "mycluster", "--out", "{out}"], "--cluster: expected local:N"),
         (["--cluster", "local:2"], "--cluster needs --out DIR"),
     ],
@@ -124,8 +133,10 @@ def test_only_the_cluster_module_imports_dask_and_only_inside_functions():
     assert not imported_names(ast.Module(body=top, type_ignores=[])) & dask
     assert imported_names(tree) & dask  # it does use Dask, inside functions
     # and at run time: the command line, the API and smsim.runs.executors.dask itself load no Dask
-    code = ("import sys, smsim.cli, smsim.runs.batch, smsim.studies.sweep, smsim.runs.executors.dask; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")  # fmt: skip
+    code = (
+        "import sys, smsim.cli, smsim.runs.batch, smsim.studies.sweep, smsim.runs.executors.dask; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -182,8 +193,20 @@ def test_a_worker_without_fsspec_says_so_for_a_url(tmp_path, monkeypatch):
 def test_cli_local_2_writes_the_same_dataset_as_a_plain_run(tmp_path):
     pytest.importorskip("distributed")
     # parts of two chunks (10,000 + 1,500 games): row groups as simulate_to writes them
-    args = ["simulate", "-n", "23000", "-p", "3", "--policy", f"random,greedy,{USER_POLICY}", "--seed", "11",
-            "--batch", "11500", "--quiet"]  # fmt: skip
+    args = [
+        "simulate",
+        "-n",
+        "23000",
+        "-p",
+        "3",
+        "--policy",
+        f"random,greedy,{USER_POLICY}",
+        "--seed",
+        "11",
+        "--batch",
+        "11500",
+        "--quiet",
+    ]
     plain = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "plain")])
     assert plain.exit_code == 0, plain.output
     on = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "cluster"), "--cluster", "local:2"])
@@ -244,8 +267,7 @@ def test_workers_write_at_a_file_url_the_plain_run_byte_for_byte(client, tmp_pat
 def test_sweep_on_the_cluster_equals_the_plain_sweep(client, tmp_path):
     ready(client)
     variants = plan_variants(["side_defence=1,2"], [], False, Rules())
-    kwargs = dict(variants=variants, games=600, players=3, policies=["balanced", "random", "greedy"], seed=2,
-                  batch=300)  # fmt: skip
+    kwargs = dict(variants=variants, games=600, players=3, policies=["balanced", "random", "greedy"], seed=2, batch=300)
     plain = run_sweep(tmp_path / "plain", **kwargs)
     seen = []
     on = run_sweep(tmp_path / "cluster", **kwargs, cluster=client, on_progress=seen.append)
@@ -309,8 +331,12 @@ def test_compare_on_the_cluster_equals_compare_here(client):
     args = (["balanced", "greedy", "random"], 3, 3600)
     here = compare(*args, seed=4)
     there = compare(*args, seed=4, cluster=client)
-    for a, b in [(here.table, there.table), (here.pairs, there.pairs), (here.seats, there.seats),
-                 (here.games, there.games)]:  # fmt: skip
+    for a, b in [
+        (here.table, there.table),
+        (here.pairs, there.pairs),
+        (here.seats, there.seats),
+        (here.games, there.games),
+    ]:
         pd.testing.assert_frame_equal(a, b, check_exact=True)
     assert (here.blocks, here.games_per_block) == (there.blocks, there.games_per_block)
     # with a precision the rounds stop where they stop here, whatever was in flight
@@ -341,8 +367,9 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path, monkeypatch):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     monkeypatch.setattr(smsim.runs.executors.dask, "CONNECT_TIMEOUT", 2)
-    r = CliRunner().invoke(cli, ["simulate", "-n", "10", "--out", str(tmp_path / "run"), "--cluster",
-                                 f"tcp://127.0.0.1:{port}"])  # fmt: skip
+    r = CliRunner().invoke(
+        cli, ["simulate", "-n", "10", "--out", str(tmp_path / "run"), "--cluster", f"tcp://127.0.0.1:{port}"]
+    )
     assert r.exit_code == 2
     lines = r.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"Error: --cluster tcp://127.0.0.1:{port}: no scheduler answered")

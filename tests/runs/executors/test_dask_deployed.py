@@ -11,6 +11,7 @@ smsim was imported), so the workers load the engine this process compiled.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -64,10 +65,8 @@ def smsim_run(*args: object) -> subprocess.CompletedProcess:
 
 def kill_group(proc: subprocess.Popen) -> None:
     """SIGKILL a child started in its own session and everything it started (a nanny's worker)."""
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     proc.wait(timeout=30)
 
 
@@ -85,8 +84,15 @@ class Deployment:
         with open(self.root / f"{name}.log", "wb") as log:  # the child keeps its own descriptor
             # started in the test's directory, not the checkout: `python -m` puts its directory first
             # on sys.path, where this smsim would shadow whatever PYTHONPATH says
-            proc = subprocess.Popen([sys.executable, "-m", "dask", *args], env=env, cwd=self.root, stdout=log,
-                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "dask", *args],
+                env=env,
+                cwd=self.root,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         self.procs.append(proc)
         return proc
 
@@ -95,8 +101,11 @@ class Deployment:
 
     def start_scheduler(self) -> None:
         file = self.root / "scheduler.json"
-        proc = self.start("scheduler", ["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                                        "--scheduler-file", str(file)], child_env())  # fmt: skip
+        proc = self.start(
+            "scheduler",
+            ["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(file)],
+            child_env(),
+        )
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline and proc.poll() is None:
             try:
@@ -107,8 +116,23 @@ class Deployment:
         raise AssertionError(f"the scheduler did not start:\n{self.log('scheduler')}")
 
     def start_worker(self, name: str, env: dict[str, str]) -> subprocess.Popen:
-        return self.start(name, ["worker", self.address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard",
-                                 "--host", "127.0.0.1", "--local-directory", str(self.root / name)], env)  # fmt: skip
+        return self.start(
+            name,
+            [
+                "worker",
+                self.address,
+                "--nworkers",
+                "1",
+                "--nthreads",
+                "1",
+                "--no-dashboard",
+                "--host",
+                "127.0.0.1",
+                "--local-directory",
+                str(self.root / name),
+            ],
+            env,
+        )
 
     def connect(self) -> None:
         from distributed import Client
@@ -171,8 +195,9 @@ def mismatched(tmp_path_factory):
 
 def printed(stdout: str, out: Path) -> list[str]:
     """A command's output lines but its timing line, with the output path made neutral."""
-    return [line.replace(str(out), "OUT") for line in stdout.splitlines()
-            if not line.startswith(("dataset:", "sweep:"))]  # fmt: skip
+    return [
+        line.replace(str(out), "OUT") for line in stdout.splitlines() if not line.startswith(("dataset:", "sweep:"))
+    ]
 
 
 def parts_written(out: Path) -> set[str]:
@@ -189,15 +214,21 @@ def kill_a_worker_mid_run(d: Deployment, out: Path, run: subprocess.Popen) -> di
         if run.poll() is not None:
             raise AssertionError("the run ended before a worker could be killed mid-run: give it more parts")
         if parts_written(out):  # the workers have loaded the engine and are playing
-            holding = {w: [k for k in keys if str(k).startswith("smsim-part-")]
-                       for w, keys in d.client.processing().items()}  # fmt: skip
+            holding = {
+                w: [k for k in keys if str(k).startswith("smsim-part-")] for w, keys in d.client.processing().items()
+            }
             busy = sorted(w for w, keys in holding.items() if keys)
             if busy:
                 victim = busy[0]
                 pid = d.client.run(os.getpid, workers=[victim])[victim]
                 os.kill(pid, signal.SIGKILL)
-                return {"worker": victim, "pid": pid, "parts": holding[victim], "written": parts_written(out),
-                        "running": run.poll() is None}  # fmt: skip
+                return {
+                    "worker": victim,
+                    "pid": pid,
+                    "parts": holding[victim],
+                    "written": parts_written(out),
+                    "running": run.poll() is None,
+                }
         time.sleep(0.05)
     raise AssertionError("no worker held a part of the run")
 
@@ -208,8 +239,14 @@ def test_simulate_on_a_scheduler_and_worker_processes_survives_a_killed_worker(d
     here = smsim_run(*args, "--out", tmp_path / "here")
     assert here.returncode == 0, here.stderr
     out = tmp_path / "cluster"
-    run = subprocess.Popen(smsim_cmd(*args, "--out", out, "--cluster", deployed.address), env=child_env(),
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    run = subprocess.Popen(
+        smsim_cmd(*args, "--out", out, "--cluster", deployed.address),
+        env=child_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         killed = kill_a_worker_mid_run(deployed, out, run)
         stdout, stderr = run.communicate(timeout=RUN_TIMEOUT)
@@ -239,8 +276,7 @@ def test_simulate_on_a_scheduler_and_worker_processes_survives_a_killed_worker(d
 
 def test_sweep_on_a_scheduler_and_worker_processes_equals_the_sweep_here(deployed, tmp_path):
     deployed.wait_for_workers(2)
-    args = ["sweep", "--vary", "side_defence=1,2", "-n", "6000", *PLAYERS, "--seed", "4", "--batch", "1500",
-            "--quiet"]  # fmt: skip
+    args = ["sweep", "--vary", "side_defence=1,2", "-n", "6000", *PLAYERS, "--seed", "4", "--batch", "1500", "--quiet"]
     here = smsim_run(*args, "--out", tmp_path / "here")
     assert here.returncode == 0, here.stderr
     there = smsim_run(*args, "--out", tmp_path / "cluster", "--cluster", deployed.address)
@@ -276,14 +312,20 @@ def test_a_worker_with_another_smsim_or_none_is_one_line(mismatched, tmp_path, k
     try:
         (address,) = mismatched.wait_for_workers(1)
         version, source = smsim_identity()
-        for command in (["simulate", "-n", "1000"], ["sweep", "--vary", "side_defence=1,2", "-n", "1000"],
-                        ["compare", "balanced", "random", "-p", "2", "-n", "1000"]):  # fmt: skip
+        for command in (
+            ["simulate", "-n", "1000"],
+            ["sweep", "--vary", "side_defence=1,2", "-n", "1000"],
+            ["compare", "balanced", "random", "-p", "2", "-n", "1000"],
+        ):
             out = tmp_path / command[0]
             r = smsim_run(*command, "--out", out, "--cluster", mismatched.address)
             lines = (r.stdout + r.stderr).strip().splitlines()
             assert r.returncode == 2 and len(lines) == 1, r.stdout + r.stderr
-            assert re.fullmatch(f"Error: --cluster {re.escape(mismatched.address)}: worker {re.escape(address)} "
-                                f"{SAYS[kind]} {re.escape(version)} \\(source {source}\\): {SAME_SMSIM}", lines[0]), lines[0]
+            assert re.fullmatch(
+                f"Error: --cluster {re.escape(mismatched.address)}: worker {re.escape(address)} "
+                f"{SAYS[kind]} {re.escape(version)} \\(source {source}\\): {SAME_SMSIM}",
+                lines[0],
+            ), lines[0]
             if command[0] == "compare":  # its --out is made up front (an unwritable one fails at once), left empty
                 assert not any(out.iterdir())
             else:  # refused before anything was written
@@ -303,8 +345,10 @@ def test_a_worker_that_does_not_answer_the_check_is_one_line(mismatched, tmp_pat
         out = tmp_path / "run"
         r = CliRunner().invoke(cli, ["simulate", "-n", "100", "--out", str(out), "--cluster", mismatched.address])
         assert r.exit_code == 2
-        assert r.output.strip().splitlines() == [f"Error: --cluster {mismatched.address}: the workers did not report "
-                                                 "their smsim version within 2 s (a worker hung?)"]  # fmt: skip
+        assert r.output.strip().splitlines() == [
+            f"Error: --cluster {mismatched.address}: the workers did not report "
+            "their smsim version within 2 s (a worker hung?)"
+        ]
         assert not out.exists()
     finally:
         kill_group(worker)
