@@ -30,6 +30,7 @@ the files and hashes the listed ones. Must run before numba is imported.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import os
@@ -83,12 +84,20 @@ def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+@functools.lru_cache(maxsize=512)
+def _parse(source: bytes, filename: str) -> ast.Module:
+    """A module's syntax tree, parsed once a process for the same text (read only: never changed).
+    ``configure_cache`` parses the package once; the key's checks and tests parse copies of it
+    that differ in a file or two."""
+    return ast.parse(source, filename=filename)
+
+
 class _Module:
     """What the key needs of one module: the package modules it imports, where each imported
     name comes from, whether it imports a compiler, and the roots of its decorators."""
 
     def __init__(self, name: str, path: Path, modules: dict[str, Path]) -> None:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
+        tree = _parse(path.read_bytes(), path.name)
         is_package = path.name == "__init__.py"
         self.imports: set[str] = set()
         self.origin: dict[str, str] = {}  # local name -> module it was imported from

@@ -122,3 +122,12 @@ def run():
 
     runner = CliRunner()
     return lambda *args: runner.invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture
+def figures_blank():
+    """The test's reports are written with their figures left blank (``helpers.figures_left_blank``)."""
+    from tests.helpers import figures_left_blank
+
+    with figures_left_blank():
+        yield

@@ -3,6 +3,7 @@ compared byte for byte."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import numpy as np
@@ -52,3 +53,18 @@ def assert_same_dataset(a: Path, b: Path) -> None:
     for name in files_a:
         assert files_a[name] == files_b[name], name
     assert read_manifest(a)["run"] == read_manifest(b)["run"]
+
+
+@contextlib.contextmanager
+def figures_left_blank():
+    """Within it, a report's figures are built but not drawn: each figure file is written empty.
+    For tests that read what a report says (its Markdown, its tables): the page is built as
+    always and its text is exactly a drawn report's, at a third of the cost, since drawing the
+    figures into PNG and SVG is most of a report's time. The drawing itself is checked by the tests
+    of the figures (tests/report/test_plots.py) and of the drawn reports (the session's report,
+    tests/report/test_write.py, tests/report/test_feel.py)."""
+    import pytest
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("smsim.report.write._fig_bytes", lambda fig, fmt: b"")
+        yield

@@ -169,6 +169,9 @@ def write_report(
             elif b.kind == "figure":
                 b.png = _fig_bytes(b.figure, "png")
                 write_file(out / "figures" / f"{b.name}.png", b.png)
+                # the SVG keeps the layout the PNG's drawing computed: both files show one figure,
+                # and a second constrained-layout pass (a tenth of a report's time) is saved
+                b.figure.set_layout_engine("none")
                 write_file(out / "figures" / f"{b.name}.svg", _fig_bytes(b.figure, "svg"))
     write_file(out / "report.html", html_page(built))
     write_file(out / "report.md", markdown_page(built))

@@ -296,10 +296,13 @@ def test_rollout_games_are_the_same_on_1_and_2_threads_and_in_any_batch(tmp_path
     "policies, plays_as",
     [
         ('playout_policy = "greedy"\n', "greedy"),
-        (
+        pytest.param(
             'candidate_policy = "learned"\nplayout_policy = "greedy"\n',
             "learned",
-        ),  # the candidate policy, not the playout
+            # the candidate policy, not the playout; a search with learned candidates is a loop of
+            # its own, compiled for this test alone (about a minute): the slow suite
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_a_rollout_seat_that_searches_nothing_plays_its_base_policy(tmp_path, policies, plays_as):

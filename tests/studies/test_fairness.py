@@ -376,7 +376,7 @@ def test_two_players_by_vp_the_found_compensation_holds_on_held_out_games(seed):
     assert r.check["p_after"] > r.check["p_before"]
 
 
-def test_report_has_the_seat_compensation_section(vp2, tmp_path):
+def test_report_has_the_seat_compensation_section(vp2, tmp_path, figures_blank):
     from smsim.report.write import report
     from smsim.runs.batch import simulate_to
 

@@ -373,7 +373,7 @@ def test_variant_differences_are_judged_by_size(defence_sweep):
     } - {""} <= {"the same", "not settled"}
 
 
-def test_report_compares_datasets_whose_rules_differ(tmp_path):
+def test_report_compares_datasets_whose_rules_differ(tmp_path, figures_blank):
     from smsim.report.write import report
 
     simulate_to(str(tmp_path / "std"), 300, 2, ["balanced"], seed=5)
