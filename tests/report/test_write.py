@@ -739,7 +739,7 @@ def test_a_bad_margin_is_refused_before_any_data_is_read(tmp_path, margins, word
     assert not (tmp_path / "rep").exists()
 
 
-def test_the_margins_reach_the_page(report_datasets, tmp_path, monkeypatch):
+def test_the_margins_reach_the_page(report_datasets, tmp_path, monkeypatch, figures_blank):
     """``report`` and ``write_report`` hand their margins, the defaults filled in, to the page."""
     from smsim.intervals import MARGINS
     from smsim.report import write as W
