@@ -1,7 +1,7 @@
 # fixture policies are loaded by the tests from their files, not collected as test modules
 collect_ignore_glob = ["policies/fixtures/*"]
 # the default suite's test time, printed and held to its budget (tests/timing.py)
-pytest_plugins = ["tests.timing"]
+pytest_plugins = ["tests.timing", "pytester"]
 
 import json  # noqa: E402
 import os  # noqa: E402

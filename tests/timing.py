@@ -126,6 +126,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         f"compiling or loading the engine; wall {time.perf_counter() - timing.started:.0f} s"
     )
     within = getattr(timing, "within", None)
+    if not timing.test_s:  # nothing ran (--collect-only)
+        return
     if timing.compiles and timing.compile_s >= 10:  # a cold cache: who compiled what
         top = sorted(timing.compiles.items(), key=lambda kv: -kv[1])[:10]
         terminalreporter.write_line("numba compiled most in: " + "; ".join(f"{s:.0f} s {t}" for t, s in top))
