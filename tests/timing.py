@@ -30,6 +30,7 @@ class Timing:
         self.compile_s = 0.0  # numba compiling and cache loading, added up over the workers
         self.started = time.perf_counter()
         self.listener = None
+        self.times_compiles = False  # this process runs tests (a worker, or pytest without workers)
         self.compiles: dict[str, float] = {}  # test -> seconds numba compiled in it (its setup and call)
 
     def start_compile_timer(self) -> None:
@@ -46,6 +47,8 @@ class Timing:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_setup(self, item):
+        if self.listener is None and self.times_compiles:
+            self.start_compile_timer()  # at the first test: after coverage.py (make coverage) has started
         return (yield from self._compiles_of(item, "setup"))
 
     @pytest.hookimpl(wrapper=True)
@@ -90,7 +93,7 @@ def pytest_configure(config):
     config.pluginmanager.register(timing, _KEY)
     if not hasattr(config, "workerinput") and config.pluginmanager.hasplugin("xdist") and _distributed(config):
         return  # the controller of xdist workers: they compile, it only adds up
-    timing.start_compile_timer()
+    timing.times_compiles = True
 
 
 def _distributed(config) -> bool:

@@ -524,8 +524,10 @@ def standings(skills: list, steps: pd.DataFrame | None = None) -> pd.DataFrame:
     skill_games = {(int(p), u): int(g) for p, u, g in zip(t["players"], t["upper"], t["games"])}
     rows = [x for x in rows if x["games"] >= skill_games.get((x["players"], x["upper"]), 0)]
     measured = {(x["players"], x["upper"]) for x in rows}
-    rest = t[[(int(p), u) not in measured for p, u in zip(t["players"], t["upper"])]]
-    both = pd.concat([pd.DataFrame(rows, columns=t.columns), rest], ignore_index=True)
+    rest = t[np.array([(int(p), u) not in measured for p, u in zip(t["players"], t["upper"])], dtype=bool)]
+    # only frames that hold rows: pandas deprecates an empty frame's dtypes taking part in a concat
+    parts = [f for f in (pd.DataFrame(rows, columns=t.columns), rest) if len(f)]
+    both = pd.concat(parts, ignore_index=True) if parts else rest
     return both.sort_values(["players"], kind="stable", ignore_index=True)
 
 
