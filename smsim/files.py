@@ -36,8 +36,11 @@ def commit(tmp: Path, final: Path) -> None:
 
 @contextlib.contextmanager
 def writing(final: str | os.PathLike) -> Iterator[Path]:
-    """The path to write ``final`` to: put in place when the block ends, removed if it raises."""
+    """The path to write ``final`` to: put in place when the block ends, removed if it raises. Its
+    missing directories are made first, as the check of an output path before a run promises
+    (``runs.storage.unwritable``: the nearest part that exists must be a directory we may write in)."""
     final = Path(final)
+    final.parent.mkdir(parents=True, exist_ok=True)
     tmp = final.with_name(temp_name(final))
     try:
         yield tmp

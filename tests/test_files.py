@@ -94,3 +94,15 @@ def test_a_written_file_is_an_ordinary_one(tmp_path):
     finally:
         os.umask(umask)
     assert stat.S_IMODE((tmp_path / "w.toml").stat().st_mode) == 0o644  # not a private temporary file's 0o600
+
+
+def test_a_file_in_directories_not_made_yet_makes_them(tmp_path):
+    """The check of an output path before a run lets through a path under directories not made yet
+    (``runs.storage.unwritable``); the write makes them, so that a run is never refused after it
+    played (``smsim play --trace T --html missing/deeper`` wrote the trace, then failed on the page)."""
+    from smsim.runs.storage import unwritable
+
+    target = tmp_path / "missing" / "deeper" / "page.html"
+    assert unwritable(target) is None
+    write_file(target, "<html></html>")
+    assert target.read_text() == "<html></html>"

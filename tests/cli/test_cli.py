@@ -912,3 +912,12 @@ def test_every_option_that_takes_code_says_so_in_its_help():
             if param.name == "rules_file":
                 assert "never executed" in (param.help or ""), name
     assert seen >= 8
+
+
+def test_play_writes_its_trace_and_page_into_directories_not_made_yet(run, tmp_path):
+    """Found by the long argument property test: the page's directory passed the check before the
+    game and was then not made, so the command wrote the trace and failed on the page."""
+    trace, page = tmp_path / "game.jsonl", tmp_path / "missing" / "deeper"
+    result = run("play", "--game", "0", "--trace", trace, "--html", page, "--quiet")
+    assert result.exit_code == 0, result.output
+    assert trace.is_file() and page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
