@@ -51,11 +51,12 @@ COMPAT := tests/runs tests/cli tests/report tests/engine tests/play/test_loop.py
 	tests/test_stats.py tests/test_cache.py tests/test_checks.py
 # Left out of COMPAT's files: the tests that compile a loop of their own beyond the heuristic
 # one (the learned, exact-keep and search line-ups' fixed-seed games, the replay page's valued
-# moves, the win-probability and keep-regret commands, restricted play, round snapshots). Under
+# moves and pages written by play --html, the win-probability and keep-regret commands, restricted
+# play, round snapshots). Under
 # the lowest numba they compile for half an hour of CPU in all, and what they check of numba is
 # the heuristic loop's contract, which the fixed-seed test of heuristic games checks here.
 COMPAT_DESELECT := not learned_exact_and_search and not replay and not winprob and not regret \
-	and not a_seat_without_a_part and not round_snapshots
+	and not a_seat_without_a_part and not round_snapshots and not page_into_directories
 DEPS := '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|cma|pytest|pytest-xdist|hypothesis|dask|distributed|fsspec) '
 
 $(MIN_VENV)/.installed: pyproject.toml
