@@ -186,13 +186,26 @@ def referee_positions(records: list[dict]) -> dict[tuple[int, int], dict[str, in
     return out
 
 
-@pytest.mark.parametrize("players", [2, 3, 5])
-def test_round_snapshots_are_the_positions_the_referee_sees(players):
+# A learned seat makes the recording loop one of its own (about 20 s of compiling): the slow suite.
+HEURISTIC_SEATS = ["balanced", "greedy", "random", "walls", "churches"]
+
+
+@pytest.mark.parametrize(
+    "lineup",
+    [
+        HEURISTIC_SEATS[:2],
+        HEURISTIC_SEATS[:3],
+        HEURISTIC_SEATS,
+        pytest.param([*HEURISTIC_SEATS[:4], "learned"], marks=pytest.mark.slow),
+    ],
+    ids=["2", "3", "5", "5-learned"],
+)
+def test_round_snapshots_are_the_positions_the_referee_sees(lineup):
     """Every field of every seat at every round start and at the end, as the referee (which shares
     no code with the engine) computes it from the game's trace; the last row is the final score."""
     from smsim.runs.batch import simulate
 
-    lineup = ["balanced", "greedy", "random", "walls", "learned"][:players]
+    players = len(lineup)
     rules = Rules(seat_vp=(0, 1, 0, 2, 0)[:players])  # a compensation counts in the score now too
     seats, games, rounds = simulate(12, players, lineup, seed=31, rules=rules, threads=2, rounds=True)
     assert list(rounds.columns) == ["game", "round", "seat", *L.ROUND.columns()]
@@ -208,13 +221,21 @@ def test_round_snapshots_are_the_positions_the_referee_sees(players):
     assert (final["score"] == final["total"]).all() and (final["n_empty"] == final["empty_left"]).all()
 
 
-def test_round_snapshots_leave_the_games_as_they_were():
+@pytest.mark.parametrize(
+    "lineup",
+    [
+        ["balanced", "random", "churches", "greedy"],
+        pytest.param(["balanced", "random", "learned", "greedy"], marks=pytest.mark.slow),
+    ],
+    ids=["heuristic", "learned"],
+)
+def test_round_snapshots_leave_the_games_as_they_were(lineup):
     """Recording is only a reading: the same games, score for score, with and without it, on
     any number of threads."""
-    plain = run_games(60, 4, ["balanced", "random", "learned", "greedy"], 9, Rules(), threads=1)
-    recorded = run_games(60, 4, ["balanced", "random", "learned", "greedy"], 9, Rules(), threads=2, rounds=True)
+    plain = run_games(60, 4, lineup, 9, Rules(), threads=1)
+    recorded = run_games(60, 4, lineup, 9, Rules(), threads=2, rounds=True)
     for a, b in zip(plain, recorded[:3]):
         np.testing.assert_array_equal(a, b)
-    again = run_games(60, 4, ["balanced", "random", "learned", "greedy"], 9, Rules(), threads=1, rounds=True)
+    again = run_games(60, 4, lineup, 9, Rules(), threads=1, rounds=True)
     for a, b in zip(recorded[3], again[3]):
         np.testing.assert_array_equal(a, b)
