@@ -21,11 +21,11 @@ demo: $(STAMP)
 # The suite on every core (pytest-xdist), a test file to a worker: a file's module fixtures are
 # built once; plain `pytest` runs it in one process. Before the workers start, the engine's loops
 # are compiled once, in two processes of about the same length (the search's loop takes as long as
-# the other four; on a warm cache this only loads them, in about 2 s):
+# the other three; on a warm cache this only loads them, in about 2 s):
 # otherwise each worker compiles the same loops beside the other on a fresh clone. `make test`
 # prints its 20 slowest tests and the suite's test time against its budget (tests/timing.py).
 XDIST := -n $(or $(TEST_WORKERS),auto) --dist loadfile
-WARM = $(1)/python -c 'from smsim.warmup import warmup; warmup(["play", "trace", "learned", "advise"])' & \
+WARM = $(1)/python -c 'from smsim.warmup import warmup; warmup(["play", "trace", "learned"])' & \
 	$(1)/python -c 'from smsim.warmup import warmup; warmup(["search"])'; wait
 
 test: $(STAMP)

@@ -88,6 +88,46 @@ def margin_verdict(lo: float, hi: float, margin: float) -> str:
     return NOT_SETTLED
 
 
+HOLDS, BOT_DEPENDENT = "holds for every bot", "bot-dependent"
+"""What the intervals of one effect measured under several bots say together (``across_bots``)."""
+
+
+def across_bots(intervals: list[tuple[float, float, float]], margin: float) -> tuple[str, float, float]:
+    """One verdict for an effect measured under several bots on common dice, each ``(value, lo,
+    hi)`` with its 95% interval, and the range of its values over the bots (the size to state).
+
+    - ``HOLDS``: every bot's change lies beyond the margin on the same side, or every one is
+      within it (``margin_verdict``: every one ``MOVES`` the same way, or every one is ``SAME``);
+    - ``BOT_DEPENDENT``: one bot's change moves where another's is the same, or one moves one way
+      while another's interval lies wholly on the other side of 0;
+    - ``NOT_SETTLED`` otherwise: some bot's interval straddles the margin and no two disagree.
+
+    A bot-dependent effect is never the game's: it is a property of who plays.
+
+    >>> across_bots([(0.05, 0.03, 0.07), (0.04, 0.02, 0.06)], 0.01)[0]
+    'holds for every bot'
+    >>> across_bots([(0.047, 0.03, 0.06), (-0.144, -0.16, -0.13)], 0.01)
+    ('bot-dependent', -0.144, 0.047)
+    >>> moves = (0.05, 0.03, 0.07)
+    >>> across_bots([moves, (0.0, -0.004, 0.004)], 0.01)[0], across_bots([moves, (0.0, -0.03, 0.03)], 0.01)[0]
+    ('bot-dependent', 'not settled')
+    """
+    if not intervals:
+        raise ValueError("an effect across bots needs at least one bot's interval")
+    values = [v for v, _, _ in intervals]
+    low, high = (min(values), max(values)) if all(np.isfinite(values)) else (math.nan, math.nan)
+    said = [margin_verdict(lo, hi, margin) for _, lo, hi in intervals]
+    up = any(v == MOVES and lo > 0 for v, (_, lo, _) in zip(said, intervals))
+    down = any(v == MOVES and hi < 0 for v, (_, _, hi) in zip(said, intervals))
+    above = any(np.isfinite(lo) and lo > 0 for _, lo, _ in intervals)
+    below = any(np.isfinite(hi) and hi < 0 for _, _, hi in intervals)
+    if (MOVES in said and SAME in said) or (up and below) or (down and above):
+        return BOT_DEPENDENT, low, high
+    if all(v == SAME for v in said) or (all(v == MOVES for v in said) and up != down):
+        return HOLDS, low, high
+    return NOT_SETTLED, low, high
+
+
 def difference_interval(a: tuple[float, float, float], b: tuple[float, float, float]) -> tuple[float, float, float]:
     """``b`` minus ``a`` for two figures of independent samples, each ``(value, lo, hi)`` with its
     95% interval: ``(d, lo, hi)``, the standard errors (each interval's half-width over 1.96)

@@ -6,7 +6,19 @@ import sys
 
 import pytest
 
-from smsim.intervals import MISSING, chi2_sf, interval_text, mean_and_interval, mean_interval, wilson_interval
+from smsim.intervals import (
+    BOT_DEPENDENT,
+    HOLDS,
+    MISSING,
+    NOT_SETTLED,
+    across_bots,
+    chi2_sf,
+    interval_text,
+    margin_verdict,
+    mean_and_interval,
+    mean_interval,
+    wilson_interval,
+)
 
 
 def test_wilson_known_values():
@@ -74,7 +86,7 @@ def test_importing_the_intervals_loads_no_pandas():
 
 
 def test_margin_verdict_by_size():
-    from smsim.intervals import MOVES, NOT_SETTLED, SAME, margin_verdict
+    from smsim.intervals import MOVES, SAME
 
     # a tiny difference measured on a huge sample: the same, however narrow its interval
     assert margin_verdict(-0.0002, -0.0001, 0.01) == SAME
@@ -101,3 +113,45 @@ def test_parse_margins_refuses_bad_input(text):
     with pytest.raises(ValueError) as e:
         parse_margins([text])
     assert "\n" not in str(e.value) and text.split("=")[0] in str(e.value)
+
+
+M = 0.01  # a margin of 1 point
+
+
+@pytest.mark.parametrize(
+    "effects, verdict",
+    [
+        # every bot's change beyond the margin, the same way
+        ([(0.05, 0.03, 0.07), (0.04, 0.02, 0.06), (0.08, 0.06, 0.10)], HOLDS),
+        ([(-0.05, -0.07, -0.03), (-0.02, -0.03, -0.011)], HOLDS),
+        # every bot's change within the margin
+        ([(0.002, -0.004, 0.008), (-0.001, -0.005, 0.003)], HOLDS),
+        # opposite directions, both beyond the margin (free rotation's pirates: +4.7 and -14.4 points)
+        ([(0.047, 0.03, 0.06), (-0.144, -0.16, -0.13)], BOT_DEPENDENT),
+        # one inside the margin, one beyond it
+        ([(0.05, 0.03, 0.07), (0.0, -0.004, 0.004)], BOT_DEPENDENT),
+        # one moves up, another's interval lies wholly below 0 though it reaches inside the margin
+        ([(0.05, 0.03, 0.07), (-0.01, -0.02, -0.002)], BOT_DEPENDENT),
+        # wide: one bot's interval straddles the margin, none disagree
+        ([(0.05, 0.03, 0.07), (0.02, -0.01, 0.05)], NOT_SETTLED),
+        ([(0.0, -0.03, 0.03), (0.001, -0.004, 0.006)], NOT_SETTLED),
+        # a missing bound settles nothing
+        ([(0.05, 0.03, 0.07), (math.nan, math.nan, math.nan)], NOT_SETTLED),
+    ],
+)
+def test_an_effect_across_bots_holds_depends_on_the_bot_or_is_not_settled(effects, verdict):
+    assert across_bots(effects, M)[0] == verdict
+
+
+def test_an_effect_across_bots_states_the_range_of_its_values():
+    _, low, high = across_bots([(0.047, 0.03, 0.06), (-0.144, -0.16, -0.13), (0.01, 0.0, 0.02)], M)
+    assert (low, high) == (-0.144, 0.047)
+    assert across_bots([(0.05, 0.03, 0.07)], M) == (HOLDS, 0.05, 0.05)  # one bot: its own verdict
+    with pytest.raises(ValueError, match="at least one"):
+        across_bots([], M)
+
+
+def test_across_bots_agrees_with_margin_verdict_for_a_single_bot():
+    for lo, hi in [(-0.002, 0.003), (0.012, 0.02), (-0.005, 0.02), (-0.03, -0.02)]:
+        alone = margin_verdict(lo, hi, M)
+        assert across_bots([((lo + hi) / 2, lo, hi)], M)[0] == (NOT_SETTLED if alone == NOT_SETTLED else HOLDS)

@@ -362,6 +362,7 @@ def test_a_game_played_again_from_a_decision_with_its_own_pick_is_the_game_and_w
         branch_game(records[0], records[1:], 44, 99)
 
 
+@pytest.mark.slow  # continuations with a learned seat compile a loop of their own (about 80 s)
 def test_the_learned_policys_values_rank_its_own_picks_first():
     """Valued by the model that made them, a learned seat's picks are its best moves (the policy picks
     the model's best score); a balanced seat's picks are not always."""
