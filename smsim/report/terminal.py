@@ -20,7 +20,14 @@ from smsim.runs.dataset import VP_LABELS, vp_sources
 from smsim.studies.fairness import FairnessResult
 from smsim.studies.ratings import elo_points
 from smsim.studies.skill import gap_verdict, level_name
-from smsim.studies.sweep import BASELINE, HEADLINE, SWEEP_HEADINGS, variance_reduction, variant_name
+from smsim.studies.sweep import (
+    BASELINE,
+    HEADLINE,
+    SWEEP_HEADINGS,
+    effects_across_bots,
+    variance_reduction,
+    variant_name,
+)
 
 
 def print_tables(tables: dict[str, pd.DataFrame], elapsed: float | None = None, console: Console | None = None) -> None:
@@ -171,6 +178,35 @@ def print_sweep(table: pd.DataFrame, games: int, console: Console | None = None,
             f"Paired intervals are {median:.2f}x narrower than two independent samples would give "
             f"(median over {len(vr)} metrics; as many games as {median**2:.1f}x more unpaired)."
         )
+
+
+def print_adapted(
+    bots: list, table: pd.DataFrame, adapted: pd.DataFrame, console: Console | None = None, variants: list = ()
+) -> None:
+    """Print what the adapted bots (``studies.adapt``) found and each headline effect under the bot
+    asked for beside the bot adapted to each variant, with one verdict across the two
+    (``sweep.effects_across_bots``): an effect that holds for one bot and not the other is a
+    property of who plays, not of the rules."""
+    console = console or Console(width=max(140, Console().width))
+    names = {v.name: variant_name(v.varied, variants[0].rules, v.name) for v in variants[1:]}
+    console.print("[bold]Adapted bots[/]: balanced's weights tuned on each variant's own rules")
+    for bot in bots:
+        console.print("  " + bot.sentence().replace(bot.variant, names.get(bot.variant, bot.variant), 1))
+    across = effects_across_bots({"asked": table, "adapted": adapted})
+    across = across[across["metric"].isin(HEADLINE)]
+    t = Table(title="Each variant's effect under the bot asked for and under the bot adapted to it [95% interval]")
+    for heading in ("variant", "effect", "bot asked for", "adapted bot", "across bots"):
+        t.add_column(heading, justify="left" if heading in ("variant", "effect", "across bots") else "right")
+    for _, r in across.iterrows():
+        form = unit_form(r["unit"], True)
+        t.add_row(
+            names.get(r["variant"], r["variant"]),
+            SWEEP_HEADINGS[r["metric"]],
+            interval_text(r["asked"], r["asked lo"], r["asked hi"], **form),
+            interval_text(r["adapted"], r["adapted lo"], r["adapted hi"], **form),
+            r["verdict"],
+        )
+    console.print(t)
 
 
 def print_skill(result, console: Console | None = None) -> None:

@@ -29,7 +29,7 @@ import re
 import time
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ import pyarrow.parquet as pq
 
 from smsim.checks import threads as checks_threads
 from smsim.errors import DatasetError, RulesError, SweepError
-from smsim.intervals import Z_95
+from smsim.intervals import MARGINS, NOT_SETTLED, Z_95, across_bots
 from smsim.rules import Rules
 from smsim.runs.batch import simulate_to
 from smsim.runs.dataset import (
@@ -58,6 +58,9 @@ from smsim.runs.folder import check_out, read_manifest, write_manifest
 from smsim.runs.runner import play_chunks
 from smsim.runs.spec import default_threads, split_chunks, verify_batch, verify_run
 from smsim.runs.storage import Remote, location, reading
+from smsim.studies.adapt import ADAPTED_DIR, BOTS_DIR, Adapted, AdaptPlan, check_base
+from smsim.studies.adapt import adapt as adapt_bot
+from smsim.studies.tune import TuneProgress
 
 BASELINE = "baseline"
 
@@ -485,6 +488,8 @@ class SweepResult:
     table: pd.DataFrame
     played: int
     metrics: dict[str, pd.DataFrame] = field(default_factory=dict)  # per variant: game_metrics
+    adapted: list[Adapted] = field(default_factory=list)  # per variant, its adapted bot (--adapt)
+    adapted_table: pd.DataFrame | None = None  # the adapted bots' variant_table (--adapt)
 
 
 def sweep_identity(variants: list[Variant], games: int, players: int, specs, seed: int, batch: int) -> dict:
@@ -511,17 +516,27 @@ def run_sweep(
     command: list[str] | None = None,
     on_progress: Callable[[SweepProgress], None] | None = None,
     cluster=None,
+    adapt: AdaptPlan | None = None,
+    on_adapt: Callable[[str, TuneProgress | None], None] | None = None,
 ) -> SweepResult:
     """Play ``games`` games of every variant into the sweep directory ``out`` (one dataset per
     variant) and return its table. Resumable: run it again and only missing parts are played.
 
     ``cluster``: play the parts on a Dask distributed cluster, as ``simulate_to`` does (a
-    ``distributed.Client`` or an address; one connection for every variant, played in turn)."""
+    ``distributed.Client`` or an address; one connection for every variant, played in turn).
+
+    ``adapt``: also play every variant with a bot adapted to it (``studies.adapt``): the line-up's
+    seats of ``adapt.base`` given that base's weights tuned on the variant's rules, stored in
+    ``out/adapted-bots/`` and played in ``out/adapted/`` as a sweep of its own on the same dice
+    (``adapted_table``).
+    ``on_adapt(variant, progress)`` hears the tuning (``progress`` None once a bot is ready)."""
     run = verify_run(games, players, policies, seed)
     games, players, specs = run.games, run.players, run.lineup
     batch = verify_batch(batch, games)
     check_cluster(cluster)  # a bad address or a missing Dask: refused before the directory is made
     path = location(out)  # a local directory, or a URL (a scheme not installed: refused here)
+    if adapt is not None:
+        check_adapt(adapt, specs, path)
     identity = sweep_identity(variants, games, players, specs, seed, batch)
     # one executor for every variant; on a cluster, connected before anything is written
     with open_executor(cluster) as executor:
@@ -541,8 +556,91 @@ def run_sweep(
         played = _play_variants(
             path, variants, games, players, specs, seed, batch, threads, command, on_progress, executor
         )
+        bots: list[Adapted] = []
+        if adapt is not None:
+            lineups, bots = adapted_lineups(path / BOTS_DIR, variants, specs, adapt, threads, on_adapt)
+            played += _play_adapted(
+                path / ADAPTED_DIR,
+                variants,
+                games,
+                players,
+                lineups,
+                seed,
+                batch,
+                threads,
+                command,
+                on_progress,
+                executor,
+            )
     table, metrics = sweep_table(path, with_metrics=True)
-    return SweepResult(str(path), variants, table, played, metrics)
+    return SweepResult(str(path), variants, table, played, metrics, bots, adapted_table(path) if bots else None)
+
+
+def check_adapt(plan: AdaptPlan, specs, path) -> None:
+    """``--adapt`` refused before anything is played: the base must be a built-in heuristic the
+    line-up plays, and the sweep a local directory (the tuner writes its files there)."""
+    check_base(plan.base)
+    if plan.base not in [s.name for s in specs]:
+        raise SweepError(
+            f"--adapt gives the line-up's {plan.base} seats weights tuned on each variant; the line-up "
+            f"({', '.join(s.name for s in specs)}) has none"
+        )
+    if isinstance(path, Remote):
+        raise SweepError("--adapt needs a local directory: the tuned weights are written beside the sweep")
+
+
+def adapted_name(base: str) -> str:
+    """The name an adapted bot plays under in every variant's dataset (its weights are in the
+    dataset's manifest): one name, so that per-policy figures line up across the variants."""
+    return f"{base}-adapted"
+
+
+def adapted_lineups(
+    folder: Path, variants: list[Variant], specs, plan: AdaptPlan, threads, on_adapt=None
+) -> tuple[list[list], list[Adapted]]:
+    """Per variant, the line-up with ``plan.base``'s seats played by the bot adapted to it, and
+    that bot."""
+    lineups, bots = [], []
+    for i, v in enumerate(variants):
+        stem = f"{plan.base}@{variant_dir(i, v.name).split('/', 1)[1]}"
+        heard = None if on_adapt is None else (lambda p, name=v.name: on_adapt(name, p))
+        bot = adapt_bot(folder, stem, v.name, v.rules, plan, threads, heard)
+        if on_adapt is not None:
+            on_adapt(v.name, None)
+        played = replace(bot.spec, name=adapted_name(plan.base))
+        lineups.append([played if s.name == plan.base else s for s in specs])
+        bots.append(bot)
+    return lineups, bots
+
+
+def _play_adapted(path, variants, games, players, lineups, seed, batch, threads, command, on_progress, executor) -> int:
+    """The adapted bots' sweep: a sweep directory of its own, each variant its own line-up."""
+    identity = sweep_identity(variants, games, players, lineups[0], seed, batch)
+    identity["adapted"] = [[policy_identity(s) for s in lineup] for lineup in lineups]
+    if not check_out(path, "sweep", identity):
+        write_manifest(
+            path,
+            "sweep",
+            {
+                "sweep": identity,
+                "command": command or [],
+                "variant_dirs": [variant_dir(i, v.name) for i, v in enumerate(variants)],
+            },
+        )
+    return _play_variants(
+        path, variants, games, players, lineups, seed, batch, threads, command, on_progress, executor, per_variant=True
+    )
+
+
+def adapted_table(path: str | Path, with_metrics: bool = False):
+    """The tidy table of a sweep's adapted bots (``sweep_table`` of ``path/adapted``), or None
+    where the sweep was played without ``--adapt``."""
+    where = location(path) / ADAPTED_DIR
+    try:
+        read_manifest(where, "sweep")
+    except DatasetError:
+        return None
+    return sweep_table(where, with_metrics=with_metrics)
 
 
 def _play_variants(
@@ -557,8 +655,10 @@ def _play_variants(
     command,
     on_progress,
     executor,
+    per_variant: bool = False,
 ) -> int:
-    """Each variant's dataset in turn; the games this call played."""
+    """Each variant's dataset in turn; the games this call played. ``per_variant``: ``specs`` is
+    a line-up per variant."""
     start = time.perf_counter()
     total = games * len(variants)
     done_before = played_before = 0
@@ -586,7 +686,7 @@ def _play_variants(
             str(path / variant_dir(i, v.name)),
             games,
             players,
-            specs,
+            specs[i] if per_variant else specs,
             seed,
             v.rules,
             batch=batch,
@@ -779,6 +879,35 @@ def sweep_table(path: str | Path, with_metrics: bool = False):
     )
     table = variant_table(per_variant, metrics)
     return (table, per_variant) if with_metrics else table
+
+
+def effects_across_bots(tables: dict[str, pd.DataFrame], margins: dict[str, float] | None = None) -> pd.DataFrame:
+    """Each variant's effect on each metric under several bots played on the same dice (``tables``:
+    bot -> its ``variant_table``, the first bot's rows and order kept): per bot its paired
+    difference from the baseline with its 95% interval (columns ``BOT``, ``BOT lo``, ``BOT hi``),
+    one verdict across the bots (``intervals.across_bots`` against the metric's unit's margin:
+    holds for every bot, bot-dependent, not settled) and the range of the bots' values (``low``,
+    ``high``: the size to state). A metric a bot's table lacks, or the baseline, has no row."""
+    margins = MARGINS if margins is None else margins
+    bots = list(tables)
+    indexed = {b: t.set_index(["variant", "metric"]) for b, t in tables.items()}
+    rows = []
+    for _, r in tables[bots[0]].iterrows():
+        if r["variant"] == BASELINE or not all((r["variant"], r["metric"]) in indexed[b].index for b in bots):
+            continue
+        row: dict[str, Any] = {k: r[k] for k in ("variant", "metric", "label", "unit", "group")}
+        effects = []
+        for b in bots:
+            e = indexed[b].loc[(r["variant"], r["metric"])]
+            effects.append((float(e["diff"]), float(e["diff_lo"]), float(e["diff_hi"])))
+            row.update({b: effects[-1][0], f"{b} lo": effects[-1][1], f"{b} hi": effects[-1][2]})
+        margin = margins.get(r["unit"], np.nan)
+        if np.isfinite(margin):
+            row["verdict"], row["low"], row["high"] = across_bots(effects, margin)
+        else:
+            row["verdict"], row["low"], row["high"] = NOT_SETTLED, np.nan, np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 # -- variants for a report ------------------------------------------------------------------------------

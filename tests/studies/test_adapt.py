@@ -1,0 +1,198 @@
+"""Bots adapted to a rule variant (smsim.studies.adapt) and the sweep that plays them (sweep --adapt)."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from smsim.cli import cli
+from smsim.errors import SweepError
+from smsim.intervals import BOT_DEPENDENT, HOLDS, NOT_SETTLED
+from smsim.policies.registry import POLICIES, resolve_policy
+from smsim.rules import Rules
+from smsim.runs.dataset import load
+from smsim.studies.adapt import AdaptPlan, adapt
+from smsim.studies.sweep import (
+    ADAPTED_DIR,
+    adapted_name,
+    adapted_table,
+    effects_across_bots,
+    plan_variants,
+    run_sweep,
+    sweep_table,
+)
+
+TINY = AdaptPlan(players=2, games=40, budget=4, seed=3, held_out_games=160)  # as the command line plans it
+FREE_ROTATION = Rules(rotation_cost=0)
+
+
+@pytest.fixture(scope="module")
+def adapted_sweep(tmp_path_factory):
+    out = tmp_path_factory.mktemp("adapt") / "sw"
+    variants = plan_variants(vary=["rotation_cost=0"])
+    heard = []
+    result = run_sweep(
+        out,
+        variants,
+        60,
+        2,
+        ["balanced", "greedy"],
+        seed=3,
+        threads=1,
+        adapt=TINY,
+        on_adapt=lambda v, p: heard.append((v, p)),
+    )
+    return out, variants, result, heard
+
+
+def test_the_printed_rules_get_the_base_itself(tmp_path):
+    bot = adapt(tmp_path, "b", "baseline", Rules(), TINY)
+    assert not bot.tuned and bot.spec is POLICIES["balanced"] and not bot.found_nothing
+    assert not list(tmp_path.iterdir())  # nothing tuned, nothing written
+
+
+def test_a_variant_gets_weights_tuned_on_its_rules_stored_and_reused(tmp_path):
+    bot = adapt(tmp_path, "balanced@free", "free rotation", FREE_ROTATION, TINY)
+    assert bot.tuned and bot.seconds > 0 and 0 <= bot.share_lo <= bot.share <= bot.share_hi <= 1
+    assert bot.parity == pytest.approx(0.5)
+    note = json.loads((tmp_path / "balanced@free.json").read_text())
+    assert note["plan"] == TINY.describe() and note["rules"] == FREE_ROTATION.to_dict()
+    stored = resolve_policy(str(tmp_path / "balanced@free.toml"))
+    assert np.array_equal(stored.params, bot.spec.params)
+    assert bot.found_nothing == (bot.share_lo <= bot.parity)
+    assert ("found nothing" in bot.sentence()) == bot.found_nothing and "tuned in" in bot.sentence()
+    again = adapt(tmp_path, "balanced@free", "free rotation", FREE_ROTATION, TINY)  # read back, not tuned again
+    assert again.seconds == bot.seconds and np.array_equal(again.spec.params, bot.spec.params)
+    with pytest.raises(SweepError, match="another plan or other rules"):
+        adapt(tmp_path, "balanced@free", "free rotation", Rules(rotation_cost=1), TINY)
+
+
+def test_only_a_built_in_heuristic_is_adapted(tmp_path):
+    for base in ("learned", "random", "nobody"):
+        with pytest.raises(SweepError, match="built-in heuristic"):
+            adapt(tmp_path, "x", "v", FREE_ROTATION, AdaptPlan(base=base))
+
+
+def test_the_sweep_plays_each_variant_with_its_adapted_bot_on_the_same_dice(adapted_sweep):
+    out, _, result, heard = adapted_sweep
+    assert [b.tuned for b in result.adapted] == [False, True]
+    assert [v for v, p in heard if p is None] == ["baseline", "rotation_cost=0"]
+    base_data = load(out / ADAPTED_DIR / "variants" / "00-baseline")
+    variant_data = load(out / ADAPTED_DIR / "variants" / "01-rotation_cost=0")
+    # the line-up's balanced seat plays as the adapted bot, under one name; the others as asked
+    assert set(variant_data.seats["policy"]) == {adapted_name("balanced"), "greedy"}
+    assert set(base_data.seats["policy"]) == {adapted_name("balanced"), "greedy"}
+    # the baseline's adapted bot is balanced itself: the baseline's games are the asked sweep's
+    asked = load(out / "variants" / "00-baseline")
+    pd.testing.assert_frame_equal(
+        base_data.seats.drop(columns="policy"), asked.seats.drop(columns="policy"), check_categorical=False
+    )
+    assert result.adapted_table is not None
+    pd.testing.assert_frame_equal(result.adapted_table, adapted_table(out))
+    assert adapted_table(out / ADAPTED_DIR) is None  # a sweep played without --adapt (this one) has none
+    assert sweep_table(out).equals(result.table)
+
+
+def test_a_rerun_tunes_and_plays_nothing_again(adapted_sweep):
+    out, variants, result, _ = adapted_sweep
+    heard = []
+    again = run_sweep(
+        out,
+        variants,
+        60,
+        2,
+        ["balanced", "greedy"],
+        seed=3,
+        threads=1,
+        adapt=TINY,
+        on_adapt=lambda v, p: heard.append(p),
+    )
+    assert again.played == 0 and all(p is None for p in heard)
+    pd.testing.assert_frame_equal(again.adapted_table, result.adapted_table)
+
+
+def test_adapt_is_refused_without_the_base_in_the_line_up(tmp_path):
+    with pytest.raises(SweepError, match="has none"):
+        run_sweep(tmp_path / "s", plan_variants(vary=["rotation_cost=0"]), 10, 2, ["greedy"], adapt=TINY)
+    assert not (tmp_path / "s").exists()
+
+
+def effect(variant, metric, unit, d, lo, hi):
+    return {
+        "variant": variant,
+        "metric": metric,
+        "label": metric,
+        "unit": unit,
+        "group": "g",
+        "diff": d,
+        "diff_lo": lo,
+        "diff_hi": hi,
+    }
+
+
+def test_effects_across_bots_match_each_bots_table_and_the_verdict_rule():
+    base = [
+        effect("baseline", m, u, np.nan, np.nan, np.nan)
+        for m, u in (("cannons_changed_winner", "rate"), ("rounds", "rounds"))
+    ]
+    one = pd.DataFrame(
+        [
+            *base,
+            effect("free", "cannons_changed_winner", "rate", 0.047, 0.03, 0.06),
+            effect("free", "rounds", "rounds", -6.0, -6.2, -5.8),
+        ]
+    )
+    two = pd.DataFrame(
+        [
+            *base,
+            effect("free", "cannons_changed_winner", "rate", -0.144, -0.16, -0.13),
+            effect("free", "rounds", "rounds", -3.77, -3.9, -3.6),
+        ]
+    )
+    across = effects_across_bots({"learned": one, "balanced": two}).set_index("metric")
+    assert list(across.index) == ["cannons_changed_winner", "rounds"]  # the baseline has no effect
+    assert across.loc["cannons_changed_winner", "verdict"] == BOT_DEPENDENT
+    assert across.loc["rounds", "verdict"] == HOLDS
+    assert (across.loc["rounds", "low"], across.loc["rounds", "high"]) == (-6.0, -3.77)
+    assert (
+        across.loc["cannons_changed_winner", "learned lo"] == 0.03
+        and across.loc["cannons_changed_winner", "balanced"] == -0.144
+    )
+    reach = two["diff"].abs() + 1.0  # an interval that reaches across 0
+    wide = two.assign(diff_lo=two["diff"] - reach, diff_hi=two["diff"] + reach)
+    assert set(effects_across_bots({"learned": one, "balanced": wide})["verdict"]) == {NOT_SETTLED}
+
+
+def test_sweep_adapt_on_the_command_line(adapted_sweep, tmp_path):
+    out, *_ = adapted_sweep
+    runner = CliRunner()
+    args = ["sweep", "--vary", "rotation_cost=0", "-n", "60", "-p", "2", "--policy", "balanced", "--policy", "greedy"]
+    args += ["--seed", "3", "--threads", "1", "-q", "--adapt", "--adapt-budget", "4", "--adapt-games", "40"]
+    result = runner.invoke(cli, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Adapted bots" in result.output and "across bots" in result.output
+    assert "itself (these are the rules it was tuned for)" in result.output
+    for refused, words in (
+        (["sweep", "--vary", "rotation_cost=0", "-n", "10", "--adapt"], "--adapt needs --out"),
+        (["sweep", "--vary", "rotation_cost=0", "-n", "10", "--adapt-budget", "3"], "give --adapt too"),
+        (
+            [
+                "sweep",
+                "--vary",
+                "rotation_cost=0",
+                "-n",
+                "10",
+                "--policy",
+                "greedy",
+                "--adapt",
+                "--out",
+                str(tmp_path / "g"),
+            ],
+            "has none",
+        ),
+    ):
+        answer = runner.invoke(cli, refused)
+        assert answer.exit_code == 2 and words in answer.output and "Traceback" not in answer.output, answer.output
+    assert not (tmp_path / "g").exists()
