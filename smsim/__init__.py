@@ -17,7 +17,9 @@ over them (docs/api.md):
   ``smsim.advise_trace`` and ``smsim.annotate_game`` (every move of a decision valued by playouts:
   ``smsim advise``, ``smsim play --advise``);
 - studies: ``smsim.compare``, ``smsim.tune`` (the heuristic's weights by CMA-ES),
-  ``smsim.sweep`` (rule variants on common dice) and ``smsim.named_variants`` (the shipped ones:
+  ``smsim.sweep`` (rule variants on common dice; ``smsim.sweep_table`` reads one back, and with
+  ``smsim.AdaptPlan`` each variant is also played by a bot adapted to it: ``smsim.adapted_table``,
+  ``smsim.effects_across_bots``) and ``smsim.named_variants`` (the shipped ones:
   ``smsim variants``), ``smsim.fairness`` (the per-seat compensation that evens out the seats' win
   rates), ``smsim.skill`` (how much skill matters: the win-rate matrix of levels of play, the skill
   gap), ``smsim.bonus_value`` (what each wall bonus is worth, by ablation on common dice),
@@ -55,6 +57,10 @@ _LAZY = {
     "compare": ("smsim.studies.compare", "compare"),
     "tune": ("smsim.studies.tune", "tune"),
     "sweep": ("smsim.studies.sweep", "sweep"),
+    "sweep_table": ("smsim.studies.sweep", "sweep_table"),
+    "adapted_table": ("smsim.studies.sweep", "adapted_table"),
+    "effects_across_bots": ("smsim.studies.sweep", "effects_across_bots"),
+    "AdaptPlan": ("smsim.studies.adapt", "AdaptPlan"),
     "POLICIES": ("smsim.policies.registry", "POLICIES"),
     "report_tables": ("smsim.report.tables", "report_tables"),
     "make_report": ("smsim.report.write", "report"),

@@ -15,7 +15,15 @@ from smsim.report import tables as A
 from smsim.report.render import Block, Section
 from smsim.rules import Rules
 from smsim.studies.skill import GAP, gap_verdict, level_name, shipped_as
-from smsim.studies.sweep import BASELINE, HEADLINE, SWEEP_HEADINGS, named_variants, variance_reduction, variant_name
+from smsim.studies.sweep import (
+    BASELINE,
+    HEADLINE,
+    SWEEP_HEADINGS,
+    effects_across_bots,
+    named_variants,
+    variance_reduction,
+    variant_name,
+)
 
 
 # -- how much skill matters ---------------------------------------------------------------------
@@ -259,6 +267,46 @@ def _set_heading(vs) -> str:
     return f"Rule variants, {vs.players} players, {policies}" + (f": {what}" if what else "")
 
 
+def _across_bots_block(vs, table: pd.DataFrame, names: dict[str, str], margins: dict[str, float], name: str) -> Block:
+    """Each variant's headline effects under the bot asked for and under the bot adapted to that
+    variant (``sweep --adapt``), with one verdict across the two (``sweep.effects_across_bots``),
+    and what each adapted bot gained over the bot it was tuned from."""
+    adapted = vs.adapted.table().assign(variant=lambda d: d["variant"].map(names))
+    across = effects_across_bots({"asked": table, "adapted": adapted}, margins)
+    across = across[across["metric"].isin(HEADLINE)]
+    gains = []
+    for note in vs.bots:
+        share, lo, hi, parity = (note[k] for k in ("share", "share_lo", "share_hi", "parity"))
+        said = interval_text(share - parity, lo - parity, hi - parity, scale=100, signed=True, unit=" points")
+        found = "found nothing better than balanced" if not lo > parity else "beats balanced"
+        who = names.get(note["variant"], note["variant"])
+        gains.append(f"{who}: {found} ({said} over parity, {note['seconds']:.0f} s of tuning)")
+    text = (
+        "Who plays: each effect under the bot asked for and under a bot adapted to the variant (balanced's weights "
+        "tuned by CMA-ES on that variant's rules, docs/variants.md), on the same dice, with one verdict across "
+        "them: *holds for every bot* where both move the same way beyond the margin or both stay within it, "
+        "*bot-dependent* where they disagree (an effect of who plays, not of the rule), *not settled* otherwise. "
+        "The adapted bots against balanced on held-out games, under their own rules: "
+        + ("; ".join(gains) if gains else "none tuned")
+    )
+    shown = pd.DataFrame(
+        {
+            "variant": across["variant"],
+            "effect": [SWEEP_HEADINGS[m] for m in across["metric"]],
+            "bot asked for [95% CI]": [
+                interval_text(r["asked"], r["asked lo"], r["asked hi"], **A.unit_form(r["unit"], True))
+                for _, r in across.iterrows()
+            ],
+            "adapted bot [95% CI]": [
+                interval_text(r["adapted"], r["adapted lo"], r["adapted hi"], **A.unit_form(r["unit"], True))
+                for _, r in across.iterrows()
+            ],
+            "across bots": across["verdict"],
+        }
+    )
+    return Block("table", text=text, name=name, table=across, shown=shown)
+
+
 def variants_section(
     sets: list, tables: list | None = None, margins: dict[str, float] = MARGINS
 ) -> tuple[Section, list[str]]:
@@ -338,6 +386,8 @@ def variants_section(
                 shown=pd.DataFrame(shown),
             )
         )
+        if vs.adapted is not None:
+            s.blocks.append(_across_bots_block(vs, t, names, margins, f"variants_{k}_across_bots"))
         made = P.variant_differences(t, headings[k])
         if made is not None:
             s.blocks.append(Block("figure", text=made[1], name=f"variants_{k}_differences", figure=made[0]))

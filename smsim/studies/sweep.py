@@ -714,6 +714,7 @@ def sweep(
     threads: int | None = None,
     on_progress: Callable[[SweepProgress], None] | None = None,
     cluster=None,
+    adapt: AdaptPlan | None = None,
 ) -> pd.DataFrame:
     """Play a rule-variant sweep and return its tidy table of headline metrics per variant
     (``variant_table``: ``variant``, ``metric``, ``value`` with ``lo``/``hi``, ``diff`` from the
@@ -722,7 +723,9 @@ def sweep(
     ``vary``: ``["side_defence=1,2,3", ...]``; ``variants``: ``["name=FILE.toml", ...]``. With
     ``out`` the games are written as a resumable sweep directory (``smsim sweep --out``); without
     it they are played in memory and only their per-game metrics kept. ``cluster`` (with ``out``):
-    the parts are played on a Dask distributed cluster (``run_sweep``, docs/cluster.md).
+    the parts are played on a Dask distributed cluster (``run_sweep``, docs/cluster.md). ``adapt``
+    (with ``out``): every variant also played by a bot adapted to it (``run_sweep``; its table:
+    ``adapted_table(out)``, the effects under both bots: ``effects_across_bots``).
 
     >>> import smsim
     >>> t = smsim.sweep(2000, players=4, policies=["balanced"], vary=["side_defence=1,3"])  # doctest: +SKIP
@@ -732,9 +735,21 @@ def sweep(
     threads = checks_threads(threads, error=SweepError)
     if cluster is not None and out is None:
         raise SweepError("a sweep on a cluster needs out: the workers write the variants' datasets there")
+    if adapt is not None and out is None:
+        raise SweepError("adapt needs out: the adapted bots' weights and games are kept there")
     if out is not None:
         return run_sweep(
-            out, plan, games, players, policies, seed, batch, threads, on_progress=on_progress, cluster=cluster
+            out,
+            plan,
+            games,
+            players,
+            policies,
+            seed,
+            batch,
+            threads,
+            on_progress=on_progress,
+            cluster=cluster,
+            adapt=adapt,
         ).table
     return play_sweep(plan, games, players, policies, seed, threads, on_progress).table
 
@@ -927,6 +942,8 @@ class VariantSet:
     variants: list[Variant]
     metrics: dict[str, pd.DataFrame]
     dirs: list[str]
+    adapted: VariantSet | None = None  # the same variants played by bots adapted to each (sweep --adapt)
+    bots: list[dict] = field(default_factory=list)  # per variant tuned, its adapted bot's note (studies.adapt)
 
     def table(self) -> pd.DataFrame:
         n_attacks = max(len(v.rules.pirate_strengths) for v in self.variants)
@@ -940,6 +957,15 @@ def variant_set_from_sweep(path: str | Path) -> VariantSet:
     data = read_sweep(path)
     metrics = {v.name: dataset_metrics(d, v.rules) for v, d in zip(data.variants, data.dirs)}
     games = min(len(m) for m in metrics.values())
+    here = location(path)
+    adapted, bots = None, []
+    if isinstance(here, Path) and (here / ADAPTED_DIR / "sweep.json").is_file():
+        adapted = variant_set_from_sweep(here / ADAPTED_DIR)
+        for note in sorted((here / BOTS_DIR).glob("*.json")):
+            try:
+                bots.append(json.loads(note.read_text(encoding="utf-8")))
+            except (OSError, ValueError) as exc:
+                raise DatasetError(f"cannot read the adapted bot's note {str(note)!r}: {exc}") from None
     return VariantSet(
         f"sweep {data.path}",
         data.players,
@@ -950,6 +976,8 @@ def variant_set_from_sweep(path: str | Path) -> VariantSet:
         data.variants,
         metrics,
         [str(d) for d in data.dirs],
+        adapted,
+        bots,
     )
 
 

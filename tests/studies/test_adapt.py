@@ -196,3 +196,38 @@ def test_sweep_adapt_on_the_command_line(adapted_sweep, tmp_path):
         answer = runner.invoke(cli, refused)
         assert answer.exit_code == 2 and words in answer.output and "Traceback" not in answer.output, answer.output
     assert not (tmp_path / "g").exists()
+
+
+def test_the_report_sets_each_effect_under_both_bots_with_the_verdict_across_them(adapted_sweep):
+    """The variants section's table of effects under the bot asked for and the adapted bot: each
+    row's values are the two sweeps' own differences, its verdict the rule's on them."""
+    from smsim.intervals import MARGINS, across_bots
+    from smsim.report.studies import variants_section
+    from smsim.studies.sweep import HEADLINE, variant_set_from_sweep
+
+    out, *_ = adapted_sweep
+    vs = variant_set_from_sweep(out)
+    assert vs.adapted is not None and [b["variant"] for b in vs.bots] == ["rotation_cost=0"]
+    section, _ = variants_section([vs])
+    block = next(b for b in section.blocks if b.name == "variants_0_across_bots")
+    asked = sweep_table(out).set_index(["variant", "metric"])
+    played = adapted_table(out).set_index(["variant", "metric"])
+    assert list(block.table["metric"]) == list(HEADLINE)
+    for r, said in zip(block.table.itertuples(index=False), block.shown["across bots"]):
+        a, b = asked.loc[("rotation_cost=0", r.metric)], played.loc[("rotation_cost=0", r.metric)]
+        effects = [(x["diff"], x["diff_lo"], x["diff_hi"]) for x in (a, b)]
+        assert said == across_bots(effects, MARGINS[r.unit])[0]
+    assert "rotation cost 2 → 0" in set(block.shown["variant"])
+    assert "of tuning" in block.text and ("beats balanced" in block.text or "found nothing" in block.text)
+    assert variant_set_from_sweep(out / ADAPTED_DIR).adapted is None
+
+
+def test_the_python_sweep_adapts_into_its_folder_and_needs_one(adapted_sweep, tmp_path):
+    import smsim
+
+    out, _, result, _ = adapted_sweep
+    with pytest.raises(SweepError, match="adapt needs out"):
+        smsim.sweep(10, players=2, policies=["balanced"], vary=["rotation_cost=0"], adapt=TINY)
+    table = smsim.sweep(60, 2, ["balanced", "greedy"], seed=3, vary=["rotation_cost=0"], out=out, threads=1, adapt=TINY)
+    pd.testing.assert_frame_equal(table, result.table)
+    pd.testing.assert_frame_equal(smsim.adapted_table(out), result.adapted_table)
