@@ -38,7 +38,16 @@ from smsim.report import tables as A
 from smsim.report.tables import glance_sources  # which games the headline describes
 from smsim.rules import Rules
 from smsim.studies.ladder import AT_LEAST, DEPTH_ROW, ESTIMATE, MEASURED_ROW, STEP_ROW
-from smsim.studies.skill import PARITY, STRONGER, STYLE_NOT_STRENGTH, WEAKER, head_to_heads
+from smsim.studies.skill import (
+    PARITY,
+    STRONGER,
+    STYLE_NOT_STRENGTH,
+    UNSETTLED,
+    WEAKER,
+    games_to_settle,
+    head_to_heads,
+    standing_of,
+)
 from smsim.studies.sweep import BASELINE, variant_name
 
 
@@ -478,8 +487,9 @@ def head_to_head_text(r) -> str:
     )
     said = {
         STRONGER: f"{_level(r.upper)} is the stronger",
-        PARITY: strength_words(False),
+        PARITY: f"level ({strength_words(False)})",
         WEAKER: f"{_level(r.lower)} is the stronger",
+        UNSETTLED: f"not settled: neither shown stronger nor level (about {r.settle:,} games would settle it)",
     }[r.standing]
     return (
         f"at {r.players} players {who} {_fmt(r.share, r.lo, r.hi, 'rate')} (parity {100 * r.parity:.1f}%, "
@@ -493,15 +503,16 @@ def rung_name(policy: str) -> str:
     return _level(policy) if policy in A.LADDER else f"`{policy}`"
 
 
-def standings(skills: list, steps: pd.DataFrame | None = None) -> pd.DataFrame:
+def standings(skills: list, steps: pd.DataFrame | None = None, margin: float = MARGINS["share"]) -> pd.DataFrame:
     """Each level of play against the one below it, per player count (the columns of
     ``studies.skill.head_to_heads``): from the ladder (``tables.ladder_steps``: one seat of the
     upper level among the lower, every rotation, common dice) or from the skill studies'
     matrices, whichever measured that step on more games (the ladder where they tie; a step with
     no interval yet counts as not measured). ``standing``: ``STRONGER`` where the interval lies
     above parity (the ladder's ``ordered`` or ``ordered, small``), ``WEAKER`` below it
-    (``reversed``), else ``PARITY`` (a difference of style, not of strength)."""
-    t = head_to_heads(skills)
+    (``reversed``), ``PARITY`` inside parity ± ``margin`` (``level``: a difference of style, not
+    of strength), else ``UNSETTLED``, with the games that would settle it (``settle``)."""
+    t = head_to_heads(skills, margin)
     if steps is None or not len(steps):
         return t
     pairs = set(zip(A.LADDER, A.LADDER[1:]))
@@ -516,7 +527,8 @@ def standings(skills: list, steps: pd.DataFrame | None = None) -> pd.DataFrame:
             "hi": r.head_hi,
             "games": int(r.head_games),
             "parity": r.parity,
-            "standing": STRONGER if r.head_lo > r.parity else WEAKER if r.head_hi < r.parity else PARITY,
+            "standing": standing_of(r.head_lo, r.head_hi, r.parity, margin),
+            "settle": games_to_settle(r.head_lo, r.head_hi, int(r.head_games), margin),
         }
         for r in steps.itertuples()
         if not r.check and (r.lower, r.upper) in pairs and np.isfinite([r.head_share, r.head_lo, r.head_hi]).all()
@@ -665,12 +677,18 @@ def levels_sentence(skills: list, steps: pd.DataFrame | None = None) -> str:
             continue
         at = {
             s: ", ".join(str(p) for p in steps_k[steps_k["standing"] == s]["players"])
-            for s in (STRONGER, PARITY, WEAKER)
+            for s in (STRONGER, PARITY, WEAKER, UNSETTLED)
         }
+        settle = ", ".join(f"{r.settle:,}" for r in steps_k.itertuples() if r.standing == UNSETTLED)
         bits = [
             f"stronger than L{k} at {at[STRONGER]} players" if at[STRONGER] else "",
             f"level with L{k} at {at[PARITY]} players ({strength_words(False)})" if at[PARITY] else "",
             f"weaker than L{k} at {at[WEAKER]} players" if at[WEAKER] else "",
+            (
+                f"not settled against L{k} at {at[UNSETTLED]} players (too few games: about {settle} would settle it)"
+                if at[UNSETTLED]
+                else ""
+            ),
         ]
         said.append(f"L{k + 1} is " + " and ".join(b for b in bits if b))
     names = ", ".join(_level(p) for p in A.LADDER)
@@ -692,7 +710,7 @@ def skill_finding(skills: list, margins: dict = MARGINS, steps: pd.DataFrame | N
         parts.append(f"{said} ({games:,} games)")
         lines.append(f"{res.players}p {_short((g, lo, hi), 'points', v)}")
         verdicts.append(v)
-    played = standings(skills, steps)
+    played = standings(skills, steps, margins["share"])
     top = played[played["upper"] == A.LADDER[-1]]
     search = (
         ("; the search against it: " + "; ".join(head_to_head_text(r) for r in top.itertuples())) if len(top) else ""

@@ -45,7 +45,7 @@ import pandas as pd
 
 from smsim.intervals import MARGINS, MOVES, NOT_SETTLED, difference_interval, interval_text, margin_verdict
 from smsim.report import tables as A
-from smsim.studies.skill import STYLE_NOT_STRENGTH
+from smsim.studies.skill import STYLE_NOT_STRENGTH, UNSETTLED
 
 VERDICTS = ("stable", "strength-dependent", "style-dependent", "not settled", "one level")
 """Every verdict a figure can get, in the order the report counts them."""
@@ -201,10 +201,16 @@ def judge(
     ``(unit, value, lo, hi, n)``): (verdict, direction, reason), by the steps between adjacent
     levels (``step``, module docstring). ``numbers``: the levels' numbers, for the reason's words
     (default 1, 2, ...: a figure measured at L1 and L3 alone has one step, "L1 → L3"). ``ordered``:
-    per step, whether the upper level beat the lower in their head-to-head (False: its interval
-    holds parity; None: no head-to-head in the report). A step that moves between two levels not
-    shown to be ordered is a difference of style, not of strength: it sets no direction, and a
-    figure that moves only there is *style-dependent*."""
+    per step, whether the upper level beat the lower in their head-to-head (False: level, or
+    weaker; ``UNSETTLED``: their head-to-head is not settled; None: no head-to-head in the report).
+    A step that moves between two levels shown level is a difference of style, not of strength:
+    it sets no direction, and a figure that moves only there is *style-dependent*.
+
+    A step on too few games sets neither the verdict nor the direction: one that moves between
+    levels whose head-to-head is not settled (it cannot be told whether it is style or strength),
+    and one not settled whose interval is wider than the margin each way (more games at the upper
+    level, not a change, would settle it). The verdict comes from the other steps, and the reason
+    says "too few games at Lk"; a figure with no other step is *not settled*."""
     numbers = list(numbers) if numbers is not None else list(range(1, len(levels) + 1))
     if len(levels) < 2:
         return "one level", "", "measured at one level only: no strength check is possible"
@@ -213,6 +219,13 @@ def judge(
     steps = [(k + 1, *step(a, b, margins)) for k, (a, b) in enumerate(pairwise(levels))]
     said = {k: f"L{numbers[k - 1]} → L{numbers[k]} {v} ({_change_text(unit, d, lo, hi)})" for k, v, d, lo, hi in steps}
     ordered = list(ordered) if ordered is not None else [None] * len(steps)
+    few = [
+        k
+        for k, v, _, lo, hi in steps
+        if (v == MOVES and ordered[k - 1] == UNSETTLED) or (v == NOT_SETTLED and (hi - lo) / 2 > margin)
+    ]
+    thin = "; ".join(f"too few games at L{numbers[k]} ({said[k]})" for k in few)
+    steps = [x for x in steps if x[0] not in few]
     styled = [k for k, v, *_ in steps if v == MOVES and ordered[k - 1] is False]
     moving = [(k, d) for k, v, d, _, _ in steps if v == MOVES and k not in styled]
     style = "; ".join(f"{said[k]}, {STYLE_NOT_STRENGTH}" for k in styled)
@@ -221,11 +234,14 @@ def judge(
         direction = (
             "moves both ways" if len(ups) > 1 else "rises with strength" if True in ups else "falls with strength"
         )
-        return "strength-dependent", direction, "; ".join([*(said[k] for k, _ in moving), *([style] if style else [])])
+        parts = [*(said[k] for k, _ in moving), *([style] if style else []), *([thin] if thin else [])]
+        return "strength-dependent", direction, "; ".join(parts)
     if styled:
-        return "style-dependent", "", style
+        return "style-dependent", "", "; ".join([style, *([thin] if thin else [])])
     if not np.isfinite(margin):
         return "not settled", "", f"no smallest change that matters is declared for {unit!r}"
+    if not steps:
+        return "not settled", "", thin
     open_steps = [k for k, v, *_ in steps if v == NOT_SETTLED]
     if open_steps:
         return (
@@ -233,10 +249,11 @@ def judge(
             "",
             (
                 f"{'; '.join(said[k] for k in open_steps)}: could still be a change of "
-                f"{margin_text(unit, margin)} or more"
+                f"{margin_text(unit, margin)} or more" + (f"; {thin}" if thin else "")
             ),
         )
-    return "stable", "", f"every step within {margin_text(unit, margin)}"  # every step the same
+    # every step the same
+    return "stable", "", f"every step within {margin_text(unit, margin)}" + (f"; {thin}" if thin else "")
 
 
 VERDICT_COLUMNS = [

@@ -23,7 +23,7 @@ from smsim.report.sections import figure_block, game_sections
 from smsim.report.strength import ladder_blocks, strength_blocks
 from smsim.report.studies import compensation_section, skill_section, variants_section
 from smsim.studies.ladder import AT_LEAST, AT_MOST, FIELD, STEP_ROW, UNBOUNDED
-from smsim.studies.skill import STRONGER, level_name
+from smsim.studies.skill import level_name, step_order
 
 GLANCE_HEADINGS = {
     "players": "players",
@@ -385,9 +385,10 @@ def page(
     variant_tables = [vs.table() for vs in variants]
     main = data.main()
     ladder = LA.ladder_table(data)
-    standing = F.standings(skills, steps)  # the ladder's steps where it measured them, else the skill studies'
+    # the ladder's steps where it measured them, else the skill studies'
+    standing = F.standings(skills, steps, margins["share"])
     ordered = {
-        int(p): {(r.lower, r.upper): r.standing == STRONGER for r in standing[standing["players"] == p].itertuples()}
+        int(p): {(r.lower, r.upper): step_order(r.standing) for r in standing[standing["players"] == p].itertuples()}
         for p in ladder["players"].unique()
     }
     verdicts = LA.ladder_verdicts(ladder, margins, ordered)  # once: the ladders read it

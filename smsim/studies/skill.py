@@ -460,19 +460,52 @@ def gap_verdict(diff: float, lo: float, hi: float, margin: float = MARGINS["poin
 
 
 # -- the levels against one another -------------------------------------------------------------------
-STRONGER, PARITY, WEAKER = "stronger", "parity", "weaker"
-"""A level against the one below it: its head-to-head interval above parity, holding it, below it."""
+STRONGER, PARITY, WEAKER, UNSETTLED = "stronger", "parity", "weaker", "not settled"
+"""A level against the one below it: its head-to-head interval above parity, inside parity ± the
+margin (level), below parity, or holding parity but reaching past the margin (not settled: too
+few games to say they are level) (``standing_of``)."""
+
+
+def standing_of(lo: float, hi: float, parity: float, margin: float = MARGINS["share"]) -> str:
+    """A head-to-head's 95% interval of the upper level's win share against parity: ``STRONGER``
+    above it, ``WEAKER`` below it, ``PARITY`` (level) only where it lies inside parity ± ``margin``,
+    else ``UNSETTLED``.
+
+    >>> standing_of(0.52, 0.56, 0.5), standing_of(0.495, 0.505, 0.5), standing_of(0.491, 0.559, 0.5)
+    ('stronger', 'parity', 'not settled')
+    """
+    if lo > parity:
+        return STRONGER
+    if hi < parity:
+        return WEAKER
+    return PARITY if parity - margin < lo and hi < parity + margin else UNSETTLED
+
+
+def games_to_settle(lo: float, hi: float, games: int, margin: float = MARGINS["share"]) -> int:
+    """About how many games a head-to-head needs for its interval to be as narrow as parity ± the
+    margin (half-width ``margin``: the width at which it can be called level), from its interval on
+    ``games`` games (the half-width falls as one over the root of the games).
+
+    >>> games_to_settle(0.491, 0.559, 480, 0.01)
+    5549
+    """
+    half = (hi - lo) / 2
+    if not (np.isfinite(half) and half > 0 and games > 0):
+        return 0
+    return max(int(games), math.ceil(round(games * (half / margin) ** 2, 6)))  # rounded: no 7,201 for 7,200
+
 
 STYLE_NOT_STRENGTH = "a difference of style, not of strength"
 """What the report calls a difference between two levels that are not ordered (``ordered_levels``)."""
 
 
-def head_to_heads(skills: list) -> pd.DataFrame:
+def head_to_heads(skills: list, margin: float = MARGINS["share"]) -> pd.DataFrame:
     """Per player count, each ladder level against the one below it, from the skill studies'
     matrices: the upper level's seat's win share against the lower in every other seat (or, where
     only that cell was played, the lower's seat against the upper, read the other way), its
     interval, games and parity, and whether the upper is ``STRONGER``, at ``PARITY`` (the interval
-    holds parity: a difference of style, not of strength) or ``WEAKER``."""
+    inside parity ± ``margin``: a difference of style, not of strength), ``WEAKER`` or
+    ``UNSETTLED`` (``standing_of``), with the games that would settle it (``settle``)."""
     rows = []
     for res in sorted(skills, key=lambda r: r.players):
         m = res.matrix
@@ -484,9 +517,9 @@ def head_to_heads(skills: list) -> pd.DataFrame:
                 if len(cell) and np.isfinite(cell["share"].iloc[0]):
                     c = cell.iloc[0]
                     parity = float(c["parity"])
-                    above, below = c["lo"] > parity, c["hi"] < parity
-                    if seat == "lower":
-                        above, below = below, above
+                    standing = standing_of(float(c["lo"]), float(c["hi"]), parity, margin)
+                    if seat == "lower":  # the lower level's seat among the upper, read the other way
+                        standing = {STRONGER: WEAKER, WEAKER: STRONGER}.get(standing, standing)
                     rows.append(
                         {
                             "players": res.players,
@@ -498,19 +531,27 @@ def head_to_heads(skills: list) -> pd.DataFrame:
                             "hi": float(c["hi"]),
                             "games": int(c["games"]),
                             "parity": parity,
-                            "standing": STRONGER if above else WEAKER if below else PARITY,
+                            "standing": standing,
+                            "settle": games_to_settle(float(c["lo"]), float(c["hi"]), int(c["games"]), margin),
                         }
                     )
                     break
-    cols = ["players", "lower", "upper", "seat", "share", "lo", "hi", "games", "parity", "standing"]
+    cols = ["players", "lower", "upper", "seat", "share", "lo", "hi", "games", "parity", "standing", "settle"]
     return pd.DataFrame(rows, columns=cols)
 
 
-def ordered_levels(skills: list, players: int) -> dict[tuple[str, str], bool]:
-    """Per pair of neighbouring ladder levels measured at ``players`` players, (lower, upper): whether
-    the upper is the stronger by their head-to-head (its interval clear of parity, above it).
-    Where it is False, the report calls a difference between the two a difference of style, not
-    of strength."""
+def step_order(standing: str) -> bool | str:
+    """What a step between two levels may say of a figure that moves across it: True (the upper is
+    the stronger: a difference of strength), ``UNSETTLED`` (too few games to say: the step sets no
+    verdict or direction), False (level, or the lower the stronger: a difference of style)."""
+    return True if standing == STRONGER else UNSETTLED if standing == UNSETTLED else False
+
+
+def ordered_levels(skills: list, players: int) -> dict[tuple[str, str], bool | str]:
+    """Per pair of neighbouring ladder levels measured at ``players`` players, (lower, upper): what
+    their head-to-head says of the step (``step_order``). Where it is False, the report calls a
+    difference between the two a difference of style, not of strength; where ``UNSETTLED``, it
+    says there are too few games at the upper level."""
     t = head_to_heads(skills)
     t = t[t["players"] == players]
-    return {(r.lower, r.upper): r.standing == STRONGER for r in t.itertuples()}
+    return {(r.lower, r.upper): step_order(r.standing) for r in t.itertuples()}

@@ -68,7 +68,7 @@ def test_the_sentences_follow_the_data(planted, tmp_path):
 # -- the findings in a designer's order, on constructed tables ----------------------------------------
 from smsim.intervals import MARGINS, MOVES, NOT_SETTLED, SAME  # noqa: E402
 from smsim.studies.fairness import FairnessResult  # noqa: E402
-from smsim.studies.skill import SkillResult, ordered_levels  # noqa: E402
+from smsim.studies.skill import UNSETTLED, SkillResult, ordered_levels  # noqa: E402
 from smsim.studies.sweep import Variant, VariantSet  # noqa: E402
 
 
@@ -261,13 +261,30 @@ def test_levels_level_in_a_head_to_head_differ_in_style_not_strength():
         ("learned", "rollout-learned"): (0.51, 0.45, 0.57),
     }
     skills = [_skill(2, cells)]
-    assert ordered_levels(skills, 2) == {("balanced", "learned"): True, ("learned", "rollout-learned"): False}
+    assert ordered_levels(skills, 2) == {("balanced", "learned"): True, ("learned", "rollout-learned"): UNSETTLED}
     lines = F.levels_lines(skills)
     assert len(lines) == 3 and lines[0].startswith("L1 `balanced`: ")
-    assert "49.0% [43.0, 55.0] (parity 50.0%, 200 games): a difference of style, not of strength" in lines[2]
+    wide = "49.0% [43.0, 55.0] (parity 50.0%, 200 games): not settled: neither shown stronger nor level (about 7,200"
+    assert wide in lines[2]
     assert "L2 `learned` is the stronger" in lines[1]
-    assert "a difference of style, not of strength" in F.skill_finding(skills).sentence
-    assert "L3 is level with L2 at 2 players (a difference of style, not of strength)" in F.levels_sentence(skills)
+    assert "not settled: neither shown stronger nor level" in F.skill_finding(skills).sentence
+    said = F.levels_sentence(skills)
+    assert "L3 is not settled against L2 at 2 players (too few games: about 7,200 would settle it)" in said
+    assert "level with" not in said  # a few hundred games do not make two levels level
+    # inside parity ± the margin: level, a difference of style
+    narrow = [
+        _skill(
+            2,
+            {
+                **cells,
+                ("rollout-learned", "learned"): (0.50, 0.496, 0.504),
+                ("learned", "rollout-learned"): (0.50, 0.496, 0.504),
+            },
+        )
+    ]
+    assert ordered_levels(narrow, 2)[("learned", "rollout-learned")] is False
+    assert "L3 is level with L2 at 2 players (a difference of style, not of strength)" in F.levels_sentence(narrow)
+    assert "level (a difference of style, not of strength)" in F.levels_lines(narrow)[2]
     # only the lower level's seat played (4 players): read the other way
     four = [_skill(4, {("learned", "rollout-learned"): (0.15, 0.12, 0.18)})]
     assert ordered_levels(four, 4) == {("learned", "rollout-learned"): True}

@@ -148,7 +148,10 @@ BIG = 10**6
         ([_rate(0.26, BIG), _rate(0.30, BIG), _rate(0.28, 500)], ("strength-dependent", "rises with strength")),
         ([_rate(0.30, 500), _rate(0.26, BIG), _rate(0.30, BIG)], ("strength-dependent", "rises with strength")),
         ([_rate(0.26, BIG), _rate(0.27, 200)], ("not settled", "")),
-        ([_rate(0.26, BIG), _rate(0.261, BIG), _rate(0.27, 200)], ("not settled", "")),  # one open step, none moving
+        # a step on too few games (its interval wider than the margin each way) sets nothing: the
+        # verdict is the other steps' (the issue's L3 on a few hundred games)
+        ([_rate(0.26, BIG), _rate(0.261, BIG), _rate(0.27, 200)], ("stable", "")),
+        ([_rate(0.26, BIG), _rate(0.261, BIG), _rate(0.272, 40_000)], ("not settled", "")),  # open, not thin
         ([_rate(0.26, BIG)], ("one level", "")),
         # a seat's win rate clear of parity (0.25) at one level and not at the next, the step within the
         # margin: stable (the old rule said "not settled")
@@ -168,9 +171,10 @@ def test_the_reason_names_the_steps_and_the_margin():
     assert verdict == "strength-dependent" and reason.startswith("L2 → L3 moves (+3.9 points [")
     assert "L1 → L2" not in reason  # only the moving steps
     assert LA.judge([_rate(0.26, BIG), _rate(0.261, BIG)])[2] == "every step within 1 point"
-    assert LA.judge([_mean("vp", 40, 10, 100), _mean("vp", 40, 10, 100)])[2].endswith(
+    assert LA.judge([_mean("vp", 40, 10, 5000), _mean("vp", 40.3, 10, 5000)])[2].endswith(
         "could still be a change of 0.5 VP or more"
     )
+    assert LA.judge([_mean("vp", 40, 10, 100), _mean("vp", 40, 10, 100)])[2].startswith("too few games at L2 (L1 → L2")
     # a figure measured at L1 and L3 alone: one step, named by its levels
     assert LA.judge([_rate(0.26, BIG), _rate(0.30, BIG)], numbers=[1, 3])[2].startswith("L1 → L3 moves (+4.0 points [")
     # a larger margin turns a move into the same
@@ -318,3 +322,21 @@ def test_a_move_between_levels_not_shown_ordered_is_style_not_strength():
     unordered = {2: {("balanced", "learned"): True, ("learned", "rollout-learned"): False}}
     assert LA.ladder_verdicts(table, ordered=unordered)["verdict"].tolist() == ["style-dependent"]
     assert LA.ladder_verdicts(table)["verdict"].tolist() == ["strength-dependent"]
+
+
+def test_a_level_on_too_few_games_sets_no_verdict_and_says_so():
+    """A figure the same from L1 to L2 on many games, and wide at L3 on a few hundred: stable, with
+    "too few games at L3" in its reason; a move between two levels whose head-to-head is not settled
+    sets no direction either (whether it is style or strength cannot be told)."""
+    from smsim.studies.skill import UNSETTLED
+
+    verdict, direction, reason = LA.judge([_rate(0.26, BIG), _rate(0.261, BIG), _rate(0.30, 300)])
+    assert (verdict, direction) == ("stable", "") and "too few games at L3 (L2 → L3" in reason
+    narrow = lambda v: ("rate", v, v - 0.002, v + 0.002, 100_000)  # noqa: E731
+    levels = [narrow(0.30), narrow(0.30), narrow(0.35)]
+    verdict, direction, reason = LA.judge(levels, ordered=[True, UNSETTLED])
+    assert (verdict, direction) == ("stable", "") and "too few games at L3 (L2 → L3 moves (+5.0 points [" in reason
+    levels = [narrow(0.25), narrow(0.30), narrow(0.20)]
+    assert LA.judge(levels, ordered=[True, UNSETTLED])[:2] == ("strength-dependent", "rises with strength")
+    only = LA.judge([_rate(0.26, BIG), _rate(0.30, 300)])
+    assert only[0] == "not settled" and only[2].startswith("too few games at L2")

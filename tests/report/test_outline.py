@@ -17,7 +17,7 @@ from smsim.report import outline as O
 from smsim.report import tables as A
 from smsim.report.tables import read_report_data
 from smsim.report.write import read_studies, report, write_report
-from smsim.studies.skill import PARITY, STRONGER, WEAKER
+from smsim.studies.skill import PARITY, STRONGER, UNSETTLED, WEAKER
 from tests.helpers import figures_left_blank
 
 RUNGS = ["random", "greedy", "balanced"]
@@ -244,16 +244,23 @@ def test_the_ladder_decides_which_levels_are_ordered():
     steps = pd.DataFrame(
         [
             _step(2, "balanced", "learned", 0.64, 0.63, 0.65),
-            _step(2, "learned", "rollout-learned", 0.50, 0.48, 0.52),
+            _step(2, "learned", "rollout-learned", 0.50, 0.495, 0.505),
+            _step(3, "learned", "rollout-learned", 0.34, 0.30, 0.38),
             _step(4, "learned", "rollout-learned", 0.20, 0.18, 0.22),
         ],
         columns=A.LADDER_STEP_COLUMNS,
     )
     t = F.standings([], steps).set_index(["players", "upper"])["standing"]
-    assert t.to_dict() == {(2, "learned"): STRONGER, (2, "rollout-learned"): PARITY, (4, "rollout-learned"): WEAKER}
+    assert t.to_dict() == {
+        (2, "learned"): STRONGER,
+        (2, "rollout-learned"): PARITY,
+        (3, "rollout-learned"): UNSETTLED,
+        (4, "rollout-learned"): WEAKER,
+    }
     said = F.levels_sentence([], steps)
     assert "L2 is stronger than L1 at 2 players" in said
     assert "L3 is level with L2 at 2 players" in said and "weaker than L2 at 4 players" in said
+    assert "not settled against L2 at 3 players (too few games: about" in said
 
 
 def test_the_skill_finding_reads_the_searchs_step_from_the_ladder():
@@ -280,7 +287,7 @@ def test_the_step_measured_on_more_games_decides_and_a_step_without_interval_doe
         [_step(2, "learned", "rollout-learned", 0.5, 0.45, 0.55, games=100)], columns=A.LADDER_STEP_COLUMNS
     )
     many = pd.DataFrame(
-        [_step(2, "learned", "rollout-learned", 0.5, 0.49, 0.51, games=4000)], columns=A.LADDER_STEP_COLUMNS
+        [_step(2, "learned", "rollout-learned", 0.5, 0.495, 0.505, games=4000)], columns=A.LADDER_STEP_COLUMNS
     )
     none = pd.DataFrame(
         [_step(2, "learned", "rollout-learned", 0.5, -math.inf, math.inf, games=4000)], columns=A.LADDER_STEP_COLUMNS

@@ -251,13 +251,41 @@ def _study(players: int, cells: dict) -> K.SkillResult:
 
 def test_levels_are_ordered_only_where_the_head_to_head_clears_parity():
     """A level is the stronger of two neighbours only where its seat's interval among the lower
-    lies above parity; parity inside it: not ordered; the lower level's seat among the upper
-    (the only cell played) is read the other way."""
+    lies above parity; level only where the interval lies inside parity ± the margin (not
+    ordered: style); holding parity but wider, not settled, with the games that would settle it;
+    the lower level's seat among the upper (the only cell played) is read the other way."""
     two = _study(2, {("learned", "balanced"): (0.64, 0.63, 0.65), ("rollout-learned", "learned"): (0.49, 0.43, 0.55)})
-    assert K.ordered_levels([two], 2) == {("balanced", "learned"): True, ("learned", "rollout-learned"): False}
+    assert K.ordered_levels([two], 2) == {("balanced", "learned"): True, ("learned", "rollout-learned"): K.UNSETTLED}
     t = K.head_to_heads([two])
-    assert list(t["standing"]) == [K.STRONGER, K.PARITY] and list(t["games"]) == [200, 200]
+    assert list(t["standing"]) == [K.STRONGER, K.UNSETTLED] and list(t["games"]) == [200, 200]
+    assert t["settle"].tolist()[1] == 7200  # 200 games x (6 points of half-width / a margin of 1) ** 2
+    level = _study(
+        2, {("learned", "balanced"): (0.64, 0.63, 0.65), ("rollout-learned", "learned"): (0.50, 0.495, 0.506)}
+    )
+    assert K.ordered_levels([level], 2) == {("balanced", "learned"): True, ("learned", "rollout-learned"): False}
+    assert K.head_to_heads([level])["standing"].tolist() == [K.STRONGER, K.PARITY]
+    assert K.head_to_heads([two], margin=0.08)["standing"].tolist() == [K.STRONGER, K.PARITY]  # a wider margin
     four = _study(4, {("balanced", "learned"): (0.14, 0.13, 0.15), ("learned", "rollout-learned"): (0.30, 0.27, 0.33)})
     assert K.ordered_levels([four], 4) == {("balanced", "learned"): True, ("learned", "rollout-learned"): False}
     assert K.head_to_heads([four])["standing"].tolist() == [K.STRONGER, K.WEAKER]
     assert K.ordered_levels([two, four], 3) == {}
+
+
+@pytest.mark.parametrize(
+    "lo, hi, standing",
+    [
+        (0.52, 0.56, "stronger"),
+        (0.44, 0.48, "weaker"),
+        (0.495, 0.505, "parity"),  # inside parity ± 1 point: level
+        (0.491, 0.559, "not settled"),  # the issue's L3 over L2, 480 games: holds parity, reaches past the margin
+        (0.49, 0.51, "not settled"),  # touching the margin is not inside it
+    ],
+)
+def test_a_level_is_level_only_inside_the_margin(lo, hi, standing):
+    assert K.standing_of(lo, hi, 0.5, 0.01) == standing
+
+
+def test_the_games_to_settle_a_head_to_head_fall_with_its_width():
+    assert K.games_to_settle(0.491, 0.559, 480, 0.01) == 5549
+    assert K.games_to_settle(0.495, 0.505, 4000, 0.01) == 4000  # settled already: its own games
+    assert K.games_to_settle(0.4, float("nan"), 100, 0.01) == 0
