@@ -6,6 +6,7 @@ and the "Data and rules" tables. ``page`` builds the whole :class:`~smsim.report
 from __future__ import annotations
 
 import datetime as _dt
+import os
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,7 @@ from smsim.report.render import Block, Page, Section
 from smsim.report.sections import figure_block, game_sections
 from smsim.report.strength import ladder_blocks, strength_blocks
 from smsim.report.studies import compensation_section, skill_section, variants_section
+from smsim.runs.storage import is_url
 from smsim.studies.ladder import AT_LEAST, AT_MOST, FIELD, STEP_ROW, UNBOUNDED
 from smsim.studies.skill import level_name, step_order
 
@@ -349,6 +351,26 @@ INTERVALS_NOTE = (
 """The page's last words."""
 
 
+def naming_root(paths: list[str]):
+    """How a report names the datasets it read: by their folders under the one that holds them all
+    (``runs/...`` as the user gave them, never the machine's absolute path), in a table's paths and
+    in the commands that wrote them. Returns the function that rewrites a text so."""
+    local = [os.path.abspath(p) for p in paths if p and not is_url(p)]
+    if not local:
+        return lambda text: text
+    root = os.path.dirname(os.path.commonpath(local))
+    prefix = root.rstrip(os.sep) + os.sep
+
+    def shown(text):
+        if not isinstance(text, str):
+            return text
+        if os.path.isabs(text) and text.startswith(prefix):
+            return text[len(prefix) :]
+        return text.replace(prefix, "")
+
+    return shown
+
+
 def page(
     data: A.ReportData,
     title: str = "Saint Malo balance report",
@@ -441,16 +463,17 @@ def page(
     made = f"Made by smsim {__version__} on {now} from {stands_on}."
     titles = {x.title for x in secs}
     items = [(f.sentence, f.section(titles)) for f in found]
+    shown = naming_root([s.path for s in data.sources])
     datasets = pd.DataFrame(
         [
             {
-                "dataset": s.path,
+                "dataset": shown(s.path),
                 "kind": s.kind + (f" (level L{s.level})" if s.level else ""),
                 "players": s.players,
                 "games": s.games,
                 "seed": s.seed,
                 "at the table": s.field,
-                "command": s.command,
+                "command": shown(s.command),
             }
             for s in data.sources
         ]

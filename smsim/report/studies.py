@@ -352,7 +352,7 @@ def variants_section(
             {
                 "variant": [names[v.name] for v in vs.variants],
                 "run as": [v.name for v in vs.variants],
-                "dataset": vs.dirs,
+                "dataset": vs.shown_dirs(),
             }
         )
         s.blocks.append(

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
 import time
 import tomllib
@@ -57,7 +58,7 @@ from smsim.runs.executors import open_executor
 from smsim.runs.folder import check_out, read_manifest, write_manifest
 from smsim.runs.runner import play_chunks
 from smsim.runs.spec import default_threads, split_chunks, verify_batch, verify_run
-from smsim.runs.storage import Remote, location, reading
+from smsim.runs.storage import Remote, is_url, location, reading
 from smsim.studies.adapt import ADAPTED_DIR, BOTS_DIR, Adapted, AdaptPlan, check_base
 from smsim.studies.adapt import adapt as adapt_bot
 from smsim.studies.tune import TuneProgress
@@ -944,6 +945,13 @@ class VariantSet:
     dirs: list[str]
     adapted: VariantSet | None = None  # the same variants played by bots adapted to each (sweep --adapt)
     bots: list[dict] = field(default_factory=list)  # per variant tuned, its adapted bot's note (studies.adapt)
+    root: str = ""  # the folder the datasets are named from in a report (``shown_dirs``)
+
+    def shown_dirs(self) -> list[str]:
+        """The datasets as a report names them: their folders under the one that holds the sweep
+        (or, for datasets beside a baseline, under the one that holds them all), never a path of
+        the machine that played them."""
+        return [os.path.relpath(d, self.root) if self.root and not is_url(d) else d for d in self.dirs]
 
     def table(self) -> pd.DataFrame:
         n_attacks = max(len(v.rules.pirate_strengths) for v in self.variants)
@@ -967,7 +975,7 @@ def variant_set_from_sweep(path: str | Path) -> VariantSet:
             except (OSError, ValueError) as exc:
                 raise DatasetError(f"cannot read the adapted bot's note {str(note)!r}: {exc}") from None
     return VariantSet(
-        f"sweep {data.path}",
+        f"sweep {os.path.basename(os.path.normpath(data.path))}",
         data.players,
         data.policies,
         games,
@@ -978,6 +986,7 @@ def variant_set_from_sweep(path: str | Path) -> VariantSet:
         [str(d) for d in data.dirs],
         adapted,
         bots,
+        "" if is_url(data.path) else os.path.dirname(os.path.abspath(data.path)),
     )
 
 
@@ -1008,7 +1017,7 @@ def variant_set_from_datasets(baseline: str | Path, others: list[str | Path]) ->
         paired &= same_table and run["seed"] == base_run["seed"]
     games = min(len(m) for m in metrics.values())
     return VariantSet(
-        f"datasets beside {baseline}",
+        f"datasets beside {os.path.basename(os.path.normpath(str(baseline)))}",
         int(base_run["players"]),
         names,
         games,
@@ -1017,4 +1026,5 @@ def variant_set_from_datasets(baseline: str | Path, others: list[str | Path]) ->
         variants,
         metrics,
         [str(baseline), *map(str, others)],
+        root=os.path.dirname(os.path.commonpath([os.path.abspath(p) for p in [baseline, *others]])),
     )

@@ -83,6 +83,20 @@ class Collector(html.parser.HTMLParser):
             self._in_h2 = False
 
 
+def test_no_table_or_page_names_a_path_of_the_machine(written):
+    """The datasets are named by their folders under the one that holds them all (and so are the
+    commands that wrote them), not by the absolute paths of the machine that made the report."""
+    import os
+
+    out, paths = written
+    root = os.path.dirname(os.path.commonpath([os.path.abspath(p) for p in paths]))
+    texts = {f.name: f.read_text() for f in [out / "report.md", out / "report.html", *(out / "tables").glob("*.csv")]}
+    assert not [name for name, text in texts.items() if root in text]
+    md = texts["report.md"]
+    for p in paths[:3]:  # the datasets (the last is the wall-bonus study, named in its own section)
+        assert f"| {os.path.relpath(p, root)} |" in md
+
+
 def test_files_sections_and_figures(written):
     out, _ = written
     md = (out / "report.md").read_text()

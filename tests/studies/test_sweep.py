@@ -336,6 +336,12 @@ def test_report_of_a_sweep_has_the_variants_section(defence_sweep, tmp_path):
     out, _ = defence_sweep
     md = report([str(out)], str(tmp_path / "rep")).read_text()
     assert "## Rule variants" in md
+    # no path of the machine that played the games: the datasets are named under the sweep's folder
+    written = [md, (tmp_path / "rep" / "report.html").read_text()]
+    written += [f.read_text() for f in (tmp_path / "rep" / "tables").glob("*.csv")]
+    assert not [w for w in written if str(out.parent) in w or str(tmp_path) in w]
+    listing = pd.read_csv(tmp_path / "rep" / "tables" / "variants_0_list.csv")
+    assert listing["dataset"].tolist() == [f"defence/{d}" for d in read_sweep(out).manifest["variant_dirs"]]
     assert "paired interval of a difference is a median" in md
     assert "figures/variants_0_side_defence.png" in md and "figures/variants_0_differences.png" in md
     assert (tmp_path / "rep" / "tables" / "variants_0_headline.csv").is_file()
