@@ -419,12 +419,12 @@ def wall_bonus_finding(ablation: pd.DataFrame | None, margins: dict = MARGINS) -
             said_win, v_win = judged(*win, "points", margins, "")
             verdicts += [v_vp, v_win]
             if players in ends:
-                vps.append(f"{said_vp.strip()} at {players} players")
-                wins.append(said_win.strip())
-                short.append(_fmt(*vp, "vp", signed=True))
+                wins.append(f"{said_win.strip()} of win share at {players} players")
+                vps.append(said_vp.strip())
+                short.append(_fmt(*win, "points", signed=True))
         bonus = str(sub["bonus"].iloc[0])
-        parts.append(f"the {side} side's {bonus} {' to '.join(vps)} ({' to '.join(wins)} of win share)")
-        lines.append(f"{side} ({bonus}) {' to '.join(short)}")
+        parts.append(f"the {side} side's {bonus} {' to '.join(wins)} ({' to '.join(vps)})")
+        lines.append(f"{side} ({bonus}) {' to '.join(short)} of win share")
     agree = A.sides_agree(t, margins)
     if len(agree):
         pairs = sorted({str(x) for x in agree["sides"]})
@@ -447,9 +447,33 @@ def wall_bonus_finding(ablation: pd.DataFrame | None, margins: dict = MARGINS) -
         "wall_bonus",
         "Each wall bonus is worth, to a seat that takes it rather than going without "
         f"(the same games on common dice, `{policy}` in every seat, {games:,} games a setup, "
-        f"{span}): {'; '.join(parts)}.{agreement}",
+        f"{span}), in win share first, then in VP: {'; '.join(parts)}.{agreement}{exchange_rate(t, ends)}",
         f"{'; '.join(lines)} ({span})",
         _overall(verdicts),
+    )
+
+
+def exchange_rate(ablation: pd.DataFrame, players: list[int]) -> str:
+    """What a VP is worth in win share at each of ``players``, from the ablation's own bonus of
+    plain VP (its win share's change over its VP's change): one sentence, empty where no side's
+    bonus is VP alone. A bonus's VP and its win share differ because a person or coins also buy
+    what comes after; a bonus of VP buys only the VP."""
+    plain = ablation[ablation["bonus"].astype(str).str.fullmatch(r"\d+ VP")]
+    said = []
+    for p in players:
+        row = plain[plain["players"] == p]
+        if not len(row) or not row["vp_change"].iloc[0] > 0:
+            continue
+        r = row.iloc[0]
+        said.append(
+            f"{100 * r.win_change / r.vp_change:.1f} points at {p} players (the {r.side} side's {r.bonus}: "
+            f"{100 * r.win_change:+.1f} points for {r.vp_change:+.2f} VP)"
+        )
+    if not said:
+        return ""
+    return (
+        " A VP is worth about " + ", ".join(said) + " of win share: a bonus worth more win share than its VP "
+        "buys at that rate is worth more than its face, by what it lets a seat build after."
     )
 
 

@@ -318,8 +318,14 @@ def test_the_wall_bonus_finding_reads_the_ablation_and_says_when_there_is_none()
     )
     f = F.wall_bonus_finding(t)
     assert f.verdict == MOVES and "`balanced` in every seat" in f.sentence and "learned" not in f.sentence
-    assert "the top side's 1 person +1.50 VP [+1.40, +1.60]" in f.sentence
-    assert "the right side's 2 coins no larger than the margin of 0.5 VP" in f.sentence
+    # win share first, VP second
+    assert (
+        "the top side's 1 person +3.0 points [+2.5, +3.5] of win share at 4 players (+1.50 VP [+1.40, +1.60])"
+        in f.sentence
+    )
+    assert "(no larger than the margin of 0.5 VP (+0.20 VP [+0.10, +0.30]))" in f.sentence
+    assert f.line.startswith("top (1 person) +3.0 points [+2.5, +3.5] of win share")
+    assert "A VP is worth" not in f.sentence  # no bonus of plain VP: no exchange rate
     # every player count judged, the fewest and the most said; two sides with one bonus compared
     t = [
         pd.DataFrame(
@@ -345,10 +351,32 @@ def test_the_wall_bonus_finding_reads_the_ablation_and_says_when_there_is_none()
         for d in (1.0, 2.0)
     ]
     same, apart = (F.wall_bonus_finding(x) for x in t)
-    assert "+1.20 VP [+1.15, +1.25] at 2 players to +1.50 VP [+1.45, +1.55] at 5 players" in same.sentence
+    assert "of win share at 2 players to +5.0 points [+4.0, +6.0] of win share at 5 players" in same.sentence
+    assert "(+1.20 VP [+1.15, +1.25] to +1.50 VP [+1.45, +1.55])" in same.sentence
     assert "at 3 players" not in same.sentence and "(2 to 5 players)" in same.line
     assert "(left - right) agree at every player count" in same.sentence
     assert "(left - right) differ" in apart.sentence and "+1.00 VP" in apart.sentence
+
+
+def test_the_exchange_rate_of_a_vp_comes_from_the_bonus_of_plain_vp():
+    rows = [
+        {"players": n, "policy": "balanced", "side": s, "bonus": b, "face_vp": 3.0, "games": 1000}
+        | {"win_change": w, "win_change_lo": w - 0.002, "win_change_hi": w + 0.002}
+        | {"vp_change": v, "vp_change_lo": v - 0.02, "vp_change_hi": v + 0.02}
+        for n, s, b, w, v in (
+            (2, "top", "a person of up to 3 heads", 0.161, 2.69),
+            (2, "bottom", "3 VP", 0.087, 2.89),
+            (5, "top", "a person of up to 3 heads", 0.108, 3.43),
+            (5, "bottom", "3 VP", 0.069, 2.85),
+        )
+    ]
+    f = F.wall_bonus_finding(pd.DataFrame(rows))
+    assert (
+        "A VP is worth about 3.0 points at 2 players (the bottom side's 3 VP: +8.7 points for +2.89 VP), " in f.sentence
+    )
+    assert "2.4 points at 5 players" in f.sentence
+    # the person, worth less VP than the bottom's 3 VP, is said first by its larger win share
+    assert f.sentence.index("+16.1 points") < f.sentence.index("+2.69 VP")
 
 
 def test_the_compensation_that_removes_the_edge():
