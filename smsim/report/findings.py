@@ -33,7 +33,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from smsim.intervals import MARGINS, MOVES, NOT_SETTLED, SAME, Z_95, interval_text, margin_verdict
+from smsim.intervals import (
+    BOT_DEPENDENT,
+    HOLDS,
+    MARGINS,
+    MOVES,
+    NOT_SETTLED,
+    SAME,
+    across_bots,
+    interval_text,
+    margin_verdict,
+)
 from smsim.report import tables as A
 from smsim.report.tables import glance_sources  # which games the headline describes
 from smsim.rules import Rules
@@ -758,7 +768,8 @@ def skill_finding(skills: list, margins: dict = MARGINS, steps: pd.DataFrame | N
 # -- 5 and 6. the rules variants that move the game -----------------------------------------------------
 @dataclass
 class Effect:
-    """One variant's paired change of one metric, and the spread of that metric's per-game value."""
+    """One variant's paired change of one metric under one bot (a sweep's line-up), with the
+    metric's smallest change that matters (its margin: the scale effects are ranked on)."""
 
     variant: str  # named with its change from the default (``variant_words``)
     metric: str
@@ -767,47 +778,75 @@ class Effect:
     diff: float
     lo: float
     hi: float
-    spread: float  # the standard deviation of the per-game quantity, the effect size's scale
+    margin: float  # the smallest change that matters in this unit (``MARGINS``)
     where: str  # "4 players, `balanced` in every seat"
     verdict: str = ""
+    base: float = math.nan  # the baseline's value of the metric
+    seat_gap: tuple[float, float] = (math.nan, math.nan)  # the widest gap between two seats, before and after
 
     @property
     def size(self) -> float:
-        """The effect size: the change over the spread of the quantity it describes."""
-        return abs(self.diff) / self.spread if self.spread > 0 else math.inf if self.diff else 0.0
+        """The change in margins: a designer's units (points, rounds, VP) on one scale."""
+        return abs(self.diff) / self.margin if self.margin > 0 else math.inf if self.diff else 0.0
+
+    @property
+    def players(self) -> str:
+        return self.where.split(", ", 1)[0]
+
+    @property
+    def bot(self) -> str:
+        return self.where.split(", ", 1)[-1]
+
+
+def _seat_gap(t: pd.DataFrame, variant: str) -> float:
+    """The widest gap between two seats' win rates in a sweep's table (its point estimates)."""
+    seats = t[(t["variant"] == variant) & t["metric"].str.fullmatch(r"win_seat_\d+")]["value"]
+    return float(seats.max() - seats.min()) if len(seats) > 1 else math.nan
 
 
 def _variant_effects(variant_sets: list, skills: list, margins: dict) -> list[Effect]:
-    """Every variant's effect on every headline metric of every sweep and on the skill gap of every
-    skill study, with its margin verdict, less the mechanical ones (``MECHANICAL``)."""
+    """Every variant's effect on every headline metric of every sweep (and of the adapted bots'
+    sweep beside it, ``sweep --adapt``) and on the skill gap of every skill study, with its margin
+    verdict, less the mechanical ones (``MECHANICAL``) and the shares whose change comes from
+    their denominator (``DENOMINATOR``: reported on their numerator)."""
     out = []
+    pairs = []
     for vs, t in variant_sets:
+        pairs.append((vs, t, None))
+        if getattr(vs, "adapted", None) is not None:
+            pairs.append((vs.adapted, vs.adapted.table(), "balanced adapted to each variant"))
+    for vs, t, who in pairs:
         varied = {v.name: (v.varied, v.name) for v in vs.variants}
         base = t[t["variant"] == BASELINE].set_index("metric")
         policy = vs.policies[0] if len(set(vs.policies)) == 1 else None
         where = f"{vs.players} players, " + (
-            f"{_level(policy) if policy in A.LADDER else f'`{policy}`'} in every seat" if policy else "mixed seats"
+            who
+            if who
+            else f"{_level(policy) if policy in A.LADDER else f'`{policy}`'} in every seat"
+            if policy
+            else "mixed seats"
         )
+        base_gap = _seat_gap(t, BASELINE)
         for r in t[t["variant"] != BASELINE].itertuples():
             fields, name = varied.get(r.variant, ({}, r.variant))
             if r.metric.startswith("win_share_") or r.metric == "win_seat_0" or mechanical(fields, r.metric):
                 continue
-            if r.metric not in base.index or not np.isfinite(r.diff_lo):
+            if r.metric in DENOMINATOR or r.metric not in base.index or not np.isfinite(r.diff_lo):
                 continue
             b = base.loc[r.metric]
-            spread = (b.hi - b.lo) / (2 * Z_95) * math.sqrt(max(int(b.games), 1))
-            label = OUTCOMES.get(r.metric, f'"{r.label}"')
             out.append(
                 Effect(
                     variant_words(fields, name),
                     r.metric,
-                    label,
+                    OUTCOMES.get(r.metric, f'"{r.label}"'),
                     r.unit,
                     float(r.diff),
                     float(r.diff_lo),
                     float(r.diff_hi),
-                    float(spread),
+                    margins[_margin_unit(r.unit)],
                     where,
+                    base=float(b.value),
+                    seat_gap=(base_gap, _seat_gap(t, r.variant)),
                 )
             )
     for res in skills:
@@ -815,7 +854,6 @@ def _variant_effects(variant_sets: list, skills: list, margins: dict) -> list[Ef
         if len(g) < 2:
             continue
         named = {v["name"]: v.get("varied", {}) for v in res.variants}
-        p = 1.0 / res.players + float(g["gap"].iloc[0])
         for r in g.iloc[1:].itertuples():
             fields = named.get(r.variant, {})
             if not np.isfinite(r.diff_lo) or mechanical(fields, "skill_gap"):
@@ -829,48 +867,133 @@ def _variant_effects(variant_sets: list, skills: list, margins: dict) -> list[Ef
                     float(r.diff),
                     float(r.diff_lo),
                     float(r.diff_hi),
-                    math.sqrt(p * (1 - p)),
+                    margins["points"],
                     f"{res.players} players, one {_level(A.LADDER[1])} seat among {_level(A.LADDER[0])}",
                 )
             )
     for e in out:
-        e.verdict = margin_verdict(e.lo, e.hi, margins[_margin_unit(e.unit)])
+        e.verdict = margin_verdict(e.lo, e.hi, e.margin)
     return out
 
+
+DENOMINATOR = {"church_vp_share": "vp_church_vp"}
+"""Shares whose change under a variant may come from their denominator (every VP) rather than their
+numerator: a variant's effect is stated on the numerator, its own metric."""
 
 MOST_EFFECTS = 3
 """How many variants a finding names, and how many of a variant's effects it spells out (the rest
 counted)."""
+
+ONE_BOT = "one bot"
+"""The verdict of an effect measured under one bot alone: it may hold for that bot only."""
+
+
+@dataclass
+class Across:
+    """One variant's effect on one metric at one player count under every bot that measured it, and
+    one verdict across them (``intervals.across_bots``: ``MOVES`` where every bot's change moves the
+    same way, ``SAME`` where every one is within the margin, ``BOT_DEPENDENT``, ``NOT_SETTLED``;
+    with one bot, ``ONE_BOT`` where it moves)."""
+
+    effects: list[Effect]
+    verdict: str
+    low: float
+    high: float
+
+    @property
+    def first(self) -> Effect:
+        return self.effects[0]
+
+    @property
+    def size(self) -> float:
+        """What every bot agrees on: the smallest change, in margins."""
+        return min(e.size for e in self.effects)
+
+
+def across_effects(effects: list[Effect]) -> list[Across]:
+    """The effects grouped by variant, metric and player count, each group judged across its bots."""
+    groups: dict[tuple[str, str, str], list[Effect]] = {}
+    for e in effects:
+        groups.setdefault((e.variant, e.metric, e.players), []).append(e)
+    out = []
+    for group in groups.values():
+        values = [e.diff for e in group]
+        if len(group) == 1:
+            e = group[0]
+            verdict = ONE_BOT if e.verdict == MOVES else e.verdict
+        else:
+            said, _, _ = across_bots([(e.diff, e.lo, e.hi) for e in group], group[0].margin)
+            verdict = (MOVES if all(e.verdict == MOVES for e in group) else SAME) if said == HOLDS else said
+        out.append(Across(group, verdict, min(values), max(values)))
+    return out
 
 
 def _figure(e: Effect) -> str:
     return _fmt(e.diff, e.lo, e.hi, "points" if e.unit in ("rate", "share") else e.unit, signed=True)
 
 
-def _variant_text(top: Effect, effects: list[Effect]) -> str:
-    """One variant's effects that clear their margin where its largest one was measured, largest
-    first (``MOST_EFFECTS`` of them, the others counted), and its largest one's figure where else it
-    was measured: "rotation cost 2 → 1 moves the game's length by -1.22 rounds [...] and the games
-    the pirates decide by ... (4 players, L1 `balanced` in every seat; the length -1.10 rounds [...]
-    with L2 `learned` in every seat)"."""
+def _range(a: Across) -> str:
+    """An effect under every bot: its figure where one bot measured it, else the range of the bots'
+    values ("-6.00 to -3.77 rounds")."""
+    if len(a.effects) == 1:
+        return _figure(a.first)
+    unit = "points" if a.first.unit in ("rate", "share") else a.first.unit
+    low, high = (interval_text(x, **A.unit_form(unit, True, words=True)) for x in (a.low, a.high))
+    return f"{low.rsplit(' ', 1)[0] if ' ' in low else low} to {high}"
+
+
+def _bots(a: Across) -> str:
+    if len(a.effects) == 1:
+        return f"{a.first.bot} only"
+    return "every bot: " + ", ".join(f"{_figure(e)} with {e.bot}" for e in a.effects)
+
+
+def _overshoot(a: Across) -> str:
+    """Where a variant turns the start player's edge into a deficit (or back), by how much, and the
+    widest gap between two seats before and after: a compensation that overshoots is not fairer."""
+    e = a.first
+    if e.metric != "start_edge" or not np.isfinite(e.base):
+        return ""
+    after = e.base + e.diff
+    if np.sign(after) == np.sign(e.base) or abs(after) < e.margin:
+        return ""
+    gap = ""
+    if all(np.isfinite(e.seat_gap)):
+        gap = (
+            f", the widest gap between two seats from {100 * e.seat_gap[0]:.1f} to {100 * e.seat_gap[1]:.1f} points"
+            f" ({'wider: not fairer' if e.seat_gap[1] > e.seat_gap[0] else 'narrower'})"
+        )
+    return f"; it overshoots: the edge goes from {100 * e.base:+.1f} to {100 * after:+.1f} points{gap}"
+
+
+def _variant_text(top: Across, groups: list[Across]) -> str:
+    """One variant's effects that clear their margin for every bot at the player count of its
+    largest, largest first (``MOST_EFFECTS`` of them, the others counted), with the bots that
+    measured each: "rotation cost 2 → 1 moves the game's length by -1.22 to -1.10 rounds (4 players;
+    every bot: ... with L1 `balanced` in every seat, ... with L2 `learned` in every seat)"."""
     mine = sorted(
-        (e for e in effects if e.variant == top.variant and e.where == top.where and e.verdict == MOVES),
-        key=lambda e: e.size,
+        (
+            g
+            for g in groups
+            if g.first.variant == top.first.variant
+            and g.first.players == top.first.players
+            and g.verdict in (MOVES, ONE_BOT)
+        ),
+        key=lambda g: g.size,
         reverse=True,
     )
     rest = len(mine) - MOST_EFFECTS
     moved = _join(
-        [f"{e.label} by {_figure(e)}" for e in mine[:MOST_EFFECTS]]
+        [f"{g.first.label} by {_range(g)}" for g in mine[:MOST_EFFECTS]]
         + ([f"{rest} more figure{'s' if rest > 1 else ''} beyond their margins"] if rest > 0 else [])
     )
-    also = [o for o in effects if (o.variant, o.metric) == (top.variant, top.metric) and o.where != top.where]
-    elsewhere = "".join(f"; {o.label} {_figure(o)} with {o.where.split(', ', 1)[-1]}" for o in also)
-    return f"{top.variant} moves {moved} ({top.where}{elsewhere})"
+    return f"{top.first.variant} moves {moved} ({top.first.players}; {_bots(top)}{_overshoot(top)})"
 
 
 def _effects_finding(key: str, effects: list[Effect], what: str) -> DesignFinding:
-    """The variants with the largest effects that clear their margin, ranked by effect size (the
-    change over the spread of the per-game quantity), each variant once, and the tally of all."""
+    """The variants with the largest effects that clear their margin under every bot that measured
+    them, ranked in margins (a designer's units on one scale: points, rounds, VP), each variant
+    once; the bot-dependent ones apart, never stated as the game's; and the tally of all."""
     if not effects:
         return DesignFinding(
             key,
@@ -878,31 +1001,54 @@ def _effects_finding(key: str, effects: list[Effect], what: str) -> DesignFindin
             "not measured",
             NOT_MEASURED,
         )
-    moves = sorted((e for e in effects if e.verdict == MOVES), key=lambda e: e.size, reverse=True)
-    same = sum(e.verdict == SAME for e in effects)
-    unsure = sum(e.verdict == NOT_SETTLED for e in effects)
+    groups = across_effects(effects)
+    moves = sorted((g for g in groups if g.verdict in (MOVES, ONE_BOT)), key=lambda g: g.size, reverse=True)
+    depends = sorted((g for g in groups if g.verdict == BOT_DEPENDENT), key=lambda g: g.high - g.low, reverse=True)
+    count = {v: sum(g.verdict == v for g in groups) for v in (SAME, NOT_SETTLED)}
     tally = (
-        f"{len(moves)} of {len(effects)} effects clear their margin, {same} "
-        f"{'is' if same == 1 else 'are'} no larger than it, {unsure} {'is' if unsure == 1 else 'are'} not settled"
+        f"{len(moves)} of {len(groups)} effects clear their margin under every bot that measured them, "
+        f"{len(depends)} {'is' if len(depends) == 1 else 'are'} bot-dependent, {count[SAME]} "
+        f"{'is' if count[SAME] == 1 else 'are'} no larger than it, {count[NOT_SETTLED]} "
+        f"{'is' if count[NOT_SETTLED] == 1 else 'are'} not settled"
     )
+    dependent = ""
+    if depends:
+        dependent = (
+            " Bot-dependent, so not the game's: "
+            + "; ".join(
+                f"{g.first.variant}: {g.first.label.strip(chr(34))} "
+                + ", ".join(f"{_figure(e)} with {e.bot}" for e in g.effects)
+                + f" ({g.first.players})"
+                for g in depends[:MOST_EFFECTS]
+            )
+            + "."
+        )
     if not moves:
         return DesignFinding(
             key,
-            f"No rules variant moves {what} by more than its margin ({tally}).",
-            f"no variant beyond the margin ({len(effects)} effects)",
-            SAME if not unsure else NOT_SETTLED,
+            f"No rules variant moves {what} by more than its margin under every bot ({tally}).{dependent}",
+            f"no variant beyond the margin under every bot ({len(groups)} effects"
+            + (f", {len(depends)} bot-dependent)" if depends else ")"),
+            SAME if not count[NOT_SETTLED] and not depends else NOT_SETTLED,
         )
     shown, seen = [], set()
-    for e in moves:  # each variant once, by its largest effect
-        if e.variant not in seen:
-            seen.add(e.variant)
-            shown.append(e)
+    for g in moves:  # each variant once, by its largest effect
+        if g.first.variant not in seen:
+            seen.add(g.first.variant)
+            shown.append(g)
     shown = shown[:MOST_EFFECTS]
-    line = "; ".join(f"{e.variant}: {e.label.strip(chr(34))} {_figure(e)}" for e in shown[:2])
+    line = "; ".join(
+        f"{g.first.variant}: {g.first.label.strip(chr(34))} {_range(g)}"
+        + (f" ({len(g.effects)} bots agree)" if len(g.effects) > 1 else f" ({g.first.bot} only)")
+        + ("; overshoots" if _overshoot(g) else "")
+        for g in shown[:2]
+    )
+    if depends:
+        line += f"; {len(depends)} bot-dependent"
     return DesignFinding(
         key,
-        f"The rules variants that move {what} most (by the change over the spread of the "
-        f"per-game quantity): {'; '.join(_variant_text(e, effects) for e in shown)} ({tally}).",
+        f"The rules variants that move {what} most (in margins: each change over the smallest change that "
+        f"matters in its unit): {'; '.join(_variant_text(g, groups) for g in shown)} ({tally}).{dependent}",
         line,
         MOVES,
     )

@@ -66,7 +66,7 @@ def test_the_sentences_follow_the_data(planted, tmp_path):
 
 
 # -- the findings in a designer's order, on constructed tables ----------------------------------------
-from smsim.intervals import MARGINS, MOVES, NOT_SETTLED, SAME  # noqa: E402
+from smsim.intervals import MARGINS, MOVES, NOT_SETTLED, SAME, Z_95  # noqa: E402
 from smsim.studies.fairness import FairnessResult  # noqa: E402
 from smsim.studies.skill import UNSETTLED, SkillResult, ordered_levels  # noqa: E402
 from smsim.studies.sweep import Variant, VariantSet  # noqa: E402
@@ -132,7 +132,7 @@ def _variant_set(
     names = {"baseline": {}, **{r[0]: r[1] for r in rows}}
     variants = [Variant(n, v, Rules.from_dict(v)) for n, v in names.items()]
     vs = VariantSet("sweep", players, [policy] * players, 10_000, 1, True, variants, {}, [])
-    half = F.Z_95 * 0.5 / np.sqrt(10_000)
+    half = Z_95 * 0.5 / np.sqrt(10_000)
     table = []
     for metric, unit in {(r[2], r[3]) for r in rows}:
         table.append(
@@ -227,15 +227,79 @@ def test_a_mechanical_effect_is_left_out():
     assert "1 of 1 effects clear their margin" in found["remaining"].sentence
 
 
-def test_variants_rank_by_the_spread_of_the_quantity_they_describe():
-    """Two changes of 0.3 rounds clearing the margin: the one on a quantity that varies less per
-    game is the larger effect and comes first."""
-    vs_a, t_a = _variant_set([("rotation_cost=1", {"rotation_cost": 1}, "rounds", "rounds", 0.3, 0.28, 0.32)])
-    vs_b, t_b = _variant_set([("side_defence=3", {"side_defence": 3}, "rounds", "rounds", 0.3, 0.28, 0.32)])
-    narrow = t_b["metric"] == "rounds"
-    t_b.loc[narrow & (t_b["variant"] == "baseline"), ["lo", "hi"]] = [0.5 - 0.001, 0.5 + 0.001]
-    f = F.variants_finding([(vs_a, t_a), (vs_b, t_b)], [])
-    assert f.sentence.index("side defence 2 → 3") < f.sentence.index("rotation cost 2 → 1")
+def test_variants_rank_in_a_designers_units_not_by_the_spread():
+    """The issue's example: coins left +2.26 VP on a quantity that varies little per game ranked
+    first by change over spread, while church VP moved by -22.6; in margins (a change over the
+    smallest change that matters in its unit) church VP comes first. A share's change is stated on
+    its numerator (church VP), never on its denominator's account (the church VP share)."""
+    rows = [
+        ("side_defence=1", {"side_defence": 1}, "vp_coins_vp", "vp", 2.26, 2.2, 2.3),
+        ("rotation_cost=0", {"rotation_cost": 0}, "vp_church_vp", "vp", -22.6, -23.0, -22.2),
+        ("side_defence=1", {"side_defence": 1}, "church_vp_share", "rate", 0.118, 0.11, 0.126),
+    ]
+    vs, t = _variant_set(rows)
+    t.loc[(t["variant"] == "baseline") & (t["metric"] == "vp_coins_vp"), ["lo", "hi"]] = [0.5 - 1e-4, 0.5 + 1e-4]
+    f = F.remaining_finding([(vs, t)])
+    assert f.sentence.index("rotation cost 2 → 0") < f.sentence.index("side defence 2 → 1")
+    assert "church_vp_share" not in f.sentence and f.line.startswith("rotation cost 2 → 0")
+
+
+def test_an_effect_is_judged_across_the_bots_that_measured_it():
+    """The same variants under two bots on common dice: an effect both move the same way beyond the
+    margin is stated with both figures (the range first); one they move in opposite directions is
+    bot-dependent, set apart and never stated as the game's (free rotation's pirates: +4.7 points
+    under one bot, -14.4 under the other)."""
+    free = ("rotation_cost=0", {"rotation_cost": 0})
+    one = _variant_set(
+        [(*free, "cannons_changed_winner", "rate", 0.047, 0.03, 0.06), (*free, "rounds", "rounds", -6.0, -6.2, -5.8)],
+        policy="learned",
+    )
+    two = _variant_set(
+        [
+            (*free, "cannons_changed_winner", "rate", -0.144, -0.16, -0.13),
+            (*free, "rounds", "rounds", -3.77, -3.9, -3.6),
+        ]
+    )
+    f = F.variants_finding([one, two], [])
+    assert "rotation cost 2 → 0 moves the game's length by -6.00 to -3.77 rounds" in f.sentence
+    assert "every bot: -6.00 rounds [-6.20, -5.80] with L2 `learned` in every seat, -3.77 rounds" in f.sentence
+    dependent = f.sentence.split("Bot-dependent, so not the game's: ")[1]
+    assert "the games the pirates decide +4.7 points [+3.0, +6.0] with L2 `learned` in every seat" in dependent
+    assert "-14.4 points [-16.0, -13.0] with L1 `balanced` in every seat" in dependent
+    assert "pirates decide by" not in f.sentence  # not stated as the game's
+    assert "1 of 2 effects clear their margin under every bot that measured them, 1 is bot-dependent" in f.sentence
+    assert "(2 bots agree)" in f.line and "1 bot-dependent" in f.line
+    # one bot alone: said to hold for that bot only
+    alone = F.variants_finding([two], [])
+    assert "(L1 `balanced` in every seat only)" in alone.line
+
+
+def test_a_compensation_that_flips_the_edge_is_said_to_overshoot():
+    """Catch-up coins move the start player's edge from +1.5 to -3.4 points and widen the widest gap
+    between two seats from 2.9 to 8.2 points: the finding says it overshoots, and by how much."""
+    vs, t = _variant_set([("catch-up", {"seat_coins": [0, 1, 2, 3]}, "start_edge", "points", -0.049, -0.06, -0.038)])
+    t.loc[(t["variant"] == "baseline") & (t["metric"] == "start_edge"), "value"] = 0.015
+    seats = {"baseline": (0.265, 0.25, 0.249, 0.236), "catch-up": (0.216, 0.21, 0.29, 0.286)}
+    extra = [
+        {
+            "variant": v,
+            "metric": f"win_seat_{k}",
+            "label": "",
+            "unit": "rate",
+            "value": x,
+            "lo": x,
+            "hi": x,
+            "games": 10_000,
+        }
+        | {"diff": np.nan, "diff_lo": np.nan, "diff_hi": np.nan}
+        for v, xs in seats.items()
+        for k, x in enumerate(xs)
+    ]
+    t = pd.concat([t, pd.DataFrame(extra)], ignore_index=True)
+    f = F.variants_finding([(vs, t)], [])
+    assert "it overshoots: the edge goes from +1.5 to -3.4 points" in f.sentence
+    assert "the widest gap between two seats from 2.9 to 8.0 points (wider: not fairer)" in f.sentence
+    assert "overshoots" in f.line
 
 
 def test_every_variant_is_named_with_its_default():
