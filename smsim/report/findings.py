@@ -28,6 +28,7 @@ computes one.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -1111,6 +1112,59 @@ def report_findings(
     return design_findings(
         glance_table(data.main()), compensations, ablation, skills, list(zip(variants, variant_tables)), margins, steps
     )
+
+
+STRENGTH_FIGURES = {
+    "start_edge": ("seat_win", "0"),
+    "pirates": ("cannons_changed_winner", None),
+    "wall_bonus": ("wall_bonus", None),
+}
+"""The ladder's figure each finding states at the weakest level (``ladder.ladder_verdicts``): the
+start player's win rate, the games the cannons decide, each side's bonus."""
+
+
+def _level_values(r) -> str:
+    """A ladder row's value at each level that has one, weakest first: "L1 52.0%, L2 52.3%"."""
+    out = []
+    for k in range(1, 10):
+        if f"L{k}" not in r or not np.isfinite(r[f"L{k}"]):
+            continue
+        unit = "rate" if r["unit"] in ("rate", "share") else r["unit"]
+        out.append(f"L{k} {interval_text(r[f'L{k}'], **A.unit_form(unit, words=True))}")
+    return ", ".join(out)
+
+
+def with_strength(found: list[DesignFinding], verdicts: pd.DataFrame) -> list[DesignFinding]:
+    """Each finding stated at the weakest level, told whether it holds under stronger play: the
+    ladder's verdict across levels (``ladder.ladder_verdicts``: stable, strength-dependent with its
+    direction, style-dependent, not settled, with "too few games at Lk" where a level has too few)
+    of the figure it states, per player count, in its sentence. A finding with no such figure in
+    the ladder is left as it is."""
+    if verdicts is None or not len(verdicts):
+        return found
+    out = []
+    for f in found:
+        figure, item = STRENGTH_FIGURES.get(f.key, (None, None))
+        rows = verdicts[verdicts["figure"] == figure]
+        if item is not None:
+            rows = rows[rows["item"].astype(str) == item]
+        if figure is None or not len(rows) or f.verdict == NOT_MEASURED:
+            out.append(f)
+            continue
+        if item is None and rows["item"].astype(str).nunique() > 1:  # a figure per side: counted
+            counts = rows["verdict"].value_counts()
+            said = ", ".join(f"{n} {v}" for v, n in counts.items())
+            note = f" Under stronger play (the ladder's levels): of its {len(rows)} figures, {said}."
+        else:
+            parts = []
+            for r in rows.sort_values("players").to_dict("records"):
+                few = dict.fromkeys(re.findall(r"too few games at L\d+", str(r["reason"])))
+                thin = "".join(f"; {x}" for x in few)
+                how = f"{r['verdict']}{', ' + r['direction'] if r['direction'] else ''}"
+                parts.append(f"at {r['players']} players {how} ({_level_values(r)}{thin})")
+            note = " Under stronger play (the ladder's levels): " + "; ".join(parts) + "."
+        out.append(DesignFinding(f.key, f.sentence + note, f.line, f.verdict))
+    return out
 
 
 FIRST_SCREEN_TITLE = "The game in a minute"

@@ -415,6 +415,7 @@ def page(
     }
     verdicts = LA.ladder_verdicts(ladder, margins, ordered)  # once: the ladders read it
     found = F.report_findings(data, variants, variant_tables, skills, compensations, margins=margins, steps=steps)
+    found = F.with_strength(found, verdicts)  # each finding says whether it holds under stronger play
     glance = F.glance_table(main)
 
     s = Section(

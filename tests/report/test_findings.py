@@ -485,3 +485,36 @@ def test_a_variant_spells_out_its_largest_effects_and_counts_the_rest():
     assert named == [4, 5, 6]
     assert f.sentence.index("attack_6_held") < f.sentence.index("attack_5_held") < f.sentence.index("attack_4_held")
     assert f"{6 - F.MOST_EFFECTS} more figures beyond their margins" in f.sentence
+
+
+def test_each_finding_says_whether_it_holds_under_stronger_play():
+    """The start player's edge, the pirates and the wall bonuses, stated at L1, carry the ladder's
+    verdict across levels of the figure they state, per player count, with each level's value;
+    a level with too few games is named as such, and sets nothing."""
+    row = {"unit": "rate", "section": "Outcomes", "parity": 0.5, "levels": 3, "margin": 0.01, "direction": ""}
+    verdicts = pd.DataFrame(
+        [
+            row
+            | {"players": 2, "figure": "seat_win", "item": "0", "label": "Seat 1", "verdict": "stable"}
+            | {"reason": "every step within 1 point; too few games at L3 (L2 → L3 not settled (...))"}
+            | {"L1": 0.520, "L2": 0.523, "L3": 0.49},
+            row
+            | {"players": 2, "figure": "cannons_changed_winner", "item": "", "label": "Cannons"}
+            | {"verdict": "strength-dependent", "direction": "rises with strength", "reason": "L1 → L2 moves"}
+            | {"L1": 0.108, "L2": 0.129, "L3": np.nan},
+            *(
+                row
+                | {"players": 2, "figure": "wall_bonus", "item": side, "label": side, "unit": "vp"}
+                | {"verdict": v, "reason": "", "L1": 2.0, "L2": 2.1, "L3": np.nan}
+                for side, v in (("top", "stable"), ("right", "stable"), ("bottom", "not settled"), ("left", "stable"))
+            ),
+        ]
+    )
+    found = F.design_findings(_glance((0.02, 0.01, 0.03)))
+    told = {f.key: f for f in F.with_strength(found, verdicts)}
+    said = "at 2 players stable (L1 52.0%, L2 52.3%, L3 49.0%; too few games at L3)."
+    assert told["start_edge"].sentence.endswith(f"Under stronger play (the ladder's levels): {said}")
+    assert "at 2 players strength-dependent, rises with strength (L1 10.8%, L2 12.9%)" in told["pirates"].sentence
+    assert told["wall_bonus"].sentence == found[2].sentence  # no ablation: nothing stated, nothing told
+    assert told["start_edge"].line == found[0].line and told["skill"] == found[3]
+    assert F.with_strength(found, verdicts.iloc[:0]) == found
