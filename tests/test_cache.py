@@ -303,3 +303,40 @@ def test_the_status_line_names_the_real_cache(monkeypatch, tmp_path):
         f"cache {os.environ['NUMBA_CACHE_DIR']})" in r.output
         or f"cached in {os.environ['NUMBA_CACHE_DIR']}" in r.output
     )
+
+
+def test_a_copy_of_the_package_elsewhere_loads_what_the_first_compiled(tmp_path):
+    """A fresh clone, a reinstall or a venv elsewhere: the same sources at another path (and with
+    other modification times) find the machine code an earlier copy compiled in the same cache
+    (engine/memory.py's ``PackageCacheLocator``), in a subdirectory named after the module's
+    folder within the package; a copy whose jit sources differ gets a cache of its own."""
+    import subprocess
+
+    code = (
+        "import sys, smsim\n"
+        "from smsim.engine.memory import is_cached\n"
+        "from smsim.play.winprob import stage_of\n"
+        "before = is_cached(stage_of, (3,)); stage_of(3)\n"
+        "print(before, smsim.__file__.startswith(sys.argv[1]), stage_of._cache._cache_path)\n"
+    )
+    copies = [tmp_path / name for name in ("first", "second", "edited")]
+    for copy in copies:
+        shutil.copytree(PACKAGE_DIR, copy / "smsim", ignore=shutil.ignore_patterns("__pycache__"))
+    (copies[1] / "smsim" / "play" / "winprob.py").touch()  # a later modification time: the same content
+    with open(copies[2] / "smsim" / "play" / "winprob.py", "a") as f:
+        f.write("# an edit\n")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["SMSIM_CACHE_DIR"] = str(tmp_path / "cache")
+    said = []
+    for copy in copies:
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(copy)],
+            env={**env, "PYTHONPATH": str(copy)},
+            cwd=tmp_path,  # not the checkout: its own smsim would come first
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        said.append(out.stdout.split())
+    assert [s[:2] for s in said] == [["False", "True"], ["True", "True"], ["False", "True"]]
+    assert said[0][2] == said[1][2] != said[2][2] and said[0][2].endswith(os.path.join("", "smsim_play"))

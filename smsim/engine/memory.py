@@ -27,13 +27,21 @@ NRT caller would otherwise be reused, with its reference counting, inside the lo
 """
 
 import functools
+import hashlib
+import os
+from pathlib import Path
 
 from numba import njit, types
 from numba.core import cgutils
-from numba.core.caching import FunctionCache
+from numba.core.caching import CompileResultCacheImpl, FunctionCache
+
+try:  # numba >= 0.61 names it without the underscore
+    from numba.core.caching import UserProvidedCacheLocator
+except ImportError:  # numba 0.60, the floor
+    from numba.core.caching import _UserProvidedCacheLocator as UserProvidedCacheLocator
 from numba.extending import intrinsic
 
-from smsim._cache import part_key
+from smsim._cache import PACKAGE_DIR, part_key
 
 
 def markers_of(args) -> set[str]:
@@ -49,11 +57,46 @@ def markers_of(args) -> set[str]:
     return found
 
 
+@functools.cache
+def _content_hash(path: str, mtime: float, size: int) -> str:  # keyed on mtime and size: an edit re-hashes
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+class PackageCacheLocator(UserProvidedCacheLocator):
+    """Where numba keeps a function's machine code under ``NUMBA_CACHE_DIR``: in a subdirectory
+    named after the module's folder within the package (``smsim_engine``), not after a hash of its
+    absolute path as numba's own locator does. A fresh clone, a reinstall or a virtual environment
+    elsewhere then finds what an earlier checkout of the same sources compiled: the directory above
+    is named after every jit module's content (``_cache.py``) and numba checks each file's
+    content hash (its source stamp) on load. A file outside the package (a user's policy) keeps
+    numba's naming."""
+
+    def get_source_stamp(self):
+        """The file's content hash (numba 0.60 stamps with the modification time, which a fresh
+        clone changes; later numba versions hash the content too)."""
+        st = os.stat(self._py_file)
+        return _content_hash(self._py_file, st.st_mtime, st.st_size)
+
+    @classmethod
+    def get_suitable_cache_subpath(cls, py_file):
+        folder = Path(py_file).resolve().parent
+        if not folder.is_relative_to(PACKAGE_DIR):
+            return super().get_suitable_cache_subpath(py_file)
+        return "_".join(folder.relative_to(PACKAGE_DIR.parent).parts)
+
+
+class PackageCacheImpl(CompileResultCacheImpl):
+    _locator_classes = (PackageCacheLocator, *CompileResultCacheImpl._locator_classes)
+
+
 class PartKeyedCache(FunctionCache):
     """numba's on-disk cache of one function, each compiled signature's entry keyed also on the
     sources of the parts it holds (``_cache.part_key``): the directory is named after the base
     sources only, so without this a loop compiled with the learned policy would outlive an edit
-    of the policy."""
+    of the policy. Located by ``PackageCacheLocator``."""
+
+    _impl_class = PackageCacheImpl
 
     def _index_key(self, sig, codegen):
         return (*super()._index_key(sig, codegen), part_key(self._py_func.__module__, markers_of(sig)))
