@@ -53,9 +53,10 @@ COMPAT := tests/runs tests/cli tests/report tests/engine tests/play/test_loop.py
 # Left out of COMPAT's files: the tests that compile a loop of their own beyond the heuristic
 # one (the learned, exact-keep and search line-ups' fixed-seed games, the replay page's valued
 # moves and pages written by play --html, the win-probability and keep-regret commands, restricted
-# play, round snapshots). Under
-# the lowest numba they compile for half an hour of CPU in all, and what they check of numba is
-# the heuristic loop's contract, which the fixed-seed test of heuristic games checks here.
+# play, round snapshots; and, marked own_loop, those reading study folders or levels of play
+# built with such loops: the ladder's levels, every kind of folder, the report's levels and feel).
+# Under the lowest numba they compile for half an hour of CPU in all, and what they check of numba
+# is the heuristic loop's contract, which the fixed-seed test of heuristic games checks here.
 COMPAT_DESELECT := not learned_exact_and_search and not replay and not winprob and not regret \
 	and not a_seat_without_a_part and not round_snapshots and not page_into_directories
 DEPS := '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|cma|pytest|pytest-xdist|hypothesis|dask|distributed|fsspec) '
@@ -81,13 +82,13 @@ test-min: $(MIN_VENV)/.installed
 	$(MIN_VENV)/bin/python -m pip list 2>/dev/null | grep -iE $(DEPS)
 	export SMSIM_CACHE_DIR=$(MIN_VENV)/numba-cache; $(call COMPAT_WARM,$(MIN_VENV)/bin)
 	SMSIM_CACHE_DIR=$(MIN_VENV)/numba-cache $(MIN_VENV)/bin/python -m pytest -q $(XDIST) -p no:cacheprovider \
-		-k '$(COMPAT_DESELECT)' --durations=10 $(COMPAT)
+		-m 'not slow and not own_loop' -k '$(COMPAT_DESELECT)' --durations=10 $(COMPAT)
 
 test-latest: $(LATEST_VENV)/.installed
 	$(LATEST_VENV)/bin/python -m pip list 2>/dev/null | grep -iE $(DEPS)
 	export SMSIM_CACHE_DIR=$(LATEST_VENV)/numba-cache; $(call COMPAT_WARM,$(LATEST_VENV)/bin)
 	SMSIM_CACHE_DIR=$(LATEST_VENV)/numba-cache $(LATEST_VENV)/bin/python -m pytest -q $(XDIST) -p no:cacheprovider \
-		-k '$(COMPAT_DESELECT)' --durations=10 $(COMPAT)
+		-m 'not slow and not own_loop' -k '$(COMPAT_DESELECT)' --durations=10 $(COMPAT)
 
 # ruff (pinned in the lint extra): the linter and the formatter's check on the whole tree;
 # `make format` rewrites what the check would refuse

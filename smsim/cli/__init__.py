@@ -1,8 +1,8 @@
 """The ``smsim`` command: a thin click layer over the Python API.
 
 Bad input ends with one line ``Error: ...`` on stderr and exit status 2, never a traceback.
-One module per group of commands (``game``, ``runs``, ``studies``, ``learn``, ``ladder``, ``feel``,
-``reports``, ``catalog``),
+One module per group of commands (``game``, ``runs``, ``studies``, ``sweep``, ``learn``, ``ladder``,
+``feel``, ``reports``, ``catalog``),
 what they share in ``common`` and the progress displays in ``progress``.
 
 May import: every layer. The commands import the Python API inside their functions, so that
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 # each module adds its commands to the group
-from smsim.cli import catalog, feel, game, ladder, learn, reports, runs, studies  # noqa: F401
+from smsim.cli import catalog, feel, game, ladder, learn, reports, runs, studies, sweep  # noqa: F401
 from smsim.cli.common import cli
 
 __all__ = ["cli", "main"]

@@ -369,6 +369,7 @@ def test_replay_writes_one_page_of_one_game_and_refuses_a_broken_trace(run, tmp_
     )
 
 
+@pytest.mark.own_loop  # restricted play: a loop of its own
 def test_matters_ranks_the_parts_and_writes_its_table(run, tmp_path):
     out = run(
         "matters",

@@ -4,6 +4,7 @@ at-a-glance lines from hand-built shapes and what-matters tables; and the whole 
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from smsim.report import plots as P
 from smsim.report.feel import FEEL_TITLE, MATTERS_TITLE, feel_section, matters_section
@@ -263,6 +264,7 @@ def test_a_rules_variants_shape_is_shown_as_its_paired_difference_in_points():
     assert rows["winner's final margin"].startswith("+1.0 [")  # 2 VP more in game 0, none in game 1
 
 
+@pytest.mark.own_loop  # a learned model per level, forgoing parts: loops of their own
 def test_a_model_a_level_each_dataset_read_under_the_model_of_its_own_policy(run, tmp_path):
     """Two levels' mirror games and a model fitted on each: every dataset is read under its own
     level's model (the calibration of each is that model's on its games), a dataset of a policy
