@@ -330,7 +330,7 @@ def test_cli_sweep_refuses_another_sweeps_directory(defence_sweep, tmp_path):
 
 
 # -- report ------------------------------------------------------------------------------------------------------
-def test_report_of_a_sweep_has_the_variants_section(defence_sweep, tmp_path):
+def test_report_of_a_sweep_has_the_variants_section(defence_sweep, tmp_path, figures_blank):
     from smsim.report.write import report
 
     out, _ = defence_sweep
