@@ -814,7 +814,7 @@ def _variant_effects(variant_sets: list, skills: list, margins: dict) -> list[Ef
     pairs = []
     for vs, t in variant_sets:
         pairs.append((vs, t, None))
-        if getattr(vs, "adapted", None) is not None:
+        if vs.adapted is not None:
             pairs.append((vs.adapted, vs.adapted.table(), "balanced adapted to each variant"))
     for vs, t, who in pairs:
         varied = {v.name: (v.varied, v.name) for v in vs.variants}

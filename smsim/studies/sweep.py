@@ -542,16 +542,7 @@ def run_sweep(
     # one executor for every variant; on a cluster, connected before anything is written
     with open_executor(cluster) as executor:
         try:  # anything but this sweep's directory is refused before a file in it is touched
-            if not check_out(path, "sweep", identity):
-                write_manifest(
-                    path,
-                    "sweep",
-                    {
-                        "sweep": identity,
-                        "command": command or [],
-                        "variant_dirs": [variant_dir(i, v["name"]) for i, v in enumerate(identity["variants"])],
-                    },
-                )
+            start_sweep(path, identity, command)
         except OSError as exc:
             raise DatasetError(f"cannot write to {str(path)!r}: {exc.strerror or exc}") from None
         played = _play_variants(
@@ -575,6 +566,21 @@ def run_sweep(
             )
     table, metrics = sweep_table(path, with_metrics=True)
     return SweepResult(str(path), variants, table, played, metrics, bots, adapted_table(path) if bots else None)
+
+
+def start_sweep(path, identity: dict, command) -> None:
+    """Write the sweep's manifest, unless ``path`` holds this sweep already (``check_out``: any
+    other folder is refused before a file in it is touched)."""
+    if not check_out(path, "sweep", identity):
+        write_manifest(
+            path,
+            "sweep",
+            {
+                "sweep": identity,
+                "command": command or [],
+                "variant_dirs": [variant_dir(i, v["name"]) for i, v in enumerate(identity["variants"])],
+            },
+        )
 
 
 def check_adapt(plan: AdaptPlan, specs, path) -> None:
@@ -618,16 +624,7 @@ def _play_adapted(path, variants, games, players, lineups, seed, batch, threads,
     """The adapted bots' sweep: a sweep directory of its own, each variant its own line-up."""
     identity = sweep_identity(variants, games, players, lineups[0], seed, batch)
     identity["adapted"] = [[policy_identity(s) for s in lineup] for lineup in lineups]
-    if not check_out(path, "sweep", identity):
-        write_manifest(
-            path,
-            "sweep",
-            {
-                "sweep": identity,
-                "command": command or [],
-                "variant_dirs": [variant_dir(i, v.name) for i, v in enumerate(variants)],
-            },
-        )
+    start_sweep(path, identity, command)
     return _play_variants(
         path, variants, games, players, lineups, seed, batch, threads, command, on_progress, executor, per_variant=True
     )
