@@ -27,7 +27,9 @@ Plays, from fixed seeds, with the standard rules, at three strengths of play (th
   for 4 games a cell, two busy cores): about 17 core-minutes;
 - for 4 players, a one-at-a-time sweep of six rules fields (``SWEEP``, 50,000 games per variant on
   common dice) with L1 and with L2 in every seat: the section "Rule variants" and whether a
-  variant's effect holds at both levels; and a sweep of every shipped variant (smsim/variants/) on
+  variant's effect holds at both levels, and with L1 adapted to each variant (``--adapt``: L1's
+  weights tuned on the variant's own rules, ``ADAPT_BUDGET`` candidates of ``ADAPT_GAMES`` games), so
+  that each effect is judged across three bots; and a sweep of every shipped variant (smsim/variants/) on
   the same dice, so that each has its balance figures;
 - for 2, 3, 4 and 5 players, ``smsim fairness`` by coins and by VP (40,000 search games, checked
   on 100,000 held-out games): the section "Seat compensation";
@@ -114,6 +116,10 @@ LADDER_SEARCH_GAMES = 1_000  # a cell with the search in it (--cap), before --sc
 LADDER_SEED = SEED + 100  # 2126
 SWEEP_PLAYERS = 4
 SWEEP_GAMES = 50_000
+# L1's weights tuned again on each variant's rules (studies.adapt): candidates, games a candidate
+# (held out: 4 times that); each bot's tuning time is in its note (adapted-bots/*.json).
+ADAPT_BUDGET = 24
+ADAPT_GAMES = 400
 SWEEP = (  # each field alone, on both sides of the printed value where it has two
     "side_defence=1,3",
     "soldier_defence=0,2",
@@ -190,6 +196,13 @@ def main() -> None:
     # by their own mirrors and the skill matrix (in a compare of 112,000 games a search would take days)
     builtins = [name for name, spec in POLICIES.items() if spec.kind in (PolicyKind.HEURISTIC, PolicyKind.RANDOM)]
     vary = [a for v in SWEEP for a in ("--vary", v)]
+
+    def adapt(policy: str) -> list[str]:
+        """L1's sweeps also play each variant with L1 adapted to it (``--adapt``): a third bot per effect."""
+        if policy != LADDER[0]:
+            return []
+        return ["--adapt", "--adapt-budget", str(ADAPT_BUDGET), "--adapt-games", str(ADAPT_GAMES)]
+
     datasets = []
     for p in PLAYERS:  # L1 and L2 mirrors
         for level, (name, offset) in enumerate((("mirror", 0), ("learned", 60))):
@@ -264,6 +277,7 @@ def main() -> None:
                 n(SWEEP_GAMES),
                 "--seed",
                 str(SEED + 30 + SWEEP_PLAYERS),
+                *adapt(policy),
                 "--out",
                 str(path),
                 "--quiet",
@@ -285,6 +299,7 @@ def main() -> None:
                 n(SWEEP_GAMES),
                 "--seed",
                 str(SEED + 30 + SWEEP_PLAYERS),
+                *adapt(policy),
                 "--out",
                 str(path),
                 "--quiet",
