@@ -61,6 +61,9 @@ before it runs and recorded in its dataset's manifest, so the report states how 
     python scripts/baseline_report.py --search-games 500   # a smaller L3 sample
     python scripts/baseline_report.py --search-hours 1     # stop the L3 games after an hour, report what is done
     python scripts/baseline_report.py --scale 0.01         # a quick rehearsal into runs/baseline-small
+    python scripts/baseline_report.py --report-only        # the report again from the datasets there
+
+The report links the report on how the game feels (``--see-also``, reports/feel where it exists).
 """
 
 from __future__ import annotations
@@ -135,9 +138,15 @@ TIMINGS: Path | None = None
 that a report made over several sittings can say what it took in all."""
 
 
+REPORT_ONLY = False
+"""``--report-only``: every step but the report skipped (its datasets read as they are)."""
+
+
 def run(args: list[str], hours: float | None = None) -> None:
     """Run one smsim command; with ``hours``, stop it after that long (a resumable run keeps the
     parts it finished: the report reads them)."""
+    if REPORT_ONLY and args[0] != "report":
+        return
     print("$ smsim " + shlex.join(args), flush=True)
     start = time.perf_counter()
     try:
@@ -174,6 +183,14 @@ def main() -> None:
         default=None,
         help="stop the L3 games after this many hours in all (the report reads what is done)",
     )
+    parser.add_argument(
+        "--report-only", action="store_true", help="write the report from the datasets there, playing nothing"
+    )
+    parser.add_argument(
+        "--see-also",
+        default="reports/feel",
+        help="the report to link from the first screen (how the game feels, what matters) [reports/feel]",
+    )
     args = parser.parse_args()
     if args.search_games is not None and args.search_games < 1:
         parser.error(f"--search-games must be at least 1, got {args.search_games}")
@@ -182,8 +199,9 @@ def main() -> None:
     small = args.scale != 1.0
     runs = Path(args.runs or ("runs/baseline-small" if small else "runs/baseline"))
     out = args.out or ("runs/baseline-small/report" if small else "reports/baseline")
-    global TIMINGS
+    global TIMINGS, REPORT_ONLY
     TIMINGS = runs / "timings.tsv"
+    REPORT_ONLY = args.report_only
     began = time.perf_counter()
 
     def n(games: int) -> str:
@@ -470,7 +488,8 @@ def main() -> None:
             )
         if (path / "manifest.json").exists():
             datasets.append(str(path))
-    run(["report", *datasets, *studies, "--out", out, "--title", "Saint Malo balance report: baseline"])
+    linked = ["--see-also", args.see_also] if args.see_also and Path(args.see_also, "report.md").exists() else []
+    run(["report", *datasets, *studies, *linked, "--out", out, "--title", "Saint Malo balance report: baseline"])
     print(
         f"written: {out}/report.md and {out}/report.html ({time.perf_counter() - began:.0f} s in all; every "
         f"step's time, this sitting's and earlier ones', in {TIMINGS})"

@@ -17,7 +17,8 @@ both models: the standard sections on the mirrors of both levels, and "How the g
 what-matters study already there (the 800,000 games of the shape with their snapshots 2 min, the
 two models 1 min 15 s, the luck matches 4 min 20 s, the report 2 min 13 s); the study and those
 datasets (960,000 and 160,000 games, not remade here) add some three minutes the first time. The
-datasets go to runs/feel/ (not committed; a step whose result is there is skipped or resumes).
+datasets go to runs/feel/ (not committed; a step whose result is there is skipped or resumes). The
+report links the balance report (``--see-also``, reports/baseline), which links it back.
 
     python scripts/feel_report.py
 """
@@ -47,6 +48,9 @@ def main() -> None:
     parser.add_argument("--runs", default="runs/feel", help="where the datasets go (not committed)")
     parser.add_argument("--out", default="reports/feel", help="where the report goes")
     parser.add_argument("--scale", type=float, default=1.0, help="every game count times this (a rehearsal: 0.05)")
+    parser.add_argument(
+        "--see-also", default="reports/baseline", help="the report to link from the first screen [reports/baseline]"
+    )
     args = parser.parse_args()
     runs = Path(args.runs)
 
@@ -122,6 +126,7 @@ def main() -> None:
             *(str(runs / f"luck{p}") for p in LUCK_PLAYERS),
             str(runs / "matters"),
             *models,
+            *(["--see-also", args.see_also] if args.see_also and Path(args.see_also, "report.md").exists() else []),
             "--title",
             "Saint Malo: how the game feels",
             "--out",

@@ -35,8 +35,22 @@ from smsim.files import writing
     "section How the game feels. Repeat it for a model a level: each dataset is read under the "
     "model fitted on its own policy's games.",
 )
+@click.option(
+    "--see-also",
+    "see_also",
+    type=str,
+    multiple=True,
+    metavar="DIR",
+    help="Another report (a folder smsim report wrote) to read with this one: linked from the first "
+    "screen with the sections it adds. Repeatable.",
+)
 def report_cmd(
-    datasets: tuple[str, ...], out: str, title: str, margins: tuple[str, ...], winprob: tuple[str, ...]
+    datasets: tuple[str, ...],
+    out: str,
+    title: str,
+    margins: tuple[str, ...],
+    winprob: tuple[str, ...],
+    see_also: tuple[str, ...],
 ) -> None:
     """Write a balance report of one or more datasets (``simulate --out``, ``compare --out``):
     church series, wall bonuses, pirate losses, outcomes, for comparisons the heuristics
@@ -63,12 +77,13 @@ def report_cmd(
       smsim report runs/p4 runs/fair4 --out reports/fair
       smsim report runs/bal4 runs/learned4 --margin vp=0.25 --margin rate=2 --out reports/ladder
       smsim report runs/bal2 runs/bal4 runs/matters --winprob winprob.json --out reports/feel
+      smsim report runs/bal4 runs/variants --see-also reports/feel --out reports/baseline
     """
     from smsim.intervals import parse_margins
     from smsim.report.write import report
 
     chosen = parse_margins(margins)  # before any data is read: a bad margin is refused at once
-    path = report(list(datasets), out, title, margins=chosen, winprob=list(winprob) or None)
+    path = report(list(datasets), out, title, margins=chosen, winprob=list(winprob) or None, see_also=list(see_also))
     click.echo(f"written: {path} and {path.with_suffix('.html')}")
 
 

@@ -1171,6 +1171,11 @@ FIRST_SCREEN_TITLE = "The game in a minute"
 
 
 def first_screen_lines(found: list[DesignFinding], skills: list = (), steps: pd.DataFrame | None = None) -> list[str]:
-    """The first screen's box: each design question with its answer in a line, then the levels of
-    play in a sentence (``steps``: the ladder's, ``tables.ladder_steps``, where given)."""
-    return [f"{f.question} {f.line}" for f in found] + [levels_sentence(list(skills), steps)]
+    """The first screen's box: each design question these data answer with its answer in a line,
+    one line naming the questions they do not answer (none where every one is answered), then the
+    levels of play in a sentence (``steps``: the ladder's, ``tables.ladder_steps``, where given)."""
+    answered = [f"{f.question} {f.line}" for f in found if f.verdict != NOT_MEASURED]
+    unanswered = [f for f in found if f.verdict == NOT_MEASURED]
+    if unanswered:
+        answered.append("Not answered by these data: " + " ".join(f.question for f in unanswered))
+    return answered + [levels_sentence(list(skills), steps)]

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from smsim import __version__
+from smsim.errors import DatasetError
 from smsim.intervals import MARGINS, MISSING, interval_text
 from smsim.policies.exact_keep import ERROR_VP
 from smsim.report import findings as F
@@ -70,20 +73,58 @@ def glance_shown(t: pd.DataFrame) -> pd.DataFrame:
     return d.rename(columns=GLANCE_HEADINGS)
 
 
-def opening(found: list, skills: list, glance: pd.DataFrame, rules, steps: pd.DataFrame | None = None) -> Section:
-    """The first screen: the design verdicts a line each (``findings.first_screen_lines``), the
-    levels of play in a sentence, and one picture of the game (``plots.median_game_figure``: at 4
-    players where the report has them, else at its largest player count)."""
+@dataclass(frozen=True)
+class SeeAlso:
+    """Another report of smsim to read with this one, linked from its first screen: its title, its
+    folder relative to this report's (``href``) and the sections it has that this one has not."""
+
+    title: str
+    href: str
+    sections: tuple[str, ...]
+
+
+def see_also_of(folder: str | Path, out: str | Path) -> SeeAlso:
+    """The report written in ``folder`` (its ``report.md``, as ``render.markdown_page`` writes it),
+    linked from a report written in ``out``, with every section it has."""
+    md = Path(folder) / "report.md"
+    try:
+        lines = md.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        raise DatasetError(f"--see-also {str(folder)!r}: no report there (no report.md)") from None
+    if not lines or not lines[0].startswith("# "):
+        raise DatasetError(f"--see-also {str(folder)!r}: its report.md is not a report of smsim (no title)")
+    sections = [x[3:].strip() for x in lines if x.startswith("## ")]
+    href = os.path.relpath(Path(folder).resolve(), Path(out).resolve()).replace(os.sep, "/")
+    return SeeAlso(lines[0][2:].strip(), href, tuple(sections))
+
+
+def opening(
+    found: list,
+    skills: list,
+    glance: pd.DataFrame,
+    rules,
+    steps: pd.DataFrame | None = None,
+    feel: list[tuple[str, list[str]]] = (),
+    see_also: list[SeeAlso] = (),
+) -> Section:
+    """The first screen: the reports to read with this one (``see_also``), the design verdicts a
+    line each (``findings.first_screen_lines``), the answers of the sections on how the game feels
+    (``feel``: each section's title and its at-a-glance lines), the levels of play in a sentence,
+    and one picture of the game (``plots.median_game_figure``: at 4 players where the report has
+    them, else at its largest player count)."""
     counts = [int(p) for p in glance["players"]]
     players = 4 if 4 in counts or not counts else max(counts)
     fig, caption = P.median_game_figure(players, A.LADDER[0], rules=rules)
+    lines = F.first_screen_lines(found, skills, steps)
     return Section(
         F.FIRST_SCREEN_TITLE,
         "The answers of the key findings below, a line each; where an effect is "
         "within its margin (the smallest change that matters) the line says so.",
         [
-            Block("list", text="Design verdicts", items=F.first_screen_lines(found, skills, steps)[:-1]),
-            Block("text", text=F.first_screen_lines(found, skills, steps)[-1]),
+            *(Block("link", text=s.title, name=s.href, items=list(s.sections)) for s in see_also),
+            Block("list", text="Design verdicts", items=lines[:-1]),
+            *(Block("list", text=title, items=items) for title, items in feel if items),
+            Block("text", text=lines[-1]),
             Block("figure", text=caption, name="median-game", figure=fig),
         ],
     )
@@ -385,6 +426,7 @@ def page(
     matters: list = (),
     lucks: list = (),
     shape_variants: pd.DataFrame | None = None,
+    see_also: list[SeeAlso] = (),
 ) -> Page:
     """The whole report, in the order of the page: the first screen (``opening``), the key findings
     in a designer's order (``findings.report_findings``), the levels of play, the at-a-glance table,
@@ -399,7 +441,8 @@ def page(
     ``calibration`` the section "How the game feels" (with ``shape_variants``, rules variants'
     shapes minus their base's, paired), ``lucks`` (``studies.luck.read_luck`` results) the section
     "Luck against skill", ``matters`` (``studies.matters.read_matters`` results) the section "What
-    matters"."""
+    matters"; their answers are on the first screen too. ``see_also``: other reports linked from
+    the first screen, each with the sections it has that this page has not."""
     variants, compensations, skills = list(variants), list(compensations), list(skills)
     steps = A.ladder_steps(list(ladders), margins["share"]) if ladders else None
     depth = A.ladder_depth(list(ladders)) if ladders else None
@@ -450,6 +493,7 @@ def page(
         compensation, compensation_glance = compensation_section(compensations)
         compensation.blocks.insert(0, Block("list", text="In short", items=compensation_glance))
         secs.append(compensation)
+    feel = []  # the answers of the sections on how the game feels, for the first screen too
     for made in (
         ([feel_section(list(shapes), list(calibration), shape_variants)] if shapes else [])
         + ([luck_section(list(lucks))] if lucks else [])
@@ -458,11 +502,14 @@ def page(
         sec, sec_glance = made
         sec.blocks.insert(0, Block("list", text="In short", items=sec_glance))
         secs.append(sec)
+        feel.append((sec.title, sec_glance))
 
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     stands_on = games_line(data, variants, compensations, skills, steps, regret)
     made = f"Made by smsim {__version__} on {now} from {stands_on}."
     titles = {x.title for x in secs}
+    own = {F.FIRST_SCREEN_TITLE, "Key findings", "Data and rules", *titles}
+    linked = [SeeAlso(x.title, x.href, tuple(t for t in x.sections if t not in own)) for x in see_also]
     items = [(f.sentence, f.section(titles)) for f in found]
     shown = naming_root([s.path for s in data.sources])
     datasets = pd.DataFrame(
@@ -490,5 +537,5 @@ def page(
         datasets=datasets,
         rules=rules,
         closing=INTERVALS_NOTE,
-        opening=[opening(found, skills, glance, data.rules, steps)],
+        opening=[opening(found, skills, glance, data.rules, steps, feel, linked)],
     )

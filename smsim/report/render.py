@@ -73,7 +73,7 @@ KEYS = (
 
 @dataclass
 class Block:
-    kind: str  # "heading", "list", "table", "figure", "missing"
+    kind: str  # "heading", "list", "table", "figure", "missing", "link" (text: a report's title, name: its folder)
     text: str = ""
     name: str = ""
     table: pd.DataFrame | None = None  # written to tables/NAME.csv unrounded
@@ -346,6 +346,14 @@ def html_text(text: str) -> str:
     return "".join(out)
 
 
+def _link_sections(sections: list[str]) -> str:
+    """What a linked report adds: ", with its sections A, B and C." (nothing where it adds none)."""
+    if not sections:
+        return "."
+    names = sections[0] if len(sections) == 1 else ", ".join(sections[:-1]) + " and " + sections[-1]
+    return f", with its section{'s' if len(sections) > 1 else ''} {names}."
+
+
 def markdown_block(b: Block) -> list[str]:
     if b.kind == "heading":
         return [f"### {b.text}", ""]
@@ -355,6 +363,8 @@ def markdown_block(b: Block) -> list[str]:
         return [b.text, ""]
     if b.kind == "list":
         return [f"**{b.text}**", ""] + [f"- {item}" for item in b.items] + [""]
+    if b.kind == "link":
+        return [f"**Read with:** [{b.text}]({b.name}/report.md){_link_sections(b.items)}", ""]
     if b.kind == "figure":
         return [f"![{b.name}](figures/{b.name}.png)", "", f"*{b.text}* ([SVG](figures/{b.name}.svg))", ""]
     full = b.full
@@ -394,6 +404,10 @@ def html_block(b: Block) -> str:
         return f"<p>{html_text(b.text)}</p>"
     if b.kind == "list":
         return f"<p><b>{html_text(b.text)}</b></p><ul>" + "".join(f"<li>{html_text(i)}</li>" for i in b.items) + "</ul>"
+    if b.kind == "link":
+        href = html.escape(f"{b.name}/report.html", quote=True)
+        adds = html_text(_link_sections(b.items))
+        return f'<p><b>Read with:</b> <a href="{href}">{html.escape(b.text)}</a>{adds}</p>'
     if b.kind == "figure":
         png = base64.b64encode(b.png).decode()
         return (

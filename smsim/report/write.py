@@ -24,7 +24,7 @@ from smsim.errors import DatasetError, SmsimError
 from smsim.files import write_file
 from smsim.intervals import MARGINS
 from smsim.report import tables as A
-from smsim.report.outline import page
+from smsim.report.outline import page, see_also_of
 from smsim.report.render import html_page, markdown_page
 from smsim.rules import Rules
 from smsim.runs.dataset import records_rounds
@@ -115,6 +115,7 @@ def write_report(
     matters: list = (),
     lucks: list = (),
     shape_variants: pd.DataFrame | None = None,
+    see_also: list[str] = (),
 ) -> Path:
     """Write the report into ``out`` (created if needed); returns the path of report.md.
 
@@ -127,8 +128,10 @@ def write_report(
     ``ladders`` (``studies.ladder.read_ladder``) and ``regrets`` (``studies.regret.read_regret``),
     under the report's rules: the levels of play shown ordered and the dice decisions; ``shapes``,
     ``calibration``, ``lucks`` and ``matters``: how the game feels, luck against skill and what
-    matters (``outline.page``)."""
+    matters (``outline.page``); ``see_also``: folders of other reports, linked from the first
+    screen (``outline.see_also_of``)."""
     margins = check_margins(margins)
+    linked = [see_also_of(folder, out) for folder in see_also]
     for res in ladders:
         _same_rules("a ladder", res.path, res.plan.rules, data.rules)
     for t in regrets:
@@ -161,6 +164,7 @@ def write_report(
         matters,
         lucks,
         shape_variants,
+        linked,
     )
     for sec in [*built.opening, *built.sections]:
         for b in sec.blocks:
@@ -242,6 +246,7 @@ def report(
     title: str = "Saint Malo balance report",
     margins: dict[str, float] = MARGINS,
     winprob: str | list[str] | None = None,
+    see_also: list[str] = (),
 ) -> Path:
     """Read datasets and write their report (the Python side of ``smsim report``). Mirror datasets
     of the ladder's levels (``balanced``, ``learned``, ``rollout-learned`` in every seat) make the
@@ -253,8 +258,10 @@ def report(
     decisions" (``read_studies`` sorts them), what-matters studies (``smsim matters --out``) the
     section "What matters", luck matches (``smsim luck --out``) the section "Luck against skill".
     With ``winprob`` (a model of ``smsim winprob``), the datasets recorded with round snapshots make
-    the section "How the game feels" (``feel_of``). ``margins``: as ``write_report``'s."""
+    the section "How the game feels" (``feel_of``). ``margins`` and ``see_also``: as ``write_report``'s."""
     margins = check_margins(margins)  # before any data is read
+    for folder in see_also:  # and the reports to link: a wrong folder is refused at once
+        see_also_of(folder, out)
 
     kinds = A.kinds_of(paths)  # asked once a path
     studies, rest = read_studies(paths, kinds)
@@ -284,4 +291,5 @@ def report(
         studies["matters"],
         studies["luck"],
         shape_variants,
+        see_also,
     )

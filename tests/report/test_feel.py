@@ -8,6 +8,7 @@ import pytest
 
 from smsim.report import plots as P
 from smsim.report.feel import FEEL_TITLE, MATTERS_TITLE, feel_section, matters_section
+from smsim.report.findings import FIRST_SCREEN_TITLE
 from smsim.studies.matters import MattersResult, rank_agreement, ranked
 from smsim.studies.shape import shape_of
 from tests.studies.test_shape import positions
@@ -194,6 +195,14 @@ def test_the_report_reads_round_snapshots_a_model_and_a_matters_study(run, tmp_p
     assert f"## {FEEL_TITLE}" in page and f"## {MATTERS_TITLE}" in page
     for name in ("winprob-fan", "comebacks", "what-matters"):
         assert (tmp_path / "r" / "figures" / f"{name}.png").stat().st_size > 1000
+    # the first screen answers what the sections measure, and names once what these data do not answer
+    first = page.split(f"## {FIRST_SCREEN_TITLE}\n")[1].split("\n## ")[0]
+    for title in (FEEL_TITLE, MATTERS_TITLE):
+        said = _section_list(page.split(f"## {title}\n")[1].split("\n## ")[0], "In short")
+        assert said and _section_list(first, title) == said
+    unanswered = [line for line in _section_list(first, "Design verdicts") if "not measured" in line]
+    assert unanswered == [] and first.count("Not answered by these data: ") == 1
+    assert "What is each wall bonus worth?" in first.split("Not answered by these data: ")[1].split("\n")[0]
     assert pd.read_csv(tmp_path / "r" / "tables" / "what_matters.csv")["part"].nunique() == 2
     paired = pd.read_csv(tmp_path / "r" / "tables" / "game_shape_variants.csv")
     assert set(paired["variant"]) == {"side defence 2 → 3"} and (paired["players"] == 4).all()
@@ -204,6 +213,14 @@ def test_the_report_reads_round_snapshots_a_model_and_a_matters_study(run, tmp_p
         "report", str(tmp_path / "plain"), "--winprob", str(tmp_path / "wp.json"), "--out", str(tmp_path / "q")
     )
     assert refused.exit_code == 2 and "no dataset given records round snapshots" in refused.output
+
+
+def _section_list(md: str, heading: str) -> list[str]:
+    """The items of the list under the bold ``heading`` in a page's Markdown."""
+    if f"**{heading}**" not in md:
+        return []
+    after = md.split(f"**{heading}**\n\n")[1]
+    return [line[2:] for line in after.split("\n\n")[0].splitlines() if line.startswith("- ")]
 
 
 def test_each_player_counts_panel_lists_the_parts_in_its_own_order():

@@ -3,6 +3,7 @@ well-formed pages for tiny and empty datasets, and refusals."""
 
 import html
 import html.parser
+import os
 import re
 import shutil
 from pathlib import Path
@@ -726,13 +727,51 @@ def test_the_first_screen_is_a_box_of_verdicts_levels_and_the_game(written):
     md = (out / "report.md").read_text()
     first = md.split(f"## {F.FIRST_SCREEN_TITLE}\n")[1].split("\n## ")[0]
     lines = [line[2:] for line in first.splitlines() if line.startswith("- ")]
-    assert [line.split("? ")[0] + "?" for line in lines] == [F.QUESTIONS[k] for k in F.DESIGN_ORDER]
+    answered = [line.split("? ")[0] + "?" for line in lines if not line.startswith("Not answered")]
+    unanswered = [line for line in lines if line.startswith("Not answered by these data: ")]
+    assert len(unanswered) <= 1 and not any("not measured" in line for line in lines)
+    # every question once, in the findings' order: those answered, then those these data cannot answer
+    asked = [F.QUESTIONS[k] for k in F.DESIGN_ORDER]
+    assert answered == [q for q in asked if q in answered]
+    assert sorted([*answered, *(q for q in asked if unanswered and q in unanswered[0])]) == sorted(asked)
     assert "Levels of play (docs/policies.md): L1 `balanced`, L2 `learned`, L3 `rollout-learned`" in first
     assert "![median-game](figures/median-game.png)" in first and (out / "figures" / "median-game.png").stat().st_size
     page = (out / "report.html").read_text()
     box = page.split('<section class="first-screen">')[1].split("</section>")[0]
-    assert box.count("<li>") == len(F.DESIGN_ORDER) and 'alt="median-game"' in box
+    assert box.count("<li>") == len(lines) and 'alt="median-game"' in box
     assert page.index('<section class="first-screen">') < page.index('id="key-findings"')
+
+
+def test_a_report_links_the_reports_to_read_with_it(written, report_datasets, tmp_path, run, figures_blank):
+    """``--see-also DIR``: the first screen links the report written in DIR (its Markdown page from
+    the Markdown, its HTML page from the HTML, by a path relative to the report), naming the
+    sections it adds; a folder with no report is refused in one line before anything is written."""
+    same, _ = written  # a report with this one's sections: it adds none
+    feel = tmp_path / "feel"  # a report with sections of its own (only its headings are read)
+    feel.mkdir()
+    (feel / "report.md").write_text(
+        "# Saint Malo: how the game feels\n\nMade by smsim.\n\n## Key findings\n\n## How the game feels\n\n"
+        "## Church series\n\n## What matters\n\n## Data and rules\n"
+    )
+    out = tmp_path / "deep" / "rep"
+    made = run("report", report_datasets["tiny"], "--see-also", str(feel), "--see-also", str(same), "--out", str(out))
+    assert made.exit_code == 0, made.output
+    md = (out / "report.md").read_text()
+    first = md.split(f"## {F.FIRST_SCREEN_TITLE}\n")[1].split("\n## ")[0]
+    links = [x for x in first.splitlines() if x.startswith("**Read with:**")]
+    assert links == [
+        "**Read with:** [Saint Malo: how the game feels](../../feel/report.md), with its sections How the game feels "
+        "and What matters.",
+        f"**Read with:** [Saint Malo balance report]({os.path.relpath(same, out)}/report.md).",
+    ]
+    assert (out / "../../feel/report.md").resolve() == (feel / "report.md").resolve()  # the link leads there
+    assert (out / os.path.relpath(same, out) / "report.md").resolve() == (same / "report.md").resolve()
+    page = (out / "report.html").read_text()
+    box = page.split('<section class="first-screen">')[1].split("</section>")[0]
+    assert '<a href="../../feel/report.html">Saint Malo: how the game feels</a>' in box
+    refused = run("report", report_datasets["tiny"], "--see-also", str(tmp_path), "--out", str(tmp_path / "q"))
+    assert refused.exit_code == 2 and "--see-also" in refused.output and "no report.md" in refused.output
+    assert "Traceback" not in refused.output and not (tmp_path / "q").exists()
 
 
 @pytest.mark.parametrize(
