@@ -267,12 +267,15 @@ def _set_heading(vs) -> str:
     return f"Rule variants, {vs.players} players, {policies}" + (f": {what}" if what else "")
 
 
-def _across_bots_block(vs, table: pd.DataFrame, names: dict[str, str], margins: dict[str, float], name: str) -> Block:
-    """Each variant's headline effects under the bot asked for and under the bot adapted to that
-    variant (``sweep --adapt``), with one verdict across the two (``sweep.effects_across_bots``),
-    and what each adapted bot gained over the bot it was tuned from."""
-    adapted = vs.adapted.table().assign(variant=lambda d: d["variant"].map(names))
-    across = effects_across_bots({"asked": table, "adapted": adapted}, margins)
+def _across_bots_block(
+    vs, bots: dict[str, pd.DataFrame], names: dict[str, str], margins: dict[str, float], name: str
+) -> Block:
+    """Each variant's headline effects under every bot that played the sweep's variants on its dice
+    (``bots``: label -> its table, variants named by ``names``; the bot asked for first, then the
+    bot adapted to each variant, ``sweep --adapt``, then the sweeps of other bots on the same seed),
+    with one verdict across them (``sweep.effects_across_bots``), and what each adapted bot gained
+    over the bot it was tuned from, with its tuning time."""
+    across = effects_across_bots(bots, margins)
     across = across[across["metric"].isin(HEADLINE)]
     gains = []
     for note in vs.bots:
@@ -280,31 +283,68 @@ def _across_bots_block(vs, table: pd.DataFrame, names: dict[str, str], margins: 
         said = interval_text(share - parity, lo - parity, hi - parity, scale=100, signed=True, unit=" points")
         found = "found nothing better than balanced" if not lo > parity else "beats balanced"
         who = names.get(note["variant"], note["variant"])
-        gains.append(f"{who}: {found} ({said} over parity, {note['seconds']:.0f} s of tuning)")
+        gains.append(f"{who}: {found} ({said} over parity [95% CI], {note['seconds']:.0f} s of tuning)")
     text = (
-        "Who plays: each effect under the bot asked for and under a bot adapted to the variant (balanced's weights "
-        "tuned by CMA-ES on that variant's rules, docs/variants.md), on the same dice, with one verdict across "
-        "them: *holds for every bot* where both move the same way beyond the margin or both stay within it, "
+        "Who plays: each effect under every bot that played these variants on the same dice (the bot asked for, "
+        "a bot adapted to each variant: balanced's weights tuned by CMA-ES on that variant's rules, "
+        "docs/variants.md; and the other levels' sweeps of the same seed), with one verdict across them: "
+        "*holds for every bot* where all move the same way beyond the margin or all stay within it, "
         "*bot-dependent* where they disagree (an effect of who plays, not of the rule), *not settled* otherwise. "
-        "The adapted bots against balanced on held-out games, under their own rules: "
+        "Each adapted bot against balanced on held-out games, under its own rules, its win share above parity: "
         + ("; ".join(gains) if gains else "none tuned")
     )
     shown = pd.DataFrame(
         {
             "variant": across["variant"],
             "effect": [SWEEP_HEADINGS[m] for m in across["metric"]],
-            "bot asked for [95% CI]": [
-                interval_text(r["asked"], r["asked lo"], r["asked hi"], **A.unit_form(r["unit"], True))
-                for _, r in across.iterrows()
-            ],
-            "adapted bot [95% CI]": [
-                interval_text(r["adapted"], r["adapted lo"], r["adapted hi"], **A.unit_form(r["unit"], True))
-                for _, r in across.iterrows()
-            ],
+            **{
+                f"{bot} [95% CI]": [
+                    interval_text(r[bot], r[f"{bot} lo"], r[f"{bot} hi"], **A.unit_form(r["unit"], True))
+                    for _, r in across.iterrows()
+                ]
+                for bot in bots
+            },
             "across bots": across["verdict"],
         }
     )
     return Block("table", text=text, name=name, table=across, shown=shown)
+
+
+ADAPTED_LABEL = "adapted to each variant"
+"""The column of the bots adapted to each variant (``sweep --adapt``) in the table across bots."""
+
+
+def _bot_label(vs) -> str:
+    """A sweep's bot as a column names it: its level and policy where one policy plays every seat."""
+    policies = list(dict.fromkeys(vs.policies))
+    if len(policies) != 1:
+        return ", ".join(policies)
+    return level_name(policies[0])
+
+
+def _variant_names(vs) -> dict[str, str]:
+    """Every variant of a set named by its change from the baseline's rules (the name it was run
+    under beside it)."""
+    base_rules = vs.variants[0].rules
+    return {v.name: v.name if v.name == BASELINE else variant_name(v.varied, base_rules, v.name) for v in vs.variants}
+
+
+def _named_table(vs, table: pd.DataFrame | None) -> pd.DataFrame:
+    """A set's table (``table`` where already computed) with its variants named as the page names them."""
+    names = _variant_names(vs)
+    return (vs.table() if table is None else table).assign(variant=lambda d: d["variant"].map(names))
+
+
+def _same_dice(a, b) -> bool:
+    """Two sweeps whose variants met the same dice: paired, one seed, the same players and variants."""
+    return (
+        a.paired
+        and b.paired
+        and a.seed is not None
+        and a.seed == b.seed
+        and a.players == b.players
+        and [v.varied for v in a.variants] == [v.varied for v in b.variants]
+    )
 
 
 def variants_section(
@@ -331,10 +371,7 @@ def variants_section(
     ]
     for k, vs in enumerate(sets):
         base_rules = vs.variants[0].rules
-        # every variant named by its change from the baseline's rules (the name it was run under beside it)
-        names = {
-            v.name: v.name if v.name == BASELINE else variant_name(v.varied, base_rules, v.name) for v in vs.variants
-        }
+        names = _variant_names(vs)
         t = (tables[k] if tables is not None else vs.table()).assign(variant=lambda d: d["variant"].map(names))  # noqa: B023 (called at once)
         first = len(s.blocks)
         head = (
@@ -387,7 +424,11 @@ def variants_section(
             )
         )
         if vs.adapted is not None:
-            s.blocks.append(_across_bots_block(vs, t, names, margins, f"variants_{k}_across_bots"))
+            bots = {_bot_label(vs): t, ADAPTED_LABEL: _named_table(vs.adapted, None)}
+            for j, other in enumerate(sets):  # the other bots' sweeps of the same variants on the same dice
+                if j != k and _same_dice(vs, other) and _bot_label(other) not in bots:
+                    bots[_bot_label(other)] = _named_table(other, tables[j] if tables is not None else None)
+            s.blocks.append(_across_bots_block(vs, bots, names, margins, f"variants_{k}_across_bots"))
         made = P.variant_differences(t, headings[k])
         if made is not None:
             s.blocks.append(Block("figure", text=made[1], name=f"variants_{k}_differences", figure=made[0]))

@@ -222,6 +222,29 @@ def test_the_report_sets_each_effect_under_both_bots_with_the_verdict_across_the
     assert variant_set_from_sweep(out / ADAPTED_DIR).adapted is None
 
 
+def test_another_bots_sweep_on_the_same_dice_joins_the_verdict_across_bots(adapted_sweep, tmp_path):
+    """A sweep of the same variants by another line-up on the same seed (the report's L2 beside L1)
+    is a third bot of the table across bots; one on other dice is not."""
+    from smsim.intervals import MARGINS, across_bots
+    from smsim.report.studies import ADAPTED_LABEL, variants_section
+    from smsim.studies.sweep import variant_set_from_sweep
+
+    out, variants, *_ = adapted_sweep
+    run_sweep(tmp_path / "greedy", variants, 60, 2, ["greedy"], seed=3, threads=1)
+    run_sweep(tmp_path / "other-dice", variants, 60, 2, ["random"], seed=4, threads=1)
+    sets = [variant_set_from_sweep(x) for x in (out, tmp_path / "greedy", tmp_path / "other-dice")]
+    section, _ = variants_section(sets)
+    block = next(b for b in section.blocks if b.name == "variants_0_across_bots")
+    bots = [c[: -len(" [95% CI]")] for c in block.shown.columns if c.endswith(" [95% CI]")]
+    assert bots == ["balanced, greedy", ADAPTED_LABEL, "greedy"]
+    tables = [sweep_table(out), adapted_table(out), sweep_table(tmp_path / "greedy")]
+    tables = [t.set_index(["variant", "metric"]) for t in tables]
+    for r, said in zip(block.table.itertuples(index=False), block.shown["across bots"]):
+        effects = [tuple(t.loc[("rotation_cost=0", r.metric), ["diff", "diff_lo", "diff_hi"]]) for t in tables]
+        assert said == across_bots(effects, MARGINS[r.unit])[0]
+    assert not any(b.name.endswith("across_bots") for b in section.blocks if b.name != "variants_0_across_bots")
+
+
 def test_the_python_sweep_adapts_into_its_folder_and_needs_one(adapted_sweep, tmp_path):
     import smsim
 
