@@ -217,7 +217,7 @@ def matters_section(results: list) -> tuple[Section, list[str]]:
         glance.append(
             f"{players} players, `{policy}`: most worth "
             + ", ".join(f"{r.part} ({100 * r.loss:+.1f} points)" for r in top.itertuples())
-            + (f"; worth under 1 point or barely more: {', '.join(cheap)}" if cheap else "")
+            + (f"; worth under the 1-point margin: {', '.join(cheap)}" if cheap else "")
             + "."
         )
     for r in agree.itertuples():

@@ -222,7 +222,8 @@ def levels_section(
         f"({fields}), so that a step is not only self-play: the upper and the "
         "lower rung in the same seat on the same games, the paired difference of its win share. A step is "
         f"*ordered* where its interval's low end clears parity by {LA.margin_text('share', margin)} or more, "
-        "*ordered, small* where it clears parity by less, *level* where it lies inside parity ± that margin "
+        "*ordered, small* where it lies above parity and below that margin, *ordered, size not settled* where it "
+        "lies above parity and reaches past the margin, *level* where it lies inside parity ± that margin "
         f"({F.strength_words(False)}), *not settled* or *reversed* otherwise; the field's difference is judged "
         "the same way against 0."
     )

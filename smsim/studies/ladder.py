@@ -113,9 +113,10 @@ HEAD, FIELD_CELL = "head-to-head", "field"
 SIXTY = math.log(0.6 / 0.4)
 """logit(0.6): one 60%-step, the unit of depth."""
 
-ORDERED, SMALL, LEVEL, NOT_SETTLED, REVERSED, NO_DATA = (
+ORDERED, SMALL, UNSIZED, LEVEL, NOT_SETTLED, REVERSED, NO_DATA = (
     "ordered",
     "ordered, small",
+    "ordered, size not settled",
     "level",
     "not settled",
     "reversed",
@@ -524,21 +525,23 @@ def ladder(
 # -- the figures ----------------------------------------------------------------------------------
 def step_verdict(edge: float, lo: float, hi: float, margin: float = MARGINS["share"]) -> str:
     """A step judged by its interval of win share above parity (or of a paired difference):
-    ``ordered`` where the low end is at least ``margin`` above 0, ``ordered, small`` where it is
-    above 0 by less, ``reversed`` where the high end is below 0, ``level`` where the interval lies
-    inside (-margin, margin) (``intervals.margin_verdict``: a difference of style, not of
-    strength), else ``not settled``; ``no data`` where a number is missing.
+    ``ordered`` where the low end is at least ``margin`` above 0, ``ordered, small`` where the
+    whole interval lies above 0 and below the margin, ``ordered, size not settled`` where it lies
+    above 0 but reaches past the margin (above parity, but whether by more than the margin is not
+    known: never called small), ``reversed`` where the high end is below 0, ``level`` where the
+    interval lies inside (-margin, margin) (``intervals.margin_verdict``: a difference of style,
+    not of strength), else ``not settled``; ``no data`` where a number is missing.
 
-    >>> step_verdict(0.05, 0.03, 0.07), step_verdict(0.01, 0.004, 0.016), step_verdict(0, -0.005, 0.005)
+    >>> step_verdict(0.05, 0.03, 0.07), step_verdict(0.007, 0.004, 0.009), step_verdict(0, -0.005, 0.005)
     ('ordered', 'ordered, small', 'level')
-    >>> step_verdict(-0.05, -0.07, -0.03), step_verdict(0.01, -0.01, 0.03)
-    ('reversed', 'not settled')
+    >>> step_verdict(0.013, 0.009, 0.016), step_verdict(-0.05, -0.07, -0.03), step_verdict(0.01, -0.01, 0.03)
+    ('ordered, size not settled', 'reversed', 'not settled')
     """
     if not all(np.isfinite(x) for x in (edge, lo, hi)):
         return NO_DATA
     said = margin_verdict(lo, hi, margin)
     if lo > 0:
-        return ORDERED if said == MOVES else SMALL
+        return ORDERED if said == MOVES else SMALL if said == SAME else UNSIZED
     if hi < 0:
         return REVERSED
     return LEVEL if said == SAME else NOT_SETTLED

@@ -44,6 +44,7 @@ from smsim.studies.ladder import (
     ORDERED,
     REVERSED,
     SMALL,
+    UNSIZED,
     Cell,
     arrangements_of,
     block_figures,
@@ -59,13 +60,16 @@ CHUNK_BLOCKS = 500
 VERDICTS = {
     ORDERED: "matters",
     SMALL: "matters, little",
+    UNSIZED: "matters, size not settled",
     LEVEL: "can be ignored",
     NOT_SETTLED: "not settled",
     REVERSED: "better forgone",
     NO_DATA: NO_DATA,
 }
-"""A loss's verdict (``ladder.step_verdict`` on the loss): beyond 1 point, within 1 point of none,
-or a gain from forgoing the part."""
+"""A loss's verdict (``ladder.step_verdict`` on the loss, judged against the margin): beyond 1
+point (*matters*), above 0 and below 1 point (*matters, little*), above 0 but reaching past 1 point
+(*matters, size not settled*: never called little), within 1 point of none (*can be ignored*), or
+a gain from forgoing the part."""
 
 COLUMNS = [
     "policy",

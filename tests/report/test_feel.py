@@ -104,7 +104,7 @@ def test_the_matters_section_ranks_the_parts_and_says_whether_the_strengths_agre
     assert list(shown[shown["policy"] == "balanced"]["part"]) == ["churches", "walls", "crates"]
     assert shown.iloc[0]["win share lost, points [95% CI]"] == "+20.0 [+19.0, +21.0]"
     assert glance[0].startswith("2 players, `balanced`: most worth churches (+20.0 points), walls (+10.0 points)")
-    assert "worth under 1 point or barely more: crates" in glance[0]
+    assert "worth under the 1-point margin: crates" in glance[0]
     assert (
         glance[-1]
         == "2 players: the parts ranked by `balanced` and by `learned` agree with Spearman's rho 1.00 over 3 parts."

@@ -24,6 +24,11 @@ def test_a_parts_loss_is_parity_minus_its_share_with_the_interval_of_the_blocks(
     assert cell_row("b", 2, "p", blocks([0.3, 0.31, 0.29, 0.3], [1] * 4, [1] * 4))["verdict"] == "matters"
     assert cell_row("b", 2, "p", blocks([0.5, 0.501, 0.499, 0.5], [1] * 4, [1] * 4))["verdict"] == "can be ignored"
     assert cell_row("b", 2, "p", blocks([0.6, 0.61, 0.59, 0.6], [1] * 4, [1] * 4))["verdict"] == "better forgone"
+    # judged against the 1-point margin: "little" only where the whole interval lies below it
+    little = cell_row("b", 2, "p", blocks([0.495, 0.4952, 0.4948, 0.495], [1] * 4, [1] * 4))
+    assert little["loss_lo"] > 0 and little["loss_hi"] < 0.01 and little["verdict"] == "matters, little"
+    unsized = cell_row("b", 2, "p", blocks([0.484, 0.492, 0.486, 0.490], [1] * 4, [1] * 4))
+    assert 0 < unsized["loss_lo"] < 0.01 < unsized["loss_hi"] and unsized["verdict"] == "matters, size not settled"
 
 
 def test_parts_are_ranked_by_loss_and_rankings_compared_across_strengths():
