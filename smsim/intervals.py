@@ -31,13 +31,17 @@ def interval_text(
     signed: bool = False,
     scale: float = 1.0,
     unit: str = "",
+    guard: tuple[float, ...] = (),
 ) -> str:
     """A figure and its interval, written one way wherever smsim prints one: ``63.1% [62.0, 64.2]``,
     ``+5.2 points [+4.9, +5.5]`` (``signed``: a difference, every number with its sign), never a
     half-width. ``scale`` multiplies all three (100 for a rate in percent); ``unit`` follows the
     value ("%", " points", " VP"); ``digits`` decimals, or None: as many as the interval's width
     needs (after ``scale``: 1 where it spans 0.2 or more, 2 where 0.02, else 3). Without ``lo``
-    and ``hi``, the value alone. A missing value or bound is ``MISSING``.
+    and ``hi``, the value alone. A missing value or bound is ``MISSING``. ``guard``: thresholds a
+    verdict judges the interval against (0 and ± the margin, unscaled): a bound that would round
+    onto or across one of them gets the decimals it needs (up to 4) to stay on its own side, so that
+    a rounded bound never contradicts the verdict beside it.
 
     >>> interval_text(0.631, 0.62, 0.642, scale=100, unit="%")
     '63.1% [62.0, 64.2]'
@@ -47,18 +51,34 @@ def interval_text(
     ('25.00% [24.96, 25.04]', '25.0%')
     >>> interval_text(float("nan"), 0, 1), interval_text(2.0, 1.5, float("nan"), digits=2)
     ('–', '2.00 [1.50, –]')
+    >>> interval_text(0.005, -0.0001, 0.00998, scale=100, signed=True, guard=(-0.01, 0, 0.01))
+    '+0.500 [-0.010, +0.998]'
     """
     if value is None or not np.isfinite(value):
         return MISSING
     if digits is None:
         width = abs(hi - lo) * scale if lo is not None and hi is not None else math.nan
         digits = 1 if not np.isfinite(width) or width >= 0.2 else 2 if width >= 0.02 else 3
+    if guard and lo is not None and hi is not None:
+        digits = max(_guarded_digits(x, digits, scale, guard) for x in (lo, hi))
     spec = f"{'+' if signed else ''}.{digits}f"
     text = f"{format(scale * value, spec)}{unit}"
     if lo is None and hi is None:
         return text
     bounds = ", ".join(MISSING if x is None or not np.isfinite(x) else format(scale * x, spec) for x in (lo, hi))
     return f"{text} [{bounds}]"
+
+
+def _guarded_digits(x: float | None, digits: int, scale: float, guard: tuple[float, ...]) -> int:
+    """The decimals that keep ``x``, rounded, on its own side of every threshold of ``guard`` (a
+    bound within 0.00005 of a threshold, after ``scale``, is on it: shown as it)."""
+    if x is None or not np.isfinite(x):
+        return digits
+    for d in range(digits, 5):
+        shown = round(scale * x, d)
+        if all(abs(scale * (x - t)) < 5e-5 or (shown - scale * t) * (x - t) > 0 for t in guard):
+            return d
+    return 4
 
 
 MARGINS: dict[str, float] = {"rate": 0.01, "share": 0.01, "points": 0.01, "vp": 0.5, "rounds": 0.25, "count": 0.25}

@@ -5,10 +5,13 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import assume, example, given
+from hypothesis import strategies as st
 
 from smsim.intervals import (
     BOT_DEPENDENT,
     HOLDS,
+    MARGINS,
     MISSING,
     NOT_SETTLED,
     across_bots,
@@ -19,6 +22,7 @@ from smsim.intervals import (
     mean_interval,
     wilson_interval,
 )
+from smsim.report.tables import unit_form
 
 
 def test_wilson_known_values():
@@ -155,3 +159,28 @@ def test_across_bots_agrees_with_margin_verdict_for_a_single_bot():
     for lo, hi in [(-0.002, 0.003), (0.012, 0.02), (-0.005, 0.02), (-0.03, -0.02)]:
         alone = margin_verdict(lo, hi, M)
         assert across_bots([((lo + hi) / 2, lo, hi)], M)[0] == (NOT_SETTLED if alone == NOT_SETTLED else HOLDS)
+
+
+@given(
+    st.floats(-0.05, 0.05, allow_nan=False),
+    st.floats(0, 0.03, allow_nan=False),
+    st.sampled_from(["points", "vp", "rounds"]),
+)
+@example(-0.000001, 0.00998, "points")
+@example(0.010001, 0.005, "points")
+@example(-0.00495, 0.00008, "vp")
+def test_a_rounded_bound_never_contradicts_the_verdict_beside_it(lo, width, unit):
+    """A difference written with its unit's form (``tables.unit_form``) keeps each bound, rounded,
+    on the side of 0 and of ± the margin that the bound itself is on: the page never shows
+    [-0.0, +1.0] beside "the same" (a 1-point margin) or +0.5 beside a low end of 0.498."""
+    scale = 1 if unit == "points" else 50
+    lo, hi = lo * scale, (lo + width) * scale
+    form = unit_form(unit, signed=True)
+    text = interval_text((lo + hi) / 2, lo, hi, **form)
+    shown = [float(x) / form.get("scale", 1) for x in text.split("[")[1].rstrip("]").split(", ")]
+    margin = MARGINS[unit]
+    near = [abs(b - t) * form.get("scale", 1) for b in (lo, hi) for t in (-margin, 0.0, margin)]
+    assume(all(d == 0 or d >= 5e-5 for d in near))  # within 4 decimals of a threshold: as close as it is written
+    for bound, said in zip((lo, hi), shown):
+        for t in (-margin, 0.0, margin):
+            assert bound == t or (said - t) * (bound - t) > 0, (text, bound, t)

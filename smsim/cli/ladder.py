@@ -155,9 +155,10 @@ def ladder(
 
 
 def _points(value: float, lo: float, hi: float) -> str:
-    from smsim.intervals import interval_text
+    from smsim.intervals import MARGINS, interval_text
 
-    return interval_text(value, lo, hi, digits=1, scale=100, signed=True)
+    margin = MARGINS["share"]  # the verdicts' thresholds: a rounded bound never crosses them
+    return interval_text(value, lo, hi, digits=1, scale=100, signed=True, guard=(-margin, 0.0, margin))
 
 
 def print_ladder(result) -> None:

@@ -169,8 +169,7 @@ def matters_shown(t: pd.DataFrame) -> pd.DataFrame:
             "part": t["part"],
             "games": [f"{int(g):,}" for g in t["games"]],
             "win share lost, points [95% CI]": [
-                interval_text(v, lo, hi, signed=True, scale=100)
-                for v, lo, hi in zip(t["loss"], t["loss_lo"], t["loss_hi"])
+                interval_text(v, lo, hi, **A.POINTS) for v, lo, hi in zip(t["loss"], t["loss_lo"], t["loss_hi"])
             ],
             "VP behind [95% CI]": [
                 interval_text(v, lo, hi, signed=True) for v, lo, hi in zip(t["vp_loss"], t["vp_lo"], t["vp_hi"])

@@ -280,7 +280,7 @@ def _across_bots_block(
     gains = []
     for note in vs.bots:
         share, lo, hi, parity = (note[k] for k in ("share", "share_lo", "share_hi", "parity"))
-        said = interval_text(share - parity, lo - parity, hi - parity, scale=100, signed=True, unit=" points")
+        said = interval_text(share - parity, lo - parity, hi - parity, **A.POINTS_SAID)
         found = "found nothing better than balanced" if not lo > parity else "beats balanced"
         who = names.get(note["variant"], note["variant"])
         gains.append(f"{who}: {found} ({said} over parity [95% CI], {note['seconds']:.0f} s of tuning)")

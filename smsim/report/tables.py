@@ -20,6 +20,7 @@ are the plain Wilson and normal intervals. The arithmetic is ``smsim.stats`` (``
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -810,8 +811,20 @@ def unit_form(unit: str, signed: bool = False, words: bool = False, fit: bool = 
             "scale": 100,
             "signed": not pct,
             "unit": "%" if pct else " points" if words else "",
+            "guard": () if pct else _guard(MARGINS["points"]),
         }
-    return {"digits": 2, "signed": signed, "unit": {"vp": " VP", "rounds": " rounds"}.get(unit, "") if words else ""}
+    return {
+        "digits": 2,
+        "signed": signed,
+        "unit": {"vp": " VP", "rounds": " rounds"}.get(unit, "") if words else "",
+        "guard": _guard(MARGINS.get(unit, math.nan)) if signed else (),
+    }
+
+
+def _guard(margin: float) -> tuple[float, ...]:
+    """The thresholds a difference's verdict judges it against (``intervals.interval_text``'s
+    ``guard``): no change, and the margin on either side; a rounded bound never crosses them."""
+    return (0.0,) if not math.isfinite(margin) else (-margin, 0.0, margin)
 
 
 RATE, POINTS, POINTS_SAID = unit_form("rate"), unit_form("points"), unit_form("points", words=True)

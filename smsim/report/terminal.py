@@ -568,7 +568,7 @@ def print_matters(result, console: Console | None = None) -> None:
                     continue
                 r = row.iloc[0]
                 cells += [
-                    interval_text(r["loss"], r["loss_lo"], r["loss_hi"], signed=True, scale=100),
+                    interval_text(r["loss"], r["loss_lo"], r["loss_hi"], **unit_form("points")),
                     interval_text(r["vp_loss"], r["vp_lo"], r["vp_hi"], signed=True),
                     f"{r['verdict']} ({int(r['rank'])})",
                 ]
