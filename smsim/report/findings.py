@@ -48,7 +48,7 @@ from smsim.intervals import (
 from smsim.report import tables as A
 from smsim.report.tables import glance_sources  # which games the headline describes
 from smsim.rules import Rules
-from smsim.studies.ladder import AT_LEAST, DEPTH_ROW, ESTIMATE, MEASURED_ROW, STEP_ROW
+from smsim.studies.ladder import AT_LEAST, DEPTH_ROW, ESTIMATE, MEASURED_ROW, STEP_ROW, step_verdict
 from smsim.studies.skill import (
     PARITY,
     STRONGER,
@@ -578,19 +578,36 @@ def standings(skills: list, steps: pd.DataFrame | None = None, margin: float = M
     return both.sort_values(["players"], kind="stable", ignore_index=True)
 
 
-def ladder_step_text(r) -> str:
+def ladder_step_text(r, skill=None, margin: float = MARGINS["share"]) -> str:
     """One step of the ladder (a row of ``tables.ladder_steps``) in words, both ways: "at 2 players,
     one L2 `learned` seat among L1 `balanced` wins 64.2% [63.0, 65.4] (+14.2 points [+13.0, +15.4]
     above parity, 4,000 games): ordered; against the fixed field, in the same seat on the same dice,
-    it wins +11.0 points [+9.4, +12.6] more than L1 `balanced` (paired, 3,996 games): ordered"."""
-    clear = f", its low end {100 * r.edge_lo:+.1f} points above parity" if r.edge_lo > 0 else ""
+    it wins +11.0 points [+9.4, +12.6] more than L1 `balanced` (paired, 3,996 games): ordered".
+    ``skill``: a skill study's head-to-head of the same step on more games (a row of
+    ``studies.skill.head_to_heads``): its figure is the one stated, so that the page gives one value
+    per quantity (the skill gap of the findings), named as the skill study's."""
+    share, lo, hi, games, source, verdict = r.head_share, r.head_lo, r.head_hi, r.head_games, "", r.verdict
+    if skill is not None:
+        share, lo, hi, games, source = skill.share, skill.lo, skill.hi, skill.games, " of the skill study"
+        verdict = step_verdict(share - skill.parity, lo - skill.parity, hi - skill.parity, margin)
+    edge, edge_lo, edge_hi = share - r.parity, lo - r.parity, hi - r.parity
+    clear = f", its low end {100 * edge_lo:+.1f} points above parity" if edge_lo > 0 else ""
     return (
         f"at {r.players} players, one {rung_name(r.upper)} seat among {rung_name(r.lower)} wins "
-        f"{_fmt(r.head_share, r.head_lo, r.head_hi, 'rate')} ({_fmt(r.edge, r.edge_lo, r.edge_hi, 'points')} "
-        f"above parity, {r.head_games:,} games): {r.verdict}{clear}; against the fixed field, in the same seat on "
+        f"{_fmt(share, lo, hi, 'rate')} ({_fmt(edge, edge_lo, edge_hi, 'points')} "
+        f"above parity, {games:,} games{source}): {verdict}{clear}; against the fixed field, in the same seat on "
         f"the same dice, it wins {_fmt(r.field_diff, r.field_lo, r.field_hi, 'points')} more than "
         f"{rung_name(r.lower)} (paired, {r.field_games:,} games): {r.field_verdict}"
     )
+
+
+def _more_games(t: pd.DataFrame, r):
+    """The skill studies' head-to-head of a ladder step (``r``) where it has more games, else None."""
+    if not len(t):
+        return None
+    same = t[(t["players"] == r.players) & (t["lower"] == r.lower) & (t["upper"] == r.upper) & (t["seat"] == "upper")]
+    same = same[same["games"] > r.head_games]
+    return next(same.itertuples(), None)
 
 
 def depth_line(depth: pd.DataFrame) -> list[str]:
@@ -663,13 +680,16 @@ def check_line(steps: pd.DataFrame) -> str:
     )
 
 
-def levels_lines(skills: list, steps: pd.DataFrame | None = None, depth: pd.DataFrame | None = None) -> list[str]:
+def levels_lines(
+    skills: list, steps: pd.DataFrame | None = None, depth: pd.DataFrame | None = None, margin: float = MARGINS["share"]
+) -> list[str]:
     """The levels of play near the top of the report: what each is (a sentence each, after
     ``POLICIES_DOC``) and how strong. Where a ladder was given (``steps``: ``tables.ladder_steps``,
     ``depth``: ``tables.ladder_depth``), each level's step over the rung below it at each player
     count, head to head and against the fixed field, then the depth and the check rung's step;
     a level the ladder does not reach, and every level without a ladder, against the one below
-    head to head in the skill studies (``studies.skill.head_to_heads``)."""
+    head to head in the skill studies (``studies.skill.head_to_heads``). Where a skill study
+    measured a ladder step head to head on more games, its figure is the one stated."""
     t = head_to_heads(skills)
     ladder = steps[~steps["check"].astype(bool)] if steps is not None else None
     out = []
@@ -680,7 +700,7 @@ def levels_lines(skills: list, steps: pd.DataFrame | None = None, depth: pd.Data
             below = ", ".join(dict.fromkeys(rung_name(x) for x in climbed["lower"]))
             text += (
                 f" Over {below}, the rung below it in the ladder: "
-                + "; ".join(ladder_step_text(r) for r in climbed.itertuples())
+                + "; ".join(ladder_step_text(r, _more_games(t, r), margin) for r in climbed.itertuples())
                 + "."
             )
         elif k:

@@ -225,9 +225,11 @@ def levels_section(
         "*ordered, small* where it lies above parity and below that margin, *ordered, size not settled* where it "
         "lies above parity and reaches past the margin, *level* where it lies inside parity ± that margin "
         f"({F.strength_words(False)}), *not settled* or *reversed* otherwise; the field's difference is judged "
-        "the same way against 0."
+        "the same way against 0. Where a skill study measured a step head to head on more games than the "
+        "ladder, the sentences below state the skill study's figure, the one the findings use (the table keeps "
+        "the ladder's own)."
     )
-    blocks = [Block("list", text="The levels", items=F.levels_lines(skills, steps, depth))]
+    blocks = [Block("list", text="The levels", items=F.levels_lines(skills, steps, depth, margin))]
     if len(steps):
         made = P.ladder_steps_figure(steps, margin)
         if made is not None:

@@ -296,3 +296,21 @@ def test_the_step_measured_on_more_games_decides_and_a_step_without_interval_doe
     assert F.standings(skills, many)["standing"].tolist() == [PARITY]
     assert F.standings(skills, none)["standing"].tolist() == [STRONGER]
     assert F.standings([], none).empty
+
+
+def test_a_step_is_stated_with_one_value_the_one_on_more_games():
+    """The levels' sentences give a ladder step head to head with the skill study's figure where
+    that study played it on more games (the figure the skill finding gives), named as the skill
+    study's and judged by the same rule; the field's comparison stays the ladder's."""
+    from tests.report.test_findings import _skill
+
+    skills = [_skill(2, {("learned", "balanced"): (0.645, 0.62, 0.67)})]  # 200 games
+    few = pd.DataFrame([_step(2, "balanced", "learned", 0.60, 0.50, 0.70, games=100)], columns=A.LADDER_STEP_COLUMNS)
+    many = pd.DataFrame([_step(2, "balanced", "learned", 0.63, 0.62, 0.64, games=4000)], columns=A.LADDER_STEP_COLUMNS)
+    said = F.levels_lines(skills, few, A.ladder_depth([]))[1]
+    stated = "wins 64.5% [62.0, 67.0] (+14.5 points [+12.0, +17.0] above parity, 200 games of the skill study): ordered"
+    assert stated in said and "60.0%" not in said
+    assert "+5.0 points [+2.0, +8.0] more than L1 `balanced` (paired, 100 games)" in said
+    said = F.levels_lines(skills, many, A.ladder_depth([]))[1]
+    assert "wins 63.0% [62.0, 64.0] (+13.0 points [+12.0, +14.0] above parity, 4,000 games): ordered" in said
+    assert "skill study" not in said
