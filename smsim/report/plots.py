@@ -407,8 +407,18 @@ def ratings(data: A.ReportData) -> Plot | None:
             err = np.nan_to_num(
                 np.clip(np.vstack([y - t["elo_lo"].to_numpy(float), t["elo_hi"].to_numpy(float) - y]), 0, None)
             )
-        ax.errorbar(x, y, yerr=err, fmt="o", capsize=3, color="#4c72b0")
+        far = _far_below(y)
+        kept = None if err is None else err[:, ~far]
+        ax.errorbar(x[~far], y[~far], yerr=kept, fmt="o", capsize=3, color="#4c72b0")
         ax.axhline(elo(0.0), color="grey", ls="--", lw=0.8)
+        if far.any():  # a policy far below the rest (random) would squash them: marked at the foot, rating written
+            low, high = ax.get_ylim()
+            foot = low - 0.08 * (high - low)
+            ax.set_ylim(foot - 0.12 * (high - low), high)
+            for k in np.flatnonzero(far):
+                ax.plot(x[k], foot, "v", color="#4c72b0", ms=8)
+                ax.annotate(f"{y[k]:,.0f}", (x[k], foot), textcoords="offset points", xytext=(0, 7), ha="center",
+                            fontsize="x-small", color="#4c72b0")  # fmt: skip
         ax.set_xticks(x, t["policy"].astype(str), rotation=45, ha="right")
         ax.set_title(f"{src.players} players")
         ax.set_xlabel("policy")
@@ -416,8 +426,23 @@ def ratings(data: A.ReportData) -> Plot | None:
     games = sum(src.games for src in rated)
     return fig, (
         f"Ratings fitted to the final rankings of {games:,} comparison games, with 95% intervals; the "
-        f"dashed line is the mean rating ({elo(0.0):,.0f}): only differences between ratings mean anything."
+        f"dashed line is the mean rating ({elo(0.0):,.0f}): only differences between ratings mean anything. "
+        "A policy rated far below the rest (`random`) is marked by a triangle at the foot of its panel with its "
+        "rating written above it, so that the others' differences stay readable; its interval is in the table."
     )
+
+
+def _far_below(y: np.ndarray) -> np.ndarray:
+    """The ratings far below the rest: the lowest, where its distance to the next is larger than the
+    spread of all the others (each panel's `random`)."""
+    far = np.zeros(len(y), dtype=bool)
+    if len(y) < 3:
+        return far
+    order = np.argsort(y)
+    rest = y[order[1:]]
+    if rest[0] - y[order[0]] > rest[-1] - rest[0]:
+        far[order[0]] = True
+    return far
 
 
 # -- rule variants (a sweep's table, not ReportData) ------------------------------------------------
@@ -497,11 +522,11 @@ def variant_effects(
             err = np.nan_to_num(np.clip(np.vstack([yv - rows["lo"] * scale, rows["hi"] * scale - yv]), 0, None))
             ax.errorbar(x, yv, yerr=err, fmt="-o", capsize=3, color="#4c72b0")
             base = [i for i, (v, _) in enumerate(points) if v == "baseline"]
-            ax.plot(x[base], yv[base], "s", color="#dd8452", ms=8, zorder=3, label="baseline")
+            ax.plot(x[base], yv[base], "s", color="#dd8452", ms=8, zorder=3)  # the caption says what the square is
             ax.set_xticks(x, labels, rotation=30 if max(map(len, labels)) > 4 else 0, ha="right", fontsize="small")
             ax.set_title(tm["label"].iloc[0], fontsize="small")
             ax.set_ylabel(suffix.strip(" ()") or tm["unit"].iloc[0], fontsize="small")
-        _legend(axes[0])
+            ax.set_xlabel(words, fontsize="small")
         out.append(
             (
                 fld,
@@ -746,7 +771,7 @@ def skill_variants_figure(g: pd.DataFrame, players: int, margin: float = MARGINS
     t = t[np.isfinite(t["diff"].astype(float))]
     if t.empty:
         return None
-    fig = Figure(figsize=(WIDTH * 2.4, max(2.6, 1.0 + 0.34 * len(t))), layout="constrained")
+    fig = Figure(figsize=(WIDTH * 2.4, max(2.8, 1.3 + 0.34 * len(t))), layout="constrained")
     ax = fig.subplots()
     fig.suptitle(f"The skill gap under each rules variant, {players} players")
     y = np.arange(len(t))[::-1]
@@ -757,7 +782,7 @@ def skill_variants_figure(g: pd.DataFrame, players: int, margin: float = MARGINS
     ax.errorbar(x, y, xerr=err, fmt="o", capsize=3, color="#4c72b0")
     ax.axvline(0, color="grey", ls="--", lw=0.8)
     ax.set_yticks(y, t["variant"], fontsize="small")
-    ax.set_xlabel("change of the skill gap from the baseline (points; right: more skill, left: more luck)")
+    ax.set_xlabel("change of the skill gap from the baseline, points\n(right: more skill; left: more luck)")
     games = int(g["blocks"].iloc[0]) * players
     return fig, (
         f"Each variant's change of the skill gap (one `learned` seat among `balanced`) from the baseline's, "
@@ -772,35 +797,42 @@ def ladder_steps_figure(t: pd.DataFrame, margin: float = MARGINS["share"]) -> Pl
     """Each rung's step over the rung below (``tables.ladder_steps``: the section "Levels of play"'s
     table), one panel per player count: the head-to-head edge over parity and the paired difference
     against the field, each with its 95% interval, on axes that shade the margin (a step inside it
-    is level: a difference of style, not of strength)."""
+    is level: a difference of style, not of strength). The steps are rows, named in full on the
+    left (a step's name is long: as columns they overlapped), the lowest at the top."""
     t = t[np.isfinite(t["edge"].astype(float))]
     if t.empty:
         return None
+
+    def name(r) -> str:
+        return f"{r.lower} → {r.upper}" + (" (check)" if r.check else "")
+
     counts = sorted({int(p) for p in t["players"]})
-    fig, axes = _panels(len(counts), "Each rung over the rung below", sharey=False)
+    steps = list(dict.fromkeys(name(r) for r in t.itertuples()))
+    fig = Figure(figsize=(max(3.6 * len(counts) + 2.6, 6.0), 1.5 + 0.34 * len(steps)), layout="constrained")
+    axes = list(fig.subplots(1, len(counts), sharey=True, squeeze=False)[0])
+    fig.suptitle("Each rung over the rung below")
     for ax, p in zip(axes, counts):
         rows = t[t["players"] == p]
-        x = np.arange(len(rows))
+        at = np.array([steps.index(name(r)) for r in rows.itertuples()], dtype=float)
         for shift, (value, lo, hi, label, color) in zip(
-            (-0.12, 0.12),
+            (-0.15, 0.15),
             (
                 ("edge", "edge_lo", "edge_hi", "head to head (above parity)", "#4c72b0"),
                 ("field_diff", "field_lo", "field_hi", "against the field (paired)", "#dd8452"),
             ),
         ):
-            y = rows[value].to_numpy(float) * 100
-            err = np.clip(np.vstack([y - rows[lo].to_numpy(float) * 100, rows[hi].to_numpy(float) * 100 - y]), 0, None)
+            x = rows[value].to_numpy(float) * 100
+            err = np.clip(np.vstack([x - rows[lo].to_numpy(float) * 100, rows[hi].to_numpy(float) * 100 - x]), 0, None)
             err = np.where(np.isfinite(err), err, 0.0)  # a bound not measured (one block): the point alone
-            ax.errorbar(x + shift, y, yerr=err, fmt="o", capsize=3, color=color, label=label)
+            ax.errorbar(x, at + shift, xerr=err, fmt="o", capsize=3, color=color, label=label)
         if np.isfinite(margin) and margin > 0:
-            ax.axhspan(-100 * margin, 100 * margin, color="grey", alpha=0.18, lw=0)
-        ax.axhline(0, color="grey", ls="--", lw=0.8)
-        names = [
-            textwrap.fill(f"{r.lower} → {r.upper}" + (" (check)" if r.check else ""), 14) for r in rows.itertuples()
-        ]
-        ax.set_xticks(x, names, fontsize="x-small")
+            ax.axvspan(-100 * margin, 100 * margin, color="grey", alpha=0.18, lw=0)
+        ax.axvline(0, color="grey", ls="--", lw=0.8)
         ax.set_title(f"{p} players", fontsize="medium")
-        ax.set_ylabel("points")
+        ax.set_xlabel("points")
+        ax.grid(axis="y", color="#eeeeee", lw=0.6)
+    axes[0].set_yticks(np.arange(len(steps)), steps, fontsize="small")
+    axes[0].set_ylim(len(steps) - 0.5, -0.5)  # the lowest rung's step at the top, as the table reads
     _legend(axes[-1])
     games = int(t["head_games"].sum() + t["field_games"].sum())
     return fig, (

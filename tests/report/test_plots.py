@@ -162,6 +162,40 @@ def test_ratings_are_points_from_the_mean_not_bars_from_zero(data):
     assert ax.get_ylim()[0] > 1000 and "mean rating" in caption
 
 
+def test_a_rating_far_below_the_rest_is_marked_at_the_foot_not_drawn_to_scale():
+    """`random`'s rating (hundreds below every heuristic) would squash the others' differences: it
+    is marked at the foot of the panel with its rating written; a field without such a gap is drawn whole."""
+    from smsim.report.plots import _far_below
+
+    assert _far_below(np.array([1900.0, 1800, 1750, 1600, -90])).tolist() == [False, False, False, False, True]
+    assert not _far_below(np.array([1900.0, 1800, 1750, 1600, 1500])).any()
+    assert not _far_below(np.array([1900.0, -90])).any()  # two policies: nothing to squash
+
+
+def test_long_names_are_rows_not_crowded_columns():
+    """The ladder's steps name each row in full on the y axis (as x labels the step names overlapped)."""
+    import pandas as pd
+
+    from smsim.report import plots as P
+
+    steps = pd.DataFrame(
+        [
+            {"players": p, "lower": lo, "upper": up, "check": False, "edge": 0.3, "edge_lo": 0.28, "edge_hi": 0.32,
+             "field_diff": 0.1, "field_lo": 0.08, "field_hi": 0.12, "head_games": 4000, "field_games": 3996}
+            for p in (2, 4)
+            for lo, up in (("greedy-noise-80", "greedy-noise-60"), ("greedy-noise-60", "greedy-noise-45"))
+        ]
+    )  # fmt: skip
+    fig, _ = P.ladder_steps_figure(steps)
+    left = fig.axes[0]
+    assert [t.get_text() for t in left.get_yticklabels()] == [
+        "greedy-noise-80 → greedy-noise-60",
+        "greedy-noise-60 → greedy-noise-45",
+    ]
+    assert left.get_ylim()[0] > left.get_ylim()[1]  # the lowest step at the top, as the table reads
+    assert all(ax.get_xlabel() == "points" for ax in fig.axes[:2])
+
+
 def test_the_median_game_is_the_one_whose_winner_has_the_median_vp(tmp_path):
     """The picture of the game: the game of a small run whose winner's VP is the median, each
     seat's final city drawn as the board is (its walls, crates and churches where its city has them)."""
