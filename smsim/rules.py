@@ -278,6 +278,39 @@ SEAT_FIELDS = ("seat_coins", "seat_vp")
 # fields added after datasets were first written: Rules.to_dict leaves them out at their default
 LATE_FIELDS = (*SEAT_FIELDS, "wall_bonus_seats")
 
+FIELD_MEANING: dict[str, str] = {
+    "start_coins": "the coins each player starts with",
+    "start_logs": "the logs each player starts with",
+    "start_crates": "the crates printed on each city at the start",
+    "rotation_cost": "the coins a player pays to turn a die to another face",
+    "log_delivery_cost": "the coins a delivery of logs costs",
+    "wall_bonus_kind": "what completing each wall side gives (top, right, bottom, left)",
+    "wall_bonus_amount": "how much each wall side's bonus gives (top, right, bottom, left)",
+    "wall_bonus_seats": "the seats that receive each side's bonus",
+    "side_defence": "the defence a completed wall side adds against the pirates",
+    "soldier_defence": "the defence each soldier adds against the pirates",
+    "church_series_vp": "the VP of a church series of 1 to 5 churches",
+    "citizen_vp": "the VP of each citizen",
+    "priest_vp_per_church": "the VP a priest scores per church",
+    "architect_max_houses": "the most houses an architect builds",
+    "house_vp": "the VP of each house",
+    "merchant_coins_per_crate": "the coins a merchant earns per crate",
+    "juggler_vp_per_type": "the VP a juggler scores per type of person",
+    "noble_vp": "the VP of each noble",
+    "pirate_boxes_per_player": "the boxes of each pirate row per player",
+    "pirate_strengths": "the attack strength of each pirate row",
+    "full_city_vp": "the VP for a city with every space built",
+    "coins_per_vp": "the coins that score one VP at the end",
+    "vp_per_log": "the VP each log left scores at the end",
+    "cannon_penalty": "the VP a player loses for each cannon lost to the pirates",
+    "allow_pass": "whether a player may use no die although a use exists",
+    "max_rounds": "the engine's cap on rounds",
+    "seat_coins": "the extra start coins of each seat, the start player first",
+    "seat_vp": "the VP added to each seat's final score, the start player first",
+}
+"""What each rules field means, in a phrase of the game's words: a variant's plain sentence
+(``studies.sweep.variant_sentence``) says what it changes with it."""
+
 # -- validation -------------------------------------------------------------------------------
 _NON_NEGATIVE = (
     "start_coins",

@@ -14,7 +14,7 @@ from smsim.report import plots as P
 from smsim.report import tables as A
 from smsim.report.render import Block, Section
 from smsim.rules import Rules
-from smsim.studies.skill import GAP, gap_verdict, level_name, shipped_as
+from smsim.studies.skill import GAP, gap_verdict, level_name
 from smsim.studies.sweep import (
     BASELINE,
     HEADLINE,
@@ -23,6 +23,7 @@ from smsim.studies.sweep import (
     named_variants,
     variance_reduction,
     variant_name,
+    variant_sentence,
 )
 
 
@@ -122,7 +123,6 @@ def skill_section(skills: list, margin: float = MARGINS["points"]) -> tuple[Sect
         )
         if len(res.gaps) > 1:
             g = res.gaps.copy()
-            also = shipped_as(res.variants)
             base_rules = Rules.from_dict(res.variants[0]["rules"])
             names = {
                 v["name"]: v["name"]
@@ -130,9 +130,7 @@ def skill_section(skills: list, margin: float = MARGINS["points"]) -> tuple[Sect
                 else variant_name(v.get("varied", {}), base_rules, v["name"])
                 for v in res.variants
             }  # every variant named by its change from the baseline's rules
-            g["variant"] = [
-                names.get(v, v) + (f" (shipped: {', '.join(also[v])})" if also.get(v) else "") for v in g["variant"]
-            ]
+            g["variant"] = [names.get(v, v) for v in g["variant"]]  # a shipped variant's rules carry its name
             shown = pd.DataFrame(
                 {
                     "variant": g["variant"],
@@ -388,10 +386,15 @@ def variants_section(
         listing = pd.DataFrame(
             {
                 "variant": [names[v.name] for v in vs.variants],
+                "what it changes": [
+                    "The rules the variants are measured against." if v.name == BASELINE
+                    else variant_sentence(v.varied, base_rules, v.name)
+                    for v in vs.variants
+                ],
                 "run as": [v.name for v in vs.variants],
                 "dataset": vs.shown_dirs(),
             }
-        )
+        )  # fmt: skip
         s.blocks.append(
             Block(
                 "table",

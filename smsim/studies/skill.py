@@ -51,7 +51,7 @@ from smsim.runs.dataset import policy_identity
 from smsim.runs.folder import check_out, read_manifest, write_manifest
 from smsim.runs.spec import MAX_GAMES, verify_games
 from smsim.studies.compare import compare
-from smsim.studies.sweep import BASELINE, Variant, named_variants, plan_variants
+from smsim.studies.sweep import BASELINE, Variant, plan_variants
 
 LADDER = ("balanced", "learned", "rollout-learned")
 """The report's three strengths of play, weakest first: L1, L2 and L3."""
@@ -422,18 +422,6 @@ def _gap_table(per_variant: dict[int, pd.DataFrame], variants: list[dict], parit
             row.update({"rounds_diff": rd, "rounds_diff_lo": rlo, "rounds_diff_hi": rhi})
         rows.append(row)
     return pd.DataFrame(rows, columns=GAP_COLUMNS)
-
-
-def shipped_as(variants: list[dict]) -> dict[str, list[str]]:
-    """Per variant of a study (its manifest's ``variants``), the shipped variants (``smsim
-    variants``) with the same rules under another name: a sweep's ``side_defence=3`` is the shipped
-    ``three-defence-per-side`` (a variant asked for twice is played once, under its first name)."""
-    shipped = {name: Rules.from_toml(str(path)).to_dict() for name, (path, _) in named_variants().items()}
-    out = {}
-    for v in variants:
-        rules = Rules.from_dict(v["rules"]).to_dict()
-        out[v["name"]] = [name for name, r in shipped.items() if r == rules and name != v["name"]]
-    return out
 
 
 GAP_VERDICTS = ("more skill", "more luck", "no change", "not settled", "no data")

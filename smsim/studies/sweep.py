@@ -23,6 +23,7 @@ normal 95% intervals over independent games (``variant_table``).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -41,7 +42,7 @@ import pyarrow.parquet as pq
 from smsim.checks import threads as checks_threads
 from smsim.errors import DatasetError, RulesError, SweepError
 from smsim.intervals import MARGINS, NOT_SETTLED, Z_95, across_bots
-from smsim.rules import Rules
+from smsim.rules import FIELD_MEANING, Rules
 from smsim.runs.batch import simulate_to
 from smsim.runs.dataset import (
     VP_LABELS,
@@ -145,10 +146,48 @@ def variant_name(changes: dict[str, Any], defaults: Rules | dict[str, Any], name
         if k not in was and isinstance(v, (list, tuple)):
             was[k] = [0] * len(v)
     said = "; ".join(f"{_field_words(k)} {_said(was.get(k, 'none'))} → {_said(v)}" for k, v in changes.items())
+    if not name or name in (BASELINE, variant_key(changes)):
+        name = shipped_name(changes, defaults)  # the same rules as a shipped variant: one name for both
     if name and name not in (BASELINE, variant_key(changes)):
         words = name.replace("-", " ").replace("_", " ")
         return f"{said} ({words})" if said else words
     return said or "the base rules"
+
+
+def shipped_name(changes: dict[str, Any], defaults: Rules | dict[str, Any]) -> str | None:
+    """The shipped variant (``named_variants``) whose rules these changes of ``defaults`` are, if
+    any: a sweep's ``side_defence=3`` is ``three-defence-per-side``, and is named so."""
+    if not changes:
+        return None
+    try:
+        rules = Rules.from_dict(changes, defaults if isinstance(defaults, Rules) else Rules.from_dict(defaults))
+    except (RulesError, TypeError, ValueError):
+        return None
+    held = rules.to_dict()
+    return next((name for name, r in _shipped_rules().items() if r == held), None)
+
+
+@functools.cache
+def _shipped_rules() -> dict[str, dict[str, Any]]:
+    return {name: Rules.from_toml(str(path)).to_dict() for name, (path, _) in named_variants().items()}
+
+
+def variant_sentence(changes: dict[str, Any], defaults: Rules | dict[str, Any], name: str | None = None) -> str:
+    """What a variant changes, in one plain sentence: a shipped variant's own line (its file's first
+    comment), else each field's meaning (``rules.FIELD_MEANING``) with its change: "The coins a
+    player pays to turn a die to another face: 2 → 1."."""
+    shipped = named_variants()
+    name = name if name in shipped else shipped_name(changes, defaults)
+    if name in shipped:
+        return shipped[name][1]
+    if not changes:
+        return "The base rules."
+    was = defaults.to_dict() if isinstance(defaults, Rules) else dict(defaults)
+    parts = [
+        f"{FIELD_MEANING.get(k, _field_words(k))}: {_said(was.get(k, 'none'))} → {_said(v)}" for k, v in changes.items()
+    ]
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + "."
 
 
 def _variant(base: Rules, varied: dict[str, Any], name: str | None = None, source: str | None = None) -> Variant:

@@ -205,7 +205,7 @@ def test_the_report_reads_round_snapshots_a_model_and_a_matters_study(run, tmp_p
     assert "What is each wall bonus worth?" in first.split("Not answered by these data: ")[1].split("\n")[0]
     assert pd.read_csv(tmp_path / "r" / "tables" / "what_matters.csv")["part"].nunique() == 2
     paired = pd.read_csv(tmp_path / "r" / "tables" / "game_shape_variants.csv")
-    assert set(paired["variant"]) == {"side defence 2 → 3"} and (paired["players"] == 4).all()
+    assert set(paired["variant"]) == {"side defence 2 → 3 (three defence per side)"} and (paired["players"] == 4).all()
     assert (paired.loc[paired["figure"] == "rounds", "games"] == 600).all()
     plain = run("simulate", "-n", "40", "-p", "2", "--policy", "balanced", "--out", str(tmp_path / "plain"), "--quiet")
     assert plain.exit_code == 0

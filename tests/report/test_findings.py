@@ -261,7 +261,7 @@ def test_an_effect_is_judged_across_the_bots_that_measured_it():
         ]
     )
     f = F.variants_finding([one, two], [])
-    assert "rotation cost 2 → 0 moves the game's length by -6.00 to -3.77 rounds" in f.sentence
+    assert "rotation cost 2 → 0 (free rotation) moves the game's length by -6.00 to -3.77 rounds" in f.sentence
     assert "every bot: -6.00 rounds [-6.20, -5.80] with L2 `learned` in every seat, -3.77 rounds" in f.sentence
     dependent = f.sentence.split("Bot-dependent, so not the game's: ")[1]
     assert "the games the pirates decide +4.7 points [+3.0, +6.0] with L2 `learned` in every seat" in dependent

@@ -217,7 +217,7 @@ def test_the_report_sets_each_effect_under_both_bots_with_the_verdict_across_the
         a, b = asked.loc[("rotation_cost=0", r.metric)], played.loc[("rotation_cost=0", r.metric)]
         effects = [(x["diff"], x["diff_lo"], x["diff_hi"]) for x in (a, b)]
         assert said == across_bots(effects, MARGINS[r.unit])[0]
-    assert "rotation cost 2 → 0" in set(block.shown["variant"])
+    assert "rotation cost 2 → 0 (free rotation)" in set(block.shown["variant"])  # the shipped rules, named so
     assert "of tuning" in block.text and ("beats balanced" in block.text or "found nothing" in block.text)
     assert variant_set_from_sweep(out / ADAPTED_DIR).adapted is None
 

@@ -288,8 +288,10 @@ def test_sweep_table_reads_back(defence_sweep):
 # -- command line -------------------------------------------------------------------------------------------
 def test_cli_sweep_prints_and_writes(defence_sweep, tmp_path):
     runner = CliRunner()
-    r = runner.invoke(
-        cli, ["sweep", "--vary", "side_defence=1,3", "-n", "300", "-s", "2", "--out", str(tmp_path / "s"), "-q"]
+    r = runner.invoke(  # a wide terminal: a cell's figure and interval on one line
+        cli,
+        ["sweep", "--vary", "side_defence=1,3", "-n", "300", "-s", "2", "--out", str(tmp_path / "s"), "-q"],
+        env={"COLUMNS": "200"},
     )
     assert r.exit_code == 0, r.output
     assert "side defence 2 → 3" in r.output and "narrower" in r.output  # each variant named by its change
@@ -445,12 +447,33 @@ def test_every_shipped_variant_is_named_with_its_change_from_the_default():
     assert variant_name({"side_defence": 1}, Rules()) == "side defence 2 → 1"
     assert variant_name({"side_defence": 1}, Rules(), "side_defence=1") == "side defence 2 → 1"
     assert variant_name({"rotation_cost": 0}, Rules(), "free-rotation") == "rotation cost 2 → 0 (free rotation)"
-    assert (
+    assert (  # the rules of a shipped variant, however asked for: its name too
         variant_name({"church_series_vp": [1, 3, 6, 10, 15]}, Rules())
-        == "church series VP [1, 4, 8, 13, 20] → [1, 3, 6, 10, 15]"
+        == "church series VP [1, 4, 8, 13, 20] → [1, 3, 6, 10, 15] (flatter church series)"
     )
+    assert variant_name({"church_series_vp": [1, 3, 6, 10, 16]}, Rules()).endswith("[1, 3, 6, 10, 16]")
+    assert variant_name({"side_defence": 3}, Rules(rotation_cost=0)) == "side defence 2 → 3"  # other base rules
     assert variant_name({}, Rules()) == "the base rules"
     assert variant_name({"seat_coins": [0, 1]}, Rules()) == "seat coins [0, 0] → [0, 1]"
+
+
+def test_every_variant_says_what_it_changes_in_one_plain_sentence():
+    """A shipped variant by its file's own line; any other by each field's meaning
+    (``rules.FIELD_MEANING``, which names every field) and its change."""
+    from dataclasses import fields
+
+    from smsim.rules import FIELD_MEANING
+    from smsim.studies.sweep import named_variants, variant_sentence
+
+    assert set(FIELD_MEANING) == {f.name for f in fields(Rules)}  # a new field needs its meaning
+    for name, (path, line) in named_variants().items():
+        held = Rules.from_toml(path).to_dict()
+        changes = {k: v for k, v in held.items() if Rules().to_dict().get(k) != v}
+        assert variant_sentence(changes, Rules(), name) == line == variant_sentence(changes, Rules()) != ""
+    said = variant_sentence({"rotation_cost": 1}, Rules())
+    assert said == "The coins a player pays to turn a die to another face: 2 → 1."
+    both = variant_sentence({"side_defence": 1, "cannon_penalty": 7}, Rules())
+    assert both.count("; ") == 1 and both.endswith("5 → 7.") and both.startswith("The defence a completed wall side")
 
 
 def test_a_game_without_vp_has_no_church_share():
