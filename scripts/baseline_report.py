@@ -121,8 +121,8 @@ SWEEP_PLAYERS = 4
 SWEEP_GAMES = 50_000
 # L1's weights tuned again on each variant's rules (studies.adapt): candidates, games a candidate
 # (held out: 4 times that); each bot's tuning time is in its note (adapted-bots/*.json).
-ADAPT_BUDGET = 24
-ADAPT_GAMES = 400
+ADAPT_BUDGET = 96
+ADAPT_GAMES = 1000
 SWEEP = (  # each field alone, on both sides of the printed value where it has two
     "side_defence=1,3",
     "soldier_defence=0,2",

@@ -804,6 +804,7 @@ class Effect:
     verdict: str = ""
     base: float = math.nan  # the baseline's value of the metric
     seat_gap: tuple[float, float] = (math.nan, math.nan)  # the widest gap between two seats, before and after
+    unfit: str = ""  # where a bot that measured it is beaten on the variant by the bot adapted to it: how much
 
     @property
     def size(self) -> float:
@@ -832,8 +833,14 @@ def _variant_effects(variant_sets: list, skills: list, margins: dict) -> list[Ef
     their denominator (``DENOMINATOR``: reported on their numerator)."""
     out = []
     pairs = []
+    beaten = {}  # variant -> how its adapted bot beats balanced: balanced's figures there are not the game's
     for vs, t in variant_sets:
         pairs.append((vs, t, None))
+        fields_of = {v.name: v.varied for v in vs.variants}
+        for note in vs.bots:
+            if note["share_lo"] > note["parity"]:
+                said = interval_text(note["share"], note["share_lo"], note["share_hi"], **A.RATE)
+                beaten[variant_words(fields_of.get(note["variant"], {}), note["variant"])] = said
         if vs.adapted is not None:
             pairs.append((vs.adapted, vs.adapted.table(), "balanced adapted to each variant"))
     for vs, t, who in pairs:
@@ -892,6 +899,13 @@ def _variant_effects(variant_sets: list, skills: list, margins: dict) -> list[Ef
                     f"{res.players} players, one {_level(A.LADDER[1])} seat among {_level(A.LADDER[0])}",
                 )
             )
+            won = beaten.get(out[-1].variant)
+            if won:  # the skill gap over an L1 that plays this variant badly: not the game's
+                out[
+                    -1
+                ].unfit = (
+                    f"{_level(A.LADDER[0])} is not adapted to it: the bot adapted to it wins {won} of games against it"
+                )
     for e in out:
         e.verdict = margin_verdict(e.lo, e.hi, e.margin)
     return out
@@ -939,7 +953,9 @@ def across_effects(effects: list[Effect]) -> list[Across]:
     out = []
     for group in groups.values():
         values = [e.diff for e in group]
-        if len(group) == 1:
+        if any(e.unfit for e in group):  # measured with a bot the variant's adapted bot beats
+            verdict = BOT_DEPENDENT
+        elif len(group) == 1:
             e = group[0]
             verdict = ONE_BOT if e.verdict == MOVES else e.verdict
         else:
@@ -1038,7 +1054,7 @@ def _effects_finding(key: str, effects: list[Effect], what: str) -> DesignFindin
             " Bot-dependent, so not the game's: "
             + "; ".join(
                 f"{g.first.variant}: {g.first.label.strip(chr(34))} "
-                + ", ".join(f"{_figure(e)} with {e.bot}" for e in g.effects)
+                + ", ".join(f"{_figure(e)} with {e.bot}" + (f" ({e.unfit})" if e.unfit else "") for e in g.effects)
                 + f" ({g.first.players})"
                 for g in depends[:MOST_EFFECTS]
             )

@@ -25,7 +25,7 @@ from smsim.report.feel import feel_section, luck_section, matters_section
 from smsim.report.render import Block, Page, Section
 from smsim.report.sections import figure_block, game_sections
 from smsim.report.strength import ladder_blocks, strength_blocks
-from smsim.report.studies import compensation_section, skill_section, variants_section
+from smsim.report.studies import compensation_section, skill_section, unadapted_of, variants_section
 from smsim.runs.storage import is_url
 from smsim.studies.ladder import AT_LEAST, AT_MOST, FIELD, STEP_ROW, UNBOUNDED
 from smsim.studies.skill import level_name, step_order
@@ -484,7 +484,7 @@ def page(
     for sec in secs:
         if sec.title in A.HEADLINE_SECTIONS.values():
             sec.blocks[:0] = ladder_blocks(verdicts, sec.title)
-    skill, skill_glance = skill_section(skills, margins["points"])
+    skill, skill_glance = skill_section(skills, margins["points"], unadapted_of(variants))
     if skill_glance:
         skill.blocks.insert(0, Block("list", text="In short", items=skill_glance))
     secs.append(skill)

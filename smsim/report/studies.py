@@ -43,9 +43,14 @@ def _matrix_shown(res) -> pd.DataFrame:
     return pd.DataFrame(shown)
 
 
-def skill_section(skills: list, margin: float = MARGINS["points"]) -> tuple[Section, list[str]]:
+def skill_section(
+    skills: list, margin: float = MARGINS["points"], unadapted: dict[str, str] | None = None
+) -> tuple[Section, list[str]]:
     """The section "How much skill matters" (``studies.skill.SkillResult``s) and its at-a-glance lines;
-    a variant's change of the skill gap judged by size against ``margin`` (``studies.skill.gap_verdict``)."""
+    a variant's change of the skill gap judged by size against ``margin`` (``studies.skill.gap_verdict``).
+    ``unadapted`` (``unadapted_of``): the variants whose adapted bot beats L1, with its win share:
+    there the gap is over an L1 that plays the variant badly, so its change is bot-dependent, not the game's."""
+    unadapted = unadapted or {}
     s = Section(
         "How much skill matters",
         "Levels of play against one another (`smsim skill`): one seat of the row's "
@@ -151,8 +156,12 @@ def skill_section(skills: list, margin: float = MARGINS["points"]) -> tuple[Sect
                         for r, d, lo, hi in zip(g["rounds"], g["rounds_diff"], g["rounds_diff_lo"], g["rounds_diff_hi"])
                     ],
                     "verdict": [
-                        "" if not np.isfinite(d) else gap_verdict(d, lo, hi, margin)
-                        for d, lo, hi in zip(g["diff"], g["diff_lo"], g["diff_hi"])
+                        ""
+                        if not np.isfinite(d)
+                        else f"bot-dependent: L1 not adapted (its adapted bot wins {unadapted[v]})"
+                        if v in unadapted
+                        else gap_verdict(d, lo, hi, margin)
+                        for v, d, lo, hi in zip(g["variant"], g["diff"], g["diff_lo"], g["diff_hi"])
                     ],
                 }
             )
@@ -174,13 +183,15 @@ def skill_section(skills: list, margin: float = MARGINS["points"]) -> tuple[Sect
                 Block(
                     "list",
                     text="What each variant does to the skill gap",
-                    items=[skill_variant_sentence(r, margin) for r in g.iloc[1:].itertuples()],
+                    items=[
+                        skill_variant_sentence(r, margin, unadapted.get(r.variant)) for r in g.iloc[1:].itertuples()
+                    ],
                 )
             )
             rest = g.iloc[1:]
             moved = [
-                gap_verdict(d, lo, hi, margin) in ("more skill", "more luck")
-                for d, lo, hi in zip(rest["diff"], rest["diff_lo"], rest["diff_hi"])
+                v not in unadapted and gap_verdict(d, lo, hi, margin) in ("more skill", "more luck")
+                for v, d, lo, hi in zip(rest["variant"], rest["diff"], rest["diff_lo"], rest["diff_hi"])
             ]
             clear = rest[moved]
             if len(clear):
@@ -199,10 +210,18 @@ def skill_section(skills: list, margin: float = MARGINS["points"]) -> tuple[Sect
     return s, glance
 
 
-def skill_variant_sentence(r, margin: float = MARGINS["points"]) -> str:
+def skill_variant_sentence(r, margin: float = MARGINS["points"], beaten: str | None = None) -> str:
     """One variant's effect on the skill gap, judged by size against ``margin`` (``gap_verdict``),
-    with what it does to the game's length."""
+    with what it does to the game's length; ``beaten``: the win share of the bot adapted to the
+    variant against L1, where it beats L1 (the change is then bot-dependent, not the game's)."""
     points = LA.margin_text("points", margin)
+    if beaten:
+        return (
+            f"{r.variant}: bot-dependent, not the game's: the gap changes by "
+            f"{interval_text(r.diff, r.diff_lo, r.diff_hi, **A.POINTS_SAID)} on the same dice, but over an L1 "
+            f"`balanced` not adapted to this variant (the bot adapted to it wins {beaten} of its games against "
+            "L1): a better L1 would narrow the gap by an amount not measured here."
+        )
     said = {
         "more skill": "more a game of skill",
         "more luck": "more a game of luck",
@@ -217,6 +236,19 @@ def skill_variant_sentence(r, margin: float = MARGINS["points"]) -> str:
         f"of "
         f"{interval_text(r.diff, r.diff_lo, r.diff_hi, **A.POINTS_SAID)} on the same dice{rounds}."
     )
+
+
+def unadapted_of(sets: list) -> dict[str, str]:
+    """The variants (named as the page names them) whose bot adapted to them (``sweep --adapt``)
+    beats `balanced` on held-out games, with its win share and 95% interval."""
+    out = {}
+    for vs in sets:
+        names = _variant_names(vs)
+        for note in vs.bots:
+            if note["share_lo"] > note["parity"]:
+                said = interval_text(note["share"], note["share_lo"], note["share_hi"], **A.RATE)
+                out[names.get(note["variant"], note["variant"])] = said
+    return out
 
 
 # -- rule variants -------------------------------------------------------------------------------

@@ -518,3 +518,68 @@ def test_each_finding_says_whether_it_holds_under_stronger_play():
     assert told["wall_bonus"].sentence == found[2].sentence  # no ablation: nothing stated, nothing told
     assert told["start_edge"].line == found[0].line and told["skill"] == found[3]
     assert F.with_strength(found, verdicts.iloc[:0]) == found
+
+
+def test_a_skill_gap_measured_over_a_bot_its_adapted_bot_beats_is_not_the_games():
+    """Free rotation's skill gap (+29 points, one L2 seat among L1) is measured with an L1 tuned for a
+    2-coin rotation, which the bot adapted to free rotation beats in 91.5% of games: the effect is
+    bot-dependent, said with that reason, never "more a game of skill"; a variant whose adapted bot
+    found nothing keeps its own verdict."""
+    from smsim.studies.skill import GAP_COLUMNS
+
+    gaps = pd.DataFrame(
+        [
+            {"variant": "baseline", "gap": 0.15, "gap_lo": 0.14, "gap_hi": 0.16, "diff": np.nan},
+            {"variant": "free-rotation", "gap": 0.44, "gap_lo": 0.43, "gap_hi": 0.45, "diff": 0.29},
+            {"variant": "rotation_cost=1", "gap": 0.17, "gap_lo": 0.16, "gap_hi": 0.18, "diff": 0.02},
+        ],
+        columns=GAP_COLUMNS,
+    ).assign(
+        diff_lo=lambda d: d["diff"] - 0.005,
+        diff_hi=lambda d: d["diff"] + 0.005,
+        blocks=1_000,
+        rounds=21.3,
+        rounds_diff=np.nan,
+        unpaired_lo=lambda d: d["diff"] - 0.01,
+        unpaired_hi=lambda d: d["diff"] + 0.01,
+    )
+    skill = _skill(
+        4,
+        {("learned", "balanced"): (0.40, 0.39, 0.41)},
+        gaps,
+        [
+            {"name": "baseline", "varied": {}, "rules": Rules().to_dict()},
+            {"name": "free-rotation", "varied": {"rotation_cost": 0}},
+            {"name": "rotation_cost=1", "varied": {"rotation_cost": 1}},
+        ],
+    )
+    vs, t = _variant_set(
+        [
+            ("free-rotation", {"rotation_cost": 0}, "rounds", "rounds", -3.77, -3.9, -3.6),
+            ("rotation_cost=1", {"rotation_cost": 1}, "rounds", "rounds", -1.1, -1.2, -1.0),
+        ]
+    )
+    vs.bots = [
+        {"variant": "free-rotation", "share": 0.915, "share_lo": 0.896, "share_hi": 0.934, "parity": 0.5},
+        {"variant": "rotation_cost=1", "share": 0.5, "share_lo": 0.5, "share_hi": 0.5, "parity": 0.5},
+    ]
+    f = F.variants_finding([(vs, t)], [skill])
+    dependent = f.sentence.split("Bot-dependent, so not the game's: ")[1]
+    assert "rotation cost 2 → 0 (free rotation): the skill gap +29.0 points" in dependent
+    assert "(L1 `balanced` is not adapted to it: the bot adapted to it wins 91.5% [89.6, 93.4] of games" in dependent
+    kept = F.across_effects(F._variant_effects([(vs, t)], [skill], F.MARGINS))
+    rc1 = next(g for g in kept if g.first.metric == "skill_gap" and g.first.variant.startswith("rotation cost 2 → 1"))
+    assert rc1.verdict == F.ONE_BOT and not rc1.first.unfit
+    # the skill section says the same: its verdict, its sentence, and its summary leaves it out
+    from smsim.report.studies import skill_section, unadapted_of
+
+    assert unadapted_of([vs]) == {"rotation cost 2 → 0 (free rotation)": "91.5% [89.6, 93.4]"}
+    section, glance = skill_section([skill], unadapted=unadapted_of([vs]))
+    table = next(b for b in section.blocks if b.name == "skill_4p_variants").shown.set_index("variant")
+    assert table.loc["rotation cost 2 → 0 (free rotation)", "verdict"] == (
+        "bot-dependent: L1 not adapted (its adapted bot wins 91.5% [89.6, 93.4])"
+    )
+    assert table.loc["rotation cost 2 → 1", "verdict"] == "more skill"
+    said = next(b for b in section.blocks if b.text == "What each variant does to the skill gap").items
+    assert said[0].startswith("rotation cost 2 → 0 (free rotation): bot-dependent, not the game's")
+    assert "more a game of skill" not in said[0] and "most: rotation cost 2 → 1" in glance[-1]
