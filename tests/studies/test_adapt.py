@@ -254,3 +254,41 @@ def test_the_python_sweep_adapts_into_its_folder_and_needs_one(adapted_sweep, tm
     table = smsim.sweep(60, 2, ["balanced", "greedy"], seed=3, vary=["rotation_cost=0"], out=out, threads=1, adapt=TINY)
     pd.testing.assert_frame_equal(table, result.table)
     pd.testing.assert_frame_equal(smsim.adapted_table(out), result.adapted_table)
+
+
+def test_variants_of_our_own_through_sweep_adapt_and_report(tmp_path, figures_blank):
+    """Rules variants not among the shipped ones, through ``smsim sweep --adapt`` and ``smsim
+    report``: every row of the report's table across bots holds each bot's own difference (the
+    sweep's, the adapted bots', another line-up's on the same dice) and the verdict the rule gives
+    on them."""
+    from smsim.intervals import MARGINS, across_bots
+
+    runner = CliRunner()
+    own = ["--vary", "cannon_penalty=9", "--vary", "pirate_strengths=[2,4,6,8,10,12]", "--one-at-a-time"]
+    common = [*own, "-n", "60", "-p", "2", "--seed", "5", "--threads", "1", "-q"]
+    made = runner.invoke(
+        cli,
+        ["sweep", *common, "--policy", "balanced", "--adapt", "--adapt-budget", "4", "--adapt-games", "40"]
+        + ["--out", str(tmp_path / "l1")],
+    )
+    assert made.exit_code == 0, made.output
+    made = runner.invoke(cli, ["sweep", *common, "--policy", "greedy", "--out", str(tmp_path / "greedy")])
+    assert made.exit_code == 0, made.output
+    made = runner.invoke(cli, ["report", str(tmp_path / "l1"), str(tmp_path / "greedy"), "--out", str(tmp_path / "r")])
+    assert made.exit_code == 0, made.output
+    across = pd.read_csv(tmp_path / "r" / "tables" / "variants_0_across_bots.csv")
+    bots = {
+        "L1 balanced": sweep_table(tmp_path / "l1"),
+        "adapted to each variant": adapted_table(tmp_path / "l1"),
+        "greedy": sweep_table(tmp_path / "greedy"),
+    }
+    keys = {"cannon penalty 5 → 9": "cannon_penalty=9", "pirate strengths [1, 3, 6, 8, 10, 12] → [2, 4, 6, 8, 10, 12]":
+            "pirate_strengths=[2,4,6,8,10,12]"}  # fmt: skip
+    assert set(across["variant"]) == set(keys) and len(across) == 2 * 6  # every headline effect of both
+    for _, r in across.iterrows():
+        effects = []
+        for bot, t in bots.items():
+            own_row = t[(t["variant"] == keys[r["variant"]]) & (t["metric"] == r["metric"])].iloc[0]
+            assert r[bot] == pytest.approx(own_row["diff"], nan_ok=True)
+            effects.append((own_row["diff"], own_row["diff_lo"], own_row["diff_hi"]))
+        assert r["verdict"] == across_bots(effects, MARGINS[r["unit"]])[0]
