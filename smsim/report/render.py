@@ -84,6 +84,18 @@ class Block:
     png: bytes = b""  # a figure, once drawn
     pooled: str = ""  # a table whose whole is pooled over line-ups: the words that say so
     fold: bool = True  # a long table folds below its headline rows; a ladder is shown whole
+    headline: pd.DataFrame | None = None  # the headline rows' own numbers where the whole table pools more
+    # data than they stand on (tables/NAME_headline.csv): each CSV link holds the figures shown beside it
+
+    @property
+    def links(self) -> list[tuple[str, str]]:
+        """The table's CSV links, (words, file): the headline rows' own where they have one, then the whole table's."""
+        if self.headline is None:
+            return [("CSV", f"tables/{self.name}.csv")]
+        return [
+            ("CSV of the headline rows", f"tables/{self.name}_headline.csv"),
+            ("CSV of the whole table", f"tables/{self.name}.csv"),
+        ]
 
     @property
     def full(self) -> pd.DataFrame:
@@ -368,7 +380,7 @@ def markdown_block(b: Block) -> list[str]:
     if b.kind == "figure":
         return [f"![{b.name}](figures/{b.name}.png)", "", f"*{b.text}* ([SVG](figures/{b.name}.svg))", ""]
     full = b.full
-    lines = [f"**{b.text}** ([CSV](tables/{b.name}.csv))", ""]
+    lines = [f"**{b.text}** (" + "; ".join(f"[{w}]({f})" for w, f in b.links) + ")", ""]
     if b.short is not None:
         lines += _md_tables(b.short)
     if b.folded:
@@ -415,7 +427,8 @@ def html_block(b: Block) -> str:
             "</figcaption></figure>"
         )
     full = b.full
-    head = f'<p><b>{html_text(b.text)}</b> (<a href="tables/{b.name}.csv">CSV</a>)</p>'
+    links = "; ".join(f'<a href="{html.escape(f, quote=True)}">{html.escape(w)}</a>' for w, f in b.links)
+    head = f"<p><b>{html_text(b.text)}</b> ({links})</p>"
     if not b.folded:
         return head + _html_tables(full)
     short = _html_tables(b.short) if b.short is not None else ""

@@ -33,7 +33,8 @@ def _table(data: A.ReportData, name: str, title: str) -> Block:
         return Block("missing", text=f"{title}: not in these data (no rows).", name=name)
     glance = A.glance_data(data)
     pooled = len(glance.sources) < len(data.sources)
-    short = _short_table(data, name, fn(glance) if pooled and glance.n_games else t)
+    at_glance = fn(glance) if pooled and glance.n_games else None
+    short = _short_table(data, name, at_glance if at_glance is not None else t)
     if not pooled and display_table(short).shape == display_table(t).shape:
         short = None  # the headline is the whole table: shown once
     text = f"{title}. {_doc(fn)}"
@@ -51,6 +52,8 @@ def _table(data: A.ReportData, name: str, title: str) -> Block:
         table=t,
         short=short,
         pooled=f"pooled over all {len(data.sources)} datasets" if pooled else "",
+        # the headline rows' numbers where the whole table's CSV does not hold them (pooled over more games)
+        headline=at_glance if short is not None and at_glance is not None and name not in OWN_STUDY else None,
     )
 
 

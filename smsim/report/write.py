@@ -170,6 +170,8 @@ def write_report(
         for b in sec.blocks:
             if b.kind == "table":
                 write_file(out / "tables" / f"{b.name}.csv", b.table.to_csv(index=False))
+                if b.headline is not None:
+                    write_file(out / "tables" / f"{b.name}_headline.csv", b.headline.to_csv(index=False))
             elif b.kind == "figure":
                 b.png = _fig_bytes(b.figure, "png")
                 write_file(out / "figures" / f"{b.name}.png", b.png)

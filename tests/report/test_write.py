@@ -578,13 +578,67 @@ def test_sections_show_figure_first_then_headline_rows_then_the_whole_table(writ
     pirates = md.split("## Pirate losses")[1].split("\n## ")[0]
     topic = pirates.split("### Cannons lost")[1].split("\n### ")[0]
     assert topic.index("![cannons]") < topic.index("**Cannons lost.") < topic.index("<details>")
-    assert "([CSV](tables/cannons.csv))" in topic
+    assert "([CSV](tables/cannons.csv))" in topic  # its headline rows are rows of the whole table: one CSV
     short = topic.split("**Cannons lost.")[1].split("<details>")[0]
     header = next(r for r in short.splitlines() if r.startswith("| "))
     assert header == "| players | policy | seats | cannons lost [95% CI] | cannons lost VP | lost any [95% CI] |"
     assert (out / "tables" / "cannons.csv").is_file()
     page = (out / "report.html").read_text()
     assert page.count("<details>") >= 10 and 'href="tables/cannons.csv"' in page
+
+
+def _numbers(cells: list[str]) -> list[str]:
+    return [t for c in cells for t in re.findall(r"[-+]?\d[\d,]*(?:\.\d+)?", c) if t not in ("95",)]
+
+
+def _holds(csv: Path, shown: list[str]) -> list[str]:
+    """The numbers shown that the CSV holds nowhere, rounded as shown (at scale 1 or 100: percent)."""
+    t = pd.read_csv(csv)
+    values = t.select_dtypes("number").to_numpy(float).ravel()
+    values = values[np.isfinite(values)]
+    words = " ".join(str(x) for x in t.select_dtypes(exclude="number").to_numpy().ravel())
+    missing = []
+    for token in shown:
+        x = float(token.replace(",", ""))
+        digits = len(token.split(".")[1]) if "." in token else 0
+        near = any((np.abs(values * k - x) <= 0.5 * 10**-digits + 1e-9).any() for k in (1, 100))
+        if not near and token not in words:
+            missing.append(token)
+    return missing
+
+
+@pytest.mark.parametrize("pooled", [False, True])
+def test_each_csv_link_holds_the_figures_shown_beside_it(written, report_datasets, tmp_path, pooled):
+    """A table's headline rows stand on the at-a-glance games and its whole table on every dataset
+    pooled: each has its own CSV, linked beside it, holding the numbers the page shows there (the
+    session's report, whose headline rows are rows of its tables, and one with a second 4-player
+    dataset, whose whole tables pool both)."""
+    out, _ = written
+    if pooled:
+        simulate_to(str(tmp_path / "mirror4"), 120, 4, ["balanced"], seed=8)
+        with figures_left_blank():
+            out = write_report(read_report_data([report_datasets["four"], str(tmp_path / "mirror4")]), tmp_path / "r")
+        out = out.parent
+        assert "tables/cannons_headline.csv" in (out / "report.md").read_text()
+    md = (out / "report.md").read_text()
+    checked = 0
+    for part in md.split("\n**")[1:]:
+        links = re.findall(r"\[(CSV[^\]]*)\]\((tables/[^)]+)\)", part.split("\n")[0])
+        if not links:
+            continue
+        body = part.split("\n\n### ")[0].split("\n## ")[0]
+        tables = body.split("<details>")
+        rows = [[r for r in t.splitlines() if r.startswith("| ") and "[95% CI]" not in r] for t in tables]
+        if len(links) == 2:  # the headline rows, then the whole table folded below them
+            assert (out / links[0][1]).is_file() and links[0][1].endswith("_headline.csv")
+            pairs = [(links[0][1], rows[0][1:]), (links[1][1], rows[1][1:] if len(rows) > 1 else [])]
+        else:
+            pairs = [(links[0][1], [r for t in rows for r in t[1:]])]
+        for csv, shown in pairs:
+            cells = [c for r in shown if not r.startswith("| players |") for c in r.strip("|").split("|")[1:]]
+            assert _holds(out / csv, _numbers(cells)) == [], (csv, part.split("\n")[0][:80])
+            checked += 1
+    assert checked > 20
 
 
 def test_at_a_glance_is_one_row_per_player_count_on_one_dataset_each(written):
