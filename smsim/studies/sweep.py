@@ -236,7 +236,7 @@ def plan_variants(
             raise SweepError(f"variant {name!r}: {exc}") from None
         held, was = rules.to_dict(), base.to_dict()  # a seat field is left out of to_dict while empty
         varied = {k: held.get(k, []) for k in {**was, **held} if held.get(k, []) != was.get(k, [])}
-        variants.append(Variant(name, varied, rules, path))
+        variants.append(Variant(name, varied, rules, _source(path)))
     unique: list[Variant] = []
     seen: dict[str, str] = {}
     for v in variants:
@@ -256,6 +256,16 @@ def plan_variants(
 
 VARIANTS_DIR = Path(__file__).resolve().parents[1] / "variants"  # smsim/variants/
 """The named variants smsim ships: one TOML rules file each, its first comment line says what it changes."""
+
+
+def _source(path: str | Path) -> str:
+    """A variant's rules file as its sweep records it: a shipped one as ``smsim/variants/NAME.toml``
+    (the same wherever smsim is installed, so that a sweep resumes under another checkout or
+    environment), any other as given."""
+    file = Path(path)
+    if file.resolve().parent == VARIANTS_DIR:
+        return f"smsim/variants/{file.name}"
+    return str(path)
 
 
 def named_variants() -> dict[str, tuple[Path, str]]:

@@ -417,6 +417,8 @@ def test_shipped_variants_load_and_say_what_they_change():
     plan = plan_variants(files=["free-rotation", str(shipped["milder-cannons"][0])])
     assert [v.name for v in plan] == ["baseline", "free-rotation", "milder-cannons"]
     assert plan[1].rules.rotation_cost == 0 and plan[2].rules.cannon_penalty == 3
+    # recorded as the package's file, not this install's path: a sweep resumes under another checkout
+    assert [v.source for v in plan[1:]] == ["smsim/variants/free-rotation.toml", "smsim/variants/milder-cannons.toml"]
     with pytest.raises(SweepError, match="no such shipped variant"):
         plan_variants(files=["no-such-variant"])
 
