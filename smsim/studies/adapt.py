@@ -8,7 +8,9 @@ answer smsim can give cheaply: ``balanced``'s weights searched again by the CMA-
 ``balanced`` itself, at a stated budget; then checked against ``balanced`` on held-out dice under
 the same rules. It is not a strong player of the variant (the same heuristic's weights, a few
 dozen candidates), and where its held-out share does not beat parity the tuner found nothing
-(``Adapted.found_nothing``): the variant is then played by a bot no better than ``balanced``.
+(``Adapted.found_nothing``): the variant is then played by ``balanced`` itself, the best bot known
+for it (weights that tuned well but lose to the base on dice they never saw are overfitted to the
+tuning games; they stay in their file, unplayed).
 
 Each adapted bot is stored in its sweep's folder (``adapted-bots/``): its weights file (a policy like
 any other, ``--policy FILE``) and a JSON note of how it was found (the plan, the rules, the
@@ -87,7 +89,11 @@ class Adapted:
             f"{100 * (self.share - self.parity):+.1f} points [{100 * (self.share_lo - self.parity):+.1f}, "
             f"{100 * (self.share_hi - self.parity):+.1f}] over parity against the base on held-out games"
         )
-        found = "the tuner found nothing better than the base" if self.found_nothing else "better than the base"
+        found = (
+            f"the tuner found nothing better than the base, so {self.spec.name} plays it"
+            if self.found_nothing
+            else "better than the base"
+        )
         return f"{self.variant}: {found} ({gain}; tuned in {self.seconds:.0f} s)"
 
 
@@ -131,7 +137,7 @@ def adapt(
                 f"{str(note)!r} holds a bot adapted under another plan or other rules; "
                 "remove it, or run the sweep as it was first run"
             )
-        return _adapted(variant, told, resolve_policy(str(weights)), str(weights))
+        return _adapted(variant, told, resolve_policy(str(weights)), str(weights), POLICIES[plan.base])
     folder.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     result = tune(
@@ -159,13 +165,17 @@ def adapt(
         "changed": result.changed,
     }
     write_file(note, json.dumps(told, indent=1) + "\n")  # after the weights: a note means both are whole
-    return _adapted(variant, told, resolve_policy(str(weights)), str(weights))
+    return _adapted(variant, told, resolve_policy(str(weights)), str(weights), POLICIES[plan.base])
 
 
-def _adapted(variant: str, told: dict, spec: PolicySpec, path: str) -> Adapted:
+def _adapted(variant: str, told: dict, tuned: PolicySpec, path: str, base: PolicySpec) -> Adapted:
+    """The bot that plays the variant: the tuned weights where they beat the base on held-out dice,
+    else the base itself (the tuner found nothing; weights that lose to the base on dice they were
+    not tuned on are no player of the variant: they stay in their file, unplayed)."""
+    beats = float(told["share_lo"]) > float(told["parity"])
     return Adapted(
         variant,
-        spec,
+        tuned if beats else base,
         path,
         float(told["seconds"]),
         float(told["share"]),

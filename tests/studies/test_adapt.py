@@ -1,6 +1,7 @@
 """Bots adapted to a rule variant (smsim.studies.adapt) and the sweep that plays them (sweep --adapt)."""
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -60,13 +61,28 @@ def test_a_variant_gets_weights_tuned_on_its_rules_stored_and_reused(tmp_path):
     note = json.loads((tmp_path / "balanced@free.json").read_text())
     assert note["plan"] == TINY.describe() and note["rules"] == FREE_ROTATION.to_dict()
     stored = resolve_policy(str(tmp_path / "balanced@free.toml"))
-    assert np.array_equal(stored.params, bot.spec.params)
+    played = POLICIES["balanced"].params if bot.found_nothing else stored.params  # what it found, if anything
+    assert np.array_equal(played, bot.spec.params)
     assert bot.found_nothing == (bot.share_lo <= bot.parity)
     assert ("found nothing" in bot.sentence()) == bot.found_nothing and "tuned in" in bot.sentence()
     again = adapt(tmp_path, "balanced@free", "free rotation", FREE_ROTATION, TINY)  # read back, not tuned again
     assert again.seconds == bot.seconds and np.array_equal(again.spec.params, bot.spec.params)
     with pytest.raises(SweepError, match="another plan or other rules"):
         adapt(tmp_path, "balanced@free", "free rotation", Rules(rotation_cost=1), TINY)
+
+
+@pytest.mark.parametrize("low, plays", [(0.52, "tuned"), (0.5, "base"), (0.44, "base")])
+def test_weights_that_do_not_beat_the_base_on_held_out_dice_are_not_played(tmp_path, low, plays):
+    """The adapted bot is the tuned weights only where their held-out interval lies above parity;
+    weights that merely tie, or lose on dice they never saw, leave the base to play the variant,
+    their file kept and the tuner said to have found nothing."""
+    from smsim.studies.adapt import _adapted
+
+    tuned = replace(POLICIES["balanced"], name="tuned", params=POLICIES["balanced"].params * 1.1)
+    told = {"seconds": 9.0, "share": low + 0.02, "share_lo": low, "share_hi": low + 0.04, "parity": 0.5, "changed": {}}
+    bot = _adapted("cannon_penalty=7", told, tuned, str(tmp_path / "w.toml"), POLICIES["balanced"])
+    assert (bot.spec is tuned) == (plays == "tuned") and bot.found_nothing == (plays == "base")
+    assert ("so balanced plays it" in bot.sentence()) == (plays == "base")
 
 
 def test_only_a_built_in_heuristic_is_adapted(tmp_path):
