@@ -155,6 +155,7 @@ FALLBACK_SECTION = "At a glance"
 
 OUTCOMES = {
     "start_edge": "the start player's edge",
+    "seat_gap": "the widest gap between two seats",
     "skill_gap": "the skill gap",
     "cannons_changed_winner": "the games the pirates decide",
     "rounds": "the game's length",
