@@ -950,7 +950,9 @@ def across_effects(effects: list[Effect]) -> list[Across]:
     """The effects grouped by variant, metric and player count, each group judged across its bots."""
     groups: dict[tuple[str, str, str], list[Effect]] = {}
     for e in effects:
-        groups.setdefault((e.variant, e.metric, e.players), []).append(e)
+        group = groups.setdefault((e.variant, e.metric, e.players), [])
+        if all(e.where != other.where for other in group):  # the same rules under the same bot in two sweeps: once
+            group.append(e)
     out = []
     for group in groups.values():
         values = [e.diff for e in group]

@@ -269,6 +269,10 @@ def test_an_effect_is_judged_across_the_bots_that_measured_it():
     assert "pirates decide by" not in f.sentence  # not stated as the game's
     assert "1 of 2 effects clear their margin under every bot that measured them, 1 is bot-dependent" in f.sentence
     assert "(2 bots agree)" in f.line and "1 bot-dependent" in f.line
+    # the same rules under the same bot in a second sweep (a shipped variant beside the same --vary
+    # value, on the same seed): one effect per bot, not two
+    twice = F.variants_finding([one, two, two], [])
+    assert twice.sentence == f.sentence
     # one bot alone: said to hold for that bot only
     alone = F.variants_finding([two], [])
     assert "(L1 `balanced` in every seat only)" in alone.line
