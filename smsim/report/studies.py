@@ -303,25 +303,15 @@ def _across_bots_block(
     """Each variant's headline effects under every bot that played the sweep's variants on its dice
     (``bots``: label -> its table, variants named by ``names``; the bot asked for first, then the
     bot adapted to each variant, ``sweep --adapt``, then the sweeps of other bots on the same seed),
-    with one verdict across them (``sweep.effects_across_bots``), and what each adapted bot gained
-    over the bot it was tuned from, with its tuning time."""
+    with one verdict across them (``sweep.effects_across_bots``)."""
     across = effects_across_bots(bots, margins)
     across = across[across["metric"].isin(HEADLINE)]
-    gains = []
-    for note in vs.bots:
-        share, lo, hi, parity = (note[k] for k in ("share", "share_lo", "share_hi", "parity"))
-        said = interval_text(share - parity, lo - parity, hi - parity, **A.POINTS_SAID)
-        found = "found nothing better than balanced" if not lo > parity else "beats balanced"
-        who = names.get(note["variant"], note["variant"])
-        gains.append(f"{who}: {found} ({said} over parity [95% CI], {note['seconds']:.0f} s of tuning)")
     text = (
         "Who plays: each effect under every bot that played these variants on the same dice (the bot asked for, "
-        "a bot adapted to each variant: balanced's weights tuned by CMA-ES on that variant's rules, "
-        "docs/variants.md; and the other levels' sweeps of the same seed), with one verdict across them: "
-        "*holds for every bot* where all move the same way beyond the margin or all stay within it, "
-        "*bot-dependent* where they disagree (an effect of who plays, not of the rule), *not settled* otherwise. "
-        "Each adapted bot against balanced on held-out games, under its own rules, its win share above parity: "
-        + ("; ".join(gains) if gains else "none tuned")
+        "the bot adapted to each variant: the table above, docs/variants.md; and the other levels' sweeps of the "
+        "same seed), with one verdict across them: *holds for every bot* where all move the same way beyond the "
+        "margin or all stay within it, *bot-dependent* where they disagree (an effect of who plays, not of the "
+        "rule), *not settled* otherwise"
     )
     shown = pd.DataFrame(
         {
@@ -338,6 +328,40 @@ def _across_bots_block(
         }
     )
     return Block("table", text=text, name=name, table=across, shown=shown)
+
+
+def _adapted_bots_block(vs, names: dict[str, str], name: str) -> Block:
+    """What each adapted bot (``sweep --adapt``) cost and gained: its tuning time and its win share
+    above parity against `balanced` on held-out games under the variant's rules, and whether it
+    plays the variant's adapted games (it does only where it beats `balanced` there)."""
+    t = pd.DataFrame(vs.bots)
+    t = t.assign(variant=[names.get(v, v) for v in t["variant"]])
+    shown = pd.DataFrame(
+        {
+            "variant": t["variant"],
+            "against balanced, held out: win share above parity [95% CI]": [
+                interval_text(s - p, lo - p, hi - p, **A.POINTS)
+                for s, lo, hi, p in zip(t["share"], t["share_lo"], t["share_hi"], t["parity"])
+            ],
+            "held-out games": [f"{int(n['plan']['held_out_games']):,}" for n in vs.bots],
+            "what the tuner found": [
+                "beats balanced: it plays the variant" if lo > p else "nothing better: balanced plays the variant"
+                for lo, p in zip(t["share_lo"], t["parity"])
+            ],
+            "tuning, s": [f"{x:.0f}" for x in t["seconds"]],
+        }
+    )
+    plan = vs.bots[0]["plan"]
+    return Block(
+        "table",
+        text=f"The bots adapted to each variant: balanced's weights tuned by CMA-ES on the variant's rules "
+        f"({plan['budget']} candidates of {plan['games']:,} games at {plan['players']} players), then played against "
+        "balanced on held-out dice under the same rules; where they do not beat it there, balanced itself plays "
+        "the variant's adapted games",
+        name=name,
+        table=t.drop(columns=["plan", "rules", "changed"], errors="ignore"),
+        shown=shown,
+    )
 
 
 ADAPTED_LABEL = "adapted to each variant"
@@ -463,6 +487,8 @@ def variants_section(
             for j, other in enumerate(sets):  # the other bots' sweeps of the same variants on the same dice
                 if j != k and _same_dice(vs, other) and _bot_label(other) not in bots:
                     bots[_bot_label(other)] = _named_table(other, tables[j] if tables is not None else None)
+            if vs.bots:
+                s.blocks.append(_adapted_bots_block(vs, names, f"variants_{k}_adapted_bots"))
             s.blocks.append(_across_bots_block(vs, bots, names, margins, f"variants_{k}_across_bots"))
         made = P.variant_differences(t, headings[k])
         if made is not None:

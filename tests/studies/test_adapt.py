@@ -234,7 +234,15 @@ def test_the_report_sets_each_effect_under_both_bots_with_the_verdict_across_the
         effects = [(x["diff"], x["diff_lo"], x["diff_hi"]) for x in (a, b)]
         assert said == across_bots(effects, MARGINS[r.unit])[0]
     assert "rotation cost 2 → 0 (free rotation)" in set(block.shown["variant"])  # the shipped rules, named so
-    assert "of tuning" in block.text and ("beats balanced" in block.text or "found nothing" in block.text)
+    # the adapted bots' own table: each bot's held-out gain, with its interval, and its tuning time
+    bots = next(b for b in section.blocks if b.name == "variants_0_adapted_bots")
+    note = vs.bots[0]
+    row = bots.shown.iloc[0]
+    assert row["variant"] == "rotation cost 2 → 0 (free rotation)" and row["tuning, s"] == f"{note['seconds']:.0f}"
+    gain = row["against balanced, held out: win share above parity [95% CI]"]
+    assert gain.startswith(f"{100 * (note['share'] - note['parity']):+.1f} [")
+    assert row["what the tuner found"].startswith("beats" if note["share_lo"] > note["parity"] else "nothing")
+    assert row["held-out games"] == f"{TINY.held_out_games:,}" and "4 candidates of 40 games" in bots.text
     assert variant_set_from_sweep(out / ADAPTED_DIR).adapted is None
 
 
