@@ -1063,6 +1063,14 @@ def _effects_finding(key: str, effects: list[Effect], what: str) -> DesignFindin
             )
             + "."
         )
+    over = [g for g in groups if g.verdict in (MOVES, ONE_BOT) and _overshoot(g)]  # fixes that overshoot: always said
+    seen_over: set[str] = set()
+    overshoots = ""
+    for g in over:
+        if g.first.variant not in seen_over:
+            seen_over.add(g.first.variant)
+            overshoots += f" A compensation that overshoots: {g.first.variant} ({g.first.players}{_overshoot(g)})."
+    dependent += overshoots
     if not moves:
         return DesignFinding(
             key,
@@ -1085,6 +1093,7 @@ def _effects_finding(key: str, effects: list[Effect], what: str) -> DesignFindin
     )
     if depends:
         line += f"; {len(depends)} bot-dependent"
+    line += "".join(f"; {v} overshoots" for v in seen_over if v not in {g.first.variant for g in shown[:2]})
     return DesignFinding(
         key,
         f"The rules variants that move {what} most (in margins: each change over the smallest change that "

@@ -275,7 +275,18 @@ def _largest(t, key: str, margins: dict[str, float] = MARGINS) -> str | None:
     if clear.empty:
         return None
     r = clear.loc[clear["diff"].abs().idxmax()]
-    return f"{r.variant} ({interval_text(r['diff'], r.diff_lo, r.diff_hi, **A.unit_form(r.unit, True, words=True))})"
+    said = f"{r.variant} ({interval_text(r['diff'], r.diff_lo, r.diff_hi, **A.unit_form(r.unit, True, words=True))})"
+    base = t[(t["metric"] == key) & (t["variant"] == "baseline")]
+    if key == "start_edge" and len(base):  # a fix that turns the edge into a deficit is not a fix
+        was = float(base["value"].iloc[0])
+        now = was + float(r["diff"])
+        if np.sign(now) != np.sign(was) and abs(now) >= margins.get(r.unit, 0.0):
+            said += f", overshooting: the edge goes from {100 * was:+.1f} to {100 * now:+.1f} points"
+            gap = t[(t["metric"] == "seat_gap") & (t["variant"].isin(["baseline", r.variant]))].set_index("variant")
+            if len(gap) == 2:
+                before, after = (100 * float(gap.loc[v, "value"]) for v in ("baseline", r.variant))
+                said += f" and the widest gap between two seats from {before:.1f} to {after:.1f}"
+    return said
 
 
 def _set_heading(vs) -> str:

@@ -306,6 +306,23 @@ def test_a_compensation_that_flips_the_edge_is_said_to_overshoot():
     assert "overshoots" in f.line
 
 
+def test_an_overshooting_compensation_is_said_even_when_larger_effects_lead():
+    """Three variants moving the game's length by many margins lead the finding; the compensation
+    that turns the start player's edge into a deficit is still said to overshoot, in the sentence
+    and on the first screen's line."""
+    big = [(f"cost{k}", {"rotation_cost": 3 + k}, "rounds", "rounds", -3.0 - k, -3.1 - k, -2.9 - k) for k in range(3)]
+    rows = [*big, ("catch-up", {"seat_coins": [0, 1, 2, 3]}, "start_edge", "points", -0.049, -0.06, -0.038)]
+    vs, t = _variant_set(rows)
+    t.loc[(t["variant"] == "baseline") & (t["metric"] == "start_edge"), "value"] = 0.015
+    f = F.variants_finding([(vs, t)], [])
+    catch_up = "seat coins [0, 0, 0, 0] → [0, 1, 2, 3] (catch up)"
+    assert f.sentence.count("moves the game's length") == 3 and f"{catch_up} moves" not in f.sentence
+    assert (
+        f"A compensation that overshoots: {catch_up} (4 players; it overshoots: the edge goes from +1.5" in f.sentence
+    )
+    assert f.line.endswith(f"; {catch_up} overshoots")
+
+
 def test_every_variant_is_named_with_its_default():
     """Every rules field a variant may change is named with the printed value and the new one."""
     base = Rules().to_dict()
@@ -587,3 +604,24 @@ def test_a_skill_gap_measured_over_a_bot_its_adapted_bot_beats_is_not_the_games(
     said = next(b for b in section.blocks if b.text == "What each variant does to the skill gap").items
     assert said[0].startswith("rotation cost 2 → 0 (free rotation): bot-dependent, not the game's")
     assert "more a game of skill" not in said[0] and "most: rotation cost 2 → 1" in glance[-1]
+
+
+def test_the_variants_summary_says_a_fix_overshoots():
+    """The section's line "In short" names the variant that moves the start player's edge most and,
+    where it turns the edge into a deficit, says so with the widest seat gap before and after."""
+    from smsim.report.studies import _largest
+
+    rows = [
+        ("catch-up", {"seat_coins": [0, 1, 2, 3]}, "start_edge", "points", -0.049, -0.06, -0.038),
+        ("catch-up", {"seat_coins": [0, 1, 2, 3]}, "seat_gap", "points", 0.053, 0.045, 0.062),
+    ]
+    _, t = _variant_set(rows)
+    t.loc[(t["variant"] == "baseline") & (t["metric"] == "start_edge"), "value"] = 0.015
+    t.loc[(t["variant"] == "baseline") & (t["metric"] == "seat_gap"), "value"] = 0.029
+    t.loc[(t["variant"] == "catch-up") & (t["metric"] == "seat_gap"), "value"] = 0.082
+    t.loc[(t["variant"] == "catch-up") & (t["metric"] == "start_edge"), "value"] = -0.034
+    said = _largest(t, "start_edge")
+    assert "(-4.9 points [-6.0, -3.8]), overshooting: the edge goes from +1.5 to -3.4 points" in said
+    assert said.endswith("and the widest gap between two seats from 2.9 to 8.2")
+    t.loc[(t["variant"] == "baseline") & (t["metric"] == "start_edge"), "value"] = 0.08  # +8.0 to +3.1: no flip
+    assert "overshooting" not in _largest(t, "start_edge")
