@@ -39,6 +39,7 @@ RUN: dict[str, tuple[str, str] | None] = {
     "smsim compare balanced greedy walls random --players 4 --games 48000": ("--games", "96"),
     "smsim variants": None,
     "smsim sweep --vary side_defence=1,2,3 --games 20000 --out runs/defence": ("--games", "100"),
+    "smsim sweep --variant free-rotation --games 20000 --adapt --out runs/free": ("--games", "100"),
     "smsim fairness --players 4 --by coins --games 20000 --out runs/fair4": ("--games", "40"),
     "smsim bonus-value --players 4 --policy balanced --games 20000 --out runs/bonus4": ("--games", "40"),
     "smsim report runs/three --out reports/mine": None,
