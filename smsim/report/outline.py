@@ -119,7 +119,8 @@ def opening(
     return Section(
         F.FIRST_SCREEN_TITLE,
         "The answers of the key findings below, a line each; where an effect is "
-        "within its margin (the smallest change that matters) the line says so.",
+        "within its margin (the smallest change that matters) the line says so. Every bracket [low, high] "
+        "on this page, in a sentence or a table, is a 95% interval.",
         [
             *(Block("link", text=s.title, name=s.href, items=list(s.sections)) for s in see_also),
             Block("list", text="Design verdicts", items=lines[:-1]),

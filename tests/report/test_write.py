@@ -789,6 +789,7 @@ def test_the_first_screen_is_a_box_of_verdicts_levels_and_the_game(written):
     assert answered == [q for q in asked if q in answered]
     assert sorted([*answered, *(q for q in asked if unanswered and q in unanswered[0])]) == sorted(asked)
     assert "Levels of play (docs/policies.md): L1 `balanced`, L2 `learned`, L3 `rollout-learned`" in first
+    assert "Every bracket [low, high] on this page, in a sentence or a table, is a 95% interval." in first
     assert "![median-game](figures/median-game.png)" in first and (out / "figures" / "median-game.png").stat().st_size
     page = (out / "report.html").read_text()
     box = page.split('<section class="first-screen">')[1].split("</section>")[0]
