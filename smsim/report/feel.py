@@ -44,7 +44,8 @@ def _figure(made: P.Plot | None, name: str, missing: str) -> Block:
 
 def shape_table(shapes: list) -> pd.DataFrame:
     """Every shape figure of every dataset, one row each (``studies.shape.ShapeResult.figures``)."""
-    return pd.concat([r.figures.assign(dataset=r.source) for r in shapes], ignore_index=True)
+    shown = A.naming_root([r.source for r in shapes])  # by folder under the runs directory, never a machine's path
+    return pd.concat([r.figures.assign(dataset=shown(r.source)) for r in shapes], ignore_index=True)
 
 
 def shape_shown(t: pd.DataFrame) -> pd.DataFrame:

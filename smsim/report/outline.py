@@ -26,7 +26,6 @@ from smsim.report.render import Block, Page, Section
 from smsim.report.sections import figure_block, game_sections
 from smsim.report.strength import ladder_blocks, strength_blocks
 from smsim.report.studies import compensation_section, skill_section, unadapted_of, variants_section
-from smsim.runs.storage import is_url
 from smsim.studies.ladder import AT_LEAST, AT_MOST, FIELD, STEP_ROW, UNBOUNDED
 from smsim.studies.skill import level_name, step_order
 
@@ -396,26 +395,6 @@ INTERVALS_NOTE = (
 """The page's last words."""
 
 
-def naming_root(paths: list[str]):
-    """How a report names the datasets it read: by their folders under the one that holds them all
-    (``runs/...`` as the user gave them, never the machine's absolute path), in a table's paths and
-    in the commands that wrote them. Returns the function that rewrites a text so."""
-    local = [os.path.abspath(p) for p in paths if p and not is_url(p)]
-    if not local:
-        return lambda text: text
-    root = os.path.dirname(os.path.commonpath(local))
-    prefix = root.rstrip(os.sep) + os.sep
-
-    def shown(text):
-        if not isinstance(text, str):
-            return text
-        if os.path.isabs(text) and text.startswith(prefix):
-            return text[len(prefix) :]
-        return text.replace(prefix, "")
-
-    return shown
-
-
 def page(
     data: A.ReportData,
     title: str = "Saint Malo balance report",
@@ -515,7 +494,7 @@ def page(
     own = {F.FIRST_SCREEN_TITLE, "Key findings", "Data and rules", *titles}
     linked = [SeeAlso(x.title, x.href, tuple(t for t in x.sections if t not in own)) for x in see_also]
     items = [(f.sentence, f.section(titles)) for f in found]
-    shown = naming_root([s.path for s in data.sources])
+    shown = A.naming_root([s.path for s in data.sources])
     datasets = pd.DataFrame(
         [
             {

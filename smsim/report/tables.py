@@ -21,6 +21,7 @@ are the plain Wilson and normal intervals. The arithmetic is ``smsim.stats`` (``
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,7 @@ from smsim.runs.dataset import (  # the breakdown of the final score, one list f
     with_seat_vp,
 )
 from smsim.runs.folder import kind_of, read_manifest
+from smsim.runs.storage import is_url
 from smsim.stats import grouped_mean, grouped_rate, grouped_share
 from smsim.studies.bonus import TABLE_COLUMNS as BONUS_COLUMNS
 from smsim.studies.bonus import bonus_text, read_bonus
@@ -1189,3 +1191,23 @@ def keep_regret(regrets: list[pd.DataFrame]) -> pd.DataFrame:
     return (
         t.assign(_rank=rank).sort_values(["players", "_rank"], kind="stable", ignore_index=True).drop(columns="_rank")
     )
+
+
+def naming_root(paths: list[str]):
+    """How a report names the datasets it read: by their folders under the one that holds them all
+    (``runs/...`` as the user gave them, never the machine's absolute path), in a table's paths and
+    in the commands that wrote them. Returns the function that rewrites a text so."""
+    local = [os.path.abspath(p) for p in paths if p and not is_url(p)]
+    if not local:
+        return lambda text: text
+    root = os.path.dirname(os.path.commonpath(local))
+    prefix = root.rstrip(os.sep) + os.sep
+
+    def shown(text):
+        if not isinstance(text, str):
+            return text
+        if os.path.isabs(text) and text.startswith(prefix):
+            return text[len(prefix) :]
+        return text.replace(prefix, "")
+
+    return shown

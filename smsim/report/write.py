@@ -226,6 +226,7 @@ def feel_of(
         return all(runs[a].get(k) == runs[b].get(k) for k in ("players", "seed", "games"))
 
     diffs = []
+    shown = A.naming_root([*with_rounds, *variants])  # datasets by their folders, never a machine's path
     for v in variants:
         base = next((i for i, p in enumerate(with_rounds) if same_games(p, v)), None)
         if records_rounds(runs[v]) and base is not None:
@@ -233,7 +234,7 @@ def feel_of(
             changes = {k: x for k, x in runs[v]["rules"].items() if base_rules.get(k) != x}
             diffs.append(
                 shape_difference(shapes[base], game_shape(model_of(with_rounds[base]), v)).assign(
-                    variant=variant_name(changes, base_rules), dataset=v
+                    variant=variant_name(changes, base_rules), dataset=shown(v)
                 )
             )
     calibration = [

@@ -193,6 +193,11 @@ def test_the_report_reads_round_snapshots_a_model_and_a_matters_study(run, tmp_p
     assert out.exit_code == 0, out.output
     page = (tmp_path / "r" / "report.md").read_text()
     assert f"## {FEEL_TITLE}" in page and f"## {MATTERS_TITLE}" in page
+    for written in [tmp_path / "r" / "report.md", *(tmp_path / "r" / "tables").glob("*.csv")]:
+        assert str(tmp_path) not in written.read_text(), written.name  # datasets by their folders, no machine path
+    shapes = pd.read_csv(tmp_path / "r" / "tables" / "game_shape.csv")
+    assert {d.split("/")[-1] for d in shapes["dataset"]} == {"b2", "b4"}
+    assert not any(d.startswith("/") for d in shapes["dataset"])  # under the folder that holds them all
     for name in ("winprob-fan", "comebacks", "what-matters"):
         assert (tmp_path / "r" / "figures" / f"{name}.png").stat().st_size > 1000
     # the first screen answers what the sections measure, and names once what these data do not answer
