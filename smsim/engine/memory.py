@@ -32,6 +32,7 @@ import os
 from pathlib import Path
 
 from numba import njit, types
+
 # numba imports its boxing module lazily, inside the first compile that needs it; a first import
 # cut short leaves its registrations behind and every later one fails ("duplicate registration for
 # Boolean", met once in a few full runs of the suite): imported here, once, as the engine loads
