@@ -988,6 +988,13 @@ def _bots(a: Across) -> str:
     return "every bot: " + ", ".join(f"{_figure(e)} with {e.bot}" for e in a.effects)
 
 
+def overshoots(before: float, after: float, margin: float) -> bool:
+    """Whether a change of the start player's edge from ``before`` to ``after`` turns it into its
+    opposite by at least the margin: a compensation that overshoots (one rule for the findings and
+    the variants section's summary)."""
+    return bool(np.sign(after) != np.sign(before) and abs(after) >= margin)
+
+
 def _overshoot(a: Across) -> str:
     """Where a variant turns the start player's edge into a deficit (or back), by how much, and the
     widest gap between two seats before and after: a compensation that overshoots is not fairer."""
@@ -995,7 +1002,7 @@ def _overshoot(a: Across) -> str:
     if e.metric != "start_edge" or not np.isfinite(e.base):
         return ""
     after = e.base + e.diff
-    if np.sign(after) == np.sign(e.base) or abs(after) < e.margin:
+    if not overshoots(e.base, after, e.margin):
         return ""
     gap = ""
     if all(np.isfinite(e.seat_gap)):

@@ -280,7 +280,7 @@ def _largest(t, key: str, margins: dict[str, float] = MARGINS) -> str | None:
     if key == "start_edge" and len(base):  # a fix that turns the edge into a deficit is not a fix
         was = float(base["value"].iloc[0])
         now = was + float(r["diff"])
-        if np.sign(now) != np.sign(was) and abs(now) >= margins.get(r.unit, 0.0):
+        if F.overshoots(was, now, margins.get(r.unit, 0.0)):
             said += f", overshooting: the edge goes from {100 * was:+.1f} to {100 * now:+.1f} points"
             gap = t[(t["metric"] == "seat_gap") & (t["variant"].isin(["baseline", r.variant]))].set_index("variant")
             if len(gap) == 2:
