@@ -30,7 +30,9 @@ over them (docs/api.md):
   ``smsim winprob``), ``smsim.game_shape`` (lead changes, comebacks, when a game is decided:
   ``smsim shape``), ``smsim.luck_match`` with ``smsim.LuckPlan`` (how much of a result is the
   dice: ``smsim luck``), ``smsim.what_matters`` (each part of the game forbidden: ``smsim
-  matters``);
+  matters``), ``smsim.study`` with ``smsim.plan_study``, ``smsim.run_study``, ``smsim.read_study``
+  and ``smsim.write_study_report`` (a rules file against the printed rules, played until its
+  verdicts settle: ``smsim study``);
 - ``smsim.POLICIES`` (the built-in policies: ``smsim policies``), and for balance reports
   ``smsim.report_tables`` (the report's tables as DataFrames), ``smsim.make_report`` (``smsim
   report``), ``smsim.read_report_data`` and ``smsim.PLOTS`` (one figure: ``smsim plot``).
@@ -89,6 +91,11 @@ _LAZY = {
     "luck_match": ("smsim.studies.luck", "luck_match"),
     "LuckPlan": ("smsim.studies.luck", "LuckPlan"),
     "what_matters": ("smsim.studies.matters", "what_matters"),
+    "study": ("smsim.studies.study", "study"),
+    "plan_study": ("smsim.studies.study", "plan_study"),
+    "run_study": ("smsim.studies.study", "run_study"),
+    "read_study": ("smsim.studies.study", "read_study"),
+    "write_study_report": ("smsim.report.study", "write_study_report"),
     "read_report_data": ("smsim.report.tables", "read_report_data"),
     "PLOTS": ("smsim.report.plots", "PLOTS"),
 }

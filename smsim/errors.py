@@ -83,6 +83,10 @@ class RegretError(SmsimError):
     """Bad input to ``smsim regret``."""
 
 
+class StudyError(SmsimError):
+    """A study of a rules configuration (``smsim study``) that cannot be planned or resumed."""
+
+
 class AdviseError(SmsimError):
     """Bad input to ``advise``."""
 

@@ -94,6 +94,7 @@ COMMAND_API = {
     "shape": ("game_shape",),
     "luck": ("luck_match", "LuckPlan"),
     "matters": ("what_matters",),
+    "study": ("plan_study", "run_study", "write_study_report"),
     "report": ("make_report",),
     "plot": ("PLOTS", "read_report_data"),
     "policies": ("POLICIES",),

@@ -2,7 +2,7 @@
 
 Bad input ends with one line ``Error: ...`` on stderr and exit status 2, never a traceback.
 One module per group of commands (``game``, ``runs``, ``studies``, ``sweep``, ``learn``, ``ladder``,
-``feel``, ``reports``, ``catalog``),
+``feel``, ``reports``, ``catalog``, ``study``),
 what they share in ``common`` and the progress displays in ``progress``.
 
 May import: every layer. The commands import the Python API inside their functions, so that
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 # each module adds its commands to the group
-from smsim.cli import catalog, feel, game, ladder, learn, reports, runs, studies, sweep  # noqa: F401
+from smsim.cli import catalog, feel, game, ladder, learn, reports, runs, studies, study, sweep  # noqa: F401
 from smsim.cli.common import cli
 
 __all__ = ["cli", "main"]

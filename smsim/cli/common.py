@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from smsim import __version__
+from smsim import __version__, checks
 from smsim.checks import int_or_text, whole
 from smsim.errors import SmsimError
 from smsim.rules import Rules, load_rules
@@ -211,6 +211,19 @@ def caps_of(values: tuple[str, ...], what: str) -> dict[str, int]:
             fail(f"--cap {text!r}: expected {what}=GAMES")
         caps[name] = count_of(value, f"--cap {name}")
     return caps
+
+
+def comma_names(text: str | None) -> list[str]:
+    """The names of a comma-separated option, blanks left out."""
+    return [x.strip() for x in (text or "").split(",") if x.strip()]
+
+
+def player_counts(text: str) -> list[int]:
+    """``--players 2,4``: player counts, each 2 to 5; anything else refused in one line."""
+    values = comma_names(text)
+    if not values:
+        fail(f"--players {text!r}: expected player counts, such as 2,4")
+    return [checks.whole(checks.int_or_text(v), "--players", low=2, high=5, error=InputError) for v in values]
 
 
 def _is_number(text: str) -> bool:

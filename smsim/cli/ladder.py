@@ -13,23 +13,14 @@ from smsim.cli.common import (
     caps_of,
     check_folder_out,
     cli,
+    comma_names,
     count_of,
     engine_ready,
     fail,
+    player_counts,
     rules_from,
     with_rules,
 )
-
-
-def _names(text: str | None) -> list[str]:
-    return [x.strip() for x in (text or "").split(",") if x.strip()]
-
-
-def _players(text: str) -> list[int]:
-    values = _names(text)
-    if not values:
-        fail(f"--players {text!r}: expected player counts, such as 2,4")
-    return [checks.whole(checks.int_or_text(v), "--players", low=2, high=5, error=InputError) for v in values]
 
 
 @cli.command("ladder")
@@ -120,14 +111,14 @@ def ladder(
         fail("give --out DIR: the ladder's directory (or --read DIR to print one)")
     base = rules_from(rules_file, rule)
     n = count_of(games, "--games")
-    counts = _players(players)
+    counts = player_counts(players)
     checks.threads(threads, "--threads", error=InputError)
     if hours is not None:
         checks.positive(hours, "--hours", error=InputError)
     caps = caps_of(cap, "RUNG")
     try:
-        names = list(DEFAULT_RUNGS) if rungs is None else _names(rungs)
-        field = _names(field_names) if field_names is not None else list(FIELD)
+        names = list(DEFAULT_RUNGS) if rungs is None else comma_names(rungs)
+        field = comma_names(field_names) if field_names is not None else list(FIELD)
         plan = plan_ladder(names, counts, n, seed, caps, field, check, base, check_field)
         check_folder_out(out, "ladder", plan.identity())
         specs = plan.specs()

@@ -13,19 +13,17 @@ followed by theirs. A section or table with nothing to show says so instead of f
 from __future__ import annotations
 
 import io
-import math
-from numbers import Real
 from pathlib import Path
 
 import matplotlib
 import pandas as pd
 
-from smsim.errors import DatasetError, SmsimError
+from smsim.errors import DatasetError
 from smsim.files import write_file
-from smsim.intervals import MARGINS
+from smsim.intervals import MARGINS, check_margins
 from smsim.report import tables as A
 from smsim.report.outline import page, see_also_of
-from smsim.report.render import html_page, markdown_page
+from smsim.report.render import Page, html_page, markdown_page
 from smsim.rules import Rules
 from smsim.runs.dataset import records_rounds
 from smsim.runs.folder import KINDS, kind_of, read_manifest
@@ -49,15 +47,26 @@ def _fig_bytes(fig, fmt: str) -> bytes:
     return buf.getvalue()
 
 
-def check_margins(margins: dict[str, float]) -> dict[str, float]:
-    """``intervals.MARGINS`` with ``margins`` over it; a unit it does not know, or a margin that is
-    not a number of at least 0, refused in one line (``SmsimError``)."""
-    for unit, m in dict(margins).items():
-        if unit not in MARGINS:
-            raise SmsimError(f"margin {unit!r}: not a unit; one of {', '.join(MARGINS)}")
-        if isinstance(m, bool) or not isinstance(m, Real) or not (math.isfinite(m) and m >= 0):
-            raise SmsimError(f"margin {unit}: must be a number of at least 0, not {m!r}")
-    return {**MARGINS, **{u: float(m) for u, m in dict(margins).items()}}
+def write_page(built: Page, out: str | Path) -> Path:
+    """Draw and write a built page into ``out`` (which must exist): its tables as CSV, its figures
+    as PNG and SVG, ``report.html`` and ``report.md``; returns the path of report.md."""
+    out = Path(out)
+    for sec in [*built.opening, *built.sections]:
+        for b in sec.blocks:
+            if b.kind == "table":
+                write_file(out / "tables" / f"{b.name}.csv", b.table.to_csv(index=False))
+                if b.headline is not None:
+                    write_file(out / "tables" / f"{b.name}_headline.csv", b.headline.to_csv(index=False))
+            elif b.kind == "figure":
+                b.png = _fig_bytes(b.figure, "png")
+                write_file(out / "figures" / f"{b.name}.png", b.png)
+                # the SVG keeps the layout the PNG's drawing computed: both files show one figure,
+                # and a second constrained-layout pass (a tenth of a report's time) is saved
+                b.figure.set_layout_engine("none")
+                write_file(out / "figures" / f"{b.name}.svg", _fig_bytes(b.figure, "svg"))
+    write_file(out / "report.html", html_page(built))
+    write_file(out / "report.md", markdown_page(built))
+    return out / "report.md"
 
 
 def _regret_of(path: str | Path):
@@ -166,22 +175,7 @@ def write_report(
         shape_variants,
         linked,
     )
-    for sec in [*built.opening, *built.sections]:
-        for b in sec.blocks:
-            if b.kind == "table":
-                write_file(out / "tables" / f"{b.name}.csv", b.table.to_csv(index=False))
-                if b.headline is not None:
-                    write_file(out / "tables" / f"{b.name}_headline.csv", b.headline.to_csv(index=False))
-            elif b.kind == "figure":
-                b.png = _fig_bytes(b.figure, "png")
-                write_file(out / "figures" / f"{b.name}.png", b.png)
-                # the SVG keeps the layout the PNG's drawing computed: both files show one figure,
-                # and a second constrained-layout pass (a tenth of a report's time) is saved
-                b.figure.set_layout_engine("none")
-                write_file(out / "figures" / f"{b.name}.svg", _fig_bytes(b.figure, "svg"))
-    write_file(out / "report.html", html_page(built))
-    write_file(out / "report.md", markdown_page(built))
-    return out / "report.md"
+    return write_page(built, out)
 
 
 def feel_of(

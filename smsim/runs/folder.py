@@ -32,6 +32,7 @@ from smsim.errors import (
     MattersError,
     RegretError,
     SmsimError,
+    StudyError,
 )
 from smsim.policies.registry import described_now
 from smsim.rules import normalised
@@ -160,6 +161,17 @@ KINDS = {  # dataset formats: 2 sides_attack_N columns, 3 seat_vp (older ones re
         ("policies", "parts", "players", "games", "seed", "rules"),
         None,
         MattersError,
+    ),
+    "study": Kind(
+        "study.json",
+        "study",
+        "a study of smsim study",
+        "study",
+        1,
+        "plan",
+        ("rules", "players", "levels", "seed", "margins"),
+        None,
+        StudyError,
     ),
     "learn": Kind(
         "learn.json",

@@ -21,6 +21,7 @@ from smsim.studies.learn import LearnPlan, check_out_dir
 from smsim.studies.luck import LuckPlan, luck_match
 from smsim.studies.matters import what_matters
 from smsim.studies.regret import RegretPlan, run_regret
+from smsim.studies.study import plan_study, run_study
 from smsim.studies.sweep import plan_variants, read_sweep, run_sweep
 from smsim.studies.winprob import fit_winprob
 
@@ -71,6 +72,13 @@ def folders(tmp_path_factory):
         threads=1,
         out=root / "luck",
         command=["smsim", "luck"],
+    )
+    run_study(
+        plan_study(Rules(cannon_penalty=3), [2], ["random"], seed=3, bonus=False, first_games=100),
+        root / "study",
+        max_games=100,
+        threads=1,
+        command=["smsim", "study"],
     )
     learn = root / "learn"
     assert check_out_dir(learn, LearnPlan(decisions=10)) is False

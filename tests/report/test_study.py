@@ -1,0 +1,65 @@
+"""report.study: the page of a study names its rules file and the printed rules, states every
+headline change with its verdict and what is not settled, and its tables hold what it shows."""
+
+import pandas as pd
+import pytest
+
+from smsim.errors import DatasetError
+from smsim.intervals import NOT_SETTLED
+from smsim.report.study import FIRST_SCREEN, verdict_lines, write_study_report
+from smsim.rules import Rules
+from smsim.studies import study as S
+
+
+@pytest.fixture(scope="module")
+def reported(tmp_path_factory):
+    from tests.helpers import figures_left_blank
+
+    root = tmp_path_factory.mktemp("study-report")
+    rules_file = root / "my-rules.toml"
+    rules_file.write_text("cannon_penalty = 3\nfull_city_vp = 8\n")
+    plan = S.plan_study(Rules.from_toml(str(rules_file)), [2], ["random", "greedy"], seed=2, first_games=300)
+    result = S.run_study(plan, root / "study", max_games=600, threads=2, source=str(rules_file))
+    with figures_left_blank():
+        path = write_study_report(root / "study", root / "report")
+    return result, path.read_text(), root
+
+
+def test_the_page_names_the_rules_file_and_the_printed_rules(reported):
+    _result, md, root = reported
+    first = md.split(f"## {FIRST_SCREEN}")[1].split("\n## ")[0]
+    assert str(root / "my-rules.toml") in md.splitlines()[0]
+    assert "compared with the printed rules (docs/rules.md) on the same dice" in first
+    assert "cannon penalty 5 → 3" in first and "full city" in first
+    # the rules side by side, the changed fields marked
+    rules = md.split("**Rules configuration**")[1]
+    assert "| cannon_penalty | 3 | 5 | yes |" in rules
+
+
+def test_every_headline_change_is_stated_with_its_verdict(reported):
+    result, md, _ = reported
+    lines = verdict_lines(result)
+    head = result.table[result.table["headline"]]
+    assert len(lines) == head.groupby(["players", "figure", "kind"]).ngroups
+    for line, said, _ in lines:
+        assert line in md
+        assert said in ("holds for every bot", "bot-dependent", NOT_SETTLED)
+    unsettled = [ln for ln, said, _ in lines if said == NOT_SETTLED]
+    if unsettled:  # each with the games it needs
+        assert all("more games" in ln for ln in unsettled)
+        assert "**Not settled**" in md
+
+
+def test_the_tables_hold_the_figures_shown(reported):
+    _result, md, root = reported
+    t = pd.read_csv(root / "report" / "tables" / "study_the_pirates.csv")
+    shown = md.split("## The pirates")[1].split("\n## ")[0]
+    for _, row in t.iterrows():
+        assert f"{100 * row['change']:+.1f}" in shown or f"{row['change']:+.2f}" in shown
+    assert set(t["figure"]) == {"cannons_changed_winner", "cannons_lost", "vp_cannon_vp"}
+
+
+def test_a_report_is_not_written_over_a_result(reported):
+    _, _, root = reported
+    with pytest.raises(DatasetError, match="holds a study"):
+        write_study_report(root / "study", root / "study")
