@@ -95,7 +95,7 @@ _LAZY = {
     "plan_study": ("smsim.studies.study", "plan_study"),
     "run_study": ("smsim.studies.study", "run_study"),
     "read_study": ("smsim.studies.study", "read_study"),
-    "write_study_report": ("smsim.report.study", "write_study_report"),
+    "write_study_report": ("smsim.report.write", "write_study_report"),
     "read_report_data": ("smsim.report.tables", "read_report_data"),
     "PLOTS": ("smsim.report.plots", "PLOTS"),
 }

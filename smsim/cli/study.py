@@ -14,6 +14,7 @@ from smsim.cli.common import (
     check_cluster_option,
     check_folder_out,
     cli,
+    cluster_option,
     comma_names,
     count_of,
     fail,
@@ -64,7 +65,7 @@ def seconds_of(text: str, what: str = "--time") -> float:
 @click.option("--bonus/--no-bonus", default=True, show_default=True, help="Value each wall bonus by ablation.")
 @click.option("--skill/--no-skill", default=True, show_default=True, help="Measure the skill gap.")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
-@click.option("--cluster", default=None, metavar="ADDRESS", help="Play on a Dask cluster: local:N or tcp://host:8786.")
+@cluster_option(needs_out=True)
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 def study(
     rules_path,
@@ -99,7 +100,7 @@ def study(
       smsim study --out runs/printed --players 4     # the printed rules alone
     """
     from smsim.intervals import parse_margins
-    from smsim.report.study import write_study_report
+    from smsim.report.write import write_study_report
     from smsim.rules import load_rules
     from smsim.studies.study import plan_study, run_study
     from smsim.studies.sweep import named_variants

@@ -21,11 +21,11 @@ from smsim.report import findings as F
 from smsim.report import ladder as LA
 from smsim.report import plots as P
 from smsim.report import tables as A
-from smsim.report.feel import feel_section, luck_section, matters_section
+from smsim.report.inputs import Context, Inputs
+from smsim.report.inputs import sections as study_sections
 from smsim.report.render import Block, Page, Section
 from smsim.report.sections import figure_block, game_sections
 from smsim.report.strength import ladder_blocks, strength_blocks
-from smsim.report.studies import compensation_section, skill_section, unadapted_of, variants_section
 from smsim.studies.ladder import AT_LEAST, AT_MOST, FIELD, STEP_ROW, UNBOUNDED
 from smsim.studies.skill import level_name, step_order
 
@@ -397,39 +397,30 @@ INTERVALS_NOTE = (
 
 def page(
     data: A.ReportData,
+    inputs: Inputs | None = None,
     title: str = "Saint Malo balance report",
-    variants: list = (),
-    compensations: list = (),
-    skills: list = (),
     margins: dict[str, float] = MARGINS,
-    ladders: list = (),
-    regrets: list = (),
-    shapes: list = (),
-    calibration: list = (),
-    matters: list = (),
-    lucks: list = (),
-    shape_variants: pd.DataFrame | None = None,
     see_also: list[SeeAlso] = (),
 ) -> Page:
     """The whole report, in the order of the page: the first screen (``opening``), the key findings
     in a designer's order (``findings.report_findings``), the levels of play, the at-a-glance table,
     the strength check and the headline figure, then the sections on the game, each opening with its
-    ladder (``report.ladder``), then the sections on the studies, then the data and rules.
-    ``margins``: the smallest change that matters per unit (``intervals.MARGINS``), which every
-    verdict by size judges against. ``ladders`` (``studies.ladder.LadderResult``s) show the levels
-    ordered, each step both ways, with the depth and the check rung (``tables.ladder_steps``); they
-    also decide which levels are ordered where they measured the step; ``regrets``
-    (``studies.regret.read_regret`` tables) make the section "Dice decisions"
-    (``tables.keep_regret``); ``shapes`` (``studies.shape.ShapeResult``s) with the model's
-    ``calibration`` the section "How the game feels" (with ``shape_variants``, rules variants'
-    shapes minus their base's, paired), ``lucks`` (``studies.luck.read_luck`` results) the section
-    "Luck against skill", ``matters`` (``studies.matters.read_matters`` results) the section "What
-    matters"; their answers are on the first screen too. ``see_also``: other reports linked from
-    the first screen, each with the sections it has that this page has not."""
-    variants, compensations, skills = list(variants), list(compensations), list(skills)
-    steps = A.ladder_steps(list(ladders), margins["share"]) if ladders else None
-    depth = A.ladder_depth(list(ladders)) if ladders else None
-    regret = A.keep_regret(list(regrets)) if regrets else None
+    ladder (``report.ladder``), then the section of each kind of study in ``inputs`` (declared in
+    ``report.inputs.DECLARED``, in its order), then the data and rules. ``margins``: the smallest
+    change that matters per unit (``intervals.MARGINS``), which every verdict by size judges against.
+    Of the inputs, ladders (``studies.ladder.LadderResult``s) show the levels ordered, each step both
+    ways, with the depth and the check rung (``tables.ladder_steps``), and decide which levels are
+    ordered where they measured the step; keep-regret studies make the section "Dice decisions"
+    (``tables.keep_regret``); rule variants, skill studies and compensations feed the findings too;
+    the lines "In short" of the sections on how the game feels, luck, what matters and studies of rule
+    changes are on the first screen too. ``see_also``: other reports linked from the first screen,
+    each with the sections it has that this page has not."""
+    inputs = inputs or Inputs()
+    variants, compensations = inputs.results("variants"), inputs.results("fairness")
+    skills, ladders, regrets = inputs.results("skill"), inputs.results("ladder"), inputs.results("regret")
+    steps = A.ladder_steps(ladders, margins["share"]) if ladders else None
+    depth = A.ladder_depth(ladders) if ladders else None
+    regret = A.keep_regret(regrets) if regrets else None
     variant_tables = [vs.table() for vs in variants]
     main = data.main()
     ladder = LA.ladder_table(data)
@@ -464,28 +455,13 @@ def page(
     for sec in secs:
         if sec.title in A.HEADLINE_SECTIONS.values():
             sec.blocks[:0] = ladder_blocks(verdicts, sec.title)
-    skill, skill_glance = skill_section(skills, margins["points"], unadapted_of(variants))
-    if skill_glance:
-        skill.blocks.insert(0, Block("list", text="In short", items=skill_glance))
-    secs.append(skill)
-    if variants:
-        varied, variant_glance = variants_section(variants, variant_tables, margins)
-        varied.blocks.insert(0, Block("list", text="In short", items=variant_glance))
-        secs.append(varied)
-    if compensations:
-        compensation, compensation_glance = compensation_section(compensations)
-        compensation.blocks.insert(0, Block("list", text="In short", items=compensation_glance))
-        secs.append(compensation)
-    feel = []  # the answers of the sections on how the game feels, for the first screen too
-    for made in (
-        ([feel_section(list(shapes), list(calibration), shape_variants)] if shapes else [])
-        + ([luck_section(list(lucks))] if lucks else [])
-        + ([matters_section(list(matters))] if matters else [])
-    ):
-        sec, sec_glance = made
-        sec.blocks.insert(0, Block("list", text="In short", items=sec_glance))
+    feel = []  # the lines "In short" of the sections whose answers the first screen gives too
+    for sec, short, first_screen in study_sections(inputs, Context(dict(margins), variants, variant_tables)):
+        if short:
+            sec.blocks.insert(0, Block("list", text="In short", items=short))
         secs.append(sec)
-        feel.append((sec.title, sec_glance))
+        if first_screen:
+            feel.append((sec.title, short))
 
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     stands_on = games_line(data, variants, compensations, skills, steps, regret)

@@ -13,20 +13,16 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from smsim import __version__
-from smsim.errors import DatasetError
 from smsim.intervals import BOT_DEPENDENT, HOLDS, MOVES, NOT_SETTLED, SAME, across_bots, interval_text
 from smsim.report.render import Block, Page, Section
-from smsim.report.write import write_page
 from smsim.rules import FIELD_MEANING, Rules
-from smsim.runs.folder import KINDS, kind_of
-from smsim.studies.study import OUT_OF_TIME, PLAYING, SETTLED, StudyResult, read_study, rules_named
+from smsim.studies.study import OUT_OF_TIME, PLAYING, SETTLED, StudyResult, rules_named
 
 TOPICS = (  # section title, its figures, what it answers
     ("The seats and the start player", ("start_edge",), "Is the start player advantaged?"),
@@ -120,15 +116,23 @@ def verdict_lines(result: StudyResult) -> list[tuple[str, str, str]]:
     return out
 
 
-def _settled_words(verdict: str, compares: bool, levels: int) -> str:
-    every = " for every level of play" if levels > 1 else ""
-    if verdict == SAME:
-        return ("the same" if compares else "within the margin of nothing") + every
-    return ("moves" if compares else "beyond the margin") + every
+def _settled_words(verdict: str, change: bool, levels: int) -> str:
+    return _verdict_word(verdict, "change" if change else "value") + (" for every level of play" if levels > 1 else "")
+
+
+def _verdict_word(verdict: str, kind: str) -> str:
+    """A change is the same or moves; a value (a bonus's worth, the edge of the printed rules alone)
+    lies within the margin of nothing or beyond it."""
+    if kind == "change" or verdict == NOT_SETTLED:
+        return verdict
+    return "within the margin" if verdict == SAME else "beyond the margin"
 
 
 def _games(n: int) -> str:
-    return "more than 10,000,000" if n >= 10_000_000 else f"{n:,}"
+    """About how many games: two significant figures (an estimate from the spread so far)."""
+    if n >= 10_000_000:
+        return "more than 10,000,000"
+    return f"{int(float(f'{n:.2g}')):,}"
 
 
 def _topic(key: str) -> str:
@@ -190,8 +194,10 @@ def _shown(rows: pd.DataFrame, result: StudyResult) -> pd.DataFrame:
         out["change"] = [_text(r, "change", True) for _, r in rows.iterrows()]
     out["games"] = [f"{int(g):,}" for g in rows["games"]]
     out["verdict"] = [
-        v + ("" if v != NOT_SETTLED else f" (about {_games(int(n) - int(g))} more games)") if h else ""
-        for v, n, g, h in zip(rows["verdict"], rows["games_needed"], rows["games"], rows["headline"])
+        _verdict_word(v, k) + ("" if v != NOT_SETTLED else f" (about {_games(int(n) - int(g))} more games)")
+        if h
+        else ""
+        for v, k, n, g, h in zip(rows["verdict"], rows["kind"], rows["games_needed"], rows["games"], rows["headline"])
     ]
     return out
 
@@ -299,17 +305,37 @@ def study_page(result: StudyResult, title: str | None = None) -> Page:
     )
 
 
-def write_study_report(study: str | Path | StudyResult, out: str | Path, title: str | None = None) -> Path:
-    """Write the report of a study (its folder, or a result in hand) into ``out``; returns report.md."""
-    result = study if isinstance(study, StudyResult) else read_study(study)
-    out = Path(out)
-    if (held := kind_of(out)) is not None:
-        raise DatasetError(f"{str(out)!r} holds {KINDS[held].a}; write the report into another directory")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise DatasetError(f"cannot write to {str(out)!r}: {exc.strerror}") from None
-    return write_page(study_page(result, title), out)
+STUDIES_TITLE = "Rule changes studied"
 
 
-__all__ = ["HOLDS", "MOVES", "study_page", "verdict_lines", "write_study_report"]
+def study_section(results: list[StudyResult]) -> tuple[Section, list[str]]:
+    """The balance report's section on studies of rule changes (``smsim study`` folders given to
+    ``smsim report``): each study's design verdicts and its headline table, and its lines "In short"
+    (what each changes, and how many of its verdicts settled)."""
+    sec = Section(
+        STUDIES_TITLE,
+        "Rules files studied against the printed rules with `smsim study` (on common dice, until every headline "
+        "verdict settled or the time was up; brackets are 95% confidence sequences). Each study's own report "
+        "has every figure.",
+    )
+    short = []
+    for k, result in enumerate(results):
+        name = result.source or result.plan.name or rules_named(result.rules)
+        lines = verdict_lines(result)
+        settled = sum(1 for _, said, _ in lines if said != NOT_SETTLED)
+        short.append(f"{name} ({rules_named(result.rules)}): {settled} of {len(lines)} verdicts settled.")
+        sec.blocks.append(Block("list", text=name, items=[ln for ln, _, _ in lines]))
+        head = _one_row_each(result.table[result.table["headline"]])
+        sec.blocks.append(
+            Block(
+                "table",
+                text=f"{name}: the headline figures",
+                name=f"study_{k}_headline",
+                table=head,
+                shown=_shown(head, result),
+            )
+        )
+    return sec, short
+
+
+__all__ = ["HOLDS", "MOVES", "study_page", "study_section", "verdict_lines"]

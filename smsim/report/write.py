@@ -22,18 +22,14 @@ from smsim.errors import DatasetError
 from smsim.files import write_file
 from smsim.intervals import MARGINS, check_margins
 from smsim.report import tables as A
+from smsim.report.inputs import Inputs, check_rules, read_inputs, wrap
 from smsim.report.outline import page, see_also_of
 from smsim.report.render import Page, html_page, markdown_page
-from smsim.rules import Rules
+from smsim.report.study import study_page
 from smsim.runs.dataset import records_rounds
 from smsim.runs.folder import KINDS, kind_of, read_manifest
-from smsim.studies.fairness import read_fairness
-from smsim.studies.ladder import read_ladder
-from smsim.studies.luck import read_luck
-from smsim.studies.matters import read_matters
-from smsim.studies.regret import read_regret
 from smsim.studies.shape import game_shape, shape_difference
-from smsim.studies.skill import read_skill
+from smsim.studies.study import StudyResult, read_study
 from smsim.studies.sweep import variant_name
 from smsim.studies.winprob import WinProbModel, calibration_summary, mirror_policy, read_positions
 
@@ -69,61 +65,26 @@ def write_page(built: Page, out: str | Path) -> Path:
     return out / "report.md"
 
 
-def _regret_of(path: str | Path):
-    table = read_regret(path)
-    table.attrs["path"] = str(path)  # named in a refusal (``tables.keep_regret``)
-    return table
-
-
-STUDIES = {
-    "fairness": read_fairness,
-    "skill": read_skill,
-    "ladder": read_ladder,
-    "regret": _regret_of,
-    "matters": read_matters,
-    "luck": read_luck,
-}
-"""The studies ``smsim report`` reads beside its datasets, by the kind of their folder
-(``runs.folder.KINDS``), and how each is read: seat-compensation searches, skill studies, ladders
-of play, keep-regret studies, what-matters studies and luck matches. Every other kind is data of the
-tables (datasets, comparisons, sweeps, wall-bonus ablations: ``tables.read_report_data``,
-``tables.split_variants``)."""
-
-
-def read_studies(paths: list[str], kinds: dict[str, str | None]) -> tuple[dict[str, list], list[str]]:
-    """The studies among ``paths`` (``kinds``: what each holds, ``tables.kinds_of``), read, per kind
-    of ``STUDIES`` (a list each, in the order given), and the other paths: the one place that
-    sorts what ``smsim report`` is given."""
-    studies = {kind: [read(p) for p in paths if kinds[str(p)] == kind] for kind, read in STUDIES.items()}
-    return studies, [p for p in paths if kinds[str(p)] not in STUDIES]
-
-
-def _same_rules(what: str, path: str, rules: Rules, report: Rules) -> None:
-    if rules != report:
-        diff = sorted(
-            k for k in set(rules.to_dict()) | set(report.to_dict()) if rules.to_dict().get(k) != report.to_dict().get(k)
-        )
-        raise DatasetError(
-            f"{path!r} is {what} under other rules than the report's ({', '.join(diff)}); report one "
-            "rules configuration at a time"
-        )
+def write_study_report(study: str | Path | StudyResult, out: str | Path, title: str | None = None) -> Path:
+    """Write the report of a study (its folder, or a result in hand: ``smsim study``) into ``out``
+    (``report.study.study_page``); returns report.md."""
+    result = study if isinstance(study, StudyResult) else read_study(study)
+    out = Path(out)
+    if (held := kind_of(out)) is not None:
+        raise DatasetError(f"{str(out)!r} holds {KINDS[held].a}; write the report into another directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatasetError(f"cannot write to {str(out)!r}: {exc.strerror}") from None
+    return write_page(study_page(result, title), out)
 
 
 def write_report(
     data: A.ReportData,
     out: str | Path,
+    inputs: Inputs | None = None,
     title: str = "Saint Malo balance report",
-    variants: list = (),
-    compensations: list = (),
-    skills: list = (),
     margins: dict[str, float] = MARGINS,
-    ladders: list = (),
-    regrets: list = (),
-    shapes: list = (),
-    calibration: list = (),
-    matters: list = (),
-    lucks: list = (),
-    shape_variants: pd.DataFrame | None = None,
     see_also: list[str] = (),
 ) -> Path:
     """Write the report into ``out`` (created if needed); returns the path of report.md.
@@ -131,20 +92,17 @@ def write_report(
     The page (``outline.page``): the key findings, the at-a-glance table, the strength check and
     the headline figure, then the sections; each of the four on the game opens with its ladder
     (``report.ladder``), and each topic shows its figure first, then the headline rows of each
-    table (the at-a-glance games), the whole table folded below it and written as CSV. ``margins``:
-    the smallest change that matters per unit (``intervals.MARGINS``, as fractions: 0.01 is a point
-    of a rate), any unit left out at its default; the verdicts by size judge against them.
-    ``ladders`` (``studies.ladder.read_ladder``) and ``regrets`` (``studies.regret.read_regret``),
-    under the report's rules: the levels of play shown ordered and the dice decisions; ``shapes``,
-    ``calibration``, ``lucks`` and ``matters``: how the game feels, luck against skill and what
-    matters (``outline.page``); ``see_also``: folders of other reports, linked from the first
-    screen (``outline.see_also_of``)."""
+    table (the at-a-glance games), the whole table folded below it and written as CSV. ``inputs``:
+    the studies beside the datasets (``report.inputs.Inputs``: ladders, keep-regret studies, skill
+    studies, rule variants, compensations, how the game feels, luck, what matters, studies of rule
+    changes), each kind that must share the report's rules checked (``inputs.check_rules``).
+    ``margins``: the smallest change that matters per unit (``intervals.MARGINS``, as fractions:
+    0.01 is a point of a rate), any unit left out at its default; the verdicts by size judge against
+    them. ``see_also``: folders of other reports, linked from the first screen (``outline.see_also_of``)."""
     margins = check_margins(margins)
+    inputs = inputs or Inputs()
     linked = [see_also_of(folder, out) for folder in see_also]
-    for res in ladders:
-        _same_rules("a ladder", res.path, res.plan.rules, data.rules)
-    for t in regrets:
-        _same_rules("a keep-regret study", t.attrs.get("path", ""), t.attrs.get("rules", Rules()), data.rules)
+    check_rules(inputs, data.rules)
     out = Path(out)
     if (held := kind_of(out)) is not None:
         raise DatasetError(f"{str(out)!r} holds {KINDS[held].a}; write the report into another directory")
@@ -153,29 +111,7 @@ def write_report(
         (out / "tables").mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise DatasetError(f"cannot write to {str(out)!r}: {exc.strerror}") from None
-    for res in matters:
-        _same_rules(
-            "a what-matters study", res.table.attrs.get("path", ""), res.table.attrs.get("rules", Rules()), data.rules
-        )
-    for res in lucks:
-        _same_rules("a luck match", res.table.attrs.get("path", ""), res.table.attrs.get("rules", Rules()), data.rules)
-    built = page(
-        data,
-        title,
-        variants,
-        compensations,
-        skills,
-        margins,
-        ladders,
-        regrets,
-        shapes,
-        calibration,
-        matters,
-        lucks,
-        shape_variants,
-        linked,
-    )
-    return write_page(built, out)
+    return write_page(page(data, inputs, title, margins, linked), out)
 
 
 def feel_of(
@@ -252,7 +188,7 @@ def report(
     ``smsim fairness --out`` make the section "Seat compensation", skill studies (``smsim skill
     --out``) the section "How much skill matters", a ladder (``smsim ladder --out``) the levels of
     play shown ordered and keep-regret studies (``smsim regret --out``) the section "Dice
-    decisions" (``read_studies`` sorts them), what-matters studies (``smsim matters --out``) the
+    decisions" (``inputs.read_inputs`` sorts them), what-matters studies (``smsim matters --out``) the
     section "What matters", luck matches (``smsim luck --out``) the section "Luck against skill".
     With ``winprob`` (a model of ``smsim winprob``), the datasets recorded with round snapshots make
     the section "How the game feels" (``feel_of``). ``margins`` and ``see_also``: as ``write_report``'s."""
@@ -261,32 +197,15 @@ def report(
         see_also_of(folder, out)
 
     kinds = A.kinds_of(paths)  # asked once a path
-    studies, rest = read_studies(paths, kinds)
+    inputs, rest = read_inputs(paths, kinds)
     if not rest:
         raise DatasetError(
             "no dataset given beside the studies (fairness results, skill studies, ladders, keep-regret studies)"
         )
     main, variants = A.split_variants(rest, kinds)
-    variant_paths = [p for p in rest if p not in main and kinds[str(p)] == "dataset"]
-    shapes, calibration, shape_variants = (
-        feel_of([p for p in main if kinds[str(p)] == "dataset"], winprob, variant_paths)
-        if winprob
-        else ([], [], pd.DataFrame())
-    )
-    return write_report(
-        A.read_report_data(main, kinds=kinds),
-        out,
-        title,
-        variants,
-        studies["fairness"],
-        studies["skill"],
-        margins,
-        studies["ladder"],
-        studies["regret"],
-        shapes,
-        calibration,
-        studies["matters"],
-        studies["luck"],
-        shape_variants,
-        see_also,
-    )
+    inputs.studies["variants"] = [wrap("variants", vs) for vs in variants]
+    if winprob:
+        variant_paths = [p for p in rest if p not in main and kinds[str(p)] == "dataset"]
+        feel = feel_of([p for p in main if kinds[str(p)] == "dataset"], winprob, variant_paths)
+        inputs.studies["feel"] = [wrap("feel", feel)]
+    return write_report(A.read_report_data(main, kinds=kinds), out, inputs, title, margins, see_also)

@@ -15,8 +15,9 @@ from smsim.intervals import interval_text
 from smsim.report import findings as F
 from smsim.report import outline as O
 from smsim.report import tables as A
+from smsim.report.inputs import Inputs, read_inputs
 from smsim.report.tables import read_report_data
-from smsim.report.write import read_studies, report, write_report
+from smsim.report.write import report, write_report
 from smsim.studies.skill import PARITY, STRONGER, UNSETTLED, WEAKER
 from tests.helpers import figures_left_blank
 
@@ -102,7 +103,9 @@ def test_the_report_without_a_ladder_or_regret_is_as_before(studies):
     assert not written & {"ladder_steps.csv", "ladder_depth.csv", "keep_regret.csv"}
     assert not (studies / "without" / "figures" / "ladder-steps.png").exists()
     data = read_report_data([str(studies / "bal4")])
-    assert [x.title for x in O.page(data).sections] == [x.title for x in O.page(data, ladders=[], regrets=[]).sections]
+    assert [x.title for x in O.page(data).sections] == [
+        x.title for x in O.page(data, Inputs.of(ladder=[], regret=[])).sections
+    ]
     assert O.levels_section([]).blocks[0].items == F.levels_lines([])
 
 
@@ -150,8 +153,10 @@ def test_report_takes_ladder_and_regret_folders_on_the_command_line(studies, tmp
     res = runner.invoke(cli, ["report", str(studies / "ladder"), str(studies / "regret"), "--out", str(tmp_path / "s")])
     assert res.exit_code == 2 and res.output.startswith("Error: no dataset given beside the studies")
     kinds = A.kinds_of([str(studies / x) for x in ("bal4", "ladder", "regret")])
-    found, rest = read_studies(list(kinds), kinds)
-    assert [len(found[k]) for k in ("fairness", "skill", "ladder", "regret")] == [0, 0, 1, 1]
+    found, rest = read_inputs(list(kinds), kinds)
+    assert [len(found.results(k)) for k in ("fairness", "skill", "ladder", "regret")] == [0, 0, 1, 1]
+    assert [s.path for s in found.studies["ladder"]] == [str(studies / "ladder")]  # each knows its path,
+    assert found.studies["regret"][0].games > 0 and found.studies["ladder"][0].games > 0  # its games and rules
     assert rest == [str(studies / "bal4")]
 
 
@@ -169,7 +174,7 @@ def test_a_step_measured_twice_or_under_other_rules_is_refused(studies, tmp_path
     data = read_report_data([str(studies / "bal4")])
     data.rules = Rules(rotation_cost=3)
     with pytest.raises(DatasetError, match="is a ladder under other rules than the report's"):
-        write_report(data, tmp_path / "r", ladders=[res])
+        write_report(data, tmp_path / "r", Inputs.of(ladder=[res]))
 
 
 def test_the_report_margin_judges_the_steps(studies):

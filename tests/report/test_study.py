@@ -6,7 +6,8 @@ import pytest
 
 from smsim.errors import DatasetError
 from smsim.intervals import NOT_SETTLED
-from smsim.report.study import FIRST_SCREEN, verdict_lines, write_study_report
+from smsim.report.study import FIRST_SCREEN, verdict_lines
+from smsim.report.write import write_study_report
 from smsim.rules import Rules
 from smsim.studies import study as S
 

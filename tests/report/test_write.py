@@ -15,6 +15,7 @@ import pytest
 from smsim.errors import DatasetError, SmsimError
 from smsim.report import findings as F
 from smsim.report import ladder as LA
+from smsim.report.inputs import Inputs
 from smsim.report.render import MAX_COLUMNS, display_table, markdown_table, slug, split_columns
 from smsim.report.tables import TABLES, read_report_data
 from smsim.report.write import write_report
@@ -322,7 +323,7 @@ def ladder(report_datasets, ladder_datasets, tmp_path_factory):
         [*main, str(root / "lrn4"), str(root / "ro4"), str(root / "bonus-balanced"), str(root / "bonus-learned")],
         ladder=LADDER,
     )
-    write_report(data, root / "report", skills=[skill])
+    write_report(data, root / "report", Inputs.of(skill=[skill]))
     with figures_left_blank():  # read for its text alone
         write_report(read_report_data(main, ladder=LADDER), root / "plain")
     return root
@@ -854,7 +855,7 @@ def test_the_margins_reach_the_page(report_datasets, tmp_path, monkeypatch, figu
 
     seen = []
     real = W.page
-    monkeypatch.setattr(W, "page", lambda *a, **k: seen.append(a[5]) or real(*a, **k))
+    monkeypatch.setattr(W, "page", lambda *a, **k: seen.append(a[3]) or real(*a, **k))
     W.report([report_datasets["tiny"]], str(tmp_path / "rep"), margins={"vp": 0.25})
     assert seen == [{**MARGINS, "vp": 0.25}]
     md = (tmp_path / "rep" / "report.md").read_text()
