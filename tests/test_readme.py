@@ -37,6 +37,10 @@ RUN: dict[str, tuple[str, str] | None] = {
     "smsim summary runs/three": None,
     "smsim policies": None,
     "smsim compare balanced greedy walls random --players 4 --games 48000": ("--games", "96"),
+    "smsim study --variant milder-cannons --players 2 --levels balanced,greedy --time 2m --out runs/milder": (
+        "--time",
+        "2s",
+    ),
     "smsim variants": None,
     "smsim sweep --vary side_defence=1,2,3 --games 20000 --out runs/defence": ("--games", "100"),
     "smsim sweep --variant free-rotation --games 20000 --adapt --out runs/free": ("--games", "100"),
@@ -50,6 +54,7 @@ SEARCH = "plays the search (rollout): its own first compile, and seconds a game"
 LEARNED = "plays learned: the learned loop's own first compile"
 FEEL = "needs the folders the feel commands write"
 PARSE_ONLY: dict[str, str] = {
+    "smsim study my-rules.toml --players 4 --time 10m --out runs/my-rules": LEARNED + "; needs a rules file of yours",
     "smsim advise game.jsonl --decision 41": SEARCH,
     "smsim advise --players 4 --seed 7 --decision 41 --json": SEARCH,
     "smsim play --players 4 --seed 7 --advise": SEARCH,
