@@ -64,6 +64,12 @@ def seconds_of(text: str, what: str = "--time") -> float:
 )
 @click.option("--bonus/--no-bonus", default=True, show_default=True, help="Value each wall bonus by ablation.")
 @click.option("--skill/--no-skill", default=True, show_default=True, help="Measure the skill gap.")
+@click.option(
+    "--adapt",
+    is_flag=True,
+    help="Also tune L1's weights on these rules and play the tuned bot as a level where it beats L1.",
+)
+@click.option("--fairness", is_flag=True, help="Also search L1's seat compensation in coins at each player count.")
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
 @cluster_option(needs_out=True)
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
@@ -80,6 +86,8 @@ def study(
     margin,
     bonus,
     skill,
+    adapt,
+    fairness,
     threads,
     cluster,
     quiet,
@@ -97,6 +105,7 @@ def study(
       smsim study my-rules.toml --players 4 --time 10m --out runs/my-rules
       smsim study --variant milder-cannons --out runs/milder
       smsim study --rule cannon_penalty=3 --players 2,4 --time 15m --out runs/cannons-3
+      smsim study my-rules.toml --players 4 --adapt --fairness --out runs/my-rules-more
       smsim study --out runs/printed --players 4     # the printed rules alone
     """
     from smsim.intervals import parse_margins
@@ -122,7 +131,8 @@ def study(
     most = count_of(max_games, "--max-games")
     checks.threads(threads, "--threads", error=InputError)
     check_cluster_option(cluster, out)
-    plan = plan_study(rules, counts, names, seed, bonus, skill, parse_margins(margin, InputError), source)
+    margins = parse_margins(margin, InputError)
+    plan = plan_study(rules, counts, names, seed, bonus, skill, margins, source, adapt=adapt, fairness=fairness)
     check_folder_out(out, "study", plan.identity())
 
     last = [None]
@@ -139,8 +149,14 @@ def study(
         if p.done == p.total:
             click.echo(f"round {p.round}: done at {p.seconds:,.0f} s", err=True)
 
+    def on_step(words: str) -> None:
+        if not quiet:
+            click.echo(f"{words} ...", err=True)
+
     try:
-        result = run_study(plan, out, seconds, most, threads, cluster, ["smsim", *sys.argv[1:]], source, on_progress)
+        result = run_study(
+            plan, out, seconds, most, threads, cluster, ["smsim", *sys.argv[1:]], source, on_progress, on_step
+        )
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: the games written in {out} are kept; run the same command to go on", err=True)
         sys.exit(130)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,8 +22,10 @@ from matplotlib.figure import Figure
 from smsim import __version__
 from smsim.intervals import BOT_DEPENDENT, HOLDS, MOVES, NOT_SETTLED, SAME, across_bots, interval_text
 from smsim.report.render import Block, Page, Section
+from smsim.report.studies import compensation_section
 from smsim.rules import FIELD_MEANING, Rules
-from smsim.studies.study import OUT_OF_TIME, PLAYING, SETTLED, StudyResult, rules_named
+from smsim.studies.fairness import read_fairness
+from smsim.studies.study import ADAPT, OUT_OF_TIME, PLAYING, SETTLED, StudyResult, fairness_folders, rules_named
 
 TOPICS = (  # section title, its figures, what it answers
     ("The seats and the start player", ("start_edge",), "Is the start player advantaged?"),
@@ -83,8 +86,41 @@ def _value_text(row, tag: str) -> str:
 
 
 def _level(result: StudyResult, level: str) -> str:
-    k = list(result.plan.levels).index(level) if level in result.plan.levels else -1
+    plan = result.plan
+    if level == plan.adapted_level:
+        return f"L1 adapted ({plan.levels[0]} tuned on these rules)"
+    k = list(plan.levels).index(level) if level in plan.levels else -1
     return f"L{k + 1} {level}" if k >= 0 else level
+
+
+def extra_sections(result: StudyResult) -> list[Section]:
+    """The sections of the study's optional parts: the adapted bot (``--adapt``) and the seat
+    compensation (``--fairness``, the balance report's own section)."""
+    out = []
+    plan = result.plan
+    if plan.adapt:
+        bot = result.bot
+        sec = Section(
+            "The bot adapted to these rules",
+            f"{plan.levels[0]}'s weights tuned again on these rules (smsim/studies/adapt.py: CMA-ES, "
+            f"{ADAPT.budget} candidates of {ADAPT.games:,} games against {plan.levels[0]}), then checked against "
+            f"{plan.levels[0]} on {ADAPT.held_out_games:,} held-out games. Where it beats {plan.levels[0]} it is "
+            "played as a level of its own, each rules by the bot tuned for it (the printed rules by "
+            f"{plan.levels[0]}), so that each change is also judged for players who know the rules.",
+        )
+        if bot is None:
+            sec.blocks.append(Block("missing", text="Not tuned: these are the printed rules, or the study stopped."))
+        else:
+            sec.blocks.append(Block("text", text=bot.sentence() + "."))
+        out.append(sec)
+    folders = fairness_folders(plan, Path(result.path))
+    found = [read_fairness(f) for f in folders if (f / "fairness.json").is_file()]
+    if found:
+        sec, short = compensation_section(found)
+        if short:
+            sec.blocks.insert(0, Block("list", text="In short", items=short))
+        out.append(sec)
+    return out
 
 
 def verdict_lines(result: StudyResult) -> list[tuple[str, str, str]]:
@@ -251,10 +287,11 @@ def study_page(result: StudyResult, title: str | None = None) -> Page:
     )
     unsettled = [ln for ln, said, _ in lines if said == NOT_SETTLED]
     stopped = STOPPED_WORDS.get(result.stopped, result.stopped)
+    levels = ", ".join(_level(result, lv) for lv in plan.played_levels)
     opening = Section(
         FIRST_SCREEN,
-        f"{compares_line} Levels of play: {', '.join(_level(result, lv) for lv in plan.levels)}. The study stopped "
-        f"because {stopped}. Every bracket [low, high] on this page is a 95% confidence sequence.",
+        f"{compares_line} Levels of play: {levels}. The study stopped because {stopped}. "
+        "Every bracket [low, high] on this page is a 95% confidence sequence.",
         [Block("list", text="Design verdicts", items=[ln for ln, said, _ in lines if said != NOT_SETTLED])],
     )
     if unsettled:
@@ -274,6 +311,7 @@ def study_page(result: StudyResult, title: str | None = None) -> Page:
             Block("table", text=topic, name=f"study_{slug.replace('-', '_')}", table=rows, shown=_shown(rows, result))
         )
         sections.append(sec)
+    sections += extra_sections(result)
     played = Section(
         PLAYED_TITLE,
         "The study played in rounds: each round gave games only to the arms of the figures not yet settled, about the "

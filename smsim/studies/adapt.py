@@ -168,6 +168,19 @@ def adapt(
     return _adapted(variant, told, resolve_policy(str(weights)), str(weights), POLICIES[plan.base])
 
 
+def read_adapted(folder: str | Path, stem: str, variant: str, base: str) -> Adapted | None:
+    """The bot ``adapt`` stored in ``folder`` as ``stem``, read without tuning anything; None where
+    there is none (or its note is damaged)."""
+    weights, note = Path(folder) / f"{stem}.toml", _note_path(Path(folder), stem)
+    if not (weights.is_file() and note.is_file()):
+        return None
+    try:
+        told = json.loads(note.read_text(encoding="utf-8"))
+        return _adapted(variant, told, resolve_policy(str(weights)), str(weights), POLICIES[base])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def _adapted(variant: str, told: dict, tuned: PolicySpec, path: str, base: PolicySpec) -> Adapted:
     """The bot that plays the variant: the tuned weights where they beat the base on held-out dice,
     else the base itself (the tuner found nothing; weights that lose to the base on dice they were
@@ -187,4 +200,4 @@ def _adapted(variant: str, told: dict, tuned: PolicySpec, path: str, base: Polic
     )
 
 
-__all__ = ["ADAPTED_DIR", "BOTS_DIR", "AdaptPlan", "Adapted", "adapt", "check_base"]
+__all__ = ["ADAPTED_DIR", "BOTS_DIR", "AdaptPlan", "Adapted", "adapt", "check_base", "read_adapted"]

@@ -40,7 +40,7 @@ import math
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,8 @@ from smsim.runs.executors import check as check_cluster
 from smsim.runs.folder import check_out, read_manifest, write_manifest
 from smsim.runs.runner import play_chunks
 from smsim.runs.spec import default_threads
+from smsim.studies.adapt import BOTS_DIR, Adapted, AdaptPlan, adapt, check_base, read_adapted
+from smsim.studies.fairness import fairness as fairness_search
 from smsim.studies.sweep import game_metrics, variant_name
 
 LEVELS = ("balanced", "learned")  # L1 and L2 of the ladder (studies.skill.LADDER)
@@ -77,6 +79,11 @@ FIRST_GAMES = 2_000  # an arm's first round, before any figure says what it need
 GROWTH = 4  # a round gives an arm at most this many times the games it has
 MAX_GAMES = 2_000_000  # an arm's games, at most (``max_games``)
 CHUNK_BLOCKS = 10  # blocks of games a task plays: what a stopped study loses at most, per task in play
+ADAPT = AdaptPlan(budget=48, games=1000, held_out_games=4000)
+"""How ``--adapt`` tunes L1 on the study's rules (``studies.adapt``): 48 candidates of 1,000 games, at
+4 players where the study plays them, checked on 4,000 held-out games; a few minutes of 2 cores."""
+FAIRNESS_GAMES, FAIRNESS_CHECK_GAMES = 20_000, 40_000  # ``--fairness``: L1's search, then its check
+ADAPTED = "adapted"  # the adapted level's name: L1's name with this after it
 
 
 # -- the plan -------------------------------------------------------------------------------------
@@ -156,6 +163,9 @@ class StudyPlan:
     margins: dict[str, float] = field(default_factory=lambda: dict(MARGINS))
     name: str = ""
     first_games: int = FIRST_GAMES
+    adapt: bool = False  # L1 tuned on the study's rules, played as a level where it beats L1 (studies.adapt)
+    fairness: bool = False  # the seat compensation of the study's rules at each player count (studies.fairness)
+    adapted: str = ""  # the adapted bot's weights file, once it is known to beat L1 (set by run_study)
 
     @property
     def compares(self) -> bool:
@@ -164,6 +174,24 @@ class StudyPlan:
 
     def rules_of(self, arm: Arm) -> Rules:
         return self.rules if arm.rules == STUDY else Rules()
+
+    @property
+    def adapted_level(self) -> str:
+        return f"{self.levels[0]}-{ADAPTED}"
+
+    @property
+    def played_levels(self) -> tuple[str, ...]:
+        """The levels, and L1 adapted to the rules where it was found to beat L1."""
+        return (*self.levels, self.adapted_level) if self.adapted else self.levels
+
+    def policy_of(self, level: str) -> str:
+        """The policy a level plays: its name, or the adapted bot's weights file."""
+        return self.adapted if level == self.adapted_level else level
+
+    def printed_level(self, level: str) -> str:
+        """Who plays the printed rules for ``level``: the level itself, but L1 for the adapted bot
+        (each rules played by the bot tuned for it: the printed rules by L1, whose weights were)."""
+        return self.levels[0] if level == self.adapted_level else level
 
     def bonus_sides(self) -> list[int]:
         """The sides whose bonus every seat receives under both rules: those a study can withhold."""
@@ -180,8 +208,8 @@ class StudyPlan:
         tags = (STUDY, PRINTED) if self.compares else (STUDY,)
         out = []
         for p in self.players:
-            for level in self.levels:
-                for tag in tags:
+            for level in self.played_levels:
+                for tag in tags if level != self.adapted_level else (STUDY,):  # its printed arms are L1's
                     out.append(Arm("mirror", p, level, tag))
                     out += [Arm("bonus", p, level, tag, side) for side in self.bonus_sides()]
             if self.skill and len(self.levels) > 1:
@@ -191,7 +219,7 @@ class StudyPlan:
     def figures(self) -> list[Figure]:
         out = []
         for p in self.players:
-            for level in self.levels:
+            for level in self.played_levels:
                 for key, label, unit, headline in MIRROR_FIGURES:
                     if self.compares:
                         out.append(Figure(key, label, unit, p, level, True, headline))
@@ -223,6 +251,8 @@ class StudyPlan:
             "margins": dict(self.margins),
             "block": BLOCK,
             "first_games": self.first_games,
+            "adapt": ADAPT.describe() if self.adapt else None,
+            "fairness": [FAIRNESS_GAMES, FAIRNESS_CHECK_GAMES] if self.fairness else None,
             "growth": GROWTH,
         }
 
@@ -237,6 +267,8 @@ def plan_study(
     margins: dict[str, float] | None = None,
     name: str = "",
     first_games: int = FIRST_GAMES,
+    adapt: bool = False,
+    fairness: bool = False,
 ) -> StudyPlan:
     """A study's plan, checked before anything is played (``StudyError``, ``PolicyError`` name
     what is wrong in one line)."""
@@ -254,7 +286,11 @@ def plan_study(
     rules = rules if rules is not None else Rules()
     first_games = whole(first_games, "first_games", low=1, error=StudyError)
     margins = check_margins(margins or {})
-    return StudyPlan(rules, players, levels, seed, bool(bonus), bool(skill), margins, name, first_games)
+    if adapt:
+        check_base(levels[0])  # only a built-in heuristic's weights are tuned again
+    return StudyPlan(
+        rules, players, levels, seed, bool(bonus), bool(skill), margins, name, first_games, bool(adapt), bool(fairness)
+    )
 
 
 # -- playing --------------------------------------------------------------------------------------
@@ -316,7 +352,7 @@ def play_arm_task(
 def arm_setups(plan: StudyPlan, arm: Arm) -> list:
     """The (shipped line-up, rules dict) an arm's task plays: one, or one per seat."""
     rules = plan.rules_of(arm)
-    level = ship_policy(resolve_policy(arm.level))
+    level = ship_policy(resolve_policy(plan.policy_of(arm.level)))
     if arm.kind == "mirror":
         return [([level] * arm.players, rules.to_dict())]
     if arm.kind == "bonus":
@@ -376,15 +412,16 @@ def read_arm(path: Path, arm: Arm, games: int) -> pd.DataFrame:
 def _series(plan: StudyPlan, fig: Figure, tag: str, frames: dict[str, pd.DataFrame]) -> pd.Series | None:
     """The per-game values of ``fig`` under the rules ``tag``, by game; None where an arm is missing."""
     p = fig.players
+    level = fig.level if tag == STUDY else plan.printed_level(fig.level)
     if fig.key == "skill_gap":
-        arm = frames.get(Arm("skill", p, fig.level, tag, lower=plan.levels[0]).key)
+        arm = frames.get(Arm("skill", p, level, tag, lower=plan.levels[0]).key)
         return None if arm is None else arm["share"] - 1.0 / p
-    mirror = frames.get(Arm("mirror", p, fig.level, tag).key)
+    mirror = frames.get(Arm("mirror", p, level, tag).key)
     if mirror is None:
         return None
     if fig.key.startswith("bonus_"):
         side = SIDE_NAMES.index(fig.key.removeprefix("bonus_"))
-        denied = frames.get(Arm("bonus", p, fig.level, tag, side).key)
+        denied = frames.get(Arm("bonus", p, level, tag, side).key)
         if denied is None:
             return None
         both = denied.join(mirror, how="inner")
@@ -444,12 +481,13 @@ def arms_of(plan: StudyPlan, fig: Figure) -> list[Arm]:
     """The arms a figure's games come from."""
     tags = (STUDY, PRINTED) if fig.change else (STUDY,)
     p = fig.players
+    levels = {t: fig.level if t == STUDY else plan.printed_level(fig.level) for t in tags}
     if fig.key == "skill_gap":
-        return [Arm("skill", p, fig.level, t, lower=plan.levels[0]) for t in tags]
-    out = [Arm("mirror", p, fig.level, t) for t in tags]
+        return [Arm("skill", p, levels[t], t, lower=plan.levels[0]) for t in tags]
+    out = [Arm("mirror", p, levels[t], t) for t in tags]
     if fig.key.startswith("bonus_"):
         side = SIDE_NAMES.index(fig.key.removeprefix("bonus_"))
-        out += [Arm("bonus", p, fig.level, t, side) for t in tags]
+        out += [Arm("bonus", p, levels[t], t, side) for t in tags]
     return out
 
 
@@ -523,6 +561,7 @@ class StudyResult:
     source: str = ""  # the rules file or variant the study was given
     command: str = ""
     arm_games: dict[str, int] = field(default_factory=dict)  # the games each arm holds
+    bot: Adapted | None = None  # the bot --adapt tuned (played where it beats L1)
 
     @property
     def rules(self) -> Rules:
@@ -569,11 +608,14 @@ def run_study(
     command: list[str] = (),
     source: str = "",
     on_progress: Callable[[StudyProgress], None] | None = None,
+    on_step: Callable[[str], None] | None = None,
 ) -> StudyResult:
     """Play ``plan`` into ``out`` round by round until every headline figure is settled, ``seconds``
     have passed since the call (the chunks in play are dropped; a rerun plays them), or an arm would
     pass ``max_games``; returns the study read back (``read_study``). Resumes a study stopped in
-    ``out``, inside its round. ``cluster``: play the chunks on a Dask cluster (``open_executor``)."""
+    ``out``, inside its round. ``cluster``: play the chunks on a Dask cluster (``open_executor``).
+    Before the rounds, the plan's optional studies (``prepare``), each once: a rerun reads them.
+    ``on_step(words)`` hears each of them begin."""
     started = time.monotonic()
     deadline = None if seconds is None else started + positive(seconds, "time", error=StudyError)
     max_games = whole(max_games, "max_games", low=1, error=StudyError)
@@ -583,6 +625,7 @@ def run_study(
     identity = plan.identity()
     if not check_out(out, "study", identity):
         write_manifest(path, "study", {"plan": identity, "command": list(command), "source": source, "name": plan.name})
+    plan = prepare(plan, path, threads, cluster, on_step)
     arms = {arm.key: arm for arm in plan.arms()}
     setups = {key: arm_setups(plan, arm) for key, arm in arms.items()}
     rounds = read_rounds(path)
@@ -618,6 +661,53 @@ def run_study(
     write_file(path / "figures.csv", result.table.to_csv(index=False))
     write_file(path / "stopped.json", json.dumps({"stopped": stopped, "seconds": round(result.seconds, 1)}) + "\n")
     return result
+
+
+def adapt_plan(plan: StudyPlan) -> AdaptPlan:
+    """``ADAPT`` for this study: L1 tuned at 4 players where the study plays them, on its seed."""
+    players = 4 if 4 in plan.players else plan.players[0]
+    return AdaptPlan(**{**ADAPT.describe(), "base": plan.levels[0], "players": players, "seed": plan.seed})
+
+
+def adapted_bot(plan: StudyPlan, path: Path) -> Adapted | None:
+    """The bot ``--adapt`` tuned for the study, read from its folder (None: not tuned yet)."""
+    return read_adapted(path / BOTS_DIR, plan.levels[0], rules_named(plan.rules), plan.levels[0])
+
+
+def fairness_folders(plan: StudyPlan, path: Path) -> list[Path]:
+    """Where ``--fairness`` writes each player count's compensation search."""
+    return [path / "fairness" / f"{p}p" for p in plan.players] if plan.fairness else []
+
+
+def prepare(plan: StudyPlan, path: Path, threads, cluster, on_step=None) -> StudyPlan:
+    """The optional studies before the rounds, each skipped where the folder holds it: with
+    ``adapt``, L1 tuned on the study's rules (``studies.adapt``; the plan then plays it as a level
+    where its held-out share beats L1's, else L1 alone: the tuner found nothing); with ``fairness``,
+    L1's seat compensation in coins at each player count (``studies.fairness``). Returns the plan to
+    play."""
+    say = on_step or (lambda words: None)
+    if plan.adapt and plan.compares:
+        if adapted_bot(plan, path) is None:
+            say(f"tuning {plan.levels[0]} on these rules ({ADAPT.budget} candidates of {ADAPT.games:,} games)")
+        bot = adapt(path / BOTS_DIR, plan.levels[0], rules_named(plan.rules), plan.rules, adapt_plan(plan), threads)
+        if not bot.found_nothing:
+            plan = replace(plan, adapted=bot.path)
+    for folder, p in zip(fairness_folders(plan, path), plan.players):
+        if not (folder / "fairness.json").is_file():
+            say(f"the seat compensation at {p} players ({FAIRNESS_GAMES:,} search games)")
+            fairness_search(
+                p,
+                plan.levels[0],
+                "coins",
+                FAIRNESS_GAMES,
+                plan.seed,
+                FAIRNESS_CHECK_GAMES,
+                rules=plan.rules,
+                threads=threads,
+                cluster=cluster,
+                command=["smsim", "study", "--fairness"],
+            ).write(folder)
+    return plan
 
 
 def first_targets(plan: StudyPlan, max_games: int) -> dict[str, int]:
@@ -683,9 +773,14 @@ def read_study(path: str | Path) -> StudyResult:
             {k: float(v) for k, v in ident["margins"].items()},
             str(manifest.get("name", "")),
             int(ident.get("first_games", FIRST_GAMES)),
+            ident.get("adapt") is not None,
+            ident.get("fairness") is not None,
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise StudyError(f"{str(path)!r}: study.json is damaged ({exc})") from None
+    bot = adapted_bot(plan, path) if plan.adapt else None
+    if bot is not None and not bot.found_nothing:
+        plan = replace(plan, adapted=bot.path)
     done = {arm.key: arm_done(path, arm) for arm in plan.arms()}
     rounds = read_rounds(path)
     rows = [
@@ -710,6 +805,7 @@ def read_study(path: str | Path) -> StudyResult:
         str(manifest.get("source", "")),
         " ".join(manifest.get("command", [])),
         done,
+        bot,
     )
 
 
@@ -733,6 +829,8 @@ def study(
     margins: dict[str, float] | None = None,
     threads: int | None = None,
     cluster=None,
+    adapt: bool = False,
+    fairness: bool = False,
 ) -> StudyResult:
     """A study from Python, as ``smsim study``: ``rules`` against the printed rules, played into
     ``out`` until its verdicts settle, ``seconds`` pass or an arm reaches ``max_games``.
@@ -740,5 +838,5 @@ def study(
     >>> result = study("runs/my-rules", Rules(cannon_penalty=3), players=[4], seconds=600)  # doctest: +SKIP
     >>> result.table[result.table["headline"]]                                             # doctest: +SKIP
     """
-    plan = plan_study(rules, players, levels, seed, bonus, skill, margins)
+    plan = plan_study(rules, players, levels, seed, bonus, skill, margins, adapt=adapt, fairness=fairness)
     return run_study(plan, out, seconds, max_games, threads, cluster)

@@ -64,3 +64,32 @@ def test_a_report_is_not_written_over_a_result(reported):
     _, _, root = reported
     with pytest.raises(DatasetError, match="holds a study"):
         write_study_report(root / "study", root / "study")
+
+
+def test_the_adapted_bot_and_the_compensation_have_their_sections(tmp_path):
+    from smsim.report.study import study_page
+    from smsim.studies.adapt import AdaptPlan
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(S, "ADAPT", AdaptPlan(budget=8, games=300, held_out_games=400))
+        mp.setattr(S, "FAIRNESS_GAMES", 40)
+        mp.setattr(S, "FAIRNESS_CHECK_GAMES", 40)
+        plan = S.plan_study(
+            Rules(rotation_cost=0),
+            [2],
+            ["balanced"],
+            seed=1,
+            skill=False,
+            bonus=False,
+            first_games=200,
+            adapt=True,
+            fairness=True,
+        )
+        result = S.run_study(plan, tmp_path / "s", max_games=200, threads=2)
+    built = study_page(result)
+    titles = [s.title for s in built.sections]
+    assert "The bot adapted to these rules" in titles and "Seat compensation" in titles
+    adapted = built.sections[titles.index("The bot adapted to these rules")]
+    assert "better than the base" in adapted.blocks[0].text
+    assert "L1 adapted (balanced tuned on these rules)" in built.opening[0].intro
+    assert any("L1 adapted" in line for line, _ in built.findings)  # its changes are judged with the others

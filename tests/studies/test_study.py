@@ -213,3 +213,41 @@ def test_another_study_in_the_folder_is_refused_before_a_game(straight, tmp_path
     with pytest.raises(StudyError, match="holds a different study"):
         S.run_study(other, out, max_games=1_600)
     assert files_of(out).keys() == before.keys()
+
+
+def test_adapt_plays_l1_tuned_on_the_rules_as_a_level_and_fairness_searches_the_compensation(tmp_path, monkeypatch):
+    """With --adapt, L1's weights are tuned on the study's rules (a tiny budget here) and, where the
+    tuned bot beats L1 on held-out dice, played as a level whose printed-rules games are L1's own
+    (each rules by the bot tuned for it); with --fairness, each player count's compensation search is
+    written beside the rounds. A rerun tunes and searches nothing again."""
+    from smsim.studies.adapt import AdaptPlan
+
+    monkeypatch.setattr(S, "ADAPT", AdaptPlan(budget=8, games=300, held_out_games=400))
+    monkeypatch.setattr(S, "FAIRNESS_GAMES", 40)
+    monkeypatch.setattr(S, "FAIRNESS_CHECK_GAMES", 40)
+    rules = Rules(rotation_cost=0)
+    plan = S.plan_study(
+        rules, [2], ["balanced"], seed=1, skill=False, bonus=False, first_games=200, adapt=True, fairness=True
+    )
+    heard = []
+    result = S.run_study(plan, tmp_path / "a", max_games=200, threads=2, on_step=heard.append)
+    assert [h.split(" ")[0] for h in heard] == ["tuning", "the"]
+    bot = result.bot
+    assert bot is not None and bot.tuned and (tmp_path / "a" / "fairness" / "2p" / "fairness.json").is_file()
+    # free rotation: the tuned bot wins 66% [62, 70] against balanced on held-out dice, so it plays
+    assert not bot.found_nothing and bot.share_lo > 0.5
+    assert set(result.table["level"]) == {"balanced", "balanced-adapted"} and result.plan.adapted == bot.path
+    keys = set(result.arm_games)
+    assert "2p-balanced-adapted-study-mirror" in keys and "2p-balanced-adapted-printed-mirror" not in keys
+    t = result.table.set_index(["level", "figure", "kind"])
+    row, base = t.loc[("balanced-adapted", "start_edge", "change")], t.loc[("balanced", "start_edge", "change")]
+    assert row["printed"] == base["printed"] and row["study"] != base["study"]  # L1 plays the printed rules for both
+    assert S.read_study(tmp_path / "a").plan.adapted == bot.path
+    heard.clear()
+    S.run_study(plan, tmp_path / "a", max_games=200, threads=2, on_step=heard.append)
+    assert heard == []
+
+
+def test_adapt_tunes_only_a_built_in_heuristic():
+    with pytest.raises(Exception, match="tunes a built-in heuristic"):
+        S.plan_study(RULES, [2], ["random"], adapt=True)
