@@ -20,12 +20,21 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from smsim import __version__
-from smsim.intervals import BOT_DEPENDENT, HOLDS, MOVES, NOT_SETTLED, SAME, across_bots, interval_text
+from smsim.intervals import BOT_DEPENDENT, HOLDS, MISSING, MOVES, NOT_SETTLED, SAME, across_bots, interval_text
 from smsim.report.render import Block, Page, Section
 from smsim.report.studies import compensation_section
 from smsim.rules import FIELD_MEANING, Rules
 from smsim.studies.fairness import read_fairness
-from smsim.studies.study import ADAPT, OUT_OF_TIME, PLAYING, SETTLED, StudyResult, fairness_folders, rules_named
+from smsim.studies.study import (
+    ADAPT,
+    OUT_OF_TIME,
+    PLAYING,
+    SETTLED,
+    StudyResult,
+    fairness_folders,
+    rules_named,
+    settling,
+)
 
 TOPICS = (  # section title, its figures, what it answers
     ("The seats and the start player", ("start_edge",), "Is the start player advantaged?"),
@@ -321,6 +330,27 @@ def study_page(result: StudyResult, title: str | None = None) -> Page:
     if len(result.rounds):
         per_round = result.rounds.groupby("round", as_index=False)["games"].sum()
         played.blocks.append(Block("table", text="Games a round", name="study_rounds", table=per_round))
+        took = settling(result)
+        if len(took):
+            shown = pd.DataFrame(
+                {
+                    "players": took["players"],
+                    "level": [_level(result, lv) for lv in took["level"]],
+                    "figure": took["figure"] + [" (change)" if k == "change" else "" for k in took["kind"]],
+                    "settled after round": [MISSING if r is None or r != r else int(r) for r in took["round"]],
+                    "games": [MISSING if g != g else f"{int(g):,}" for g in took["games"]],
+                    "verdict": took["verdict"],
+                }
+            )
+            played.blocks.append(
+                Block(
+                    "table",
+                    text="The games each headline figure took to settle",
+                    name="study_settling",
+                    table=took,
+                    shown=shown,
+                )
+            )
     sections.append(played)
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     minutes = f"{result.seconds / 60:.1f} minutes" if math.isfinite(result.seconds) and result.seconds else "–"

@@ -809,6 +809,36 @@ def read_study(path: str | Path) -> StudyResult:
     )
 
 
+def settling(result: StudyResult) -> pd.DataFrame:
+    """For each headline figure, the look (the end of a round) from which its verdict stayed settled,
+    and the games it stood on then: what each figure took to settle (games NaN: not settled at the
+    last look). Replays the study's finished rounds on its games."""
+    path = Path(result.path)
+    plan = result.plan
+    rows = {}
+    for x in read_rounds(path):
+        if not x.get("finished"):
+            continue
+        done = {arm.key: min(int(x["targets"].get(arm.key, 0)), arm_done(path, arm)) for arm in plan.arms()}
+        table = figures_table(plan, path, done)
+        for fig, row in zip(plan.figures(), table.itertuples()):
+            if not fig.headline:
+                continue
+            settled = row.verdict != NOT_SETTLED
+            was = rows.get(fig.name)
+            if settled and (was is None or was["round"] is None):
+                rows[fig.name] = {"round": x["round"], "games": int(row.games), "verdict": row.verdict}
+            elif not settled:
+                rows[fig.name] = {"round": None, "games": math.nan, "verdict": row.verdict}
+    return pd.DataFrame(
+        [
+            {"players": f.players, "level": f.level, "figure": f.key, "kind": "change" if f.change else "value", **r}
+            for f in plan.figures()
+            if f.headline and (r := rows.get(f.name)) is not None
+        ]
+    )
+
+
 def rules_named(rules: Rules) -> str:
     """The study's rules in words: the changes from the printed rules (``sweep.variant_name``)."""
     printed = Rules().to_dict()

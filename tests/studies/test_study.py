@@ -251,3 +251,24 @@ def test_adapt_plays_l1_tuned_on_the_rules_as_a_level_and_fairness_searches_the_
 def test_adapt_tunes_only_a_built_in_heuristic():
     with pytest.raises(Exception, match="tunes a built-in heuristic"):
         S.plan_study(RULES, [2], ["random"], adapt=True)
+
+
+def test_settling_names_the_look_from_which_each_headline_figure_stayed_settled(straight):
+    plan, out, result = straight
+    took = S.settling(result)
+    heads = [f for f in plan.figures() if f.headline]
+    assert len(took) == len(heads)
+    rounds = S.read_rounds(out)
+
+    def verdicts_at(r):
+        table = S.figures_table(plan, out, {k: int(v) for k, v in rounds[r]["targets"].items()})
+        return {f.name: v for f, v in zip(plan.figures(), table["verdict"])}
+
+    looks = [verdicts_at(r) for r in range(len(rounds))]
+    for f, row in zip(heads, took.itertuples()):
+        if row.round is None or row.round != row.round:  # not settled at the last look
+            assert looks[-1][f.name] == NOT_SETTLED
+            continue
+        r = int(row.round)
+        assert all(look[f.name] != NOT_SETTLED for look in looks[r:])
+        assert r == 0 or looks[r - 1][f.name] == NOT_SETTLED
