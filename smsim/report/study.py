@@ -152,7 +152,8 @@ def verdict_lines(result: StudyResult) -> list[tuple[str, str, str]]:
             )
             verdict = f"not settled (about {_games(more)} more games)"
         elif said == BOT_DEPENDENT:
-            verdict = "bot-dependent: it moves under one level of play and not under another"
+            verdict = "bot-dependent: the levels of play disagree (one beyond the margin where another is within it or "
+            verdict += "on the other side of 0)"
         else:
             verdict = _settled_words(rows["verdict"].iloc[0], bool(change), len(rows))
         out.append(

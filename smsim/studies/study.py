@@ -62,7 +62,7 @@ from smsim.runs.dataset import game_table, policy_identity, seat_table
 from smsim.runs.executors import Failed, Task, open_executor, threads_here
 from smsim.runs.executors import check as check_cluster
 from smsim.runs.folder import check_out, read_manifest, write_manifest
-from smsim.runs.runner import play_chunks
+from smsim.runs.runner import kernel_compiled, play_chunks
 from smsim.runs.spec import default_threads
 from smsim.studies.adapt import BOTS_DIR, Adapted, AdaptPlan, adapt, check_base, read_adapted
 from smsim.studies.fairness import fairness as fairness_search
@@ -628,6 +628,11 @@ def run_study(
     plan = prepare(plan, path, threads, cluster, on_step)
     arms = {arm.key: arm for arm in plan.arms()}
     setups = {key: arm_setups(plan, arm) for key, arm in arms.items()}
+    if on_step is not None and not all(
+        kernel_compiled(arm.players, [rebuild_policy(x) for x in setups[key][0][0]], plan.rules_of(arm))
+        for key, arm in arms.items()
+    ):
+        on_step("compiling the game engine for these line-ups, first run only (the first round waits for it)")
     rounds = read_rounds(path)
     stopped = PLAYING
     with open_executor(cluster) as executor:

@@ -272,3 +272,26 @@ def test_settling_names_the_look_from_which_each_headline_figure_stayed_settled(
         r = int(row.round)
         assert all(look[f.name] != NOT_SETTLED for look in looks[r:])
         assert r == 0 or looks[r - 1][f.name] == NOT_SETTLED
+
+
+def test_the_check_script_recomputes_every_verdict_from_the_games(straight, tmp_path):
+    """scripts/check_study.py derives each headline figure again from the Parquet chunks with plain
+    numpy: it agrees with the study's table, and finds a verdict edited in figures.csv."""
+    import importlib.util
+    import shutil
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "check_study", Path(__file__).parents[2] / "scripts" / "check_study.py"
+    )
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    _, out, _ = straight
+    assert check.main(str(out)) == 0
+    copy = tmp_path / "edited"
+    shutil.copytree(out, copy)
+    table = pd.read_csv(copy / "figures.csv")
+    first = table.index[table["headline"]][0]
+    table.loc[first, "verdict"] = "moves" if table.loc[first, "verdict"] != "moves" else "the same"
+    table.to_csv(copy / "figures.csv", index=False)
+    assert check.main(str(copy)) == 1
