@@ -55,6 +55,12 @@ def seconds_of(text: str, what: str = "--time") -> float:
     show_default=True,
     help="Most games of any one arm (a rules, level and setup).",
 )
+@click.option(
+    "--first-games",
+    default="2000",
+    show_default=True,
+    help="Games of every arm in the first round (--first-games N --max-games N: a fixed count, one round).",
+)
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="The study's seed: every arm's dice.")
 @click.option(
     "--margin",
@@ -82,6 +88,7 @@ def study(
     levels,
     time_text,
     max_games,
+    first_games,
     seed,
     margin,
     bonus,
@@ -129,10 +136,11 @@ def study(
     names = comma_names(levels)
     seconds = seconds_of(time_text) if time_text is not None else None
     most = count_of(max_games, "--max-games")
+    first = count_of(first_games, "--first-games")
     checks.threads(threads, "--threads", error=InputError)
     check_cluster_option(cluster, out)
     margins = parse_margins(margin, InputError)
-    plan = plan_study(rules, counts, names, seed, bonus, skill, margins, source, adapt=adapt, fairness=fairness)
+    plan = plan_study(rules, counts, names, seed, bonus, skill, margins, source, first, adapt, fairness)
     check_folder_out(out, "study", plan.identity())
 
     last = [None]

@@ -40,6 +40,7 @@ def test_a_bad_rules_file_is_refused_in_one_line_before_any_game(tmp_path, rules
         (["--players", "7"], "--players"),
         (["--levels", "balanced,genius"], "genius"),
         (["--max-games", "0"], "--max-games"),
+        (["--first-games", "many"], "--first-games"),
         (["--margin", "vp=-1"], "margin"),
         (["--rule", "side_defence=many"], "side_defence"),
     ],
