@@ -397,3 +397,26 @@ def test_fairness_on_the_cluster_equals_fairness_here(client):
     assert [e.compensation for e in here.search] == [e.compensation for e in there.search]
     assert [e.win for e in here.search] == [e.win for e in there.search] and here.check == there.check
     pd.testing.assert_frame_equal(here.table, there.table, check_exact=True)
+
+
+def test_a_study_on_the_cluster_plays_the_games_of_the_plain_study(client, tmp_path):
+    """smsim study --cluster: each chunk of an arm a task on the workers; the same rounds and the
+    same games as on this machine's threads."""
+    from smsim.studies.study import plan_study, read_rounds, run_study
+
+    ready(client)
+    plan = plan_study(Rules(cannon_penalty=3), [2], ["random", "greedy"], seed=9, first_games=200)
+    plain = run_study(plan, tmp_path / "plain", max_games=400, threads=2)
+    on = run_study(plan, tmp_path / "cluster", max_games=400, cluster=client)
+
+    def chunks(root):
+        return sorted(p.relative_to(root) for p in (root / "games").rglob("*.parquet"))
+
+    files = chunks(tmp_path / "plain")
+    assert files == chunks(tmp_path / "cluster") and len(files) > len(plain.arm_games)  # a second round played
+    for f in files:
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(tmp_path / "plain" / f), pd.read_parquet(tmp_path / "cluster" / f)
+        )
+    assert read_rounds(tmp_path / "plain") == read_rounds(tmp_path / "cluster")
+    pd.testing.assert_frame_equal(plain.table, on.table, check_exact=True)
