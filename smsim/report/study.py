@@ -37,7 +37,11 @@ from smsim.studies.study import (
 )
 
 TOPICS = (  # section title, its figures, what it answers
-    ("The seats and the start player", ("start_edge",), "Is the start player advantaged?"),
+    (
+        "The seats and the start player",
+        ("start_edge", *(f"win_seat_{s}" for s in range(5))),
+        "Is the start player advantaged, and how do the seats fare?",
+    ),
     (
         "The pirates",
         ("cannons_changed_winner", "cannons_lost", "vp_cannon_vp"),

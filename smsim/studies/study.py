@@ -144,6 +144,16 @@ MIRROR_FIGURES = (  # metric, label, unit, a headline change
 )
 """What the mirror arms measure, in the report's order: the first three are the headline changes."""
 
+
+def mirror_figures(players: int) -> list[tuple[str, str, str, bool]]:
+    """``MIRROR_FIGURES`` with each seat's win share after the start edge, at ``players`` players."""
+    seats = [
+        (f"win_seat_{s}", f"Seat {s + 1}{' (the start player)' if s == 0 else ''} wins", "rate", False)
+        for s in range(players)
+    ]
+    return [MIRROR_FIGURES[0], *seats, *MIRROR_FIGURES[1:]]
+
+
 MIRROR_COLUMNS = ("game", *(f"win_seat_{s}" for s in range(5)), *(m for m, *_ in MIRROR_FIGURES))
 
 
@@ -220,7 +230,7 @@ class StudyPlan:
         out = []
         for p in self.players:
             for level in self.played_levels:
-                for key, label, unit, headline in MIRROR_FIGURES:
+                for key, label, unit, headline in mirror_figures(p):
                     if self.compares:
                         out.append(Figure(key, label, unit, p, level, True, headline))
                     else:  # the printed rules alone: the start edge is the headline, the rest described
