@@ -57,6 +57,7 @@ TOPICS = (  # section title, its figures, what it answers
     ),
 )
 FIRST_SCREEN = "What these rules change"
+FIRST_SCREEN_PRINTED = "The printed rules in a minute"  # the first screen's title with nothing to compare
 PLAYED_TITLE = "How the study was played"
 STOPPED_WORDS = {
     SETTLED: "every headline verdict settled",
@@ -303,7 +304,7 @@ def study_page(result: StudyResult, title: str | None = None) -> Page:
     stopped = STOPPED_WORDS.get(result.stopped, result.stopped)
     levels = ", ".join(_level(result, lv) for lv in plan.played_levels)
     opening = Section(
-        FIRST_SCREEN,
+        FIRST_SCREEN if plan.compares else FIRST_SCREEN_PRINTED,
         f"{compares_line} Levels of play: {levels}. The study stopped because {stopped}. "
         "Every bracket [low, high] on this page is a 95% confidence sequence.",
         [Block("list", text="Design verdicts", items=[ln for ln, said, _ in lines if said != NOT_SETTLED])],
@@ -358,7 +359,8 @@ def study_page(result: StudyResult, title: str | None = None) -> Page:
             )
     sections.append(played)
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    minutes = f"{result.seconds / 60:.1f} minutes" if math.isfinite(result.seconds) and result.seconds else "–"
+    seconds = result.seconds if math.isfinite(result.seconds) else 0.0
+    minutes = "–" if not seconds else f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} minutes"
     made = (
         f"Made by smsim {__version__} on {now} from {result.games:,} games in {result.rounds['round'].nunique()} "
         f"rounds ({minutes} of play in the last sitting): `{result.command or 'smsim.studies.study.run_study'}`."

@@ -93,3 +93,16 @@ def test_the_adapted_bot_and_the_compensation_have_their_sections(tmp_path):
     assert "better than the base" in adapted.blocks[0].text
     assert "L1 adapted (balanced tuned on these rules)" in built.opening[0].intro
     assert any("L1 adapted" in line for line, _ in built.findings)  # its changes are judged with the others
+
+
+def test_the_printed_rules_alone_judge_each_figure_itself(tmp_path):
+    from smsim.report.study import FIRST_SCREEN_PRINTED, study_page
+
+    plan = S.plan_study(Rules(), [2], ["greedy"], seed=4, bonus=False, skill=False, first_games=300)
+    result = S.run_study(plan, tmp_path / "printed", max_games=300, threads=2)
+    built = study_page(result)
+    assert built.title == "Saint Malo: the printed rules" and built.opening[0].title == FIRST_SCREEN_PRINTED
+    assert "nothing to compare with" in built.opening[0].intro
+    assert set(result.arm_games) == {"2p-greedy-study-mirror"}  # no printed arms: they would be the same games
+    (line,) = [ln for ln, _ in built.findings]
+    assert line.startswith("Start player's edge at 2 players: ") and "change" not in line
