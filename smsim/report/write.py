@@ -43,6 +43,9 @@ def _fig_bytes(fig, fmt: str) -> bytes:
     return buf.getvalue()
 
 
+REPORT_TITLE = "Saint Malo balance report"
+
+
 def write_page(built: Page, out: str | Path) -> Path:
     """Draw and write a built page into ``out`` (which must exist): its tables as CSV, its figures
     as PNG and SVG, ``report.html`` and ``report.md``; returns the path of report.md."""
@@ -176,7 +179,7 @@ def feel_of(
 def report(
     paths: list[str],
     out: str,
-    title: str = "Saint Malo balance report",
+    title: str = REPORT_TITLE,
     margins: dict[str, float] = MARGINS,
     winprob: str | list[str] | None = None,
     see_also: list[str] = (),
@@ -191,7 +194,9 @@ def report(
     decisions" (``inputs.read_inputs`` sorts them), what-matters studies (``smsim matters --out``) the
     section "What matters", luck matches (``smsim luck --out``) the section "Luck against skill".
     With ``winprob`` (a model of ``smsim winprob``), the datasets recorded with round snapshots make
-    the section "How the game feels" (``feel_of``). ``margins`` and ``see_also``: as ``write_report``'s."""
+    the section "How the game feels" (``feel_of``). A folder of ``smsim study`` given alone gets its
+    own report (``write_study_report``); beside datasets, the section "Rule changes studied".
+    ``margins`` and ``see_also``: as ``write_report``'s."""
     margins = check_margins(margins)  # before any data is read
     for folder in see_also:  # and the reports to link: a wrong folder is refused at once
         see_also_of(folder, out)
@@ -199,8 +204,12 @@ def report(
     kinds = A.kinds_of(paths)  # asked once a path
     inputs, rest = read_inputs(paths, kinds)
     if not rest:
+        alone = inputs.studies.get("study", [])
+        if len(paths) == 1 and len(alone) == 1:  # a study of smsim study alone: its own report
+            return write_study_report(alone[0].result, out, None if title == REPORT_TITLE else title)
         raise DatasetError(
-            "no dataset given beside the studies (fairness results, skill studies, ladders, keep-regret studies)"
+            "no dataset given beside the studies (fairness results, skill studies, ladders, keep-regret studies); "
+            "a folder of smsim study is reported alone"
         )
     main, variants = A.split_variants(rest, kinds)
     inputs.studies["variants"] = [wrap("variants", vs) for vs in variants]

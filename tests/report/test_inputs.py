@@ -71,3 +71,11 @@ def test_a_study_of_a_kind_that_must_share_the_rules_is_refused_in_one_place(stu
     ):
         I.check_rules(inputs, Rules())
     I.check_rules(I.Inputs.of(study=[result]), Rules())  # a study of a rules change: its own rules, by design
+
+
+def test_a_study_folder_alone_gets_its_own_report_and_two_are_refused(study_and_data, tmp_path, figures_blank):
+    root = study_and_data
+    md = report([str(root / "study")], str(tmp_path / "alone")).read_text()
+    assert md.startswith("# Saint Malo: milder.toml against the printed rules")
+    with pytest.raises(DatasetError, match="a folder of smsim study is reported alone"):
+        report([str(root / "study"), str(root / "study")], str(tmp_path / "two"))
