@@ -295,3 +295,53 @@ def test_the_check_script_recomputes_every_verdict_from_the_games(straight, tmp_
     table.loc[first, "verdict"] = "moves" if table.loc[first, "verdict"] != "moves" else "the same"
     table.to_csv(copy / "figures.csv", index=False)
     assert check.main(str(copy)) == 1
+
+
+@pytest.mark.slow  # two processes of smsim study (a few seconds each)
+def test_a_study_killed_with_sigkill_resumes_to_the_games_of_a_straight_run(tmp_path):
+    """`smsim study` killed with SIGKILL once chunks of its first round are on disk, then the same
+    command again: the same rounds, the same games, chunk for chunk, as one run straight through."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    args = [
+        "study",
+        "--rule",
+        "cannon_penalty=3",
+        "--players",
+        "2",
+        "--levels",
+        "random,greedy",
+        "--seed",
+        "13",
+        "--first-games",
+        "400",
+        "--max-games",
+        "1600",
+        "--threads",
+        "1",
+        "--quiet",
+    ]
+    cut = tmp_path / "cut"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "smsim.cli", *args, "--out", str(cut)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list((cut / "games").rglob("*.parquet"))) < 5 and proc.poll() is None:
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (cut / "stopped.json").exists()  # it really was cut short
+    subprocess.run([sys.executable, "-m", "smsim.cli", *args, "--out", str(cut)], check=True, stdout=subprocess.DEVNULL)
+    plan = S.plan_study(Rules(cannon_penalty=3), [2], ["random", "greedy"], seed=13, first_games=400)
+    S.run_study(plan, tmp_path / "straight", max_games=1_600, threads=2)
+    mine, theirs = files_of(cut), files_of(tmp_path / "straight")
+    assert mine.keys() == theirs.keys()
+    for name in mine:
+        pd.testing.assert_frame_equal(mine[name], theirs[name])
+    assert [r["targets"] for r in S.read_rounds(cut)] == [r["targets"] for r in S.read_rounds(tmp_path / "straight")]
