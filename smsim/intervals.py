@@ -222,13 +222,18 @@ def mean_and_interval(values: np.ndarray, z: float = Z_95) -> tuple[float, float
     """Mean of independent values (NaN ones left out), its normal interval and how many values
     there were: (mean, lo, hi, n). With one value the interval is infinite. What ``compare``
     computes over blocks."""
+    return _around_mean(values, lambda std, n: z * std / math.sqrt(n) if n > 1 else math.inf)
+
+
+def _around_mean(values: np.ndarray, half_width) -> tuple[float, float, float, int]:
+    """(mean, lo, hi, n) of the values that are not NaN, ``half_width(std, n)`` either side."""
     v = np.asarray(values, dtype=np.float64)
     v = v[~np.isnan(v)]
     n = len(v)
     if n == 0:
         return math.nan, math.nan, math.nan, 0
     mean = float(v.mean())
-    half = z * float(v.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
+    half = half_width(float(v.std(ddof=1)) if n > 1 else math.nan, n)
     return mean, mean - half, mean + half, n
 
 
@@ -294,14 +299,7 @@ def cs_interval(
 ) -> tuple[float, float, float, int]:
     """(mean, lo, hi, n) of independent values (NaN ones left out) with the confidence sequence's
     bounds (``cs_half_width``): what a sequential study states of a figure."""
-    v = np.asarray(values, dtype=np.float64)
-    v = v[~np.isnan(v)]
-    n = len(v)
-    if n == 0:
-        return math.nan, math.nan, math.nan, 0
-    mean = float(v.mean())
-    half = cs_half_width(float(v.std(ddof=1)) if n > 1 else math.nan, n, alpha, design)
-    return mean, mean - half, mean + half, n
+    return _around_mean(values, lambda std, n: cs_half_width(std, n, alpha, design))
 
 
 def games_to_settle(value: float, std: float, n: int, margin: float, limit: int = 10**9) -> int:

@@ -66,6 +66,7 @@ from smsim.runs.runner import kernel_compiled, play_chunks
 from smsim.runs.spec import default_threads
 from smsim.studies.adapt import BOTS_DIR, Adapted, AdaptPlan, adapt, check_base, read_adapted
 from smsim.studies.fairness import fairness as fairness_search
+from smsim.studies.fairness import win_shares
 from smsim.studies.sweep import game_metrics, variant_name
 
 LEVELS = ("balanced", "learned")  # L1 and L2 of the ladder (studies.skill.LADDER)
@@ -304,13 +305,6 @@ def plan_study(
 
 
 # -- playing --------------------------------------------------------------------------------------
-def _shares(score: np.ndarray) -> np.ndarray:
-    """Each seat's win share of each game (a shared win split between its winners)."""
-    won = score[:, :, L.S_WON].astype(np.float64)
-    winners = won.sum(axis=1, keepdims=True)
-    return np.divide(won, winners, out=np.zeros_like(won), where=winners > 0)
-
-
 def seat_of_block(first: int, players: int) -> int:
     """The seat a bonus is withheld from, or the upper level sits in, in the block starting at game
     ``first``: block b turns to seat b mod players."""
@@ -345,7 +339,7 @@ def play_arm_task(
                 {
                     "game": np.arange(start, start + n, dtype=np.int64),
                     "seat": np.full(n, setup, dtype=np.int8),
-                    "share": _shares(score)[:, setup],
+                    "share": win_shares(score, game_out)[:, setup],
                     "vp": score[:, setup, L.S_TOTAL].astype(np.int32),
                 }
             )

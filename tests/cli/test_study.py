@@ -67,45 +67,15 @@ def test_a_rules_file_studied_on_time_prints_its_verdicts_and_writes_its_report(
     rules = tmp_path / "cheap-turns.toml"
     rules.write_text("# turning a die costs 1\nrotation_cost = 1\n")
     out = tmp_path / "study"
-    result = run(
-        "study",
-        str(rules),
-        "--players",
-        "2",
-        "--levels",
-        "greedy",
-        "--no-bonus",
-        "--no-skill",
-        "--time",
-        "2s",
-        "--max-games",
-        "4000",
-        "--out",
-        str(out),
-        "--quiet",
-    )
+    args = ["study", str(rules), "--players", "2", "--levels", "greedy", "--no-bonus", "--no-skill"]
+    args += ["--time", "2s", "--max-games", "4000", "--out", str(out), "--quiet"]
+    result = run(*args)
     assert result.exit_code == 0, result.output
     assert "games; stopped because" in result.output
     assert "Start player's edge at 2 players, change" in result.output
     md = (out / "report" / "report.md").read_text()
     assert str(rules) in md.splitlines()[0] and "rotation cost 2 → 1" in md
-    again = run(
-        "study",
-        str(rules),
-        "--players",
-        "2",
-        "--levels",
-        "greedy",
-        "--no-bonus",
-        "--no-skill",
-        "--time",
-        "2s",
-        "--max-games",
-        "4000",
-        "--out",
-        str(out),
-        "--quiet",
-    )  # the same command resumes the same study
+    again = run(*args)  # the same command resumes the same study
     assert again.exit_code == 0, again.output
 
 
