@@ -54,7 +54,7 @@ from smsim.checks import positive, whole
 from smsim.checks import threads as checks_threads
 from smsim.errors import DatasetError, PolicyError, SimulationError, StudyError
 from smsim.files import write_file, writing
-from smsim.intervals import MARGINS, NOT_SETTLED, check_margins, cs_interval, games_to_settle, margin_verdict
+from smsim.intervals import MARGINS, NOT_SETTLED, check_margins, cs_half_width, games_to_settle, margin_verdict
 from smsim.play.api import verify_players
 from smsim.policies.registry import rebuild_policy, resolve_policy, ship_policy
 from smsim.rules import SIDE_NAMES, Rules
@@ -394,13 +394,13 @@ def arm_done(path: Path, arm: Arm) -> int:
     return done
 
 
-def read_arm(path: Path, arm: Arm, games: int) -> pd.DataFrame:
-    """The rows of ``arm``'s games 0 .. games - 1."""
+def read_arm(path: Path, arm: Arm, games: int, first: int = 0) -> pd.DataFrame:
+    """The rows of ``arm``'s games ``first`` .. ``games`` - 1 (only the chunks that hold them are read)."""
     folder = path / "games" / arm.key
     frames = []
     for f in sorted(folder.iterdir()) if folder.is_dir() else []:
         m = _CHUNK.fullmatch(f.name)
-        if m and int(m[1]) < games:
+        if m and int(m[1]) < games and int(m[1]) + int(m[2]) > first:
             try:
                 frames.append(pq.read_table(f).to_pandas())
             except Exception as exc:  # pyarrow raises several kinds for a damaged file
@@ -408,7 +408,7 @@ def read_arm(path: Path, arm: Arm, games: int) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame(columns=["game"])
     out = pd.concat(frames, ignore_index=True)
-    out = out[out["game"] < games].drop_duplicates("game")
+    out = out[(out["game"] >= first) & (out["game"] < games)].drop_duplicates("game")
     return out.sort_values("game").set_index("game")
 
 
@@ -452,10 +452,44 @@ def figure_values(plan: StudyPlan, fig: Figure, frames: dict[str, pd.DataFrame])
     return out
 
 
-def judge(plan: StudyPlan, fig: Figure, values: dict[str, pd.Series]) -> dict[str, Any]:
-    """A figure's row of the study's table: its value under each rules and its change, each with
-    its confidence sequence's bounds, the games the judged one stands on, its verdict against its
-    margin and about how many games in all it needs to settle."""
+@dataclass
+class Moments:
+    """The count, mean and sum of squared deviations of values seen batch by batch (merged as Chan,
+    Golub and LeVeque do), so that a figure is judged over every game without holding them all."""
+
+    n: int = 0
+    mean: float = 0.0
+    m2: float = 0.0
+
+    def add(self, values: np.ndarray) -> None:
+        v = np.asarray(values, dtype=np.float64)
+        v = v[~np.isnan(v)]
+        if not len(v):
+            return
+        n, mean = len(v), float(v.mean())
+        m2 = float(((v - mean) ** 2).sum())
+        total = self.n + n
+        delta = mean - self.mean
+        self.mean += delta * n / total
+        self.m2 += m2 + delta * delta * self.n * n / total
+        self.n = total
+
+    @property
+    def std(self) -> float:
+        return math.sqrt(self.m2 / (self.n - 1)) if self.n > 1 else math.nan
+
+    def interval(self) -> tuple[float, float, float, int]:
+        """(mean, lo, hi, n) with the confidence sequence's bounds (``intervals.cs_half_width``)."""
+        if not self.n:
+            return math.nan, math.nan, math.nan, 0
+        half = cs_half_width(self.std, self.n)
+        return self.mean, self.mean - half, self.mean + half, self.n
+
+
+def judge(plan: StudyPlan, fig: Figure, moments: dict[str, Moments]) -> dict[str, Any]:
+    """A figure's row of the study's table: its value under each rules and its change (``moments``
+    of their per-game values), each with its confidence sequence's bounds, the games the judged one
+    stands on, its verdict against its margin and about how many games in all it needs to settle."""
     row: dict[str, Any] = {
         "players": fig.players,
         "level": fig.level,
@@ -466,17 +500,16 @@ def judge(plan: StudyPlan, fig: Figure, values: dict[str, pd.Series]) -> dict[st
         "headline": fig.headline,
     }
     for tag in (STUDY, PRINTED, "change"):
-        v, lo, hi, n = cs_interval(values[tag].to_numpy(np.float64)) if tag in values else (np.nan,) * 3 + (0,)
+        v, lo, hi, n = moments.get(tag, Moments()).interval()
         row.update({tag: v, f"{tag}_lo": lo, f"{tag}_hi": hi, f"{tag}_games": n})
     judged = "change" if fig.change else STUDY
-    x = values.get(judged, pd.Series(dtype=np.float64)).to_numpy(np.float64)
+    x = moments.get(judged, Moments())
     margin = plan.margins[fig.unit]
     row["margin"] = margin
-    row["games"] = len(x)
+    row["games"] = x.n
     row["verdict"] = margin_verdict(row[f"{judged}_lo"], row[f"{judged}_hi"], margin)
-    std = float(x.std(ddof=1)) if len(x) > 1 else math.nan
     row["games_needed"] = (
-        len(x) if row["verdict"] != NOT_SETTLED else games_to_settle(row[judged], std, len(x), margin, MAX_GAMES)
+        x.n if row["verdict"] != NOT_SETTLED else games_to_settle(row[judged], x.std, x.n, margin, MAX_GAMES)
     )
     return row
 
@@ -495,10 +528,27 @@ def arms_of(plan: StudyPlan, fig: Figure) -> list[Arm]:
     return out
 
 
+STREAM_GAMES = 100_000
+"""Games of every arm read at a time when the figures are judged: a study's memory stays that of
+this many games whatever it has played (the figures' moments are merged window by window; a pair
+of arms meets game by game inside each window, and windows hold disjoint games)."""
+
+
 def figures_table(plan: StudyPlan, path: Path, done: dict[str, int]) -> pd.DataFrame:
     """Every figure of the study (``StudyPlan.figures``) judged on the games played so far."""
-    frames = {arm.key: read_arm(path, arm, done[arm.key]) for arm in plan.arms() if done.get(arm.key, 0) > 0}
-    return pd.DataFrame([judge(plan, fig, figure_values(plan, fig, frames)) for fig in plan.figures()])
+    figures = plan.figures()
+    moments = [{tag: Moments() for tag in (STUDY, PRINTED, "change")} for _ in figures]
+    for first in range(0, max(done.values(), default=0), STREAM_GAMES):
+        last = first + STREAM_GAMES
+        frames = {
+            arm.key: read_arm(path, arm, min(last, done[arm.key]), first)
+            for arm in plan.arms()
+            if done.get(arm.key, 0) > first
+        }
+        for fig, seen in zip(figures, moments):
+            for tag, values in figure_values(plan, fig, frames).items():
+                seen[tag].add(values.to_numpy(np.float64))
+    return pd.DataFrame([judge(plan, fig, seen) for fig, seen in zip(figures, moments)])
 
 
 def next_games(needed: int, have: int, unit: int, max_games: int) -> int:

@@ -345,3 +345,26 @@ def test_a_study_killed_with_sigkill_resumes_to_the_games_of_a_straight_run(tmp_
     for name in mine:
         pd.testing.assert_frame_equal(mine[name], theirs[name])
     assert [r["targets"] for r in S.read_rounds(cut)] == [r["targets"] for r in S.read_rounds(tmp_path / "straight")]
+
+
+def test_moments_merged_batch_by_batch_equal_numpy_over_all_values():
+    rng = np.random.default_rng(4)
+    values = rng.choice([-1.0, 0.0, 0.5, 1.0, np.nan], size=5_000)
+    m = S.Moments()
+    for part in np.split(values, [1, 7, 300, 301, 4_000]):
+        m.add(part)
+    kept = values[~np.isnan(values)]
+    assert m.n == len(kept)
+    assert m.mean == pytest.approx(kept.mean(), rel=1e-12) and m.std == pytest.approx(kept.std(ddof=1), rel=1e-12)
+    assert m.interval()[:3] == pytest.approx(cs_interval(values)[:3], rel=1e-12)
+    assert S.Moments().interval()[3] == 0
+
+
+def test_figures_judged_window_by_window_equal_those_judged_at_once(straight, monkeypatch):
+    """The figures are read STREAM_GAMES games at a time (a study's memory stays bounded): windows
+    of 150 games (not a multiple of the chunks, nor of the blocks) give the table of one window."""
+    plan, out, result = straight
+    done = result.arm_games
+    whole = S.figures_table(plan, out, done)
+    monkeypatch.setattr(S, "STREAM_GAMES", 150)
+    pd.testing.assert_frame_equal(S.figures_table(plan, out, done), whole, rtol=1e-12)
