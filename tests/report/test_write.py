@@ -483,7 +483,8 @@ def test_report_cli_reads_levels_and_skill_studies(ladder, report_datasets, tmp_
     res = runner.invoke(cli, ["report", str(ladder / "skill4"), "--out", str(tmp_path / "s")])
     assert res.exit_code == 2
     assert res.output.strip().splitlines() == [
-        "Error: no dataset given beside the studies (fairness results, skill studies, ladders, keep-regret studies)"
+        "Error: no dataset given beside the studies (fairness results, skill studies, ladders, keep-regret studies); "
+        "a folder of smsim study is reported alone"
     ]
 
 
