@@ -30,6 +30,7 @@ from smsim.studies.study import (
     OUT_OF_TIME,
     PLAYING,
     SETTLED,
+    STUDY,
     StudyResult,
     fairness_folders,
     rules_named,
@@ -265,7 +266,7 @@ def _rules_table(result: StudyResult) -> pd.DataFrame:
 
 
 def _arms_table(result: StudyResult) -> pd.DataFrame:
-    last = result.rounds.groupby("arm")["done"].max() if len(result.rounds) else pd.Series(dtype=int)
+    """Every arm with the games it holds (read from its chunks, not from the rounds' plans)."""
     arms = result.plan.arms()
     return pd.DataFrame(
         [
@@ -274,8 +275,8 @@ def _arms_table(result: StudyResult) -> pd.DataFrame:
                 "kind": a.kind,
                 "players": a.players,
                 "level": a.level if a.kind != "skill" else f"{a.level} among {a.lower}",
-                "rules": "these rules" if a.rules == "study" else "printed rules",
-                "games": int(result.arm_games.get(a.key, last.get(a.key, 0))),
+                "rules": "these rules" if a.rules == STUDY else "printed rules",
+                "games": int(result.arm_games.get(a.key, 0)),
                 "seed": result.plan.seed,
             }
             for a in arms
