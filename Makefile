@@ -117,17 +117,19 @@ coverage: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
 
-# the committed sample report at three strengths of play: mirrors of balanced and learned (150,000
-# games each per player count), of rollout-learned at every player count (5,000 games at 2 and 4
-# players, 2,000 at 3 and 5, or SEARCH_GAMES at each: about 12 core-hours; SEARCH_HOURS=H stops them
-# and the ladder after H hours in all and reports what is done), the skill studies, sweeps and fairness searches, the keep regret of every built-in at 4
-# players (mirrors; the search one seat against learned, 40 games), and the ladder of play (random to
-# rollout-learned at 2 and 4 players, the search's cells capped at 1,000 games: about a core-hour)
-# (scripts/baseline_report.py; datasets in runs/baseline/)
-# RUNS=DIR keeps the datasets elsewhere (say, outside the checkout, to resume them from a later clone)
+# the committed sample report: `smsim study` of the printed rules with the balance report's studies
+# (docs/study.md): its arms (L1 and L2 mirrors, each wall bonus withheld, L2 among L1 at 2 to 5
+# players) played until their verdicts settle, at least 20,000 games an arm (what the report's
+# comparison of the two 2-coin sides needs) and at most 150,000; then the baseline's fixed-count
+# studies (studies/balance.py), the search's slow mirrors last, stopped at REPORT_TIME (they resume
+# on the next run and the report reads what is done). Datasets in RUNS (not committed; RUNS=DIR
+# keeps them outside the checkout, to resume from a later clone).
 RUNS ?= runs/baseline
+REPORT_TIME ?= 3h
 report: $(STAMP)
-	$(BIN)/python scripts/baseline_report.py --runs $(RUNS) $(if $(SEARCH_GAMES),--search-games $(SEARCH_GAMES)) $(if $(SEARCH_HOURS),--search-hours $(SEARCH_HOURS))
+	$(BIN)/smsim study --balance --seed 2026 --players 2,3,4,5 --first-games 20000 --max-games 150000 \
+		--time $(REPORT_TIME) --out $(RUNS) --report reports/baseline --title "Saint Malo balance report: baseline" \
+		$(if $(wildcard reports/feel/report.md),--see-also reports/feel)
 
 clean:
 	rm -rf $(VENV) $(MIN_VENV) $(LATEST_VENV) .pytest_cache build *.egg-info .coverage coverage.json

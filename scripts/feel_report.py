@@ -26,11 +26,11 @@ report links the balance report (``--see-also``, reports/baseline), which links 
 from __future__ import annotations
 
 import argparse
+import shlex
+import subprocess
 import sys
 import time
 from pathlib import Path
-
-from baseline_report import run  # scripts/ is on the path when a script of it runs
 
 PLAYERS = (2, 3, 4, 5)
 FIT_GAMES = 40_000
@@ -41,6 +41,14 @@ LUCK_PLAYERS = (2, 4)
 LUCK_BLOCKS = 2_000
 MATTERS_GAMES = 10_000
 SEED = 3800  # + 10 x step + players: apart from the baseline report's (2026 + ...); luck step 2, matters 3
+
+
+def run(args: list[str]) -> None:
+    """Run one smsim command (printed first, its wall time after)."""
+    print("$ smsim " + shlex.join(args), flush=True)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "smsim.cli", *args], check=True, stdout=subprocess.DEVNULL)
+    print(f"  {time.perf_counter() - start:.0f} s", flush=True)
 
 
 def main() -> None:

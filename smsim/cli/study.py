@@ -76,6 +76,24 @@ def seconds_of(text: str, what: str = "--time") -> float:
     help="Also tune L1's weights on these rules and play the tuned bot as a level where it beats L1.",
 )
 @click.option("--fairness", is_flag=True, help="Also search L1's seat compensation in coins at each player count.")
+@click.option(
+    "--balance",
+    is_flag=True,
+    help="Also play the balance report's studies of these rules (mirrors, heuristics compared, skill matrix, "
+    "sweeps, compensation, keep regret, ladder, the search's mirrors): the report is the whole balance report.",
+)
+@click.option(
+    "--balance-scale",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="With --balance: the fraction of the committed baseline's game counts (a rehearsal: 0.01).",
+)
+@click.option("--report", "report_out", default=None, help="Where the report goes [OUT/report].")
+@click.option("--title", default=None, help="The report's title.")
+@click.option(
+    "--see-also", multiple=True, metavar="DIR", help="With --balance: a report to link from the first screen."
+)
 @click.option("--threads", type=int, default=None, help="Threads (default: every core).")
 @cluster_option(needs_out=True)
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
@@ -95,6 +113,11 @@ def study(
     skill,
     adapt,
     fairness,
+    balance,
+    balance_scale,
+    report_out,
+    title,
+    see_also,
     threads,
     cluster,
     quiet,
@@ -114,8 +137,14 @@ def study(
       smsim study --rule cannon_penalty=3 --players 2,4 --time 15m --out runs/cannons-3
       smsim study my-rules.toml --players 4 --adapt --fairness --out runs/my-rules-more
       smsim study --out runs/printed --players 4     # the printed rules alone
+      smsim study my-rules.toml --balance --time 3h --out runs/my-rules-all   # and their balance report
+
+    With --balance the study also plays, after its rounds and in the time left, every study the
+    balance report reads, at the committed baseline's game counts (docs/study.md); `make report`
+    is this command for the printed rules.
     """
     from smsim.intervals import parse_margins
+    from smsim.report.outline import see_also_of
     from smsim.report.write import write_study_report
     from smsim.rules import load_rules
     from smsim.studies.study import plan_study, run_study
@@ -140,7 +169,26 @@ def study(
     checks.threads(threads, "--threads", error=InputError)
     check_cluster_option(cluster, out)
     margins = parse_margins(margin, InputError)
-    plan = plan_study(rules, counts, names, seed, bonus, skill, margins, source, first, adapt, fairness)
+    if balance and not 0 < balance_scale <= 1:
+        fail(f"--balance-scale {balance_scale:g}: expected a fraction above 0 and at most 1")
+    if see_also and not balance:
+        fail("--see-also links a report from a balance report: give it with --balance")
+    for folder in see_also:  # a wrong one refused now, not after hours of play
+        see_also_of(folder, report_out or f"{out}/report")
+    plan = plan_study(
+        rules,
+        counts,
+        names,
+        seed,
+        bonus,
+        skill,
+        margins,
+        source,
+        first,
+        adapt,
+        fairness,
+        balance_scale if balance else 0,
+    )
     check_folder_out(out, "study", plan.identity())
 
     last = [None]
@@ -168,7 +216,7 @@ def study(
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: the games written in {out} are kept; run the same command to go on", err=True)
         sys.exit(130)
-    path = write_study_report(result, f"{out}/report")
+    path = write_study_report(result, report_out or f"{out}/report", title, list(see_also))
     print_study(result)
     click.echo(f"report: {path}")
 

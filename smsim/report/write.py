@@ -29,7 +29,7 @@ from smsim.report.study import study_page
 from smsim.runs.dataset import records_rounds
 from smsim.runs.folder import KINDS, kind_of, read_manifest
 from smsim.studies.shape import game_shape, shape_difference
-from smsim.studies.study import StudyResult, read_study
+from smsim.studies.study import StudyResult, bonus_tables, read_study, rules_named
 from smsim.studies.sweep import variant_name
 from smsim.studies.winprob import WinProbModel, calibration_summary, mirror_policy, read_positions
 
@@ -68,10 +68,18 @@ def write_page(built: Page, out: str | Path) -> Path:
     return out / "report.md"
 
 
-def write_study_report(study: str | Path | StudyResult, out: str | Path, title: str | None = None) -> Path:
+def write_study_report(
+    study: str | Path | StudyResult, out: str | Path, title: str | None = None, see_also: list[str] = ()
+) -> Path:
     """Write the report of a study (its folder, or a result in hand: ``smsim study``) into ``out``
-    (``report.study.study_page``); returns report.md."""
+    (``report.study.study_page``); returns report.md. A study that played the balance report's
+    studies too (``--balance``) gets the whole balance report of its rules, with its changes from
+    the printed rules on it (``report``; ``see_also`` as there)."""
     result = study if isinstance(study, StudyResult) else read_study(study)
+    if result.balance:
+        datasets = [p for p in result.balance if kind_of(p) != "study"]
+        named = f"{REPORT_TITLE}: {result.plan.name or rules_named(result.rules)}"
+        return report([*datasets, result.path], str(out), title or named, result.plan.margins, see_also=see_also)
     out = Path(out)
     if (held := kind_of(out)) is not None:
         raise DatasetError(f"{str(out)!r} holds {KINDS[held].a}; write the report into another directory")
@@ -195,7 +203,10 @@ def report(
     section "What matters", luck matches (``smsim luck --out``) the section "Luck against skill".
     With ``winprob`` (a model of ``smsim winprob``), the datasets recorded with round snapshots make
     the section "How the game feels" (``feel_of``). A folder of ``smsim study`` given alone gets its
-    own report (``write_study_report``); beside datasets, the section "Rule changes studied".
+    own report (``write_study_report``: with its balance report's studies, the whole balance report);
+    beside datasets, the section "Rule changes studied", and where no wall-bonus ablation is given
+    and the study played the balance report's studies, its bonus arms are the ablation
+    (``study.bonus_tables``).
     ``margins`` and ``see_also``: as ``write_report``'s."""
     margins = check_margins(margins)  # before any data is read
     for folder in see_also:  # and the reports to link: a wrong folder is refused at once
@@ -217,4 +228,8 @@ def report(
         variant_paths = [p for p in rest if p not in main and kinds[str(p)] == "dataset"]
         feel = feel_of([p for p in main if kinds[str(p)] == "dataset"], winprob, variant_paths)
         inputs.studies["feel"] = [wrap("feel", feel)]
-    return write_report(A.read_report_data(main, kinds=kinds), out, inputs, title, margins, see_also)
+    data = A.read_report_data(main, kinds=kinds)
+    for s in inputs.studies.get("study", []):
+        if s.result.balance and data.bonus.empty and s.rules == data.rules:  # its bonus arms: the ablation
+            data.bonus = bonus_tables(s.result)[0]
+    return write_report(data, out, inputs, title, margins, see_also)

@@ -54,17 +54,27 @@ from smsim.checks import positive, whole
 from smsim.checks import threads as checks_threads
 from smsim.errors import DatasetError, PolicyError, SimulationError, StudyError
 from smsim.files import write_file, writing
-from smsim.intervals import MARGINS, NOT_SETTLED, check_margins, cs_half_width, games_to_settle, margin_verdict
+from smsim.intervals import (
+    MARGINS,
+    NOT_SETTLED,
+    check_margins,
+    cs_half_width,
+    cs_interval,
+    games_to_settle,
+    margin_verdict,
+)
 from smsim.play.api import verify_players
 from smsim.policies.registry import rebuild_policy, resolve_policy, ship_policy
 from smsim.rules import SIDE_NAMES, Rules
 from smsim.runs.dataset import game_table, policy_identity, seat_table
 from smsim.runs.executors import Failed, Task, open_executor, threads_here
 from smsim.runs.executors import check as check_cluster
-from smsim.runs.folder import check_out, read_manifest, write_manifest
+from smsim.runs.folder import check_out, kind_of, read_manifest, write_manifest
 from smsim.runs.runner import kernel_compiled, play_chunks
 from smsim.runs.spec import default_threads
 from smsim.studies.adapt import BOTS_DIR, Adapted, AdaptPlan, adapt, check_base, read_adapted
+from smsim.studies.balance import BALANCE_DIR, Part, balance_parts, play_balance, rules_file_of
+from smsim.studies.bonus import SEAT_COLUMNS, TABLE_COLUMNS, bonus_text, face_value
 from smsim.studies.fairness import fairness as fairness_search
 from smsim.studies.fairness import win_shares
 from smsim.studies.sweep import game_metrics, variant_name
@@ -155,7 +165,13 @@ def mirror_figures(players: int) -> list[tuple[str, str, str, bool]]:
     return [MIRROR_FIGURES[0], *seats, *MIRROR_FIGURES[1:]]
 
 
-MIRROR_COLUMNS = ("game", *(f"win_seat_{s}" for s in range(5)), *(m for m, *_ in MIRROR_FIGURES))
+MIRROR_COLUMNS = (
+    "game",
+    *(f"win_seat_{s}" for s in range(5)),
+    *(m for m, *_ in MIRROR_FIGURES),
+    *(f"vp_seat_{s}" for s in range(5)),  # each seat's VP and the sides it completed (a bit a side,
+    *(f"sides_seat_{s}" for s in range(5)),  # board order): the bonus values' baseline (``bonus_tables``)
+)
 
 
 @dataclass(frozen=True)
@@ -177,6 +193,7 @@ class StudyPlan:
     adapt: bool = False  # L1 tuned on the study's rules, played as a level where it beats L1 (studies.adapt)
     fairness: bool = False  # the seat compensation of the study's rules at each player count (studies.fairness)
     adapted: str = ""  # the adapted bot's weights file, once it is known to beat L1 (set by run_study)
+    balance: float = 0.0  # the balance report's studies too, at this scale of the baseline's counts (0: none)
 
     @property
     def compares(self) -> bool:
@@ -265,6 +282,7 @@ class StudyPlan:
             "adapt": ADAPT.describe() if self.adapt else None,
             "fairness": [FAIRNESS_GAMES, FAIRNESS_CHECK_GAMES] if self.fairness else None,
             "growth": GROWTH,
+            **({"balance": self.balance} if self.balance else {}),
         }
 
 
@@ -280,9 +298,11 @@ def plan_study(
     first_games: int = FIRST_GAMES,
     adapt: bool = False,
     fairness: bool = False,
+    balance: float = 0.0,
 ) -> StudyPlan:
     """A study's plan, checked before anything is played (``StudyError``, ``PolicyError`` name
-    what is wrong in one line)."""
+    what is wrong in one line). ``balance``: also play the balance report's studies of the rules
+    (``studies.balance``) at this fraction of the committed baseline's game counts (1: the same)."""
     players = tuple(sorted({verify_players(whole(p, "players", error=StudyError)) for p in players}))
     if not players:
         raise StudyError("a study needs at least one player count")
@@ -299,8 +319,23 @@ def plan_study(
     margins = check_margins(margins or {})
     if adapt:
         check_base(levels[0])  # only a built-in heuristic's weights are tuned again
+    if balance:
+        balance = positive(balance, "balance", error=StudyError)
+        if balance > 1:
+            raise StudyError(f"balance is a fraction of the baseline's games, at most 1, not {balance:g}")
     return StudyPlan(
-        rules, players, levels, seed, bool(bonus), bool(skill), margins, name, first_games, bool(adapt), bool(fairness)
+        rules,
+        players,
+        levels,
+        seed,
+        bool(bonus),
+        bool(skill),
+        margins,
+        name,
+        first_games,
+        bool(adapt),
+        bool(fairness),
+        balance=float(balance or 0.0),
     )
 
 
@@ -334,6 +369,9 @@ def play_arm_task(
                 rules = built[0][1]
                 seats = seat_table(score, player, game_out, names, rules, start)
                 metrics = game_metrics(seats, game_table(game_out, players, rules, start), rules).reset_index()
+                for s in range(players):
+                    metrics[f"vp_seat_{s}"] = score[:, s, L.S_TOTAL].astype(np.int16)
+                    metrics[f"sides_seat_{s}"] = sides_done(player[:, s])
                 return metrics.reindex(columns=[c for c in MIRROR_COLUMNS if c in metrics.columns])
             return pd.DataFrame(
                 {
@@ -341,6 +379,7 @@ def play_arm_task(
                     "seat": np.full(n, setup, dtype=np.int8),
                     "share": win_shares(score, game_out)[:, setup],
                     "vp": score[:, setup, L.S_TOTAL].astype(np.int32),
+                    "sides": sides_done(player[:, setup]),
                 }
             )
 
@@ -351,6 +390,11 @@ def play_arm_task(
     except (SimulationError, PolicyError) as exc:  # the same anywhere: not retried
         return Failed(str(exc))
     return pd.concat(rows, ignore_index=True)
+
+
+def sides_done(player: np.ndarray) -> np.ndarray:
+    """A seat's completed sides, a bit a side in board order, from its player rows."""
+    return (player[:, L.SIDES_DONE] & ((1 << L.N_SIDES) - 1)).astype(np.int8)
 
 
 def arm_setups(plan: StudyPlan, arm: Arm) -> list:
@@ -394,15 +438,16 @@ def arm_done(path: Path, arm: Arm) -> int:
     return done
 
 
-def read_arm(path: Path, arm: Arm, games: int, first: int = 0) -> pd.DataFrame:
-    """The rows of ``arm``'s games ``first`` .. ``games`` - 1 (only the chunks that hold them are read)."""
+def read_arm(path: Path, arm: Arm, games: int, first: int = 0, columns: list[str] | None = None) -> pd.DataFrame:
+    """The rows of ``arm``'s games ``first`` .. ``games`` - 1 (only the chunks that hold them are
+    read; ``columns``: only these, and ``game``)."""
     folder = path / "games" / arm.key
     frames = []
     for f in sorted(folder.iterdir()) if folder.is_dir() else []:
         m = _CHUNK.fullmatch(f.name)
         if m and int(m[1]) < games and int(m[1]) + int(m[2]) > first:
             try:
-                frames.append(pq.read_table(f).to_pandas())
+                frames.append(pq.read_table(f, columns=None if columns is None else ["game", *columns]).to_pandas())
             except Exception as exc:  # pyarrow raises several kinds for a damaged file
                 raise DatasetError(f"{str(f)!r} cannot be read ({exc})") from None
     if not frames:
@@ -616,6 +661,7 @@ class StudyResult:
     command: str = ""
     arm_games: dict[str, int] = field(default_factory=dict)  # the games each arm holds
     bot: Adapted | None = None  # the bot --adapt tuned (played where it beats L1)
+    balance: list[str] = field(default_factory=list)  # the balance report's studies that hold a result
 
     @property
     def rules(self) -> Rules:
@@ -668,8 +714,9 @@ def run_study(
     have passed since the call (the chunks in play are dropped; a rerun plays them), or an arm would
     pass ``max_games``; returns the study read back (``read_study``). Resumes a study stopped in
     ``out``, inside its round. ``cluster``: play the chunks on a Dask cluster (``open_executor``).
-    Before the rounds, the plan's optional studies (``prepare``), each once: a rerun reads them.
-    ``on_step(words)`` hears each of them begin."""
+    Before the rounds, the plan's optional studies (``prepare``), each once: a rerun reads them;
+    after them, with ``plan.balance``, the balance report's studies (``studies.balance``) in the time
+    left. ``on_step(words)`` hears each of them begin."""
     started = time.monotonic()
     deadline = None if seconds is None else started + positive(seconds, "time", error=StudyError)
     max_games = whole(max_games, "max_games", low=1, error=StudyError)
@@ -715,11 +762,27 @@ def run_study(
                 break
             rounds[-1].update(finished=True)
             write_file(_round_file(path, r), json.dumps(rounds[-1], indent=1) + "\n")
+    if plan.balance:
+        play_balance(balance_of(plan, path), path / BALANCE_DIR, deadline, threads, on_step)
     result = read_study(path)
     result.stopped, result.seconds = stopped, time.monotonic() - started
     write_file(path / "figures.csv", result.table.to_csv(index=False))
     write_file(path / "stopped.json", json.dumps({"stopped": stopped, "seconds": round(result.seconds, 1)}) + "\n")
     return result
+
+
+def balance_of(plan: StudyPlan, path: Path) -> list[Part]:
+    """The balance report's studies of ``plan`` (``studies.balance``), under its rules."""
+    rules_file = rules_file_of(plan.rules, path / BALANCE_DIR)
+    return balance_parts(plan.players, plan.seed, rules_file, plan.balance, printed=not plan.compares)
+
+
+def balance_folders(plan: StudyPlan, path: Path) -> list[str]:
+    """The folders of the balance report's studies that hold a result, whole or so far."""
+    if not plan.balance:
+        return []
+    parts = balance_parts(plan.players, plan.seed, "", plan.balance, printed=not plan.compares)
+    return [str(path / BALANCE_DIR / p.name) for p in parts if kind_of(path / BALANCE_DIR / p.name) is not None]
 
 
 def adapt_plan(plan: StudyPlan) -> AdaptPlan:
@@ -834,6 +897,7 @@ def read_study(path: str | Path) -> StudyResult:
             int(ident.get("first_games", FIRST_GAMES)),
             ident.get("adapt") is not None,
             ident.get("fairness") is not None,
+            balance=float(ident.get("balance", 0.0)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise StudyError(f"{str(path)!r}: study.json is damaged ({exc})") from None
@@ -865,6 +929,7 @@ def read_study(path: str | Path) -> StudyResult:
         " ".join(manifest.get("command", [])),
         done,
         bot,
+        balance_folders(plan, path),
     )
 
 
@@ -898,6 +963,82 @@ def settling(result: StudyResult) -> pd.DataFrame:
     )
 
 
+def _by_seat(frame: pd.DataFrame, prefix: str, players: int) -> np.ndarray:
+    return frame[[f"{prefix}_seat_{s}" for s in range(players)]].to_numpy(np.float64)
+
+
+def bonus_tables(result: StudyResult) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """What each wall bonus is worth under the study's rules, from its arms, in the shape of a
+    wall-bonus ablation's tables (``studies.bonus.TABLE_COLUMNS`` and ``SEAT_COLUMNS``), so that a
+    balance report reads them as it reads ``smsim bonus-value``: per player count, level and side,
+    on the games both the mirror and the bonus arm hold (game g denies the bonus to the seat of its
+    block), the denied seat's win share and VP with the bonus minus without, and the share of seats
+    that completed the side (the mirror's) and of denied seats (the bonus arm's); every bracket the
+    study's confidence sequence (``intervals.cs_interval``: valid where the study stopped). Empty for
+    a study without bonus arms, or written before its arms recorded each seat's VP and sides."""
+    plan, path = result.plan, Path(result.path)
+    rows, seat_rows = [], []
+    for p in plan.players:
+        seats = range(p)
+        for level in plan.levels:
+            mirror_arm = Arm("mirror", p, level, STUDY)
+            columns = [
+                *(f"win_seat_{s}" for s in seats),
+                *(f"vp_seat_{s}" for s in seats),
+                *(f"sides_seat_{s}" for s in seats),
+            ]
+            try:
+                mirror = read_arm(path, mirror_arm, result.arm_games.get(mirror_arm.key, 0), columns=columns)
+            except DatasetError:  # chunks written before the seats' columns
+                continue
+            for side in plan.bonus_sides():
+                arm = Arm("bonus", p, level, STUDY, side)
+                try:
+                    denied = read_arm(
+                        path, arm, result.arm_games.get(arm.key, 0), columns=["seat", "share", "vp", "sides"]
+                    )
+                except DatasetError:
+                    continue
+                both = denied.join(mirror, how="inner")
+                if both.empty:
+                    continue
+                seat = both["seat"].to_numpy(np.int64)
+                at = np.arange(len(both))
+
+                values = {
+                    "win_change": _by_seat(both, "win", p)[at, seat] - both["share"].to_numpy(np.float64),
+                    "vp_change": _by_seat(both, "vp", p)[at, seat] - both["vp"].to_numpy(np.float64),
+                    "completed": ((_by_seat(both, "sides", p).astype(np.int64) >> side) & 1).mean(axis=1),
+                    "completed_denied": ((both["sides"].to_numpy(np.int64) >> side) & 1).astype(np.float64),
+                }
+                row = {
+                    "players": p,
+                    "policy": level,
+                    "side": SIDE_NAMES[side],
+                    "bonus": bonus_text(plan.rules, side),
+                    "face_vp": face_value(plan.rules, side),
+                    "games": len(both),
+                }
+                for key, v in values.items():
+                    mean, lo, hi, _ = cs_interval(v)
+                    row.update({key: mean, f"{key}_lo": lo, f"{key}_hi": hi})
+                rows.append(row)
+                for s in seats:
+                    mine = seat == s
+                    seat_row = {
+                        "players": p,
+                        "policy": level,
+                        "side": SIDE_NAMES[side],
+                        "seat": s,
+                        "games": int(mine.sum()),
+                    }
+                    for key in ("win_change", "vp_change"):
+                        mean, lo, hi, _ = cs_interval(values[key][mine])
+                        seat_row.update({key: mean, f"{key}_lo": lo, f"{key}_hi": hi})
+                    seat_rows.append(seat_row)
+    return pd.DataFrame(rows, columns=TABLE_COLUMNS), pd.DataFrame(seat_rows, columns=SEAT_COLUMNS)
+
+
 def rules_named(rules: Rules) -> str:
     """The study's rules in words: the changes from the printed rules (``sweep.variant_name``)."""
     printed = Rules().to_dict()
@@ -920,6 +1061,7 @@ def study(
     cluster=None,
     adapt: bool = False,
     fairness: bool = False,
+    balance: float = 0.0,
 ) -> StudyResult:
     """A study from Python, as ``smsim study``: ``rules`` against the printed rules, played into
     ``out`` until its verdicts settle, ``seconds`` pass or an arm reaches ``max_games``.
@@ -927,5 +1069,7 @@ def study(
     >>> result = study("runs/my-rules", Rules(cannon_penalty=3), players=[4], seconds=600)  # doctest: +SKIP
     >>> result.table[result.table["headline"]]                                             # doctest: +SKIP
     """
-    plan = plan_study(rules, players, levels, seed, bonus, skill, margins, adapt=adapt, fairness=fairness)
+    plan = plan_study(
+        rules, players, levels, seed, bonus, skill, margins, adapt=adapt, fairness=fairness, balance=balance
+    )
     return run_study(plan, out, seconds, max_games, threads, cluster)

@@ -43,6 +43,10 @@ def test_a_bad_rules_file_is_refused_in_one_line_before_any_game(tmp_path, rules
         (["--first-games", "many"], "--first-games"),
         (["--margin", "vp=-1"], "margin"),
         (["--rule", "side_defence=many"], "side_defence"),
+        (["--balance", "--balance-scale", "0"], "--balance-scale"),
+        (["--balance", "--balance-scale", "2"], "--balance-scale"),
+        (["--see-also", "reports/feel"], "with --balance"),
+        (["--balance", "--see-also", "no/such/report"], "no/such/report"),
     ],
 )
 def test_bad_options_are_refused_in_one_line(tmp_path, args, words):

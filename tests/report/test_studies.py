@@ -33,7 +33,7 @@ def test_variants_are_named_by_their_change_and_headings_name_no_folder(sweep_se
 
 
 def test_every_shipped_variant_gets_its_balance_figures(tmp_path):
-    """A sweep of the shipped variants (``smsim sweep --variant NAME ...``, as scripts/baseline_report.py
+    """A sweep of the shipped variants (``smsim sweep --variant NAME ...``, as `make report`
     plays it) gives each its row in the headline table, its place in the differences figure and
     its group tables, named by its change from the default rules."""
     shipped = list(named_variants())

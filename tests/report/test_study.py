@@ -106,3 +106,33 @@ def test_the_printed_rules_alone_judge_each_figure_itself(tmp_path):
     assert set(result.arm_games) == {"2p-greedy-study-mirror"}  # no printed arms: they would be the same games
     (line,) = [ln for ln, _ in built.findings]
     assert line.startswith("Start player's edge at 2 players: ") and "change" not in line
+
+
+def test_a_study_with_the_balance_reports_studies_writes_the_whole_balance_report(tmp_path, monkeypatch):
+    """``--balance``: the study's report is the balance report of its rules, its bonus arms the
+    ablation of "What each bonus is worth", its changes the section "Rule changes studied". (The
+    parts are played here by hand, one small mirror: studies/test_balance.py plays parts.)"""
+    from smsim.runs.batch import simulate_to
+    from tests.helpers import figures_left_blank
+
+    rules = Rules(cannon_penalty=3)
+    plan = S.plan_study(rules, [2], ["greedy"], seed=5, skill=False, first_games=200, balance=0.001)
+    heard = []
+    monkeypatch.setattr(S, "play_balance", lambda parts, folder, *a: heard.append((parts, folder)) or [])
+    result = S.run_study(plan, tmp_path / "study", max_games=200, threads=2)
+    ((parts, folder),) = heard
+    assert folder == tmp_path / "study" / "balance" and "--rules" in parts[0].args  # under the study's rules
+    assert result.balance == []
+    mirror = folder / "mirror-2p"
+    simulate_to(str(mirror), 200, 2, ["greedy"], seed=7, rules=rules, threads=2)
+    result = S.read_study(tmp_path / "study")
+    assert result.balance == [str(mirror)]
+    with figures_left_blank():
+        path = write_study_report(result, tmp_path / "report")
+    md = path.read_text()
+    assert md.startswith("# Saint Malo balance report: cannon penalty 5 → 3")
+    assert "## Rule changes studied" in md and "## Wall bonuses" in md
+    bonus = pd.read_csv(tmp_path / "report" / "tables" / "bonus_value.csv")
+    table, _ = S.bonus_tables(result)
+    assert list(bonus["games"]) == list(table["games"]) == [200] * 4
+    assert bonus["vp_change"].tolist() == pytest.approx(table["vp_change"].tolist())

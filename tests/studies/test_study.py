@@ -3,6 +3,7 @@ verdicts settle; reproducible, resumable, stopped on time with what is unsettled
 
 import itertools
 import json
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -65,6 +66,8 @@ def test_the_arms_and_figures_of_a_plan():
         ({"levels": []}, StudyError, "at least one level"),
         ({"margins": {"vp": -1}}, Exception, "margin vp"),
         ({"first_games": 0}, StudyError, "first_games"),
+        ({"balance": -0.5}, StudyError, "balance"),
+        ({"balance": 2}, StudyError, "at most 1"),
     ],
 )
 def test_a_bad_plan_is_refused_in_one_line(kwargs, error, words):
@@ -106,6 +109,65 @@ def test_a_bonus_arm_withholds_the_bonus_from_the_seat_of_its_block(straight):
     won = seats[seats["seat"] == 1]["won"].to_numpy(float)
     winners = seats.groupby("game")["won"].sum().to_numpy(float)
     np.testing.assert_allclose(rows.loc[100:199, "share"].to_numpy(), np.where(winners > 0, won / winners, 0))
+
+
+def test_the_bonus_tables_are_the_engines_games_with_and_without_the_bonus(straight):
+    """``bonus_tables`` (a study's bonus arms as the balance report's ablation) recomputed apart from
+    the study: the mirror's and the denied games played again by ``simulate``, block by block."""
+    _plan, _out, result = straight
+    table, seats = S.bonus_tables(result)
+    assert set(table["policy"]) == set(LEVELS) and set(table["side"]) == {"top", "right", "bottom", "left"}
+    row = table[(table["policy"] == "greedy") & (table["side"] == "bottom")].iloc[0]
+    games = int(row["games"])
+    mirror, _ = simulate(games, 2, ["greedy"], seed=11, rules=RULES)
+    with_, without, done, denied_done = [], [], [], []
+    for first in range(0, games, S.BLOCK):
+        seat = S.seat_of_block(first, 2)
+        masks = list(RULES.wall_bonus_seats)
+        masks[2] &= ~(1 << seat)
+        denied, _ = simulate(
+            S.BLOCK, 2, ["greedy"], seed=11, rules=Rules.from_dict({"wall_bonus_seats": masks}, RULES), first=first
+        )
+        block = mirror[(mirror["game"] >= first) & (mirror["game"] < first + S.BLOCK)]
+        with_ += list(block[block["seat"] == seat]["total"])
+        without += list(denied[denied["seat"] == seat]["total"])
+        done += list(block.groupby("game")["bottom_completed"].mean())
+        denied_done += list(denied[denied["seat"] == seat]["bottom_completed"].astype(float))
+    for key, values in (
+        ("vp_change", np.array(with_, float) - np.array(without, float)),
+        ("completed", np.array(done)),
+        ("completed_denied", np.array(denied_done)),
+    ):
+        want = cs_interval(values)
+        np.testing.assert_allclose([row[key], row[f"{key}_lo"], row[f"{key}_hi"]], want[:3])
+    # the win change is the study's own figure of the bonus's value, the per-seat rows split it
+    t = result.table
+    fig = t[(t["figure"] == "bonus_bottom") & (t["level"] == "greedy") & (t["kind"] == "value")].iloc[0]
+    assert np.isclose(fig["study"], row["win_change"]) and fig["study_games"] == games
+    mine = seats[(seats["policy"] == "greedy") & (seats["side"] == "bottom")]
+    assert list(mine["seat"]) == [0, 1] and mine["games"].sum() == games
+
+
+def test_the_bonus_tables_of_chunks_without_the_seats_columns_are_empty(straight, tmp_path):
+    """A study written before its mirror arms recorded each seat's VP and sides has no ablation
+    table (its figures stand as they are)."""
+    _plan, out, _result = straight
+    old = tmp_path / "old"
+    shutil.copytree(out, old)
+    for f in (old / "games").glob("*mirror/*.parquet"):
+        frame = pd.read_parquet(f)
+        frame.drop(columns=[c for c in frame if c.startswith(("vp_seat_", "sides_seat_"))]).to_parquet(f)
+    table, seats = S.bonus_tables(S.read_study(old))
+    assert table.empty and seats.empty
+    assert not S.read_study(old).table.empty
+
+
+def test_the_balance_scale_is_part_of_the_plan_read_back(tmp_path):
+    plan = S.plan_study(Rules(), [2], ["greedy"], bonus=False, skill=False, first_games=100, balance=0.25)
+    assert plan.identity()["balance"] == 0.25 and "balance" not in S.plan_study(Rules(), [2]).identity()
+    S.write_manifest(tmp_path, "study", {"plan": plan.identity(), "command": [], "name": ""})
+    back = S.read_study(tmp_path)
+    assert back.plan.balance == 0.25 and back.balance == []  # no part played yet
 
 
 def test_the_figures_are_paired_means_with_their_confidence_sequences(straight):
