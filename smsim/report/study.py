@@ -382,6 +382,7 @@ def study_page(result: StudyResult, title: str | None = None) -> Page:
 
 
 STUDIES_TITLE = "Rule changes studied"
+PRINTED_STUDIED_TITLE = "The printed rules, played until settled"
 
 
 def study_section(results: list[StudyResult]) -> tuple[Section, list[str]]:
@@ -394,12 +395,21 @@ def study_section(results: list[StudyResult]) -> tuple[Section, list[str]]:
         "verdict settled or the time was up; brackets are 95% confidence sequences). Each study's own report "
         "has every figure.",
     )
+    if not any(r.plan.compares for r in results):  # the printed rules' own study (make report)
+        sec.title = PRINTED_STUDIED_TITLE
+        sec.intro = (
+            "The printed rules' headline figures played with `smsim study` until their verdicts settled or the time "
+            "was up (the start player's edge, each wall bonus's value, the skill gap; brackets are 95% confidence "
+            "sequences)."
+            + (" The wall bonuses' values above are its bonus arms' games." if any(r.balance for r in results) else "")
+        )
     short = []
     for k, result in enumerate(results):
         name = result.source or result.plan.name or rules_named(result.rules)
         lines = verdict_lines(result)
         settled = sum(1 for _, said, _ in lines if said != NOT_SETTLED)
-        short.append(f"{name} ({rules_named(result.rules)}): {settled} of {len(lines)} verdicts settled.")
+        changes = rules_named(result.rules)
+        short.append(f"{name}{'' if name == changes else f' ({changes})'}: {settled} of {len(lines)} verdicts settled.")
         sec.blocks.append(Block("list", text=name, items=[ln for ln, _, _ in lines]))
         head = _one_row_each(result.table[result.table["headline"]])
         sec.blocks.append(

@@ -217,7 +217,7 @@ def report(
     if not rest:
         alone = inputs.studies.get("study", [])
         if len(paths) == 1 and len(alone) == 1:  # a study of smsim study alone: its own report
-            return write_study_report(alone[0].result, out, None if title == REPORT_TITLE else title)
+            return write_study_report(alone[0].result, out, None if title == REPORT_TITLE else title, see_also)
         raise DatasetError(
             "no dataset given beside the studies (fairness results, skill studies, ladders, keep-regret studies); "
             "a folder of smsim study is reported alone"
