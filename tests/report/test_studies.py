@@ -1,6 +1,7 @@
 """The sections on the studies (smsim.report.studies): rule variants named by their change from
 the baseline's rules, headings in words, never folders."""
 
+import pandas as pd
 import pytest
 
 from smsim.report.studies import variants_section
@@ -53,3 +54,32 @@ def test_every_shipped_variant_gets_its_balance_figures(tmp_path):
     assert sorted(labels) == sorted(names)
     seats = next(b for b in section.blocks if b.name == "variants_0_seats")
     assert set(seats.shown["variant"]) == {"baseline", *names}
+
+
+def test_the_verdicts_diff_script_finds_a_verdict_lost(tmp_path):
+    """scripts/verdicts_diff.py (the regenerated baseline against the committed one): the same
+    report loses nothing; a verdict turned "not settled" in a table or a sides line is named."""
+    import importlib.util
+    import shutil
+    from pathlib import Path
+
+    root = Path(__file__).parents[2]
+    spec = importlib.util.spec_from_file_location("verdicts_diff", root / "scripts" / "verdicts_diff.py")
+    diff = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(diff)
+    old = tmp_path / "old"
+    (old / "tables").mkdir(parents=True)
+    pd.DataFrame({"players": [2, 4], "figure": ["a", "a"], "verdict": ["moves", "the same"]}).to_csv(
+        old / "tables" / "ladder_x.csv", index=False
+    )
+    (old / "report.md").write_text(
+        "- 2 players, `balanced`: left - right (+0.07 VP [+0.01, +0.13]): worth the same on both sides.\n"
+    )
+    new = tmp_path / "new"
+    shutil.copytree(old, new)
+    assert diff.main(old, new) == 0
+    pd.DataFrame({"players": [2, 4], "figure": ["a", "a"], "verdict": ["not settled", "the same"]}).to_csv(
+        new / "tables" / "ladder_x.csv", index=False
+    )
+    (new / "report.md").write_text("- 2 players, `balanced`: left - right (+0.07 VP [-1, +1]): not settled.\n")
+    assert diff.main(old, new) == 1
