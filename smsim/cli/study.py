@@ -147,6 +147,7 @@ def study(
     from smsim.report.outline import see_also_of
     from smsim.report.write import write_study_report
     from smsim.rules import load_rules
+    from smsim.runs.folder import KINDS, kind_of
     from smsim.studies.study import plan_study, run_study
     from smsim.studies.sweep import named_variants
 
@@ -175,6 +176,8 @@ def study(
         fail("--see-also links a report from a balance report: give it with --balance")
     for folder in see_also:  # a wrong one refused now, not after hours of play
         see_also_of(folder, report_out or f"{out}/report")
+    if report_out and (held := kind_of(report_out)) is not None:
+        fail(f"--report {report_out!r} holds {KINDS[held].a}; write the report into another directory")
     plan = plan_study(
         rules,
         counts,

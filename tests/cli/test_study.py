@@ -47,12 +47,18 @@ def test_a_bad_rules_file_is_refused_in_one_line_before_any_game(tmp_path, rules
         (["--balance", "--balance-scale", "2"], "--balance-scale"),
         (["--see-also", "reports/feel"], "with --balance"),
         (["--balance", "--see-also", "no/such/report"], "no/such/report"),
+        (["--report", "HELD"], "holds an smsim dataset"),
     ],
 )
 def test_bad_options_are_refused_in_one_line(tmp_path, args, words):
     rules = tmp_path / "r.toml"
     rules.write_text("cannon_penalty = 3\n")
-    args = [str(rules) if a == "RULES" else a for a in args]
+    held = tmp_path / "held"
+    if "HELD" in args:  # a dataset where the report would go
+        from smsim.runs.batch import simulate_to
+
+        simulate_to(str(held), 20, 2, ["random"], seed=1, threads=1)
+    args = [str(rules) if a == "RULES" else str(held) if a == "HELD" else a for a in args]
     result = run("study", *args, "--out", str(tmp_path / "out"))
     assert result.exit_code == 2, result.output
     assert result.output.count("\n") == 1 and words in result.output
