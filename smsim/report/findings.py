@@ -458,7 +458,7 @@ def wall_bonus_finding(ablation: pd.DataFrame | None, margins: dict = MARGINS) -
     return DesignFinding(
         "wall_bonus",
         "Each wall bonus is worth, to a seat that takes it rather than going without "
-        f"(the same games on common dice, `{policy}` in every seat, {games:,} games a setup, "
+        f"(the same games on common dice, `{policy}` in every seat, at least {games:,} games a side, "
         f"{span}), in win share first, then in VP: {'; '.join(parts)}.{agreement}{exchange_rate(t, ends)}",
         f"{'; '.join(lines)} ({span})",
         _overall(verdicts),
