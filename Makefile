@@ -119,15 +119,16 @@ bench: $(STAMP)
 
 # the committed sample report: `smsim study` of the printed rules with the balance report's studies
 # (docs/study.md): its arms (L1 and L2 mirrors, each wall bonus withheld, L2 among L1 at 2 to 5
-# players) played until their verdicts settle, at least 20,000 games an arm (what the report's
-# comparison of the two 2-coin sides needs) and at most 150,000; then the baseline's fixed-count
+# players) played until their verdicts settle, at least 40,000 games an arm (what the report's own
+# verdicts on those arms need: the bonuses' VP across levels, the two 2-coin sides) and at most
+# 150,000; then the baseline's fixed-count
 # studies (studies/balance.py), the search's slow mirrors last, stopped at REPORT_TIME (they resume
 # on the next run and the report reads what is done). Datasets in RUNS (not committed; RUNS=DIR
 # keeps them outside the checkout, to resume from a later clone).
 RUNS ?= runs/baseline
 REPORT_TIME ?= 3h
 report: $(STAMP)
-	$(BIN)/smsim study --balance --seed 2026 --players 2,3,4,5 --first-games 20000 --max-games 150000 \
+	$(BIN)/smsim study --balance --seed 2026 --players 2,3,4,5 --first-games 40000 --max-games 150000 \
 		--time $(REPORT_TIME) --out $(RUNS) --report reports/baseline --title "Saint Malo balance report: baseline" \
 		$(if $(wildcard reports/feel/report.md),--see-also reports/feel)
 
