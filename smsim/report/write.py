@@ -77,9 +77,8 @@ def write_study_report(
     the printed rules on it (``report``; ``see_also`` as there)."""
     result = study if isinstance(study, StudyResult) else read_study(study)
     if result.balance:
-        datasets = [p for p in result.balance if kind_of(p) != "study"]
         named = f"{REPORT_TITLE}: {result.plan.name or rules_named(result.rules)}"
-        return report([*datasets, result.path], str(out), title or named, result.plan.margins, see_also=see_also)
+        return report([*result.balance, result.path], str(out), title or named, result.plan.margins, see_also=see_also)
     out = Path(out)
     if (held := kind_of(out)) is not None:
         raise DatasetError(f"{str(out)!r} holds {KINDS[held].a}; write the report into another directory")

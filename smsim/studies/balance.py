@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smsim.errors import StudyError
+from smsim.files import write_file
 from smsim.policies.registry import POLICIES, PolicyKind
 from smsim.rules import Rules
 from smsim.runs.folder import kind_of
@@ -279,7 +280,13 @@ def play_balance(
         seconds = time.perf_counter() - start
         with (folder / TIMINGS).open("a", encoding="utf-8") as f:
             f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}\t{seconds:.1f}\tsmsim {shlex.join(args)}\n")
-    return [str(folder / p.name) for p in parts if kind_of(folder / p.name) is not None]
+    return held(parts, folder)
+
+
+def held(parts: list[Part], folder: str | Path) -> list[str]:
+    """The folders of ``parts`` under ``folder`` that hold a result, whole or so far: what the
+    report reads (a part not begun is left out)."""
+    return [str(Path(folder) / p.name) for p in parts if kind_of(Path(folder) / p.name) is not None]
 
 
 def rules_file_of(rules: Rules, folder: Path) -> str:
@@ -287,6 +294,5 @@ def rules_file_of(rules: Rules, folder: Path) -> str:
     if rules == Rules():
         return ""
     path = folder / "rules.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(rules.to_toml("# the study's rules, read by its balance parts (--rules)"), encoding="utf-8")
+    write_file(path, rules.to_toml("# the study's rules, read by its balance parts (--rules)"))
     return str(path)

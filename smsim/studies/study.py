@@ -69,11 +69,11 @@ from smsim.rules import SIDE_NAMES, Rules
 from smsim.runs.dataset import game_table, policy_identity, seat_table
 from smsim.runs.executors import Failed, Task, open_executor, threads_here
 from smsim.runs.executors import check as check_cluster
-from smsim.runs.folder import check_out, kind_of, read_manifest, write_manifest
+from smsim.runs.folder import check_out, read_manifest, write_manifest
 from smsim.runs.runner import kernel_compiled, play_chunks
 from smsim.runs.spec import default_threads
 from smsim.studies.adapt import BOTS_DIR, Adapted, AdaptPlan, adapt, check_base, read_adapted
-from smsim.studies.balance import BALANCE_DIR, Part, balance_parts, play_balance, rules_file_of
+from smsim.studies.balance import BALANCE_DIR, Part, balance_parts, held, play_balance, rules_file_of
 from smsim.studies.bonus import SEAT_COLUMNS, TABLE_COLUMNS, bonus_text, face_value
 from smsim.studies.fairness import fairness as fairness_search
 from smsim.studies.fairness import win_shares
@@ -781,8 +781,7 @@ def balance_folders(plan: StudyPlan, path: Path) -> list[str]:
     """The folders of the balance report's studies that hold a result, whole or so far."""
     if not plan.balance:
         return []
-    parts = balance_parts(plan.players, plan.seed, "", plan.balance, printed=not plan.compares)
-    return [str(path / BALANCE_DIR / p.name) for p in parts if kind_of(path / BALANCE_DIR / p.name) is not None]
+    return held(balance_parts(plan.players, plan.seed, "", plan.balance, printed=not plan.compares), path / BALANCE_DIR)
 
 
 def adapt_plan(plan: StudyPlan) -> AdaptPlan:
