@@ -7,7 +7,7 @@ nothing is written. A full log stops writing and sets ``trace_n[0] = -1`` (overf
 
 from smsim import layout as L
 from smsim.engine.city import defence_nb
-from smsim.engine.memory import hot_njit
+from smsim.engine.memory import hot_njit, loop_njit
 
 EV_TURN = 1  # round, seat
 EV_ROLL = 2  # face of die 0..4
@@ -45,7 +45,7 @@ def record_nb(trace, trace_n, ev, a1, a2, a3, a4, a5, a6, a7):
     trace_n[0] = n + 1
 
 
-@hot_njit
+@loop_njit
 def record_attack_nb(trace, trace_n, row, strength, lost, player, rules):
     if trace.shape[0] == 0:
         return

@@ -31,6 +31,7 @@ import hashlib
 import os
 from pathlib import Path
 
+import llvmlite.binding as llvm
 from numba import njit, types
 
 # numba imports its boxing module lazily, inside the first compile that needs it; a first import
@@ -39,6 +40,9 @@ from numba import njit, types
 from numba.core import boxing as _boxing  # noqa: F401
 from numba.core import cgutils
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
+from numba.core.codegen import JITCodeLibrary, JITCPUCodegen
+from numba.core.compiler import Compiler
+from numba.core.compiler_lock import require_global_compiler_lock
 
 try:  # numba >= 0.61 names it without the underscore
     from numba.core.caching import UserProvidedCacheLocator
@@ -94,6 +98,18 @@ class PackageCacheLocator(UserProvidedCacheLocator):
 class PackageCacheImpl(CompileResultCacheImpl):
     _locator_classes = (PackageCacheLocator, *CompileResultCacheImpl._locator_classes)
 
+    def rebuild(self, target_context, payload):
+        """A link-only function's entry is its IR (``LINK_ONLY``), which numba's own reader does
+        not know: read it as a ``LinkOnlyLibrary`` (numba's compile lock is held here)."""
+        if payload[0][1] != LINK_ONLY:
+            return super().rebuild(target_context, payload)
+        codegen = target_context.codegen()
+        codegen.unserialize_library = functools.partial(LinkOnlyLibrary.unserialize, codegen)
+        try:
+            return super().rebuild(target_context, payload)
+        finally:
+            del codegen.unserialize_library
+
 
 class PartKeyedCache(FunctionCache):
     """numba's on-disk cache of one function, each compiled signature's entry keyed also on the
@@ -135,6 +151,127 @@ def on_disk(dispatcher, sig: tuple) -> bool:
     return key in cache._cache_file._load_index()
 
 
+LINK_ONLY = "smsim link-only IR"  # a cache entry's kind (numba's are "object" and "bitcode")
+
+
+class LinkOnlyLibrary(JITCodeLibrary):
+    """The code of a function only compiled code calls (``loop_njit``): LLVM IR to be linked into
+    its callers, never optimised as a whole or made machine code on its own.
+
+    numba finalises every function it compiles: it links in the callees' IR, optimises the whole
+    module and makes it machine code; then each caller links the same IR again, optimises and
+    makes machine code of all of it again, level after level of the loop. Only the loop's entry
+    (``play.play_games_nb``, called from Python) runs, so the levels below did that work for
+    nothing: about 5 s of a heuristic line-up's 26 s first compile (2-core machine). Here finalising
+    links the callees and stops; the entry's module is optimised and made machine code once.
+    Should anything ask for this library's machine code (a pointer to a function it defines, its
+    assembly), it is made then, as numba would have. The on-disk cache keeps the linked IR
+    (``LINK_ONLY``), not machine code."""
+
+    _pending = False  # finalised by linking only: not optimised as a whole, no machine code
+
+    def finalize(self):
+        require_global_compiler_lock()
+        self._raise_if_finalized()
+        for library in dict.fromkeys(self._linking_libraries):
+            if hasattr(self, "_reload_init"):  # numba >= 0.61: what to rerun on loading from the cache
+                self._reload_init.update(library._reload_init)
+            self._final_module.link_in(library._get_module_for_linking(), preserve=True)
+        self._finalized = self._pending = True
+
+    def _make_machine_code(self):
+        if self._pending:
+            self._pending = False
+            self._optimize_final_module()
+            self._final_module.verify()
+            self._finalize_final_module()
+
+    def _defines(self, name: str) -> bool:
+        try:
+            return not self._final_module.get_function(name).is_declaration
+        except NameError:
+            return False
+
+    def get_pointer_to_function(self, name):
+        # numba asks for the Python wrapper's address after every compile; a loop function has
+        # none (the answer is 0, as numba's own library gives for a name it does not define)
+        self._ensure_finalized()
+        if self._pending and not self._defines(name):
+            return 0
+        self._make_machine_code()
+        return super().get_pointer_to_function(name)
+
+    def _get_module_for_linking(self):
+        self._ensure_finalized()
+        if not self._pending:
+            return super()._get_module_for_linking()
+        if self._shared_module is None:
+            # as numba's: the definitions may be linked into many callers, inlined and dropped
+            module = self._final_module.clone()
+            for fn in module.functions:
+                if not fn.is_declaration and fn.linkage == llvm.Linkage.external:
+                    fn.linkage = "linkonce_odr"
+            self._shared_module = module
+        return self._shared_module
+
+    def serialize_using_object_code(self):
+        self._ensure_finalized()
+        if not self._pending:
+            return super().serialize_using_object_code()
+        return (self.name, LINK_ONLY, self._get_module_for_linking().as_bitcode())
+
+    @classmethod
+    def unserialize(cls, codegen, state):
+        """The library of a ``LINK_ONLY`` cache entry: its IR, ready to be linked."""
+        name, _, bitcode = state
+        library = cls(codegen, name)
+        library.enable_object_caching()
+        library._final_module = library._shared_module = llvm.parse_bitcode(bitcode)
+        library._finalized = library._pending = True
+        return library
+
+    def get_function(self, name):
+        self._make_machine_code()
+        return super().get_function(name)
+
+    def get_defined_functions(self):
+        self._make_machine_code()
+        return super().get_defined_functions()
+
+    def get_llvm_str(self):
+        self._make_machine_code()
+        return super().get_llvm_str()
+
+    def get_asm_str(self):
+        self._make_machine_code()
+        return super().get_asm_str()
+
+
+class LinkOnlyCompiler(Compiler):
+    """numba's compiler, writing a ``LinkOnlyLibrary``."""
+
+    def compile_extra(self, func):
+        library = LinkOnlyLibrary(self.state.targetctx.codegen(), func.__qualname__)
+        library.enable_object_caching()
+        self.state.library = library
+        return super().compile_extra(func)
+
+
+def _set_env(self, env_name, env, _set_env=JITCPUCodegen.set_env):
+    # numba then points the function's environment (what its Python wrapper uses) at its
+    # globals: a link-only library has no machine code, hence no address, and no wrapper to use it
+    if self._engine.get_global_value_address(env_name):
+        _set_env(self, env_name, env)
+
+
+JITCPUCodegen.set_env = _set_env
+
+
+# what makes a function one only compiled code calls (``loop_njit``); also the ``jit_options`` of
+# an ``overload`` in the loop, which numba compiles once for its types even where it inlines it
+LOOP_OPTIONS = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True, "pipeline_class": LinkOnlyCompiler}
+OVERLOAD_OPTIONS = {"_nrt": False, **LOOP_OPTIONS}  # an overload's jit_options: as loop_njit's
+
 # njit for a function of the game loop: cached, and compiled without reference counting
 # (``_nrt`` is numba's own switch for it; numba is pinned in pyproject.toml). ``nogil`` is for the
 # batch entry ``play.play_games_nb``, set on all so that every loop function shares one set of
@@ -155,7 +292,7 @@ def loop_njit(fn=None, **options):
     call site, for the speed of numba's ``inline="always"`` without numba typing its code again
     at each site (the arguments must then have one type at every site: a literal constant
     compiles a specialisation of its own)."""
-    options = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True, **options}
+    options = {**LOOP_OPTIONS, **options}
     return hot_njit(**options) if fn is None else hot_njit(fn, **options)
 
 

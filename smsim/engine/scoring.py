@@ -9,7 +9,7 @@ import numpy as np
 from smsim import layout as L
 from smsim import rules as R
 from smsim.engine.city import defence_nb, popcount_nb
-from smsim.engine.memory import cached_njit, hot_njit
+from smsim.engine.memory import cached_njit, hot_njit, loop_njit
 
 # the fields of ``score`` are declared once, in ``layout.SCORE``
 SCORE_FIELD_NAMES = L.SCORE.columns()
@@ -46,7 +46,7 @@ def score_church_series_nb(church_counts, series_vp, series_out):
         i += 1
 
 
-@hot_njit
+@loop_njit
 def score_seat_nb(occ, player, s, rules, counts, series, row):
     """Seat s's final-scoring breakdown (docs/rules.md §4) into ``row`` (a ``layout.SCORE`` row, its
     rank and win left alone), ``counts`` and ``series`` int64[5] scratch; returns the total. A

@@ -59,7 +59,7 @@ from smsim.engine.game import (
     pay_for_use_nb,
     start_game_nb,
 )
-from smsim.engine.memory import borrow_nb, cached_njit, hot_njit, loop_njit
+from smsim.engine.memory import OVERLOAD_OPTIONS, borrow_nb, cached_njit, hot_njit, loop_njit
 from smsim.engine.pirates import mark_swords_nb
 from smsim.engine.scoring import ROUND_SCRATCH, snapshot_round_nb
 from smsim.play.winprob import N_WIN_FEATURES, position_values_nb
@@ -318,7 +318,7 @@ def search_nb(seats, s, w, rules, search):
 # Inlined by numba (a few lines), as are the search's and the learned policy's: never a function of
 # its own, so never cached apart from the function that calls it, whose key says which parts it
 # holds (smsim/_cache.py, PARTS).
-@overload(search_nb, inline="always", jit_options={"_nrt": False})
+@overload(search_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
 def _search_without_scratch(seats, s, w, rules, search):
     if search is types.none or isinstance(search, types.NoneType):
         return lambda seats, s, w, rules, search: choose_nb(seats, s, w, rules)
@@ -333,7 +333,7 @@ def forgo_nb(mark, kind, params, decision, cands, n):
     raise NotImplementedError("compiled code only")
 
 
-@overload(forgo_nb, inline="always", jit_options={"_nrt": False})
+@overload(forgo_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
 def _forgo(mark, kind, params, decision, cands, n):
     if isinstance(mark, types.NoneType):
         return lambda mark, kind, params, decision, cands, n: n
@@ -680,7 +680,7 @@ def luck_turn_end_nb(lk, w, seats, rules, s):
 # By type, inlined: the turn played again runs the loop's twin, which holds this call too, and a
 # dispatcher that the compile of its own other signature reaches is left unlinked by numba
 # ("unresolved symbol"); an overload is typed where it is called, no dispatcher of its own.
-@overload(luck_turn_end_nb, inline="always", jit_options={"_nrt": False})
+@overload(luck_turn_end_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
 def _luck_turn_end(lk, w, seats, rules, s):
     if isinstance(lk, types.NoneType):
         return lambda lk, w, seats, rules, s: None
@@ -776,7 +776,7 @@ def borrow_luck_nb(lk):
     raise NotImplementedError("compiled code only")
 
 
-@overload(borrow_luck_nb, inline="always", jit_options={"_nrt": False})
+@overload(borrow_luck_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
 def _borrow_luck(lk):
     if isinstance(lk, types.NoneType):
         return lambda lk: None
@@ -802,7 +802,7 @@ def borrow_rounds_nb(rec):
     raise NotImplementedError("compiled code only")
 
 
-@overload(borrow_rounds_nb, inline="always", jit_options={"_nrt": False})
+@overload(borrow_rounds_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
 def _borrow_rounds(rec):
     if isinstance(rec, types.NoneType):
         return lambda rec: None
@@ -815,7 +815,7 @@ def borrow_oracle_nb(o):
 
 
 # By type, not by an ``is None`` test, so that one function does not return two types
-@overload(borrow_oracle_nb, inline="always", jit_options={"_nrt": False})
+@overload(borrow_oracle_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
 def _borrow_oracle(o):
     if isinstance(o, types.NoneType):
         return lambda o: None

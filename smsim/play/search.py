@@ -32,7 +32,7 @@ from numba.extending import overload
 
 from smsim import layout as L
 from smsim.engine.dice import game_key_nb, mix64_nb
-from smsim.engine.memory import cached_njit, hot_njit, loop_njit
+from smsim.engine.memory import OVERLOAD_OPTIONS, cached_njit, hot_njit, loop_njit
 from smsim.play.loop import (
     Seats,
     choose_nb,
@@ -505,7 +505,7 @@ def rollout_nb(seats, s, w, rules, search):
     return base_row if c < 0 else search.rows[c]
 
 
-@overload(search_nb, inline="always", jit_options={"_nrt": False})  # as play.loop's overloads
+@overload(search_nb, inline="always", jit_options=OVERLOAD_OPTIONS)  # as play.loop's overloads
 def _search_with_scratch(seats, s, w, rules, search):
     if isinstance(search, types.BaseNamedTuple) and search.instance_class is Search:
         return lambda seats, s, w, rules, search: rollout_nb(seats, s, w, rules, search)

@@ -19,7 +19,7 @@ from smsim.engine.city import (
     lowest_bit_nb,
     popcount_nb,
 )
-from smsim.engine.memory import hot_njit
+from smsim.engine.memory import hot_njit, loop_njit
 from smsim.policies import heuristic_layout as HL
 
 
@@ -182,7 +182,7 @@ def bonus_value_nb(params, rules, side, s):
     return 0.0
 
 
-@hot_njit
+@loop_njit
 def walls_values_nb(params, occ, player, pirates, s, rules, out, at):
     """out[at + k] <- value of k = 1..5 walls: placed on the intact sides nearest to complete first
     (ties: lower side), completed sides adding their bonus and defence. One pass for every k."""
@@ -466,7 +466,7 @@ def turn_table_nb(params, ctx, occ, player, pirates, memo, s, rules):
         memo[HL.M_KEY] = key
 
 
-@hot_njit
+@loop_njit
 def forgo_turn_table_nb(params, player, memo, s, rules, forgo, affordable):
     """The turn table of a seat that forgoes the parts of mask ``forgo`` (``layout.FORGO_PARTS``):
     a forgone use is no use of its dice (the loop leaves it out of the uses the seat is offered

@@ -29,7 +29,7 @@ from smsim import layout as L
 from smsim import rules as R
 from smsim.engine.city import ZERO, church_mask_nb, popcount_nb
 from smsim.engine.dice import rand_below_nb
-from smsim.engine.memory import hot_njit
+from smsim.engine.memory import hot_njit, loop_njit
 from smsim.policies import heuristic_layout as HL
 from smsim.policies.exact_keep import exact_keep_nb
 from smsim.policies.features import (
@@ -239,7 +239,7 @@ def heuristic_keep_nb(params, s, ctx, dice, occ, player, pirates, memo, rules, e
     return keep_nb(params, ctx, dice, memo)
 
 
-@hot_njit
+@loop_njit
 def heuristic_pick_nb(params, s, ctx, cands, occ, player, pirates, memo, values, rng, rules):
     """Every decision but KEEP: value each candidate row, pick the best."""
     heuristic_values_nb(params, s, ctx, cands, occ, player, pirates, memo, values, rules)

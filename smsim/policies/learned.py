@@ -25,7 +25,7 @@ from numba.extending import overload
 from smsim import layout as L
 from smsim import rules as R
 from smsim.engine.city import ZERO, church_mask_nb, defence_nb, popcount_nb
-from smsim.engine.memory import hot_njit
+from smsim.engine.memory import OVERLOAD_OPTIONS, hot_njit
 from smsim.policies import heuristic_layout as HL
 from smsim.policies import learned_layout as LL
 from smsim.policies.features import (
@@ -317,7 +317,7 @@ def learned_pick_nb(model, s, ctx, dice, cands, occ, player, pirates, memo, valu
     return pick_best_nb(values, n, rng, s)
 
 
-@overload(LL.learned_nb, inline="always", jit_options={"_nrt": False})  # as the None case (learned_layout.py)
+@overload(LL.learned_nb, inline="always", jit_options=OVERLOAD_OPTIONS)  # as the None case (learned_layout.py)
 def _learned_seat(model, s, w, rules, mark, exact):
     if isinstance(mark, types.BaseNamedTuple) and mark.instance_class is LL.LearnedMark:
         return lambda model, s, w, rules, mark, exact: learned_choice_nb(model, s, w, rules, exact)

@@ -11,6 +11,7 @@ from numba import types
 from numba.extending import overload
 
 from smsim import layout as L
+from smsim.engine.memory import OVERLOAD_OPTIONS
 from smsim.policies import heuristic_layout as HL
 from smsim.policies.heuristics import heuristic_choice_nb
 
@@ -146,7 +147,7 @@ def learned_nb(model, s, w, rules, mark, exact):
 
 # Inlined by numba (a line): never a function of its own, so never cached apart from the loop
 # function that calls it, whose key says whether it holds the policy (smsim/_cache.py, PARTS).
-@overload(learned_nb, inline="always", jit_options={"_nrt": False})
+@overload(learned_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
 def _no_learned_seat(model, s, w, rules, mark, exact):
     if isinstance(mark, types.NoneType):
         # Never reached (a learned seat always brings its mark): the base heuristic's pick, not

@@ -1,6 +1,10 @@
 """The hot loop's memory rules (smsim/engine/memory.py): no reference counting inside the loop,
 borrowed views that share their owner's data."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from numba import njit
@@ -66,3 +70,72 @@ def test_a_borrowed_view_shares_its_owners_data():
     owner = np.arange(12, dtype=np.int64).reshape(3, 4)
     assert write_through(owner) == (34, 0)
     assert owner[1, 2] == 7
+
+
+# A module of loop functions outside the package, compiled in fresh processes on one cache folder
+LINKED_MODULE = """
+from smsim.engine.memory import hot_njit, loop_njit
+
+@loop_njit
+def twice_nb(x):
+    return 2 * x
+
+@loop_njit
+def twice_plus_one_nb(x):
+    return twice_nb(x) + 1
+
+@hot_njit
+def first_caller_nb(x):
+    return twice_plus_one_nb(x) * 10
+
+@hot_njit
+def second_caller_nb(x):
+    return twice_plus_one_nb(x) * 100
+"""
+LINKED_RUN = """
+import sys
+from numba.core.codegen import JITCodeLibrary
+from smsim.engine.memory import LinkOnlyLibrary
+made = []  # the libraries made machine code
+finalize = JITCodeLibrary._finalize_specific
+def counted(self):
+    made.append(self.name)
+    finalize(self)
+JITCodeLibrary._finalize_specific = counted
+import linked
+caller = getattr(linked, sys.argv[1])
+print(caller(20))
+for fn in (linked.twice_nb, linked.twice_plus_one_nb):
+    if not fn.overloads:
+        print(fn.__name__, "not loaded")
+        continue
+    (library,) = [res.library for res in fn.overloads.values()]
+    print(fn.__name__, type(library).__name__, library._pending, sum(fn.stats.cache_hits.values()))
+print(sorted(made))
+"""
+
+
+def test_a_loop_function_is_linked_into_its_caller_never_made_machine_code_and_cached_as_its_ir(tmp_path):
+    """A loop function (``loop_njit``) is compiled to IR that its callers link in
+    (``LinkOnlyLibrary``): only the caller that Python calls is made machine code. Its cache entry
+    is that IR: a later process compiling another caller loads it and links it in."""
+    (tmp_path / "linked.py").write_text(LINKED_MODULE)
+    (tmp_path / "run.py").write_text(LINKED_RUN)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run(caller: str) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, str(tmp_path / "run.py"), caller], env=env, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    first = run("first_caller_nb")
+    assert first[:3] == ["410", "twice_nb LinkOnlyLibrary True 0", "twice_plus_one_nb LinkOnlyLibrary True 0"]
+    made = eval(first[3])  # the names of the libraries made machine code (numba's runtime's too)
+    assert "first_caller_nb" in made and not any("twice" in name for name in made)
+    second = run("second_caller_nb")  # compiled now, on the loop functions' IR from the cache
+    # twice_plus_one_nb's IR holds twice_nb's: the callee of a callee is not even loaded
+    assert second[:3] == ["4100", "twice_nb not loaded", "twice_plus_one_nb LinkOnlyLibrary True 1"]
+    made = eval(second[3])
+    assert "second_caller_nb" in made and not any("twice" in name or "first" in name for name in made)
