@@ -22,13 +22,17 @@ from smsim.runs import spec
 from smsim.runs.dataset import (
     MANIFEST,
     PartWriter,
+    arrow_table,
+    game_columns,
     game_table,
     open_run,
     part_name,
     read_manifest,
     records_rounds,
+    round_columns,
     round_table,
     run_identity,
+    seat_arrow,
     seat_table,
     tables_of,
 )
@@ -320,11 +324,11 @@ def play_part(
 
     def encode(i: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray, rows=None) -> tuple:
         lo = chunks[i][0]  # on the thread that played it, beside the others
-        return (
-            seat_table(score, player, game_out, names, run_rules, lo),
-            game_table(game_out, players, run_rules, lo),
+        return (  # Arrow tables straight from the engine's arrays: no pandas on the way to the file
+            seat_arrow(score, player, game_out, names, run_rules, lo),
+            arrow_table(game_columns(game_out, players, run_rules, lo)),
             arrays_sums(score, player, game_out, names, lo),
-            None if rows is None else round_table(rows),
+            None if rows is None else arrow_table(round_columns(rows)),
         )
 
     def write(i: int, item: tuple) -> None:  # a row group per chunk, in game order

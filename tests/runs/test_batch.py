@@ -167,15 +167,15 @@ def test_a_part_whose_chunks_finish_out_of_order_is_written_in_game_order(tmp_pa
     monkeypatch.setattr(spec, "CHUNK_GAMES", 40)
     ordered = sim.simulate_to(str(tmp_path / "a"), 120, 2, ["random", "greedy"], seed=3, batch=120, threads=1)
     encoded = []
-    seat_table = sim.seat_table
+    seat_arrow = sim.seat_arrow
 
     def late_first_chunk(score, player, game_out, names, rules, first):
         if first == 0:
             time.sleep(0.5)  # the other thread encodes chunks 1 and 2 meanwhile
         encoded.append(first)
-        return seat_table(score, player, game_out, names, rules, first)
+        return seat_arrow(score, player, game_out, names, rules, first)
 
-    monkeypatch.setattr(sim, "seat_table", late_first_chunk)
+    monkeypatch.setattr(sim, "seat_arrow", late_first_chunk)
     shuffled = sim.simulate_to(str(tmp_path / "b"), 120, 2, ["random", "greedy"], seed=3, batch=120, threads=2)
     assert encoded[-1] == 0 and sorted(encoded) == [0, 40, 80]
     for sub in ("seats", "games"):
