@@ -103,3 +103,16 @@ def test_a_heuristic_line_up_compiles_no_learned_policy_and_no_search(first_heur
     assert theirs == []
     marked = [name for name, sigs in compiled.items() for marker, _ in PARTS.values() for sig in sigs if marker in sig]
     assert marked == []
+
+
+@pytest.mark.slow  # the same empty-cache compile
+def test_a_line_up_with_no_study_compiles_no_probe(first_heuristic_run):
+    """What a study observes goes through the loop's probe (``play.loop``, ``PROBE_HOOKS``): a
+    run with none compiles none of any probe kind's functions (the keep oracle, the round
+    snapshots, the luck of the dice and the plays the luck makes)."""
+    from smsim.play.loop import PROBE_HOOKS
+
+    hooks = {f"smsim.play.loop.{fn.py_func.__name__}" for kind in PROBE_HOOKS.values() for fn in kind.values()}
+    assert len(hooks) >= 10
+    luck_plays = {"smsim.play.loop.value_nb", "smsim.play.loop.play_on_nb", "smsim.play.loop.continue_rounds_nb"}
+    assert sorted(set(first_heuristic_run) & (hooks | luck_plays)) == []

@@ -104,9 +104,7 @@ Work = namedtuple(
         "tape_n",
         "snap",
         "cap",
-        "oracle",
-        "rounds",
-        "luck",
+        "probe",
     ],
 )
 # The state at the start of a turn, from which a continuation replays the turn: int64 meta[2] is
@@ -119,21 +117,27 @@ Snap = namedtuple("Snap", ["city", "occ", "player", "pirates", "ctx", "rng", "me
 # policy's values of the candidates (a heuristic's, for USE and PLACE: what a search orders them by);
 # the state at the decision itself (``now``: what a learned policy's features read there).
 Capture = namedtuple("Capture", ["at", "cands", "ctx", "tape", "snap", "dice", "values", "now"])
-# The keep oracle (``smsim regret``, policies/exact_keep.py), ``Work.oracle`` where every KEEP
-# decision of the games is judged, else None (and a loop compiled for None holds none of it): the
-# stated value's heuristic weights and its own memo; out[g, seat, :] the game's regret in VP, its
-# keep decisions and its errors (``ORACLE_FIELDS``), g = game[0], the game's row among those the
-# call plays.
+# The probes: what a study observes in a game, ``Work.probe``, one probe kind (a namedtuple of
+# buffers) or None. The loop calls the same hooks whatever the probe (``on_game_nb``,
+# ``on_round_nb``, ``on_turn_begin_nb``, ``on_keep_nb``, ``on_turn_end_nb``, ``on_game_end_nb``,
+# ``borrow_probe_nb``), and each resolves, by the probe's type when the loop is compiled, to the
+# function its kind registered for it (``PROBE_HOOKS``, ``probe_kind``) or to nothing: a loop
+# compiled for None, or for a kind that does not watch an event, holds none of that code. A study
+# that observes something new adds a probe kind and its hooks, not a parameter of the loop.
+#
+# The keep oracle (``smsim regret``, policies/exact_keep.py), a probe that judges every KEEP
+# decision of the games: the stated value's heuristic weights and its own memo; out[g, seat, :]
+# the game's regret in VP, its keep decisions and its errors (``ORACLE_FIELDS``), g = game[0], the
+# game's row among those the call plays.
 Oracle = namedtuple("Oracle", ["params", "memo", "out", "game"])
 ORACLE_FIELDS = ("keep_regret", "keeps", "keep_errors")
-# The round snapshots (``simulate --rounds``), ``Work.rounds`` where every seat's position is
-# recorded at the start of every round and at the game's end, else None (and a loop compiled for
-# None holds none of it): out[g, r, seat, :] the ``layout.ROUND`` row of round r (r = the rounds
+# The round snapshots (``simulate --rounds``), a probe that records every seat's position at the
+# start of every round and at the game's end: out[g, r, seat, :] the ``layout.ROUND`` row of round r (r = the rounds
 # played: the end), int16, g = game[0], the game's row among those the call plays; scratch for
 # ``scoring.snapshot_round_nb``.
 Rounds = namedtuple("Rounds", ["out", "game", "scratch"])
-# The luck of the dice (``smsim luck``, studies/luck.py), ``Work.luck`` where every turn's dice are
-# judged, else None (a loop compiled for None holds none of it). A position's value, for every
+# The luck of the dice (``smsim luck``, studies/luck.py), a probe that judges every turn's dice. A
+# position's value, for every
 # seat, is its expected win credit at the luck's target: the mean over ``samples[0]`` plays from
 # it to that target by the same policies with other dice (``LUCK_STREAM``). The target is the
 # round's end, read by the win-probability model ``coef`` (``play.winprob``: fitted on positions
@@ -234,13 +238,7 @@ def new_luck(n_players: int, games: int, coef: np.ndarray, samples: int, endgame
     )
 
 
-def new_work(
-    n_players: int,
-    trace: np.ndarray = NO_TRACE,
-    oracle: Oracle | None = None,
-    rounds: Rounds | None = None,
-    luck: Luck | None = None,
-) -> Work:
+def new_work(n_players: int, trace: np.ndarray = NO_TRACE, probe: tuple | None = None) -> Work:
     """Fresh buffers for one thread: city int8[P, N_CELLS], occ uint64[P, N_CELL_CODES], player
     int64[P, N_PLAYER_FIELDS], pirates int64[N_PIRATE_FIELDS], dice int64[N_DICE], counts
     int64[N_FACES] (faces of the final dice), cands int64[MAX_CANDS, CAND_WIDTH], ctx
@@ -249,8 +247,8 @@ def new_work(
     uint64[2] (the game's dice key, the key of dice after a continuation's forced rows), tape
     int64[MAX_TAPE] (rows picked so far this turn), forced int64[MAX_TAPE] (rows a continuation
     replays), tape_n int64[3] (rows on the tape, forced rows, forced rows replayed), the turn's
-    start state, a capture, the keep oracle (``new_oracle``), the round snapshots
-    (``new_rounds``) and the luck of the dice (``new_luck``; each None, off, unless given).
+    start state, a capture, and the probe (``Oracle``, ``Rounds``, ``Luck``: ``new_oracle``,
+    ``new_rounds``, ``new_luck``; None, nothing observed, unless given).
 
     Allocated here, by numpy, and passed to the compiled code: a jitted allocator cost a second
     of the first compile (numba's np.zeros for each shape and the boxing of the tuple), and the
@@ -285,9 +283,7 @@ def new_work(
             np.zeros(L.MAX_CANDS, dtype=np.float64),
             new_snap(n_players),
         ),
-        oracle,
-        rounds,
-        luck,
+        probe,
     )
 
 
@@ -566,11 +562,8 @@ def take_wall_bonuses_nb(new_sides, s, w, seats, rules, search):
 
 
 @loop_njit
-def judge_keep_nb(o, w, s, rules, mask):
-    """The keep oracle ``o``'s judgement of seat s rolling again ``mask`` (``Oracle``); compiled for
-    None (no oracle), nothing."""
-    if o is None:
-        return
+def oracle_keep_nb(o, w, s, rules, mask):
+    """The keep oracle ``o``'s judgement of seat s rolling again ``mask`` (``Oracle``)."""
     regret = keep_regret_nb(o.params, w.ctx, w.dice, w.occ, w.player, w.pirates, o.memo, s, rules, mask)
     g = o.game[0]
     o.out[g, s, 0] += regret
@@ -580,40 +573,29 @@ def judge_keep_nb(o, w, s, rules, mask):
 
 
 @loop_njit
-def new_oracle_game_nb(o):
-    """A new game for the keep oracle ``o`` (None: nothing): its memo is keyed on the turn number."""
-    if o is not None:
-        new_game_memo_nb(o.memo)
-
-
-@loop_njit
 def oracle_game_nb(o, g):
-    """The keep oracle ``o`` writes game ``g``'s row next (None: nothing)."""
-    if o is not None:
-        o.game[0] = g
+    """The keep oracle ``o`` writes game ``g``'s row next, its memo new (keyed on the turn number)."""
+    o.game[0] = g
+    new_game_memo_nb(o.memo)
 
 
-@loop_njit(forceinline=True)  # compiled for None: nothing left in the loop
-def record_round_nb(rec, w, rnd, rules):
+@loop_njit(forceinline=True)
+def rounds_round_nb(rec, w, rnd, rules):
     """Every seat's position at the start of round ``rnd`` (or, with ``rnd`` the rounds played, at
-    the game's end) into the round snapshots ``rec`` (``Rounds``; None: nothing)."""
-    if rec is not None:
-        snapshot_round_nb(w.occ, w.player, w.pirates, rules, rec.scratch, rec.out[rec.game[0], rnd])
+    the game's end) into the round snapshots ``rec`` (``Rounds``)."""
+    snapshot_round_nb(w.occ, w.player, w.pirates, rules, rec.scratch, rec.out[rec.game[0], rnd])
 
 
-@loop_njit(forceinline=True)  # compiled for None: nothing left in the loop
+@loop_njit(forceinline=True)
 def rounds_game_nb(rec, g):
-    """The round snapshots ``rec`` take game ``g``'s rows next (None: nothing)."""
-    if rec is not None:
-        rec.game[0] = g
+    """The round snapshots ``rec`` take game ``g``'s rows next."""
+    rec.game[0] = g
 
 
-@loop_njit(forceinline=True)  # compiled for None: nothing left in the loop
+@loop_njit(forceinline=True)
 def luck_turn_begin_nb(lk, w, rnd, s):
     """The state at the start of seat s's turn in round rnd, from which the luck ``lk`` plays the
-    turn's other dice (None: nothing)."""
-    if lk is None:
-        return
+    turn's other dice."""
     snap = lk.snap
     copy_state_nb(
         w.city,
@@ -670,21 +652,6 @@ def play_on_nb(snap, key, cw, seats, rules, turns):
     their streams and memos as at that turn's start."""
     restart_nb(snap, cw, np.int64(0), key, key)
     continue_rounds_nb(cw, seats, rules, snap.meta[0], snap.meta[1], None, turns)
-
-
-def luck_turn_end_nb(lk, w, seats, rules, s):
-    """Every seat's luck in seat s's turn just played (None: nothing)."""
-    raise NotImplementedError("compiled code only")
-
-
-# By type, inlined: the turn played again runs the loop's twin, which holds this call too, and a
-# dispatcher that the compile of its own other signature reaches is left unlinked by numba
-# ("unresolved symbol"); an overload is typed where it is called, no dispatcher of its own.
-@overload(luck_turn_end_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
-def _luck_turn_end(lk, w, seats, rules, s):
-    if isinstance(lk, types.NoneType):
-        return lambda lk, w, seats, rules, s: None
-    return lambda lk, w, seats, rules, s: judge_turn_nb(lk, w, seats, rules, s)
 
 
 @loop_njit
@@ -763,24 +730,17 @@ def judge_turn_nb(lk, w, seats, rules, s):
             lk.out[g, i, 2] += 1.0
 
 
-@loop_njit(forceinline=True)  # compiled for None: nothing left in the loop
+@loop_njit(forceinline=True)
 def luck_game_nb(lk, g):
-    """The luck ``lk`` writes game ``g``'s row next (None: nothing)."""
-    if lk is not None:
-        lk.game[0] = g
-        lk.endgame[0] = 0
+    """The luck ``lk`` writes game ``g``'s row next."""
+    lk.game[0] = g
+    lk.endgame[0] = 0
 
 
+@loop_njit
 def borrow_luck_nb(lk):
-    """The luck's buffers borrowed (``memory.borrow_nb``); None stays None."""
-    raise NotImplementedError("compiled code only")
-
-
-@overload(borrow_luck_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
-def _borrow_luck(lk):
-    if isinstance(lk, types.NoneType):
-        return lambda lk: None
-    return lambda lk: Luck(
+    """The luck's buffers borrowed (``memory.borrow_nb``)."""
+    return Luck(
         borrow_nb(lk.coef),
         borrow_nb(lk.samples),
         borrow_snap_nb(lk.snap),
@@ -797,29 +757,127 @@ def _borrow_luck(lk):
     )
 
 
+@loop_njit
 def borrow_rounds_nb(rec):
-    """The round snapshots with their buffers borrowed (``memory.borrow_nb``); None stays None."""
-    raise NotImplementedError("compiled code only")
+    """The round snapshots with their buffers borrowed (``memory.borrow_nb``)."""
+    return Rounds(borrow_nb(rec.out), borrow_nb(rec.game), borrow_nb(rec.scratch))
 
 
-@overload(borrow_rounds_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
-def _borrow_rounds(rec):
-    if isinstance(rec, types.NoneType):
-        return lambda rec: None
-    return lambda rec: Rounds(borrow_nb(rec.out), borrow_nb(rec.game), borrow_nb(rec.scratch))
-
-
+@loop_njit
 def borrow_oracle_nb(o):
-    """The keep oracle with its buffers borrowed (``memory.borrow_nb``); None stays None."""
+    """The keep oracle with its buffers borrowed (``memory.borrow_nb``)."""
+    return Oracle(borrow_nb(o.params), borrow_nb(o.memo), borrow_nb(o.out), borrow_nb(o.game))
+
+
+# -- the probe's hooks ------------------------------------------------------------------------------
+# Each probe kind's functions, by event: "game" (probe, g): game g of the call's games begins (its
+# row of the probe's output); "round" (probe, w, rnd, rules): round rnd begins; "turn_begin"
+# (probe, w, rnd, s) and "turn_end" (probe, w, seats, rules, s): seat s's turn; "keep" (probe, w,
+# s, rules, mask): seat s rolls ``mask`` again; "game_end" (probe, w, rounds, rules): the game is
+# scored; "borrow" (probe): the probe with its buffers borrowed (``memory.borrow_nb``).
+PROBE_HOOKS: dict[type, dict[str, object]] = {}
+
+
+def probe_kind(kind: type, **hooks) -> None:
+    """Register ``kind`` (a namedtuple of buffers) as a probe watching the events named in
+    ``hooks`` (each a jitted function of the event's arguments); it must borrow its buffers."""
+    assert "borrow" in hooks and set(hooks) <= {"game", "round", "turn_begin", "turn_end", "keep", "game_end", "borrow"}
+    PROBE_HOOKS[kind] = hooks
+
+
+probe_kind(Oracle, game=oracle_game_nb, keep=oracle_keep_nb, borrow=borrow_oracle_nb)
+probe_kind(Rounds, game=rounds_game_nb, round=rounds_round_nb, game_end=rounds_round_nb, borrow=borrow_rounds_nb)
+probe_kind(Luck, game=luck_game_nb, turn_begin=luck_turn_begin_nb, turn_end=judge_turn_nb, borrow=borrow_luck_nb)
+
+
+def _hook(probe, event: str):
+    """The function ``probe``'s kind registered for ``event`` (a numba type: None, nothing)."""
+    if isinstance(probe, types.BaseNamedTuple):
+        return PROBE_HOOKS[probe.instance_class].get(event)
+    return None
+
+
+def on_game_nb(probe, g):
     raise NotImplementedError("compiled code only")
+
+
+def on_round_nb(probe, w, rnd, rules):
+    raise NotImplementedError("compiled code only")
+
+
+def on_turn_begin_nb(probe, w, rnd, s):
+    raise NotImplementedError("compiled code only")
+
+
+def on_keep_nb(probe, w, s, rules, mask):
+    raise NotImplementedError("compiled code only")
+
+
+def on_turn_end_nb(probe, w, seats, rules, s):
+    raise NotImplementedError("compiled code only")
+
+
+def on_game_end_nb(probe, w, rounds, rules):
+    raise NotImplementedError("compiled code only")
+
+
+def borrow_probe_nb(probe):
+    raise NotImplementedError("compiled code only")
+
+
+# Resolved by type, inlined: each is typed where it is called, no dispatcher of its own (the turn
+# played again for the luck runs the loop's twin, which holds these calls too, and a dispatcher
+# that the compile of its own other signature reaches is left unlinked by numba: "unresolved
+# symbol"). A hook a kind does not register, or a None probe, compiles to nothing.
+@overload(on_game_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
+def _on_game(probe, g):
+    fn = _hook(probe, "game")
+    return (lambda probe, g: None) if fn is None else (lambda probe, g: fn(probe, g))
+
+
+@overload(on_round_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
+def _on_round(probe, w, rnd, rules):
+    fn = _hook(probe, "round")
+    return (
+        (lambda probe, w, rnd, rules: None) if fn is None else (lambda probe, w, rnd, rules: fn(probe, w, rnd, rules))
+    )
+
+
+@overload(on_turn_begin_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
+def _on_turn_begin(probe, w, rnd, s):
+    fn = _hook(probe, "turn_begin")
+    return (lambda probe, w, rnd, s: None) if fn is None else (lambda probe, w, rnd, s: fn(probe, w, rnd, s))
+
+
+@overload(on_keep_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
+def _on_keep(probe, w, s, rules, mask):
+    fn = _hook(probe, "keep")
+    if fn is None:
+        return lambda probe, w, s, rules, mask: None
+    return lambda probe, w, s, rules, mask: fn(probe, w, s, rules, mask)
+
+
+@overload(on_turn_end_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
+def _on_turn_end(probe, w, seats, rules, s):
+    fn = _hook(probe, "turn_end")
+    if fn is None:
+        return lambda probe, w, seats, rules, s: None
+    return lambda probe, w, seats, rules, s: fn(probe, w, seats, rules, s)
+
+
+@overload(on_game_end_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
+def _on_game_end(probe, w, rounds, rules):
+    fn = _hook(probe, "game_end")
+    if fn is None:
+        return lambda probe, w, rounds, rules: None
+    return lambda probe, w, rounds, rules: fn(probe, w, rounds, rules)
 
 
 # By type, not by an ``is None`` test, so that one function does not return two types
-@overload(borrow_oracle_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
-def _borrow_oracle(o):
-    if isinstance(o, types.NoneType):
-        return lambda o: None
-    return lambda o: Oracle(borrow_nb(o.params), borrow_nb(o.memo), borrow_nb(o.out), borrow_nb(o.game))
+@overload(borrow_probe_nb, inline="always", jit_options=OVERLOAD_OPTIONS)
+def _borrow_probe(probe):
+    fn = _hook(probe, "borrow")
+    return (lambda probe: None) if fn is None else (lambda probe: fn(probe))
 
 
 @hot_njit(inline="always")
@@ -847,12 +905,12 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search, turns):
     last_round = first_round + 1 if turns == REST_OF_ROUND else rules[R.R_MAX_ROUNDS]
     for rnd in range(first_round, last_round):
         if rnd != first_round or first_seat == 0:
-            record_round_nb(w.rounds, w, rnd, rules)
+            on_round_nb(w.probe, w, rnd, rules)
         for s in range(first_seat if rnd == first_round else 0, n_players):
             # seat s's turn (docs/rules.md §3): roll with keeps, use one symbol, mark the swords
             if seats.kind[s] == L.POLICY_KIND_ROLLOUT or (w.cap.at[0] >= 0 and w.cap.at[1] == 0):
                 snapshot_nb(w, rnd, s)
-            luck_turn_begin_nb(w.luck, w, rnd, s)
+            on_turn_begin_nb(w.probe, w, rnd, s)
             w.tape_n[0] = 0
             E.record_nb(w.trace, w.trace_n, E.EV_TURN, rnd, s, w.ctx[L.CTX_INDEX], 0, 0, 0, 0)
             w.ctx[L.CTX_ROUND] = rnd
@@ -866,7 +924,7 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search, turns):
                 n = list_keeps_nb(w.cands)
                 w.ctx[L.CTX_ROLL] = roll
                 mask = w.cands[ask_nb(np.int64(L.DECISION_KEEP), n, s, w, seats, rules, search), 0]
-                judge_keep_nb(w.oracle, w, s, rules, mask)
+                on_keep_nb(w.probe, w, s, rules, mask)
                 if mask == 0:
                     break
                 key = dice_key_nb(w)
@@ -918,7 +976,7 @@ def play_rounds_nb(w, seats, rules, first_round, first_seat, search, turns):
             E.record_nb(w.trace, w.trace_n, E.EV_SWORDS, n_swords, 0, 0, 0, 0, 0, 0)
             mark_swords_nb(n_swords, rnd, w.pirates, w.player, rules, w.trace, w.trace_n)
             E.record_after_nb(w.trace, w.trace_n, w.player, rules)
-            luck_turn_end_nb(w.luck, w, seats, rules, s)
+            on_turn_end_nb(w.probe, w, seats, rules, s)
         rounds = rnd + 1
         full = city_full_nb(w.player)
         if full:
@@ -958,11 +1016,10 @@ def play_game_nb(game_key, w, seats, rules, start_crates, score, game_out, searc
     w.tape_n[1] = 0
     w.tape_n[2] = 0
     new_game_memo_nb(w.memo)  # policies' per-turn memo is keyed on CTX_TURN, which restarts each game
-    new_oracle_game_nb(w.oracle)
     seed_policy_streams_nb(game_key, w.rng)
     rounds, full = play_rounds_nb(w, seats, rules, 0, 0, search, TO_THE_END)
     finish_game_nb(w.occ, w.player, w.pirates, w.status, rounds, full, rules, score, game_out)
-    record_round_nb(w.rounds, w, rounds, rules)
+    on_game_end_nb(w.probe, w, rounds, rules)
     E.record_nb(w.trace, w.trace_n, E.EV_END, rounds, game_out[L.G_ABORTED], w.ctx[L.CTX_INDEX], 0, 0, 0, 0)
 
 
@@ -1037,9 +1094,7 @@ def borrow_work_nb(w):
             borrow_nb(w.cap.values),
             borrow_snap_nb(w.cap.now),
         ),
-        borrow_oracle_nb(w.oracle),
-        borrow_rounds_nb(w.rounds),
-        borrow_luck_nb(w.luck),
+        borrow_probe_nb(w.probe),
     )
 
 
@@ -1112,9 +1167,7 @@ def play_games_nb(
     player_out = borrow_nb(player_out)
     game_out = borrow_nb(game_out)
     for g in range(game_out.shape[0]):
-        oracle_game_nb(w.oracle, g)
-        rounds_game_nb(w.rounds, g)
-        luck_game_nb(w.luck, g)
+        on_game_nb(w.probe, g)
         play_game_nb(game_key_nb(seed_key, first + g), w, seats, rules, start_crates, score_out[g], game_out[g], search)
         for s in range(w.player.shape[0]):  # element by element: a slice copy would allocate
             for f in range(w.player.shape[1]):

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -48,52 +49,81 @@ SEARCH_SLICE = 4  # at most, where a seat searches
 ROUNDS_SLICE = 500
 
 
-def kernel(
-    players: int,
-    specs: list[PolicySpec],
-    seed: int,
-    rules: Rules,
-    oracle: np.ndarray | None = None,
-    rounds: bool = False,
-    luck: tuple[np.ndarray, int, int] | None = None,
-) -> Callable:
-    """``play(first, score, player, game_out, judged=None)``: games first .. first + len(score) - 1
-    into the given arrays, with the engine (the search policy's loop where a seat searches).
+class Probe(Protocol):
+    """What a study observes in the games a kernel plays: one of the loop's probe kinds
+    (``play.loop``: ``PROBE_HOOKS``) with its buffers for a call's games, and what the call
+    returns of them."""
 
-    ``oracle``: heuristic weights under which the keep oracle judges every KEEP decision
-    (``play.loop.Oracle``); ``judged`` float64[G, P, len(ORACLE_FIELDS)] then receives each
-    game's keep regret, keep decisions and errors per seat. ``rounds``: every seat's position at
-    the start of every round and at the end is recorded (``play.loop.Rounds``) and ``play``
-    returns the rows of the rounds played (``round_rows``), else None. ``luck``: (the
-    win-probability coefficients of this player count, the plays each value is the mean of, the
-    endgame's empty spaces) under which every turn's luck is measured (``play.loop.Luck``);
-    ``lucky`` float64[G, P, len(LUCK_FIELDS)] then receives each game's luck per seat."""
+    def buffers(self, players: int, games: int) -> tuple: ...
+
+    def results(self, buffers: Any, first: int, game_out: np.ndarray) -> Any: ...
+
+
+@dataclass(frozen=True)
+class KeepRegret:
+    """The keep oracle (``play.loop.Oracle``) under the heuristic weights ``params``: every KEEP
+    decision judged; a call returns float64[G, P, len(ORACLE_FIELDS)], each game's keep regret,
+    keep decisions and errors per seat."""
+
+    params: np.ndarray
+
+    def buffers(self, players: int, games: int) -> tuple:
+        return new_oracle(players, games, self.params)
+
+    def results(self, buffers: Any, first: int, game_out: np.ndarray) -> np.ndarray:
+        return buffers.out
+
+
+@dataclass(frozen=True)
+class RoundSnapshots:
+    """Every seat's position at the start of every round and at the end (``play.loop.Rounds``), in
+    games of at most ``max_rounds`` rounds; a call returns the rows of the rounds played
+    (``round_rows``)."""
+
+    max_rounds: int
+
+    def buffers(self, players: int, games: int) -> tuple:
+        return new_rounds(players, games, self.max_rounds)
+
+    def results(self, buffers: Any, first: int, game_out: np.ndarray) -> RoundRows:
+        return round_rows(buffers.out, game_out, first)
+
+
+@dataclass(frozen=True)
+class DiceLuck:
+    """The luck of the dice (``play.loop.Luck``) under the win-probability coefficients ``coef`` of
+    the player count, each value the mean of ``samples`` plays, the endgame from ``endgame`` empty
+    spaces; a call returns float64[G, P, len(LUCK_FIELDS)], each game's luck per seat."""
+
+    coef: np.ndarray
+    samples: int
+    endgame: int = 0
+
+    def buffers(self, players: int, games: int) -> tuple:
+        return new_luck(players, games, self.coef, self.samples, self.endgame)
+
+    def results(self, buffers: Any, first: int, game_out: np.ndarray) -> np.ndarray:
+        return buffers.out
+
+
+def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules, probe: Probe | None = None) -> Callable:
+    """``play(first, score, player, game_out)``: games first .. first + len(score) - 1 into the
+    given arrays, with the engine (the search policy's loop where a seat searches); it returns
+    what ``probe`` observed in them (``Probe.results``: ``KeepRegret``, ``RoundSnapshots``,
+    ``DiceLuck``), or None without a probe (a loop that holds no probe's code)."""
     key, rules_nb, crates, *policies = lineup_arrays(specs, seed, rules)
     searching = any_search(specs)
     room = search_room(*policies[:2])  # kind, params
 
-    def play(
-        first: int,
-        score: np.ndarray,
-        player: np.ndarray,
-        game_out: np.ndarray,
-        judged: np.ndarray | None = None,
-        lucky: np.ndarray | None = None,
-    ) -> RoundRows | None:
+    def play(first: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> Any:
         # the work buffers (and search scratch) of this call: held here while the games run on views of them
-        judge = new_oracle(players, len(game_out), oracle) if oracle is not None else None
-        snaps = new_rounds(players, len(game_out), rules.max_rounds) if rounds else None
-        dice = new_luck(players, len(game_out), *luck) if luck is not None else None
-        work = new_work(players, oracle=judge, rounds=snaps, luck=dice)
+        buffers = probe.buffers(players, len(game_out)) if probe is not None else None
+        work = new_work(players, probe=buffers)
         search = new_search(players, room) if searching else None
         play_games_nb(key, first, work, rules_nb, crates, *policies, score, player, game_out, search)
         if search is not None:
             SEARCH_TOTALS[:] += search.spent  # in place: the module's array
-        if judge is not None and judged is not None:
-            judged[:] = judge.out
-        if dice is not None and lucky is not None:
-            lucky[:] = dice.out
-        return round_rows(snaps.out, game_out, first) if snaps is not None else None
+        return probe.results(buffers, first, game_out) if probe is not None else None
 
     return play
 
@@ -136,7 +166,7 @@ def kernel_compiled(players: int, specs: list[PolicySpec], rules: Rules, rounds:
     it starts timing the games)."""
     key, rules_nb, crates, *policies = lineup_arrays(specs, 0, rules)
     search = new_search(players) if any_search(specs) else None
-    work = new_work(players, rounds=new_rounds(players, 1, 1) if rounds else None)
+    work = new_work(players, probe=RoundSnapshots(1).buffers(players, 1) if rounds else None)
     args = (key, 0, work, rules_nb, crates, *policies, *engine_arrays(1, players), search)
     return is_cached(play_games_nb, args)
 
@@ -313,7 +343,10 @@ def play_chunks(
     ``setups``: the (line-up, rules) the chunks are played with. One run has one; ``compare``'s
     seat arrangements and a sweep's variants have several, a chunk being then (first game, games,
     setup index). ``poll``, ``stop`` and ``played``: as ``on_threads``'s."""
-    plays = [kernel(players, lineup, seed, rules, rounds=rounds) for lineup, rules in setups]
+    plays = [
+        kernel(players, lineup, seed, rules, RoundSnapshots(rules.max_rounds) if rounds else None)
+        for lineup, rules in setups
+    ]
     search = any(any_search(lineup) for lineup, _ in setups)
     if search:
         slices = slice_plan(chunks, threads, 1, SEARCH_SLICE)

@@ -45,7 +45,7 @@ from smsim.policies.registry import any_search, resolve_policy
 from smsim.rules import Rules
 from smsim.runs.dataset import policy_identity
 from smsim.runs.folder import check_out, read_manifest, write_manifest
-from smsim.runs.runner import engine_arrays, kernel, on_threads, slice_plan
+from smsim.runs.runner import DiceLuck, engine_arrays, kernel, on_threads, slice_plan
 from smsim.runs.spec import default_threads
 from smsim.studies.winprob import WinProbModel
 
@@ -101,7 +101,8 @@ def play_match(
     verify_plan(plan)
     coef = model.coef_for(plan.players)
     setups = [[resolve_policy(name) for name in lineup] for lineup in plan.lineups()]
-    plays = [kernel(plan.players, specs, plan.seed, rules, luck=(coef, plan.samples, plan.endgame)) for specs in setups]
+    luck = DiceLuck(coef, plan.samples, plan.endgame)
+    plays = [kernel(plan.players, specs, plan.seed, rules, luck) for specs in setups]
     chunks = [
         (r, first, min(CHUNK, plan.blocks - first))
         for r in range(plan.players)
@@ -119,7 +120,7 @@ def play_match(
     def play(held: tuple, i: int, lo: int, hi: int) -> None:
         r, first, _ = chunks[i]
         score, player, game_out, lucky = held
-        plays[r](first + lo, score[lo:hi], player[lo:hi], game_out[lo:hi], lucky=lucky[lo:hi])
+        lucky[lo:hi] = plays[r](first + lo, score[lo:hi], player[lo:hi], game_out[lo:hi])
         done[0] += hi - lo
 
     def finish(held: tuple, i: int) -> pd.DataFrame:

@@ -49,7 +49,7 @@ from smsim.policies.exact_keep import ERROR_VP
 from smsim.policies.registry import PolicySpec, any_search, resolve_policy
 from smsim.rules import Rules
 from smsim.runs.folder import check_out, read_manifest, write_manifest
-from smsim.runs.runner import SEARCH_SLICE, engine_arrays, kernel, on_threads, slice_plan
+from smsim.runs.runner import SEARCH_SLICE, KeepRegret, engine_arrays, kernel, on_threads, slice_plan
 from smsim.runs.spec import default_threads
 
 CHUNK = 500  # games a chunk (one Parquet row group's worth; a search's games are split finer)
@@ -124,7 +124,7 @@ def judge_policy(
     oracle = verify_plan(plan)
     lineups = plan.lineups(policy)
     setups = [[resolve_policy(name) for name in lineup] for lineup in lineups]
-    plays = [kernel(plan.players, specs, plan.seed, rules, oracle=oracle.params) for specs in setups]
+    plays = [kernel(plan.players, specs, plan.seed, rules, KeepRegret(oracle.params)) for specs in setups]
     # line-up k plays the k-th of len(lineups) runs of consecutive games, in chunks
     bounds = np.linspace(0, plan.games, len(lineups) + 1).round().astype(int)
     chunks = [
@@ -148,7 +148,7 @@ def judge_policy(
     def play(held: tuple, i: int, lo: int, hi: int) -> None:
         k, first, _ = chunks[i]
         score, player, game_out, judged = held
-        plays[k](first + lo, score[lo:hi], player[lo:hi], game_out[lo:hi], judged[lo:hi])
+        judged[lo:hi] = plays[k](first + lo, score[lo:hi], player[lo:hi], game_out[lo:hi])
         done[0] += hi - lo
 
     def finish(held: tuple, i: int) -> pd.DataFrame:

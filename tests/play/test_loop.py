@@ -1,11 +1,14 @@
 """Whole games: invariants under random play, and determinism (docs/rules.md §3-§6, STYLE §7)."""
 
+from collections import namedtuple
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smsim import layout as L
+from smsim.engine.memory import borrow_nb, loop_njit
 from smsim.layout import (
     S_CANNON_VP,
     S_CHURCH_VP,
@@ -239,3 +242,103 @@ def test_round_snapshots_leave_the_games_as_they_were(lineup):
     again = run_games(60, 4, lineup, 9, Rules(), threads=1, rounds=True)
     for a, b in zip(recorded[3], again[3]):
         np.testing.assert_array_equal(a, b)
+
+
+PROBES_COMPILED = """
+import json
+import numpy as np
+from numba.core.event import install_recorder
+from smsim.play.winprob import N_WIN_FEATURES
+from smsim.policies.registry import resolve_policy
+from smsim.rules import Rules
+from smsim.runs.runner import DiceLuck, KeepRegret, RoundSnapshots, engine_arrays, kernel
+
+specs = [resolve_policy("balanced")] * 2
+probes = {
+    "none": None,
+    "oracle": KeepRegret(specs[0].params),
+    "rounds": RoundSnapshots(Rules().max_rounds),
+    "luck": DiceLuck(np.zeros((8, N_WIN_FEATURES)), 2),
+}
+compiled = {}
+for name, probe in probes.items():
+    with install_recorder("numba:compile") as events:
+        kernel(2, specs, 0, Rules(), probe)(0, *engine_arrays(1, 2))
+    compiled[name] = sorted({e[1].data["dispatcher"].py_func.__name__ for e in events.buffer if e[1].is_start})
+print(json.dumps(compiled))
+"""
+
+
+@pytest.mark.slow  # four loops compiled in an empty cache, in a fresh process (~70 s)
+def test_each_probe_kind_compiles_its_own_hooks_and_no_other(tmp_path):
+    """A loop holds the code of the probe it is compiled for (``play.loop.PROBE_HOOKS``) and of no
+    other kind; without a probe, of none."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from smsim.play.loop import PROBE_HOOKS, Luck, Oracle, Rounds
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-c", PROBES_COMPILED], env=env, capture_output=True, text=True, check=True)
+    compiled = json.loads(out.stdout.strip().splitlines()[-1])
+    own = {
+        name: {fn.py_func.__name__ for fn in PROBE_HOOKS[kind].values()}
+        for name, kind in (("oracle", Oracle), ("rounds", Rounds), ("luck", Luck))
+    }
+    every = set().union(*own.values())
+    assert "play_games_nb" in compiled["none"] and not every & set(compiled["none"])
+    for name, hooks in own.items():
+        assert every & set(compiled[name]) == hooks, name
+
+
+# A probe kind of the tests' own, at module level so that its loop is cached like the engine's: every
+# seat's turns counted at each turn's start
+Turns = namedtuple("Turns", ["out", "game"])
+
+
+@loop_njit
+def turns_game_nb(p, g):
+    p.game[0] = g
+
+
+@loop_njit
+def turns_begin_nb(p, w, rnd, s):
+    p.out[p.game[0], s] += 1
+
+
+@loop_njit
+def borrow_turns_nb(p):
+    return Turns(borrow_nb(p.out), borrow_nb(p.game))
+
+
+class CountTurns:
+    def buffers(self, players: int, games: int) -> Turns:
+        return Turns(np.zeros((games, players), dtype=np.int64), np.zeros(1, dtype=np.int64))
+
+    def results(self, buffers: Turns, first: int, game_out: np.ndarray) -> np.ndarray:
+        return buffers.out
+
+
+def test_a_new_probe_kind_observes_the_games_without_a_change_to_the_loop():
+    """A study that observes something new registers a probe kind and its hooks
+    (``play.loop.probe_kind``): here every seat's turns, counted at each turn's start, are the
+    rounds each game played; the games themselves are those played without it."""
+    from smsim.play.loop import PROBE_HOOKS, probe_kind
+    from smsim.policies.registry import resolve_policy
+    from smsim.runs.runner import engine_arrays, kernel
+
+    probe_kind(Turns, game=turns_game_nb, turn_begin=turns_begin_nb, borrow=borrow_turns_nb)
+    try:
+        specs = [resolve_policy(name) for name in ("balanced", "random", "greedy")]
+        arrays = engine_arrays(30, 3)
+        turns = kernel(3, specs, 8, Rules(), CountTurns())(0, *arrays)
+        plain = engine_arrays(30, 3)
+        assert kernel(3, specs, 8, Rules())(0, *plain) is None
+    finally:
+        del PROBE_HOOKS[Turns]
+    for mine, theirs in zip(arrays, plain):
+        np.testing.assert_array_equal(mine, theirs)
+    rounds = arrays[2][:, L.G_ROUNDS]
+    np.testing.assert_array_equal(turns, np.repeat(rounds[:, None], 3, axis=1))

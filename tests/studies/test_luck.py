@@ -11,7 +11,7 @@ from smsim.errors import LuckError
 from smsim.play.loop import LUCK_FIELDS
 from smsim.policies.registry import resolve_policy
 from smsim.rules import Rules
-from smsim.runs.runner import engine_arrays, kernel
+from smsim.runs.runner import DiceLuck, engine_arrays, kernel
 from smsim.studies import luck as LK
 from smsim.studies.winprob import fit_winprob
 
@@ -30,9 +30,9 @@ def lucky_games(
 ):
     specs = [resolve_policy(policy)] * players
     score, player, game_out = engine_arrays(games, players)
-    lucky = np.zeros((games, players, len(LUCK_FIELDS)))
-    play = kernel(players, specs, seed, Rules(), luck=(model.coef_for(players), samples, endgame))
-    play(0, score, player, game_out, lucky=lucky)
+    play = kernel(players, specs, seed, Rules(), DiceLuck(model.coef_for(players), samples, endgame))
+    lucky = play(0, score, player, game_out)
+    assert lucky.shape == (games, players, len(LUCK_FIELDS))
     return score, player, game_out, lucky
 
 
