@@ -59,6 +59,13 @@ def knobs_of(values: tuple[str, ...]) -> dict[str, float]:
 )
 @click.option("--base", default="balanced", show_default=True, help="Round 1's student: a heuristic or a model file.")
 @click.option(
+    "--from",
+    "from_model",
+    default=None,
+    metavar="MODEL",
+    help="Go on from a committed model (a model file, or learned): round 1's student, by its digest.",
+)
+@click.option(
     "--rate", type=float, default=0.25, show_default=True, help="Share of each game's decisions offered to the teacher."
 )
 @click.option(
@@ -83,6 +90,7 @@ def learn(
     seed,
     players,
     base,
+    from_model,
     rate,
     hidden,
     epochs,
@@ -104,18 +112,30 @@ def learn(
     its gain over the student before it, one seat against three of the base heuristic on the same
     20,000 games (--until-gain stops once two rounds in a row gain less). Labels are a resumable
     Parquet dataset in --out: rerun the command after an interruption and it goes on where it
-    stopped.
+    stopped. --from MODEL goes on from a committed model: its next round, taught over it.
 
-    The model file is data (JSON): --policy FILE.json plays it, in any command.
+    Each round's model records its recipe (the seed, the decisions, the teacher's knobs in full,
+    the student it was taught over by its digest, the smsim that made it): the command and the
+    recipe make it again. The model file is data (JSON): --policy FILE.json plays it, in any
+    command.
 
     \b
     Examples:
       smsim learn --out runs/learn --decisions 20000 --iterations 2 --seed 1
+      smsim learn --from learned --out runs/round-3 --decisions 30000 --knob budget=576
       smsim compare runs/learn/model.json balanced --players 2 --games 20000
     """
+    from smsim.layout import PolicyKind
+    from smsim.policies.registry import resolve_policy
     from smsim.studies.learn import MAX_DECISIONS, LearnPlan, verify_plan
 
     rules = rules_from(rules_file, rule)
+    if from_model is not None:
+        if base != "balanced":
+            fail("give --from or --base, not both: --from MODEL is round 1's student")
+        if resolve_policy(from_model).kind != PolicyKind.LEARNED:
+            fail(f"--from must name a learned model (a model file, or learned), not {from_model!r}")
+        base = from_model
     n_decisions = count_of(decisions, "--decisions", MAX_DECISIONS)
     checks.threads(threads, "--threads", error=InputError)
     counts = tuple(checks.int_or_text(p) for p in players.split(","))  # checked by the plan

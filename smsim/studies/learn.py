@@ -51,6 +51,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from smsim import __version__
 from smsim import layout as L
 from smsim.checks import positive, whole
 from smsim.checks import threads as checks_threads
@@ -125,6 +126,29 @@ def verify_plan(plan: LearnPlan) -> PolicySpec:
         raise LearnError(f"--base must be a heuristic or a learned model, not {base.name!r}")
     teacher_spec(plan, base)  # the knobs, checked as a rollout file's are
     return base
+
+
+def recipe(plan: LearnPlan, student: PolicySpec, rules: Rules) -> dict[str, Any]:
+    """How a round's model was made, for anyone to make it again (its model file records it with
+    the round): the games' and labels' seed, the decisions fitted on, the player counts, the share
+    of decisions searched, the teacher's knobs in full (``rollout`` over the student: budgets,
+    candidates, the decisions it searches), the student it was taught over (a model by the SHA-256
+    of its vector, ``model_digest``; a heuristic by its weights), whether the rules were the
+    printed ones, and the smsim that made it."""
+    parent = student.describe()
+    return {
+        "seed": plan.seed,
+        "decisions": plan.decisions,
+        "players": list(plan.players),
+        "rate": plan.rate,
+        "games_per_part": plan.games_per_part,
+        "hidden": plan.hidden,
+        "epochs": plan.epochs,
+        "teacher": teacher_spec(plan, student).weights(),
+        "student": {k: v for k, v in parent.items() if k != "weights" or "model_sha256" not in parent},
+        "printed_rules": rules == Rules(),
+        "smsim": __version__,
+    }
 
 
 def teacher_spec(plan: LearnPlan, student: PolicySpec) -> PolicySpec:
@@ -711,6 +735,7 @@ def learn(
                     "selection_shares": [round(x, 4) for x in shares],
                     "held_out": json.loads(table.round(4).to_json(orient="records")),
                     "against_field": {k: round(v, 4) for k, v in gains[-1].items()},
+                    "recipe": recipe(plan, student, rules),
                 }
             )
             model.training = {"plan": plan.to_dict(), "rounds": list(history)}

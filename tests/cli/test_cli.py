@@ -622,6 +622,9 @@ NEEDS_NO_GAME = [
     (["learn", "--out", "{tmp}/labels", "--knob", "budget=0"], ["'budget' must be a whole number from 1"]),
     (["learn", "--out", "{tmp}/labels", "--base", "random"], ["--base must be a heuristic or a learned model"]),
     (["learn", "--out", "{tmp}/labels", "--model", "{tmp}/file/m.json"], ["no directory"]),
+    (["learn", "--out", "{tmp}/labels", "--from", "balanced"], ["--from must name a learned model"]),
+    (["learn", "--out", "{tmp}/labels", "--from", "learned", "--base", "greedy"], ["give --from or --base, not both"]),
+    (["learn", "--out", "{tmp}/labels", "--from", "{tmp}/truncated.json"], ["not a model file", "invalid JSON"]),
 ]
 
 

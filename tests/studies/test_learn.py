@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import smsim
 from smsim.errors import LearnError
 from smsim.layout import PolicyKind
 from smsim.policies.model import PLACE_NAMES, USE_NAMES, Model
@@ -77,6 +78,17 @@ def test_a_tiny_run_writes_labels_and_a_model_that_plays(tiny):
     for record in model.training["rounds"]:
         gain = record["against_field"]
         assert 0 <= gain["share"] <= 1 and gain["gain_lo"] <= gain["gain"] <= gain["gain_hi"]
+    # each round's recipe: the plan's seed and decisions, the teacher's knobs in full, and the
+    # student it was taught over, round 2's named by round 1's model digest
+    first, second = (record["recipe"] for record in model.training["rounds"])
+    assert (first["seed"], first["decisions"], first["players"]) == (3, 60, [2, 3])
+    assert first["teacher"]["budget"] == 24 and first["teacher"]["place_budget"] == 12
+    assert first["teacher"]["candidates"] == resolve_policy("rollout").weights()["candidates"]
+    assert first["student"]["kind"] == "heuristic" and first["student"]["weights"]["pirate_next"] > 0
+    round_1 = resolve_policy(str(out / "model-round-1.json"))
+    assert second["student"]["kind"] == "learned" and "weights" not in second["student"]
+    assert second["student"]["model_sha256"] == round_1.describe()["model_sha256"]
+    assert first["printed_rules"] and first["smsim"] == smsim.__version__
 
 
 def test_a_round_gain_is_paired_and_two_small_gains_stop_the_rounds():
