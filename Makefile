@@ -4,6 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
+# Python's bytecode caches on, whatever the environment says (some images set
+# PYTHONDONTWRITEBYTECODE): without them every test process compiles smsim's sources and pytest
+# rewrites every test module again, 4-5 s of each worker's start and of each process a test starts.
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: install demo test test-slow test-min test-latest lint format docs-check coverage bench report clean
 
 install: $(STAMP)
@@ -25,18 +30,21 @@ demo: $(STAMP)
 # otherwise each worker compiles the same loops beside the other on a fresh clone. `make test`
 # prints its 20 slowest tests and the suite's test time against its budget (tests/timing.py).
 XDIST := -n $(or $(TEST_WORKERS),auto) --dist loadfile
+# files handed out longest first, by their seconds in the last run (tests/timing.py), not by xdist's
+# count of tests (the flag is xdist's since 3.6; test-min's lowest xdist keeps the collected order)
+ORDERED := --no-loadscope-reorder
 WARM = $(1)/python -c 'from smsim.warmup import warmup; warmup(["play", "trace", "learned"])' & \
 	$(1)/python -c 'from smsim.warmup import warmup; warmup(["search"])'; wait
 
 test: $(STAMP)
 	$(call WARM,$(BIN))
-	$(BIN)/python -m pytest -q $(XDIST) --durations=20
+	$(BIN)/python -m pytest -q $(XDIST) $(ORDERED) --durations=20
 
 # the long statistical and large-sample tests, and those that start processes or compile in an
 # empty cache (docs/development.md lists them)
 test-slow: $(STAMP)
 	$(call WARM,$(BIN))
-	$(BIN)/python -m pytest -q -m slow $(XDIST) --durations=20
+	$(BIN)/python -m pytest -q -m slow $(XDIST) $(ORDERED) --durations=20
 
 # The version floors in pyproject.toml are claims: test-min installs the lowest versions they admit
 # of each direct dependency (uv's lowest-direct resolution), test-latest the newest ones (numba's

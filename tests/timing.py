@@ -6,6 +6,11 @@ fails a run of the whole default suite whose test time, less compiling, is over 
 mark a test slow), not drift.
 
 Under pytest-xdist each worker times its own tests and compiles; the controller adds them up.
+
+It also orders the test files longest first, so that the workers (``--dist loadfile``, a file to a
+worker, handed out in order) end together rather than one waiting on the last long file: each
+file's seconds in the last run are kept in pytest's cache (``smsim/file_seconds``); without them
+(a fresh clone, ``-p no:cacheprovider``) the files with the most tests go first, xdist's own order.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import time
 import pytest
 
 _KEY = "smsim_timing"
+_FILE_SECONDS = "smsim/file_seconds"
 
 
 def pytest_addoption(parser):
@@ -32,6 +38,7 @@ class Timing:
         self.listener = None
         self.times_compiles = False  # this process runs tests (a worker, or pytest without workers)
         self.compiles: dict[str, float] = {}  # test -> seconds numba compiled in it (its setup and call)
+        self.file_s: dict[str, float] = {}  # test file -> its tests' seconds in this run
 
     def start_compile_timer(self) -> None:
         """Time numba's compiles in this process (a worker, or pytest without xdist). Importing smsim
@@ -68,6 +75,8 @@ class Timing:
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report):
         self.test_s += report.duration
+        file = report.nodeid.split("::", 1)[0]
+        self.file_s[file] = self.file_s.get(file, 0.0) + report.duration
         spent = sum(v for k, v in report.user_properties if k == f"numba_compile_s:{report.when}")
         if spent:
             self.compiles[report.nodeid] = self.compiles.get(report.nodeid, 0.0) + spent
@@ -104,12 +113,32 @@ def _distributed(config) -> bool:
 _STASH = pytest.StashKey[Timing]()
 
 
+def pytest_collection_modifyitems(session, config, items):
+    """Longest files first (the module docstring); the tests of a file keep their order. Every
+    worker reads the same cache, so every worker collects the same order, as xdist requires."""
+    cache = getattr(config, "cache", None)
+    seconds = cache.get(_FILE_SECONDS, {}) if cache is not None else {}
+    files: dict[str, int] = {}
+    for item in items:
+        file = item.nodeid.split("::", 1)[0]
+        files[file] = files.get(file, 0) + 1
+
+    def cost(file: str) -> tuple[float, int]:
+        return (-seconds[file], 0) if file in seconds else (-float("inf") if seconds else 0.0, -files[file])
+
+    rank = {file: i for i, file in enumerate(sorted(files, key=cost))}  # sorted() is stable: ties keep theirs
+    items.sort(key=lambda item: rank[item.nodeid.split("::", 1)[0]])
+
+
 def pytest_sessionfinish(session, exitstatus):
     timing = session.config.stash[_STASH]
     if hasattr(session.config, "workerinput"):  # a worker: hand its compile time to the controller
         session.config.workeroutput["smsim_compile_s"] = timing.compile_here()
         return
     timing.compile_s += timing.compile_here()
+    cache = getattr(session.config, "cache", None)
+    if cache is not None and timing.file_s:  # remembered for the next run's order, files not run kept
+        cache.set(_FILE_SECONDS, {**cache.get(_FILE_SECONDS, {}), **timing.file_s})
     budget = float(session.config.getini("test_time_budget") or 0)
     timing.within = None
     if budget > 0 and timing.whole_default_suite(session):

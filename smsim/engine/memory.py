@@ -28,7 +28,10 @@ NRT caller would otherwise be reused, with its reference counting, inside the lo
 
 import functools
 import hashlib
+import importlib
+import io
 import os
+import pickle
 from pathlib import Path
 
 import llvmlite.binding as llvm
@@ -39,7 +42,7 @@ from numba import njit, types
 # Boolean", met once in a few full runs of the suite): imported here, once, as the engine loads
 from numba.core import boxing as _boxing  # noqa: F401
 from numba.core import cgutils
-from numba.core.caching import CompileResultCacheImpl, FunctionCache
+from numba.core.caching import CompileResultCacheImpl, FunctionCache, IndexDataCacheFile
 from numba.core.codegen import JITCodeLibrary, JITCPUCodegen
 from numba.core.compiler import Compiler
 from numba.core.compiler_lock import require_global_compiler_lock
@@ -111,13 +114,94 @@ class PackageCacheImpl(CompileResultCacheImpl):
             del codegen.unserialize_library
 
 
+class Absent:
+    """A class named in a cache index that this process cannot import: a probe kind or a policy
+    defined in a script or a test module that another process compiled the loop with. numba
+    keeps every signature of a function in one pickled index, so one such entry would make every
+    load of the loop fail (``ModuleNotFoundError``) wherever that module is not on the path. Read
+    as an ``Absent``, the entry's key matches nothing here, and it is written back as it was
+    (``_global``), for the processes that can import it."""
+
+    def __init__(self, module: str, name: str):
+        self.module, self.name = module, name
+
+    def __reduce__(self):
+        return (_global, (self.module, self.name))
+
+    def __call__(self, *args, **kwargs):  # the stream may build something with it: as absent
+        return self
+
+    def __setstate__(self, state):
+        pass
+
+    def __repr__(self) -> str:
+        return f"Absent({self.module}.{self.name})"
+
+
+def _global(module: str, name: str):
+    """The global ``module.name``, or an ``Absent`` where its module cannot be imported."""
+    try:
+        found = importlib.import_module(module)
+        for part in name.split("."):
+            found = getattr(found, part)
+        return found
+    except (ImportError, AttributeError):
+        return Absent(module, name)
+
+
+class _IndexUnpickler(pickle.Unpickler):
+    def find_class(self, module, name):
+        try:
+            return super().find_class(module, name)
+        except (ImportError, AttributeError):
+            return Absent(module, name)
+
+
+class IndexFile(IndexDataCacheFile):
+    """numba's index and data files of one function, read so that an entry naming a class this
+    process cannot import is passed over (``Absent``), not fatal. An index unreadable for any
+    other reason is a miss, and is then left as it is: nothing is saved beside it, since a new
+    entry's data file could take the name of one it lists."""
+
+    unreadable = False
+
+    def _load_index(self):
+        try:
+            with open(self._index_path, "rb") as f:
+                version = pickle.load(f)
+                data = f.read()
+        except FileNotFoundError:
+            return {}
+        if version != self._version:
+            return {}
+        try:
+            stamp, overloads = _IndexUnpickler(io.BytesIO(data)).load()
+        except Exception:
+            self.unreadable = True
+            return {}
+        return overloads if stamp == self._source_stamp else {}
+
+    def save(self, key, data):
+        self._load_index()
+        if not self.unreadable:
+            super().save(key, data)
+
+
 class PartKeyedCache(FunctionCache):
     """numba's on-disk cache of one function, each compiled signature's entry keyed also on the
     sources of the parts it holds (``_cache.part_key``): the directory is named after the base
     sources only, so without this a loop compiled with the learned policy would outlive an edit
-    of the policy. Located by ``PackageCacheLocator``."""
+    of the policy. Located by ``PackageCacheLocator``; its index read by ``IndexFile``."""
 
     _impl_class = PackageCacheImpl
+
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        self._cache_file = IndexFile(
+            cache_path=self._cache_path,
+            filename_base=self._impl.filename_base,
+            source_stamp=self._impl.locator.get_source_stamp(),
+        )
 
     def _index_key(self, sig, codegen):
         return (*super()._index_key(sig, codegen), part_key(self._py_func.__module__, markers_of(sig)))

@@ -139,3 +139,51 @@ def test_a_loop_function_is_linked_into_its_caller_never_made_machine_code_and_c
     assert second[:3] == ["4100", "twice_nb not loaded", "twice_plus_one_nb LinkOnlyLibrary True 1"]
     made = eval(second[3])
     assert "second_caller_nb" in made and not any("twice" in name or "first" in name for name in made)
+
+
+def test_an_index_entry_naming_a_class_this_process_cannot_import_is_passed_over_and_kept(tmp_path, monkeypatch):
+    """A loop compiled with a probe kind of a script or test module lands in the same index as the
+    package's own signatures: a process without that module on its path still reads the others,
+    saves beside them, and writes the foreign entry back for the processes that have it."""
+    import pickle
+    import textwrap
+
+    from numba import types
+
+    (tmp_path / "kinds").mkdir()
+    (tmp_path / "kinds" / "absent_probe_kind.py").write_text(
+        textwrap.dedent("""
+            from collections import namedtuple
+            Kind = namedtuple("Kind", "a b")
+        """)
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "kinds"))
+    import absent_probe_kind
+
+    foreign = (types.NamedUniTuple(types.int64, 2, absent_probe_kind.Kind),)
+    index = memory.IndexFile(str(tmp_path / "cache"), "f-1.py311", "stamp")
+    os.makedirs(tmp_path / "cache")
+    index.save((foreign, "cpu"), b"foreign code")
+    index.save(((types.int64,), "cpu"), b"own code")
+    module = sys.modules.pop("absent_probe_kind")  # as in a process where it is not on the path
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(tmp_path / "kinds")])
+    here = memory.IndexFile(str(tmp_path / "cache"), "f-1.py311", "stamp")
+    assert here.load(((types.int64,), "cpu")) == b"own code"
+    assert not here.unreadable
+    keys = list(here._load_index())
+    assert len(keys) == 2 and any(isinstance(k[0][0].instance_class, memory.Absent) for k in keys)
+    here.save(((types.float64,), "cpu"), b"new code")  # saved beside both
+    sys.modules["absent_probe_kind"] = module  # back where it can be imported: its entry is its own again
+    back = memory.IndexFile(str(tmp_path / "cache"), "f-1.py311", "stamp")
+    assert back.load((foreign, "cpu")) == b"foreign code"
+    assert back.load(((types.float64,), "cpu")) == b"new code"
+    assert len({back._load_index()[k] for k in back._load_index()}) == 3  # three data files, none overwritten
+    # an index unreadable otherwise is a miss, and nothing is saved beside it
+    with open(back._index_path, "r+b") as f:
+        pickle.load(f)
+        f.truncate(f.tell() + 5)
+    broken = memory.IndexFile(str(tmp_path / "cache"), "f-1.py311", "stamp")
+    assert broken.load(((types.int64,), "cpu")) is None and broken.unreadable
+    size = os.path.getsize(broken._index_path)
+    broken.save(((types.int32,), "cpu"), b"x")
+    assert os.path.getsize(broken._index_path) == size

@@ -190,8 +190,12 @@ def test_a_worker_without_fsspec_says_so_for_a_url(tmp_path, monkeypatch):
 
 
 # -- on a LocalCluster of two worker processes -------------------------------------------------------
-def test_cli_local_2_writes_the_same_dataset_as_a_plain_run(tmp_path):
+# On the shared cluster by its address; local:2 (a cluster the command starts and stops itself, two
+# more worker processes, some 5 s) in the slow suite.
+@pytest.mark.parametrize("where", ["address", pytest.param("local:2", marks=pytest.mark.slow)])
+def test_cli_simulate_on_a_cluster_writes_the_same_dataset_as_a_plain_run(request, tmp_path, where):
     pytest.importorskip("distributed")
+    cluster = where if where == "local:2" else ready(request.getfixturevalue("client")).scheduler.address
     # parts of two chunks (10,000 + 1,500 games): row groups as simulate_to writes them
     args = [
         "simulate",
@@ -209,7 +213,7 @@ def test_cli_local_2_writes_the_same_dataset_as_a_plain_run(tmp_path):
     ]
     plain = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "plain")])
     assert plain.exit_code == 0, plain.output
-    on = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "cluster"), "--cluster", "local:2"])
+    on = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "cluster"), "--cluster", cluster])
     assert on.exit_code == 0, on.output
     assert_same_dataset(tmp_path / "plain", tmp_path / "cluster")
     assert len(tables_bytes(tmp_path / "cluster")) == 2 * 2
