@@ -22,15 +22,13 @@ on its own (``smsim/_cache.py``): an edit of the learned policy leaves ``play`` 
 
 from __future__ import annotations
 
-import gc
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from smsim.play.api import play_game
 from smsim.policies.registry import POLICIES, rollout_spec
 from smsim.rules import Rules
+from smsim.runs.ahead import compiling
 from smsim.runs.batch import run_games, simulate_summary
 from smsim.studies.advise import advise
 
@@ -50,20 +48,6 @@ class Part:
     description: str
     seconds: float  # wall clock, compile or load
     compiled: bool  # False: every function it needs was already in the cache
-
-
-@contextmanager
-def compiling() -> Iterator[None]:
-    """Fewer garbage collections while numba compiles. The compiler makes millions of small
-    objects that live until the function is compiled; with the default thresholds Python scans
-    them again and again, about a sixth of a first compile (7 s of 37 measured). Collections
-    stay on, only rarer, and the thresholds are put back after."""
-    before = gc.get_threshold()
-    gc.set_threshold(max(before[0], 200_000), *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
 
 
 def _play() -> None:

@@ -39,6 +39,7 @@ from smsim.play.loop import new_luck, new_oracle, new_rounds, new_work, play_gam
 from smsim.play.search import SEARCH_TOTALS, new_search, search_room
 from smsim.policies.registry import PolicySpec, any_search, base_arrays, line_up_marks, policy_arrays
 from smsim.rules import Rules
+from smsim.runs.ahead import compile_ahead
 from smsim.runs.executors.task import Stopped  # on_threads stopped from outside (its ``stop`` event)
 
 POLL_SECONDS = 0.1
@@ -115,12 +116,20 @@ def kernel(players: int, specs: list[PolicySpec], seed: int, rules: Rules, probe
     searching = any_search(specs)
     room = search_room(*policies[:2])  # kind, params
 
+    compiled = threading.Event()
+
     def play(first: int, score: np.ndarray, player: np.ndarray, game_out: np.ndarray) -> Any:
         # the work buffers (and search scratch) of this call: held here while the games run on views of them
         buffers = probe.buffers(players, len(game_out)) if probe is not None else None
         work = new_work(players, probe=buffers)
         search = new_search(players, room) if searching else None
-        play_games_nb(key, first, work, rules_nb, crates, *policies, score, player, game_out, search)
+        args = (key, first, work, rules_nb, crates, *policies, score, player, game_out, search)
+        if compiled.is_set():
+            play_games_nb(*args)
+        else:  # the first call: where it compiles, a helper process compiles part of it (runs/ahead.py)
+            with compile_ahead(play_games_nb, args):
+                play_games_nb(*args)
+            compiled.set()
         if search is not None:
             SEARCH_TOTALS[:] += search.spent  # in place: the module's array
         return probe.results(buffers, first, game_out) if probe is not None else None
