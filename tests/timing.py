@@ -86,10 +86,12 @@ class Timing:
         self.compile_s += node.workeroutput.get("smsim_compile_s", 0.0) if hasattr(node, "workeroutput") else 0.0
 
     def whole_default_suite(self, session) -> bool:
-        """A run of the default selection (no paths, -k or -m given): the one the budget is for."""
+        """A run of the default selection (no paths, -k or -m given), not under coverage.py (which
+        about doubles it): the one the budget is for."""
         opt = self.config.option
         return (
             not getattr(opt, "keyword", "")
+            and not getattr(opt, "cov_source", None)
             and getattr(opt, "markexpr", "") == "not slow"
             and self.config.args_source != pytest.Config.ArgsSource.ARGS
             and session.testscollected > 0
