@@ -55,3 +55,24 @@ def test_numba_compiling_is_counted_apart_from_the_tests(pytester):
     spent = recorded.getcall("pytest_sessionfinish").session.config.stash[timing._STASH]
     assert 0 < spent.compile_s <= spent.test_s
     assert list(spent.compiles) == ["test_compiles.py::test_compiles"]
+
+
+def test_files_run_longest_first_by_their_seconds_in_the_last_run(pytester):
+    """Without a record the files with the most tests come first (xdist's own order); after a run,
+    the longest file by its seconds, whatever its number of tests; a file new since comes first."""
+    pytester.makeini("[pytest]\naddopts = -m 'not slow'\nmarkers = slow\n")
+    pytester.makepyfile(
+        test_a_quick="def test_one():\n    pass\n\ndef test_two():\n    pass\n",
+        test_b_slow="import time\n\ndef test_sleeps():\n    time.sleep(0.2)\n",
+    )
+
+    def order(*args):
+        result = pytester.runpytest_inprocess("-p", "tests.timing", "--collect-only", "-q", *args)
+        return list(dict.fromkeys(line.split("::")[0] for line in result.outlines if "::" in line))
+
+    assert order() == ["test_a_quick.py", "test_b_slow.py"]  # two tests before one
+    pytester.runpytest_inprocess("-p", "tests.timing").assert_outcomes(passed=3)
+    assert order() == ["test_b_slow.py", "test_a_quick.py"]
+    pytester.makepyfile(test_c_new="def test_new():\n    pass\n")
+    assert order() == ["test_c_new.py", "test_b_slow.py", "test_a_quick.py"]
+    assert order("-p", "no:cacheprovider") == ["test_a_quick.py", "test_b_slow.py", "test_c_new.py"]
