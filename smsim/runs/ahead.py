@@ -8,11 +8,13 @@ when its own typing reaches the calls, instead of compiling them.
 
 The signatures are those the last compile of the same entry signature met on this machine,
 remembered beside the cache (``ahead-*.pkl`` in the cache's parent directory, so that an edit of
-the engine, which starts a new cache directory, keeps them): the first compile after such an edit,
-the developer's, is the one that gains; a machine's very first compile has none yet and runs as
-before. A remembered signature the code no longer uses costs the helper's core, never this
-process's time: this process waits for the helper only at a function and signature the helper
-was given, and compiles anything else as it always did. ``SMSIM_COMPILE_AHEAD=0`` turns it off.
+the engine, which starts a new cache directory, keeps them), or, for a machine's very first
+compile, those the package ships for its numba and Python versions (``runs/data/``, made by
+``scripts/ahead_record.py`` for the line-ups ``smsim warmup`` compiles first); with neither, the
+compile runs here alone, as before, and is remembered. A remembered signature the code no longer
+uses costs the helper's core, never this process's time: this process waits for the helper only
+at a function and signature the helper was given, and compiles anything else as it always did.
+``SMSIM_COMPILE_AHEAD=0`` turns it off; ``=record`` compiles alone and remembers.
 
 The functions handed over (``HANDED``) are those the typing of the heuristic loop reaches after
 the policy's keep, whose subtrees take about half of a first compile (``scripts/compile_profile.py``);
@@ -76,17 +78,31 @@ def _enabled() -> bool:
         return (os.cpu_count() or 1) > 1
 
 
-def _record_path() -> Path:
+SHIPPED = Path(__file__).parent / "data"  # the record of a first compile, shipped (scripts/ahead_record.py)
+
+
+def record_name() -> str:
+    """The record's file name: signatures are numba's types, pickled, so each numba and Python
+    version has its own."""
     import numba
 
-    return Path(cache_dir()).parent / f"ahead-numba{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}.pkl"
+    return f"ahead-numba{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}.pkl"
+
+
+def _record_path() -> Path:
+    return Path(cache_dir()).parent / record_name()
+
+
+def _load(path: Path) -> dict:
+    try:
+        return pickle.loads(path.read_bytes())
+    except Exception:  # none yet, unreadable, or naming a class this process cannot import
+        return {}
 
 
 def _read_record() -> dict:
-    try:
-        return pickle.loads(_record_path().read_bytes())
-    except Exception:  # none yet, unreadable, or naming a class this process cannot import
-        return {}
+    """What this machine's compiles met, over what the package ships for a machine's first."""
+    return {**_load(SHIPPED / record_name()), **_load(_record_path())}
 
 
 def _entry_key(dispatcher, args: tuple) -> str:
@@ -150,7 +166,8 @@ def compile_ahead(dispatcher, args: tuple) -> Iterator[None]:
             yield
             return
         key = _entry_key(dispatcher, args)
-        plan = [(name, sig) for name, sig in _read_record().get(key, []) if name in BY_NAME]
+        alone = os.environ.get("SMSIM_COMPILE_AHEAD", "").strip() == "record"  # scripts/ahead_record.py
+        plan = [] if alone else [(name, sig) for name, sig in _read_record().get(key, []) if name in BY_NAME]
         before = _signatures()
         helper, hooked = None, []
         if plan:
@@ -170,7 +187,7 @@ def compile_ahead(dispatcher, args: tuple) -> Iterator[None]:
         after = _signatures()
         met = [(name, sig) for name in BY_NAME for sig in sorted(after[name] - before[name], key=str)]
         if met and not plan:  # compiled here alone: remember what the handed functions met
-            record = _read_record()
+            record = _load(_record_path())
             record[key] = met
             write_file(_record_path(), pickle.dumps(record))
     finally:
