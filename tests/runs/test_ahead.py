@@ -53,7 +53,7 @@ def test_handed_functions_are_the_loops_and_off_by_the_variable(monkeypatch):
     from smsim.play import loop
 
     assert all(name.startswith("smsim.") and name.endswith("_nb") for name in ahead.BY_NAME)
-    assert loop.person_nb in ahead.HANDED
+    assert loop.ask_end_nb in ahead.HANDED and loop.person_nb not in ahead.HANDED  # a person asks the policy
     monkeypatch.setenv("SMSIM_COMPILE_AHEAD", "0")
     assert not ahead._enabled()
 
