@@ -201,7 +201,7 @@ def print_ladder(result) -> None:
                 if r.bound == "unbounded"
                 else interval_text(r.steps, r.steps_lo, r.steps_hi, digits=2)
             )
-            label = {"depth": "depth ", "measured part": "measured part "}.get(r.row, "")
+            label = "" if r.row == "step" else "measured part " if r.row == "measured part" else "depth "
             t.add_row(
                 f"{label}{r.lower} → {r.upper}",
                 "" if r.row != "step" else interval_text(r.share, r.lo, r.hi, scale=100, unit="%"),

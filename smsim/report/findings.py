@@ -48,7 +48,15 @@ from smsim.intervals import (
 from smsim.report import tables as A
 from smsim.report.tables import glance_sources  # which games the headline describes
 from smsim.rules import Rules
-from smsim.studies.ladder import AT_LEAST, DEPTH_ROW, ESTIMATE, MEASURED_ROW, STEP_ROW, step_verdict
+from smsim.studies.ladder import (
+    AT_LEAST,
+    DEPTH_ROW,
+    ESTIMATE,
+    FROM_ANCHOR_ROW,
+    MEASURED_ROW,
+    STEP_ROW,
+    step_verdict,
+)
 from smsim.studies.skill import (
     PARITY,
     STRONGER,
@@ -611,11 +619,28 @@ def _more_games(t: pd.DataFrame, r):
     return next(same.itertuples(), None)
 
 
+# A published depth to set Saint Malo's beside: László Mérő (Ways of Thinking, 1990) counted a game's
+# depth in class units from a typical adult beginner to the world champion, chess 11 (up to 2800
+# Elo), as K. W. Regan recalls it ("The New Chess World Champion", Gödel's Lost Letter and P=NP,
+# 2014-12-28), with backgammon 10 and Go 25 "if I recall correctly". A class is 200 Elo points, an
+# expected score of 76%: logit(0.76) / logit(0.6) = 2.84 of smsim's 60%-steps.
+CLASS_SCORE = 1 / (1 + 10 ** (-200 / 400))
+CLASS_IN_STEPS = math.log(CLASS_SCORE / (1 - CLASS_SCORE)) / math.log(1.5)
+PUBLISHED_DEPTH = (
+    "For scale: László Mérő counted chess 11 classes deep from an adult beginner to the world champion "
+    "(backgammon 10, Go 25; Ways of Thinking, 1990, as K. W. Regan recalls it), a class being 200 Elo points, "
+    f"a 76% score, {CLASS_IN_STEPS:.2f} 60%-steps: chess about {11 * CLASS_IN_STEPS:.0f} of them. The two counts "
+    "are not the same ladder: Mérő's climbs from a person who has just learned the game to the best person, "
+    "smsim's from a rung of its own (random dice, or greedy) to its strongest bot, which is not the best play"
+)
+
+
 def depth_line(depth: pd.DataFrame) -> list[str]:
     """Saint Malo's depth in a sentence per ladder (``tables.ladder_depth``): the 60%-steps (2
     players, head to head) from the lowest rung to the top with their interval; "at least" where a
     step was never lost (it counts only by the lower end of its win share, which more games raise),
-    with the part of the ladder measured."""
+    with the part of the ladder measured; then the same from ``greedy`` (``FROM_ANCHOR_ROW``) in
+    60%-steps and in classes of 200 Elo points, beside a published depth (``PUBLISHED_DEPTH``)."""
     out = []
     for seed in dict.fromkeys(depth["seed"]):
         d = depth[depth["seed"] == seed]
@@ -628,28 +653,41 @@ def depth_line(depth: pd.DataFrame) -> list[str]:
             "60%-steps (each step's logit(win share) over logit(0.6), summed; delta-method interval, the steps "
             "taken as independent): "
         )
+        part = d[d["row"] == MEASURED_ROW]
         if w.bound == ESTIMATE:
             out.append(f"{what}{interval_text(w.steps, w.steps_lo, w.steps_hi, digits=2)} ({w.games:,} games).")
-            continue
-        if w.bound != AT_LEAST:
+        elif w.bound != AT_LEAST:
             out.append(f"{what}not measured: a step of the chain holds a win share of 0 or reaches both ends.")
-            continue
-        never = d[(d["row"] == STEP_ROW) & (d["bound"] == AT_LEAST)]
-        names = ", ".join(f"{rung_name(r.lower)} → {rung_name(r.upper)}" for r in never.itertuples())
-        part = d[d["row"] == MEASURED_ROW]
-        measured = (
-            ""
-            if not len(part)
-            else (
-                f"; the part measured, {rung_name(part.iloc[0].lower)} → {rung_name(part.iloc[0].upper)}, is "
-                f"{interval_text(part.iloc[0].steps, part.iloc[0].steps_lo, part.iloc[0].steps_hi, digits=2)}"
+        else:
+            never = d[(d["row"] == STEP_ROW) & (d["bound"] == AT_LEAST)]
+            names = ", ".join(f"{rung_name(r.lower)} → {rung_name(r.upper)}" for r in never.itertuples())
+            measured = (
+                ""
+                if not len(part)
+                else (
+                    f"; the part measured, {rung_name(part.iloc[0].lower)} → {rung_name(part.iloc[0].upper)}, is "
+                    f"{interval_text(part.iloc[0].steps, part.iloc[0].steps_lo, part.iloc[0].steps_hi, digits=2)}"
+                )
             )
-        )
-        out.append(
-            f"{what}at least {w.steps_lo:.2f} ({w.games:,} games): {names} never lost, so "
-            f"{'it counts' if len(never) == 1 else 'they count'} only by the lower end of "
-            f"{'its' if len(never) == 1 else 'their'} win share, which more games raise{measured}."
-        )
+            out.append(
+                f"{what}at least {w.steps_lo:.2f} ({w.games:,} games): {names} never lost, so "
+                f"{'it counts' if len(never) == 1 else 'they count'} only by the lower end of "
+                f"{'its' if len(never) == 1 else 'their'} win share, which more games raise{measured}."
+            )
+        anchored = d[d["row"] == FROM_ANCHOR_ROW]
+        if len(anchored) and anchored.iloc[0].bound == ESTIMATE:
+            a = anchored.iloc[0]
+            said = len(part) and part.iloc[0].lower == a.lower  # the part measured is this same chain
+            counted = (
+                "That part is"
+                if said
+                else f"From {rung_name(a.lower)}, the rung that takes the most VP each turn, it is "
+                f"{interval_text(a.steps, a.steps_lo, a.steps_hi, digits=2)} 60%-steps:"
+            )
+            out.append(
+                f"{counted} {a.steps / CLASS_IN_STEPS:.1f} [{a.steps_lo / CLASS_IN_STEPS:.1f}, "
+                f"{a.steps_hi / CLASS_IN_STEPS:.1f}] classes of 200 Elo points (a 76% score). {PUBLISHED_DEPTH}."
+            )
     return out
 
 

@@ -718,9 +718,16 @@ DEPTH_COLUMNS = [
     "steps_se",
     "bound",
 ]
-STEP_ROW, DEPTH_ROW, MEASURED_ROW = "step", "depth", "measured part"
-"""The rows of a depth table: one step; the depth from the lowest rung to the top; and, where the
-depth is only a bound, the top steps that are estimates, summed (the part of the ladder measured)."""
+DEPTH_ANCHOR = "greedy"
+"""The second foot of the depth: the first sensible player, the most VP each turn. The depth
+from ``random`` counts levels of play no one plays (the dice chosen at random, the noisy greedy
+rungs), and how finely its steep bottom is cut moves it (docs/ladder.md); from ``greedy`` it
+counts the levels a player who already takes the points in front of them can still climb, nearer
+to what a published depth counts from (a person who has just learned the game)."""
+STEP_ROW, DEPTH_ROW, MEASURED_ROW, FROM_ANCHOR_ROW = "step", "depth", "measured part", f"from {DEPTH_ANCHOR}"
+"""The rows of a depth table: one step; the depth from the lowest rung to the top; where the depth
+is only a bound, the top steps that are estimates, summed (the part of the ladder measured); and
+the depth from ``DEPTH_ANCHOR`` to the top where that rung is in the chain above its foot."""
 
 
 def _chain_row(kind: str, rows: list[dict], parts: list[tuple]) -> dict:
@@ -745,8 +752,10 @@ def _chain_row(kind: str, rows: list[dict], parts: list[tuple]) -> dict:
 def depth_table(steps: pd.DataFrame) -> pd.DataFrame:
     """Saint Malo's depth from a steps table (``steps_table``): one row per 2-player step of the
     ladder (the check rung's left out) in 60%-steps (``step_depth``), then the chain from the lowest
-    rung to the top (``chain_depth``; ``share`` NaN) and, where that is only a bound, the top steps
-    that are estimates, summed (``MEASURED_ROW``). Empty where the ladder has no 2-player step."""
+    rung to the top (``chain_depth``; ``share`` NaN), where that is only a bound the top steps
+    that are estimates, summed (``MEASURED_ROW``), and where ``DEPTH_ANCHOR`` is a rung above the
+    lowest, the chain from it to the top (``FROM_ANCHOR_ROW``). Empty where the ladder has no
+    2-player step."""
     two = steps[(steps["players"] == 2) & ~steps["check"].astype(bool)]
     rows, parts = [], []
     for r in two.itertuples():
@@ -777,6 +786,9 @@ def depth_table(steps: pd.DataFrame) -> pd.DataFrame:
             top -= 1
         if 0 < top < len(parts):  # the depth is a bound; the estimates above the last bound still add up
             out.append(_chain_row(MEASURED_ROW, rows[top:], parts[top:]))
+        foot = next((k for k, r in enumerate(rows) if r["lower"] == DEPTH_ANCHOR), 0)
+        if foot > 0:
+            out.append(_chain_row(FROM_ANCHOR_ROW, rows[foot:], parts[foot:]))
     return pd.DataFrame(out, columns=DEPTH_COLUMNS)
 
 

@@ -3,6 +3,7 @@ the numbers of an independent recomputation, sentences that follow the data of a
 margin rule's wording, mechanical effects left out, variants ranked on their quantity's scale and
 named with their default, and the levels of play shown with the style-not-strength rule."""
 
+import math
 import re
 
 import numpy as np
@@ -625,3 +626,31 @@ def test_the_variants_summary_says_a_fix_overshoots():
     assert said.endswith("and the widest gap between two seats from 2.9 to 8.2")
     t.loc[(t["variant"] == "baseline") & (t["metric"] == "start_edge"), "value"] = 0.08  # +8.0 to +3.1: no flip
     assert "overshooting" not in _largest(t, "start_edge")
+
+
+def test_the_depth_is_said_from_greedy_in_classes_beside_a_published_depth():
+    from smsim.studies import ladder as D
+
+    row = dict(zip(D.STEP_COLUMNS, [np.nan] * len(D.STEP_COLUMNS)))
+    chain = [(lower, upper, share, share - 0.01, share + 0.01)
+             for lower, upper, share in [("random", "greedy-noise-50", 0.9), ("greedy-noise-50", "greedy", 0.85),
+                                         ("greedy", "balanced", 0.88), ("balanced", "learned", 0.64)]]  # fmt: skip
+    steps = pd.DataFrame([
+        row | {"players": 2, "lower": lo, "upper": up, "check": False, "head_share": p, "head_lo": a, "head_hi": b,
+               "head_blocks": 2000, "head_games": 4000}
+        for lo, up, p, a, b in chain
+    ])  # fmt: skip
+    depth = D.depth_table(steps).assign(seed=7)
+    a = depth.set_index("row").loc[D.FROM_ANCHOR_ROW]
+    # by hand: logit(0.88) + logit(0.64) over logit(0.6); a class of 200 Elo points is a 76.0% score
+    assert a.steps == pytest.approx((math.log(0.88 / 0.12) + math.log(0.64 / 0.36)) / math.log(1.5))
+    assert pytest.approx(0.7597, abs=1e-4) == F.CLASS_SCORE
+    assert pytest.approx(math.log(10) / 2 / math.log(1.5)) == F.CLASS_IN_STEPS
+    lines = F.depth_line(depth)
+    assert len(lines) == 2 and lines[0].startswith("Depth: from `random` to L2 `learned`")
+    said = f"From `greedy`, the rung that takes the most VP each turn, it is {a.steps:.2f} ["
+    assert lines[1].startswith(said), lines[1]
+    assert f"{a.steps / F.CLASS_IN_STEPS:.1f} [" in lines[1] and F.PUBLISHED_DEPTH in lines[1]
+    assert "chess about 31 of them" in lines[1]
+    # a ladder without greedy says no such line
+    assert len(F.depth_line(depth[depth["row"] != D.FROM_ANCHOR_ROW])) == 1

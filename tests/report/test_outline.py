@@ -69,6 +69,8 @@ def test_the_levels_show_each_step_both_ways_with_intervals_games_and_the_depth(
     assert f"at least {d.loc['depth', 'steps_lo']:.2f}" in sec and "never lost" in sec
     m = d.loc["measured part"]
     assert f"`greedy` → L1 `balanced`, is {interval_text(m.steps, m.steps_lo, m.steps_hi, digits=2)}" in sec
+    # counted from greedy too: here the part measured, so said once, in classes, beside the published depth
+    assert f"That part is {m.steps / F.CLASS_IN_STEPS:.1f} [" in sec and F.PUBLISHED_DEPTH in sec
     assert "holds no check rung" in sec  # no check rung in this ladder: said, not left out
     # one table feeds the section: the CSV is the ladder's steps, every step at both player counts
     csv = pd.read_csv(studies / "with" / "tables" / "ladder_steps.csv")

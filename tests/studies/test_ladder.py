@@ -227,6 +227,27 @@ def test_the_depth_table_reads_the_2_player_steps_below_the_check_rung():
     assert D.depth_table(steps[steps["players"] == 4]).empty
 
 
+def test_the_depth_is_also_counted_from_greedy_where_it_is_a_rung_above_the_foot():
+    row = dict(zip(D.STEP_COLUMNS, [math.nan] * len(D.STEP_COLUMNS)))
+
+    def step(lower, upper, share, lo, hi, blocks=100):
+        return row | {"players": 2, "lower": lower, "upper": upper, "check": False, "head_share": share,
+                      "head_lo": lo, "head_hi": hi, "head_blocks": blocks, "head_games": 2 * blocks}  # fmt: skip
+
+    chain = [step("random", "greedy", 1.0, 1.0, 1.0, 200), step("greedy", "balanced", 0.6, 0.55, 0.65),
+             step("balanced", "learned", 0.75, 0.7, 0.8)]  # fmt: skip
+    depth = D.depth_table(pd.DataFrame(chain))
+    assert list(depth["row"]) == [D.STEP_ROW] * 3 + [D.DEPTH_ROW, D.MEASURED_ROW, D.FROM_ANCHOR_ROW]
+    anchored = depth.iloc[-1]
+    assert (anchored["lower"], anchored["upper"], anchored["games"]) == ("greedy", "learned", 400)
+    assert anchored["bound"] == D.ESTIMATE and anchored["steps"] == pytest.approx(3.709511, rel=1e-5)
+    # greedy at the foot: the depth is already counted from it; greedy absent: no such row
+    assert D.FROM_ANCHOR_ROW not in set(D.depth_table(pd.DataFrame(chain[1:]))["row"])
+    renamed = [r | {"lower": r["lower"].replace("greedy", "walls"), "upper": r["upper"].replace("greedy", "walls")}
+               for r in chain]  # fmt: skip
+    assert D.FROM_ANCHOR_ROW not in set(D.depth_table(pd.DataFrame(renamed))["row"])
+
+
 # -- the check rung --------------------------------------------------------------------------------
 def test_the_check_rung_is_the_search_at_k_times_its_budget():
     top = resolve_policy("rollout-learned")
