@@ -49,6 +49,12 @@ from smsim.cli.common import (
     "jugglers, balanced).",
 )
 @click.option(
+    "--no-field",
+    is_flag=True,
+    help="Measure every step head to head only, no field (its figures read 'no data'): half a costly rung's "
+    "games, where only the head to head is asked (choosing a top rung).",
+)
+@click.option(
     "--check",
     "check",
     type=int,
@@ -76,6 +82,7 @@ def ladder(
     cap,
     seed,
     field_names,
+    no_field,
     check,
     check_field,
     hours,
@@ -118,7 +125,11 @@ def ladder(
     caps = caps_of(cap, "RUNG")
     try:
         names = list(DEFAULT_RUNGS) if rungs is None else comma_names(rungs)
-        field = comma_names(field_names) if field_names is not None else list(FIELD)
+        if no_field and field_names is not None:
+            fail("give --field NAMES or --no-field, not both")
+        field = [] if no_field else comma_names(field_names) if field_names is not None else list(FIELD)
+        if not no_field and not field:
+            fail("--field: give at least one policy (or --no-field: head to head only)")
         plan = plan_ladder(names, counts, n, seed, caps, field, check, base, check_field)
         check_folder_out(out, "ladder", plan.identity())
         specs = plan.specs()
@@ -217,6 +228,13 @@ def print_ladder(result) -> None:
             f"core-seconds a game, one seat of each rung against the field, {players} players: "
             + ", ".join(f"{r.rung} {r.core_seconds_per_game:.3g}" for r in rows.itertuples())
         )
+    if not len(field):  # head to head only: a step's cost, one seat of the upper rung and the lower's
+        head = cells[(cells["kind"] == "head-to-head") & (cells["played"] > 0)]
+        for players, rows in head.groupby("players"):
+            console.print(
+                f"core-seconds a game, one seat of each upper rung among the lower, {players} players: "
+                + ", ".join(f"{r.rung} {r.core_seconds_per_game:.3g}" for r in rows.itertuples())
+            )
     if played < planned:
         console.print(f"{played:,} of {planned:,} games played: run the same command to go on")
     console.print(f"ladder: {result.path}")

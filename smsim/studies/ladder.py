@@ -192,7 +192,7 @@ class LadderPlan:
             out += [Cell(HEAD, p, upper, lower, self.cell_games(upper, lower), p) for lower, upper in self.steps()]
             out += [
                 Cell(FIELD_CELL, p, name, None, self.cell_games(name), p * len(self.field))
-                for name in self.names()[: None if self.check_field or not self.check else -1]
+                for name in (self.names()[: None if self.check_field or not self.check else -1] if self.field else ())
             ]
         return out
 
@@ -258,15 +258,14 @@ def plan_ladder(
     check_field: bool = True,
 ) -> LadderPlan:
     """A ladder's plan, checked before anything is played: ``LadderError`` (or ``PolicyError``,
-    ``SimulationError``) names what is wrong, in one line."""
+    ``SimulationError``) names what is wrong, in one line. An empty ``field`` measures every step
+    head to head only (its field figures read ``no data``): what choosing a top rung needs."""
     rungs, field = _names(rungs), _names(field)
     if len(rungs) < 2 and not (len(rungs) == 1 and check):
         raise LadderError(f"a ladder needs at least 2 rungs, got {', '.join(rungs) or 'none'}")
     for r in rungs:
         resolve_policy(r)  # an unknown one: PolicyError, one line
-    if not field:
-        raise LadderError("the field needs at least one policy")
-    for f in field:
+    for f in field:  # none: every step head to head only (choosing a top rung needs no more)
         if resolve_policy(f).kind == PolicyKind.ROLLOUT:  # the field is cheap and fixed: heuristics
             raise LadderError(f"the field is of heuristics; {f!r} is a search")
     players = tuple(sorted({verify_players(p) for p in (players if isinstance(players, (list, tuple)) else [players])}))

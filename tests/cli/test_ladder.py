@@ -47,6 +47,16 @@ def test_ladder_plays_prints_and_reads_back(run, tmp_path):
     assert read.output.split("Each rung")[1] == again.output.split("Each rung")[1]
 
 
+def test_no_field_measures_head_to_head_only_and_prints_a_steps_cost(run, tmp_path):
+    out = tmp_path / "bare"
+    args = [a for a in LADDER if a not in ("--field", "walls,balanced")]
+    result = run(*args, "--no-field", "--out", out, "-q")
+    assert result.exit_code == 0, result.output
+    assert "no data" in result.output and "one seat of each upper rung among the lower, 2 players" in result.output
+    assert "against the field, 2 players" not in result.output
+    assert (read_ladder(out).steps["field_games"] == 0).all()
+
+
 def test_a_time_budget_stops_early_and_says_how_to_go_on(run, tmp_path):
     out = tmp_path / "ladder"
     result = run(*LADDER, "--out", out, "--hours", "1e-9", "-q")
@@ -68,6 +78,8 @@ def test_a_time_budget_stops_early_and_says_how_to_go_on(run, tmp_path):
         (["--check", "2"], ["no search"]),
         (["--hours", "0"], ["--hours"]),
         (["--field", "genius"], ["genius"]),
+        (["--field", ""], ["--field", "--no-field"]),
+        (["--field", "walls", "--no-field"], ["not both"]),
     ],
 )
 def test_bad_input_is_one_line_and_writes_nothing(run, tmp_path, args, words):

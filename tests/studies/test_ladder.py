@@ -46,7 +46,6 @@ def whole_run(tmp_path_factory):
         ({"players": []}, LadderError, "player count"),
         ({"caps": {"walls": 3}}, LadderError, "not a rung"),
         ({"caps": {"greedy": 0}}, LadderError, "--cap greedy"),
-        ({"field": []}, LadderError, "field"),
         ({"field": ["rollout"]}, LadderError, "heuristics"),
         ({"check": 4}, LadderError, "no search"),
         ({"check": 1}, LadderError, "factor of at least 2"),
@@ -130,6 +129,18 @@ def test_the_field_difference_is_zero_and_the_head_to_head_parity_when_upper_is_
         assert r.verdict == D.LEVEL or r.players > 2  # at 3 players a third may round a hair above parity
     other = result.steps[result.steps["upper"] == "greedy"]
     assert (other["field_diff"] > 0).all()  # the same games with another rung in the seat do differ
+
+
+def test_with_no_field_every_step_is_head_to_head_only_with_the_same_figures(whole_run, tmp_path):
+    plan, _, whole = whole_run
+    bare = D.plan_ladder(RUNGS, PLAYERS, GAMES, SEED, field=[])
+    assert {c.kind for c in bare.cells()} == {D.HEAD} and bare.identity()["field"] == []
+    assert D.plan_of({"plan": bare.identity()}) == bare and bare.identity() != plan.identity()
+    result = D.run_ladder(bare, tmp_path / "bare", threads=2)
+    heads = ["players", "lower", "upper", "head_share", "head_lo", "head_hi", "vp_diff", "verdict"]
+    pd.testing.assert_frame_equal(result.steps[heads], whole.steps[heads])  # the same dice, the same games
+    assert (result.steps["field_games"] == 0).all() and (result.steps["field_verdict"] == D.NO_DATA).all()
+    pd.testing.assert_frame_equal(result.depth, whole.depth)
 
 
 # -- resuming ------------------------------------------------------------------------------------------
