@@ -15,9 +15,10 @@ in order; a sitting runs them until ``--hours`` is spent and says where it stopp
    reviewed commit, not this script's.
 2. **choose**: the top rung, a search over the student, chosen by measurement on seeds of its own
    (``CHOOSE_SEED``): each candidate of ``CANDIDATES``, cheapest first (gated searches, then the
-   teacher's search), against the student, head to head and against the field at 2 and 4 players
-   (``smsim ladder``, ``CHOOSE_GAMES`` games a cell); the first whose head-to-head low end clears
-   parity + 2 points at both counts is the top rung (``RUNS/top.toml``, written when chosen).
+   teacher's search), against the student, head to head at 2 and 4 players (``smsim ladder
+   --no-field``, ``CHOOSE_GAMES`` games a cell: the field is the report stage's); the first
+   whose head-to-head low end clears parity + 2 points at both counts is the top rung
+   (``RUNS/top.toml``, written when chosen).
 3. **report**: ``smsim ladder`` on the reporting seed (``REPORT_SEED``, never used to choose) over
    the default rungs, the student and the top rung, with the check rung (the top rung at 4 times
    its budget, ``--check 4``, head to head only: ``--no-check-field``): every other step two ways,
@@ -132,6 +133,12 @@ def main() -> None:
     parser.add_argument("--hours", type=float, default=None, help="stop after this long (every stage resumes)")
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the games and decisions (rehearsals)")
     parser.add_argument("--status", action="store_true", help="print what is done and stop")
+    parser.add_argument(
+        "--student",
+        default=None,
+        help="the student of the choose and report stages, a policy (e.g. learned: the shipped model, its rounds "
+        "made one at a time by smsim learn --from learned); default: the learn stage's model",
+    )
     args = parser.parse_args()
     runs = Path(args.runs)
     runs.mkdir(parents=True, exist_ok=True)
@@ -142,10 +149,10 @@ def main() -> None:
 
     learn = runs / "learn"
     learn_args = [a if a != "100000" else n(100_000) for a in LEARN]
-    student = str(learn / "model.json")
+    student = args.student or str(learn / "model.json")
     top = runs / "top.toml"
     stages = []
-    if not Path(student).exists():
+    if args.student is None and not Path(student).exists():
         stages.append("learn")
     elif not top.exists():
         stages.append("choose")
@@ -156,7 +163,7 @@ def main() -> None:
             json.dumps(
                 {
                     "runs": str(runs),
-                    "student": student if Path(student).exists() else None,
+                    "student": student if args.student or Path(student).exists() else None,
                     "top": top.read_text() if top.exists() else None,
                     "next": stages[0],
                 },
@@ -181,6 +188,7 @@ def main() -> None:
                     n(CHOOSE_GAMES),
                     "--seed",
                     str(CHOOSE_SEED),
+                    "--no-field",
                     "--out",
                     str(folder),
                     "--quiet",
