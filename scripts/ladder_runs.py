@@ -15,10 +15,10 @@ in order; a sitting runs them until ``--hours`` is spent and says where it stopp
    reviewed commit, not this script's.
 2. **choose**: the top rung, a search over the student, chosen by measurement on seeds of its own
    (``CHOOSE_SEED``): each candidate of ``CANDIDATES``, cheapest first (gated searches, then the
-   teacher's search), against the student, head to head at 2 and 4 players (``smsim ladder
-   --no-field``, ``CHOOSE_GAMES`` games a cell: the field is the report stage's); the first
-   whose head-to-head low end clears parity + 2 points at both counts is the top rung
-   (``RUNS/top.toml``, written when chosen).
+   teacher's search), against the student, head to head at 2 players, then at 4 where it cleared
+   the bar at 2 (``smsim ladder --no-field``, ``CHOOSE_GAMES`` games a cell: the field is the report
+   stage's); the first whose head-to-head low end clears parity + 2 points at both counts is the
+   top rung (``RUNS/top.toml``, written when chosen).
 3. **report**: ``smsim ladder`` on the reporting seed (``REPORT_SEED``, never used to choose) over
    the default rungs, the student and the top rung, with the check rung (the top rung at 4 times
    its budget, ``--check 4``, head to head only: ``--no-check-field``): every other step two ways,
@@ -81,6 +81,10 @@ CANDIDATES = {
     "search-576": {"budget": 576, "place_budget": 288, "min_playouts": 16, "clear_gap": 0},
 }
 CHOOSE_GAMES = 1_000
+# A search's step over the student is smallest at 2 players (rollout-learned over learned, seed 2126,
+# 1,000 games a cell: +0.8 points [-1.6, +3.3] at 2 players, +3.4 [+1.2, +5.7] at 4), so a candidate
+# is played at 2 players first and at 4 only where it clears the bar at 2; each count a folder.
+CHOOSE_PLAYERS = (2, 4)
 # The top rung's cells in the report play twice the choose stage's games: a candidate that only
 # just cleared parity + 2 points on 1,000 games would clear it again on 1,000 fresh ones only
 # about half the time, on 2,000 about four times in five. The check rung keeps the 1,000.
@@ -176,27 +180,31 @@ def main() -> None:
     if not top.exists():
         for name in CANDIDATES:  # cheapest first: the first that passes is the top rung
             path = candidate_file(runs, name, student)
-            folder = runs / f"choose-{name}"
-            if not run(
-                [
-                    "ladder",
-                    "--rungs",
-                    f"{student},{path}",
-                    "--players",
-                    "2,4",
-                    "--games",
-                    n(CHOOSE_GAMES),
-                    "--seed",
-                    str(CHOOSE_SEED),
-                    "--no-field",
-                    "--out",
-                    str(folder),
-                    "--quiet",
-                ],
-                deadline,
-            ):
-                return
-            if passes(folder):
+            for players in CHOOSE_PLAYERS:  # the count where the step is smallest first: a miss there ends it
+                folder = runs / f"choose-{name}-{players}p"
+                if not run(
+                    [
+                        "ladder",
+                        "--rungs",
+                        f"{student},{path}",
+                        "--players",
+                        str(players),
+                        "--games",
+                        n(CHOOSE_GAMES),
+                        "--seed",
+                        str(CHOOSE_SEED),
+                        "--no-field",
+                        "--out",
+                        str(folder),
+                        "--quiet",
+                    ],
+                    deadline,
+                ):
+                    return
+                if not passes(folder):
+                    print(f"{name}: does not clear parity + 2 points at {players} players", flush=True)
+                    break
+            else:
                 top.write_text(path.read_text())
                 print(f"top rung: {name} ({top})", flush=True)
                 break
