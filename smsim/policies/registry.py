@@ -46,6 +46,7 @@ from smsim.policies.rollout import (
     ROLLOUT_PARAMS,
     ROLLOUT_PRESETS,
     SWITCHES,
+    TOP_LEVEL,
     UNGATED,
     WHOLE_KNOBS,
 )
@@ -408,8 +409,8 @@ POLICIES["learned-exact"] = with_exact_keeps(POLICIES["learned"], "learned-exact
 POLICIES["rollout"] = rollout_spec({}, POLICIES[ROLLOUT_BASE])
 for _name, _knobs in ROLLOUT_PRESETS.items():
     POLICIES[_name] = rollout_spec(_knobs, POLICIES[ROLLOUT_BASE], name=_name)
-# the search over the learned policy: the next round's teacher, and the strongest play shipped
-POLICIES["rollout-learned"] = rollout_spec(UNGATED, POLICIES["learned"], name="rollout-learned")
+# the search over the learned policy, the strongest play shipped: the report's top level (TOP_LEVEL)
+POLICIES["rollout-learned"] = rollout_spec(TOP_LEVEL, POLICIES["learned"], name="rollout-learned")
 
 
 def load_weights_file(path: str) -> PolicySpec:

@@ -73,9 +73,8 @@ ROLLOUT_DEFAULTS: dict[str, float] = {
     "clear_gap": 0.75,
 }
 # Knobs added since the first search datasets and models, at the values that play as before they
-# existed: what a manifest written before them stands for (``runs.dataset``), and what the search
-# over the learned policy and ``smsim learn``'s teacher keep (their figures were measured so, and
-# a learned model's scores are not in VP).
+# existed: what a manifest written before them stands for (``runs.dataset``), and what ``smsim
+# learn``'s teacher keeps (its figures were measured so).
 UNGATED: dict[str, float] = {"clear_gap": 0.0}
 # budget: the search scratch holds every continuation's result (4 arrays of MAX_CANDS x budget)
 MAX_BUDGET = 16384
@@ -112,6 +111,13 @@ FLAT_KNOBS: dict[str, float] = {
     "search_keep": 0.0,
     **UNGATED,
 }
+# The search over the learned policy that the report's top level (L3, ``rollout-learned``) plays:
+# chosen by measurement (docs/ladder.md, "The top level, chosen"), the cheapest candidate of
+# scripts/ladder_runs.py whose head-to-head step over ``learned`` has its 95% interval's low end
+# above parity + 2 points at 2 and at 4 players (seed 4,370,001, 1,000 games each); reported on a
+# seed of its own (4,370,002). The gate leaves to ``learned`` a decision it leads by 0.03 of its
+# units (win share plus a tenth of the VP margin), which halves the search's cost.
+TOP_LEVEL: dict[str, float] = {"budget": 288.0, "place_budget": 144.0, "min_playouts": 16.0, "clear_gap": 0.03}
 ROLLOUT_BASE = "balanced"
 # the shipped knob sets beside the defaults (docs/policies.md: how each was chosen)
 ROLLOUT_PRESETS: dict[str, dict[str, float]] = {

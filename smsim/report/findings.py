@@ -507,7 +507,8 @@ LEVEL_TEXT = {
     "learned": "a small model fitted to the search's values of moves, scoring the moves inside the play loop "
     "at heuristic speed (a sixth of `balanced`'s)",
     "rollout-learned": "the search: it values the moves it is unsure of by playing the game out many times from "
-    "each, `learned` playing the continuations (about 30 times `learned`'s cost a game)",
+    "each, `learned` playing the continuations (one seat about 0.5 core-seconds a game at 2 players and 1 at 4, "
+    "thousands of times `learned`'s cost)",
 }
 """Each level of the ladder in a sentence (``POLICIES_DOC`` says more)."""
 

@@ -219,7 +219,7 @@ def check_rung(spec: PolicySpec | str, factor: int) -> PolicySpec:
     ``NAME-xFACTOR``. A policy that is no search, or a budget past the search's most, is refused.
 
     >>> check_rung("rollout-learned", 4).weights()["budget"], check_rung("rollout-learned", 4).name
-    (512.0, 'rollout-learned-x4')
+    (1152.0, 'rollout-learned-x4')
     """
     spec = resolve_policy(spec)
     factor = whole(factor, "the check rung's factor", low=2, error=LadderError)

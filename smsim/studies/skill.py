@@ -60,7 +60,7 @@ LEVELS = ("random", "greedy", *LADDER)
 """The levels of the skill matrix, weakest first: two below the ladder, then the ladder."""
 
 DEFAULT_LEVELS = ("random", "greedy", "balanced", "learned")
-"""The matrix ``smsim skill`` plays unless told otherwise: L3 costs about 30 times L2 a game, so it
+"""The matrix ``smsim skill`` plays unless told otherwise: L3 costs thousands of times L2 a game, so it
 is asked for by name, with a cap on its games (``--cap rollout-learned=400``)."""
 
 GAP = ("learned", "balanced")

@@ -426,8 +426,8 @@ def test_any_policy_can_be_the_base_searched_over(tmp_path, playout_policy):
 
 # The engine's arrays for a fixed set of seeds and two cheap searches, every decision searched
 # (clear_gap 0), one over balanced and one over learned: recorded at 3ceac2d (one digest of both),
-# before clear_gap and the candidate policy existed, and unchanged by them (rollout-deep,
-# rollout-learned and the teacher of smsim learn search every decision); split in two at the
+# before clear_gap and the candidate policy existed, and unchanged by them (rollout-deep and the
+# teacher of smsim learn search every decision); split in two at the
 # commit that put the search over learned in the slow suite, the whole still matching. A change
 # not meant to change how a search plays must leave them as they are. The search over learned
 # recorded again when the shipped model changed (round 3, seed 2038; before: 2387c265...).

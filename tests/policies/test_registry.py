@@ -17,7 +17,7 @@ from smsim.policies.registry import (
     resolve_policy,
     rollout_spec,
 )
-from smsim.policies.rollout import FLAT_KNOBS, ROLLOUT_DEFAULTS
+from smsim.policies.rollout import FLAT_KNOBS, ROLLOUT_DEFAULTS, TOP_LEVEL
 from smsim.rules import Rules
 from smsim.runs.batch import run_games
 from smsim.studies.learn import LearnPlan, teacher_spec
@@ -85,14 +85,16 @@ def test_a_line_up_is_marked_with_the_compiled_parts_its_seats_use():
     assert marks([rollout_spec({}, POLICIES["balanced"])]) == (None, None, None)
 
 
-def test_only_the_default_search_leaves_clear_decisions_to_its_base():
-    """``rollout`` gates its decisions (``clear_gap``); the searches whose figures were measured
+def test_which_searches_leave_clear_decisions_to_their_base():
+    """``rollout`` gates its decisions (``clear_gap``), and so does the top level, ``rollout-learned``,
+    at the knobs chosen by measurement (``TOP_LEVEL``); the searches whose figures were measured
     without the gate, the teacher of ``smsim learn`` and the bench's flat yardstick keep every
     decision searched, and the yardstick searches uses of the dice alone, as the search before
     budgets did."""
     assert POLICIES["rollout"].weights()["clear_gap"] == ROLLOUT_DEFAULTS["clear_gap"] > 0
-    for name in ("rollout-deep", "rollout-learned"):
-        assert POLICIES[name].weights()["clear_gap"] == 0
+    top = POLICIES["rollout-learned"].weights()
+    assert all(top[k] == v for k, v in TOP_LEVEL.items()) and top["clear_gap"] > 0
+    assert POLICIES["rollout-deep"].weights()["clear_gap"] == 0
     assert teacher_spec(LearnPlan(), POLICIES["balanced"]).weights()["clear_gap"] == 0
     flat = rollout_spec(FLAT_KNOBS, POLICIES["balanced"]).weights()
     assert (flat["clear_gap"], flat["search_place"], flat["search_keep"], flat["search_use"]) == (0, 0, 0, 1)
