@@ -169,6 +169,7 @@ def print_ladder(result) -> None:
     from rich.table import Table
 
     from smsim.intervals import MISSING, interval_text
+    from smsim.studies.ladder import FIELD_CELL, HEAD
 
     console = Console(width=max(150, Console().width))
     t = Table(
@@ -222,19 +223,21 @@ def print_ladder(result) -> None:
         console.print(t)
     cells = result.cells
     played, planned = int(cells["played"].sum()), int(cells["games"].sum())
-    field = cells[(cells["kind"] == "field") & (cells["played"] > 0)]
-    for players, rows in field.groupby("players"):  # one seat of the rung against heuristics: the rung's cost
+    # a rung's cost: one seat of it against heuristics; with no field, a step's (the lower seats' too)
+    field = cells[(cells["kind"] == FIELD_CELL) & (cells["played"] > 0)]
+    costs, whose = (
+        (field, "one seat of each rung against the field")
+        if len(field)
+        else (
+            cells[(cells["kind"] == HEAD) & (cells["played"] > 0)],
+            "one seat of each upper rung among the lower",
+        )
+    )
+    for players, rows in costs.groupby("players"):
         console.print(
-            f"core-seconds a game, one seat of each rung against the field, {players} players: "
+            f"core-seconds a game, {whose}, {players} players: "
             + ", ".join(f"{r.rung} {r.core_seconds_per_game:.3g}" for r in rows.itertuples())
         )
-    if not len(field):  # head to head only: a step's cost, one seat of the upper rung and the lower's
-        head = cells[(cells["kind"] == "head-to-head") & (cells["played"] > 0)]
-        for players, rows in head.groupby("players"):
-            console.print(
-                f"core-seconds a game, one seat of each upper rung among the lower, {players} players: "
-                + ", ".join(f"{r.rung} {r.core_seconds_per_game:.3g}" for r in rows.itertuples())
-            )
     if played < planned:
         console.print(f"{played:,} of {planned:,} games played: run the same command to go on")
     console.print(f"ladder: {result.path}")

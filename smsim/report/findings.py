@@ -54,6 +54,7 @@ from smsim.studies.ladder import (
     ESTIMATE,
     FROM_ANCHOR_ROW,
     MEASURED_ROW,
+    SIXTY,
     STEP_ROW,
     step_verdict,
 )
@@ -626,7 +627,7 @@ def _more_games(t: pd.DataFrame, r):
 # 2014-12-28), with backgammon 10 and Go 25 "if I recall correctly". A class is 200 Elo points, an
 # expected score of 76%: logit(0.76) / logit(0.6) = 2.84 of smsim's 60%-steps.
 CLASS_SCORE = 1 / (1 + 10 ** (-200 / 400))
-CLASS_IN_STEPS = math.log(CLASS_SCORE / (1 - CLASS_SCORE)) / math.log(1.5)
+CLASS_IN_STEPS = math.log(CLASS_SCORE / (1 - CLASS_SCORE)) / SIXTY
 PUBLISHED_DEPTH = (
     "For scale: László Mérő counted chess 11 classes deep from an adult beginner to the world champion "
     "(backgammon 10, Go 25; Ways of Thinking, 1990, as K. W. Regan recalls it), a class being 200 Elo points, "
