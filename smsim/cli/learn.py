@@ -66,6 +66,14 @@ def knobs_of(values: tuple[str, ...]) -> dict[str, float]:
     help="Go on from a committed model (a model file, or learned): round 1's student, by its digest.",
 )
 @click.option(
+    "--labels-from",
+    "labels_from",
+    multiple=True,
+    metavar="DIR",
+    help="Fit on the labels of an earlier learn folder's ended rounds too (repeatable): rounds taught over "
+    "earlier students, aggregated with this run's (each model's recipe records theirs).",
+)
+@click.option(
     "--rate", type=float, default=0.25, show_default=True, help="Share of each game's decisions offered to the teacher."
 )
 @click.option(
@@ -91,6 +99,7 @@ def learn(
     players,
     base,
     from_model,
+    labels_from,
     rate,
     hidden,
     epochs,
@@ -112,7 +121,8 @@ def learn(
     its gain over the student before it, one seat against three of the base heuristic on the same
     20,000 games (--until-gain stops once two rounds in a row gain less). Labels are a resumable
     Parquet dataset in --out: rerun the command after an interruption and it goes on where it
-    stopped. --from MODEL goes on from a committed model: its next round, taught over it.
+    stopped. --from MODEL goes on from a committed model: its next round, taught over it, and
+    --labels-from DIR fits on the labels of the rounds before it too, kept in their own folders.
 
     Each round's model records its recipe (the seed, the decisions, the teacher's knobs in full,
     the student it was taught over by its digest, the smsim that made it): the command and the
@@ -123,6 +133,7 @@ def learn(
     Examples:
       smsim learn --out runs/learn --decisions 20000 --iterations 2 --seed 1
       smsim learn --from learned --out runs/round-3 --decisions 30000 --knob budget=576
+      smsim learn --from runs/round-3/model.json --out runs/round-4 --labels-from runs/round-3
       smsim compare runs/learn/model.json balanced --players 2 --games 20000
     """
     from smsim.layout import PolicyKind
@@ -149,6 +160,7 @@ def learn(
         hidden=hidden,
         epochs=epochs,
         teacher=knobs_of(knob),
+        labels_from=tuple(labels_from),
     )
     target = Path(model_path) if model_path else Path(out) / "model.json"
     verify_plan(plan)

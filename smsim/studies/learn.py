@@ -24,6 +24,11 @@ Each round:
 Round k + 1's student plays round k + 1's games and is the teacher's base there: the teacher
 searches over the student it is improving (expert iteration, Anthony et al. 2017).
 
+A run that goes on from a committed model (``--from``) starts its own round 1; its fit can take
+the labels of earlier runs' rounds too (``plan.labels_from``, ``earlier_labels``), so that a round
+fits on every round's labels so far, however many sittings and folders they took. Fits on one
+round's labels alone measured worse than fits on two rounds' (docs/policies.md, rounds 4 and 5).
+
 A round that ended in an earlier sitting is not fitted again: its saved model
 (``OUT/model-round-K.json``) is read as it is, since it taught the next round's labels (a fit by a
 later smsim could differ from it).
@@ -101,10 +106,15 @@ class LearnPlan:
     hidden: int = 16  # rectified units per decision kind (0: linear)
     epochs: int = 60  # passes over the labels when fitting the units
     teacher: dict[str, float] = field(default_factory=dict)  # rollout knobs over ROLLOUT_DEFAULTS and UNGATED
+    labels_from: tuple[str, ...] = ()  # earlier learn folders whose rounds' labels are fitted on too
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["players"] = list(self.players)
+        if self.labels_from:
+            d["labels_from"] = list(self.labels_from)
+        else:  # a plan without them is written, and compared, as plans were before they existed
+            del d["labels_from"]
         return d
 
     def held_out(self, part: int) -> bool:
@@ -125,6 +135,8 @@ def verify_plan(plan: LearnPlan) -> PolicySpec:
     if base.kind not in (L.PolicyKind.HEURISTIC, L.PolicyKind.LEARNED):
         raise LearnError(f"--base must be a heuristic or a learned model, not {base.name!r}")
     teacher_spec(plan, base)  # the knobs, checked as a rollout file's are
+    for folder in plan.labels_from:
+        read_plan(folder)  # a learn folder this smsim reads, or a one-line error
     return base
 
 
@@ -361,6 +373,58 @@ def round_labels(
     keys = train[["game", "decision"]].drop_duplicates().head(plan.decisions)
     train = train.merge(keys, on=["game", "decision"])
     return train, held
+
+
+def read_round_labels(plan: LearnPlan, out: Path, round_no: int) -> pd.DataFrame:
+    """Round ``round_no``'s training labels in ``out`` as its run fitted on them, read and never
+    labelled: its training parts in order up to ``plan.decisions`` decisions (``round_labels``)."""
+    frames: list[pd.DataFrame] = []
+    training = part = 0
+    while training < plan.decisions:
+        path = part_path(out, round_no, part)
+        if not path.exists():
+            raise LearnError(
+                f"{str(out)!r}: round {round_no}'s labels stop at part {part}, short of its "
+                f"{plan.decisions:,} decisions; run that folder's command again to finish them"
+            )
+        if not plan.held_out(part):
+            frames.append(read_part(path))
+            training += frames[-1].groupby(["game", "decision"]).ngroups if len(frames[-1]) else 0
+        part += 1
+    train = pd.concat(frames, ignore_index=True)
+    keys = train[["game", "decision"]].drop_duplicates().head(plan.decisions)
+    return train.merge(keys, on=["game", "decision"])
+
+
+def earlier_labels(plan: LearnPlan, out: Path, rules: Rules) -> tuple[list[pd.DataFrame], list[dict[str, Any]]]:
+    """The training labels of every ended round of the folders ``plan.labels_from``, in the order
+    given, and each round's recipe as its saved model records it. Their rows are numbered as
+    rounds below 1, in that order, so that they sort before this run's own rounds: a fit on them
+    and this run's labels is the fit of every round so far, as within one run (DAgger's
+    aggregate). A folder must hold labels of these rules and at least one ended round."""
+    rounds: list[tuple[Path, LearnPlan, int]] = []
+    for folder in map(Path, plan.labels_from):
+        if folder.resolve() == out.resolve():
+            raise LearnError(f"--labels-from {str(folder)!r} is this run's own folder (--out)")
+        their_plan, their_rules = read_plan(folder)
+        if their_rules.to_dict() != rules.to_dict():
+            raise LearnError(f"--labels-from {str(folder)!r}: its games were played under other rules than this run's")
+        ended = 0
+        while (folder / f"model-round-{ended + 1}.json").exists():
+            ended += 1
+        if ended == 0:
+            raise LearnError(f"--labels-from {str(folder)!r}: no round of it has ended (no model-round-1.json)")
+        rounds += [(folder, their_plan, k) for k in range(1, ended + 1)]
+    frames, recipes = [], []
+    for i, (folder, their_plan, k) in enumerate(rounds):
+        df = read_round_labels(their_plan, folder, k)
+        if missing := [c for c in FEATURE_COLUMNS if c not in df.columns]:
+            raise LearnError(f"--labels-from {str(folder)!r}: its labels lack the features {', '.join(missing)}")
+        frames.append(df.assign(round=i + 1 - len(rounds)))
+        training = Model.load(folder / f"model-round-{k}.json").training
+        record = training.get("rounds", [{}])[k - 1] if isinstance(training, dict) else {}
+        recipes.append({"folder": folder.name, "round": k, **record.get("recipe", {})})
+    return frames, recipes
 
 
 # -- fit ---------------------------------------------------------------------------------------
@@ -654,7 +718,10 @@ def read_plan(out: str | Path) -> tuple[LearnPlan, Rules]:
     """The plan and rules a label directory records (``smsim learn`` wrote them when it began)."""
     manifest = read_manifest(out, "learn")
     try:
-        plan = LearnPlan(**{**manifest["plan"], "players": tuple(manifest["plan"]["players"])})
+        recorded = manifest["plan"]
+        plan = LearnPlan(
+            **{**recorded, "players": tuple(recorded["players"]), "labels_from": tuple(recorded.get("labels_from", ()))}
+        )
     except (TypeError, KeyError) as exc:
         raise LearnError(f"{str(out)!r}: learn.json records no plan this smsim reads ({exc})") from None
     return plan, Rules.from_dict(manifest.get("rules", {}))
@@ -695,11 +762,11 @@ def learn(
     rules = rules or Rules()
     base = verify_plan(plan)
     threads = checks_threads(threads, error=LearnError)
+    all_train, earlier = earlier_labels(plan, Path(out), rules)  # read, or refused, before anything is written
     if not check_out_dir(out, plan, rules):  # as given: a URL is refused, not made a local folder
         write_manifest(out, "learn", {"plan": plan.to_dict(), "rules": rules.to_dict(), "command": list(command)})
     out = Path(out)
     start = time.process_time()
-    all_train: list[pd.DataFrame] = []
     judged: list[pd.DataFrame] = []
     decisions: list[int] = []
     model = None
@@ -735,7 +802,7 @@ def learn(
                     "selection_shares": [round(x, 4) for x in shares],
                     "held_out": json.loads(table.round(4).to_json(orient="records")),
                     "against_field": {k: round(v, 4) for k, v in gains[-1].items()},
-                    "recipe": recipe(plan, student, rules),
+                    "recipe": recipe(plan, student, rules) | ({"labels_from": earlier} if earlier else {}),
                 }
             )
             model.training = {"plan": plan.to_dict(), "rounds": list(history)}

@@ -625,6 +625,7 @@ NEEDS_NO_GAME = [
     (["learn", "--out", "{tmp}/labels", "--from", "balanced"], ["--from must name a learned model"]),
     (["learn", "--out", "{tmp}/labels", "--from", "learned", "--base", "greedy"], ["give --from or --base, not both"]),
     (["learn", "--out", "{tmp}/labels", "--from", "{tmp}/truncated.json"], ["not a model file", "invalid JSON"]),
+    (["learn", "--out", "{tmp}/labels", "--labels-from", "{tmp}/foreign"], ["foreign' is not", "learn.json"]),
 ]
 
 

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -219,6 +220,50 @@ def test_another_plan_in_the_same_directory_is_refused(tiny):
     out, _ = tiny
     with pytest.raises(LearnError, match="holds a different learn run \\(its plan differs"):
         learn(LearnPlan(decisions=61, seed=3, players=(2, 3)), out)
+
+
+def test_a_run_fits_on_the_labels_of_earlier_folders_and_records_their_recipes(tiny, tmp_path):
+    """--labels-from: the round's fit is the fit of every round so far, the earlier folder's rounds
+    first (in their order), then its own; its recipe names theirs. A plan without it is written as
+    plans were before it existed."""
+    out, _ = tiny
+    assert "labels_from" not in TINY.to_dict()
+    plan = replace(TINY, iterations=1, seed=5, base=str(out / "model-round-2.json"), labels_from=(str(out),))
+    result = learn(plan, tmp_path / "next", threads=1)
+    earlier = [learn_module.read_round_labels(TINY, out, k).assign(round=k - 2) for k in (1, 2)]
+    own = learn_module.read_round_labels(plan, tmp_path / "next", 1)
+    union = pd.concat([*earlier, own], ignore_index=True)
+    assert union.groupby(["round", "game", "decision"]).ngroups == 180  # 60 decisions a round, none lost
+    expected, _ = learn_module.fit_model(union, resolve_policy(plan.base), plan, {}, threads=1)
+    assert np.array_equal(result.model.vector(), expected.vector())
+    recipe = result.model.training["rounds"][0]["recipe"]
+    assert [(r["folder"], r["round"], r["seed"]) for r in recipe["labels_from"]] == [(out.name, 1, 3), (out.name, 2, 3)]
+    assert learn_module.read_plan(tmp_path / "next")[0] == plan
+    # a round's labels read back: its training parts' rows of its first 60 decisions, in order
+    rows = labels_of(out).query("round == 2 and part % 10 != 0").reset_index(drop=True)
+    first = rows[["game", "decision"]].drop_duplicates().head(TINY.decisions)
+    assert learn_module.read_round_labels(TINY, out, 2).equals(rows.merge(first, on=["game", "decision"]))
+
+
+@pytest.mark.parametrize(
+    "labels_from, message",
+    [
+        ("own", "is this run's own folder"),
+        ("empty", "no round of it has ended"),
+        ("foreign", "is not"),
+        ("short", "round 1's labels stop at part 1, short of its 60 decisions"),
+    ],
+)
+def test_earlier_labels_that_cannot_be_fitted_on_are_refused(tiny, tmp_path, labels_from, message):
+    out, _ = tiny
+    folders = {"own": tmp_path / "run", "empty": tmp_path / "empty", "foreign": tmp_path, "short": tmp_path / "short"}
+    learn_module.write_manifest(folders["empty"], "learn", {"plan": TINY.to_dict(), "rules": {}, "command": []})
+    for copy in ("own", "short"):
+        shutil.copytree(out, folders[copy])
+    part_path(folders["short"], 1, 1).unlink()  # its first training part
+    plan = replace(TINY, labels_from=(str(folders[labels_from]),))
+    with pytest.raises(LearnError, match=message):
+        learn(plan, folders["own"], threads=1)
 
 
 @pytest.mark.parametrize(
