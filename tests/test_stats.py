@@ -6,6 +6,7 @@ import pytest
 
 from smsim.intervals import mean_interval, wilson_interval
 from smsim.stats import (
+    SUM_COLUMNS,
     add_cluster_sums,
     cluster_sums,
     clustered_mean,
@@ -47,6 +48,50 @@ def test_copies_within_a_cluster_add_no_information():
     f4 = _frame(np.repeat(v, 4), np.repeat(np.arange(50), 4))
     m4 = grouped_mean(f4, ["g"], f4["y"], "v").iloc[0]
     assert m4["v_hi"] - m4["v_lo"] == pytest.approx(m1["v_hi"] - m1["v_lo"], rel=0.02)
+
+
+def _sums_by_hand(df: pd.DataFrame, keys: list[str], cluster: str | None) -> pd.DataFrame:
+    """SUM_COLUMNS group by group and cluster by cluster, the slow plain way: rows with a missing
+    key or cluster left out."""
+    rows = df.dropna(subset=[*keys, *([cluster] if cluster else [])])
+    out = {}
+    for key, grp in rows.groupby(keys, observed=True):
+        y = grp["y"].to_numpy(np.float64)
+        per = grp.groupby(cluster)["y"] if cluster else None
+        totals = per.sum().to_numpy(np.float64) if cluster else y
+        sizes = per.size().to_numpy(np.float64) if cluster else np.ones(len(y))
+        out[key] = [len(y), y.sum(), (y * y).sum(), len(totals), (totals**2).sum(), (totals * sizes).sum()]
+        out[key] += [(sizes**2).sum(), sizes.max()]
+    return pd.DataFrame.from_dict(out, orient="index", columns=list(SUM_COLUMNS))
+
+
+@pytest.mark.parametrize("whole", [True, False])
+def test_cluster_sums_equal_sums_by_hand_whatever_the_keys(whole):
+    """Keys of several kinds (numbers with gaps, text, categories some unobserved, missing keys and
+    clusters): the groups are pandas' groups, in its order, and every sum is the plain one, exact
+    for whole numbers."""
+    rng = np.random.default_rng(11)
+    for _ in range(8):
+        n = int(rng.integers(1, 120))
+        df = pd.DataFrame(
+            {
+                "g": rng.choice([0.0, 3.0, 7.0, np.nan], n, p=[0.4, 0.3, 0.2, 0.1]),
+                "h": rng.choice(["x", "y"], n),
+                "c": pd.Categorical(rng.choice(["b", "a"], n), categories=["c", "a", "b"]),
+                "cluster": rng.choice([*range(n // 3 + 1), np.nan], n),
+                "y": rng.integers(-5, 60, n) if whole else rng.choice([0.0, 1.0, 0.5, 1 / 3], n),
+            },
+            index=rng.permutation(n) + 1000,
+        )
+        for keys in (["g"], ["h", "g"], ["c"], ["c", "h"]):
+            for cl in ("cluster", None):
+                got = cluster_sums([df[k] for k in keys], df["y"], df[cl] if cl else None)
+                want = _sums_by_hand(df, keys, cl)
+                assert [tuple(np.atleast_1d(i)) for i in got.index] == [tuple(np.atleast_1d(i)) for i in want.index]
+                if whole:
+                    np.testing.assert_array_equal(got.to_numpy(), want.to_numpy())
+                else:
+                    np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=1e-12)
 
 
 def test_cluster_sums_of_chunks_add_up_to_those_of_all_rows():

@@ -63,8 +63,11 @@ def tiny_report(report_datasets, tmp_path_factory):
 @pytest.fixture(scope="module")
 def two_report(report_datasets, tmp_path_factory):
     """report.md of the 2-player mirror alone (one level of play), written once for the tests that
-    read it: the regeneration check writes it again beside it."""
-    return write_report(read_report_data([report_datasets["two"]]), tmp_path_factory.mktemp("two-report") / "report")
+    read its text (its figures left blank: the session's report is the drawn one)."""
+    with figures_left_blank():
+        return write_report(
+            read_report_data([report_datasets["two"]]), tmp_path_factory.mktemp("two-report") / "report"
+        )
 
 
 class Collector(html.parser.HTMLParser):
@@ -287,10 +290,13 @@ def test_notebook_api_returns_the_report_tables(written, tiny_report):
     assert tiny_report.is_file()  # what smsim.make_report returned (the fixture called it)
 
 
-def test_regenerating_changes_no_figure(report_datasets, two_report, tmp_path):
-    a = two_report.parent  # the same data's report, written earlier in the session
-    write_report(read_report_data([report_datasets["two"]]), tmp_path / "b")
-    for f in sorted((a / "figures").iterdir()):
+def test_regenerating_changes_no_figure(written, tmp_path):
+    out, paths = written  # the session's report (``smsim report``, that is write_report), written again
+    write_report(read_report_data(paths), tmp_path / "b")
+    figures = sorted((out / "figures").iterdir())
+    assert len(figures) >= 30 and {f.suffix for f in figures} == {".png", ".svg"}
+    assert sorted(f.name for f in figures) == sorted(f.name for f in (tmp_path / "b" / "figures").iterdir())
+    for f in figures:
         assert f.read_bytes() == (tmp_path / "b" / "figures" / f.name).read_bytes(), f.name
 
 
