@@ -67,7 +67,7 @@ COMPAT := tests/runs tests/cli tests/report tests/engine tests/play/test_loop.py
 # is the heuristic loop's contract, which the fixed-seed test of heuristic games checks here.
 COMPAT_DESELECT := not learned_exact_and_search and not replay and not winprob and not regret \
 	and not a_seat_without_a_part and not round_snapshots and not page_into_directories
-DEPS := '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|cma|pytest|pytest-xdist|hypothesis|dask|distributed|fsspec) '
+DEPS := '^(numba|numpy|pandas|pyarrow|matplotlib|click|rich|cma|threadpoolctl|pytest|pytest-xdist|hypothesis|dask|distributed|fsspec) '
 
 $(MIN_VENV)/.installed: pyproject.toml
 	rm -rf $(MIN_VENV)

@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+from threadpoolctl import threadpool_limits
 
 from smsim import __version__
 from smsim import layout as L
@@ -459,7 +460,19 @@ def fit_kind(
     """``kind``'s coefficients, and its units where ``hidden`` > 0 (``fit_units``). The linear
     part: weighted least squares on values centred within each decision, weights 1 / max(se,
     SE_FLOOR)^2, a ridge of ``ridge`` on the features standardised (each feature's weighted
-    spread within decisions scaled to 1); a feature that never varies within a decision gets 0."""
+    spread within decisions scaled to 1); a feature that never varies within a decision gets 0.
+
+    On one BLAS thread: a BLAS splits a matrix product among its threads, and the split changes
+    the order of the sums, so on a machine with another number of cores the same labels gave
+    another model (products apart by 1e-14 after two passes, fits apart in play after sixty). On
+    one thread the fit is the same on every machine, byte for byte (and no slower here)."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _fit_kind(labels, kind, ridge, hidden, seed, epochs, restart)
+
+
+def _fit_kind(
+    labels: pd.DataFrame, kind: str, ridge: float, hidden: int, seed: int, epochs: int, restart: int
+) -> tuple[np.ndarray, Units | None]:
     n_f = N_FEATURES[kind]
     x, y, wt, group = kind_arrays(labels, kind)
     if len(y) == 0:

@@ -4,6 +4,7 @@ of the shipped model is measured by docs/policies.md's commands, not here."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -16,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import threadpoolctl
 
 import smsim
 from smsim.errors import LearnError
@@ -264,6 +266,33 @@ def test_earlier_labels_that_cannot_be_fitted_on_are_refused(tiny, tmp_path, lab
     plan = replace(TINY, labels_from=(str(folders[labels_from]),))
     with pytest.raises(LearnError, match=message):
         learn(plan, folders["own"], threads=1)
+
+
+def test_a_fit_is_the_same_whatever_the_blas_threads(monkeypatch):
+    """A fit of 2,000 decisions of 6 moves: the same numbers on one BLAS thread or two (a machine's
+    cores); without the fit's own limit to one thread, two threads sum in another order."""
+    rng = np.random.default_rng(0)
+    decisions, moves = 2000, 6
+    features = rng.normal(size=(decisions * moves, len(learn_module.FEATURE_COLUMNS)))
+    labels = pd.DataFrame(features, columns=learn_module.FEATURE_COLUMNS).assign(
+        round=1,
+        game=np.repeat(np.arange(decisions), moves),
+        decision=0,
+        candidate=np.tile(np.arange(moves), decisions),
+        kind=learn_module.KINDS["USE"],
+        value=features[:, :5].sum(axis=1) * 0.01 + rng.normal(0, 0.05, decisions * moves),
+        se=0.03,
+    )
+
+    def fitted(blas_threads: int) -> np.ndarray:
+        with threadpoolctl.threadpool_limits(limits=blas_threads, user_api="blas"):
+            beta, units = learn_module.fit_kind(labels, "USE", 0.01, hidden=16, seed=3, epochs=2)
+        return np.concatenate([beta, np.ravel(units.weights), units.bias, units.out])
+
+    assert np.array_equal(fitted(1), fitted(2))
+    if max(i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas") >= 2:
+        monkeypatch.setattr(learn_module, "threadpool_limits", lambda **_: contextlib.nullcontext())
+        assert not np.array_equal(fitted(1), fitted(2))
 
 
 @pytest.mark.parametrize(
