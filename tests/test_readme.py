@@ -160,9 +160,10 @@ def test_every_readme_command_parses(command):
         pytest.fail(f"{command!r}: {exc.format_message()}")
 
 
-def test_the_cheap_readme_commands_run(run, tmp_path, monkeypatch):
+def test_the_cheap_readme_commands_run(run, tmp_path, monkeypatch, figures_blank):
     """The commands of ``RUN``, in the README's order (the trace before the referee reads it, the
-    dataset before its summary and report), in one temporary directory."""
+    dataset before its summary and report), in one temporary directory; the reports' figures are
+    left blank (the drawn reports are the session's and the report tests')."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "city.txt").write_text(CITY, encoding="utf-8")
     ran = []
