@@ -207,6 +207,10 @@ def package_hash(package_dir: Path = PACKAGE_DIR) -> str:
     return source_hash(package_dir, sorted(p.relative_to(package_dir).as_posix() for p in package_dir.rglob("*.py")))
 
 
+def _memo_name(package_dir: Path) -> str:
+    return f"jit-modules-{hashlib.sha256(str(package_dir).encode()).hexdigest()[:12]}.json"
+
+
 def _remembered_layout(base: str, package_dir: Path) -> dict:
     """``cache_layout``, remembered in ``base`` while no source file of the package has changed
     size or modification time (a file per package directory: several checkouts share ``base``)."""
@@ -214,7 +218,7 @@ def _remembered_layout(base: str, package_dir: Path) -> dict:
         path.relative_to(package_dir).as_posix(): [(st := path.stat()).st_mtime_ns, st.st_size]
         for path in sorted(package_dir.rglob("*.py"))
     }
-    memo = Path(base) / f"jit-modules-{hashlib.sha256(str(package_dir).encode()).hexdigest()[:12]}.json"
+    memo = Path(base) / _memo_name(package_dir)
     try:
         saved = json.loads(memo.read_text(encoding="utf-8"))
         if saved["stamp"] == stamp and saved["parts"] == PARTS_SPEC:
@@ -240,13 +244,25 @@ MODULE_PARTS: dict[str, list[str]] = {}
 def part_key(module: str, markers: set[str]) -> tuple[tuple[str, str], ...]:
     """What a compiled function's index entry adds to numba's key: (part, hash) of every part that
     its module (dotted name) reads or whose marker type (``PARTS``) its signature holds."""
-    if not PART_HASHES:  # NUMBA_CACHE_DIR set by the user: configure_cache left them to be read now
-        layout = cache_layout(PACKAGE_DIR)
+    if not PART_HASHES:  # NUMBA_CACHE_DIR set before smsim was imported: configure_cache left them
+        layout = _inherited_layout(os.environ.get("NUMBA_CACHE_DIR", ""))
         PART_HASHES.update({part: source_hash(PACKAGE_DIR, modules) for part, modules in layout["parts"].items()})
         MODULE_PARTS.update(layout["reads"])
     rel = module.removeprefix(f"{PACKAGE_DIR.name}.").replace(".", "/") + ".py"
     parts = set(MODULE_PARTS.get(rel, ())) | {part for part, (marker, _) in PARTS.items() if marker in markers}
     return tuple((part, PART_HASHES.get(part, "")) for part in sorted(parts))
+
+
+def _inherited_layout(cache: str) -> dict:
+    """``cache_layout`` for a ``NUMBA_CACHE_DIR`` set before smsim was imported. Most often it is
+    smsim's own, set by an smsim process for the processes it starts (a study's parts, a local
+    cluster's workers, a compile-ahead helper): its layout is then remembered beside it, and read
+    (about a second of parsing the package saved in every such process). A directory of the
+    user's own has no such memo beside it: the package is parsed, and nothing written there."""
+    base = os.path.dirname(os.path.normpath(cache)) if cache else ""
+    if base and (Path(base) / _memo_name(PACKAGE_DIR)).is_file():
+        return _remembered_layout(base, PACKAGE_DIR)
+    return cache_layout(PACKAGE_DIR)
 
 
 def _setting(name: str) -> str | None:

@@ -141,6 +141,26 @@ def test_the_remembered_layout_follows_the_sources(package, tmp_path):
     assert "compiled.py" in _cache._remembered_layout(str(base), package)["base"]
 
 
+def test_a_cache_directory_set_by_an_smsim_process_is_read_from_its_memo(monkeypatch, tmp_path):
+    """A process started by smsim inherits its NUMBA_CACHE_DIR (a study's parts, a cluster's
+    workers): the parts' hashes come from the layout remembered beside it, not from parsing the
+    package again; a directory of the user's own is parsed, and nothing is written beside it."""
+    want = {part: source_hash(PACKAGE_DIR, modules) for part, modules in cache_layout()["parts"].items()}
+    base = tmp_path / "smsim-cache"
+    _cache._remembered_layout(str(base), PACKAGE_DIR)  # what configure_cache left beside smsim's own
+    parsed = []
+    real = _cache.cache_layout
+    monkeypatch.setattr(_cache, "cache_layout", lambda *a: parsed.append(1) or real(*a))
+    for cache, parses in ((base / "0123abcd", 0), (tmp_path / "mine" / "numba", 1)):
+        monkeypatch.setattr(_cache, "PART_HASHES", {})
+        monkeypatch.setattr(_cache, "MODULE_PARTS", {})
+        monkeypatch.setenv("NUMBA_CACHE_DIR", str(cache))
+        parsed.clear()
+        assert _cache.part_key("smsim.play.search", set()) == (("search", want["search"]),)
+        assert _cache.PART_HASHES == want and len(parsed) == parses, cache
+    assert not (tmp_path / "mine").exists()
+
+
 def test_the_learned_policy_and_the_search_are_keyed_apart_from_the_base():
     """The directory is named after the base; each part's own modules are keyed apart, and the
     modules whose code reads a part are known (their functions' entries add its hash)."""
