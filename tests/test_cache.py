@@ -157,7 +157,7 @@ def test_a_cache_directory_set_by_an_smsim_process_is_read_from_its_memo(monkeyp
         monkeypatch.setenv("NUMBA_CACHE_DIR", str(cache))
         parsed.clear()
         assert _cache.part_key("smsim.play.search", set()) == (("search", want["search"]),)
-        assert _cache.PART_HASHES == want and len(parsed) == parses, cache
+        assert want == _cache.PART_HASHES and len(parsed) == parses, cache
     assert not (tmp_path / "mine").exists()
 
 
