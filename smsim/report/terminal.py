@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from smsim.intervals import MISSING, Z_95, interval_text
+from smsim.policies.heuristic_layout import PARAM_NAMES
 from smsim.report.tables import POINTS, POINTS_SAID, RATE, sides_agree, unit_form
 from smsim.rules import Rules
 from smsim.runs.dataset import VP_LABELS, vp_sources
@@ -319,7 +320,9 @@ def print_tune(result, games: int, players: int, seed: int, console: Console | N
         if hi < parity
         else "not shown to differ from the base (the interval holds parity)"
     )
-    base_w = result.base.weights()
+    # every weight as the base plays it: weights() leaves out a later weight at its neutral value
+    # (exact_keep 0, say), which --only may still tune
+    base_w = dict(zip(PARAM_NAMES, map(float, result.base.params)))
     changed = ", ".join(f"{k} {base_w[k]:g} -> {v:g}" for k, v in result.changed.items()) or "none"
     say(
         f"tuned {len(result.searched)} weight(s) of {result.base.name}: {len(result.history)} candidates "

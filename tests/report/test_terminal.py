@@ -117,17 +117,21 @@ def _console_text(printer, *args) -> str:
     return buf.getvalue()
 
 
-def _tune_result(score=0.55, held=(0.52, 0.5, 0.54)):
+def _tune_result(score=0.55, held=(0.52, 0.5, 0.54), changed=None):
     from types import SimpleNamespace
 
-    base = SimpleNamespace(name="balanced", weights=lambda: {"wall": 1.0, "church": 2.0})
+    from smsim.policies.heuristic_layout import PARAM_NAMES
+
+    params = np.zeros(len(PARAM_NAMES))
+    params[PARAM_NAMES.index("wall")] = 1.0
+    base = SimpleNamespace(name="balanced", params=params)
     table = pd.DataFrame({"win_share": [held[0]], "win_lo": [held[1]], "win_hi": [held[2]]}, index=["tuned"])
     return SimpleNamespace(
         searched=["wall"],
         base=base,
         history=pd.DataFrame({"g": range(6)}),
         field=["balanced"],
-        changed={"wall": 1.5},
+        changed=changed or {"wall": 1.5},
         score=score,
         score_lo=score - 0.02,
         score_hi=score + 0.02,
@@ -154,6 +158,10 @@ def test_the_tuning_printout_writes_its_rates_one_way():
     narrow = io.StringIO()  # a line is never folded at the terminal's width: the lines are read by scripts
     print_tune(_tune_result(), 300, 4, 2, console=Console(file=narrow, width=40))
     assert narrow.getvalue() == text
+    # a weight the base's weights() leaves out at its neutral value (exact_keep 0), tuned with --only
+    # (found by the long argument property test: it raised KeyError)
+    knob = _console_text(print_tune, _tune_result(changed={"wall": 1.5, "exact_keep": -0.021}), 300, 4, 2)
+    assert "changed: wall 1 -> 1.5, exact_keep 0 -> -0.021" in knob
 
 
 def test_a_round_of_learn_prints_agreement_as_rates_and_the_kept_fit():
